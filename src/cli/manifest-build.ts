@@ -1,0 +1,39 @@
+// Run by scripts/build.mjs: loads every module once, checks its commands
+// and returns the manifest that the start-up path reads instead of the modules.
+import type { Manifest, ManifestCommand } from '../resources/types.js';
+import { groups, moduleLoaders } from '../resources/registry.js';
+import { effectiveParams, flagName } from './params.js';
+
+export async function collectManifest(version: string): Promise<Manifest> {
+  const commands: ManifestCommand[] = [];
+  const problems: string[] = [];
+  const seen = new Set<string>();
+  for (const [name, load] of Object.entries(moduleLoaders)) {
+    const mod = await load();
+    for (const cmd of mod.module.commands) {
+      const where = `${name}: ${cmd.path.join(' ')}`;
+      const key = cmd.path.join(' ');
+      if (seen.has(key)) problems.push(`${where}: defined twice`);
+      seen.add(key);
+      if (!cmd.examples.length) problems.push(`${where}: no example`);
+      if (cmd.handler && !mod.handlers?.[cmd.handler]) problems.push(`${where}: handler ${cmd.handler} not exported`);
+      if (!cmd.handler && !cmd.endpoint) problems.push(`${where}: neither endpoint nor handler`);
+      if (cmd.output.columns && !mod.columns?.[cmd.output.columns]) problems.push(`${where}: columns ${cmd.output.columns} not exported`);
+      if (cmd.output.schema && !mod.schemas?.[cmd.output.schema]) problems.push(`${where}: schema ${cmd.output.schema} not exported`);
+      const flags = new Set<string>();
+      for (const p of effectiveParams(cmd)) {
+        const f = flagName(p);
+        if (!p.positional && flags.has(f)) problems.push(`${where}: flag --${f} declared twice`);
+        flags.add(f);
+        if (p.type === 'enum' && !p.values?.length) problems.push(`${where}: enum --${f} has no values`);
+        if (p.in === 'path' && !cmd.endpoint?.includes(`{${p.name}}`)) problems.push(`${where}: path param ${p.name} not in ${cmd.endpoint}`);
+      }
+      for (const m of cmd.endpoint?.matchAll(/\{(\w+)\}/g) ?? []) {
+        if (!cmd.params.some((p) => p.name === m[1] && p.in === 'path')) problems.push(`${where}: no param for {${m[1]}}`);
+      }
+      commands.push(JSON.parse(JSON.stringify({ ...cmd, module: name })) as ManifestCommand);
+    }
+  }
+  if (problems.length) throw new Error(`command registry problems:\n${problems.join('\n')}`);
+  return { version, groups, commands };
+}

@@ -1,0 +1,133 @@
+// Builds the commander program from the manifest: global options, command
+// groups, and one command per CommandSpec. Runs at start-up, so it imports
+// nothing heavy: handlers, schemas and the HTTP client load when a command runs.
+import { Command, Option } from 'commander';
+import type { Manifest, ManifestCommand, ParamSpec } from '../resources/types.js';
+import type { Globals, IO } from './types.js';
+import { effectiveParams, flagName } from './params.js';
+
+export type RunCommand = (
+  spec: ManifestCommand,
+  positionals: (string | undefined)[],
+  options: Record<string, unknown>,
+  globals: Globals,
+) => Promise<void>;
+
+export function buildProgram(manifest: Manifest, io: IO, run: RunCommand): Command {
+  const program = new Command('backupctl');
+  program
+    .description('Operate the backup service from the terminal: servers, keys, snapshots, storage, jobs, backups, restores.')
+    .version(manifest.version, '-v, --version', 'Print the version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    })
+    .showSuggestionAfterError(true)
+    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .addHelpText(
+      'after',
+      '\nExamples:\n  $ backupctl auth login --base-url https://api.example.com\n  $ backupctl jobs list\n  $ backupctl jobs backup start <job> --manual --wait\n\nExit codes: backupctl help exit-codes. Environment: backupctl help environment.\n',
+    );
+  addGlobalOptions(program);
+
+  const nodes = new Map<string, Command>();
+  const groupFor = (words: readonly string[]): Command => {
+    let parent = program;
+    for (let i = 0; i < words.length; i++) {
+      const key = words.slice(0, i + 1).join(' ');
+      let node = nodes.get(key);
+      if (!node) {
+        node = parent.command(words[i]!).description(manifest.groups[key] ?? '');
+        node.copyInheritedSettings(parent);
+        nodes.set(key, node);
+      }
+      parent = node;
+    }
+    return parent;
+  };
+
+  for (const spec of manifest.commands) {
+    const parent = groupFor(spec.path.slice(0, -1));
+    const name = spec.path[spec.path.length - 1]!;
+    const existing = nodes.get(spec.path.join(' '));
+    // A command that is also a group (`jobs backup` holds `start`; `droplets snapshot` ...) keeps its node.
+    const cmd = existing ?? parent.command(name, { hidden: spec.hidden });
+    nodes.set(spec.path.join(' '), cmd);
+    if (spec.aliases) cmd.aliases([...spec.aliases]);
+    cmd.description(spec.summary + (spec.description ? `\n\n${spec.description}` : ''));
+    if (spec.method && spec.endpoint) cmd.summary(spec.summary);
+    const params = effectiveParams(spec);
+    let positionalCount = 0;
+    for (const p of params) {
+      if (p.positional) {
+        positionalCount++;
+        cmd.argument(p.required ? `<${flagName(p)}>` : `[${flagName(p)}]`, describe(p));
+      } else {
+        for (const o of toOptions(p)) cmd.addOption(o);
+      }
+    }
+    const lines = spec.examples.map((e) => `  $ ${e}`).join('\n');
+    const endpoint = spec.method && spec.endpoint ? `\nEndpoint: ${spec.method} /v1${spec.endpoint}\n` : '';
+    cmd.addHelpText('after', `${endpoint}\nExamples:\n${lines}\n`);
+    cmd.action(async (...args: unknown[]) => {
+      const self = args[args.length - 1] as Command;
+      const positionals = args.slice(0, positionalCount) as (string | undefined)[];
+      await run(spec, positionals, self.opts(), self.optsWithGlobals() as Globals);
+    });
+  }
+  return program;
+}
+
+function addGlobalOptions(program: Command): void {
+  program
+    .option('--profile <name>', 'config profile to use (env BACKUPCTL_PROFILE)')
+    .option('--base-url <url>', 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)')
+    .addOption(new Option('-o, --output <format>', 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)'))
+    .option('--json', 'same as -o json')
+    .option('-q, --quiet', 'print only ids, one per line')
+    .option('--columns <list>', 'table columns to show, comma-separated')
+    .option('--no-headers', 'omit the header row')
+    .option('--debug', 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)')
+    .option('--timeout <duration>', 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)')
+    .option('--no-color', 'no colour (also NO_COLOR)')
+    .option('-y, --yes', 'do not ask for confirmation')
+    .option('--config-dir <dir>', 'where profiles live (env BACKUPCTL_CONFIG_DIR)')
+    .option('--dry-run', 'print the request as a curl command line and send nothing');
+}
+
+function describe(p: ParamSpec): string {
+  let d = p.description;
+  if ((p.type === 'enum' || p.type === 'sort' || p.type === 'tags') && p.values?.length) {
+    d += ` (${p.type === 'sort' ? 'fields' : 'one of'}: ${p.values.join(', ')})`;
+  }
+  if (p.required && !p.positional) d += ' [required]';
+  if (p.requiredWhen) {
+    d += ` [required for ${Object.entries(p.requiredWhen)
+      .map(([k, v]) => `${k.replace(/_/g, '-')} ${v.join('|')}`)
+      .join('; ')}]`;
+  }
+  if (p.repeatable || p.type === 'kv' || p.type === 'storage') d += ' (repeatable)';
+  return d;
+}
+
+function toOptions(p: ParamSpec): Option[] {
+  const flag = flagName(p);
+  const short = p.short ? `-${p.short}, ` : '';
+  if (p.type === 'boolean') {
+    const o = new Option(`${short}--${flag}`, describe(p));
+    if (p.hidden) o.hideHelp();
+    return [o];
+  }
+  const placeholder = p.placeholder ?? (p.type === 'enum' ? flag : p.type === 'json-file' || p.type === 'text-file' ? 'file|-' : 'value');
+  const o = new Option(`${short}--${flag} <${placeholder}>`, describe(p));
+  if (p.default !== undefined) o.default(p.default === false ? undefined : p.default, String(p.default));
+  if (p.repeatable || p.type === 'kv' || p.type === 'storage') {
+    o.argParser((v: string, prev: unknown) => [...((prev as string[] | undefined) ?? []), v]);
+    o.default(undefined);
+  }
+  if (p.hidden) o.hideHelp();
+  const out = [o];
+  if (p.nullable) out.push(new Option(`--no-${flag}`, `send ${flag} as null (removes it)`));
+  return out;
+}

@@ -1,0 +1,71 @@
+// Runs one command: check the input, build the request, confirm, dry-run or
+// call the handler, render the result. Loaded only once a command was chosen.
+import type { ManifestCommand } from '../resources/types.js';
+import type { Globals, Handler, IO, OutputOptions } from './types.js';
+import { moduleLoaders } from '../resources/registry.js';
+import { UsageError } from '../errors.js';
+import { parseValues } from './values.js';
+import { buildRequest, fillTemplate } from './request.js';
+import { createContext } from './context.js';
+import { runEndpoint } from './generic.js';
+
+export interface RunInput {
+  spec: ManifestCommand;
+  positionals: (string | undefined)[];
+  options: Record<string, unknown>;
+  globals: Globals;
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  signal: AbortSignal;
+}
+
+export async function runCommand(o: RunInput): Promise<void> {
+  const { spec, globals, io, env } = o;
+  const load = moduleLoaders[spec.module];
+  if (!load) throw new Error(`no module ${spec.module} for ${spec.path.join(' ')}`);
+  const [mod, output] = await Promise.all([load(), resolveOutput(globals, env, io)]);
+  const values = await parseValues(spec, { positionals: o.positionals, options: o.options }, io.stdin);
+  const request = buildRequest(spec, values);
+  const ctx = createContext({ globals, io, env, signal: o.signal, output });
+  try {
+    if (globals.dryRun && request && !spec.local) {
+      const { curlFor } = await import('./dry-run.js');
+      const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
+      io.stdout.write(`${curlFor(request, base)}\n`);
+      return;
+    }
+    if (spec.confirm && !(await ctx.confirm(fillTemplate(spec.confirm, values)))) {
+      throw new UsageError('Cancelled; nothing was sent.');
+    }
+    let handler: Handler;
+    if (spec.handler) {
+      const h = mod.handlers?.[spec.handler];
+      if (!h) throw new Error(`handler ${spec.handler} missing in module ${spec.module}`);
+      handler = h;
+    } else {
+      handler = (input, c) => runEndpoint(input, c, mod);
+    }
+    const result = await handler({ spec, values, request }, ctx);
+    const { render } = await import('../output/index.js');
+    await render(result, output, io);
+  } finally {
+    await ctx.dispose();
+  }
+}
+
+async function resolveOutput(globals: Globals, env: NodeJS.ProcessEnv, io: IO): Promise<OutputOptions> {
+  const { resolveOutputOptions } = await import('../output/index.js');
+  let profileOutput: string | undefined;
+  if (!globals.json && !globals.output && !env.BACKUPCTL_OUTPUT) {
+    // The profile's output setting. A broken config is reported by whoever needs it, not here.
+    try {
+      const { configDir, openConfig } = await import('../config/index.js');
+      const store = await openConfig(configDir(env, globals.configDir));
+      const name = globals.profile ?? env.BACKUPCTL_PROFILE ?? store.currentProfile();
+      profileOutput = store.profile(name).output;
+    } catch {
+      profileOutput = undefined;
+    }
+  }
+  return resolveOutputOptions({ globals, env, io, profileOutput });
+}

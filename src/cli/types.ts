@@ -1,0 +1,166 @@
+// Types shared by the command runner, the handlers, the output layer and the
+// config layer. Types only: nothing here costs anything at start-up.
+import type { Readable, Writable } from 'node:stream';
+import type { CommandSpec, HttpMethod } from '../resources/types.js';
+
+/** Global options, as commander parses them (see src/cli/program.ts). */
+export interface Globals {
+  profile?: string;
+  baseUrl?: string;
+  output?: string;
+  json?: boolean;
+  quiet?: boolean;
+  columns?: string;
+  /** false with --no-headers */
+  headers?: boolean;
+  debug?: boolean;
+  timeout?: string;
+  /** false with --no-color */
+  color?: boolean;
+  yes?: boolean;
+  configDir?: string;
+  dryRun?: boolean;
+}
+
+export interface IO {
+  stdout: Writable;
+  stderr: Writable;
+  stdin: Readable;
+  stdoutIsTTY: boolean;
+  stderrIsTTY: boolean;
+  stdinIsTTY: boolean;
+  /** Terminal width for tables (stdout columns, else 80). */
+  columns: number;
+}
+
+export type OutputFormat = 'table' | 'json' | 'ndjson' | 'tsv';
+
+export interface OutputOptions {
+  format: OutputFormat;
+  quiet: boolean;
+  /** Columns chosen with --columns (keys or headers, case-insensitive). */
+  columns?: string[];
+  noHeaders: boolean;
+  /** Colour on stdout: decided once from --no-color, NO_COLOR, FORCE_COLOR and the TTY. */
+  color: boolean;
+  /** Pretty JSON on a terminal, compact when piped. */
+  pretty: boolean;
+}
+
+/** How one column of a resource is shown (doctl's displayer, written once per resource). */
+export interface Column {
+  /** Key used by --columns and as the TSV/ndjson field name. */
+  key: string;
+  /** Header in table mode. */
+  header: string;
+  /** Value from the record; default: record[key] (dotted keys walk objects). */
+  get?: (record: any) => unknown;
+  /**
+   * How the value is shown in a table:
+   * time: relative ("3 hours ago"), size: human bytes from a number or passes a human string,
+   * status: coloured word, bool: yes/no, tags: the names set to 1/true, json: compact JSON.
+   */
+  format?: 'text' | 'time' | 'size' | 'status' | 'bool' | 'tags' | 'json';
+  /** Not shown unless named in --columns. */
+  extra?: boolean;
+}
+
+export interface Section {
+  title: string;
+  rows: unknown[];
+  columns: Column[];
+}
+
+export type Result =
+  /** Records, page by page; rendered as they arrive (ndjson/tsv/table streams per page). */
+  | { kind: 'list'; pages: AsyncIterable<unknown[]>; columns: Column[]; idField: string }
+  /** One record; table mode shows it as KEY  value lines, then sections. */
+  | { kind: 'record'; record: unknown; columns: Column[]; idField: string; sections?: Section[] }
+  /** An answer printed whole with --json; table mode shows `text` if given, else key/value lines. */
+  | { kind: 'object'; value: unknown; text?: string; idField?: string }
+  /** Nothing on stdout; `message` on stderr in table mode; `-q` prints `id`. */
+  | { kind: 'done'; message: string; id?: string | number }
+  /** Plain text on stdout whatever the format (auth token, completion scripts); `value` for --json if set. */
+  | { kind: 'text'; text: string; value?: unknown }
+  /** Nothing to print (the handler wrote its own output). */
+  | { kind: 'empty' };
+
+export interface RequestSpec {
+  method: HttpMethod;
+  /** Path relative to /v1 with path parameters filled in, e.g. /ssh-keys/12/rename. */
+  path: string;
+  query?: Record<string, QueryValue>;
+  body?: unknown;
+  /** Send without the Authorization header (signed download URLs). */
+  noAuth?: boolean;
+}
+export type QueryValue = string | number | boolean | undefined | null | Record<string, string | number | boolean>;
+
+export interface ApiResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Parsed JSON, or the text when the body is not JSON, or undefined when empty. */
+  body: unknown;
+}
+
+export interface Page {
+  records: unknown[];
+  /** The whole answer (data, links, meta). */
+  raw: unknown;
+}
+
+/** The HTTP client (src/http). One per process. */
+export interface Client {
+  request(req: RequestSpec, opts?: { signal?: AbortSignal }): Promise<ApiResponse>;
+  /** Walks pages as api-facts.md says, keeping filters and page_size on every page. */
+  pages(req: RequestSpec, opts: { all: boolean; signal?: AbortSignal }): AsyncIterable<Page>;
+  close(): Promise<void>;
+}
+
+/** Resolved settings: flag > env > profile > default. */
+export interface Settings {
+  profile: string;
+  baseUrl: string;
+  baseUrlSource: 'flag' | 'env' | 'profile' | 'default';
+  token: string | undefined;
+  tokenSource: 'env' | 'profile' | undefined;
+  output: OutputFormat | undefined;
+  timeoutMs: number;
+  debug: boolean;
+  configFile: string;
+}
+
+export interface Spinner {
+  update(text: string): void;
+  stop(): void;
+}
+
+/** What a handler is given (GitHub CLI's factory): everything it needs, injectable in tests. */
+export interface Context {
+  globals: Globals;
+  io: IO;
+  env: NodeJS.ProcessEnv;
+  output: OutputOptions;
+  /** Resolved settings; throws ConfigError (exit 3) on a bad base URL or broken config. */
+  settings(): Promise<Settings>;
+  /** The HTTP client; throws ConfigError (exit 3) when there is no token. */
+  client(): Promise<Client>;
+  /** Asks on a TTY; with --yes returns true; without a TTY on stdin throws UsageError (exit 2). */
+  confirm(question: string): Promise<boolean>;
+  /** Aborted on SIGINT. */
+  signal: AbortSignal;
+  /** A spinner on stderr, only when stderr is a TTY (otherwise a no-op). */
+  spinner(text: string): Spinner;
+  /** Warning line on stderr. */
+  warn(message: string): void;
+}
+
+export interface CommandInput {
+  spec: CommandSpec;
+  /** Validated values keyed by the param's API name (dotted names kept as-is). */
+  values: Record<string, unknown>;
+  /** The request built from the spec and values, when the spec has an endpoint. */
+  request: RequestSpec | undefined;
+}
+
+export type Handler = (input: CommandInput, ctx: Context) => Promise<Result>;

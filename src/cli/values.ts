@@ -1,0 +1,234 @@
+// Checks every flag and argument with zod before anything is sent. A bad
+// value is a UsageError (exit 2) naming the flag and what it accepts.
+import { readFile } from 'node:fs/promises';
+import { z } from 'zod';
+import type { Readable } from 'node:stream';
+import type { CommandSpec, ParamSpec } from '../resources/types.js';
+import { UsageError } from '../errors.js';
+import { effectiveParams, flagLabel, flagName, optionKey } from './params.js';
+import { parseDatetime, parseDuration } from '../util/time.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function schemaFor(p: ParamSpec): z.ZodType<unknown, string> {
+  const bounds = (n: z.ZodNumber) => {
+    let s = n;
+    if (p.min !== undefined) s = s.min(p.min, `must be at least ${p.min}${p.max !== undefined ? ` (allowed: ${p.min}..${p.max})` : ''}`);
+    if (p.max !== undefined) s = s.max(p.max, `must be at most ${p.max}${p.min !== undefined ? ` (allowed: ${p.min}..${p.max})` : ''}`);
+    return s;
+  };
+  switch (p.type) {
+    case 'string':
+      return z.string().refine((s) => s.trim() !== '', 'must not be empty');
+    case 'integer':
+      return z
+        .string()
+        .trim()
+        .regex(/^-?\d+$/, 'must be a whole number')
+        .transform(Number)
+        .pipe(bounds(z.number().int().max(Number.MAX_SAFE_INTEGER, 'is too large')));
+    case 'number':
+      return z
+        .string()
+        .trim()
+        .regex(/^-?\d+(\.\d+)?$/, 'must be a number')
+        .transform(Number)
+        .pipe(bounds(z.number()));
+    case 'enum':
+      return z.enum(p.values as [string, ...string[]], { error: () => `must be one of: ${(p.values ?? []).join(', ')}` });
+    case 'sort': {
+      const allowed = p.values ?? [];
+      return z
+        .string()
+        .refine((s) => allowed.includes(s.replace(/^-/, '')), `must be one of: ${allowed.join(', ')} (prefix - for descending)`);
+    }
+    case 'uuid':
+      return z.string().trim().regex(UUID, 'must be a UUID such as 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c');
+    case 'datetime':
+      return z.string().transform((s, ctx) => {
+        const iso = parseDatetime(s);
+        if (iso === undefined) {
+          ctx.addIssue({ code: 'custom', message: 'must be an ISO 8601 datetime (2026-01-31T02:00:00Z) or an age such as 90m, 24h, 7d, 2w' });
+          return z.NEVER;
+        }
+        return iso;
+      });
+    case 'duration':
+      return z.string().transform((s, ctx) => {
+        const ms = parseDuration(s);
+        if (ms === undefined) {
+          ctx.addIssue({ code: 'custom', message: 'must be a duration such as 500ms, 30s, 5m, 2h, 1d' });
+          return z.NEVER;
+        }
+        return ms;
+      });
+    case 'tags': {
+      const allowed = p.values ?? ['manual', 'hourly', 'daily', 'weekly', 'monthly'];
+      return z.string().transform((s, ctx) => {
+        const names = s.split(',').map((t) => t.trim()).filter(Boolean);
+        const bad = names.filter((n) => !allowed.includes(n));
+        if (!names.length || bad.length) {
+          ctx.addIssue({ code: 'custom', message: `takes a comma-separated list of: ${allowed.join(', ')}` });
+          return z.NEVER;
+        }
+        return Object.fromEntries(names.map((n) => [n, p.tagValue ?? 1]));
+      });
+    }
+    case 'boolean':
+    case 'kv':
+    case 'storage':
+    case 'json-file':
+    case 'text-file':
+      return z.string();
+  }
+}
+
+function fail(p: ParamSpec, raw: string, message: string): never {
+  const shown = raw.length > 60 ? `${raw.slice(0, 57)}...` : raw;
+  throw new UsageError(`invalid value ${JSON.stringify(shown)} for ${flagLabel(p)}: ${message}`);
+}
+
+function check(p: ParamSpec, raw: string): unknown {
+  const r = schemaFor(p).safeParse(raw);
+  if (!r.success) fail(p, raw, r.error.issues[0]?.message ?? 'is not valid');
+  return r.data;
+}
+
+function parseKv(p: ParamSpec, items: string[]): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const item of items) {
+    const i = item.indexOf('=');
+    if (i <= 0) fail(p, item, 'must be key=value');
+    const v = item.slice(i + 1);
+    // Config values are strings on the wire except numbers (compression_level: 6).
+    out[item.slice(0, i)] = /^-?\d+$/.test(v) && v.length < 16 ? Number(v) : v;
+  }
+  return out;
+}
+
+function parseStorage(p: ParamSpec, items: string[]): Array<{ storage_id: number; priority: number }> {
+  const seen = new Set<number>();
+  return items.map((item, index) => {
+    const m = /^(\d+)(?::(\d+))?$/.exec(item.trim());
+    if (!m) fail(p, item, 'must be a storage id, optionally with a priority: 12 or 12:1');
+    const id = Number(m[1]);
+    if (seen.has(id)) fail(p, item, `storage ${id} is given twice`);
+    seen.add(id);
+    return { storage_id: id, priority: m[2] !== undefined ? Number(m[2]) : index + 1 };
+  });
+}
+
+async function readSource(p: ParamSpec, source: string, stdin: Readable, used: { stdin: boolean }): Promise<string> {
+  if (source === '-') {
+    if (used.stdin) fail(p, source, 'standard input is already read by another flag');
+    used.stdin = true;
+    const chunks: Buffer[] = [];
+    for await (const c of stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+    return Buffer.concat(chunks).toString('utf8');
+  }
+  try {
+    return await readFile(source, 'utf8');
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    fail(p, source, code === 'ENOENT' ? 'no such file' : `cannot read the file (${code ?? 'error'})`);
+  }
+}
+
+export interface RawInput {
+  /** Positional arguments in order. */
+  positionals: readonly (string | undefined)[];
+  /** commander's opts() of the command (camelCase keys). */
+  options: Record<string, unknown>;
+}
+
+/**
+ * Validated values keyed by the param's API name. Positionals are matched in
+ * the order they appear in spec.params.
+ */
+export async function parseValues(spec: CommandSpec, raw: RawInput, stdin: Readable): Promise<Record<string, unknown>> {
+  const params = effectiveParams(spec);
+  const values: Record<string, unknown> = {};
+  const used = { stdin: false };
+  let pos = 0;
+  for (const p of params) {
+    let rawValue: unknown = p.positional ? raw.positionals[pos++] : raw.options[optionKey(p)];
+    if (rawValue === undefined) {
+      if (p.default !== undefined) values[p.name] = p.type === 'duration' && typeof p.default === 'string' ? check(p, p.default) : p.default;
+      continue;
+    }
+    if (p.type === 'boolean') {
+      values[p.name] = rawValue === true;
+      continue;
+    }
+    if (rawValue === false) {
+      // --no-<flag> on a nullable param sends null.
+      if (p.nullable) values[p.name] = null;
+      continue;
+    }
+    if (p.type === 'kv' || p.type === 'storage') {
+      const items = (Array.isArray(rawValue) ? rawValue : [rawValue]).map(String);
+      values[p.name] = p.type === 'kv' ? parseKv(p, items) : parseStorage(p, items);
+      continue;
+    }
+    if (p.type === 'json-file' || p.type === 'text-file') {
+      const text = await readSource(p, String(rawValue), stdin, used);
+      if (p.type === 'text-file') {
+        if (!text.trim()) fail(p, String(rawValue), 'the file is empty');
+        values[p.name] = text;
+        continue;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch (err) {
+        fail(p, String(rawValue), `not valid JSON (${(err as Error).message})`);
+      }
+      if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) fail(p, String(rawValue), 'must hold a JSON object');
+      values[p.name] = parsed;
+      continue;
+    }
+    if (p.repeatable) {
+      const items = (Array.isArray(rawValue) ? rawValue : [rawValue]).map(String);
+      values[p.name] = items.map((i) => check(p, i));
+      continue;
+    }
+    values[p.name] = check(p, String(rawValue));
+  }
+  for (const p of params) {
+    if (values[p.name] !== undefined) continue;
+    if (p.required && nestedFromFile(values, p.name) === undefined) {
+      throw new UsageError(p.positional ? `missing argument ${flagLabel(p)}` : `missing required flag ${flagLabel(p)}`, [
+        `  ${flagLabel(p)}: ${p.description}${p.values && p.type === 'enum' ? ` (one of: ${p.values.join(', ')})` : ''}`,
+      ]);
+    }
+    if (p.requiredWhen) {
+      for (const [other, when] of Object.entries(p.requiredWhen)) {
+        const v = values[other] ?? nestedFromFile(values, other);
+        if (typeof v === 'string' && when.includes(v) && nestedFromFile(values, p.name) === undefined) {
+          const otherParam = params.find((q) => q.name === other);
+          throw new UsageError(
+            `missing required flag ${flagLabel(p)}: ${otherParam ? flagLabel(otherParam) : other} ${v} needs it`,
+          );
+        }
+      }
+    }
+  }
+  return values;
+}
+
+/** A value that a --file / --credentials-file object supplies instead of a flag. */
+function nestedFromFile(values: Record<string, unknown>, dotted: string): unknown {
+  for (const [name, v] of Object.entries(values)) {
+    if (!v || typeof v !== 'object' || Array.isArray(v)) continue;
+    const prefix = name === '.' ? '' : `${name}.`;
+    if (prefix && !dotted.startsWith(prefix)) continue;
+    let cur: unknown = v;
+    for (const part of dotted.slice(prefix.length).split('.')) {
+      cur = cur && typeof cur === 'object' ? (cur as Record<string, unknown>)[part] : undefined;
+    }
+    if (cur !== undefined) return cur;
+  }
+  return undefined;
+}
+
+export { flagName };

@@ -1,0 +1,173 @@
+// config get | set | list | path: the settings stored in a profile.
+import type { Column, Context, Handler } from '../cli/types.js';
+import type { ModuleSpec } from '../resources/types.js';
+import { CliError, UsageError } from '../errors.js';
+import {
+  DURATION_HINT,
+  OUTPUT_FORMATS,
+  assertProfileName,
+  configDir,
+  configFilePath,
+  maskToken,
+  openConfig,
+  parseDuration,
+  resolveProfileName,
+  validateBaseUrl,
+  type ConfigStore,
+  type ProfileData,
+} from '../config/index.js';
+
+/** Keys `config get/set` accept. `token` is listed only to explain where it is managed instead. */
+const CONFIG_KEYS = ['base_url', 'output', 'timeout', 'token'] as const;
+type SettableKey = 'base_url' | 'output' | 'timeout';
+
+const KEY_HELP = `Setting: base_url (https URL), output (${OUTPUT_FORMATS.join('|')}), timeout (e.g. 30s); the token is managed by \`auth login\``;
+
+export const module: ModuleSpec = {
+  name: 'config',
+  commands: [
+    {
+      path: ['config', 'get'],
+      summary: "Print one setting of the profile",
+      examples: ['backupctl config get base_url', 'backupctl --profile work config get timeout'],
+      params: [
+        { name: 'key', in: 'local', type: 'enum', values: CONFIG_KEYS, positional: true, required: true, description: KEY_HELP },
+      ],
+      output: { kind: 'object' },
+      handler: 'get',
+      local: true,
+    },
+    {
+      path: ['config', 'set'],
+      summary: 'Change one setting of the profile',
+      examples: [
+        'backupctl config set base_url https://api.example.com',
+        'backupctl config set output json',
+        'backupctl --profile work config set timeout 1m',
+      ],
+      params: [
+        { name: 'key', in: 'local', type: 'enum', values: CONFIG_KEYS, positional: true, required: true, description: KEY_HELP },
+        { name: 'value', in: 'local', type: 'string', positional: true, required: true, description: 'New value' },
+      ],
+      output: { kind: 'none', done: 'Set {key}', idField: 'key' },
+      handler: 'set',
+      local: true,
+    },
+    {
+      path: ['config', 'list'],
+      summary: "Show the profile's settings (token masked)",
+      examples: ['backupctl config list', 'backupctl --profile work config list --json'],
+      params: [],
+      output: { kind: 'record', idField: 'profile' },
+      handler: 'list',
+      local: true,
+    },
+    {
+      path: ['config', 'path'],
+      summary: 'Print the path of the config file',
+      examples: ['backupctl config path', 'backupctl --config-dir ./ci-config config path'],
+      params: [],
+      output: { kind: 'object' },
+      handler: 'path',
+      local: true,
+    },
+  ],
+};
+
+function openStore(ctx: Context): Promise<ConfigStore> {
+  return openConfig(configDir(ctx.env, ctx.globals.configDir));
+}
+
+function refuseToken(verb: 'get' | 'set'): UsageError {
+  return verb === 'set'
+    ? new UsageError('config set does not take the token: on the command line it would stay in shell history and `ps`', [
+        '  Use: backupctl auth login --with-token < token.txt',
+      ])
+    : new UsageError('config get does not print the token', ['  Use: backupctl auth token']);
+}
+
+function invalidValue(key: SettableKey, raw: string, allowed: string): UsageError {
+  return new UsageError(`invalid value ${JSON.stringify(raw)} for ${key}: ${allowed}`);
+}
+
+/** Checks a value before it is written, and returns the form stored. */
+function normalizeValue(key: SettableKey, raw: string): string {
+  switch (key) {
+    case 'base_url':
+      try {
+        return validateBaseUrl(raw, 'config set base_url');
+      } catch (err) {
+        if (!(err instanceof CliError)) throw err;
+        throw new UsageError(`${err.message}; allowed: an https:// URL, or http:// to localhost, 127.0.0.0/8 or ::1`);
+      }
+    case 'output': {
+      const value = raw.trim().toLowerCase();
+      if (!(OUTPUT_FORMATS as readonly string[]).includes(value)) {
+        throw invalidValue(key, raw, `allowed values: ${OUTPUT_FORMATS.join(', ')}`);
+      }
+      return value;
+    }
+    case 'timeout':
+      try {
+        parseDuration(raw);
+      } catch {
+        throw invalidValue(key, raw, DURATION_HINT);
+      }
+      return raw.trim();
+  }
+}
+
+function settableKey(key: unknown, verb: 'get' | 'set'): SettableKey {
+  if (key === 'token') throw refuseToken(verb);
+  if (key === 'base_url' || key === 'output' || key === 'timeout') return key;
+  throw new UsageError(`unknown setting ${JSON.stringify(key)}: allowed: base_url, output, timeout`);
+}
+
+const get: Handler = async (input, ctx) => {
+  const key = settableKey(input.values.key, 'get');
+  const store = await openStore(ctx);
+  const profile = resolveProfileName(ctx.globals, ctx.env, store);
+  const value = store.profile(profile)[key];
+  return value === undefined ? { kind: 'text', text: '', value: null } : { kind: 'text', text: `${value}\n`, value };
+};
+
+const set: Handler = async (input, ctx) => {
+  const key = settableKey(input.values.key, 'set');
+  const value = normalizeValue(key, String(input.values.value));
+  const store = await openStore(ctx);
+  const profile = resolveProfileName(ctx.globals, ctx.env, store);
+  assertProfileName(profile);
+  if (key === 'output') await store.setValue(profile, key, value as NonNullable<ProfileData['output']>);
+  else await store.setValue(profile, key, value);
+  return { kind: 'done', message: `Set ${key} to ${value} in profile ${profile}.`, id: key };
+};
+
+const LIST_COLUMNS: Column[] = [
+  { key: 'profile', header: 'Profile' },
+  { key: 'base_url', header: 'Base URL', get: (r) => r.base_url ?? '' },
+  { key: 'output', header: 'Output', get: (r) => r.output ?? '' },
+  { key: 'timeout', header: 'Timeout', get: (r) => r.timeout ?? '' },
+  { key: 'token', header: 'Token' },
+];
+
+const list: Handler = async (_input, ctx) => {
+  const store = await openStore(ctx);
+  const profile = resolveProfileName(ctx.globals, ctx.env, store);
+  const p = store.profile(profile);
+  const record = {
+    profile,
+    base_url: p.base_url ?? null,
+    output: p.output ?? null,
+    timeout: p.timeout ?? null,
+    token: maskToken(p.token),
+  };
+  return { kind: 'record', record, columns: LIST_COLUMNS, idField: 'profile' };
+};
+
+// Does not open the file: the path is most wanted when the file is broken.
+const path: Handler = async (_input, ctx) => {
+  const file = configFilePath(configDir(ctx.env, ctx.globals.configDir));
+  return { kind: 'text', text: `${file}\n`, value: file };
+};
+
+export const handlers: Record<string, Handler> = { get, set, list, path };

@@ -1,0 +1,254 @@
+// The config file: read with conf, validated strictly, changed only under a
+// lock with an atomic write. A broken file is reported, never rewritten.
+//
+// How conf is used, and where it is wrapped:
+// - conf reads and writes the file (`cwd: dir`, `configName: 'config'`), and its
+//   writes go through `atomically` (temp file in the same folder, fsync, chmod
+//   to `configFileMode` 0600, rename), so a killed process leaves the old or the
+//   new file. (conf writes in place when $SNAP is set; backupctl is not a snap.)
+// - `clearInvalidConfig: false` makes conf throw on a broken file instead of
+//   emptying it; our `deserialize` validates the shape with zod there, because
+//   conf's own reader turns `null`, `[]` or `"text"` into `{}` before any schema
+//   could see them, and a later write would then replace the user's file.
+// - conf creates a missing folder with the default mode (0755 under the usual
+//   umask), and does so even when only reading: so a missing file is detected
+//   here and never handed to conf, and the folder is created 0700 before a write.
+// - conf has no locking: see ./lock.ts.
+import { mkdir, stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { ConfigError, UsageError } from '../errors.js';
+import { withFileLock } from './lock.js';
+import { configFilePath } from './paths.js';
+import { type ConfigCheck, loadConfigChecker } from './schema.js';
+import { type ConfigData, type ProfileData, type ProfileKey, isValidProfileName } from './types.js';
+
+export const DEFAULT_PROFILE = 'default';
+
+export interface ConfigStore {
+  /** Absolute path of config.json. */
+  readonly file: string;
+  /** The folder holding it. */
+  readonly dir: string;
+  /** The profile marked current in the file, else `default`. */
+  currentProfile(): string;
+  /** Whether the file marks a profile as current. */
+  hasCurrentProfile(): boolean;
+  /** Names of the profiles in the file, sorted. */
+  profileNames(): string[];
+  hasProfile(name: string): boolean;
+  /** A copy of the profile's settings; empty when the profile does not exist. */
+  profile(name: string): ProfileData;
+  /** A copy of the whole content as last read or written. */
+  snapshot(): ConfigData;
+  /**
+   * Locked read-modify-write: re-reads the file under the lock, applies
+   * `mutator` to that fresh content, validates and writes it atomically.
+   */
+  update(mutator: (data: ConfigData) => void): Promise<void>;
+  setValue<K extends ProfileKey>(profile: string, key: K, value: NonNullable<ProfileData[K]>): Promise<void>;
+  unsetValue(profile: string, key: ProfileKey): Promise<void>;
+  setCurrent(name: string): Promise<void>;
+  removeProfile(name: string): Promise<void>;
+}
+
+/** Raised inside conf's reader; turned into a ConfigError naming the file. */
+class BrokenConfigFile extends Error {}
+
+function emptyConfig(): ConfigData {
+  return { profiles: {} };
+}
+
+/** The object written to disk: keys in a stable order, no empty current_profile. */
+function fileShape(data: ConfigData): Record<string, unknown> {
+  return data.current_profile === undefined
+    ? { profiles: data.profiles }
+    : { current_profile: data.current_profile, profiles: data.profiles };
+}
+
+function brokenFileError(file: string, what: string): ConfigError {
+  return new ConfigError(`invalid config file ${file}: ${what}`, [
+    '  Fix or remove the file; backupctl does not rewrite a config file it cannot read.',
+  ]);
+}
+
+async function fileExists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return false;
+    throw new ConfigError(`cannot read the config file ${file}: ${(err as Error).message}`);
+  }
+}
+
+type ConfInstance = { store: Record<string, unknown> };
+
+let confModule: Promise<typeof import('conf')> | undefined;
+/** conf and the zod checker, loaded once; before taking the lock, so it is held only for file work. */
+async function loadReader(): Promise<{ Conf: typeof import('conf').default; check: (v: unknown) => ConfigCheck }> {
+  confModule ??= import('conf');
+  const [{ default: Conf }, check] = await Promise.all([confModule, loadConfigChecker()]);
+  return { Conf, check };
+}
+
+function openConf(
+  { Conf, check }: Awaited<ReturnType<typeof loadReader>>,
+  dir: string,
+  file: string,
+): ConfInstance {
+  try {
+    return new Conf<Record<string, unknown>>({
+      cwd: dir,
+      configName: 'config',
+      fileExtension: 'json',
+      clearInvalidConfig: false,
+      configFileMode: 0o600,
+      accessPropertiesByDotNotation: false,
+      serialize: (value) => `${JSON.stringify(value, null, 2)}\n`,
+      deserialize: (text) => {
+        let parsed: unknown;
+        try {
+          parsed = JSON.parse(text);
+        } catch (err) {
+          throw new BrokenConfigFile(`not valid JSON (${(err as Error).message})`);
+        }
+        const r = check(parsed);
+        if (!r.ok) throw new BrokenConfigFile(r.problems.join('; '));
+        return fileShape(r.data);
+      },
+    });
+  } catch (err) {
+    throw readFailure(file, err);
+  }
+}
+
+function readFailure(file: string, err: unknown): ConfigError {
+  if (err instanceof ConfigError) return err;
+  if (err instanceof BrokenConfigFile) return brokenFileError(file, err.message);
+  return new ConfigError(`cannot read the config file ${file}: ${(err as Error).message}`);
+}
+
+/** Reads conf's current content (conf re-reads the file on every access). */
+function readStore(conf: ConfInstance, file: string, check: (v: unknown) => ConfigCheck): ConfigData {
+  let raw: unknown;
+  try {
+    raw = conf.store;
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
+    throw readFailure(file, err);
+  }
+  // conf hands back a null-prototype copy; check again to get a plain ConfigData.
+  const r = check({ ...(raw as object) });
+  if (!r.ok) throw brokenFileError(file, r.problems.join('; '));
+  return r.data;
+}
+
+async function readConfigFile(dir: string, file: string): Promise<ConfigData> {
+  if (!(await fileExists(file))) return emptyConfig();
+  const reader = await loadReader();
+  return readStore(openConf(reader, dir, file), file, reader.check);
+}
+
+function assertProfileName(name: string): void {
+  if (!isValidProfileName(name)) {
+    throw new UsageError(
+      `invalid profile name ${JSON.stringify(name)}: use letters, digits, ".", "_" and "-", starting with a letter or digit`,
+    );
+  }
+}
+
+class FileConfigStore implements ConfigStore {
+  constructor(
+    readonly dir: string,
+    readonly file: string,
+    private data: ConfigData,
+  ) {}
+
+  currentProfile(): string {
+    return this.data.current_profile ?? DEFAULT_PROFILE;
+  }
+
+  hasCurrentProfile(): boolean {
+    return this.data.current_profile !== undefined;
+  }
+
+  profileNames(): string[] {
+    return Object.keys(this.data.profiles).sort();
+  }
+
+  hasProfile(name: string): boolean {
+    return Object.hasOwn(this.data.profiles, name);
+  }
+
+  profile(name: string): ProfileData {
+    return this.hasProfile(name) ? { ...this.data.profiles[name] } : {};
+  }
+
+  snapshot(): ConfigData {
+    return structuredClone(this.data);
+  }
+
+  async update(mutator: (data: ConfigData) => void): Promise<void> {
+    const reader = await loadReader();
+    const { check } = reader;
+    await mkdir(this.dir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
+      throw new ConfigError(`cannot create the config folder ${this.dir}: ${err.message}`);
+    });
+    await withFileLock(this.file, async () => {
+      // Re-read under the lock: another process may have written since we opened the file.
+      const conf = openConf(reader, this.dir, this.file);
+      const next = readStore(conf, this.file, check);
+      mutator(next);
+      const r = check(fileShape(next));
+      if (!r.ok) throw new ConfigError(`refusing to write an invalid config to ${this.file}: ${r.problems.join('; ')}`);
+      try {
+        conf.store = fileShape(r.data);
+      } catch (err) {
+        throw new ConfigError(`cannot write the config file ${this.file}: ${(err as Error).message}`);
+      }
+      this.data = r.data;
+    });
+  }
+
+  async setValue<K extends ProfileKey>(profile: string, key: K, value: NonNullable<ProfileData[K]>): Promise<void> {
+    assertProfileName(profile);
+    await this.update((data) => {
+      const existing = Object.hasOwn(data.profiles, profile) ? data.profiles[profile] : {};
+      data.profiles[profile] = { ...existing, [key]: value };
+    });
+  }
+
+  unsetValue(profile: string, key: ProfileKey): Promise<void> {
+    return this.update((data) => {
+      if (Object.hasOwn(data.profiles, profile)) delete data.profiles[profile]![key];
+    });
+  }
+
+  async setCurrent(name: string): Promise<void> {
+    assertProfileName(name);
+    await this.update((data) => {
+      data.current_profile = name;
+    });
+  }
+
+  removeProfile(name: string): Promise<void> {
+    return this.update((data) => {
+      if (Object.hasOwn(data.profiles, name)) delete data.profiles[name];
+      if (data.current_profile === name) delete data.current_profile;
+    });
+  }
+}
+
+/**
+ * Opens `<dir>/config.json`. A missing file reads as an empty config and
+ * nothing is created until a write. A file that is not JSON or not the right
+ * shape throws ConfigError (exit 3) naming the file and what is wrong.
+ */
+export async function openConfig(dir: string): Promise<ConfigStore> {
+  const absDir = resolve(dir);
+  const file = configFilePath(absDir);
+  return new FileConfigStore(absDir, file, await readConfigFile(absDir, file));
+}
+
+export { assertProfileName };

@@ -1,0 +1,28 @@
+// Shapes of the config file (<dir>/config.json). Types only: free at start-up.
+import type { OutputFormat } from '../cli/types.js';
+
+/** Settings a profile may hold. The file rejects any other key. */
+export interface ProfileData {
+  base_url?: string;
+  token?: string;
+  output?: OutputFormat;
+  /** A duration such as `30s`, or a number of seconds. */
+  timeout?: string | number;
+}
+
+export type ProfileKey = keyof ProfileData;
+
+export interface ConfigData {
+  current_profile?: string;
+  profiles: Record<string, ProfileData>;
+}
+
+export const PROFILE_KEYS: readonly ProfileKey[] = ['base_url', 'token', 'output', 'timeout'];
+export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'tsv'];
+
+/** Profile names are JSON keys and appear in messages: keep them to plain words. */
+export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
+
+export function isValidProfileName(name: string): boolean {
+  return PROFILE_NAME.test(name);
+}

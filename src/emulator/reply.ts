@@ -1,0 +1,52 @@
+// What route handlers return or throw, in the shapes a Laravel API answers with.
+
+export interface Reply {
+  status: number;
+  /** Serialised as JSON; absent for an empty body. */
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: { message: string; errors?: Record<string, string[]> },
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(body.message);
+  }
+}
+
+export function ok(body: unknown): Reply {
+  return { status: 200, body };
+}
+
+export function okData(data: unknown): Reply {
+  return { status: 200, body: { data } };
+}
+
+export function created(data: unknown): Reply {
+  return { status: 201, body: { data } };
+}
+
+export function noContent(): Reply {
+  return { status: 204 };
+}
+
+/** Laravel's model-binding miss: `No query results for model [App\Models\Server] 99.` */
+export function notFound(model: string, id: string | number): HttpError {
+  return new HttpError(404, { message: `No query results for model [App\\Models\\${model}] ${id}.` });
+}
+
+/** Laravel's 422: the first message, `(and N more errors)`, and every message by field. */
+export function validationError(errors: Record<string, string[]>): HttpError {
+  const messages = Object.values(errors).flat();
+  const more = messages.length - 1;
+  const suffix = more > 0 ? ` (and ${more} more error${more === 1 ? '' : 's'})` : '';
+  return new HttpError(422, { message: `${messages[0] ?? 'The given data was invalid.'}${suffix}`, errors });
+}
+
+/** A 422 about the state of a record rather than a field of the request. */
+export function conflictError(field: string, message: string): HttpError {
+  return validationError({ [field]: [message] });
+}

@@ -1,0 +1,139 @@
+// Small helpers shared by the seed, the routes and the renderers: a seeded
+// random generator, id makers and the service's text formats.
+
+export type Rng = () => number;
+
+/** mulberry32: tiny and fast; enough to make data look varied yet identical on every run. */
+export function createRng(seed: number): Rng {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Integer in [min, max]. */
+export function randInt(rng: Rng, min: number, max: number): number {
+  return min + Math.floor(rng() * (max - min + 1));
+}
+
+export function pick<T>(rng: Rng, items: readonly T[]): T {
+  return items[Math.floor(rng() * items.length)]!;
+}
+
+export function randomBytesFrom(rng: Rng, length: number): Buffer {
+  const bytes = Buffer.alloc(length);
+  for (let i = 0; i < length; i++) bytes[i] = Math.floor(rng() * 256);
+  return bytes;
+}
+
+/** A version-4-shaped UUID drawn from `rng`, so seeded ids repeat across runs. */
+export function uuidFrom(rng: Rng): string {
+  const b = randomBytesFrom(rng, 16);
+  b[6] = (b[6]! & 0x0f) | 0x40;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = b.toString('hex');
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+}
+
+export const SECOND = 1000;
+export const MINUTE = 60 * SECOND;
+export const HOUR = 60 * MINUTE;
+export const DAY = 24 * HOUR;
+
+/** The service stores whole seconds. */
+export function wholeSeconds(ms: number): number {
+  return Math.floor(ms / SECOND) * SECOND;
+}
+
+/** `2022-01-11T06:40:29.000000Z`, the shape of most datetimes the service sends. */
+export function isoMicro(ms: number): string {
+  return `${new Date(ms).toISOString().slice(0, 19)}.000000Z`;
+}
+
+export function isoMicroOrNull(ms: number | null | undefined): string | null {
+  return ms == null ? null : isoMicro(ms);
+}
+
+/** `2022-01-11 06:40:29`, used by account endpoints and resources' last_synced_at. */
+export function sqlDateTime(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', ' ');
+}
+
+const SIZE_UNITS = ['bytes', 'KB', 'MB', 'GB', 'TB'] as const;
+
+/** `744 bytes`, `1.2 KB`, `255.89 MB` (1024-based, two decimals at most). */
+export function humanSize(bytes: number): string {
+  let value = bytes;
+  let unit = 0;
+  while (value >= 1024 && unit < SIZE_UNITS.length - 1) {
+    value /= 1024;
+    unit++;
+  }
+  return unit === 0 ? `${bytes} bytes` : `${Number(value.toFixed(2))} ${SIZE_UNITS[unit]}`;
+}
+
+/**
+ * The human form when it states the length exactly, else `N bytes`: clients compare
+ * downloaded lengths with this text, so it must never round.
+ */
+export function exactSizeText(bytes: number): string {
+  const text = humanSize(bytes);
+  const [amount, unit] = text.split(' ');
+  const factor = 1024 ** SIZE_UNITS.indexOf(unit as (typeof SIZE_UNITS)[number]);
+  return Number(amount) * factor === bytes ? text : `${bytes} bytes`;
+}
+
+const validZones = new Map<string, boolean>();
+
+export function isValidTimezone(zone: string): boolean {
+  let known = validZones.get(zone);
+  if (known === undefined) {
+    try {
+      new Intl.DateTimeFormat('en-US', { timeZone: zone });
+      known = true;
+    } catch {
+      known = false;
+    }
+    validZones.set(zone, known);
+  }
+  return known;
+}
+
+/** Offset of `zone` from UTC at instant `ms`, in ms (Europe/Paris in winter: +1 h). */
+export function zoneOffset(ms: number, zone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(new Date(ms));
+  const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
+  const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  return asUtc - wholeSeconds(ms);
+}
+
+/** The UTC instant of a wall-clock time in `zone` on the UTC calendar day holding `dayMs`. */
+export function wallClockToUtc(dayMs: number, hour: number, minute: number, zone: string): number {
+  const d = new Date(dayMs);
+  const naive = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), hour, minute);
+  return naive - zoneOffset(naive, zone);
+}
+
+/** Five whitespace-separated cron fields of digits, `*`, `/`, `,`, `-` or names. */
+export function isCronExpression(text: string): boolean {
+  const fields = text.trim().split(/\s+/);
+  return fields.length === 5 && fields.every((f) => /^[\d*/,\-A-Za-z?]+$/.test(f));
+}
+
+/** Backup file stamp: 2024-01-11_06-40-29. */
+export function fileStamp(ms: number): string {
+  return new Date(ms).toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '-');
+}

@@ -1,0 +1,217 @@
+// The one HTTP client of the process: base URL + /v1, bearer token, JSON,
+// per-request timeout, typed errors, a redacted --debug trace, page walking.
+// Retries plug in at `send` (see ./retry.ts): every request goes through it.
+import type { Writable } from 'node:stream';
+import type { Dispatcher } from 'undici';
+import type { ApiResponse, Client, Page, RequestSpec } from '../cli/types.js';
+import { ApiError } from '../errors.js';
+import { AttemptError, formatMs } from './failures.js';
+import { encodeQuery } from './query.js';
+import { redactBody, redactHeaders } from './redact.js';
+import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
+import { nextPageQuery } from './paging.js';
+
+declare const __VERSION__: string;
+const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
+
+export interface ClientOptions {
+  baseUrl: string;
+  token: string | undefined;
+  timeoutMs: number;
+  debug: boolean;
+  stderr: Writable;
+  retry?: RetryPolicy;
+  /** Concurrent page requests for --all when the last page is known. */
+  pageConcurrency?: number;
+}
+
+export function createClient(opts: ClientOptions): Client {
+  return new HttpClient(opts);
+}
+
+class HttpClient implements Client {
+  private dispatcher: Promise<Dispatcher> | undefined;
+  private readonly origin: string;
+  private readonly prefix: string;
+
+  constructor(private readonly opts: ClientOptions) {
+    const u = new URL(opts.baseUrl);
+    this.origin = u.origin;
+    this.prefix = u.pathname.replace(/\/+$/, '') + '/v1';
+  }
+
+  private getDispatcher(): Promise<Dispatcher> {
+    // EnvHttpProxyAgent honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY and is a
+    // plain keep-alive Agent when none is set.
+    this.dispatcher ??= import('./undici.js').then(
+      ({ EnvHttpProxyAgent }) =>
+        new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 8, connect: { timeout: this.opts.timeoutMs } }),
+    );
+    return this.dispatcher;
+  }
+
+  /** The path shown to users and in errors: /v1/... with the query; never holds the token. */
+  displayPath(req: RequestSpec): string {
+    if (/^https?:\/\//.test(req.path)) {
+      const u = new URL(req.path);
+      return u.origin + u.pathname;
+    }
+    return this.prefix + req.path + encodeQuery(req.query);
+  }
+
+  private url(req: RequestSpec): string {
+    if (/^https?:\/\//.test(req.path)) return req.path;
+    return this.origin + this.prefix + req.path + encodeQuery(req.query);
+  }
+
+  async request(req: RequestSpec, o: { signal?: AbortSignal } = {}): Promise<ApiResponse> {
+    const policy = this.opts.retry ?? defaultRetryPolicy;
+    return runWithRetries(req, (attempt) => this.sendOnce(req, attempt, o.signal), policy, {
+      signal: o.signal,
+      trace: (line) => this.trace(line),
+      display: `${req.method} ${this.displayPath(req)}`,
+      timeoutMs: this.opts.timeoutMs,
+    });
+  }
+
+  /** One attempt. Returns the answer for any status; the retry layer decides what is an error. */
+  private async sendOnce(req: RequestSpec, attempt: number, signal?: AbortSignal): Promise<ApiResponse> {
+    const { request } = await import('./undici.js');
+    const dispatcher = await this.getDispatcher();
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': `backupctl/${VERSION}`,
+    };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.body);
+    }
+    if (!req.noAuth && this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
+    const url = this.url(req);
+    const started = performance.now();
+    if (this.opts.debug) {
+      this.trace(`> ${req.method} ${this.origin}${this.displayPath(req)}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
+      for (const [k, v] of Object.entries(redactHeaders(headers))) this.trace(`> ${k}: ${v}`);
+      if (req.body !== undefined) this.trace(`> ${JSON.stringify(redactBody(req.body))}`);
+    }
+    let res: Dispatcher.ResponseData;
+    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
+    try {
+      res = await request(url, {
+        method: req.method,
+        headers,
+        body,
+        dispatcher,
+        signal: combined,
+        headersTimeout: this.opts.timeoutMs,
+        bodyTimeout: this.opts.timeoutMs,
+      });
+    } catch (err) {
+      throw this.attemptError(err, signal, timeout);
+    }
+    let text: string;
+    try {
+      text = await res.body.text();
+    } catch (err) {
+      throw this.attemptError(err, signal, timeout);
+    }
+    const ms = Math.round(performance.now() - started);
+    const parsed = parseBody(text, res.headers['content-type']);
+    if (this.opts.debug) {
+      this.trace(`< ${res.statusCode} (${ms} ms)`);
+      for (const [k, v] of Object.entries(redactHeaders(res.headers))) this.trace(`< ${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
+      if (text) this.trace(`< ${truncateForTrace(typeof parsed === 'string' ? parsed : JSON.stringify(redactBody(parsed)))}`);
+    }
+    return { status: res.statusCode, headers: res.headers, body: parsed };
+  }
+
+  private attemptError(err: unknown, signal: AbortSignal | undefined, timeout: AbortSignal): Error {
+    if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted');
+    const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
+    const code = e.code ?? e.cause?.code;
+    if (
+      timeout.aborted ||
+      code === 'UND_ERR_HEADERS_TIMEOUT' ||
+      code === 'UND_ERR_BODY_TIMEOUT' ||
+      code === 'UND_ERR_CONNECT_TIMEOUT'
+    ) {
+      return new AttemptError(`timed out after ${formatMs(this.opts.timeoutMs)}`, code === 'UND_ERR_CONNECT_TIMEOUT', 'timeout', code);
+    }
+    const notSent = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
+    return new AttemptError(describeNetworkError(code, e.message), notSent, 'network', code);
+  }
+
+  private trace(line: string): void {
+    if (this.opts.debug) this.opts.stderr.write(`[debug] ${line}\n`);
+  }
+
+  async *pages(req: RequestSpec, o: { all: boolean; signal?: AbortSignal }): AsyncIterable<Page> {
+    let query = { ...(req.query ?? {}) };
+    let guard = 0;
+    for (;;) {
+      const res = await this.request({ ...req, query }, { signal: o.signal });
+      const page = toPage(res.body, this.displayPath({ ...req, query }), req.method);
+      yield page;
+      if (!o.all) return;
+      const next = nextPageQuery(query, page.raw, page.records.length);
+      if (!next || ++guard > 100_000) return;
+      query = next;
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.dispatcher) await (await this.dispatcher).close();
+  }
+}
+
+function toPage(body: unknown, display: string, method: string): Page {
+  if (body && typeof body === 'object' && !Array.isArray(body)) {
+    const data = (body as { data?: unknown }).data;
+    if (Array.isArray(data)) return { records: data, raw: body };
+  }
+  if (Array.isArray(body)) return { records: body, raw: { data: body } };
+  throw new ApiError({
+    status: 200,
+    request: { method, path: display },
+    serviceMessage: 'the answer holds no list (`data` array)',
+    exitCode: 6,
+  });
+}
+
+function parseBody(text: string, contentType: string | string[] | undefined): unknown {
+  if (!text) return undefined;
+  const ct = String(contentType ?? '');
+  const looksJson = /json/i.test(ct) || /^[\s]*[[{]/.test(text);
+  if (looksJson) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+function describeNetworkError(code: string | undefined, message: string | undefined): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused';
+    case 'ECONNRESET':
+    case 'UND_ERR_SOCKET':
+      return 'connection reset by the service';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host not found';
+    case 'UND_ERR_CLOSED':
+      return 'connection closed';
+    default:
+      return message ? `network error: ${message}` : 'network error';
+  }
+}
+
+function truncateForTrace(s: string): string {
+  return s.length > 2000 ? `${s.slice(0, 2000)}… (${s.length} chars)` : s;
+}
+

@@ -1,0 +1,63 @@
+// The errors one attempt or a whole request can end in, shared by the client
+// and the retry layer.
+import type { ApiResponse, RequestSpec } from '../cli/types.js';
+import { ApiError, OutcomeUnknownError, TransientError } from '../errors.js';
+
+/** Failure of one attempt, before retry policy decides: carries what the retry layer needs. */
+export class AttemptError extends Error {
+  constructor(
+    message: string,
+    /** The request surely did not reach the service (connection refused, DNS). */
+    readonly notSent: boolean,
+    readonly kind: 'network' | 'timeout',
+    readonly code?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Turns a non-2xx answer into the typed error (used by the retry layer once retries are over). */
+export function errorForResponse(req: RequestSpec, res: ApiResponse, display: string): Error {
+  const body = res.body as { message?: unknown; errors?: unknown } | string | undefined;
+  let serviceMessage: string | undefined;
+  let fieldErrors: Record<string, string[]> | undefined;
+  if (body && typeof body === 'object') {
+    if (typeof body.message === 'string') serviceMessage = body.message;
+    if (body.errors && typeof body.errors === 'object' && !Array.isArray(body.errors)) {
+      fieldErrors = {};
+      for (const [k, v] of Object.entries(body.errors as Record<string, unknown>)) {
+        fieldErrors[k] = Array.isArray(v) ? v.map(String) : [String(v)];
+      }
+    }
+  } else if (typeof body === 'string' && body.trim()) {
+    // HTML from a proxy: say what it was, not the whole page.
+    serviceMessage = /<html|<!doctype/i.test(body) ? 'the answer was an HTML page, not JSON' : body.trim().slice(0, 200);
+  }
+  const [method, path] = splitDisplay(display);
+  return new ApiError({ status: res.status, request: { method, path }, serviceMessage, fieldErrors, body: res.body });
+}
+
+export function transientError(display: string, reason: string, hint?: string): TransientError {
+  const [method, path] = splitDisplay(display);
+  return new TransientError(`${method} ${path}: ${reason}`, { method, path }, hint ? [hint] : []);
+}
+
+export function outcomeUnknownError(display: string, reason: string, req: RequestSpec): OutcomeUnknownError {
+  const hint = checkHint(req);
+  return new OutcomeUnknownError(`${display}: ${reason}; the request may or may not have reached the service`, hint ? [hint] : []);
+}
+
+function checkHint(req: RequestSpec): string {
+  const job = /^\/jobs\/([^/]+)\/backups\/start$/.exec(req.path);
+  if (job) return `Check before retrying: backupctl jobs backup list ${job[1]} --sort -created_at`;
+  return 'Check the current state with the matching list command before retrying.';
+}
+
+function splitDisplay(display: string): [string, string] {
+  const i = display.indexOf(' ');
+  return [display.slice(0, i), display.slice(i + 1)];
+}
+
+export function formatMs(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000}s` : `${ms}ms`;
+}

@@ -1,0 +1,47 @@
+import type { QueryValue } from '../cli/types.js';
+
+const DEFAULT_PAGE_SIZE = 15;
+
+/**
+ * The query for the page after `raw`, or undefined at the end. As api-facts.md
+ * says: follow links.next while it is a URL, else meta.current_page/last_page,
+ * else stop on a short page. A links.next may drop the filters and page_size
+ * of the first request, so the current query is kept and only the page moves.
+ */
+export function nextPageQuery(
+  query: Record<string, QueryValue>,
+  raw: unknown,
+  received: number,
+): Record<string, QueryValue> | undefined {
+  const body = (raw ?? {}) as { links?: { next?: unknown }; meta?: { current_page?: unknown; last_page?: unknown } };
+  const current = toInt(query.page) ?? toInt(body.meta?.current_page) ?? 1;
+  const next = body.links?.next;
+  if (typeof next === 'string' && next) {
+    let page: number | undefined;
+    try {
+      page = toInt(new URL(next, 'http://x').searchParams.get('page'));
+    } catch {
+      page = undefined;
+    }
+    // A next link that does not move forward would loop forever.
+    if (page !== undefined && page > current) return { ...query, page };
+    if (page === undefined) return { ...query, page: current + 1 };
+    return undefined;
+  }
+  if (next === null && body.links && 'next' in body.links) return undefined;
+  const last = toInt(body.meta?.last_page);
+  if (last !== undefined) return current < last ? { ...query, page: current + 1 } : undefined;
+  const asked = toInt(query.page_size) ?? DEFAULT_PAGE_SIZE;
+  return received >= asked && received > 0 ? { ...query, page: current + 1 } : undefined;
+}
+
+/** The last page number when the answer says it (for fetching the rest concurrently). */
+export function lastPage(raw: unknown): number | undefined {
+  return toInt((raw as { meta?: { last_page?: unknown } } | undefined)?.meta?.last_page);
+}
+
+function toInt(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  return undefined;
+}

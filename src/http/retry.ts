@@ -1,0 +1,116 @@
+// When to try a request again, and when to give up with which error.
+// Idempotent methods (GET, PUT, PATCH, DELETE) retry on network errors, 408,
+// 429 and 5xx; a POST only when it surely never arrived (connection refused)
+// or was turned away with 429. Anything else after a POST was sent is
+// "outcome unknown" (exit 7): sending it again could start a second backup.
+import type { ApiResponse, RequestSpec } from '../cli/types.js';
+import { AttemptError, errorForResponse, outcomeUnknownError, transientError, formatMs } from './failures.js';
+
+export interface RetryPolicy {
+  maxRetries: number;
+  /** First backoff; doubles each retry, full jitter. */
+  baseDelayMs: number;
+  /** Longest single wait, also the cap on Retry-After. */
+  maxDelayMs: number;
+  /** All attempts and waits together. */
+  deadlineMs?: number;
+  random?: () => number;
+  sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export const defaultRetryPolicy: RetryPolicy = {
+  maxRetries: 4,
+  baseDelayMs: 500,
+  maxDelayMs: 30_000,
+};
+
+export interface RetryContext {
+  signal?: AbortSignal;
+  trace: (line: string) => void;
+  /** "GET /v1/servers?page=2" */
+  display: string;
+  timeoutMs: number;
+}
+
+const RETRYABLE_STATUS = (s: number) => s === 408 || s === 429 || s >= 500;
+
+export async function runWithRetries(
+  req: RequestSpec,
+  attemptOnce: (attempt: number) => Promise<ApiResponse>,
+  policy: RetryPolicy,
+  ctx: RetryContext,
+): Promise<ApiResponse> {
+  const idempotent = req.method !== 'POST';
+  const started = Date.now();
+  // Default deadline: room for every attempt to time out once plus the waits.
+  const deadline = started + (policy.deadlineMs ?? ctx.timeoutMs * 2 + 60_000);
+  const sleep = policy.sleep ?? abortableSleep;
+  const random = policy.random ?? Math.random;
+  for (let attempt = 1; ; attempt++) {
+    let res: ApiResponse | undefined;
+    let failure: AttemptError | undefined;
+    try {
+      res = await attemptOnce(attempt);
+    } catch (err) {
+      if (!(err instanceof AttemptError)) throw err;
+      failure = err;
+    }
+    if (res && res.status < 400) return res;
+
+    const retryable = res
+      ? RETRYABLE_STATUS(res.status) && (idempotent || res.status === 429)
+      : idempotent || failure!.notSent;
+    const retriesLeft = attempt <= policy.maxRetries;
+    let wait = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)) * random();
+    const retryAfter = res ? parseRetryAfter(res.headers['retry-after']) : undefined;
+    // Retry-After is honoured, but capped: a service asking for an hour does not hold a cron job for an hour.
+    if (retryAfter !== undefined) wait = Math.min(retryAfter, policy.maxDelayMs);
+    const withinDeadline = Date.now() + wait < deadline;
+
+    if (retryable && retriesLeft && withinDeadline) {
+      ctx.trace(
+        `${res ? `got ${res.status}` : failure!.message}; retry ${attempt} of ${policy.maxRetries} in ${formatMs(Math.round(wait))}`,
+      );
+      await sleep(wait, ctx.signal);
+      continue;
+    }
+
+    // Giving up: say why, with the right exit code.
+    const tries = attempt > 1 ? ` (after ${attempt} attempts)` : '';
+    if (res) {
+      if (!idempotent && res.status !== 429 && res.status >= 500) {
+        throw outcomeUnknownError(ctx.display, `${res.status} from the service${tries}`, req);
+      }
+      const err = errorForResponse(req, res, ctx.display);
+      if (tries && err instanceof Error) err.message += tries;
+      throw err;
+    }
+    if (!idempotent && !failure!.notSent) throw outcomeUnknownError(ctx.display, failure!.message, req);
+    throw transientError(ctx.display, failure!.message + tries);
+  }
+}
+
+/** Retry-After in seconds or as an HTTP date; milliseconds, or undefined when absent or unreadable. */
+export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (!v) return undefined;
+  if (/^\s*\d+(\.\d+)?\s*$/.test(v)) return Math.round(Number(v) * 1000);
+  const t = Date.parse(v);
+  if (Number.isNaN(t)) return undefined;
+  return Math.max(0, t - now);
+}
+
+export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason);
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,89 @@
+// argv -> command -> exit code. The only place that prints errors and exits.
+// Start-up is kept small: `--version` answers before anything else loads, and
+// the command tree is built from dist/manifest.json without loading handlers.
+import { readFileSync } from 'node:fs';
+import type { Manifest } from './resources/types.js';
+import type { IO } from './cli/types.js';
+import { CliError, ExitCode, InterruptedError } from './errors.js';
+import { scrub } from './util/scrub.js';
+
+declare const __VERSION__: string;
+export const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
+
+export async function cli(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-v')) {
+    process.stdout.write(`${VERSION}\n`);
+    return;
+  }
+  const code = await run(argv, processIO(), process.env);
+  process.exit(code);
+}
+
+export function processIO(): IO {
+  return {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    stdin: process.stdin,
+    stdoutIsTTY: !!process.stdout.isTTY,
+    stderrIsTTY: !!process.stderr.isTTY,
+    stdinIsTTY: !!process.stdin.isTTY,
+    columns: process.stdout.columns || 80,
+  };
+}
+
+export function loadManifest(): Manifest {
+  return JSON.parse(readFileSync(new URL('./manifest.json', import.meta.url), 'utf8')) as Manifest;
+}
+
+export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promise<number> {
+  const controller = new AbortController();
+  let interrupted = false;
+  const onSigint = () => {
+    // A second Ctrl-C stops at once.
+    if (interrupted) process.exit(ExitCode.interrupted);
+    interrupted = true;
+    controller.abort(new InterruptedError());
+  };
+  process.on('SIGINT', onSigint);
+  const debug = argv.includes('--debug') || env.BACKUPCTL_DEBUG === '1';
+  try {
+    const { buildProgram } = await import('./cli/program.js');
+    const program = buildProgram(loadManifest(), io, async (spec, positionals, options, globals) => {
+      const { runCommand } = await import('./cli/runner.js');
+      await runCommand({ spec, positionals, options, globals, io, env, signal: controller.signal });
+    });
+    await program.parseAsync(argv, { from: 'user' });
+    return interrupted ? ExitCode.interrupted : ExitCode.ok;
+  } catch (err) {
+    if (interrupted) {
+      io.stderr.write('Interrupted.\n');
+      return ExitCode.interrupted;
+    }
+    return report(err, io, debug);
+  } finally {
+    process.off('SIGINT', onSigint);
+  }
+}
+
+function report(err: unknown, io: IO, debug: boolean): number {
+  const e = err as { code?: string; exitCode?: number; name?: string; message?: string; stack?: string };
+  if (typeof e?.code === 'string' && e.code.startsWith('commander.')) {
+    // commander has printed its own message (or the help / version).
+    if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return ExitCode.ok;
+    return ExitCode.usage;
+  }
+  if (err instanceof CliError) {
+    io.stderr.write(scrub(`error: ${err.message}\n`));
+    for (const line of err.details) io.stderr.write(scrub(`${line}\n`));
+    return err.exitCode;
+  }
+  if (e?.name === 'AbortError' || e?.name === 'ExitPromptError') {
+    io.stderr.write('Interrupted.\n');
+    return ExitCode.interrupted;
+  }
+  io.stderr.write(scrub(`error: unexpected failure: ${e?.message ?? String(err)}\n`));
+  if (debug && e?.stack) io.stderr.write(scrub(`${e.stack}\n`));
+  else io.stderr.write('Run again with --debug for details, and report it if it persists.\n');
+  return ExitCode.refused;
+}

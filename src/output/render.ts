@@ -1,0 +1,289 @@
+// The one place that prints results. See index.ts for the rules.
+import type { Column, IO, OutputOptions, Result, Section } from '../cli/types.js';
+import { UsageError } from '../errors.js';
+import {
+  columnValue,
+  displayWidth,
+  padEnd,
+  plainColorizer,
+  rawText,
+  recordValueText,
+  sanitize,
+  sanitizeMultiline,
+  styleCell,
+  tsvField,
+  type Colorizer,
+} from './format.js';
+import { OutputWriter } from './writer.js';
+
+export interface RenderOptions {
+  /** The moment relative times are measured from (tests fix it). */
+  now?: Date;
+}
+
+type ListResult = Extract<Result, { kind: 'list' }>;
+type RecordResult = Extract<Result, { kind: 'record' }>;
+type ObjectResult = Extract<Result, { kind: 'object' }>;
+
+interface Target {
+  out: OutputOptions;
+  io: IO;
+  stdout: OutputWriter;
+  stderr: OutputWriter;
+  now: Date;
+}
+
+/**
+ * The columns to show: all but the `extra` ones, or those named in
+ * --columns (by key or header, any case) in the order named.
+ */
+export function selectColumns(columns: readonly Column[], names: readonly string[] | undefined): Column[] {
+  if (names === undefined || names.length === 0) return columns.filter((c) => !c.extra);
+  return names.map((name) => {
+    const wanted = name.toLowerCase();
+    const found =
+      columns.find((c) => c.key.toLowerCase() === wanted) ?? columns.find((c) => c.header.toLowerCase() === wanted);
+    if (!found) {
+      throw new UsageError(`Unknown column "${name}" in --columns; allowed: ${columns.map((c) => c.key).join(', ')}`);
+    }
+    return found;
+  });
+}
+
+async function makeColorizer(out: OutputOptions): Promise<Colorizer> {
+  if (!out.color) return plainColorizer;
+  const { Chalk, supportsColor } = await import('chalk');
+  const detected = supportsColor ? supportsColor.level : 0;
+  return new Chalk({ level: detected > 0 ? detected : 1 });
+}
+
+function json(value: unknown, pretty: boolean): string {
+  // JSON.stringify(undefined) is undefined; print what an array would hold.
+  return (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
+}
+
+function idOf(record: unknown, idField: string): string | undefined {
+  if (record === null || typeof record !== 'object') return undefined;
+  const id = (record as Record<string, unknown>)[idField];
+  if (id === null || id === undefined) return undefined;
+  return sanitize(rawText(id));
+}
+
+function tsvLine(record: unknown, columns: readonly Column[]): string {
+  return columns.map((c) => tsvField(rawText(columnValue(record, c)))).join('\t');
+}
+
+// ---------------------------------------------------------------------------
+// Lists
+
+/** Walks the pages until they end or the reader of stdout goes away. */
+async function eachPage(
+  pages: AsyncIterable<unknown[]>,
+  target: Target,
+  chunkOf: (page: unknown[]) => string,
+): Promise<number> {
+  let count = 0;
+  if (!target.stdout.open) return count;
+  // Leaving the loop early calls the iterator's return(), so no further page is fetched.
+  for await (const page of pages) {
+    if (page.length === 0) continue;
+    count += page.length;
+    if (!(await target.stdout.write(chunkOf(page)))) break;
+  }
+  return count;
+}
+
+async function renderList(result: ListResult, target: Target): Promise<void> {
+  const { out } = target;
+  if (out.quiet) {
+    await eachPage(result.pages, target, (page) => {
+      let chunk = '';
+      for (const record of page) {
+        const id = idOf(record, result.idField);
+        if (id !== undefined) chunk += id + '\n';
+      }
+      return chunk;
+    });
+    return;
+  }
+  switch (out.format) {
+    case 'ndjson':
+      await eachPage(result.pages, target, (page) => {
+        let chunk = '';
+        for (const record of page) chunk += json(record, false) + '\n';
+        return chunk;
+      });
+      return;
+    case 'json':
+      return renderJsonArray(result.pages, target);
+    case 'tsv': {
+      const columns = selectColumns(result.columns, out.columns);
+      await eachPage(result.pages, target, (page) => {
+        let chunk = '';
+        for (const record of page) chunk += tsvLine(record, columns) + '\n';
+        return chunk;
+      });
+      return;
+    }
+    case 'table': {
+      const columns = selectColumns(result.columns, out.columns);
+      const printer = await tablePrinter(columns, target);
+      const count = await eachPage(result.pages, target, (page) => printer.page(page));
+      if (count === 0 && target.stdout.open) await target.stderr.write('No results.\n');
+      return;
+    }
+  }
+}
+
+/**
+ * One JSON array, written record by record. The same text as
+ * JSON.stringify(array, null, 2) when pretty. If the pages fail part way the
+ * array is left open on purpose: a reader must not take a cut list for a whole one.
+ */
+async function renderJsonArray(pages: AsyncIterable<unknown[]>, target: Target): Promise<void> {
+  const { pretty } = target.out;
+  const separator = pretty ? '\n  ' : '';
+  let first = true;
+  const count = await eachPage(pages, target, (page) => {
+    let chunk = '';
+    for (const record of page) {
+      chunk += first ? '[' + separator : ',' + separator;
+      first = false;
+      chunk += pretty ? json(record, true).replace(/\n/g, '\n  ') : json(record, false);
+    }
+    return chunk;
+  });
+  if (!target.stdout.open) return;
+  await target.stdout.write(count === 0 ? '[]\n' : pretty ? '\n]\n' : ']\n');
+}
+
+async function tablePrinter(columns: readonly Column[], target: Target, noHeaders = target.out.noHeaders) {
+  const { createTablePrinter } = await import('./table.js');
+  return createTablePrinter(columns, {
+    colorizer: await makeColorizer(target.out),
+    noHeaders,
+    maxWidth: target.io.columns,
+    now: target.now,
+  });
+}
+
+// ---------------------------------------------------------------------------
+// One record
+
+async function renderRecord(result: RecordResult, target: Target): Promise<void> {
+  const { out, stdout } = target;
+  if (out.quiet) {
+    const id = idOf(result.record, result.idField);
+    if (id !== undefined) await stdout.write(id + '\n');
+    return;
+  }
+  switch (out.format) {
+    case 'json':
+      await stdout.write(json(result.record, out.pretty) + '\n');
+      return;
+    case 'ndjson':
+      await stdout.write(json(result.record, false) + '\n');
+      return;
+    case 'tsv':
+      await stdout.write(tsvLine(result.record, selectColumns(result.columns, out.columns)) + '\n');
+      return;
+    case 'table':
+      await stdout.write(await recordView(result, target));
+      return;
+  }
+}
+
+/** `Key:  value` lines, then each section as a titled table. */
+async function recordView(result: RecordResult, target: Target): Promise<string> {
+  const colorizer = await makeColorizer(target.out);
+  const columns = selectColumns(result.columns, target.out.columns);
+  const labelWidth = columns.reduce((max, c) => Math.max(max, displayWidth(c.header) + 1), 0) + 2;
+  let text = '';
+  for (const column of columns) {
+    const value = columnValue(result.record, column);
+    const shown = styleCell(recordValueText(value, column, target.now), value, column, colorizer);
+    text += `${padEnd(column.header + ':', labelWidth)}${shown}`.trimEnd() + '\n';
+  }
+  for (const section of result.sections ?? []) text += await sectionView(section, target, colorizer);
+  return text;
+}
+
+async function sectionView(section: Section, target: Target, colorizer: Colorizer): Promise<string> {
+  const title = '\n' + colorizer.bold(sanitize(section.title)) + '\n';
+  if (section.rows.length === 0) return title + '(none)\n';
+  const printer = await tablePrinter(selectColumns(section.columns, undefined), target, false);
+  return title + printer.page(section.rows);
+}
+
+// ---------------------------------------------------------------------------
+// Whole answers, confirmations, text
+
+function keyValueLines(value: unknown): string {
+  if (Array.isArray(value)) return value.map((item) => sanitize(rawText(item)) + '\n').join('');
+  if (value === null || typeof value !== 'object') return value === undefined ? '' : sanitize(rawText(value)) + '\n';
+  return Object.entries(value as Record<string, unknown>)
+    .map(([key, field]) => `${sanitize(key)}: ${sanitize(rawText(field))}`.trimEnd() + '\n')
+    .join('');
+}
+
+async function renderObject(result: ObjectResult, target: Target): Promise<void> {
+  const { out, stdout } = target;
+  if (out.quiet) {
+    // No id to show means nothing to show: -q promises ids only.
+    const id = result.idField === undefined ? undefined : idOf(result.value, result.idField);
+    if (id !== undefined) await stdout.write(id + '\n');
+    return;
+  }
+  switch (out.format) {
+    case 'json':
+      await stdout.write(json(result.value, out.pretty) + '\n');
+      return;
+    case 'ndjson':
+      await stdout.write(json(result.value, false) + '\n');
+      return;
+    case 'table':
+    case 'tsv':
+      await stdout.write(result.text !== undefined ? withNewline(sanitizeMultiline(result.text)) : keyValueLines(result.value));
+      return;
+  }
+}
+
+function withNewline(text: string): string {
+  return text === '' || text.endsWith('\n') ? text : text + '\n';
+}
+
+export async function render(result: Result, out: OutputOptions, io: IO, options: RenderOptions = {}): Promise<void> {
+  const target: Target = {
+    out,
+    io,
+    stdout: new OutputWriter(io.stdout),
+    stderr: new OutputWriter(io.stderr),
+    now: options.now ?? new Date(),
+  };
+  switch (result.kind) {
+    case 'list':
+      return renderList(result, target);
+    case 'record':
+      return renderRecord(result, target);
+    case 'object':
+      return renderObject(result, target);
+    case 'done':
+      if (out.quiet) {
+        if (result.id !== undefined && result.id !== null && result.id !== '') {
+          await target.stdout.write(sanitize(String(result.id)) + '\n');
+        }
+        return;
+      }
+      await target.stderr.write(withNewline(sanitizeMultiline(result.message)));
+      return;
+    case 'text':
+      if ((out.format === 'json' || out.format === 'ndjson') && result.value !== undefined) {
+        await target.stdout.write(json(result.value, out.format === 'json' && out.pretty) + '\n');
+        return;
+      }
+      await target.stdout.write(withNewline(result.text));
+      return;
+    case 'empty':
+      return;
+  }
+}

@@ -1,0 +1,48 @@
+// A progress spinner on stderr, shown only to a person at a terminal.
+import type { IO, Spinner } from '../cli/types.js';
+import { sanitize } from './format.js';
+
+const noop: Spinner = { update() {}, stop() {} };
+
+/**
+ * Returns at once; ora loads in the background and the spinner appears when
+ * it has. `update` and `stop` work at any moment: text set before ora loads
+ * is the text it starts with, and after `stop` it never starts. A no-op when
+ * stderr is not a terminal, so pipes and CI logs get no spinner frames.
+ */
+export function createSpinner(text: string, io: IO): Spinner {
+  if (!io.stderrIsTTY) return noop;
+  let currentText = sanitize(text);
+  let stopped = false;
+  let spinner: { text: string; stop(): unknown } | undefined;
+
+  import('ora')
+    .then(({ default: ora }) => {
+      if (stopped) return;
+      spinner = ora({
+        text: currentText,
+        stream: io.stderr,
+        // The caller decided stderr is a terminal (io may be injected).
+        isEnabled: true,
+        // ora would put stdin in raw mode, which breaks `--file -` and prompts.
+        discardStdin: false,
+      }).start();
+    })
+    .catch(() => {
+      // Without a spinner the command still works; nothing to report.
+    });
+
+  return {
+    update(next: string) {
+      currentText = sanitize(next);
+      if (spinner) spinner.text = currentText;
+    },
+    stop() {
+      stopped = true;
+      if (spinner) {
+        spinner.stop();
+        spinner = undefined;
+      }
+    },
+  };
+}

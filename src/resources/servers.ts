@@ -1,0 +1,77 @@
+// Servers reached over SSH.
+import type { Column, Handler } from '../cli/types.js';
+import type { ModuleSpec } from './types.js';
+import { modifiedSince, serverSchema } from './common.js';
+
+export const schemas = { server: serverSchema };
+
+export const columns: Record<string, Column[]> = {
+  server: [
+    { key: 'id', header: 'ID' },
+    { key: 'name', header: 'Name' },
+    { key: 'host', header: 'Host' },
+    { key: 'port', header: 'Port' },
+    { key: 'user', header: 'User' },
+    { key: 'status', header: 'Status', format: 'status' },
+    { key: 'key', header: 'Key', get: (s) => s.key?.name ?? s.key?.id },
+    { key: 'last_used', header: 'Last used', format: 'time' },
+    { key: 'created_at', header: 'Created', format: 'time', extra: true },
+  ],
+};
+
+export const module: ModuleSpec = {
+  name: 'servers',
+  commands: [
+    {
+      path: ['servers', 'list'],
+      summary: 'List servers',
+      examples: ['backupctl servers list', 'backupctl servers list --name web --sort -last_used_at', 'backupctl servers list --all -o ndjson'],
+      method: 'GET',
+      endpoint: '/servers',
+      params: [
+        { name: 'name', in: 'query', type: 'string', description: 'Only servers whose name is like this' },
+        { name: 'host', in: 'query', type: 'string', description: 'Only servers with this host' },
+        modifiedSince,
+      ],
+      list: { sort: ['id', 'host', 'name', 'created_at', 'last_used_at'] },
+      output: { kind: 'list', schema: 'server', columns: 'server' },
+    },
+    {
+      path: ['servers', 'add'],
+      summary: 'Connect a server over SSH',
+      description: 'Run `backupctl servers code --key <key-id>` on the server first so the service can log in with that key.',
+      examples: ['backupctl servers add --name web-1 --host 203.0.113.10 --user root --key 12', 'backupctl servers add --name db --host db.example.com --port 2222 --user backup --key 12 -q'],
+      method: 'POST',
+      endpoint: '/servers',
+      params: [
+        { name: 'name', in: 'body', type: 'string', required: true, description: 'Name of the server' },
+        { name: 'ssh_host', flag: 'host', in: 'body', type: 'string', required: true, description: 'Address of the server' },
+        { name: 'ssh_port', flag: 'port', in: 'body', type: 'integer', min: 1, max: 65535, wire: 'string', default: 22, description: 'SSH port' },
+        { name: 'ssh_user', flag: 'user', in: 'body', type: 'string', required: true, description: 'SSH user' },
+        { name: 'ssh_key', flag: 'key', in: 'body', type: 'integer', min: 1, required: true, placeholder: 'key-id', description: 'Id of the SSH key the service logs in with' },
+      ],
+      output: { kind: 'record', schema: 'server', columns: 'server' },
+    },
+    {
+      path: ['servers', 'code'],
+      summary: 'Print the shell line that installs an SSH key on a server',
+      description: 'Run the printed line on the server. It holds a one-time token: do not share it.',
+      examples: ['backupctl servers code --key 12', 'backupctl servers code --key 12 | ssh root@203.0.113.10 sh'],
+      method: 'GET',
+      endpoint: '/servers/code',
+      params: [{ name: 'key_id', flag: 'key', in: 'query', type: 'integer', min: 1, required: true, placeholder: 'key-id', description: 'Id of the SSH key to install' }],
+      output: { kind: 'object' },
+      handler: 'code',
+    },
+  ],
+};
+
+/** Prints the `code` line alone, so it can be piped to a shell; --json keeps the whole answer. */
+const code: Handler = async (input, ctx) => {
+  const client = await ctx.client();
+  const res = await client.request(input.request!, { signal: ctx.signal });
+  const body = (res.body ?? {}) as { code?: unknown };
+  return { kind: 'object', value: body, text: typeof body.code === 'string' ? body.code : JSON.stringify(body) };
+};
+
+export const handlers: Record<string, Handler> = { code };

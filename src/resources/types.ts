@@ -1,0 +1,156 @@
+// The declarative description of a command. Everything here is plain data so
+// that the build can serialise every command into dist/manifest.json: `--help`
+// and argument parsing then run without loading zod, undici or any resource's
+// schemas. Functions (custom handlers, column getters) live in the resource
+// module itself and are loaded only when the command runs.
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * How a flag's text is checked and turned into a value.
+ * - string, integer, number, boolean: the obvious; boolean flags take no value.
+ * - enum: one of `values`.
+ * - datetime: ISO 8601 or a relative age (`24h`, `7d`, `2w`, `90m`); sent as ISO 8601 UTC.
+ * - duration: `30s`, `5m`, `2h`, or milliseconds; handed to the handler in ms.
+ * - uuid: a UUID-shaped string.
+ * - tags: `manual,daily`; with `tagValue` it becomes {manual: 1, daily: 1} (or 0).
+ * - kv: repeatable `key=value`, collected into an object.
+ * - storage: repeatable `id[:priority]`, collected into [{storage_id, priority}].
+ * - json-file: a path or `-`; the JSON object read from it is the value.
+ * - text-file: a path or `-`; the text read from it is the value.
+ */
+export type ParamType =
+  | 'string'
+  | 'integer'
+  | 'number'
+  | 'boolean'
+  | 'enum'
+  | 'datetime'
+  | 'duration'
+  | 'uuid'
+  | 'tags'
+  | 'kv'
+  | 'storage'
+  | 'json-file'
+  | 'text-file'
+  /** `--sort name` or `--sort -name`, one of `values` */
+  | 'sort';
+
+/** Where a parameter goes in the request. `local` is consumed by a custom handler only. */
+export type ParamLocation = 'path' | 'query' | 'body' | 'local';
+
+export interface ParamSpec {
+  /**
+   * The API name. Dotted names nest in the body (`credentials.key`,
+   * `retention.daily`); `.` means "the whole body" (a `--file` whose fields
+   * other flags override). A `#suffix` lets two flags feed one API field:
+   * `tags` and `tags#without` both fill `tags[...]`.
+   */
+  name: string;
+  /** Flag (without dashes) or, for positionals, the argument's name. Default: kebab-case of name. */
+  flag?: string;
+  /** One-letter alias, e.g. 'n'. */
+  short?: string;
+  in: ParamLocation;
+  type: ParamType;
+  /** Allowed values for `enum`. */
+  values?: readonly string[];
+  required?: boolean;
+  /** Required only when another parameter has one of these values, e.g. {provider: ['custom']}. */
+  requiredWhen?: Record<string, readonly string[]>;
+  /** A positional argument (`<id>`), in the order of the params array. */
+  positional?: boolean;
+  /** Repeatable flag: values collected in an array (kv and storage always are). */
+  repeatable?: boolean;
+  /** JSON type on the wire when it differs from the flag type (ssh_port is sent as a string). */
+  wire?: 'string' | 'integer';
+  /** `--no-<flag>` sends null (droplets' --no-secondary-region). */
+  nullable?: boolean;
+  /** For `tags`: the value each listed tag gets (1 for --tags, 0 for --without-tags). */
+  tagValue?: 0 | 1;
+  /** Inclusive bounds for integer and number values. */
+  min?: number;
+  max?: number;
+  default?: string | number | boolean;
+  /** Placeholder shown in help, e.g. `<key-id>`. */
+  placeholder?: string;
+  description: string;
+  /** Not shown in help (deprecated aliases). */
+  hidden?: boolean;
+}
+
+export type OutputKind =
+  /** an array of records (`data`), paginated */
+  | 'list'
+  /** one record (`data`) */
+  | 'record'
+  /** an answer without `data`, printed whole (start backup, servers code) */
+  | 'object'
+  /** 204: nothing on stdout; a confirmation line on stderr; `-q` prints the id acted on */
+  | 'none';
+
+export interface OutputSpec {
+  kind: OutputKind;
+  /** Key of the record's zod schema in the module's `schemas` export (lenient parsing). */
+  schema?: string;
+  /** Key of the column set in the module's `columns` export. */
+  columns?: string;
+  /** For kind `none`: the confirmation, with {param} placeholders, e.g. 'Deleted SSH key {key_id}'. */
+  done?: string;
+  /** Field holding the record's id, for `-q` (default `id`). */
+  idField?: string;
+}
+
+export interface ListSpec {
+  /** Fields the endpoint sorts by; `--sort -name` for descending. */
+  sort?: readonly string[];
+  /** False where the endpoint takes no page_size (default true). */
+  pageSize?: boolean;
+}
+
+export interface CommandSpec {
+  /** Command words, e.g. ['jobs', 'backup', 'start']. */
+  path: readonly string[];
+  /** One line for lists of commands. */
+  summary: string;
+  /** Longer help text, optional. */
+  description?: string;
+  /** At least one example command line, shown in --help. */
+  examples: readonly string[];
+  /** The endpoint, when the command sends one request. Path relative to /v1, e.g. '/ssh-keys/{key_id}/rename'. */
+  method?: HttpMethod;
+  endpoint?: string;
+  params: readonly ParamSpec[];
+  list?: ListSpec;
+  output: OutputSpec;
+  /** Destructive: ask this question on a TTY (placeholders as in `done`); `--yes` skips it. */
+  confirm?: string;
+  /** Name of a custom handler in the module's `handlers` export; default: the generic endpoint runner. */
+  handler?: string;
+  /** Extra endpoints a custom handler calls (for the coverage check and docs), as 'METHOD /path'. */
+  alsoCalls?: readonly string[];
+  /** Other names for the command's last word. */
+  aliases?: readonly string[];
+  /** Commands that never talk to the service (auth status, config ...): no --dry-run. */
+  local?: boolean;
+  /** Hidden from help (aliases kept for compatibility). */
+  hidden?: boolean;
+}
+
+/** What every resource or command module exports. */
+export interface ModuleSpec {
+  /** Module key in the registry, e.g. 'servers'. */
+  name: string;
+  commands: readonly CommandSpec[];
+}
+
+/** The serialised form written to dist/manifest.json. */
+export interface ManifestCommand extends CommandSpec {
+  module: string;
+}
+
+export interface Manifest {
+  version: string;
+  groups: Record<string, string>;
+  commands: ManifestCommand[];
+}

@@ -1,0 +1,48 @@
+// Durations and datetimes as users type them. Tiny on purpose: loaded at start-up by some commands.
+
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 };
+
+/** `500ms`, `30s`, `5m`, `2h`, `1d`, `2w`, `1h30m`; a bare number is seconds. Milliseconds, or undefined. */
+export function parseDuration(text: string): number | undefined {
+  const s = text.trim().toLowerCase();
+  if (/^\d+(\.\d+)?$/.test(s)) return Math.round(Number(s) * 1000);
+  const re = /(\d+(?:\.\d+)?)(ms|s|m|h|d|w)/g;
+  let total = 0;
+  let consumed = 0;
+  for (const m of s.matchAll(re)) {
+    if (m.index !== consumed) return undefined;
+    total += Number(m[1]) * UNIT_MS[m[2]!]!;
+    consumed += m[0].length;
+  }
+  if (consumed !== s.length || consumed === 0) return undefined;
+  return Math.round(total);
+}
+
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/i;
+
+/**
+ * ISO 8601 (a date, or a datetime; no zone means UTC) or an age (`90m`,
+ * `24h`, `7d`, `2w`: that long before `now`). Returns ISO 8601 UTC, or undefined.
+ */
+export function parseDatetime(text: string, now: number = Date.now()): string | undefined {
+  const s = text.trim();
+  if (/^\d+(?:\.\d+)?(ms|s|m|h|d|w)$/i.test(s) || /^(\d+(?:\.\d+)?(ms|s|m|h|d|w))+$/i.test(s)) {
+    const ms = parseDuration(s);
+    return ms === undefined ? undefined : new Date(now - ms).toISOString();
+  }
+  if (!ISO.test(s)) return undefined;
+  let normalized = s.replace(' ', 'T');
+  if (/^\d{4}-\d{2}-\d{2}$/.test(normalized)) normalized += 'T00:00:00Z';
+  else if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(normalized)) normalized += 'Z';
+  const t = Date.parse(normalized);
+  if (Number.isNaN(t)) return undefined;
+  return new Date(t).toISOString();
+}
+
+/** Parses the service's datetimes: `2022-01-11T06:40:29.000000Z` and `2022-01-11 06:40:29` (UTC). */
+export function parseServiceTime(value: unknown): number | undefined {
+  if (typeof value !== 'string' || !value) return undefined;
+  const s = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
+  const t = Date.parse(s);
+  return Number.isNaN(t) ? undefined : t;
+}
