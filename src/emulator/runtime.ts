@@ -1,0 +1,65 @@
+// What route handlers share: the state, the clock, id makers, timers that
+// close() can cancel, and the signer of download URLs.
+import type { FileSigner } from './files.js';
+import type { FileRecord, Store } from './store.js';
+import type { BackupOutcome } from './types.js';
+import { HOUR, createRng, uuidFrom, wholeSeconds, type Rng } from './util.js';
+
+/** Signed URLs inside records stay valid this long after start; download answers get 1 hour. */
+const RECORD_URL_LIFETIME = 7 * 24 * HOUR;
+const DOWNLOAD_URL_LIFETIME = HOUR;
+
+export class Runtime {
+  /** Set once the API server listens. */
+  baseUrl = '';
+  filesUrl = '';
+  /** Ids made at run time come from their own stream, so the seed's ids do not shift. */
+  readonly rng: Rng = createRng(0x5eed_0002);
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private closed = false;
+
+  constructor(
+    readonly store: Store,
+    readonly signer: FileSigner,
+    readonly tickMs: number,
+    readonly backupOutcome: BackupOutcome,
+    /** Start of the emulator, the "now" the seed's ages are measured from. */
+    readonly startedAt: number,
+  ) {}
+
+  now(): number {
+    return wholeSeconds(Date.now());
+  }
+
+  uuid(): string {
+    return uuidFrom(this.rng);
+  }
+
+  /** Runs `task` after `ms` unless the emulator closed first. */
+  later(ms: number, task: () => void): void {
+    if (this.closed) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      task();
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+
+  stop(): void {
+    this.closed = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+  }
+
+  /** The URL kept in a record's `files[].url`; made once so pages render the same every time. */
+  recordFileUrl(ownerId: string, file: FileRecord): string {
+    file.url ??= this.signer.url(this.filesUrl, ownerId, file.name, (this.startedAt + RECORD_URL_LIFETIME) / 1000);
+    return file.url;
+  }
+
+  /** A fresh URL valid for one hour, as POST /v1/backups/{id}/download gives. */
+  downloadUrl(ownerId: string, file: FileRecord): string {
+    return this.signer.url(this.filesUrl, ownerId, file.name, (this.now() + DOWNLOAD_URL_LIFETIME) / 1000);
+  }
+}

@@ -1,0 +1,375 @@
+// The emulator's state: one table per kind of record, held in memory.
+// Records are kept in the service's internal form (times as epoch ms, tags as
+// booleans); src/emulator/render.ts turns them into the shapes sent on the wire.
+import { notFound } from './reply.js';
+
+export const TAG_NAMES = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
+export type TagName = (typeof TAG_NAMES)[number];
+export type Tags = Record<TagName, boolean>;
+
+export function makeTags(set: readonly TagName[] = []): Tags {
+  return {
+    manual: set.includes('manual'),
+    hourly: set.includes('hourly'),
+    daily: set.includes('daily'),
+    weekly: set.includes('weekly'),
+    monthly: set.includes('monthly'),
+  };
+}
+
+export const ACCOUNT_PROVIDERS = [
+  'cloud_a',
+  'cloud_b',
+  'cloud_c',
+  'cloud_d',
+  'cloud_e',
+  'cloud_f',
+  'cloud_g',
+  'cloud_h',
+] as const;
+export type AccountProvider = (typeof ACCOUNT_PROVIDERS)[number];
+
+export const STORAGE_PROVIDERS = [
+  'cloud_i',
+  'cloud_a',
+  'cloud_j',
+  'cloud_k',
+  'cloud_l',
+  'cloud_f',
+  'cloud_m',
+  'cloud_g',
+  'cloud_c',
+  'custom',
+] as const;
+export type StorageProvider = (typeof STORAGE_PROVIDERS)[number];
+
+export interface SshKeyRecord {
+  id: number;
+  name: string;
+  public_key: string;
+  created_at: number;
+  updated_at: number;
+  last_used: number | null;
+}
+
+export interface ServerRecord {
+  id: number;
+  name: string;
+  host: string;
+  user: string;
+  port: number;
+  key_id: number;
+  status: string;
+  created_at: number;
+  updated_at: number;
+  last_used: number | null;
+}
+
+export interface AccountRecord {
+  id: number;
+  name: string;
+  provider: AccountProvider;
+  credentials: Record<string, string>;
+  expires_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface ResourceSchedule {
+  frequency: string;
+  retention: { hourly: number; daily: number; weekly: number; monthly: number };
+  timezone: string;
+  run_offset: number;
+}
+
+export interface ResourceRecord {
+  id: number;
+  account_id: number;
+  type: 'disk' | 'server';
+  backups_activated: boolean;
+  last_known_ip: string;
+  last_synced_at: number;
+  updated_at: number;
+  schedule: ResourceSchedule | null;
+}
+
+export interface SnapshotRecord {
+  id: number;
+  name: string;
+  /** Filter values use in_progress; records carry in-progress and delete-request too. */
+  status: string;
+  fail_reason: string | null;
+  size: number;
+  tags: Tags;
+  started_at: number;
+  completed_at: number | null;
+  account_id: number;
+  resource_id: number;
+}
+
+export interface StorageRecord {
+  id: number;
+  name: string;
+  provider: StorageProvider;
+  region: string | null;
+  bucket: string;
+  endpoint: string | null;
+  key: string | null;
+  secret: string | null;
+  estimated_size: number;
+  priority: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export type MachineKind = 'droplet' | 'volume';
+
+export interface Retention {
+  hourly?: number;
+  daily: number;
+  weekly: number;
+  monthly: number;
+}
+
+/** A droplet (integer id, host) or a volume (UUID id, no host) of the cloud_i area. */
+export interface MachineRecord {
+  kind: MachineKind;
+  id: number | string;
+  name: string;
+  host: string | null;
+  account: string;
+  estimated_cost: string | null;
+  status: string;
+  size: string;
+  location: string;
+  timezone: string;
+  run_offset: number;
+  frequency: number;
+  retention: Retention;
+  secondary_region: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MachineSnapshotRecord {
+  id: number;
+  machine_kind: MachineKind;
+  machine_id: number | string;
+  name: string;
+  status: string;
+  size: number;
+  tags: Tags;
+  started_at: number;
+  completed_at: number | null;
+}
+
+export type ComputeType = 'server' | 'ss_serverless' | 'ss_agent';
+
+export interface JobCompute {
+  type: ComputeType;
+  server_id?: number;
+  region?: 'EU' | 'US';
+}
+
+export interface ScheduleRecord {
+  id: number;
+  order: number;
+  cron: string;
+  timezone: string;
+  run_offset: number;
+  frequency: number;
+  frequency_mode: 'minute' | 'hour';
+  retention: { hourly: number; daily: number; weekly: number; monthly: number };
+  status: string;
+}
+
+export interface JobRecord {
+  id: string;
+  name: string;
+  recipe_id: number;
+  compute: JobCompute;
+  /** Config values as given, by key; rendered with the recipe's labels and types. */
+  config: Record<string, string | number | boolean>;
+  schedules: ScheduleRecord[];
+  storage: { storage_id: number; priority: number }[];
+  encryption_key_id: number | null;
+  proxy_id: number | null;
+  last_ran_at: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface FileRecord {
+  id: string;
+  name: string;
+  size: number;
+  /** Signed URL, made once (see files.ts). */
+  url?: string;
+}
+
+export interface BackupRecord {
+  id: string;
+  job_id: string;
+  status: string;
+  tags: Tags;
+  s3_directory: string;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  monitoring_available: boolean;
+  encryption_key: string | null;
+  files: FileRecord[];
+}
+
+export interface RestoreRecord {
+  id: string;
+  job_id: string;
+  backup_id: string;
+  server_id: number;
+  status: string;
+  created_at: number;
+  started_at: number | null;
+  completed_at: number | null;
+  files: FileRecord[];
+}
+
+export interface EncryptionKeyRecord {
+  id: number;
+  name: string;
+  public_key: string | null;
+  created_at: number;
+}
+
+export interface ProxyRecord {
+  id: number;
+  name: string;
+}
+
+type Id = number | string;
+
+/**
+ * Rows in creation order with an index by id. Derived orderings (filtered,
+ * sorted) are cached by key and dropped on any change, so repeated list pages
+ * cost a slice rather than a sort of the whole table. Every change to a row
+ * must go through insert, patch, remove or changed().
+ */
+export class Table<T extends { id: Id }> {
+  private readonly list: T[] = [];
+  private readonly index = new Map<Id, T>();
+  private readonly views = new Map<string, readonly T[]>();
+  private nextNumericId = 1;
+
+  constructor(
+    /** Laravel model name, for 404 messages. */
+    readonly model: string,
+    private readonly idKind: 'integer' | 'uuid',
+  ) {}
+
+  get rows(): readonly T[] {
+    return this.list;
+  }
+
+  get size(): number {
+    return this.list.length;
+  }
+
+  nextId(): number {
+    return this.nextNumericId++;
+  }
+
+  insert(row: T): T {
+    this.list.push(row);
+    this.index.set(row.id, row);
+    if (typeof row.id === 'number' && row.id >= this.nextNumericId) this.nextNumericId = row.id + 1;
+    this.changed();
+    return row;
+  }
+
+  get(id: Id): T | undefined {
+    return this.index.get(id);
+  }
+
+  /** The row named by a path parameter, or the service's 404. */
+  require(param: string): T {
+    const id = this.idKind === 'integer' ? (/^\d+$/.test(param) ? Number(param) : undefined) : param;
+    const row = id === undefined ? undefined : this.index.get(id);
+    if (!row) throw notFound(this.model, param);
+    return row;
+  }
+
+  patch(row: T, fields: Partial<T>): T {
+    Object.assign(row, fields);
+    this.changed();
+    return row;
+  }
+
+  /** Removes the rows matching `test`; returns how many. */
+  removeWhere(test: (row: T) => boolean): number {
+    let kept = 0;
+    for (const row of this.list) {
+      if (test(row)) this.index.delete(row.id);
+      else this.list[kept++] = row;
+    }
+    const removed = this.list.length - kept;
+    this.list.length = kept;
+    if (removed > 0) this.changed();
+    return removed;
+  }
+
+  remove(row: T): void {
+    this.removeWhere((r) => r === row);
+  }
+
+  changed(): void {
+    this.views.clear();
+  }
+
+  /** A derived ordering of the rows, built once per state of the table. */
+  view(key: string, build: (rows: readonly T[]) => readonly T[]): readonly T[] {
+    let rows = this.views.get(key);
+    if (!rows) {
+      // Filters on user-chosen datetimes make endless keys; a bound keeps memory flat.
+      if (this.views.size >= 256) this.views.clear();
+      rows = build(this.list);
+      this.views.set(key, rows);
+    }
+    return rows;
+  }
+}
+
+export class Store {
+  readonly sshKeys = new Table<SshKeyRecord>('SshKey', 'integer');
+  readonly servers = new Table<ServerRecord>('Server', 'integer');
+  readonly accounts = new Table<AccountRecord>('ProviderAccount', 'integer');
+  readonly resources = new Table<ResourceRecord>('SnapshotResource', 'integer');
+  readonly snapshots = new Table<SnapshotRecord>('Snapshot', 'integer');
+  readonly storage = new Table<StorageRecord>('Storage', 'integer');
+  readonly droplets = new Table<MachineRecord>('Droplet', 'integer');
+  readonly volumes = new Table<MachineRecord>('Volume', 'uuid');
+  readonly machineSnapshots = new Table<MachineSnapshotRecord>('Snapshot', 'integer');
+  readonly jobs = new Table<JobRecord>('BackupJob', 'uuid');
+  readonly backups = new Table<BackupRecord>('Backup', 'uuid');
+  readonly restores = new Table<RestoreRecord>('RestoreJob', 'uuid');
+  readonly encryptionKeys = new Table<EncryptionKeyRecord>('EncryptionKey', 'integer');
+  readonly proxies = new Table<ProxyRecord>('Proxy', 'integer');
+  private nextScheduleId = 1;
+
+  machines(kind: MachineKind): Table<MachineRecord> {
+    return kind === 'droplet' ? this.droplets : this.volumes;
+  }
+
+  newScheduleId(): number {
+    return this.nextScheduleId++;
+  }
+
+  /** Backups of one job, oldest first (creation order). */
+  backupsOfJob(jobId: string): readonly BackupRecord[] {
+    return this.backups.view(`job:${jobId}`, (rows) => rows.filter((b) => b.job_id === jobId));
+  }
+
+  /** A file of a backup or restore job, for the files server. */
+  findFile(ownerId: string, name: string): FileRecord | undefined {
+    const owner = this.backups.get(ownerId) ?? this.restores.get(ownerId);
+    return owner?.files.find((f) => f.name === name);
+  }
+}
