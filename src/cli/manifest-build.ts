@@ -37,3 +37,5 @@ export async function collectManifest(version: string): Promise<Manifest> {
   if (problems.length) throw new Error(`command registry problems:\n${problems.join('\n')}`);
   return { version, groups, commands };
 }
+
+export { commandsMarkdown } from './docs.js';

@@ -76,7 +76,31 @@ export function buildProgram(manifest: Manifest, io: IO, run: RunCommand): Comma
       await run(spec, positionals, self.opts(), self.optsWithGlobals() as Globals);
     });
   }
+  addHelpCommand(program, nodes, io);
   return program;
+}
+
+/** `help [command...]` also answers topics: `backupctl help exit-codes`. */
+function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO): void {
+  program.helpCommand(false);
+  program
+    .command('help')
+    .argument('[words...]', 'a command (jobs backup start) or a topic (exit-codes, environment, cron)')
+    .description('Show help for a command, or a topic: exit-codes, environment, cron')
+    .addHelpText('after', '\nExamples:\n  $ backupctl help jobs backup start\n  $ backupctl help exit-codes\n')
+    .action(async (words: string[]) => {
+      if (!words.length) return void program.outputHelp();
+      const key = words.join(' ');
+      const node = nodes.get(key);
+      if (node) return void node.outputHelp();
+      const { helpTopics } = await import('../commands/help-topics.js');
+      const topic = helpTopics[key];
+      if (topic) return void io.stdout.write(topic.text.endsWith('\n') ? topic.text : `${topic.text}\n`);
+      const { UsageError } = await import('../errors.js');
+      throw new UsageError(`no help for "${key}": not a command or a topic`, [
+        `Topics: ${Object.keys(helpTopics).join(', ')}. Commands: backupctl --help.`,
+      ]);
+    });
 }
 
 function addGlobalOptions(program: Command): void {

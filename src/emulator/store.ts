@@ -43,6 +43,9 @@ export const STORAGE_PROVIDERS = [
 ] as const;
 export type StorageProvider = (typeof STORAGE_PROVIDERS)[number];
 
+/** Schedule frequencies of the real service: hour mode, then minute mode. */
+export const FREQUENCIES = ['h24', 'h12', 'h6', 'h4', 'h3', 'h2', 'h1', 'm30', 'm20', 'm15', 'm10', 'm6', 'm5'] as const;
+
 export interface SshKeyRecord {
   id: number;
   name: string;
@@ -365,6 +368,13 @@ export class Store {
   /** Backups of one job, oldest first (creation order). */
   backupsOfJob(jobId: string): readonly BackupRecord[] {
     return this.backups.view(`job:${jobId}`, (rows) => rows.filter((b) => b.job_id === jobId));
+  }
+
+  /** Snapshots of one droplet or volume, oldest first. */
+  snapshotsOfMachine(machine: MachineRecord): readonly MachineSnapshotRecord[] {
+    return this.machineSnapshots.view(`${machine.kind}:${machine.id}`, (rows) =>
+      rows.filter((s) => s.machine_kind === machine.kind && s.machine_id === machine.id),
+    );
   }
 
   /** A file of a backup or restore job, for the files server. */

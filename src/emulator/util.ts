@@ -137,3 +137,21 @@ export function isCronExpression(text: string): boolean {
 export function fileStamp(ms: number): string {
   return new Date(ms).toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '-');
 }
+
+/**
+ * An OpenSSH line for a 4096-bit RSA key: the real wire header (type, e = 65537,
+ * a 513-byte modulus) followed by random modulus bytes. Nothing ever uses it as a key.
+ */
+export function rsaPublicKeyLine(rng: Rng, comment: string): string {
+  const type = Buffer.from('ssh-rsa');
+  const exponent = Buffer.from([0x01, 0x00, 0x01]);
+  const modulus = Buffer.concat([Buffer.from([0x00]), randomBytesFrom(rng, 512)]);
+  modulus[1] = modulus[1]! | 0x80;
+  const field = (b: Buffer) => {
+    const len = Buffer.alloc(4);
+    len.writeUInt32BE(b.length);
+    return Buffer.concat([len, b]);
+  };
+  const blob = Buffer.concat([field(type), field(exponent), field(modulus)]);
+  return `ssh-rsa ${blob.toString('base64')} ${comment}`;
+}

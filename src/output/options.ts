@@ -1,13 +1,15 @@
 // Decides, once per run, how results are printed: format, colour, columns.
 import type { Globals, IO, OutputFormat, OutputOptions } from '../cli/types.js';
-import { UsageError } from '../errors.js';
+import { ConfigError, UsageError } from '../errors.js';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'tsv'];
 
 function parseFormat(raw: string, source: string): OutputFormat {
   const value = raw.trim().toLowerCase();
   if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
-  throw new UsageError(`Unknown output format "${raw}" from ${source}; allowed: ${OUTPUT_FORMATS.join(', ')}`);
+  const message = `unknown output format "${raw}" from ${source}; allowed: ${OUTPUT_FORMATS.join(', ')}`;
+  // A bad flag is a usage error (exit 2); a bad environment or profile setting is configuration (exit 3).
+  throw source === '--output' ? new UsageError(message) : new ConfigError(message);
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

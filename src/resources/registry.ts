@@ -28,6 +28,10 @@ export const moduleLoaders: Record<string, () => Promise<LoadedModule>> = {
   restores: () => import('./restores.js'),
   'encryption-keys': () => import('./encryption-keys.js'),
   backups: () => import('./backups.js'),
+  status: () => import('../commands/status.js'),
+  api: () => import('../commands/api.js'),
+  schema: () => import('../commands/schema.js'),
+  completion: () => import('../commands/completion.js'),
   // emulator: () => import('../commands/emulator.js'),
 };
 
@@ -55,5 +59,9 @@ export const groups: Record<string, string> = {
   restores: 'Restore jobs',
   'encryption-keys': 'Public keys that encrypt backups',
   backups: 'Single backups by id: show, delete, signed download URLs',
+  status: 'Fleet health at a glance: every job, newest backup, next run',
+  api: 'Send any request to the service (like gh api)',
+  schema: 'JSON Schema of a command\'s --json output',
+  completion: 'Shell completion scripts (bash, zsh, fish)',
   emulator: 'Run a local emulator of the service (no account needed)',
 };
