@@ -32,7 +32,7 @@ export const moduleLoaders: Record<string, () => Promise<LoadedModule>> = {
   api: () => import('../commands/api.js'),
   schema: () => import('../commands/schema.js'),
   completion: () => import('../commands/completion.js'),
-  // emulator: () => import('../commands/emulator.js'),
+  emulator: () => import('../commands/emulator.js'),
 };
 
 /** One line per top-level command group, for `backupctl --help`. */

@@ -104,7 +104,7 @@ function readStartTags(v: Validation): { tags: Tags; answer: Record<string, bool
 }
 
 function findBackup(c: RouteContext): BackupRecord {
-  return c.rt.store.backups.require(c.params.backup_id!);
+  return c.rt.store.backups.require(c.params.id!);
 }
 
 export const backupRoutes: RouteDef[] = [
@@ -152,12 +152,12 @@ export const backupRoutes: RouteDef[] = [
   },
   {
     method: 'GET',
-    path: '/v1/backups/{backup_id}',
+    path: '/v1/backups/{id}',
     handler: (c) => okData(renderBackup(c.rt, findBackup(c), { tags: 'boolean' })),
   },
   {
     method: 'DELETE',
-    path: '/v1/backups/{backup_id}',
+    path: '/v1/backups/{id}',
     handler: (c) => {
       c.rt.store.backups.remove(findBackup(c));
       return noContent();
@@ -165,7 +165,7 @@ export const backupRoutes: RouteDef[] = [
   },
   {
     method: 'POST',
-    path: '/v1/backups/{backup_id}/download',
+    path: '/v1/backups/{id}/download',
     handler: (c) => {
       const backup = findBackup(c);
       if (backup.files.length === 0) throw conflictError('backup', `The backup has no files to download (status ${backup.status}).`);

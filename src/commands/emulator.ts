@@ -1,0 +1,121 @@
+// `backupctl emulator`: runs the local emulator of the service until Ctrl-C.
+// The emulator itself is imported only when the command runs.
+import type { CommandInput, Context, Handler, Result } from '../cli/types.js';
+import { UsageError } from '../errors.js';
+import type { ModuleSpec } from '../resources/types.js';
+
+export const module: ModuleSpec = {
+  name: 'emulator',
+  commands: [
+    {
+      path: ['emulator'],
+      summary: 'Run a local emulator of the backup service (for trying the CLI and for tests)',
+      description:
+        'Serves every endpoint of the service on 127.0.0.1 from in-memory demo data, and backup files ' +
+        'behind signed URLs on a second port. Prints BACKUPCTL_BASE_URL and BACKUPCTL_TOKEN lines on ' +
+        'stdout for the shell, then runs until interrupted. The token is the emulator\'s own, never ' +
+        'your API token.',
+      examples: [
+        'backupctl emulator',
+        'backupctl emulator --port 8080 --token emu_local --seed empty',
+        'backupctl emulator --latency 200 --fault 500:count=2:path=/v1/servers --fault 429:rate=0.2',
+        'backupctl emulator --outcome failed --big-job 10000',
+      ],
+      local: true,
+      handler: 'emulator',
+      params: [
+        { name: 'port', in: 'local', type: 'integer', default: 0, min: 0, max: 65535, description: 'Port of the API; 0 picks a free one' },
+        {
+          name: 'token',
+          in: 'local',
+          type: 'string',
+          description: 'Bearer token the emulator accepts (its own, not your API token); random when absent',
+        },
+        {
+          name: 'seed',
+          in: 'local',
+          type: 'enum',
+          values: ['demo', 'empty'],
+          default: 'demo',
+          description: 'Starting data: a realistic team, or only the first SSH key',
+        },
+        { name: 'latency', in: 'local', type: 'integer', default: 0, min: 0, placeholder: '<ms>', description: 'Delay before every answer, in milliseconds' },
+        {
+          name: 'fault',
+          in: 'local',
+          type: 'string',
+          repeatable: true,
+          placeholder: '<spec>',
+          description:
+            'Inject a fault: KIND[:count=N][:rate=R][:method=M][:path=P][:retryAfter=S], KIND one of 429, 500, ' +
+            '502-html, 503, reset, timeout, truncated, not-json, slow-body (repeatable)',
+        },
+        {
+          name: 'outcome',
+          in: 'local',
+          type: 'enum',
+          values: ['completed', 'failed', 'completed_with_errors'],
+          description: 'How started backups end (default completed; jobs named with "fail" always fail)',
+        },
+        { name: 'big_job', flag: 'big-job', in: 'local', type: 'integer', min: 0, placeholder: '<n>', description: 'Add a job "bulk" holding this many backups' },
+        { name: 'tick', in: 'local', type: 'integer', default: 300, min: 1, placeholder: '<ms>', description: 'Time per step of a started backup, in milliseconds' },
+      ],
+      output: { kind: 'none' },
+    },
+  ],
+};
+
+function optionalNumber(value: unknown): number | undefined {
+  return typeof value === 'number' ? value : undefined;
+}
+
+const runEmulator: Handler = async (input: CommandInput, ctx: Context): Promise<Result> => {
+  const { startEmulator, parseFaultSpec, FaultSpecError } = await import('../emulator/index.js');
+  const v = input.values;
+  const specs = v.fault === undefined ? [] : Array.isArray(v.fault) ? (v.fault as string[]) : [String(v.fault)];
+  const faults = specs.map((spec) => {
+    try {
+      return parseFaultSpec(spec);
+    } catch (err) {
+      if (err instanceof FaultSpecError) throw new UsageError(`invalid --fault ${JSON.stringify(spec)}: ${err.message}`);
+      throw err;
+    }
+  });
+
+  let emu;
+  try {
+    emu = await startEmulator({
+      port: optionalNumber(v.port) ?? 0,
+      token: typeof v.token === 'string' && v.token !== '' ? v.token : undefined,
+      seed: v.seed === 'empty' ? 'empty' : 'demo',
+      latencyMs: optionalNumber(v.latency) ?? 0,
+      faults,
+      backupOutcome: (v.outcome as 'completed' | 'failed' | 'completed_with_errors' | undefined) ?? 'completed',
+      tickMs: optionalNumber(v.tick),
+      bigJob: optionalNumber(v.big_job),
+    });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EADDRINUSE' || code === 'EACCES') throw new UsageError(`cannot listen on port ${String(v.port)}: ${code}`);
+    throw err;
+  }
+
+  // The only place the emulator's token is printed: the lines a shell evaluates.
+  ctx.io.stdout.write(`BACKUPCTL_BASE_URL=${emu.url}\nBACKUPCTL_TOKEN=${emu.token}\n`);
+  ctx.io.stderr.write(`Emulator running; Ctrl-C to stop. Files served on ${emu.filesUrl}.\n`);
+
+  await new Promise<void>((resolve) => {
+    const stop = () => {
+      ctx.signal.removeEventListener('abort', stop);
+      process.off('SIGTERM', stop);
+      resolve();
+    };
+    if (ctx.signal.aborted) return resolve();
+    ctx.signal.addEventListener('abort', stop, { once: true });
+    process.once('SIGTERM', stop);
+  });
+  await emu.close();
+  return { kind: 'empty' };
+};
+
+export const handlers = { emulator: runEmulator };
