@@ -167,7 +167,8 @@ const list: Handler = async (_input, ctx) => {
 // Does not open the file: the path is most wanted when the file is broken.
 const path: Handler = async (_input, ctx) => {
   const file = configFilePath(configDir(ctx.env, ctx.globals.configDir));
-  return { kind: 'text', text: `${file}\n`, value: file };
+  // A path is plain text whatever the output format, so `$(backupctl config path)` always works.
+  return { kind: 'text', text: `${file}\n` };
 };
 
 export const handlers: Record<string, Handler> = { get, set, list, path };

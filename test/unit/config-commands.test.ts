@@ -261,7 +261,7 @@ describe('config get / set / list / path', () => {
 
   it('path prints the file even when the file is broken', async () => {
     const file = await writeConfig(dir, '{ broken');
-    expect(await config.path!(input(), fakeContext({ configDir: dir }))).toEqual({ kind: 'text', text: `${file}\n`, value: file });
+    expect(await config.path!(input(), fakeContext({ configDir: dir }))).toEqual({ kind: 'text', text: `${file}\n` });
     expect(await readFile(file, 'utf8')).toBe('{ broken');
   });
 });
