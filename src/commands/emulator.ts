@@ -24,11 +24,12 @@ export const module: ModuleSpec = {
       local: true,
       handler: 'emulator',
       params: [
-        { name: 'port', in: 'local', type: 'integer', default: 0, min: 0, max: 65535, description: 'Port of the API; 0 picks a free one' },
+        { name: 'port', in: 'local', type: 'integer', default: 0, placeholder: 'port', min: 0, max: 65535, description: 'Port of the API; 0 picks a free one' },
         {
           name: 'token',
           in: 'local',
           type: 'string',
+          placeholder: 'token',
           description: 'Bearer token the emulator accepts (its own, not your API token); random when absent',
         },
         {
@@ -39,16 +40,16 @@ export const module: ModuleSpec = {
           default: 'demo',
           description: 'Starting data: a realistic team, or only the first SSH key',
         },
-        { name: 'latency', in: 'local', type: 'integer', default: 0, min: 0, placeholder: '<ms>', description: 'Delay before every answer, in milliseconds' },
+        { name: 'latency', in: 'local', type: 'integer', default: 0, min: 0, placeholder: 'ms', description: 'Delay before every answer, in milliseconds' },
         {
           name: 'fault',
           in: 'local',
           type: 'string',
           repeatable: true,
-          placeholder: '<spec>',
+          placeholder: 'spec',
           description:
             'Inject a fault: KIND[:count=N][:rate=R][:method=M][:path=P][:retryAfter=S], KIND one of 429, 500, ' +
-            '502-html, 503, reset, timeout, truncated, not-json, slow-body (repeatable)',
+            '502-html, 503, reset, timeout, truncated, not-json, slow-body',
         },
         {
           name: 'outcome',
@@ -57,8 +58,8 @@ export const module: ModuleSpec = {
           values: ['completed', 'failed', 'completed_with_errors'],
           description: 'How started backups end (default completed; jobs named with "fail" always fail)',
         },
-        { name: 'big_job', flag: 'big-job', in: 'local', type: 'integer', min: 0, placeholder: '<n>', description: 'Add a job "bulk" holding this many backups' },
-        { name: 'tick', in: 'local', type: 'integer', default: 300, min: 1, placeholder: '<ms>', description: 'Time per step of a started backup, in milliseconds' },
+        { name: 'big_job', flag: 'big-job', in: 'local', type: 'integer', min: 0, placeholder: 'n', description: 'Add a job "bulk" holding this many backups' },
+        { name: 'tick', in: 'local', type: 'integer', default: 300, min: 1, placeholder: 'ms', description: 'Time per step of a started backup, in milliseconds' },
       ],
       output: { kind: 'none' },
     },

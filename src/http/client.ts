@@ -3,13 +3,13 @@
 // Retries plug in at `send` (see ./retry.ts): every request goes through it.
 import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { ApiResponse, Client, Page, RequestSpec } from '../cli/types.js';
+import type { ApiResponse, Client, Page, QueryValue, RequestSpec } from '../cli/types.js';
 import { ApiError } from '../errors.js';
 import { AttemptError, formatMs } from './failures.js';
 import { encodeQuery } from './query.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
-import { nextPageQuery } from './paging.js';
+import { lastPage, nextPageQuery } from './paging.js';
 
 declare const __VERSION__: string;
 const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
@@ -149,21 +149,58 @@ class HttpClient implements Client {
 
   async *pages(req: RequestSpec, o: { all: boolean; signal?: AbortSignal }): AsyncIterable<Page> {
     let query = { ...(req.query ?? {}) };
+    const fetchPage = async (q: Record<string, QueryValue>): Promise<Page> => {
+      const res = await this.request({ ...req, query: q }, { signal: o.signal });
+      return toPage(res.body, this.displayPath({ ...req, query: q }), req.method);
+    };
+    let page = await fetchPage(query);
+    yield page;
+    if (!o.all) return;
+
+    // When the answer says how many pages there are, fetch the rest a few at a
+    // time and hand them on in order: the walk costs about pages/concurrency
+    // round trips instead of one per page, and memory stays bounded.
+    const current = toInt(query.page) ?? toInt((page.raw as { meta?: { current_page?: unknown } }).meta?.current_page) ?? 1;
+    const last = lastPage(page.raw);
+    const concurrency = this.opts.pageConcurrency ?? 6;
+    if (last !== undefined && last > current && concurrency > 1) {
+      const inflight = new Map<number, Promise<Page>>();
+      let next = current + 1;
+      const fill = () => {
+        while (inflight.size < concurrency && next <= last) {
+          const p = fetchPage({ ...query, page: next });
+          p.catch(() => {}); // awaited in order below; a consumer that stops early leaves none unhandled
+          inflight.set(next++, p);
+        }
+      };
+      for (let n = current + 1; n <= last; n++) {
+        fill();
+        page = await inflight.get(n)!;
+        inflight.delete(n);
+        yield page;
+      }
+      return;
+    }
+
     let guard = 0;
     for (;;) {
-      const res = await this.request({ ...req, query }, { signal: o.signal });
-      const page = toPage(res.body, this.displayPath({ ...req, query }), req.method);
-      yield page;
-      if (!o.all) return;
       const next = nextPageQuery(query, page.raw, page.records.length);
       if (!next || ++guard > 100_000) return;
       query = next;
+      page = await fetchPage(query);
+      yield page;
     }
   }
 
   async close(): Promise<void> {
     if (this.dispatcher) await (await this.dispatcher).close();
   }
+}
+
+function toInt(v: unknown): number | undefined {
+  if (typeof v === 'number' && Number.isInteger(v)) return v;
+  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  return undefined;
 }
 
 function toPage(body: unknown, display: string, method: string): Page {

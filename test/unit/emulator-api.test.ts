@@ -75,7 +75,7 @@ describe('emulator API', () => {
 
   describe('errors', () => {
     it('answers 401 Unauthenticated without or with a wrong token', async () => {
-      for (const headers of [{}, { Authorization: 'Bearer wrong' }, { Authorization: emu.token }]) {
+      for (const headers of [{}, { Authorization: 'Bearer wrong' }, { Authorization: emu.token }] as Record<string, string>[]) {
         const res = await fetch(`${emu.url}/v1/servers`, { headers });
         expect(res.status).toBe(401);
         expect(await res.json()).toEqual({ message: 'Unauthenticated.' });
@@ -96,7 +96,7 @@ describe('emulator API', () => {
       const res = await apiFetch(emu, '/v1/servers/code', { method: 'DELETE' });
       expect(res.status).toBe(405);
       expect(res.headers.get('allow')).toContain('GET');
-      expect((await res.json()).message).toContain('DELETE method is not supported');
+      expect(((await res.json()) as Json).message).toContain('DELETE method is not supported');
     });
 
     it('answers 422 with the first message, the count of others, and every field', async () => {
