@@ -161,19 +161,23 @@ export function listPage<T extends { id: number | string }>(
   });
 
   const start = (page - 1) * perPage;
-  const data = rows.slice(start, start + perPage).map(render);
-  return { status: 200, body: paginationEnvelope(c.rt.baseUrl + c.path, page, perPage, rows.length, data) };
+  const pageRows = rows.slice(start, start + perPage);
+  const data = pageRows.map((row) => c.rt.store.listJson(row, render)).join(',');
+  const linksAndMeta = JSON.stringify(paginationLinks(c.rt.baseUrl + c.path, page, perPage, rows.length, pageRows.length));
+  return { status: 200, json: `{"data":[${data}],${linksAndMeta.slice(1)}` };
 }
 
-/** Laravel's `LengthAwarePaginator::toArray()`; page URLs carry only `page`, like paginate() without withQueryString(). */
-export function paginationEnvelope(pathUrl: string, page: number, perPage: number, total: number, data: unknown[]) {
+/**
+ * `links` and `meta` of Laravel's `LengthAwarePaginator::toArray()` for a page holding
+ * `count` records. Page URLs carry only `page`, like paginate() without withQueryString().
+ */
+export function paginationLinks(pathUrl: string, page: number, perPage: number, total: number, count: number) {
   const lastPage = Math.max(1, Math.ceil(total / perPage));
   const pageUrl = (n: number) => `${pathUrl}?page=${n}`;
   const prev = page > 1 ? pageUrl(page - 1) : null;
   const next = page < lastPage ? pageUrl(page + 1) : null;
-  const from = data.length ? (page - 1) * perPage + 1 : null;
+  const from = count ? (page - 1) * perPage + 1 : null;
   return {
-    data,
     links: { first: pageUrl(1), last: pageUrl(lastPage), prev, next },
     meta: {
       current_page: page,
@@ -190,7 +194,7 @@ export function paginationEnvelope(pathUrl: string, page: number, perPage: numbe
       ],
       path: pathUrl,
       per_page: perPage,
-      to: from === null ? null : from + data.length - 1,
+      to: from === null ? null : from + count - 1,
       total,
     },
   };

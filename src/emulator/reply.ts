@@ -4,6 +4,8 @@ export interface Reply {
   status: number;
   /** Serialised as JSON; absent for an empty body. */
   body?: unknown;
+  /** The body as JSON text already (list pages assemble theirs from cached records). */
+  json?: string;
   headers?: Record<string, string>;
 }
 

@@ -28,7 +28,9 @@ function jsonAnswer(status: number, body: unknown, headers: Record<string, strin
 }
 
 function replyToAnswer(reply: Reply): Answer {
-  if (reply.body === undefined) return { status: reply.status, headers: { 'Cache-Control': 'no-cache, private', ...reply.headers }, body: Buffer.alloc(0) };
+  const headers = { 'Cache-Control': 'no-cache, private', ...reply.headers };
+  if (reply.json !== undefined) return { status: reply.status, headers: { 'Content-Type': 'application/json', ...headers }, body: Buffer.from(reply.json) };
+  if (reply.body === undefined) return { status: reply.status, headers, body: Buffer.alloc(0) };
   return jsonAnswer(reply.status, reply.body, reply.headers);
 }
 

@@ -266,6 +266,8 @@ export class Table<T extends { id: Id }> {
     /** Laravel model name, for 404 messages. */
     readonly model: string,
     private readonly idKind: 'integer' | 'uuid',
+    /** Told of every change, so caches that span tables can drop what they hold. */
+    private readonly onChange: () => void = () => {},
   ) {}
 
   get rows(): readonly T[] {
@@ -325,6 +327,7 @@ export class Table<T extends { id: Id }> {
 
   changed(): void {
     this.views.clear();
+    this.onChange();
   }
 
   /** A derived ordering of the rows, built once per state of the table. */
@@ -341,21 +344,38 @@ export class Table<T extends { id: Id }> {
 }
 
 export class Store {
-  readonly sshKeys = new Table<SshKeyRecord>('SshKey', 'integer');
-  readonly servers = new Table<ServerRecord>('Server', 'integer');
-  readonly accounts = new Table<AccountRecord>('ProviderAccount', 'integer');
-  readonly resources = new Table<ResourceRecord>('SnapshotResource', 'integer');
-  readonly snapshots = new Table<SnapshotRecord>('Snapshot', 'integer');
-  readonly storage = new Table<StorageRecord>('Storage', 'integer');
-  readonly droplets = new Table<MachineRecord>('Droplet', 'integer');
-  readonly volumes = new Table<MachineRecord>('Volume', 'uuid');
-  readonly machineSnapshots = new Table<MachineSnapshotRecord>('Snapshot', 'integer');
-  readonly jobs = new Table<JobRecord>('BackupJob', 'uuid');
-  readonly backups = new Table<BackupRecord>('Backup', 'uuid');
-  readonly restores = new Table<RestoreRecord>('RestoreJob', 'uuid');
-  readonly encryptionKeys = new Table<EncryptionKeyRecord>('EncryptionKey', 'integer');
-  readonly proxies = new Table<ProxyRecord>('Proxy', 'integer');
   private nextScheduleId = 1;
+  /** Records as list pages show them, as JSON text; a record's shape can draw on other tables, so any change drops them all. */
+  private listJsonCache = new WeakMap<object, string>();
+
+  private readonly changed = () => {
+    this.listJsonCache = new WeakMap();
+  };
+
+  readonly sshKeys = new Table<SshKeyRecord>('SshKey', 'integer', this.changed);
+  readonly servers = new Table<ServerRecord>('Server', 'integer', this.changed);
+  readonly accounts = new Table<AccountRecord>('ProviderAccount', 'integer', this.changed);
+  readonly resources = new Table<ResourceRecord>('SnapshotResource', 'integer', this.changed);
+  readonly snapshots = new Table<SnapshotRecord>('Snapshot', 'integer', this.changed);
+  readonly storage = new Table<StorageRecord>('Storage', 'integer', this.changed);
+  readonly droplets = new Table<MachineRecord>('Droplet', 'integer', this.changed);
+  readonly volumes = new Table<MachineRecord>('Volume', 'uuid', this.changed);
+  readonly machineSnapshots = new Table<MachineSnapshotRecord>('Snapshot', 'integer', this.changed);
+  readonly jobs = new Table<JobRecord>('BackupJob', 'uuid', this.changed);
+  readonly backups = new Table<BackupRecord>('Backup', 'uuid', this.changed);
+  readonly restores = new Table<RestoreRecord>('RestoreJob', 'uuid', this.changed);
+  readonly encryptionKeys = new Table<EncryptionKeyRecord>('EncryptionKey', 'integer', this.changed);
+  readonly proxies = new Table<ProxyRecord>('Proxy', 'integer', this.changed);
+
+  /** The JSON text of `row` rendered by `render`, reused until the store changes. Each table has one list shape. */
+  listJson<T extends object>(row: T, render: (row: T) => unknown): string {
+    let json = this.listJsonCache.get(row);
+    if (json === undefined) {
+      json = JSON.stringify(render(row));
+      this.listJsonCache.set(row, json);
+    }
+    return json;
+  }
 
   machines(kind: MachineKind): Table<MachineRecord> {
     return kind === 'droplet' ? this.droplets : this.volumes;

@@ -49,10 +49,22 @@ export function wholeSeconds(ms: number): number {
   return Math.floor(ms / SECOND) * SECOND;
 }
 
-/** `2022-01-11T06:40:29.000000Z`, the shape of most datetimes the service sends. */
-export function isoMicro(ms: number): string {
-  return `${new Date(ms).toISOString().slice(0, 19)}.000000Z`;
+/** Formatting dates is the costliest part of rendering a page; the same instants come back on every page. */
+function memoize<K, V>(compute: (key: K) => V, limit = 100_000): (key: K) => V {
+  const cache = new Map<K, V>();
+  return (key) => {
+    let value = cache.get(key);
+    if (value === undefined) {
+      if (cache.size >= limit) cache.clear();
+      value = compute(key);
+      cache.set(key, value);
+    }
+    return value;
+  };
 }
+
+/** `2022-01-11T06:40:29.000000Z`, the shape of most datetimes the service sends. */
+export const isoMicro = memoize((ms: number): string => `${new Date(ms).toISOString().slice(0, 19)}.000000Z`);
 
 export function isoMicroOrNull(ms: number | null | undefined): string | null {
   return ms == null ? null : isoMicro(ms);

@@ -76,7 +76,6 @@ class HttpClient implements Client {
 
   /** One attempt. Returns the answer for any status; the retry layer decides what is an error. */
   private async sendOnce(req: RequestSpec, attempt: number, signal?: AbortSignal): Promise<ApiResponse> {
-    const { request } = await import('./undici.js');
     const dispatcher = await this.getDispatcher();
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -99,11 +98,13 @@ class HttpClient implements Client {
     const timeout = AbortSignal.timeout(this.opts.timeoutMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
-      res = await request(url, {
+      const u = new URL(url);
+      res = await dispatcher.request({
+        origin: u.origin,
+        path: u.pathname + u.search,
         method: req.method,
         headers,
         body,
-        dispatcher,
         signal: combined,
         headersTimeout: this.opts.timeoutMs,
         bodyTimeout: this.opts.timeoutMs,

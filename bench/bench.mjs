@@ -1,0 +1,212 @@
+// npm run bench: start-up and long-list figures of the BUILT CLI, measured in
+// one run with the commands alternated, as ratios against a bare `node -e ''`
+// where the target is a ratio (the machines are shared and noisy).
+// `npm run bench -- --write` records the table in bench/results.md.
+// `--runs N` changes the number of runs per command (default 20, the minimum the targets ask for).
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, tmpdir, totalmem } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import http from 'node:http';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const bin = path.join(root, 'bin', 'backupctl.js');
+const rssHook = path.join(root, 'bench', 'rss-hook.mjs');
+const args = process.argv.slice(2);
+const RUNS = Number(args[args.indexOf('--runs') + 1]) || 20;
+const WRITE = args.includes('--write');
+const BIG = 10_000;
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+
+/** Starts `backupctl emulator` as its own process; resolves with its URL and token. */
+function startEmulator(extra) {
+  const child = spawn(process.execPath, [bin, 'emulator', '--port', '0', ...extra], { stdio: ['ignore', 'pipe', 'ignore'] });
+  return new Promise((resolve, reject) => {
+    const found = {};
+    createInterface({ input: child.stdout }).on('line', (line) => {
+      const m = /^(BACKUPCTL_BASE_URL|BACKUPCTL_TOKEN)=(.*)$/.exec(line);
+      if (m) found[m[1]] = m[2];
+      if (found.BACKUPCTL_BASE_URL && found.BACKUPCTL_TOKEN) resolve({ child, url: found.BACKUPCTL_BASE_URL, token: found.BACKUPCTL_TOKEN });
+    });
+    child.on('exit', (c) => reject(new Error(`emulator exited ${c}`)));
+  });
+}
+
+/**
+ * Runs a command once: wall time to exit, time to the first byte on stdout,
+ * and (with the RSS hook preloaded) the process's peak RSS.
+ */
+function runOnce(cmd, argv, env, { rss = false } = {}) {
+  return new Promise((resolve, reject) => {
+    const rssFile = rss ? path.join(tmpdir(), `backupctl-rss-${process.pid}-${Math.random().toString(16).slice(2)}`) : undefined;
+    const fullArgv = rss ? ['--import', rssHook, ...argv] : argv;
+    const started = process.hrtime.bigint();
+    let firstByte;
+    let bytes = 0;
+    const child = spawn(cmd, fullArgv, { env: { ...env, ...(rssFile ? { BENCH_RSS_FILE: rssFile } : {}) }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      if (firstByte === undefined) firstByte = Number(process.hrtime.bigint() - started) / 1e6;
+      bytes += d.length;
+    });
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const ms = Number(process.hrtime.bigint() - started) / 1e6;
+      if (code !== 0) return reject(new Error(`${argv.join(' ')} exited ${code}: ${stderr.slice(0, 500)}`));
+      let peakRssMb;
+      if (rssFile) {
+        peakRssMb = Number(readFileSync(rssFile, 'utf8')) / 1024;
+        rmSync(rssFile, { force: true });
+      }
+      resolve({ ms, firstByte, bytes, peakRssMb });
+    });
+  });
+}
+
+/** Alternates the commands run by run, so drift on a shared machine hits all alike. */
+async function alternate(cases, runs) {
+  const results = Object.fromEntries(cases.map((c) => [c.name, []]));
+  for (let i = 0; i < runs + 2; i++) {
+    for (const c of cases) {
+      const r = await runOnce(c.cmd, c.argv, c.env, c.opts);
+      if (i >= 2) results[c.name].push(r); // two warm-up rounds
+    }
+  }
+  return results;
+}
+
+/** 16 keep-alive clients asking for list pages for `seconds`; requests per second. */
+async function emulatorThroughput(url, token, seconds = 3, clients = 16) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: clients });
+  const deadline = Date.now() + seconds * 1000;
+  let done = 0;
+  let failed = 0;
+  const paths = ['/v1/servers?page=1', '/v1/servers?page=2', '/v1/ssh-keys', '/v1/jobs', '/v1/snapshots?page=2&page_size=15'];
+  const one = (p) =>
+    new Promise((resolve) => {
+      const req = http.get(`${url}${p}`, { agent, headers: { authorization: `Bearer ${token}`, accept: 'application/json' } }, (res) => {
+        res.resume();
+        res.on('end', () => {
+          if (res.statusCode === 200) done++;
+          else failed++;
+          resolve();
+        });
+      });
+      req.on('error', () => {
+        failed++;
+        resolve();
+      });
+    });
+  const started = Date.now();
+  await Promise.all(
+    Array.from({ length: clients }, async (_, c) => {
+      for (let i = c; Date.now() < deadline; i++) await one(paths[i % paths.length]);
+    }),
+  );
+  agent.destroy();
+  return { rps: done / ((Date.now() - started) / 1000), failed };
+}
+
+const baseEnv = { ...process.env, NO_COLOR: '1' };
+for (const k of Object.keys(baseEnv)) if (k.startsWith('BACKUPCTL_')) delete baseEnv[k];
+const configDir = mkdtempSync(path.join(tmpdir(), 'backupctl-bench-'));
+baseEnv.BACKUPCTL_CONFIG_DIR = configDir;
+
+const rows = [];
+const row = (measure, value, target, pass) => rows.push({ measure, value, target, pass });
+
+const small = await startEmulator(['--seed', 'demo']);
+const big = await startEmulator(['--seed', 'demo', '--big-job', String(BIG), '--latency', '20']);
+try {
+  const envSmall = { ...baseEnv, BACKUPCTL_BASE_URL: small.url, BACKUPCTL_TOKEN: small.token };
+  const node = process.execPath;
+  process.stderr.write(`start-up: ${RUNS} runs each, alternated...\n`);
+  const startup = await alternate(
+    [
+      { name: 'node', cmd: node, argv: ['-e', ''], env: baseEnv },
+      { name: 'version', cmd: node, argv: [bin, '--version'], env: baseEnv },
+      { name: 'help', cmd: node, argv: [bin, '--help'], env: baseEnv },
+      { name: 'servers', cmd: node, argv: [bin, 'servers', 'list', '--json'], env: envSmall },
+    ],
+    RUNS,
+  );
+  const nodeMs = median(startup.node.map((r) => r.ms));
+  const ratio = (name) => median(startup[name].map((r) => r.ms)) / nodeMs;
+  const fmtRatio = (name) => `${ratio(name).toFixed(2)}x (${median(startup[name].map((r) => r.ms)).toFixed(0)} ms vs ${nodeMs.toFixed(0)} ms)`;
+  row('`backupctl --version` vs `node -e \'\'`', fmtRatio('version'), '<= 1.5x', ratio('version') <= 1.5);
+  row('`backupctl --help` vs `node -e \'\'`', fmtRatio('help'), '<= 2.5x', ratio('help') <= 2.5);
+  row('`backupctl servers list --json` (loopback emulator) vs `node -e \'\'`', fmtRatio('servers'), '<= 3x', ratio('servers') <= 3);
+
+  // Long lists: 10,000 backups, page size 100, 20 ms latency per page.
+  const envBig = { ...baseEnv, BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token };
+  const jobs = await runOnce(node, [bin, 'jobs', 'list', '--json', '--all'], envBig).then(() => null);
+  void jobs;
+  const bulk = await new Promise((resolve, reject) => {
+    const c = spawn(node, [bin, 'jobs', 'list', '--all', '-o', 'ndjson'], { env: envBig });
+    let out = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.on('close', () => {
+      const job = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.name === 'bulk');
+      job ? resolve(job.id) : reject(new Error('no bulk job in the emulator'));
+    });
+  });
+  process.stderr.write(`long lists: ${RUNS} runs each...\n`);
+  const listArgs = [bin, 'jobs', 'backup', 'list', bulk, '--all', '--page-size', '100'];
+  const long = await alternate(
+    [
+      { name: 'ndjson', cmd: node, argv: [...listArgs, '-o', 'ndjson'], env: envBig },
+      { name: 'json', cmd: node, argv: [...listArgs, '--json'], env: envBig },
+    ],
+    RUNS,
+  );
+  const rss = await alternate(
+    [
+      { name: 'ndjson', cmd: node, argv: [...listArgs, '-o', 'ndjson'], env: envBig, opts: { rss: true } },
+      { name: 'json', cmd: node, argv: [...listArgs, '--json'], env: envBig, opts: { rss: true } },
+    ],
+    Math.max(5, Math.floor(RUNS / 4)),
+  );
+  const records = (r) => r.bytes;
+  void records;
+  const wall = (k) => median(long[k].map((r) => r.ms)) / 1000;
+  const first = (k) => median(long[k].map((r) => r.firstByte)) / 1000;
+  const peak = (k) => Math.max(...rss[k].map((r) => r.peakRssMb));
+  row(`\`jobs backup list --all -o ndjson\`, ${BIG.toLocaleString('en')} backups, 100/page, 20 ms/page: wall`, `${wall('ndjson').toFixed(3)} s`, '<= 0.6 s', wall('ndjson') <= 0.6);
+  row('  the same: peak RSS', `${peak('ndjson').toFixed(0)} MB`, '<= 120 MB', peak('ndjson') <= 120);
+  row('  the same: first record on stdout after start', `${first('ndjson').toFixed(3)} s`, '<= 0.1 s', first('ndjson') <= 0.1);
+  row('the same with `--json` (one array): wall', `${wall('json').toFixed(3)} s`, '<= 0.8 s', wall('json') <= 0.8);
+  row('  the same: peak RSS', `${peak('json').toFixed(0)} MB`, '<= 150 MB', peak('json') <= 150);
+
+  process.stderr.write('emulator throughput: 16 clients for 3 s...\n');
+  const tp = await emulatorThroughput(small.url, small.token);
+  row('emulator, list pages, 16 concurrent keep-alive clients', `${Math.round(tp.rps).toLocaleString('en')} req/s${tp.failed ? ` (${tp.failed} failed)` : ''}`, '>= 3,000 req/s', tp.rps >= 3000 && tp.failed === 0);
+} finally {
+  small.child.kill('SIGTERM');
+  big.child.kill('SIGTERM');
+  rmSync(configDir, { recursive: true, force: true });
+}
+
+const table = [
+  '| measure | value | target | |',
+  '|---|---|---|---|',
+  ...rows.map((r) => `| ${r.measure} | ${r.value} | ${r.target} | ${r.pass ? 'pass' : 'FAIL'} |`),
+].join('\n');
+process.stdout.write(`${table}\n`);
+if (WRITE) {
+  const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+  writeFileSync(
+    path.join(root, 'bench', 'results.md'),
+    `# Benchmark results\n\nRecorded by \`npm run bench -- --write\` on ${new Date().toISOString().slice(0, 10)}: ${machine}. ` +
+      `Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs.\n\n${table}\n`,
+  );
+  process.stderr.write('wrote bench/results.md\n');
+}
+process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
