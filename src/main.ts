@@ -47,14 +47,16 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
   };
   process.on('SIGINT', onSigint);
   const debug = argv.includes('--debug') || env.BACKUPCTL_DEBUG === '1';
+  let untilInterrupted = false;
   try {
     const { buildProgram } = await import('./cli/program.js');
     const program = buildProgram(loadManifest(), io, async (spec, positionals, options, globals) => {
+      untilInterrupted = spec.runsUntilInterrupted === true;
       const { runCommand } = await import('./cli/runner.js');
       await runCommand({ spec, positionals, options, globals, io, env, signal: controller.signal });
     });
     await program.parseAsync(argv, { from: 'user' });
-    return interrupted ? ExitCode.interrupted : ExitCode.ok;
+    return interrupted && !untilInterrupted ? ExitCode.interrupted : ExitCode.ok;
   } catch (err) {
     if (interrupted) {
       io.stderr.write('Interrupted.\n');

@@ -9,6 +9,7 @@ export const module: ModuleSpec = {
   commands: [
     {
       path: ['emulator'],
+      runsUntilInterrupted: true,
       summary: 'Run a local emulator of the backup service (for trying the CLI and for tests)',
       description:
         'Serves every endpoint of the service on 127.0.0.1 from in-memory demo data, and backup files ' +

@@ -1,6 +1,7 @@
 // Fault injection: rules (from options, --fault or POST /__emulator/faults)
 // and the per-request X-Emulator-Fault header decide which requests fail, and
 // how. Rates draw from seeded generators so a run can be repeated exactly.
+import { jsonAnswer, type Answer } from './reply.js';
 import { FAULT_KINDS, type FaultKind, type FaultRule } from './types.js';
 import { createRng, type Rng } from './util.js';
 import { isObject } from './validate.js';
@@ -8,13 +9,6 @@ import { isObject } from './validate.js';
 export interface ActiveFault {
   kind: FaultKind;
   retryAfter?: number | string;
-}
-
-/** What a server sends: status, headers and the whole body. */
-export interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
 }
 
 /** Faults that answer in place of the service: no route runs. */
@@ -163,10 +157,6 @@ export class FaultInjector {
     }
     return undefined;
   }
-}
-
-function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
-  return { status, headers: { 'Content-Type': 'application/json', ...headers }, body: Buffer.from(JSON.stringify(body)) };
 }
 
 const BAD_GATEWAY_PAGE =

@@ -2,7 +2,8 @@
 // storage bucket would serve them (no Authorization, S3-style XML errors,
 // byte ranges). Contents are made up on the fly but are the same on every call.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
+import type { Answer } from './reply.js';
 import type { FileRecord, Store } from './store.js';
 
 export class FileSigner {
@@ -41,14 +42,7 @@ function contentType(name: string): string {
   return 'application/octet-stream';
 }
 
-/** What the files server answers: status, headers and the body bytes. */
-export interface FileAnswer {
-  status: number;
-  headers: Record<string, string>;
-  body: Buffer;
-}
-
-function s3Error(status: number, code: string, message: string): FileAnswer {
+function s3Error(status: number, code: string, message: string): Answer {
   const body = Buffer.from(
     `<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>${code}</Code><Message>${message}</Message></Error>`,
   );
@@ -82,7 +76,7 @@ export function answerFileRequest(
   store: Store,
   signer: FileSigner,
   nowMs: number,
-): FileAnswer {
+): Answer {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const answer = s3Error(405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
     answer.headers.Allow = 'GET, HEAD';
@@ -120,10 +114,4 @@ export function answerFileRequest(
     return { status: 206, headers, body: content.subarray(start, end + 1) };
   }
   return { status: 200, headers, body: content };
-}
-
-/** Writes an answer; Content-Length always states the full body (HEAD included). */
-export function writeFileAnswer(res: ServerResponse, answer: FileAnswer): void {
-  res.writeHead(answer.status, { ...answer.headers, 'Content-Length': String(answer.body.length) });
-  res.end(answer.body);
 }

@@ -152,10 +152,13 @@ export function listPage<T extends { id: number | string }>(
     if (tests.length) selected = selected.filter((row) => tests.every((test) => test(row)));
     if (sortField !== undefined) {
       const get = def.sort[sortField]!;
-      const direction = descending ? -1 : 1;
       const keyed = selected.map((row) => ({ row, key: get(row) }));
-      keyed.sort((a, b) => direction * compareKeys(a.key, b.key));
-      selected = keyed.map((k) => k.row);
+      keyed.sort((a, b) => compareKeys(a.key, b.key));
+      const sorted = keyed.map((k) => k.row);
+      // Reversing the stable ascending order puts NULLs last, as MySQL does, and the
+      // newest of two backups started in the same second first.
+      if (descending) sorted.reverse();
+      selected = sorted;
     }
     return selected;
   });

@@ -1,4 +1,5 @@
-// What route handlers return or throw, in the shapes a Laravel API answers with.
+// What route handlers return or throw, in the shapes a Laravel API answers
+// with, and the bytes a server finally sends.
 
 export interface Reply {
   status: number;
@@ -51,4 +52,19 @@ export function validationError(errors: Record<string, string[]>): HttpError {
 /** A 422 about the state of a record rather than a field of the request. */
 export function conflictError(field: string, message: string): HttpError {
   return validationError({ [field]: [message] });
+}
+
+/** What a server sends: status, headers and the whole body. */
+export interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
+  return {
+    status,
+    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers },
+    body: Buffer.from(JSON.stringify(body)),
+  };
 }

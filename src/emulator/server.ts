@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { FaultInjector, FaultSpecError, checkFaultRule, faultAnswer, isImmediateFault, type ActiveFault, type Answer } from './faults.js';
+import { FaultInjector, FaultSpecError, checkFaultRule, faultAnswer, isImmediateFault, type ActiveFault } from './faults.js';
 import { FileSigner, answerFileRequest } from './files.js';
-import { HttpError, type Reply } from './reply.js';
+import { HttpError, jsonAnswer, type Answer, type Reply } from './reply.js';
 import { matchRoute, type Query } from './router.js';
 import { Runtime } from './runtime.js';
 import { seedStore } from './seed.js';
@@ -14,23 +14,20 @@ import type { Emulator, EmulatorOptions, RecordedRequest } from './types.js';
 import { isObject } from './validate.js';
 import { wholeSeconds } from './util.js';
 
-const MAX_BODY_BYTES = 10 * 1024 * 1024;
+/** A long benchmark run must not grow the record without bound; tests stay far below this. */
+const DEFAULT_MAX_RECORDED = 100_000;
 /** slow-body spreads the answer over about two seconds. */
 const SLOW_BODY_CHUNKS = 10;
 const SLOW_BODY_INTERVAL_MS = 200;
 
-function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {
-  return {
-    status,
-    headers: { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...headers },
-    body: Buffer.from(JSON.stringify(body)),
-  };
-}
-
 function replyToAnswer(reply: Reply): Answer {
-  const headers = { 'Cache-Control': 'no-cache, private', ...reply.headers };
-  if (reply.json !== undefined) return { status: reply.status, headers: { 'Content-Type': 'application/json', ...headers }, body: Buffer.from(reply.json) };
-  if (reply.body === undefined) return { status: reply.status, headers, body: Buffer.alloc(0) };
+  if (reply.json !== undefined) {
+    const headers = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...reply.headers };
+    return { status: reply.status, headers, body: Buffer.from(reply.json) };
+  }
+  if (reply.body === undefined) {
+    return { status: reply.status, headers: { 'Cache-Control': 'no-cache, private', ...reply.headers }, body: Buffer.alloc(0) };
+  }
   return jsonAnswer(reply.status, reply.body, reply.headers);
 }
 
@@ -47,11 +44,7 @@ function parseQuery(params: URLSearchParams): Query {
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= MAX_BODY_BYTES) chunks.push(chunk);
-    });
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
@@ -92,6 +85,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const host = opts.host ?? '127.0.0.1';
   const token = opts.token ?? `emu_${randomBytes(16).toString('hex')}`;
   const latencyMs = opts.latencyMs ?? 0;
+  const maxRecorded = opts.maxRecorded ?? DEFAULT_MAX_RECORDED;
   const store = new Store();
   const startedAt = wholeSeconds(Date.now());
   const rt = new Runtime(store, new FileSigner(randomBytes(32)), opts.tickMs ?? 300, opts.backupOutcome ?? 'completed', startedAt);
@@ -170,6 +164,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       time: Date.now(),
     };
     requests.push(record);
+    // Trimming in batches keeps the cost of dropping the oldest records off the hot path.
+    if (requests.length > maxRecorded * 1.5) requests.splice(0, requests.length - maxRecorded);
     let fault: ActiveFault | undefined;
     try {
       const header = req.headers['x-emulator-fault'];
@@ -189,9 +185,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   }
 
   /** Routing, auth, body parsing and the handler: the service itself. */
-  function dispatch(req: IncomingMessage, url: URL, raw: Buffer): Answer {
-    const method = req.method ?? 'GET';
-    const path = url.pathname;
+  function dispatch(req: IncomingMessage, { method, path, query }: RecordedRequest, raw: Buffer): Answer {
     const routePath = path.replace(/^\//, '');
     let match: ReturnType<typeof matchRoute>;
     try {
@@ -219,7 +213,6 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         return jsonAnswer(400, { message: 'The request body is not valid JSON.' });
       }
     }
-    const query = parseQuery(url.searchParams);
     try {
       const reply = match.route.handler({
         rt,
@@ -244,7 +237,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     const { record, raw, fault } = taken;
     if (latencyMs > 0) await wait(latencyMs);
     if (fault && applyFault(req, res, record, fault)) return;
-    const answer = dispatch(req, url, raw);
+    const answer = dispatch(req, record, raw);
     record.status = answer.status;
     send(res, answer, fault);
   }

@@ -61,6 +61,8 @@ export interface EmulatorOptions {
   tickMs?: number;
   /** Adds a job named "bulk" holding this many completed backups (benchmarks of long lists). */
   bigJob?: number;
+  /** How many recorded requests to keep (the newest); default 100,000. */
+  maxRecorded?: number;
 }
 
 export interface RecordedRequest {

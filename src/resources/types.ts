@@ -135,6 +135,10 @@ export interface CommandSpec {
   local?: boolean;
   /** Hidden from help (aliases kept for compatibility). */
   hidden?: boolean;
+  /** Runs until Ctrl-C, which is its normal end: exit 0 rather than 130 (the emulator). */
+  runsUntilInterrupted?: boolean;
+  /** Output formats beyond table/json/ndjson/tsv that this command's handler renders itself (status: prometheus). */
+  extraFormats?: readonly string[];
 }
 
 /** What every resource or command module exports. */

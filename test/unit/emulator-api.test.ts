@@ -297,6 +297,15 @@ describe('emulator API', () => {
       expect((await get(`/v1/jobs/${job.id}`)).body.data.last_backups[0].id).toBe(started.body.backup_id);
     });
 
+    it('lists the later of two backups started in the same second first under -created_at', async () => {
+      const job = (await get('/v1/jobs')).body.data.find((j: Json) => j.name === 'web-01 files');
+      const first = await send('POST', `/v1/jobs/${job.id}/backups/start`, { is_daily: true });
+      const second = await send('POST', `/v1/jobs/${job.id}/backups/start`, { is_daily: true });
+      const newest = (await get(`/v1/jobs/${job.id}/backups?sort=-created_at`)).body.data as Json[];
+      expect(newest.slice(0, 2).map((b) => b.id)).toEqual([second.body.backup_id, first.body.backup_id]);
+      expect(first.body.tags).toEqual({ is_manual: false, is_hourly: false, is_daily: true, is_weekly: false, is_monthly: false });
+    });
+
     it('ends started backups of a job named with "fail" as failed', async () => {
       const job = (await get('/v1/jobs')).body.data.find((j: Json) => j.name.includes('fail'));
       const started = await send('POST', `/v1/jobs/${job.id}/backups/start`, {});

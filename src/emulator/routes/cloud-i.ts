@@ -6,7 +6,7 @@ import { renderMachine, renderMachineSnapshot } from '../render.js';
 import type { RouteContext, RouteDef } from '../router.js';
 import type { Runtime } from '../runtime.js';
 import { makeTags, type MachineKind, type MachineRecord, type MachineSnapshotRecord, type Retention } from '../store.js';
-import { randInt, fileStamp } from '../util.js';
+import { fileStamp, randInt } from '../util.js';
 import { Validation } from '../validate.js';
 
 export const MACHINE_STATUSES = ['destroyed', 'inactive', 'paused', 'running', 'active'] as const;
@@ -212,10 +212,9 @@ function machineRoutes(kind: MachineKind): RouteDef[] {
       path: `${base}/{${param}}/snapshots/{snapshot_id}`,
       handler: (c) => {
         const machine = find(c);
-        const snapshot = c.rt.store.machineSnapshots.get(Number(c.params.snapshot_id));
-        if (!snapshot || snapshot.machine_kind !== kind || snapshot.machine_id !== machine.id || !/^\d+$/.test(c.params.snapshot_id!)) {
-          throw notFound('Snapshot', c.params.snapshot_id!);
-        }
+        const id = c.params.snapshot_id!;
+        const snapshot = /^\d+$/.test(id) ? c.rt.store.machineSnapshots.get(Number(id)) : undefined;
+        if (!snapshot || snapshot.machine_kind !== kind || snapshot.machine_id !== machine.id) throw notFound('Snapshot', id);
         c.rt.store.machineSnapshots.remove(snapshot);
         return noContent();
       },
