@@ -39,3 +39,5 @@ export async function collectManifest(version: string): Promise<Manifest> {
 }
 
 export { commandsMarkdown } from './docs.js';
+export { completionFiles } from '../commands/completion.js';
+export { openapiDocument } from '../commands/schema.js';

@@ -56,7 +56,7 @@ export function buildProgram(manifest: Manifest, io: IO, run: RunCommand): Comma
     nodes.set(spec.path.join(' '), cmd);
     if (spec.aliases) cmd.aliases([...spec.aliases]);
     cmd.description(spec.summary + (spec.description ? `\n\n${spec.description}` : ''));
-    if (spec.method && spec.endpoint) cmd.summary(spec.summary);
+    cmd.summary(spec.summary);
     const params = effectiveParams(spec);
     let positionalCount = 0;
     for (const p of params) {

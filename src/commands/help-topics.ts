@@ -1,2 +1,115 @@
-// Placeholder: the texts are written by the scripting work.
-export const helpTopics: Record<string, { summary: string; text: string }> = {};
+// `backupctl help <topic>`: texts that belong to no single command. Plain
+// strings, loaded only when a topic is asked for.
+import { ExitCode } from '../errors.js';
+
+/** Every exit code with one line; the numbers come from errors.ts so the text cannot drift from the code. */
+const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
+  [ExitCode.ok, 'success'],
+  [ExitCode.refused, 'the service refused the request (4xx other than 401, 403, 404); or an internal failure'],
+  [ExitCode.usage, 'usage or input error, caught before anything was sent'],
+  [ExitCode.config, 'configuration error: no token, no or bad base URL, broken config file'],
+  [ExitCode.auth, 'authentication or permission: 401, 403'],
+  [ExitCode.notFound, 'not found: 404'],
+  [ExitCode.transient, 'transient failure after retries (network, timeout, 429, 5xx), or --wait-timeout ran out'],
+  [ExitCode.outcomeUnknown, 'outcome unknown: a request not safe to repeat (POST) may have reached the service'],
+  [ExitCode.waitFailed, 'an awaited operation ended failed (--wait): the backup failed or expired'],
+  [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check'],
+  [ExitCode.locked, 'another run holds the lock (--lock)'],
+  [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
+];
+
+const exitCodes = `Exit codes (the same for every command):
+
+${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(5)}${meaning}`).join('\n')}
+
+Errors are one line on stderr; stdout carries results only, so a script can
+test the exit code and still parse stdout. Exit 7 is the one to read twice: the
+request may have been carried out, so check before sending it again (for a
+backup: backupctl jobs backup list <job> --sort -created_at).
+`;
+
+const environment = `Environment variables backupctl reads. A flag wins over the environment, and
+the environment over the profile. An empty value counts as unset.
+
+  BACKUPCTL_BASE_URL    service address, e.g. https://api.example.com (as --base-url); /v1 is added.
+                        https:// only, except loopback (127.0.0.1, ::1, localhost)
+  BACKUPCTL_TOKEN       API token; used instead of the profile's stored token. There is no token
+                        flag on purpose: arguments end up in shell history and ps
+  BACKUPCTL_PROFILE     profile to use (as --profile); default: the current profile, else "default"
+  BACKUPCTL_OUTPUT      table, json, ndjson or tsv (as -o/--output)
+  BACKUPCTL_TIMEOUT     per-request timeout, e.g. 30s or 2m (as --timeout); default 30s
+  BACKUPCTL_DEBUG       1 or true: HTTP trace on stderr with the token and secrets redacted (as --debug)
+  BACKUPCTL_CONFIG_DIR  where profiles and caches live (as --config-dir)
+  XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
+                        $XDG_CONFIG_HOME/backupctl
+  HOME, USERPROFILE     the default config folder is ~/.config/backupctl
+  NO_COLOR              any non-empty value turns colour off (as --no-color)
+  FORCE_COLOR           0 or false turns colour off; nothing turns it on when stdout is not a terminal
+  HTTPS_PROXY, HTTP_PROXY, NO_PROXY
+                        proxy for requests to the service (lower-case names too); NO_PROXY lists
+                        hosts reached directly
+  NODE_EXTRA_CA_CERTS   file of extra CA certificates in PEM (a company proxy or a private CA);
+                        read by Node.js at start-up
+
+In cron, the environment is nearly empty: set BACKUPCTL_PROFILE (or BACKUPCTL_BASE_URL and
+BACKUPCTL_TOKEN) and PATH in the crontab line or the crontab's header. See: backupctl help cron.
+`;
+
+const cron = `Running backups from cron
+
+A ready crontab line (crontab -e): start the daily backup of one job at 02:15,
+wait until it has finished, and report to a dead man's switch.
+
+  15 2 * * * BACKUPCTL_PROFILE=prod backupctl jobs backup start <job> --daily --wait --wait-timeout 2h --jitter 5m --lock /tmp/backupctl-<job>.lock --healthcheck-url https://hc-ping.com/<uuid> >>/var/log/backupctl.log 2>&1
+
+What each part does:
+  BACKUPCTL_PROFILE=prod  the profile logged in with backupctl auth login (cron has no
+                          environment of your shell; or set BACKUPCTL_BASE_URL and
+                          BACKUPCTL_TOKEN, and PATH if backupctl is not in /usr/bin)
+  --daily                 tags the backup as daily, so retention keeps it as one
+  --wait                  polls the new backup until it ends, so the exit code says
+                          how the backup went, not only that it was started
+  --wait-timeout 2h       gives up waiting after 2 hours (exit 6); the backup itself
+                          goes on at the service
+  --jitter 5m             sleeps a random 0..5 minutes first, so many machines with
+                          the same crontab do not all call the service at 02:15:00
+  --lock <file>           exits 10 at once if the previous run still holds the lock
+                          file, instead of starting a second backup of the same job
+  --healthcheck-url <url> reports the run to a dead man's switch (healthchecks.io or
+                          the like): success or failure, and a run that never
+                          happened shows up as a missing ping
+  >>log 2>&1              stdout has the result, stderr the errors; keep both
+
+What the exit code means for a cron job:
+  0    the backup completed (completed_with_errors too, with a warning; add --strict
+       to make that exit 8)
+  2    the crontab line is wrong (a flag or value); nothing was sent
+  3    no token or base URL for the profile: log in as the user cron runs as
+  4    the token was refused (401/403): it expired or was revoked
+  5    the job id does not exist (404)
+  6    the service could not be reached after retries, or --wait-timeout ran out
+  7    the start request may or may not have arrived: do not blindly re-run; check with
+       backupctl jobs backup list <job> --sort -created_at
+  8    the backup ended failed or expired
+  10   the previous run still held the lock; nothing was started
+  130  the run was interrupted
+See all codes: backupctl help exit-codes.
+
+Checking last night's backup (from a monitoring check or a morning cron line):
+
+  backupctl jobs backup latest <job> --status completed --max-age 26h
+
+prints the newest completed backup of the job and exits 0 when it is younger than
+26 hours; it exits 9 when none qualifies, so
+
+  backupctl jobs backup latest <job> --status completed --max-age 26h -q || echo "no backup of <job> since yesterday"
+
+alerts on a missed night (-q prints only the backup's id). Use --json to read the
+backup's status, size and times in a script.
+`;
+
+export const helpTopics: Record<string, { summary: string; text: string }> = {
+  'exit-codes': { summary: 'What each exit code means', text: exitCodes },
+  environment: { summary: 'Environment variables backupctl reads', text: environment },
+  cron: { summary: 'Running backups from cron: a crontab line, exit codes, checking the last backup', text: cron },
+};

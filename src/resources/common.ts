@@ -10,7 +10,7 @@ export const record = z.looseObject;
 export const status = (..._known: string[]) => z.string();
 
 export const sshKeySchema = record({
-  id: z.number(),
+  id: z.int(),
   name: z.string().nullish(),
   public_key: z.string().nullish(),
   created_at: datetime.nullish(),
@@ -18,7 +18,7 @@ export const sshKeySchema = record({
 });
 
 export const serverSchema = record({
-  id: z.number(),
+  id: z.int(),
   name: z.string().nullish(),
   host: z.string().nullish(),
   user: z.string().nullish(),

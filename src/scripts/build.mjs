@@ -51,6 +51,13 @@ if (process.argv.includes('--docs')) {
   await mkdir(path.join(root, 'docs'), { recursive: true });
   await writeFile(path.join(root, 'docs', 'commands.md'), generated.commandsMarkdown(manifest));
   console.error('wrote docs/commands.md');
+  await writeFile(path.join(root, 'docs', 'openapi.json'), `${JSON.stringify(await generated.openapiDocument(manifest), null, 2)}\n`);
+  console.error('wrote docs/openapi.json');
+  for (const [file, text] of Object.entries(generated.completionFiles(manifest))) {
+    await mkdir(path.dirname(path.join(root, file)), { recursive: true });
+    await writeFile(path.join(root, file), text);
+    console.error(`wrote ${file}`);
+  }
 }
 const old = path.join(root, `.tmp/dist-old-${process.pid}`);
 await rename(finalDist, old).catch(() => {});
