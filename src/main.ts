@@ -2,6 +2,7 @@
 // Start-up is kept small: `--version` answers before anything else loads, and
 // the command tree is built from dist/manifest.json without loading handlers.
 import { readFileSync } from 'node:fs';
+import { isatty } from 'node:tty';
 import type { Manifest } from './resources/types.js';
 import type { IO } from './cli/types.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
@@ -24,10 +25,13 @@ export function processIO(): IO {
   return {
     stdout: process.stdout,
     stderr: process.stderr,
-    stdin: process.stdin,
+    // process.stdin builds a stream on first use (a few ms): only commands that read it pay.
+    get stdin() {
+      return process.stdin;
+    },
     stdoutIsTTY: !!process.stdout.isTTY,
     stderrIsTTY: !!process.stderr.isTTY,
-    stdinIsTTY: !!process.stdin.isTTY,
+    stdinIsTTY: isatty(0),
     columns: process.stdout.columns || 80,
   };
 }
@@ -62,13 +66,17 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
       io.stderr.write('Interrupted.\n');
       return ExitCode.interrupted;
     }
-    return report(err, io, debug);
+    return await report(err, io, debug);
   } finally {
     process.off('SIGINT', onSigint);
   }
 }
 
-function report(err: unknown, io: IO, debug: boolean): number {
+async function report(err: unknown, io: IO, debug: boolean): Promise<number> {
+  // Messages carry text from the service (its `message`, field errors, an echoed value):
+  // escape sequences and control characters in it must not reach the terminal.
+  // Loaded only here, so the start-up path does not pay for it.
+  const { sanitize } = await import('./output/format.js');
   const e = err as { code?: string; exitCode?: number; name?: string; message?: string; stack?: string };
   if (typeof e?.code === 'string' && e.code.startsWith('commander.')) {
     // commander has printed its own message (or the help / version).
@@ -76,15 +84,15 @@ function report(err: unknown, io: IO, debug: boolean): number {
     return ExitCode.usage;
   }
   if (err instanceof CliError) {
-    io.stderr.write(scrub(`error: ${err.message}\n`));
-    for (const line of err.details) io.stderr.write(scrub(`${line}\n`));
+    io.stderr.write(scrub(`error: ${sanitize(err.message)}\n`));
+    for (const line of err.details) io.stderr.write(scrub(`${sanitize(line)}\n`));
     return err.exitCode;
   }
   if (e?.name === 'AbortError' || e?.name === 'ExitPromptError') {
     io.stderr.write('Interrupted.\n');
     return ExitCode.interrupted;
   }
-  io.stderr.write(scrub(`error: unexpected failure: ${e?.message ?? String(err)}\n`));
+  io.stderr.write(scrub(`error: unexpected failure: ${sanitize(String(e?.message ?? err))}\n`));
   if (debug && e?.stack) io.stderr.write(scrub(`${e.stack}\n`));
   else io.stderr.write('Run again with --debug for details, and report it if it persists.\n');
   return ExitCode.refused;

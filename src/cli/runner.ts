@@ -8,6 +8,8 @@ import { parseValues } from './values.js';
 import { buildRequest, fillTemplate } from './request.js';
 import { createContext } from './context.js';
 import { runEndpoint } from './generic.js';
+import { redactBody } from '../http/redact.js';
+import { addSecret } from '../util/scrub.js';
 
 export interface RunInput {
   spec: ManifestCommand;
@@ -24,8 +26,9 @@ export async function runCommand(o: RunInput): Promise<void> {
   const load = moduleLoaders[spec.module];
   if (!load) throw new Error(`no module ${spec.module} for ${spec.path.join(' ')}`);
   const [mod, output] = await Promise.all([load(), resolveOutput(globals, env, io)]);
-  const values = await parseValues(spec, { positionals: o.positionals, options: o.options }, io.stdin);
+  const values = await parseValues(spec, { positionals: o.positionals, options: o.options }, io);
   const request = buildRequest(spec, values);
+  if (request?.body !== undefined) registerSecrets(request.body, redactBody(request.body));
   const ctx = createContext({ globals, io, env, signal: o.signal, output });
   try {
     if (globals.dryRun && request && !spec.local) {
@@ -51,6 +54,29 @@ export async function runCommand(o: RunInput): Promise<void> {
   } finally {
     await ctx.dispose();
   }
+}
+
+/**
+ * Tells scrub() every value the request carries in a secret field (--secret,
+ * --password, a --credentials-file, --secret-file, a job's *_password config),
+ * as the redaction for --debug and --dry-run recognises them: a service that
+ * echoes one in an error (a 422 repeating the input) must not get it printed.
+ */
+function registerSecrets(original: unknown, redacted: unknown): void {
+  if (redacted === '****') {
+    forEachLeaf(original, (v) => addSecret(String(v)));
+    return;
+  }
+  if (original && redacted && typeof original === 'object' && typeof redacted === 'object') {
+    for (const [k, v] of Object.entries(original as Record<string, unknown>)) {
+      registerSecrets(v, (redacted as Record<string, unknown>)[k]);
+    }
+  }
+}
+
+function forEachLeaf(value: unknown, fn: (leaf: string | number) => void, depth = 0): void {
+  if (typeof value === 'string' || typeof value === 'number') fn(value);
+  else if (value && typeof value === 'object' && depth < 20) for (const v of Object.values(value)) forEachLeaf(v, fn, depth + 1);
 }
 
 async function resolveOutput(globals: Globals, env: NodeJS.ProcessEnv, io: IO): Promise<OutputOptions> {

@@ -124,12 +124,12 @@ function parseStorage(p: ParamSpec, items: string[]): Array<{ storage_id: number
   });
 }
 
-async function readSource(p: ParamSpec, source: string, stdin: Readable, used: { stdin: boolean }): Promise<string> {
+async function readSource(p: ParamSpec, source: string, stdin: () => Readable, used: { stdin: boolean }): Promise<string> {
   if (source === '-') {
     if (used.stdin) fail(p, source, 'standard input is already read by another flag');
     used.stdin = true;
     const chunks: Buffer[] = [];
-    for await (const c of stdin) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
+    for await (const c of stdin()) chunks.push(Buffer.isBuffer(c) ? c : Buffer.from(c));
     return Buffer.concat(chunks).toString('utf8');
   }
   try {
@@ -151,7 +151,13 @@ export interface RawInput {
  * Validated values keyed by the param's API name. Positionals are matched in
  * the order they appear in spec.params.
  */
-export async function parseValues(spec: CommandSpec, raw: RawInput, stdin: Readable): Promise<Record<string, unknown>> {
+export async function parseValues(
+  spec: CommandSpec,
+  raw: RawInput,
+  /** Standard input, or an object whose `stdin` is read only if a flag says `-` (the IO: no stream is built otherwise). */
+  input: Readable | { readonly stdin: Readable },
+): Promise<Record<string, unknown>> {
+  const stdin = () => ('pipe' in input && typeof input.pipe === 'function' ? (input as Readable) : (input as { stdin: Readable }).stdin);
   const params = effectiveParams(spec);
   const values: Record<string, unknown> = {};
   const used = { stdin: false };
