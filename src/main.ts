@@ -17,6 +17,10 @@ export async function cli(): Promise<void> {
     process.stdout.write(`${VERSION}\n`);
     return;
   }
+  // A reader that goes away (`backupctl --help | head -1`) is not an error.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+  });
   const code = await run(argv, processIO(), process.env);
   process.exit(code);
 }

@@ -31,7 +31,7 @@ export async function runCommand(o: RunInput): Promise<void> {
   if (request?.body !== undefined) registerSecrets(request.body, redactBody(request.body));
   const ctx = createContext({ globals, io, env, signal: o.signal, output });
   try {
-    if (globals.dryRun && request && !spec.local) {
+    if (globals.dryRun && request && !spec.local && !spec.dryRunInHandler) {
       const { curlFor } = await import('./dry-run.js');
       const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
       io.stdout.write(`${curlFor(request, base)}\n`);

@@ -129,6 +129,12 @@ export interface CommandSpec {
   handler?: string;
   /** Extra endpoints a custom handler calls (for the coverage check and docs), as 'METHOD /path'. */
   alsoCalls?: readonly string[];
+  /**
+   * The custom handler prints --dry-run itself: it picks the endpoint from the
+   * input (`snapshot delete <id> --all`) or refuses input the flags alone cannot
+   * (`activate` without any retention count), so the runner must not print `request`.
+   */
+  dryRunInHandler?: boolean;
   /** Other names for the command's last word. */
   aliases?: readonly string[];
   /** Commands that never talk to the service (auth status, config ...): no --dry-run. */
