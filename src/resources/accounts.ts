@@ -1,4 +1,202 @@
-// Placeholder: filled in by the every-endpoint work.
-import type { ModuleSpec } from './types.js';
+// Accounts connected at cloud providers, through which snapshots are taken
+// (/v1/snapshots/accounts).
+import { z } from 'zod';
+import type { Column, Handler } from '../cli/types.js';
+import type { ModuleSpec, ParamSpec } from './types.js';
+import { UsageError } from '../errors.js';
+import { fillTemplate } from '../cli/request.js';
+import { datetime, idArg, modifiedSince, record } from './common.js';
 
-export const module: ModuleSpec = { name: 'accounts', commands: [] };
+/** The account provider list, in the interface's order. */
+export const ACCOUNT_PROVIDERS = ['cloud_a', 'cloud_b', 'cloud_c', 'cloud_d', 'cloud_e', 'cloud_f', 'cloud_g', 'cloud_h'] as const;
+
+/** Which providers require which credential key, from the interface's table. */
+const REQUIRED_BY: Record<CredentialKey, readonly string[]> = {
+  key: ['cloud_a', 'cloud_b', 'cloud_c', 'cloud_e', 'cloud_g', 'cloud_h'],
+  secret: ['cloud_a', 'cloud_b', 'cloud_c', 'cloud_d', 'cloud_g'],
+  region: ['cloud_a', 'cloud_b', 'cloud_g'],
+  zone: ['cloud_e'],
+  username: ['cloud_f'],
+  password: ['cloud_f'],
+};
+type CredentialKey = 'key' | 'secret' | 'region' | 'zone' | 'username' | 'password';
+const CREDENTIAL_KEYS = Object.keys(REQUIRED_BY) as CredentialKey[];
+
+const CREDENTIAL_TEXT: Record<CredentialKey, string> = {
+  key: 'Access key (credentials.key)',
+  secret: 'Secret (credentials.secret); prefer --credentials-file to keep it out of the process list',
+  region: 'Region (credentials.region)',
+  zone: 'Zone (credentials.zone)',
+  username: 'User name (credentials.username)',
+  password: 'Password (credentials.password); prefer --credentials-file to keep it out of the process list',
+};
+
+/** `{name, pretty_name}`; a plain string is accepted as the name. */
+export const providerSchema = z.union([record({ name: z.string().nullish(), pretty_name: z.string().nullish() }), z.string()]);
+
+export const accountSchema = record({
+  id: z.int(),
+  name: z.string().nullish(),
+  // `YYYY-MM-DD HH:MM:SS` in account endpoints, ISO inside snapshots and resources.
+  expires_at: datetime.nullish(),
+  created_at: datetime.nullish(),
+  updated_at: datetime.nullish(),
+  provider: providerSchema.nullish(),
+});
+
+/** The display name of a provider object (`Cloud A`), else its name. */
+export function providerText(provider: unknown): string | undefined {
+  if (typeof provider === 'string') return provider;
+  if (!provider || typeof provider !== 'object') return undefined;
+  const p = provider as { name?: unknown; pretty_name?: unknown };
+  const shown = p.pretty_name ?? p.name;
+  return typeof shown === 'string' ? shown : undefined;
+}
+
+export const schemas = { account: accountSchema };
+
+export const columns: Record<string, Column[]> = {
+  account: [
+    { key: 'id', header: 'ID' },
+    { key: 'name', header: 'Name' },
+    { key: 'provider', header: 'Provider', get: (a) => providerText(a.provider) },
+    { key: 'expires_at', header: 'Expires', format: 'time' },
+    { key: 'created_at', header: 'Created', format: 'time' },
+    { key: 'updated_at', header: 'Updated', format: 'time' },
+  ],
+};
+
+const accountId = idArg('account_id', 'Account');
+
+const providerParam = (required: boolean): ParamSpec => ({
+  name: 'provider',
+  in: 'body',
+  type: 'enum',
+  values: ACCOUNT_PROVIDERS,
+  required,
+  description: 'Provider of the account',
+});
+
+/**
+ * `--credentials-file` is named `credentials` so that values.ts finds
+ * `credentials.secret` inside it when checking what a provider requires, and
+ * buildRequest merges it first so single credential flags override its keys.
+ */
+const credentialsFile: ParamSpec = {
+  name: 'credentials',
+  flag: 'credentials-file',
+  in: 'body',
+  type: 'json-file',
+  placeholder: 'file|-',
+  description: 'JSON object of credentials (key, secret, region, zone, username, password), or - for standard input; flags override its keys',
+};
+
+function credentialParams(onCreate: boolean): ParamSpec[] {
+  return CREDENTIAL_KEYS.map((key) => ({
+    name: `credentials.${key}`,
+    flag: key,
+    in: 'body',
+    type: 'string',
+    placeholder: key === 'password' || key === 'secret' ? key : undefined,
+    ...(onCreate ? { requiredWhen: { provider: REQUIRED_BY[key] } } : {}),
+    description: CREDENTIAL_TEXT[key],
+  }));
+}
+
+export const module: ModuleSpec = {
+  name: 'accounts',
+  commands: [
+    {
+      path: ['accounts', 'list'],
+      summary: 'List connected provider accounts',
+      examples: ['backupctl accounts list', 'backupctl accounts list --provider cloud_a --sort -updated_at', 'backupctl accounts list --modified-since 7d -q'],
+      method: 'GET',
+      endpoint: '/snapshots/accounts',
+      params: [
+        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, description: 'Only accounts at this provider' },
+        modifiedSince,
+      ],
+      list: { sort: ['id', 'name', 'expires_at', 'created_at', 'updated_at'] },
+      output: { kind: 'list', schema: 'account', columns: 'account' },
+    },
+    {
+      path: ['accounts', 'add'],
+      summary: 'Connect a provider account',
+      description:
+        'Credentials each provider requires: key (cloud_a, cloud_b, cloud_c, cloud_e, cloud_g, cloud_h), secret (cloud_a, cloud_b, ' +
+        'cloud_c, cloud_d, cloud_g), region (cloud_a, cloud_b, cloud_g), zone (cloud_e), username and password (cloud_f). ' +
+        'Give them as flags or in a JSON file with --credentials-file, which keeps secrets out of the process list and shell history.',
+      examples: [
+        'backupctl accounts add --name prod --provider cloud_a --key AKIA... --region eu-central-1 --credentials-file creds.json',
+        'pass show cloud-a | backupctl accounts add --name prod --provider cloud_a --credentials-file - -q',
+        'backupctl accounts add --name legacy --provider cloud_f --username ops --credentials-file creds.json',
+      ],
+      method: 'POST',
+      endpoint: '/snapshots/accounts',
+      params: [
+        { name: 'name', in: 'body', type: 'string', required: true, description: 'Name of the account' },
+        providerParam(true),
+        credentialsFile,
+        ...credentialParams(true),
+      ],
+      output: { kind: 'record', schema: 'account', columns: 'account' },
+    },
+    {
+      path: ['accounts', 'update'],
+      summary: 'Rename an account or change its provider or credentials',
+      description: 'Only what is given changes; credential keys not given keep their values.',
+      examples: [
+        'backupctl accounts update 4 --name prod-eu',
+        'backupctl accounts update 4 --credentials-file rotated.json',
+        'backupctl accounts update 4 --region eu-west-1',
+      ],
+      method: 'PATCH',
+      endpoint: '/snapshots/accounts/{account_id}',
+      params: [
+        accountId,
+        { name: 'name', in: 'body', type: 'string', description: 'New name' },
+        providerParam(false),
+        credentialsFile,
+        ...credentialParams(false),
+      ],
+      output: { kind: 'none', done: 'Updated account {account_id}.' },
+      handler: 'update',
+    },
+    {
+      path: ['accounts', 'delete'],
+      summary: 'Disconnect a provider account',
+      examples: ['backupctl accounts delete 4', 'backupctl accounts delete 4 --yes'],
+      method: 'DELETE',
+      endpoint: '/snapshots/accounts/{account_id}',
+      params: [accountId],
+      confirm: 'Delete account {account_id}?',
+      output: { kind: 'none', done: 'Deleted account {account_id}.' },
+    },
+    {
+      path: ['accounts', 'sync'],
+      summary: 'Ask the service to look for new disks and servers in an account',
+      description: 'The service answers at once; `backupctl resources list` shows what it found.',
+      examples: ['backupctl accounts sync 4'],
+      method: 'PATCH',
+      endpoint: '/snapshots/accounts/{account_id}/sync',
+      params: [accountId],
+      output: { kind: 'none', done: 'Sync of account {account_id} requested.' },
+    },
+  ],
+};
+
+const UPDATE_FLAGS = ['--name', '--provider', '--credentials-file', ...CREDENTIAL_KEYS.map((k) => `--${k}`)];
+
+/** A PATCH without a body would change nothing yet look like success. */
+const update: Handler = async (input, ctx) => {
+  const id = input.values.account_id as number;
+  const body = input.request?.body as Record<string, unknown> | undefined;
+  if (!body || Object.keys(body).length === 0) {
+    throw new UsageError(`nothing to update for account ${id}`, [`Give at least one of ${UPDATE_FLAGS.join(', ')}.`]);
+  }
+  const client = await ctx.client();
+  await client.request(input.request!, { signal: ctx.signal });
+  return { kind: 'done', message: fillTemplate(input.spec.output.done!, input.values), id };
+};
+
+export const handlers: Record<string, Handler> = { update };

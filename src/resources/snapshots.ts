@@ -1,4 +1,114 @@
-// Placeholder: filled in by the every-endpoint work.
+// Snapshots taken at connected provider accounts (/v1/snapshots). Snapshots of
+// cloud_i machines live under droplets and volumes instead.
+import { z } from 'zod';
+import type { Column } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
+import { datetime, idArg, record, status } from './common.js';
+import { ACCOUNT_PROVIDERS, accountSchema, providerSchema, providerText } from './accounts.js';
+import { resourceSchema } from './snapshot-resources.js';
+import { setTagNames } from './cloud-i.js';
 
-export const module: ModuleSpec = { name: 'snapshots', commands: [] };
+/** The values the status filter takes; answers also carry `in-progress` and `delete-request`. */
+const STATUS_FILTER = ['pre_request', 'in_progress', 'expired', 'failed', 'completed'] as const;
+const TAGS = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
+
+export const snapshotSchema = record({
+  id: z.int(),
+  name: z.string().nullish(),
+  status: status(...STATUS_FILTER, 'in-progress', 'delete-request').nullish(),
+  fail_reason: z.string().nullish(),
+  // A human string such as "255.89 MB" (api-facts); a number of bytes is shown humanised.
+  size: z.union([z.string(), z.number()]).nullish(),
+  tags: z.record(z.string(), z.unknown()).nullish(),
+  started_at: datetime.nullish(),
+  completed_at: datetime.nullish(),
+  credentials: accountSchema.nullish(),
+  provider: providerSchema.nullish(),
+  resource: resourceSchema.nullish(),
+});
+
+/** `server 12`: what the snapshot is of. */
+function resourceText(resource: unknown): string | undefined {
+  if (!resource || typeof resource !== 'object') return undefined;
+  const r = resource as { type?: unknown; id?: unknown };
+  const parts = [r.type, r.id].filter((p) => typeof p === 'string' || typeof p === 'number');
+  return parts.length ? parts.join(' ') : undefined;
+}
+
+const snapshotColumns: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'name', header: 'Name' },
+  { key: 'provider', header: 'Provider', get: (s) => providerText(s.provider) },
+  { key: 'status', header: 'Status', format: 'status' },
+  { key: 'size', header: 'Size', format: 'size' },
+  // The names of the tags set, so TSV holds `daily,weekly` rather than the 0/1 object.
+  { key: 'tags', header: 'Tags', format: 'tags', get: (s) => setTagNames(s.tags) },
+  { key: 'started_at', header: 'Started', format: 'time' },
+  { key: 'completed_at', header: 'Completed', format: 'time' },
+  { key: 'account', header: 'Account', get: (s) => s.credentials?.name },
+  { key: 'resource', header: 'Resource', get: (s) => resourceText(s.resource) },
+  { key: 'fail_reason', header: 'Fail reason', extra: true },
+];
+
+export const schemas = { snapshot: snapshotSchema };
+
+export const columns: Record<string, Column[]> = {
+  snapshot: snapshotColumns,
+  // One snapshot has room to say why it failed.
+  snapshotDetail: snapshotColumns.map((c) => ({ ...c, extra: false })),
+};
+
+export const module: ModuleSpec = {
+  name: 'snapshots',
+  commands: [
+    {
+      path: ['snapshots', 'list'],
+      summary: 'List snapshots taken at connected accounts',
+      examples: [
+        'backupctl snapshots list',
+        'backupctl snapshots list --provider cloud_a --status failed --started-since 7d',
+        'backupctl snapshots list --tags daily --without-tags manual --sort -started_at -o ndjson',
+      ],
+      method: 'GET',
+      endpoint: '/snapshots',
+      params: [
+        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, description: 'Only snapshots of accounts at this provider' },
+        { name: 'status', in: 'query', type: 'enum', values: STATUS_FILTER, description: 'Only snapshots in this state' },
+        { name: 'tags', in: 'query', type: 'tags', values: TAGS, tagValue: 1, placeholder: 'tags', description: 'Only snapshots with all these tags set, e.g. manual,daily' },
+        {
+          name: 'tags#without',
+          flag: 'without-tags',
+          in: 'query',
+          type: 'tags',
+          values: TAGS,
+          tagValue: 0,
+          placeholder: 'tags',
+          description: 'Only snapshots with none of these tags set',
+        },
+        { name: 'started_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Only snapshots started since (ISO 8601 or an age: 24h, 7d)' },
+        { name: 'completed_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Only snapshots completed since (ISO 8601 or an age: 24h, 7d)' },
+      ],
+      list: { sort: ['id', 'name', 'size', 'started_at', 'completed_at'] },
+      output: { kind: 'list', schema: 'snapshot', columns: 'snapshot' },
+    },
+    {
+      path: ['snapshots', 'get'],
+      summary: 'Show a snapshot',
+      examples: ['backupctl snapshots get 118', 'backupctl snapshots get 118 --json'],
+      method: 'GET',
+      endpoint: '/snapshots/{snapshot_id}',
+      params: [idArg('snapshot_id', 'Snapshot')],
+      output: { kind: 'record', schema: 'snapshot', columns: 'snapshotDetail' },
+    },
+    {
+      path: ['snapshots', 'delete'],
+      summary: 'Delete a snapshot',
+      examples: ['backupctl snapshots delete 118', 'backupctl snapshots delete 118 --yes'],
+      method: 'DELETE',
+      endpoint: '/snapshots/{snapshot_id}',
+      params: [idArg('snapshot_id', 'Snapshot')],
+      confirm: 'Delete snapshot {snapshot_id}?',
+      output: { kind: 'none', done: 'Deleted snapshot {snapshot_id}.' },
+    },
+  ],
+};

@@ -1,4 +1,180 @@
-// Placeholder: filled in by the every-endpoint work.
-import type { ModuleSpec } from './types.js';
+// Storage destinations where backups are written (/v1/storage).
+import { z } from 'zod';
+import type { Column, CommandInput, Handler, RequestSpec } from '../cli/types.js';
+import type { LoadedModule } from './registry.js';
+import type { ModuleSpec, ParamSpec } from './types.js';
+import { UsageError } from '../errors.js';
+import { fillTemplate } from '../cli/request.js';
+import { lenient } from '../cli/lenient.js';
+import { addSecret } from '../util/scrub.js';
+import { idArg, modifiedSince, record } from './common.js';
 
-export const module: ModuleSpec = { name: 'storage', commands: [] };
+/** The storage provider list of the interface. */
+export const STORAGE_PROVIDERS = ['cloud_i', 'cloud_a', 'cloud_j', 'cloud_k', 'cloud_l', 'cloud_f', 'cloud_m', 'cloud_g', 'cloud_c', 'custom'] as const;
+const REGIONAL_PROVIDERS = STORAGE_PROVIDERS.filter((p) => p !== 'custom');
+
+export const storageSchema = record({
+  id: z.int(),
+  name: z.string().nullish(),
+  provider: z.string().nullish(),
+  region: z.string().nullish(),
+  bucket: z.string().nullish(),
+  endpoint: z.string().nullish(),
+  // Absent when embedded in a job.
+  estimated_size: z.union([z.number(), z.string()]).nullish(),
+  priority: z.union([z.number(), z.string()]).nullish(),
+});
+
+export const schemas = { storage: storageSchema };
+
+export const columns: Record<string, Column[]> = {
+  storage: [
+    { key: 'id', header: 'ID' },
+    { key: 'name', header: 'Name' },
+    { key: 'provider', header: 'Provider' },
+    { key: 'region', header: 'Region' },
+    { key: 'bucket', header: 'Bucket' },
+    { key: 'endpoint', header: 'Endpoint' },
+    { key: 'estimated_size', header: 'Est. size', format: 'size' },
+    { key: 'priority', header: 'Priority' },
+  ],
+};
+
+const storageId = idArg('storage_id', 'Storage');
+
+/**
+ * Both feed the body's `secret`; the handlers trim the file's text (an editor
+ * or `echo` leaves a newline that would otherwise become part of the secret).
+ */
+const secretParams: ParamSpec[] = [
+  { name: 'secret', in: 'body', type: 'string', placeholder: 'secret', description: 'Secret access key; prefer --secret-file to keep it out of the process list' },
+  {
+    name: 'secret#file',
+    flag: 'secret-file',
+    in: 'body',
+    type: 'text-file',
+    placeholder: 'file|-',
+    description: 'Read the secret from a file, or - for standard input (surrounding whitespace and the final newline are dropped)',
+  },
+];
+
+export const module: ModuleSpec = {
+  name: 'storage',
+  commands: [
+    {
+      path: ['storage', 'list'],
+      summary: 'List storage destinations',
+      examples: ['backupctl storage list', 'backupctl storage list --provider cloud_a --region eu-central-1', 'backupctl storage list --sort -name -q'],
+      method: 'GET',
+      endpoint: '/storage',
+      params: [
+        { name: 'provider', in: 'query', type: 'enum', values: STORAGE_PROVIDERS, description: 'Only storage at this provider' },
+        { name: 'region', in: 'query', type: 'string', description: 'Only storage in this region' },
+        modifiedSince,
+      ],
+      list: { sort: ['id', 'name'] },
+      output: { kind: 'list', schema: 'storage', columns: 'storage' },
+    },
+    {
+      path: ['storage', 'add'],
+      summary: 'Add a storage destination',
+      description:
+        '--region is required for every provider except custom; --endpoint (an S3-compatible URL) only for custom. ' +
+        'Providers without keys (such as cloud_m, the service\'s own storage) take no --key or --secret.',
+      examples: [
+        'backupctl storage add --name primary --provider cloud_a --region eu-central-1 --bucket acme-backups --key AKIA... --secret-file secret.txt',
+        'pass show minio | backupctl storage add --name minio --provider custom --endpoint https://minio.example.com:9000 --bucket backups --key admin --secret-file - -q',
+      ],
+      method: 'POST',
+      endpoint: '/storage',
+      params: [
+        { name: 'name', in: 'body', type: 'string', required: true, description: 'Name of the destination' },
+        { name: 'provider', in: 'body', type: 'enum', values: STORAGE_PROVIDERS, required: true, description: 'Storage provider' },
+        { name: 'key', in: 'body', type: 'string', placeholder: 'key', description: 'Access key id' },
+        ...secretParams,
+        { name: 'bucket', in: 'body', type: 'string', required: true, description: 'Bucket the backups are written to' },
+        {
+          name: 'endpoint',
+          in: 'body',
+          type: 'string',
+          requiredWhen: { provider: ['custom'] },
+          placeholder: 'url',
+          description: 'S3-compatible endpoint URL',
+        },
+        {
+          name: 'region',
+          in: 'body',
+          type: 'string',
+          requiredWhen: { provider: REGIONAL_PROVIDERS },
+          description: 'Region of the bucket',
+        },
+      ],
+      output: { kind: 'record', schema: 'storage', columns: 'storage' },
+      handler: 'add',
+    },
+    {
+      path: ['storage', 'update'],
+      summary: 'Rename a storage destination or change its keys',
+      description: 'Keys cannot be changed for providers without keys (such as cloud_m).',
+      examples: ['backupctl storage update 2 --name archive', 'backupctl storage update 2 --key AKIA... --secret-file new-secret.txt'],
+      method: 'PATCH',
+      endpoint: '/storage/{storage_id}',
+      params: [
+        storageId,
+        { name: 'name', in: 'body', type: 'string', description: 'New name' },
+        { name: 'key', in: 'body', type: 'string', placeholder: 'key', description: 'New access key id' },
+        ...secretParams,
+      ],
+      output: { kind: 'none', done: 'Updated storage {storage_id}.' },
+      handler: 'update',
+    },
+    {
+      path: ['storage', 'delete'],
+      summary: 'Delete a storage destination',
+      examples: ['backupctl storage delete 2', 'backupctl storage delete 2 --yes'],
+      method: 'DELETE',
+      endpoint: '/storage/{storage_id}',
+      params: [storageId],
+      confirm: 'Delete storage {storage_id}?',
+      output: { kind: 'none', done: 'Deleted storage {storage_id}.' },
+    },
+  ],
+};
+
+/** The request with `secret` taken from --secret-file, trimmed. */
+function withSecretFromFile(input: CommandInput): RequestSpec {
+  const request = input.request!;
+  const fromFile = input.values['secret#file'];
+  if (typeof fromFile !== 'string') return request;
+  if (input.values.secret !== undefined) throw new UsageError('give --secret or --secret-file, not both');
+  const secret = fromFile.trim();
+  // The runner registered the untrimmed text; a service echoing the secret would echo this.
+  addSecret(secret);
+  return { ...request, body: { ...(request.body as Record<string, unknown>), secret } };
+}
+
+const add: Handler = async (input, ctx) => {
+  const request = withSecretFromFile(input);
+  const client = await ctx.client();
+  const spinner = ctx.spinner('Adding storage…');
+  const res = await client.request(request, { signal: ctx.signal }).finally(() => spinner.stop());
+  const body = res.body as { data?: unknown } | undefined;
+  const data = body && typeof body === 'object' && 'data' in body ? body.data : body;
+  const loaded: LoadedModule = { module, schemas, columns };
+  return { kind: 'record', record: lenient(loaded, 'storage', ctx)(data), columns: columns.storage!, idField: 'id' };
+};
+
+/** A PATCH without a body would change nothing yet look like success. */
+const update: Handler = async (input, ctx) => {
+  const id = input.values.storage_id as number;
+  const request = withSecretFromFile(input);
+  const body = request.body as Record<string, unknown> | undefined;
+  if (!body || Object.keys(body).length === 0) {
+    throw new UsageError(`nothing to update for storage ${id}`, ['Give at least one of --name, --key, --secret, --secret-file.']);
+  }
+  const client = await ctx.client();
+  await client.request(request, { signal: ctx.signal });
+  return { kind: 'done', message: fillTemplate(input.spec.output.done!, input.values), id };
+};
+
+export const handlers: Record<string, Handler> = { add, update };
