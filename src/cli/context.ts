@@ -4,6 +4,7 @@
 import type { Client, Context, Globals, IO, OutputOptions, Settings, Spinner } from './types.js';
 import { ConfigError, InterruptedError, UsageError } from '../errors.js';
 import { addSecret } from '../util/scrub.js';
+import type { RetryPolicy } from '../http/retry.js';
 
 export interface ContextInit {
   globals: Globals;
@@ -40,8 +41,8 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
             'Run `backupctl auth login` or set BACKUPCTL_TOKEN.',
           ]);
         }
-        const { createClient } = await import('../http/client.js');
-        return createClient({ baseUrl: s.baseUrl, token: s.token, timeoutMs: s.timeoutMs, debug: s.debug, stderr: init.io.stderr });
+        const [{ createClient }, retry] = await Promise.all([import('../http/client.js'), retryPolicyFromEnv(init.env)]);
+        return createClient({ baseUrl: s.baseUrl, token: s.token, timeoutMs: s.timeoutMs, debug: s.debug, stderr: init.io.stderr, retry });
       })();
       return clientP;
     },
@@ -92,4 +93,32 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
     },
   };
   return ctx;
+}
+
+/**
+ * The retry waits, from the environment: BACKUPCTL_RETRY_BASE is the first
+ * backoff (default 500ms, doubling each retry), BACKUPCTL_RETRY_MAX_WAIT the
+ * longest single wait between retries, Retry-After included (default 30s).
+ * Read here and only here, so every request of a command waits the same way;
+ * a bad value is a configuration error (exit 3) naming the variable.
+ */
+export async function retryPolicyFromEnv(env: NodeJS.ProcessEnv): Promise<RetryPolicy> {
+  const [{ defaultRetryPolicy }, { envValue, parseDuration }] = await Promise.all([
+    import('../http/retry.js'),
+    import('../config/index.js'),
+  ]);
+  const read = (name: string, fallback: number): number => {
+    const text = envValue(env, name);
+    if (text === undefined) return fallback;
+    try {
+      return parseDuration(text);
+    } catch (err) {
+      throw new ConfigError(`${(err as Error).message} (from ${name})`);
+    }
+  };
+  return {
+    ...defaultRetryPolicy,
+    baseDelayMs: read('BACKUPCTL_RETRY_BASE', defaultRetryPolicy.baseDelayMs),
+    maxDelayMs: read('BACKUPCTL_RETRY_MAX_WAIT', defaultRetryPolicy.maxDelayMs),
+  };
 }

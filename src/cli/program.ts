@@ -21,7 +21,7 @@ export function buildProgram(manifest: Manifest, io: IO, run: RunCommand): Comma
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
-      writeErr: (s) => io.stderr.write(s),
+      writeErr: (s) => io.stderr.write(withoutOptionValues(s)),
     })
     .showSuggestionAfterError(true)
     .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
@@ -78,6 +78,15 @@ export function buildProgram(manifest: Manifest, io: IO, run: RunCommand): Comma
   }
   addHelpCommand(program, nodes, io);
   return program;
+}
+
+/**
+ * commander quotes an unknown option as typed, value and all: `--token=<the
+ * token>` (a flag that does not exist, by design) would print the token. The
+ * value after `=` is cut from its messages; the option's name is enough.
+ */
+function withoutOptionValues(message: string): string {
+  return message.replace(/(option '-{1,2}[^'=\s]+)=[^']*'/g, "$1=…'");
 }
 
 /** `help [command...]` also answers topics: `backupctl help exit-codes`. */

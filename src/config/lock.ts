@@ -87,6 +87,47 @@ function removeStaleLock(lockPath: string, info: LockInfo): boolean {
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
+ * Creates the lock already holding our pid; returns its inode, or throws EEXIST.
+ * Creating it empty and then writing the pid left an empty lock behind whenever a
+ * process was killed in between (SIGKILL during a slow open(O_CREAT) under fsync
+ * load does land there, test/e2e/config-integrity.test.ts saw it in 1 of ~20
+ * kills); with no pid it looks alive until staleMs, so every backupctl for the
+ * next 10 s failed with "locked". The pid is written to a private file first and
+ * hard-linked into place, which either fails with EEXIST or makes a whole lock.
+ * Filesystems without hard links fall back to create-then-write.
+ */
+function createLock(lockPath: string): number {
+  const own = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  const fd = openSync(own, 'wx', 0o600);
+  try {
+    writeSync(fd, `${process.pid}\n`);
+  } finally {
+    closeSync(fd);
+  }
+  try {
+    linkSync(own, lockPath);
+    // The inode of our own file: the lock path may already name another's lock.
+    return statSync(own).ino;
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS') throw err;
+    const lockFd = openSync(lockPath, 'wx', 0o600);
+    try {
+      writeSync(lockFd, `${process.pid}\n`);
+      return fstatSync(lockFd).ino;
+    } finally {
+      closeSync(lockFd);
+    }
+  } finally {
+    try {
+      unlinkSync(own);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+/**
  * Runs `fn` while holding `<file>.lock` (created with O_EXCL, holding our pid).
  * Waits with short jittered sleeps; a lock whose pid is dead or that is older
  * than `staleMs` is taken over. The folder must exist.
@@ -100,13 +141,7 @@ export async function withFileLock<T>(file: string, fn: () => Promise<T> | T, op
   let lastHolder: LockInfo | undefined;
   while (ownIno === undefined) {
     try {
-      const fd = openSync(lockPath, 'wx', 0o600);
-      try {
-        writeSync(fd, `${process.pid}\n`);
-        ownIno = fstatSync(fd).ino;
-      } finally {
-        closeSync(fd);
-      }
+      ownIno = createLock(lockPath);
       break;
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;

@@ -10,6 +10,7 @@ import { encodeQuery } from './query.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
 import { lastPage, nextPageQuery } from './paging.js';
+import { addSecret, scrub } from '../util/scrub.js';
 
 declare const __VERSION__: string;
 const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
@@ -35,6 +36,9 @@ class HttpClient implements Client {
   private readonly prefix: string;
 
   constructor(private readonly opts: ClientOptions) {
+    // Known to scrub() from here on, whoever made the client (auth login makes its own):
+    // a service that echoes the Authorization header back must not get it printed.
+    addSecret(opts.token);
     const u = new URL(opts.baseUrl);
     this.origin = u.origin;
     this.prefix = u.pathname.replace(/\/+$/, '') + '/v1';
@@ -116,7 +120,13 @@ class HttpClient implements Client {
     try {
       text = await res.body.text();
     } catch (err) {
-      throw this.attemptError(err, signal, timeout);
+      const failure = this.attemptError(err, signal, timeout);
+      // The status line arrived, then the connection dropped mid-body: say so, rather than
+      // "connection reset", because the service did answer (and for a POST, most likely acted).
+      if (failure instanceof AttemptError && failure.kind === 'network') {
+        throw new AttemptError(`the answer was cut off (${res.statusCode} received, the body incomplete)`, false, 'network', failure.code);
+      }
+      throw failure;
     }
     const ms = Math.round(performance.now() - started);
     const parsed = parseBody(text, res.headers['content-type']);
@@ -124,6 +134,13 @@ class HttpClient implements Client {
       this.trace(`< ${res.statusCode} (${ms} ms)`);
       for (const [k, v] of Object.entries(redactHeaders(res.headers))) this.trace(`< ${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
       if (text) this.trace(`< ${truncateForTrace(typeof parsed === 'string' ? parsed : JSON.stringify(redactBody(parsed)))}`);
+    }
+    // The API answers JSON or nothing. A 2xx with any other body came from something in
+    // between (a captive portal, a proxy's page) or was cut: the request may not have been
+    // carried out, so it must not be reported as done.
+    if (res.statusCode < 300 && typeof parsed === 'string' && !isAbsolute(req.path)) {
+      const what = /<html|<!doctype/i.test(parsed) ? 'an HTML page' : 'not valid JSON';
+      throw new AttemptError(`the ${res.statusCode} answer was ${what}, not the service's JSON`, false, 'answer');
     }
     return { status: res.statusCode, headers: res.headers, body: parsed };
   }
@@ -140,12 +157,22 @@ class HttpClient implements Client {
     ) {
       return new AttemptError(`timed out after ${formatMs(this.opts.timeoutMs)}`, code === 'UND_ERR_CONNECT_TIMEOUT', 'timeout', code);
     }
+    if (code && TLS_CERT_CODES.has(code)) {
+      // Refused before any HTTP was sent; retrying cannot change the verdict.
+      return new AttemptError(
+        `TLS certificate not trusted (${code}: ${e.message ?? 'verification failed'}); for a private CA set NODE_EXTRA_CA_CERTS to its PEM file`,
+        true,
+        'tls',
+        code,
+      );
+    }
     const notSent = code === 'ECONNREFUSED' || code === 'ENOTFOUND' || code === 'EAI_AGAIN';
     return new AttemptError(describeNetworkError(code, e.message), notSent, 'network', code);
   }
 
   private trace(line: string): void {
-    if (this.opts.debug) this.opts.stderr.write(`[debug] ${line}\n`);
+    // Answers are traced as received; scrub() blanks a token or secret the service echoed.
+    if (this.opts.debug) this.opts.stderr.write(scrub(`[debug] ${line}\n`));
   }
 
   async *pages(req: RequestSpec, o: { all: boolean; signal?: AbortSignal }): AsyncIterable<Page> {
@@ -178,6 +205,9 @@ class HttpClient implements Client {
         fill();
         page = await inflight.get(n)!;
         inflight.delete(n);
+        // Pages past the real end are empty: a last_page that overstates (or a hostile
+        // 1e15) must not walk a million empty pages.
+        if (page.records.length === 0) return;
         yield page;
       }
       return;
@@ -185,6 +215,9 @@ class HttpClient implements Client {
 
     let guard = 0;
     for (;;) {
+      // An empty page ends the walk whatever its links say: a next link on an empty page
+      // would otherwise lead on for ever.
+      if (page.records.length === 0) return;
       const next = nextPageQuery(query, page.raw, page.records.length);
       if (!next || ++guard > 100_000) return;
       query = next;
@@ -198,9 +231,28 @@ class HttpClient implements Client {
   }
 }
 
+/** Node's codes for a certificate the TLS handshake refused. */
+const TLS_CERT_CODES = new Set([
+  'DEPTH_ZERO_SELF_SIGNED_CERT',
+  'SELF_SIGNED_CERT_IN_CHAIN',
+  'UNABLE_TO_VERIFY_LEAF_SIGNATURE',
+  'UNABLE_TO_GET_ISSUER_CERT',
+  'UNABLE_TO_GET_ISSUER_CERT_LOCALLY',
+  'CERT_HAS_EXPIRED',
+  'CERT_NOT_YET_VALID',
+  'CERT_UNTRUSTED',
+  'CERT_SIGNATURE_FAILURE',
+  'ERR_TLS_CERT_ALTNAME_INVALID',
+]);
+
+function isAbsolute(path: string): boolean {
+  return /^https?:\/\//.test(path);
+}
+
+/** Safe integers only (see paging.ts): an unsafe page number cannot advance. */
 function toInt(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'string' && /^\d+$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
   return undefined;
 }
 

@@ -9,7 +9,12 @@ export class AttemptError extends Error {
     message: string,
     /** The request surely did not reach the service (connection refused, DNS). */
     readonly notSent: boolean,
-    readonly kind: 'network' | 'timeout',
+    /**
+     * network, timeout: worth another try. answer: a 2xx whose body is not the
+     * JSON the API speaks (a proxy's HTML page, a cut-off body); retried like a
+     * network error. tls: the certificate was refused; another try cannot help.
+     */
+    readonly kind: 'network' | 'timeout' | 'answer' | 'tls',
     readonly code?: string,
   ) {
     super(message);
@@ -26,7 +31,7 @@ export function errorForResponse(req: RequestSpec, res: ApiResponse, display: st
     if (body.errors && typeof body.errors === 'object' && !Array.isArray(body.errors)) {
       fieldErrors = {};
       for (const [k, v] of Object.entries(body.errors as Record<string, unknown>)) {
-        fieldErrors[k] = Array.isArray(v) ? v.map(String) : [String(v)];
+        fieldErrors[k] = Array.isArray(v) ? v.map(messageText) : [messageText(v)];
       }
     }
   } else if (typeof body === 'string' && body.trim()) {
@@ -35,6 +40,16 @@ export function errorForResponse(req: RequestSpec, res: ApiResponse, display: st
   }
   const [method, path] = splitDisplay(display);
   return new ApiError({ status: res.status, request: { method, path }, serviceMessage, fieldErrors, body: res.body });
+}
+
+/** A field error as text: strings as sent, anything else as compact JSON (not "[object Object]"). */
+function messageText(v: unknown): string {
+  if (typeof v === 'string') return v;
+  try {
+    return JSON.stringify(v) ?? String(v);
+  } catch {
+    return String(v);
+  }
 }
 
 export function transientError(display: string, reason: string, hint?: string): TransientError {

@@ -40,8 +40,10 @@ export function lastPage(raw: unknown): number | undefined {
   return toInt((raw as { meta?: { last_page?: unknown } } | undefined)?.meta?.last_page);
 }
 
+// Safe integers only: 1e308 or "9007199254740993" plus one is itself, and a
+// page number that does not move would walk the same page for ever.
 function toInt(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isInteger(v)) return v;
-  if (typeof v === 'string' && /^\d+$/.test(v)) return Number(v);
+  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
+  if (typeof v === 'string' && /^\d+$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
   return undefined;
 }

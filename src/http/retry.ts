@@ -46,6 +46,8 @@ export async function runWithRetries(
   const deadline = started + (policy.deadlineMs ?? ctx.timeoutMs * 2 + 60_000);
   const sleep = policy.sleep ?? abortableSleep;
   const random = policy.random ?? Math.random;
+  // Whether an earlier attempt may have been carried out although its answer was lost.
+  let mayHaveArrived = false;
   for (let attempt = 1; ; attempt++) {
     let res: ApiResponse | undefined;
     let failure: AttemptError | undefined;
@@ -56,10 +58,19 @@ export async function runWithRetries(
       failure = err;
     }
     if (res && res.status < 400) return res;
+    // A DELETE whose earlier answer was lost (connection cut after sending, a
+    // timeout, a 5xx from a proxy) and that now finds nothing has most likely
+    // been done by that earlier attempt: report what the user asked for, not
+    // "not found" for a thing this very command removed.
+    if (res?.status === 404 && req.method === 'DELETE' && mayHaveArrived) {
+      ctx.trace('got 404 after an earlier attempt may have deleted it; taking that as done');
+      return { ...res, status: 204, body: undefined };
+    }
+    if (failure ? !failure.notSent : res!.status >= 500 || res!.status === 408) mayHaveArrived = true;
 
     const retryable = res
       ? RETRYABLE_STATUS(res.status) && (idempotent || res.status === 429)
-      : idempotent || failure!.notSent;
+      : failure!.kind !== 'tls' && (idempotent || failure!.notSent);
     const retriesLeft = attempt <= policy.maxRetries;
     let wait = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)) * random();
     const retryAfter = res ? parseRetryAfter(res.headers['retry-after']) : undefined;

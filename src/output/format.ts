@@ -253,7 +253,15 @@ export function colorStatus(text: string, raw: unknown, colorizer: Colorizer): s
 
 /** A record's value for a column: `get`, else the key, walking dotted keys through objects. */
 export function columnValue(record: unknown, column: Column): unknown {
-  if (column.get) return column.get(record);
+  if (column.get) {
+    // Getters are written for well-formed records (`(s) => s.key?.name`); a list holding
+    // null or a string, or a field of an unexpected type, must give an empty cell, not a crash.
+    try {
+      return column.get(record);
+    } catch {
+      return undefined;
+    }
+  }
   if (record === null || typeof record !== 'object') return undefined;
   const direct = (record as Record<string, unknown>)[column.key];
   if (direct !== undefined || !column.key.includes('.')) return direct;

@@ -57,9 +57,18 @@ async function makeColorizer(out: OutputOptions): Promise<Colorizer> {
   return new Chalk({ level: detected > 0 ? detected : 1 });
 }
 
+// JSON.stringify escapes C0 controls (ESC included) but leaves DEL, the C1
+// controls (U+009B is a one-byte CSI) and bidi overrides raw. Outside strings
+// JSON has none of them, so writing them as \uXXXX keeps the text the same
+// JSON while nothing from the service can steer the terminal it is shown on.
+const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
 function json(value: unknown, pretty: boolean): string {
   // JSON.stringify(undefined) is undefined; print what an array would hold.
-  return (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
+  const text = (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
+  return JSON_UNSAFE.test(text)
+    ? text.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
+    : text;
 }
 
 function idOf(record: unknown, idField: string): string | undefined {
