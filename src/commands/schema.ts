@@ -1,7 +1,7 @@
 // `backupctl schema <command>`: the JSON Schema of a command's --json output,
 // generated from the zod schemas the command parses answers with; and
 // docs/openapi.json, the interface as the registry knows it.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Handler } from '../cli/types.js';
 import type { HttpMethod, Manifest, ManifestCommand, ModuleSpec, ParamSpec } from '../resources/types.js';
 import { moduleLoaders } from '../resources/registry.js';
@@ -35,7 +35,7 @@ const JSON_SCHEMA_DIALECT = 'https://json-schema.org/draft/2020-12/schema';
 type JsonSchema = Record<string, unknown>;
 
 function toJsonSchema(schema: unknown): JsonSchema {
-  const out = z.toJSONSchema(schema as z.ZodType, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
+  const out = z.toJSONSchema(schema as z.ZodMiniType, { io: 'output', unrepresentable: 'any' }) as JsonSchema;
   delete out.$schema;
   return out;
 }
@@ -269,7 +269,7 @@ export async function openapiDocument(manifest: Manifest): Promise<JsonSchema> {
       const taken = new Set(ids.values());
       id = taken.has(pascal(key)) ? `${pascal(spec.module)}${pascal(key)}` : pascal(key);
       ids.set(schema, id);
-      registry.add(schema as z.ZodType, { id });
+      registry.add(schema as z.ZodMiniType, { id });
     }
     return { $ref: `#/components/schemas/${id}` };
   };

@@ -1,6 +1,6 @@
 // Accounts connected at cloud providers, through which snapshots are taken
 // (/v1/snapshots/accounts).
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
@@ -32,16 +32,16 @@ const CREDENTIAL_TEXT: Record<CredentialKey, string> = {
 };
 
 /** `{name, pretty_name}`; a plain string is accepted as the name. */
-export const providerSchema = z.union([record({ name: z.string().nullish(), pretty_name: z.string().nullish() }), z.string()]);
+export const providerSchema = z.union([record({ name: z.nullish(z.string()), pretty_name: z.nullish(z.string()) }), z.string()]);
 
 export const accountSchema = record({
   id: z.int(),
-  name: z.string().nullish(),
+  name: z.nullish(z.string()),
   // `YYYY-MM-DD HH:MM:SS` in account endpoints, ISO inside snapshots and resources.
-  expires_at: datetime.nullish(),
-  created_at: datetime.nullish(),
-  updated_at: datetime.nullish(),
-  provider: providerSchema.nullish(),
+  expires_at: z.nullish(datetime),
+  created_at: z.nullish(datetime),
+  updated_at: z.nullish(datetime),
+  provider: z.nullish(providerSchema),
 });
 
 /** The display name of a provider object (`Cloud A`), else its name. */

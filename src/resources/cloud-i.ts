@@ -1,7 +1,7 @@
 // The cloud_i area: snapshot schedules of droplets and of block volumes. The
 // two share every verb, field and answer, so one description here builds both
 // modules; droplets.ts and volumes.ts name only their differences.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Column, CommandInput, Context, Handler, RequestSpec, Result } from '../cli/types.js';
 import type { CommandSpec, ModuleSpec, ParamSpec } from './types.js';
 import type { LoadedModule } from './registry.js';
@@ -46,22 +46,22 @@ const RETENTION_FLAGS = RETENTION_KEYS.map((k) => `--retention-${k}`).join(', ')
 
 export const machineSnapshotSchema = record({
   id: z.int(),
-  name: z.string().nullish(),
-  status: status(...SNAPSHOT_STATUSES).nullish(),
+  name: z.nullish(z.string()),
+  status: z.nullish(status(...SNAPSHOT_STATUSES)),
   // An integer number of bytes (api-facts); a human string is shown as sent.
-  size: z.union([z.number(), z.string()]).nullish(),
-  tags: z.record(z.string(), z.unknown()).nullish(),
-  started_at: datetime.nullish(),
-  completed_at: datetime.nullish(),
+  size: z.nullish(z.union([z.number(), z.string()])),
+  tags: z.nullish(z.record(z.string(), z.unknown())),
+  started_at: z.nullish(datetime),
+  completed_at: z.nullish(datetime),
 });
 
 /** Counts per period; Laravel renders an empty map as `[]`, so an array is accepted too. */
 const retentionSchema = z.union([
   record({
-    hourly: z.number().nullish(),
-    daily: z.number().nullish(),
-    weekly: z.number().nullish(),
-    monthly: z.number().nullish(),
+    hourly: z.nullish(z.number()),
+    daily: z.nullish(z.number()),
+    weekly: z.nullish(z.number()),
+    monthly: z.nullish(z.number()),
   }),
   z.array(z.unknown()),
 ]);
@@ -69,20 +69,20 @@ const retentionSchema = z.union([
 function machineSchema(kind: CloudIKind) {
   return record({
     id: kind.idType === 'integer' ? z.int() : z.string(),
-    name: z.string().nullish(),
-    ...(kind.host ? { host: z.string().nullish() } : {}),
-    account: z.string().nullish(),
-    estimated_cost: z.string().nullish(),
-    status: status(...MACHINE_STATUSES).nullish(),
-    size: z.union([z.string(), z.number()]).nullish(),
-    location: z.string().nullish(),
-    timezone: z.string().nullish(),
-    run_offset: z.union([z.number(), z.string()]).nullish(),
-    frequency: z.union([z.number(), z.string()]).nullish(),
-    retention: retentionSchema.nullish(),
-    ...(kind.secondaryRegion ? { secondary_region: z.string().nullish() } : {}),
-    created_at: datetime.nullish(),
-    snapshots: z.array(machineSnapshotSchema).nullish(),
+    name: z.nullish(z.string()),
+    ...(kind.host ? { host: z.nullish(z.string()) } : {}),
+    account: z.nullish(z.string()),
+    estimated_cost: z.nullish(z.string()),
+    status: z.nullish(status(...MACHINE_STATUSES)),
+    size: z.nullish(z.union([z.string(), z.number()])),
+    location: z.nullish(z.string()),
+    timezone: z.nullish(z.string()),
+    run_offset: z.nullish(z.union([z.number(), z.string()])),
+    frequency: z.nullish(z.union([z.number(), z.string()])),
+    retention: z.nullish(retentionSchema),
+    ...(kind.secondaryRegion ? { secondary_region: z.nullish(z.string()) } : {}),
+    created_at: z.nullish(datetime),
+    snapshots: z.nullish(z.array(machineSnapshotSchema)),
   });
 }
 

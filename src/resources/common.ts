@@ -1,5 +1,5 @@
 // Pieces several resources share: lenient record schemas and reusable params.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { ParamSpec } from './types.js';
 
 /** A service datetime: ISO with microseconds, or `YYYY-MM-DD HH:MM:SS`; null where the field is nullable. */
@@ -11,22 +11,22 @@ export const status = (..._known: string[]) => z.string();
 
 export const sshKeySchema = record({
   id: z.int(),
-  name: z.string().nullish(),
-  public_key: z.string().nullish(),
-  created_at: datetime.nullish(),
-  last_used: datetime.nullish(),
+  name: z.nullish(z.string()),
+  public_key: z.nullish(z.string()),
+  created_at: z.nullish(datetime),
+  last_used: z.nullish(datetime),
 });
 
 export const serverSchema = record({
   id: z.int(),
-  name: z.string().nullish(),
-  host: z.string().nullish(),
-  user: z.string().nullish(),
-  port: z.union([z.number(), z.string()]).nullish(),
-  created_at: datetime.nullish(),
-  last_used: datetime.nullish(),
-  status: status('success').nullish(),
-  key: sshKeySchema.nullish(),
+  name: z.nullish(z.string()),
+  host: z.nullish(z.string()),
+  user: z.nullish(z.string()),
+  port: z.nullish(z.union([z.number(), z.string()])),
+  created_at: z.nullish(datetime),
+  last_used: z.nullish(datetime),
+  status: z.nullish(status('success')),
+  key: z.nullish(sshKeySchema),
 });
 
 export const modifiedSince: ParamSpec = {

@@ -1,6 +1,6 @@
 // Disks and servers found in connected accounts (/v1/snapshots/resources):
 // the `resources` command group.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Column } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { datetime, idArg, modifiedSince, record } from './common.js';
@@ -15,13 +15,13 @@ const RETENTION_KEYS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 
 export const resourceSchema = record({
   id: z.int(),
-  type: z.string().nullish(),
-  backups_activated: z.union([z.boolean(), z.number()]).nullish(),
-  last_known_ip: z.string().nullish(),
-  last_synced_at: datetime.nullish(),
+  type: z.nullish(z.string()),
+  backups_activated: z.nullish(z.union([z.boolean(), z.number()])),
+  last_known_ip: z.nullish(z.string()),
+  last_synced_at: z.nullish(datetime),
   // Only in the list.
-  credentials: accountSchema.nullish(),
-  provider: providerSchema.nullish(),
+  credentials: z.nullish(accountSchema),
+  provider: z.nullish(providerSchema),
 });
 
 const resourceColumns: Column[] = [

@@ -1,6 +1,6 @@
 // Snapshots taken at connected provider accounts (/v1/snapshots). Snapshots of
 // cloud_i machines live under droplets and volumes instead.
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Column } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { datetime, idArg, record, status } from './common.js';
@@ -14,17 +14,17 @@ const TAGS = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 
 export const snapshotSchema = record({
   id: z.int(),
-  name: z.string().nullish(),
-  status: status(...STATUS_FILTER, 'in-progress', 'delete-request').nullish(),
-  fail_reason: z.string().nullish(),
+  name: z.nullish(z.string()),
+  status: z.nullish(status(...STATUS_FILTER, 'in-progress', 'delete-request')),
+  fail_reason: z.nullish(z.string()),
   // A human string such as "255.89 MB" (api-facts); a number of bytes is shown humanised.
-  size: z.union([z.string(), z.number()]).nullish(),
-  tags: z.record(z.string(), z.unknown()).nullish(),
-  started_at: datetime.nullish(),
-  completed_at: datetime.nullish(),
-  credentials: accountSchema.nullish(),
-  provider: providerSchema.nullish(),
-  resource: resourceSchema.nullish(),
+  size: z.nullish(z.union([z.string(), z.number()])),
+  tags: z.nullish(z.record(z.string(), z.unknown())),
+  started_at: z.nullish(datetime),
+  completed_at: z.nullish(datetime),
+  credentials: z.nullish(accountSchema),
+  provider: z.nullish(providerSchema),
+  resource: z.nullish(resourceSchema),
 });
 
 /** `server 12`: what the snapshot is of. */

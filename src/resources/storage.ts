@@ -1,5 +1,5 @@
 // Storage destinations where backups are written (/v1/storage).
-import { z } from 'zod';
+import * as z from 'zod/mini';
 import type { Column, CommandInput, Handler, RequestSpec } from '../cli/types.js';
 import type { LoadedModule } from './registry.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
@@ -15,14 +15,14 @@ const REGIONAL_PROVIDERS = STORAGE_PROVIDERS.filter((p) => p !== 'custom');
 
 export const storageSchema = record({
   id: z.int(),
-  name: z.string().nullish(),
-  provider: z.string().nullish(),
-  region: z.string().nullish(),
-  bucket: z.string().nullish(),
-  endpoint: z.string().nullish(),
+  name: z.nullish(z.string()),
+  provider: z.nullish(z.string()),
+  region: z.nullish(z.string()),
+  bucket: z.nullish(z.string()),
+  endpoint: z.nullish(z.string()),
   // Absent when embedded in a job.
-  estimated_size: z.union([z.number(), z.string()]).nullish(),
-  priority: z.union([z.number(), z.string()]).nullish(),
+  estimated_size: z.nullish(z.union([z.number(), z.string()])),
+  priority: z.nullish(z.union([z.number(), z.string()])),
 });
 
 export const schemas = { storage: storageSchema };
