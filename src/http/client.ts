@@ -2,6 +2,7 @@
 // per-request timeout, typed errors, a redacted --debug trace, page walking.
 // Retries plug in at `send` (see ./retry.ts): every request goes through it.
 import type { Writable } from 'node:stream';
+import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
 import type { ApiResponse, Client, Page, QueryValue, RequestSpec } from '../cli/types.js';
 import { ApiError } from '../errors.js';
@@ -26,6 +27,8 @@ export interface ClientOptions {
   pageConcurrency?: number;
 }
 
+let liftoffSet = false;
+
 export function createClient(opts: ClientOptions): Client {
   return new HttpClient(opts);
 }
@@ -45,6 +48,14 @@ class HttpClient implements Client {
   }
 
   private getDispatcher(): Promise<Dispatcher> {
+    // undici parses HTTP with a WebAssembly build of llhttp. V8 compiles it
+    // with Liftoff at once and then again with TurboFan in the background,
+    // which on a short-lived CLI only burns a core; Liftoff alone is plenty
+    // for parsing a few answers. Must be set before undici loads.
+    if (!liftoffSet) {
+      liftoffSet = true;
+      setFlagsFromString('--liftoff-only');
+    }
     // EnvHttpProxyAgent honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY and is a
     // plain keep-alive Agent when none is set.
     this.dispatcher ??= import('./undici.js').then(
