@@ -25,6 +25,7 @@ export const moduleLoaders: Record<string, () => Promise<LoadedModule>> = {
   droplets: () => import('./droplets.js'),
   volumes: () => import('./volumes.js'),
   jobs: () => import('./jobs.js'),
+  'backup-files': () => import('./backup-files.js'),
   restores: () => import('./restores.js'),
   'encryption-keys': () => import('./encryption-keys.js'),
   backups: () => import('./backups.js'),

@@ -1,0 +1,217 @@
+// `jobs backup latest` and `jobs backup download`: what scripts and cron
+// entries ask of a job's backups. The newest backup is found the way the
+// service offers it, the job's backups sorted -created_at.
+import * as z from 'zod/mini';
+import type { Column, Context, Handler } from '../cli/types.js';
+import type { ModuleSpec } from './types.js';
+import { EmptyResultError, UsageError } from '../errors.js';
+import { parseServiceTime } from '../util/time.js';
+import { datetime, record } from './common.js';
+
+const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
+
+const fileSchema = record({
+  id: z.nullish(z.union([z.string(), z.number()])),
+  name: z.string(),
+  size: z.nullish(z.union([z.string(), z.number()])),
+  url: z.nullish(z.string()),
+});
+
+const backupSchema = record({
+  id: z.string(),
+  job_id: z.nullish(z.string()),
+  status: z.nullish(z.string()),
+  tags: z.nullish(z.record(z.string(), z.unknown())),
+  s3_directory: z.nullish(z.string()),
+  created_at: z.nullish(datetime),
+  started_at: z.nullish(datetime),
+  completed_at: z.nullish(datetime),
+  files: z.nullish(z.array(fileSchema)),
+});
+
+const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
+
+export const schemas = { backup: backupSchema, downloaded: downloadedSchema };
+
+const setTags = (tags: unknown) =>
+  tags && typeof tags === 'object'
+    ? Object.entries(tags as Record<string, unknown>)
+        .filter(([, v]) => v === true || v === 1 || v === '1')
+        .map(([k]) => k.replace(/^is_/, ''))
+        .join(',')
+    : '';
+
+export const columns: Record<string, Column[]> = {
+  backup: [
+    { key: 'id', header: 'ID' },
+    { key: 'status', header: 'Status', format: 'status' },
+    { key: 'tags', header: 'Tags', get: (b) => setTags(b.tags) },
+    { key: 'created_at', header: 'Created', format: 'time' },
+    { key: 'completed_at', header: 'Completed', format: 'time' },
+    { key: 'files', header: 'Files', get: (b) => (Array.isArray(b.files) ? b.files.length : '') },
+    { key: 's3_directory', header: 'Directory', extra: true },
+  ],
+  downloaded: [
+    { key: 'name', header: 'Name' },
+    { key: 'bytes', header: 'Size', format: 'size' },
+    { key: 'path', header: 'Path' },
+    { key: 'resumed', header: 'Resumed', format: 'bool', extra: true },
+  ],
+};
+
+const jobArg = { name: 'job_id', flag: 'job', in: 'path', type: 'uuid', positional: true, required: true, description: 'Job id' } as const;
+
+export const module: ModuleSpec = {
+  name: 'backup-files',
+  commands: [
+    {
+      path: ['jobs', 'backup', 'latest'],
+      summary: 'Show the newest backup of a job; exit 9 when none qualifies',
+      description:
+        'The newest backup by creation time, optionally of one status and no older than --max-age (measured from ' +
+        'its completion, else its creation). Made for checks: `-q` prints its id, and the exit code is 9 when there is none.',
+      examples: [
+        'backupctl jobs backup latest 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c',
+        'backupctl jobs backup latest 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c --status completed --max-age 26h -q',
+      ],
+      method: 'GET',
+      endpoint: '/jobs/{job_id}/backups',
+      params: [
+        jobArg,
+        { name: 'status', in: 'query', type: 'enum', values: BACKUP_STATUSES, description: 'Only backups with this status' },
+        { name: 'max_age', in: 'local', type: 'duration', placeholder: 'duration', description: 'Exit 9 when the newest backup is older than this (26h, 2d)' },
+      ],
+      output: { kind: 'record', schema: 'backup', columns: 'backup' },
+      handler: 'latest',
+    },
+    {
+      path: ['jobs', 'backup', 'download'],
+      summary: 'Download the files of a backup into a folder',
+      description:
+        'Each file is fetched from its signed URL without the Authorization header, written to a temporary name ' +
+        'and renamed when complete. Existing files are kept unless --force. A broken transfer is retried and ' +
+        'resumed where the storage allows it.',
+      examples: [
+        'backupctl jobs backup download 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c --latest --dir ./restore',
+        'backupctl jobs backup download 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d --force',
+      ],
+      method: 'GET',
+      endpoint: '/jobs/{job_id}/backups',
+      alsoCalls: ['GET /backups/{id}', 'POST /backups/{id}/download'],
+      params: [
+        jobArg,
+        { name: 'backup', in: 'local', type: 'uuid', positional: true, description: 'Backup id (or --latest)' },
+        { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job' },
+        { name: 'dir', in: 'local', type: 'string', default: '.', placeholder: 'dir', description: 'Folder to write the files into' },
+        { name: 'force', in: 'local', type: 'boolean', description: 'Overwrite files that exist' },
+        { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files fetched at once' },
+      ],
+      output: { kind: 'list', schema: 'downloaded', columns: 'downloaded', idField: 'path' },
+      handler: 'download',
+      dryRunInHandler: true,
+    },
+  ],
+};
+
+type Backup = z.infer<typeof backupSchema>;
+
+async function newestBackup(ctx: Context, jobId: string, status: string | undefined): Promise<Backup | undefined> {
+  const client = await ctx.client();
+  const res = await client.request(
+    { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 15, status } },
+    { signal: ctx.signal },
+  );
+  const data = (res.body as { data?: unknown[] } | undefined)?.data;
+  const first = Array.isArray(data) ? data[0] : undefined;
+  if (!first) return undefined;
+  const parsed = backupSchema.safeParse(first);
+  return parsed.success ? parsed.data : (first as Backup);
+}
+
+const latest: Handler = async (input, ctx) => {
+  const jobId = String(input.values.job_id);
+  const status = input.values.status as string | undefined;
+  const backup = await newestBackup(ctx, jobId, status);
+  if (!backup) throw new EmptyResultError(`job ${jobId} has no ${status ? `${status} ` : ''}backup`);
+  const maxAge = input.values.max_age as number | undefined;
+  if (maxAge !== undefined) {
+    const when = parseServiceTime(backup.completed_at) ?? parseServiceTime(backup.created_at);
+    const age = when === undefined ? Infinity : Date.now() - when;
+    if (age > maxAge) {
+      throw new EmptyResultError(
+        `the newest ${status ? `${status} ` : ''}backup of job ${jobId} (${backup.id}) is ${when === undefined ? 'of unknown age' : `${Math.floor(age / 3_600_000)}h old`}, older than --max-age`,
+      );
+    }
+  }
+  return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id' };
+};
+
+/** Files of a backup with their URLs: from the record, else from POST /backups/{id}/download. */
+async function filesOf(ctx: Context, backup: Backup): Promise<Array<{ name: string; url: string; size?: number }>> {
+  const { exactSize } = await import('../jobs/download.js');
+  const listed = (backup.files ?? []).filter((f) => f && typeof f.name === 'string');
+  if (listed.length && listed.every((f) => typeof f.url === 'string' && f.url)) {
+    return listed.map((f) => ({ name: f.name, url: f.url as string, size: exactSize(f.size) }));
+  }
+  const client = await ctx.client();
+  const res = await client.request({ method: 'POST', path: `/backups/${encodeURIComponent(backup.id)}/download` }, { signal: ctx.signal });
+  const urls = (res.body as { data?: Record<string, unknown> } | undefined)?.data ?? {};
+  const sizes = new Map(listed.map((f) => [f.name, exactSize(f.size)]));
+  return Object.entries(urls)
+    .filter((e): e is [string, string] => typeof e[1] === 'string')
+    .map(([name, url]) => ({ name, url, size: sizes.get(name) }));
+}
+
+const download: Handler = async (input, ctx) => {
+  const v = input.values;
+  const jobId = String(v.job_id);
+  if ((v.backup === undefined) === (v.latest !== true)) {
+    throw new UsageError('give a backup id or --latest (one of them)', [
+      `  backupctl jobs backup download ${jobId} --latest`,
+    ]);
+  }
+  if (ctx.globals.dryRun) {
+    const { curlFor } = await import('../cli/dry-run.js');
+    const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
+    const req = v.latest
+      ? { method: 'GET' as const, path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 15, status: 'completed' } }
+      : { method: 'GET' as const, path: `/backups/${encodeURIComponent(String(v.backup))}` };
+    ctx.io.stdout.write(`${curlFor(req, base)}\n`);
+    return { kind: 'empty' };
+  }
+  let backup: Backup | undefined;
+  if (v.latest) {
+    backup = await newestBackup(ctx, jobId, 'completed');
+    if (!backup) throw new EmptyResultError(`job ${jobId} has no completed backup to download`);
+  } else {
+    const client = await ctx.client();
+    const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(String(v.backup))}` }, { signal: ctx.signal });
+    backup = ((res.body as { data?: Backup } | undefined)?.data ?? undefined) as Backup | undefined;
+    if (!backup) throw new EmptyResultError(`backup ${String(v.backup)} has no record`);
+  }
+  const files = await filesOf(ctx, backup);
+  if (!files.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
+  const settings = await ctx.settings();
+  const { downloadFiles } = await import('../jobs/download.js');
+  const got = await downloadFiles(files, {
+    dir: String(v.dir ?? '.'),
+    force: v.force === true,
+    parallel: Number(v.parallel ?? 2),
+    signal: ctx.signal,
+    timeoutMs: settings.timeoutMs,
+    stderr: ctx.io.stderr,
+    progress: ctx.io.stderrIsTTY && !ctx.output.quiet,
+    debug: settings.debug,
+  });
+  ctx.io.stderr.write(`Downloaded ${got.length} file${got.length === 1 ? '' : 's'} of backup ${backup.id}.\n`);
+  return {
+    kind: 'list',
+    pages: (async function* () {
+      yield got;
+    })(),
+    columns: columns.downloaded!,
+    idField: 'path',
+  };
+};
+
+export const handlers: Record<string, Handler> = { latest, download };
