@@ -132,7 +132,5 @@ describe('SIGINT while waiting', () => {
     }
   });
 
-  // `jobs backup download` is being built with issue 6; its Ctrl-C test (exit 130, no partial
-  // file left in --dir) belongs with it.
   // Ctrl-C during jobs backup download: see test/e2e/backup-files.test.ts (exit 130, no partial file).
 });
