@@ -36,7 +36,8 @@ export function processIO(): IO {
     stdoutIsTTY: !!process.stdout.isTTY,
     stderrIsTTY: !!process.stderr.isTTY,
     stdinIsTTY: isatty(0),
-    columns: process.stdout.columns || 80,
+    // Fit a terminal's width; in a pipe or file nothing is cut (unless COLUMNS says a width).
+    columns: process.stdout.isTTY ? process.stdout.columns || 80 : Number(process.env.COLUMNS) || Infinity,
   };
 }
 
