@@ -1,4 +1,78 @@
-// Placeholder: filled in by the every-endpoint work.
+// Single backups by id (real endpoints beyond the interface, see api-facts.md).
+import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
+import { backupSchema, columns as jobColumns } from './jobs.js';
 
-export const module: ModuleSpec = { name: 'backups', commands: [] };
+export const schemas = { backup: backupSchema };
+
+export const columns: Record<string, Column[]> = {
+  backup: jobColumns.backup!,
+  file: [
+    { key: 'name', header: 'Name' },
+    { key: 'size', header: 'Size', format: 'size' },
+  ],
+  url: [
+    { key: 'name', header: 'Name' },
+    { key: 'url', header: 'URL' },
+  ],
+};
+
+const idArg = { name: 'backup_id', flag: 'id', in: 'path', type: 'uuid', positional: true, required: true, description: 'Backup id' } as const;
+const EX = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+
+export const module: ModuleSpec = {
+  name: 'backups',
+  commands: [
+    {
+      path: ['backups', 'get'],
+      summary: 'Show a backup and its files',
+      examples: [`backupctl backups get ${EX}`],
+      method: 'GET',
+      endpoint: '/backups/{backup_id}',
+      params: [idArg],
+      output: { kind: 'record', schema: 'backup', columns: 'backup' },
+      handler: 'getBackup',
+    },
+    {
+      path: ['backups', 'delete'],
+      summary: 'Delete a backup',
+      examples: [`backupctl backups delete ${EX} --yes`],
+      method: 'DELETE',
+      endpoint: '/backups/{backup_id}',
+      params: [idArg],
+      confirm: 'Delete backup {backup_id}?',
+      output: { kind: 'none', done: 'Deleted backup {backup_id}.' },
+    },
+    {
+      path: ['backups', 'urls'],
+      summary: 'Print signed download URLs of the files of a backup (valid about an hour)',
+      examples: [`backupctl backups urls ${EX}`, `backupctl backups urls ${EX} --json`],
+      method: 'POST',
+      endpoint: '/backups/{backup_id}/download',
+      params: [idArg],
+      output: { kind: 'list', columns: 'url', idField: 'url' },
+      handler: 'urls',
+    },
+  ],
+};
+
+const getBackup: Handler = async (input, ctx) => {
+  const client = await ctx.client();
+  const res = await client.request(input.request!, { signal: ctx.signal });
+  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const parsed = backupSchema.safeParse(raw);
+  const backup = (parsed.success ? parsed.data : raw) as { files?: unknown[] | null };
+  return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: backup?.files ?? [], columns: columns.file! }] };
+};
+
+/** {data: {name: url}}: one row per file; --json prints exactly data. */
+const urls: Handler = async (input, ctx) => {
+  const client = await ctx.client();
+  const res = await client.request(input.request!, { signal: ctx.signal });
+  const data = ((res.body as { data?: Record<string, unknown> } | undefined)?.data ?? {}) as Record<string, unknown>;
+  if (ctx.output.format === 'json') return { kind: 'object', value: data };
+  const rows = Object.entries(data).map(([name, url]) => ({ name, url }));
+  return { kind: 'list', pages: (async function* () { yield rows; })(), columns: columns.url!, idField: 'url' };
+};
+
+export const handlers: Record<string, Handler> = { getBackup, urls };

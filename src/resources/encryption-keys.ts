@@ -1,4 +1,65 @@
-// Placeholder: filled in by the every-endpoint work.
+// Encryption keys (real endpoints beyond the interface, see api-facts.md):
+// the public half of a 4096-bit RSA pair made locally; backups are encrypted with it.
+import * as z from 'zod/mini';
+import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
+import { UsageError } from '../errors.js';
+import { record } from './common.js';
 
-export const module: ModuleSpec = { name: 'encryption-keys', commands: [] };
+const keySchema = record({ id: z.nullish(z.union([z.int(), z.string()])), name: z.nullish(z.string()), public_key: z.nullish(z.string()) });
+export const schemas = { encryptionKey: keySchema };
+
+export const columns: Record<string, Column[]> = {
+  encryptionKey: [
+    { key: 'id', header: 'ID' },
+    { key: 'name', header: 'Name' },
+    { key: 'public_key', header: 'Public key', get: (k) => (typeof k.public_key === 'string' ? k.public_key.split('\n').find((l: string) => l && !l.startsWith('-----'))?.slice(0, 24) : '') },
+  ],
+};
+
+export const module: ModuleSpec = {
+  name: 'encryption-keys',
+  commands: [
+    {
+      path: ['encryption-keys', 'create'],
+      summary: 'Upload the public half of an RSA key pair to encrypt backups with',
+      description: 'Make the pair locally: openssl genrsa -out backup.key 4096 && openssl rsa -in backup.key -pubout -out backup.pub. Keep backup.key safe: it is the only way to decrypt.',
+      examples: ['backupctl encryption-keys create --name prod --public-key-file backup.pub', 'openssl rsa -in backup.key -pubout | backupctl encryption-keys create --name prod --public-key-file -'],
+      method: 'POST',
+      endpoint: '/encryption-keys',
+      params: [
+        { name: 'name', in: 'body', type: 'string', required: true, description: 'Name of the key' },
+        { name: 'public_key', flag: 'public-key-file', in: 'body', type: 'text-file', required: true, description: 'PEM public key file (or - for stdin)' },
+      ],
+      output: { kind: 'record', schema: 'encryptionKey', columns: 'encryptionKey' },
+      handler: 'createKey',
+    },
+    {
+      path: ['encryption-keys', 'delete'],
+      summary: 'Delete an encryption key',
+      examples: ['backupctl encryption-keys delete 5 --yes'],
+      method: 'DELETE',
+      endpoint: '/encryption-keys/{id}',
+      params: [{ name: 'id', flag: 'id', in: 'path', type: 'string', positional: true, required: true, description: 'Encryption key id' }],
+      confirm: 'Delete encryption key {id}?',
+      output: { kind: 'none', done: 'Deleted encryption key {id}.' },
+    },
+  ],
+};
+
+const PEM = /-----BEGIN (RSA )?PUBLIC KEY-----[\s\S]+-----END (RSA )?PUBLIC KEY-----/;
+
+const createKey: Handler = async (input, ctx) => {
+  const pem = String(input.values.public_key ?? '').trim();
+  if (!PEM.test(pem)) {
+    throw new UsageError('invalid value for --public-key-file: not a PEM public key (-----BEGIN PUBLIC KEY-----)', [
+      '  Make one with: openssl rsa -in backup.key -pubout -out backup.pub',
+    ]);
+  }
+  const client = await ctx.client();
+  const res = await client.request({ ...input.request!, body: { name: input.values.name, public_key: `${pem}\n` } }, { signal: ctx.signal });
+  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  return { kind: 'record', record: raw, columns: columns.encryptionKey!, idField: 'id' };
+};
+
+export const handlers: Record<string, Handler> = { createKey };

@@ -1,4 +1,414 @@
-// Placeholder: filled in by the every-endpoint work.
-import type { ModuleSpec } from './types.js';
+// Backup jobs: what is backed up (recipe, config), where it runs (compute),
+// where it goes (storage) and when (schedules); their backups; their
+// encryption key, proxy, schedules and storage.
+import * as z from 'zod/mini';
+import type { Column, Handler, RequestSpec, Result, Section } from '../cli/types.js';
+import type { ModuleSpec, ParamSpec } from './types.js';
+import { UsageError } from '../errors.js';
+import { datetime, modifiedSince, record, serverSchema } from './common.js';
+import { startBackup, startBackupSpec } from './start-backup.js';
 
-export const module: ModuleSpec = { name: 'jobs', commands: [] };
+const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
+const TAGS = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
+
+const scheduleSchema = record({
+  id: z.nullish(z.int()),
+  schedule_name: z.nullish(z.string()),
+  schedule_order: z.nullish(z.number()),
+  status: z.nullish(z.string()),
+  frequency: z.nullish(z.union([z.number(), z.string()])),
+  frequency_mode: z.nullish(z.string()),
+  cron: z.nullish(z.string()),
+  timezone: z.nullish(z.string()),
+  run_offset: z.nullish(z.number()),
+  retention: z.nullish(z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())])),
+});
+
+const jobStorageSchema = record({
+  id: z.int(),
+  name: z.nullish(z.string()),
+  provider: z.nullish(z.string()),
+  region: z.nullish(z.string()),
+  bucket: z.nullish(z.string()),
+  endpoint: z.nullish(z.string()),
+});
+
+export const backupSchema = record({
+  id: z.string(),
+  job_id: z.nullish(z.string()),
+  status: z.nullish(z.string()),
+  tags: z.nullish(z.record(z.string(), z.unknown())),
+  s3_directory: z.nullish(z.string()),
+  created_at: z.nullish(datetime),
+  started_at: z.nullish(datetime),
+  completed_at: z.nullish(datetime),
+  monitoring_available: z.nullish(z.boolean()),
+  encryption_key: z.nullish(z.string()),
+  files: z.nullish(z.array(record({ id: z.nullish(z.union([z.string(), z.number()])), name: z.string(), size: z.nullish(z.union([z.string(), z.number()])), url: z.nullish(z.string()) }))),
+});
+
+export const jobSchema = record({
+  id: z.string(),
+  name: z.nullish(z.string()),
+  recipe: z.nullish(z.string()),
+  compute_type: z.nullish(z.string()),
+  compute: z.nullish(record({ type: z.nullish(z.string()), server_id: z.nullish(z.number()), region: z.nullish(z.string()), server: z.nullish(serverSchema) })),
+  config: z.nullish(z.union([z.record(z.string(), z.unknown()), z.array(z.unknown())])),
+  last_ran_at: z.nullish(datetime),
+  created_at: z.nullish(datetime),
+  updated_at: z.nullish(datetime),
+  schedule: z.nullish(z.array(scheduleSchema)),
+  storage: z.nullish(z.array(jobStorageSchema)),
+  last_backups: z.nullish(z.array(backupSchema)),
+});
+
+export const schemas = { job: jobSchema, backup: backupSchema, schedule: scheduleSchema };
+
+export function computeText(j: { compute?: { type?: string | null; region?: string | null; server?: { name?: string | null; host?: string | null } | null } | null; compute_type?: string | null }): string {
+  const type = j.compute?.type ?? j.compute_type ?? '';
+  if (type === 'server') return `server ${j.compute?.server?.name ?? j.compute?.server?.host ?? ''}`.trim();
+  if (type === 'ss_serverless') return `serverless ${j.compute?.region ?? ''}`.trim();
+  if (type === 'ss_agent') return 'agent';
+  return type;
+}
+
+const tagNames = (tags: unknown) =>
+  tags && typeof tags === 'object'
+    ? Object.entries(tags as Record<string, unknown>)
+        .filter(([, v]) => v === true || v === 1 || v === '1')
+        .map(([k]) => k.replace(/^is_/, ''))
+        .join(',')
+    : '';
+
+const retentionText = (r: unknown) =>
+  r && typeof r === 'object' && !Array.isArray(r)
+    ? Object.entries(r as Record<string, unknown>)
+        .filter(([, v]) => typeof v === 'number' && v > 0)
+        .map(([k, v]) => `${k[0]}${v}`)
+        .join(' ')
+    : '';
+
+export const columns: Record<string, Column[]> = {
+  job: [
+    { key: 'id', header: 'ID' },
+    { key: 'name', header: 'Name' },
+    { key: 'recipe', header: 'Recipe' },
+    { key: 'compute', header: 'Compute', get: computeText },
+    { key: 'schedule', header: 'Schedule', get: (j) => (Array.isArray(j.schedule) ? j.schedule.map((s: { cron?: string }) => s.cron).filter(Boolean).join('; ') : '') },
+    { key: 'storage', header: 'Storage', get: (j) => (Array.isArray(j.storage) ? j.storage.map((s: { name?: string; id?: number }) => s.name ?? s.id).join(', ') : '') },
+    { key: 'last_ran_at', header: 'Last ran', format: 'time' },
+    { key: 'created_at', header: 'Created', format: 'time', extra: true },
+  ],
+  schedule: [
+    { key: 'id', header: 'ID' },
+    { key: 'schedule_name', header: 'Name' },
+    { key: 'cron', header: 'Cron' },
+    { key: 'timezone', header: 'Time zone' },
+    { key: 'retention', header: 'Retention', get: (s) => retentionText(s.retention) },
+    { key: 'status', header: 'Status', format: 'status' },
+  ],
+  storage: [
+    { key: 'id', header: 'ID' },
+    { key: 'name', header: 'Name' },
+    { key: 'provider', header: 'Provider' },
+    { key: 'region', header: 'Region' },
+    { key: 'bucket', header: 'Bucket' },
+  ],
+  backup: [
+    { key: 'id', header: 'ID' },
+    { key: 'status', header: 'Status', format: 'status' },
+    { key: 'tags', header: 'Tags', get: (b) => tagNames(b.tags) },
+    { key: 'created_at', header: 'Created', format: 'time' },
+    { key: 'started_at', header: 'Started', format: 'time', extra: true },
+    { key: 'completed_at', header: 'Completed', format: 'time' },
+    { key: 'files', header: 'Files', get: (b) => (Array.isArray(b.files) ? b.files.length : '') },
+  ],
+};
+
+const jobArg = (name = 'job_id'): ParamSpec => ({ name, flag: 'job', in: 'path', type: 'uuid', positional: true, required: true, description: 'Job id' });
+const retentionFlags = (prefix = ''): ParamSpec[] =>
+  (['hourly', 'daily', 'weekly', 'monthly'] as const).map((k) => ({
+    name: `${prefix}retention_${k}`,
+    flag: `retention-${k}`,
+    in: prefix ? 'local' : 'body',
+    type: 'integer',
+    min: 0,
+    placeholder: 'n',
+    description: `Backups kept, ${k}`,
+  }));
+const storageFlag = (required: boolean): ParamSpec => ({
+  name: 'storage',
+  in: 'body',
+  type: 'storage',
+  required,
+  placeholder: 'id[:priority]',
+  description: 'Storage destination id, optionally with its priority (default: its position)',
+});
+const EX = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
+
+export const module: ModuleSpec = {
+  name: 'jobs',
+  commands: [
+    {
+      path: ['jobs', 'list'],
+      summary: 'List backup jobs',
+      examples: ['backupctl jobs list', 'backupctl jobs list --host 203.0.113.10 --sort -last_ran_at --json'],
+      method: 'GET',
+      endpoint: '/jobs',
+      params: [{ name: 'host', in: 'query', type: 'string', description: 'Only jobs on the server with this host' }, modifiedSince],
+      list: { sort: ['id', 'name', 'last_ran_at', 'created_at', 'updated_at'] },
+      output: { kind: 'list', schema: 'job', columns: 'job' },
+    },
+    {
+      path: ['jobs', 'get'],
+      summary: 'Show a job with its schedules, storage and last backups',
+      examples: [`backupctl jobs get ${EX}`, `backupctl jobs get ${EX} --json`],
+      method: 'GET',
+      endpoint: '/jobs/{job_id}',
+      params: [jobArg()],
+      output: { kind: 'record', schema: 'job', columns: 'job' },
+      handler: 'getJob',
+    },
+    {
+      path: ['jobs', 'create'],
+      summary: 'Create a backup job',
+      description:
+        'From flags for the common case (one compute, storage destinations, one schedule), or from --file with the ' +
+        'whole JSON body; flags given beside --file override its fields.',
+      examples: [
+        'backupctl jobs create --name www --recipe-id 3 --server 12 --config root_path=/var/www --storage 4 --cron "0 2 * * *" --timezone Europe/Paris --retention-daily 7',
+        'backupctl jobs create --file job.json --name www-copy',
+      ],
+      method: 'POST',
+      endpoint: '/jobs',
+      params: [
+        { name: '.', flag: 'file', in: 'body', type: 'json-file', description: 'The whole JSON body (path or - for stdin)' },
+        { name: 'name', in: 'body', type: 'string', description: 'Name of the job' },
+        { name: 'recipe_id', in: 'body', type: 'integer', min: 1, placeholder: 'n', description: 'Recipe id' },
+        { name: 'server', in: 'local', type: 'integer', min: 1, placeholder: 'server-id', description: 'Run on this server (compute type server)' },
+        { name: 'serverless', in: 'local', type: 'enum', values: ['EU', 'US'], placeholder: 'region', description: 'Run on the service\'s workers in this region' },
+        { name: 'agent', in: 'local', type: 'boolean', description: 'Run on a server connected by an agent' },
+        { name: 'config', in: 'local', type: 'kv', placeholder: 'key=value', description: 'A config value of the recipe' },
+        storageFlag(false),
+        { name: 'cron', in: 'local', type: 'string', placeholder: 'expr', description: 'Schedule: a 5-field cron expression' },
+        { name: 'timezone', in: 'local', type: 'string', placeholder: 'tz', description: 'Time zone of the schedule (default UTC)' },
+        ...retentionFlags('schedule_'),
+        { name: 'encryption_key_id', flag: 'encryption-key', in: 'body', type: 'string', placeholder: 'id', description: 'Encryption key id' },
+        { name: 'proxy_id', flag: 'proxy', in: 'body', type: 'integer', min: 1, placeholder: 'id', description: 'Proxy id' },
+      ],
+      output: { kind: 'record', schema: 'job', columns: 'job' },
+      handler: 'createJob',
+      dryRunInHandler: true,
+    },
+    {
+      path: ['jobs', 'update'],
+      summary: 'Change the storage or schedules of a job',
+      examples: [`backupctl jobs update ${EX} --storage 4:1 --storage 7:2`, `backupctl jobs update ${EX} --file changes.json`],
+      method: 'PATCH',
+      endpoint: '/jobs/{job_id}',
+      params: [jobArg(), { name: '.', flag: 'file', in: 'body', type: 'json-file', description: 'JSON body with schedules and/or storage' }, storageFlag(false)],
+      output: { kind: 'none', done: 'Updated job {job_id}.' },
+      handler: 'updateJob',
+    },
+    {
+      path: ['jobs', 'delete'],
+      summary: 'Delete a job',
+      examples: [`backupctl jobs delete ${EX}`, `backupctl jobs delete ${EX} --yes`],
+      method: 'DELETE',
+      endpoint: '/jobs/{job_id}',
+      params: [jobArg()],
+      confirm: 'Delete job {job_id}?',
+      output: { kind: 'none', done: 'Deleted job {job_id}.' },
+    },
+    startBackupSpec,
+    {
+      path: ['jobs', 'backup', 'list'],
+      summary: 'List the backups of a job',
+      examples: [`backupctl jobs backup list ${EX} --sort -created_at`, `backupctl jobs backup list ${EX} --status failed --started-since 7d --json`],
+      method: 'GET',
+      endpoint: '/jobs/{job_id}/backups',
+      params: [
+        jobArg(),
+        { name: 'status', in: 'query', type: 'enum', values: BACKUP_STATUSES, description: 'Only backups with this status' },
+        { name: 'tags', in: 'query', type: 'tags', tagValue: 1, values: TAGS, placeholder: 'tags', description: 'Only backups with these tags set' },
+        { name: 'tags#without', flag: 'without-tags', in: 'query', type: 'tags', tagValue: 0, values: TAGS, placeholder: 'tags', description: 'Only backups with these tags unset' },
+        { name: 'started_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Started since (ISO 8601 or an age: 24h, 7d)' },
+        { name: 'completed_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Completed since (ISO 8601 or an age)' },
+      ],
+      list: { sort: ['id', 'name', 'created_at', 'started_at', 'completed_at'] },
+      output: { kind: 'list', schema: 'backup', columns: 'backup' },
+    },
+    {
+      path: ['jobs', 'backup', 'delete'],
+      summary: 'Delete ALL backups of a job (--all is required)',
+      examples: [`backupctl jobs backup delete ${EX} --all`, `backupctl jobs backup delete ${EX} --all --yes`],
+      method: 'DELETE',
+      endpoint: '/jobs/{job_id}/backups',
+      params: [jobArg(), { name: 'all', in: 'local', type: 'boolean', required: true, description: 'Confirms that every backup of the job goes' }],
+      confirm: 'Delete ALL backups of job {job_id}?',
+      output: { kind: 'object' },
+      handler: 'deleteAllBackups',
+    },
+    {
+      path: ['jobs', 'encryption-key', 'set'],
+      summary: 'Encrypt the backups of a job with a key',
+      examples: [`backupctl jobs encryption-key set ${EX} 5`],
+      method: 'POST',
+      endpoint: '/jobs/{job_id}/encryption-key',
+      params: [jobArg(), { name: 'encryption_key_id', flag: 'key-id', in: 'body', type: 'integer', min: 1, positional: true, required: true, description: 'Encryption key id' }],
+      output: { kind: 'none', done: 'Encryption key {encryption_key_id} set on job {job_id}.' },
+    },
+    {
+      path: ['jobs', 'encryption-key', 'remove'],
+      summary: 'Stop encrypting the backups of a job',
+      examples: [`backupctl jobs encryption-key remove ${EX} --yes`],
+      method: 'DELETE',
+      endpoint: '/jobs/{job_id}/encryption-key',
+      params: [jobArg()],
+      confirm: 'Remove the encryption key of job {job_id}?',
+      output: { kind: 'none', done: 'Encryption key removed from job {job_id}.' },
+    },
+    {
+      path: ['jobs', 'proxy', 'set'],
+      summary: 'Send the backups of a job through a proxy',
+      examples: [`backupctl jobs proxy set ${EX} 2`],
+      method: 'POST',
+      endpoint: '/jobs/{job_id}/proxy',
+      params: [jobArg(), { name: 'proxy_id', flag: 'proxy-id', in: 'body', type: 'integer', min: 1, positional: true, required: true, description: 'Proxy id' }],
+      output: { kind: 'none', done: 'Proxy {proxy_id} set on job {job_id}.' },
+    },
+    {
+      path: ['jobs', 'proxy', 'remove'],
+      summary: 'Stop using a proxy for a job',
+      examples: [`backupctl jobs proxy remove ${EX} --yes`],
+      method: 'DELETE',
+      endpoint: '/jobs/{job_id}/proxy',
+      params: [jobArg()],
+      confirm: 'Remove the proxy of job {job_id}?',
+      output: { kind: 'none', done: 'Proxy removed from job {job_id}.' },
+    },
+    {
+      path: ['jobs', 'schedule', 'update'],
+      summary: 'Change a schedule of a job',
+      examples: [`backupctl jobs schedule update ${EX} 31 --cron "30 3 * * *" --timezone UTC --retention-daily 14`],
+      method: 'PATCH',
+      endpoint: '/jobs/{job_id}/schedules/{schedule_id}',
+      params: [
+        jobArg(),
+        { name: 'schedule_id', flag: 'schedule', in: 'path', type: 'integer', min: 1, positional: true, required: true, description: 'Schedule id' },
+        { name: 'timezone', in: 'body', type: 'string', placeholder: 'tz', description: 'Time zone' },
+        { name: 'run_offset', in: 'body', type: 'integer', min: 0, placeholder: 'n', description: 'Offset after the scheduled time' },
+        { name: 'cron', in: 'body', type: 'string', placeholder: 'expr', description: '5-field cron expression' },
+        ...retentionFlags(),
+      ],
+      output: { kind: 'none', done: 'Updated schedule {schedule_id} of job {job_id}.' },
+      handler: 'updateSchedule',
+    },
+    {
+      path: ['jobs', 'storage', 'set'],
+      summary: 'Set the storage destinations of a job',
+      examples: [`backupctl jobs storage set ${EX} --storage 4:1 --storage 7:2`],
+      method: 'PATCH',
+      endpoint: '/jobs/{job_id}/storage',
+      params: [jobArg(), storageFlag(true)],
+      output: { kind: 'none', done: 'Storage of job {job_id} set.' },
+    },
+  ],
+};
+
+/** --dry-run for handlers that assemble the body themselves. */
+export async function dryRun(ctx: Parameters<Handler>[1], req: RequestSpec): Promise<Result> {
+  const { curlFor } = await import('../cli/dry-run.js');
+  const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
+  ctx.io.stdout.write(`${curlFor(req, base)}\n`);
+  return { kind: 'empty' };
+}
+
+const CRON = /^\s*\S+\s+\S+\s+\S+\s+\S+\s+\S+\s*$/;
+
+const getJob: Handler = async (input, ctx) => {
+  const client = await ctx.client();
+  const res = await client.request(input.request!, { signal: ctx.signal });
+  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const parsed = jobSchema.safeParse(raw);
+  const job = (parsed.success ? parsed.data : raw) as z.infer<typeof jobSchema>;
+  const sections: Section[] = [
+    { title: 'Schedules', rows: job?.schedule ?? [], columns: columns.schedule! },
+    { title: 'Storage', rows: job?.storage ?? [], columns: columns.storage! },
+    { title: 'Last backups', rows: job?.last_backups ?? [], columns: columns.backup! },
+  ];
+  return { kind: 'record', record: job, columns: columns.job!, idField: 'id', sections };
+};
+
+const createJob: Handler = async (input, ctx) => {
+  const v = input.values;
+  const body = { ...((input.request?.body as Record<string, unknown> | undefined) ?? {}) };
+  const computeFlags = [v.server !== undefined, v.serverless !== undefined, v.agent === true].filter(Boolean).length;
+  if (computeFlags > 1) throw new UsageError('give one of --server, --serverless or --agent');
+  if (v.server !== undefined) body.compute = { type: 'server', server_id: v.server };
+  else if (v.serverless !== undefined) body.compute = { type: 'ss_serverless', region: v.serverless };
+  else if (v.agent === true) body.compute = { type: 'ss_agent' };
+  if (v.config !== undefined) body.config = { ...((body.config as object | undefined) ?? {}), ...(v.config as object) };
+  const retention = Object.fromEntries(
+    (['hourly', 'daily', 'weekly', 'monthly'] as const)
+      .filter((k) => v[`schedule_retention_${k}`] !== undefined)
+      .map((k) => [`retention_${k}`, v[`schedule_retention_${k}`]]),
+  );
+  if (v.cron !== undefined) {
+    if (!CRON.test(String(v.cron))) throw new UsageError(`invalid value ${JSON.stringify(v.cron)} for --cron: must be 5 fields: minute hour day month weekday`);
+    body.schedules = [{ order: 1, cron: v.cron, timezone: v.timezone ?? 'UTC', ...retention }];
+  } else if (v.timezone !== undefined || Object.keys(retention).length) {
+    throw new UsageError('--timezone and --retention-* describe the schedule of --cron: give --cron too');
+  }
+  const missing = [
+    ['name', '--name'],
+    ['recipe_id', '--recipe-id'],
+    ['compute', '--server, --serverless or --agent'],
+    ['storage', '--storage'],
+    ['schedules', '--cron'],
+  ].filter(([k]) => body[k!] === undefined);
+  if (missing.length) {
+    throw new UsageError(`missing ${missing.map(([, f]) => f).join('; ')}`, ['  Give them as flags, or in the body of --file.']);
+  }
+  if (ctx.globals.dryRun) return dryRun(ctx, { method: 'POST', path: '/jobs', body });
+  const client = await ctx.client();
+  const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
+  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const parsed = jobSchema.safeParse(raw);
+  return { kind: 'record', record: parsed.success ? parsed.data : raw, columns: columns.job!, idField: 'id' };
+};
+
+const updateJob: Handler = async (input, ctx) => {
+  const body = input.request?.body as Record<string, unknown> | undefined;
+  if (!body || (body.storage === undefined && body.schedules === undefined)) {
+    throw new UsageError('nothing to change: give --storage or --file with schedules and/or storage');
+  }
+  const client = await ctx.client();
+  await client.request(input.request!, { signal: ctx.signal });
+  return { kind: 'done', message: `Updated job ${String(input.values.job_id)}.`, id: String(input.values.job_id) };
+};
+
+const updateSchedule: Handler = async (input, ctx) => {
+  const body = input.request?.body as Record<string, unknown> | undefined;
+  if (!body || !Object.keys(body).length) {
+    throw new UsageError('nothing to change: give --timezone, --run-offset, --cron or a --retention-* count');
+  }
+  if (body.cron !== undefined && !CRON.test(String(body.cron))) {
+    throw new UsageError(`invalid value ${JSON.stringify(body.cron)} for --cron: must be 5 fields: minute hour day month weekday`);
+  }
+  const client = await ctx.client();
+  await client.request(input.request!, { signal: ctx.signal });
+  return { kind: 'done', message: `Updated schedule ${String(input.values.schedule_id)} of job ${String(input.values.job_id)}.`, id: Number(input.values.schedule_id) };
+};
+
+/** 200 with {message}: the message on stderr, the whole answer with --json. */
+const deleteAllBackups: Handler = async (input, ctx) => {
+  const client = await ctx.client();
+  const res = await client.request(input.request!, { signal: ctx.signal });
+  const body = (res.body ?? {}) as { message?: unknown };
+  const message = typeof body.message === 'string' ? body.message : `All backups of job ${String(input.values.job_id)} scheduled for deletion.`;
+  if (ctx.output.format !== 'table' || ctx.output.quiet) return { kind: 'object', value: body, text: message };
+  return { kind: 'done', message };
+};
+
+export const handlers: Record<string, Handler> = { getJob, createJob, updateJob, updateSchedule, deleteAllBackups, startBackup };

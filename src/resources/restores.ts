@@ -1,4 +1,75 @@
-// Placeholder: filled in by the every-endpoint work.
+// Restore jobs: listed and shown (the service offers no way to create one through the interface).
+import * as z from 'zod/mini';
+import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
+import { datetime, record, serverSchema } from './common.js';
 
-export const module: ModuleSpec = { name: 'restores', commands: [] };
+const fileSchema = record({ id: z.nullish(z.union([z.string(), z.number()])), name: z.string(), size: z.nullish(z.union([z.string(), z.number()])), url: z.nullish(z.string()) });
+
+const restoreSchema = record({
+  id: z.string(),
+  job_id: z.nullish(z.string()),
+  backup_id: z.nullish(z.string()),
+  compute: z.nullish(record({ id: z.nullish(z.number()), type: z.nullish(z.string()), server: z.nullish(serverSchema) })),
+  status: z.nullish(z.string()),
+  created_at: z.nullish(datetime),
+  started_at: z.nullish(datetime),
+  completed_at: z.nullish(datetime),
+  files: z.nullish(z.array(fileSchema)),
+});
+
+export const schemas = { restore: restoreSchema };
+
+export const columns: Record<string, Column[]> = {
+  restore: [
+    { key: 'id', header: 'ID' },
+    { key: 'job_id', header: 'Job' },
+    { key: 'backup_id', header: 'Backup' },
+    { key: 'status', header: 'Status', format: 'status' },
+    { key: 'compute', header: 'Compute', get: (r) => r.compute?.server?.name ?? r.compute?.type, extra: true },
+    { key: 'created_at', header: 'Created', format: 'time' },
+    { key: 'completed_at', header: 'Completed', format: 'time' },
+  ],
+  file: [
+    { key: 'name', header: 'Name' },
+    { key: 'size', header: 'Size', format: 'size' },
+    { key: 'url', header: 'URL' },
+  ],
+};
+
+export const module: ModuleSpec = {
+  name: 'restores',
+  commands: [
+    {
+      path: ['restores', 'list'],
+      summary: 'List restore jobs',
+      examples: ['backupctl restores list', 'backupctl restores list --status failed --json'],
+      method: 'GET',
+      endpoint: '/restore-jobs',
+      params: [{ name: 'status', in: 'query', type: 'enum', values: ['pending', 'running', 'failed', 'completed'], description: 'Only restore jobs with this status' }],
+      list: {},
+      output: { kind: 'list', schema: 'restore', columns: 'restore' },
+    },
+    {
+      path: ['restores', 'get'],
+      summary: 'Show a restore job and its files',
+      examples: ['backupctl restores get 7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'],
+      method: 'GET',
+      endpoint: '/restore-jobs/{restore_job_id}',
+      params: [{ name: 'restore_job_id', flag: 'id', in: 'path', type: 'uuid', positional: true, required: true, description: 'Restore job id' }],
+      output: { kind: 'record', schema: 'restore', columns: 'restore' },
+      handler: 'getRestore',
+    },
+  ],
+};
+
+const getRestore: Handler = async (input, ctx) => {
+  const client = await ctx.client();
+  const res = await client.request(input.request!, { signal: ctx.signal });
+  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const parsed = restoreSchema.safeParse(raw);
+  const restore = (parsed.success ? parsed.data : raw) as z.infer<typeof restoreSchema>;
+  return { kind: 'record', record: restore, columns: columns.restore!, idField: 'id', sections: [{ title: 'Files', rows: restore?.files ?? [], columns: columns.file! }] };
+};
+
+export const handlers: Record<string, Handler> = { getRestore };

@@ -1,0 +1,112 @@
+// jobs backup start: POST /v1/jobs/{id}/backups/start, and around it what a
+// cron entry needs: --jitter, --lock, --healthcheck-url, --wait.
+import type { Handler, Result } from '../cli/types.js';
+import type { CommandSpec, ParamSpec } from './types.js';
+import { CliError } from '../errors.js';
+
+export const startBackupParams: ParamSpec[] = [
+  { name: 'job_id', flag: 'job', in: 'path', type: 'uuid', positional: true, required: true, description: 'Job id' },
+  { name: 'is_manual', flag: 'manual', in: 'body', type: 'boolean', description: 'Tag the backup manual (the default when no tag is given)' },
+  { name: 'is_hourly', flag: 'hourly', in: 'body', type: 'boolean', description: 'Tag the backup hourly' },
+  { name: 'is_daily', flag: 'daily', in: 'body', type: 'boolean', description: 'Tag the backup daily' },
+  { name: 'is_weekly', flag: 'weekly', in: 'body', type: 'boolean', description: 'Tag the backup weekly' },
+  { name: 'is_monthly', flag: 'monthly', in: 'body', type: 'boolean', description: 'Tag the backup monthly' },
+  { name: 'wait', in: 'local', type: 'boolean', description: 'Wait until the backup ends: exit 0 completed, 8 failed or expired' },
+  { name: 'wait_timeout', in: 'local', type: 'duration', default: '2h', placeholder: 'duration', description: 'Give up waiting after this long (exit 6)' },
+  { name: 'poll_interval', in: 'local', type: 'duration', default: '5s', placeholder: 'duration', description: 'Time between checks while waiting' },
+  { name: 'strict', in: 'local', type: 'boolean', description: 'With --wait: completed_with_errors exits 8 instead of 0 with a warning' },
+  { name: 'jitter', in: 'local', type: 'duration', placeholder: 'duration', description: 'Sleep a random time up to this long first, so a fleet does not start at once' },
+  { name: 'lock', in: 'local', type: 'string', placeholder: 'file', description: 'Hold this lock file while running; another run holding it: exit 10' },
+  { name: 'healthcheck_url', in: 'local', type: 'string', placeholder: 'url', description: 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' },
+];
+
+/** POST start, then (with --wait) poll; the cron helpers around both. */
+export const startBackup: Handler = async (input, ctx) => {
+  const v = input.values;
+  const jobId = String(v.job_id);
+  const { acquireRunLock, jitter, pingHealthcheck } = await import('../jobs/cron.js');
+  const healthcheck = typeof v.healthcheck_url === 'string' ? v.healthcheck_url : undefined;
+  if (healthcheck && !/^https?:\/\//.test(healthcheck)) {
+    const { UsageError } = await import('../errors.js');
+    throw new UsageError(`invalid value for --healthcheck-url: must be an http(s) URL`);
+  }
+  if (ctx.globals.dryRun) return startAndMaybeWait(input, ctx, jobId);
+  const lock = typeof v.lock === 'string' ? await acquireRunLock(v.lock) : undefined;
+  try {
+    if (typeof v.jitter === 'number' && v.jitter > 0) await jitter(v.jitter, ctx.signal, ctx.io.stderr);
+    if (healthcheck) await pingHealthcheck(healthcheck, 'start', { stderr: ctx.io.stderr });
+    let result: Result;
+    try {
+      result = await startAndMaybeWait(input, ctx, jobId);
+    } catch (err) {
+      if (healthcheck) {
+        const code = err instanceof CliError ? err.exitCode : 1;
+        await pingHealthcheck(healthcheck, 'fail', { stderr: ctx.io.stderr, body: `exit ${code}: ${(err as Error).message}` });
+      }
+      throw err;
+    }
+    if (healthcheck) await pingHealthcheck(healthcheck, 'success', { stderr: ctx.io.stderr });
+    return result;
+  } finally {
+    await lock?.release();
+  }
+};
+
+async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<Handler>[1], jobId: string): Promise<Result> {
+  const v = input.values;
+  const tagged = ['is_manual', 'is_hourly', 'is_daily', 'is_weekly', 'is_monthly'].filter((k) => v[k] === true);
+  // A backup started by hand is manual unless the caller tags it otherwise.
+  const body = tagged.length ? Object.fromEntries(tagged.map((k) => [k, true])) : { is_manual: true };
+  if (ctx.globals.dryRun) {
+    const { curlFor } = await import('../cli/dry-run.js');
+    const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
+    ctx.io.stdout.write(`${curlFor({ ...input.request!, body }, base)}\n`);
+    return { kind: 'empty' };
+  }
+  const client = await ctx.client();
+  const res = await client.request({ ...input.request!, body }, { signal: ctx.signal });
+  const answer = (res.body ?? {}) as { backup_id?: unknown; status?: unknown; url?: unknown };
+  const backupId = typeof answer.backup_id === 'string' ? answer.backup_id : undefined;
+  if (!v.wait) {
+    const text = `Backup ${backupId ?? '(no id in the answer)'} of job ${jobId} started (status ${String(answer.status ?? 'unknown')}).${
+      typeof answer.url === 'string' ? `\n${answer.url}` : ''
+    }`;
+    return { kind: 'object', value: answer, text, idField: 'backup_id' };
+  }
+  if (!backupId) {
+    const { OutcomeUnknownError } = await import('../errors.js');
+    throw new OutcomeUnknownError(`the service started a backup of job ${jobId} but gave no backup_id to wait for`, [
+      `Check: backupctl jobs backup list ${jobId} --sort -created_at`,
+    ]);
+  }
+  ctx.io.stderr.write(`Backup ${backupId} started; waiting for it to end.\n`);
+  const { waitForBackup } = await import('../jobs/wait.js');
+  const spinner = ctx.spinner(`Backup ${backupId}: starting`);
+  const backup = await waitForBackup(client, jobId, backupId, {
+    intervalMs: Number(v.poll_interval),
+    timeoutMs: Number(v.wait_timeout),
+    strict: v.strict === true,
+    signal: ctx.signal,
+    spinner,
+    warn: (m) => ctx.warn(m),
+  }).finally(() => spinner.stop());
+  return { kind: 'object', value: { ...answer, backup }, text: `Backup ${backupId} ${String(backup.status)}.`, idField: 'backup_id' };
+}
+
+export const startBackupSpec: CommandSpec = {
+  path: ['jobs', 'backup', 'start'],
+  summary: 'Start a backup of a job now',
+  description:
+    'Tags the backup with the flags given (manual when none). With --wait, polls the new backup until it ends. ' +
+    'For cron: --jitter, --lock and --healthcheck-url (see backupctl help cron).',
+  examples: [
+    'backupctl jobs backup start 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c',
+    'backupctl jobs backup start 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c --daily --wait --wait-timeout 2h -q',
+  ],
+  method: 'POST',
+  endpoint: '/jobs/{job_id}/backups/start',
+  params: startBackupParams,
+  output: { kind: 'object', idField: 'backup_id' },
+  handler: 'startBackup',
+  dryRunInHandler: true,
+};
