@@ -201,7 +201,7 @@ class HttpClient implements Client {
     // round trips instead of one per page, and memory stays bounded.
     const current = toInt(query.page) ?? toInt((page.raw as { meta?: { current_page?: unknown } }).meta?.current_page) ?? 1;
     const last = lastPage(page.raw);
-    const concurrency = this.opts.pageConcurrency ?? 6;
+    const concurrency = this.opts.pageConcurrency ?? 8;
     if (last !== undefined && last > current && concurrency > 1) {
       const inflight = new Map<number, Promise<Page>>();
       let next = current + 1;

@@ -62,11 +62,14 @@ async function makeColorizer(out: OutputOptions): Promise<Colorizer> {
 // JSON has none of them, so writing them as \uXXXX keeps the text the same
 // JSON while nothing from the service can steer the terminal it is shown on.
 const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// A separate, non-global pattern for the test: .test() on a /g pattern keeps
+// lastIndex between calls and would miss characters in the next record.
+const HAS_JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
 function json(value: unknown, pretty: boolean): string {
   // JSON.stringify(undefined) is undefined; print what an array would hold.
   const text = (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
-  return JSON_UNSAFE.test(text)
+  return HAS_JSON_UNSAFE.test(text)
     ? text.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
     : text;
 }
