@@ -2,6 +2,7 @@
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { backupSchema, columns as jobColumns } from './jobs.js';
+import { tsvField } from '../output/format.js';
 
 export const schemas = { backup: backupSchema };
 
@@ -65,13 +66,20 @@ const getBackup: Handler = async (input, ctx) => {
   return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: backup?.files ?? [], columns: columns.file! }] };
 };
 
-/** {data: {name: url}}: one row per file; --json prints exactly data. */
+/**
+ * {data: {name: url}}: --json prints exactly data. Elsewhere one `name<TAB>url` line
+ * per file, even in table mode: a table cut to the terminal's width would cut the
+ * signed URLs, which are the whole point of the command.
+ */
 const urls: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
   const data = ((res.body as { data?: Record<string, unknown> } | undefined)?.data ?? {}) as Record<string, unknown>;
   if (ctx.output.format === 'json') return { kind: 'object', value: data };
-  const rows = Object.entries(data).map(([name, url]) => ({ name, url }));
+  const rows = Object.entries(data).map(([name, url]) => ({ name, url: typeof url === 'string' ? url : JSON.stringify(url) }));
+  if (ctx.output.format === 'table' && !ctx.output.quiet && !ctx.output.columns) {
+    return { kind: 'text', text: rows.map((r) => `${tsvField(r.name)}\t${tsvField(r.url)}\n`).join('') };
+  }
   return { kind: 'list', pages: (async function* () { yield rows; })(), columns: columns.url!, idField: 'url' };
 };
 

@@ -1,5 +1,6 @@
 // Encryption keys (real endpoints beyond the interface, see api-facts.md):
 // the public half of a 4096-bit RSA pair made locally; backups are encrypted with it.
+import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
@@ -9,11 +10,24 @@ import { record } from './common.js';
 const keySchema = record({ id: z.nullish(z.union([z.int(), z.string()])), name: z.nullish(z.string()), public_key: z.nullish(z.string()) });
 export const schemas = { encryptionKey: keySchema };
 
+/**
+ * SHA-256 of the key's DER bytes, base64 as ssh-keygen shows fingerprints. The start of the PEM
+ * text would not do: every 4096-bit RSA key begins with the same base64 prefix.
+ */
+export function keyFingerprint(pem: unknown): string {
+  if (typeof pem !== 'string') return '';
+  const body = pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, '');
+  if (!body) return '';
+  return `SHA256:${createHash('sha256').update(Buffer.from(body, 'base64')).digest('base64').replace(/=+$/, '')}`;
+}
+
 export const columns: Record<string, Column[]> = {
   encryptionKey: [
     { key: 'id', header: 'ID' },
     { key: 'name', header: 'Name' },
-    { key: 'public_key', header: 'Public key', get: (k) => (typeof k.public_key === 'string' ? k.public_key.split('\n').find((l: string) => l && !l.startsWith('-----'))?.slice(0, 24) : '') },
+    { key: 'fingerprint', header: 'Fingerprint', get: (k) => keyFingerprint(k.public_key) },
+    { key: 'created_at', header: 'Created', format: 'time' },
+    { key: 'public_key', header: 'Public key', extra: true },
   ],
 };
 
@@ -51,6 +65,11 @@ const PEM = /-----BEGIN (RSA )?PUBLIC KEY-----[\s\S]+-----END (RSA )?PUBLIC KEY-
 
 const createKey: Handler = async (input, ctx) => {
   const pem = String(input.values.public_key ?? '').trim();
+  if (/PRIVATE KEY-----/.test(pem)) {
+    throw new UsageError('invalid value for --public-key-file: this is a PRIVATE key; nothing was sent', [
+      '  Give its public half: openssl rsa -in backup.key -pubout -out backup.pub',
+    ]);
+  }
   if (!PEM.test(pem)) {
     throw new UsageError('invalid value for --public-key-file: not a PEM public key (-----BEGIN PUBLIC KEY-----)', [
       '  Make one with: openssl rsa -in backup.key -pubout -out backup.pub',

@@ -80,6 +80,14 @@ const tagNames = (tags: unknown) =>
         .join(',')
     : '';
 
+/** One cron fits a column; more than one shows the first and how many others (`jobs get` lists them all). */
+const scheduleText = (schedules: unknown) => {
+  if (!Array.isArray(schedules) || !schedules.length) return '';
+  const cron = (schedules[0] as { cron?: unknown } | null)?.cron;
+  if (typeof cron !== 'string' || !cron) return `${schedules.length} schedule${schedules.length > 1 ? 's' : ''}`;
+  return schedules.length > 1 ? `${cron} (+${schedules.length - 1})` : cron;
+};
+
 const retentionText = (r: unknown) =>
   r && typeof r === 'object' && !Array.isArray(r)
     ? Object.entries(r as Record<string, unknown>)
@@ -94,7 +102,7 @@ export const columns: Record<string, Column[]> = {
     { key: 'name', header: 'Name' },
     { key: 'recipe', header: 'Recipe' },
     { key: 'compute', header: 'Compute', get: computeText },
-    { key: 'schedule', header: 'Schedule', get: (j) => (Array.isArray(j.schedule) ? j.schedule.map((s: { cron?: string }) => s.cron).filter(Boolean).join('; ') : '') },
+    { key: 'schedule', header: 'Schedule', get: (j) => scheduleText(j.schedule) },
     { key: 'storage', header: 'Storage', get: (j) => (Array.isArray(j.storage) ? j.storage.map((s: { name?: string; id?: number }) => s.name ?? s.id).join(', ') : '') },
     { key: 'last_ran_at', header: 'Last ran', format: 'time' },
     { key: 'created_at', header: 'Created', format: 'time', extra: true },
@@ -119,9 +127,17 @@ export const columns: Record<string, Column[]> = {
     { key: 'status', header: 'Status', format: 'status' },
     { key: 'tags', header: 'Tags', get: (b) => tagNames(b.tags) },
     { key: 'created_at', header: 'Created', format: 'time' },
-    { key: 'started_at', header: 'Started', format: 'time', extra: true },
+    { key: 'started_at', header: 'Started', format: 'time' },
     { key: 'completed_at', header: 'Completed', format: 'time' },
     { key: 'files', header: 'Files', get: (b) => (Array.isArray(b.files) ? b.files.length : '') },
+  ],
+  /** The newest backups in `jobs get`, at a glance: `backups get <id>` shows one with its files. */
+  lastBackup: [
+    { key: 'id', header: 'ID' },
+    { key: 'status', header: 'Status', format: 'status' },
+    { key: 'tags', header: 'Tags', get: (b) => tagNames(b.tags) },
+    { key: 'created_at', header: 'Created', format: 'time' },
+    { key: 'completed_at', header: 'Completed', format: 'time' },
   ],
 };
 
@@ -335,7 +351,7 @@ const getJob: Handler = async (input, ctx) => {
   const sections: Section[] = [
     { title: 'Schedules', rows: job?.schedule ?? [], columns: columns.schedule! },
     { title: 'Storage', rows: job?.storage ?? [], columns: columns.storage! },
-    { title: 'Last backups', rows: job?.last_backups ?? [], columns: columns.backup! },
+    { title: 'Last backups', rows: job?.last_backups ?? [], columns: columns.lastBackup! },
   ];
   return { kind: 'record', record: job, columns: columns.job!, idField: 'id', sections };
 };
