@@ -44,6 +44,10 @@ the environment over the profile. An empty value counts as unset.
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
   NO_COLOR              any non-empty value turns colour off (as --no-color)
+  LANG, LC_ALL, LC_CTYPE
+                        without UTF-8 in them, status draws its marks in ASCII (so does TERM=linux)
+  TERM                  linux: the console font lacks the marks status draws; ASCII is used
+  COLUMNS               table width when stdout is not a terminal (on a terminal, its width)
   FORCE_COLOR           0 or false turns colour off; nothing turns it on when stdout is not a terminal
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
                         proxy for requests to the service (lower-case names too); NO_PROXY lists

@@ -62,6 +62,8 @@ let files: string;
 let credsFile: string;
 let secretFile: string;
 let jobFile: string;
+/** A text file that holds nothing secret (a public key): sent as it is, and that is fine. */
+let publicTextFile: string;
 
 beforeAll(() => {
   files = mkdtempSync(path.join(tmpdir(), 'backupctl-secrets-'));
@@ -71,6 +73,8 @@ beforeAll(() => {
   writeFileSync(secretFile, `${FLAG_SECRETS.secretFile}\n`);
   jobFile = path.join(files, 'job.json');
   writeFileSync(jobFile, JSON.stringify({ name: 'from-file', config: { mysql_password: FLAG_SECRETS.configPassword } }));
+  publicTextFile = path.join(files, 'public.pem');
+  writeFileSync(publicTextFile, '-----BEGIN PUBLIC KEY-----\nnot-secret\n-----END PUBLIC KEY-----\n');
 });
 
 afterAll(() => {
@@ -119,7 +123,7 @@ function valueFor(p: ParamSpec): string[] {
     case 'json-file':
       return [secret ? credsFile : jobFile];
     case 'text-file':
-      return [secret ? secretFile : jobFile];
+      return [secret ? secretFile : publicTextFile];
     case 'boolean':
       return [];
   }
@@ -130,6 +134,11 @@ function valueFor(p: ParamSpec): string[] {
  * known secrets. Two flags that feed one field (`--secret` and `--secret-file`) exclude each
  * other, so there is one variant per flag of such a pair.
  */
+const HANDLER_ARGS: Record<string, string[]> = {
+  'jobs create': ['--agent', '--cron', '0 2 * * *'],
+  'jobs backup download': ['--latest'],
+};
+
 function argVariants(spec: ManifestCommand): Array<{ args: string[]; secrets: number }> {
   const params = effectiveParams(spec).filter((p) => p.type !== 'boolean' && p.in !== 'local');
   const byField = new Map<string, ParamSpec[]>();
@@ -143,6 +152,9 @@ function argVariants(spec: ManifestCommand): Array<{ args: string[]; secrets: nu
   ];
   return variants.map(({ pick, without }) => {
     const args = [...spec.path];
+    // Flags a handler reads itself (not sent as such) that a valid call still needs.
+    args.push(...(HANDLER_ARGS[spec.path.join(' ')] ?? []));
+    for (const p of effectiveParams(spec)) if (p.in === 'local' && p.required && p.type === 'boolean') args.push(`--${flagName(p)}`);
     let secrets = 0;
     for (const p of params) {
       const group = byField.get(apiName(p))!;
