@@ -23,6 +23,7 @@ __backupctl_command() {
     '/restores') echo 'restores' ;;
     '/encryption-keys') echo 'encryption-keys' ;;
     '/backups') echo 'backups' ;;
+    '/status') echo 'status' ;;
     '/api') echo 'api' ;;
     '/schema') echo 'schema' ;;
     '/completion') echo 'completion' ;;
@@ -119,7 +120,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups api schema completion emulator help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status api schema completion emulator help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove' ;;
     'config') echo 'get set list path' ;;
@@ -185,6 +186,7 @@ __backupctl_flags() {
     'jobs backup download') echo '--latest --dir --force --parallel' ;;
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
+    'status') echo '--job --check --max-age --allow-errors --output-file' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
     'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --tick' ;;
   esac
@@ -391,6 +393,10 @@ __backupctl_flag_value() {
     'restores list/--page-size') echo 'none' ;;
     'encryption-keys create/--name') echo 'none' ;;
     'encryption-keys create/--public-key-file') echo 'files' ;;
+    'status/--job') echo 'none' ;;
+    'status/--max-age') echo 'none' ;;
+    'status/--output-file') echo 'none' ;;
+    'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
     'api/--method'|'api/-X') echo 'words GET POST PUT PATCH DELETE' ;;
     'api/--raw-field'|'api/-f') echo 'none' ;;
     'api/--field'|'api/-F') echo 'none' ;;
@@ -432,7 +438,7 @@ __backupctl_positional() {
     'jobs backup latest/0') echo 'ids jobs' ;;
     'jobs backup download/0') echo 'ids jobs' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups api schema completion emulator' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status api schema completion emulator' ;;
   esac
 }
 

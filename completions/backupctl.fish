@@ -38,6 +38,8 @@ function __backupctl_command
             echo 'encryption-keys'
         case '/backups'
             echo 'backups'
+        case '/status'
+            echo 'status'
         case '/api'
             echo 'api'
         case '/schema'
@@ -225,7 +227,7 @@ end
 function __backupctl_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i droplets' 'volumes' 'Snapshot schedules of cloud_i block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'help' 'Show help for a command, or a topic: exit-codes, environment, cron'
+            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i droplets' 'volumes' 'Snapshot schedules of cloud_i block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'status' 'Fleet health at a glance: every job, newest backup, next run' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'help' 'Show help for a command, or a topic: exit-codes, environment, cron'
         case 'auth'
             printf '%s\t%s\n' 'login' 'Save an API token for a profile, after checking it with the service' 'status' 'Show the profile, base URL and token in use (token masked)' 'logout' 'Remove the profile\'s stored token' 'token' 'Print the token in use (for scripts)'
         case 'profiles'
@@ -350,6 +352,8 @@ function __backupctl_flags
             printf '%s\t%s\n' '--status' 'Only restore jobs with this status' '--page' 'Page number (1-based)' '--page-size' 'Records per page, 15..100' '--all' 'Follow every page and stream all records' '--fail-if-empty' 'Exit 9 when nothing matched'
         case 'encryption-keys create'
             printf '%s\t%s\n' '--name' 'Name of the key' '--public-key-file' 'PEM public key file (or - for stdin)'
+        case 'status'
+            printf '%s\t%s\n' '--job' 'Only this job, by id or name' '--check' 'Exit 9 when a job has no completed backup younger than its max age' '--max-age' 'Max age of the newest completed backup: 26h for every job (default 26h), or <job>=48h for one job (id or name)' '--allow-errors' 'Count completed_with_errors as completed, not as failed' '--output-file' 'Write the output to this file atomically instead of stdout'
         case 'api'
             printf '%s\t%s\n' '--method' 'HTTP method (default GET, or POST when fields or --input are given)' '-X' 'HTTP method (default GET, or POST when fields or --input are given)' '--raw-field' 'Add a string field; key[sub]=value nests, key[]=value appends' '-f' 'Add a string field; key[sub]=value nests, key[]=value appends' '--field' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '-F' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '--input' 'Send this file (or - for standard input) as the JSON body; fields then go in the query string' '--paginate' 'Follow every page of a list and print one JSON array of the records (ndjson with -o ndjson)'
         case 'emulator'
@@ -748,6 +752,14 @@ function __backupctl_flag_value
             echo 'none'
         case 'encryption-keys create/--public-key-file'
             echo 'files'
+        case 'status/--job'
+            echo 'none'
+        case 'status/--max-age'
+            echo 'none'
+        case 'status/--output-file'
+            echo 'none'
+        case 'status/--output' 'status/-o'
+            echo 'words table json ndjson tsv prometheus'
         case 'api/--method' 'api/-X'
             echo 'words GET POST PUT PATCH DELETE'
         case 'api/--raw-field' 'api/-f'
@@ -825,7 +837,7 @@ function __backupctl_positional
         case 'completion/0'
             echo 'words bash zsh fish'
         case 'help/0'
-            echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups api schema completion emulator'
+            echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status api schema completion emulator'
     end
 end
 

@@ -25,11 +25,17 @@ export async function runCommand(o: RunInput): Promise<void> {
   const { spec, globals, io, env } = o;
   const load = moduleLoaders[spec.module];
   if (!load) throw new Error(`no module ${spec.module} for ${spec.path.join(' ')}`);
-  const [mod, output] = await Promise.all([load(), resolveOutput(globals, env, io)]);
+  // A format the command renders itself (status -o prometheus) is not one the
+  // output layer or the settings know: they resolve as if -o were absent, and
+  // the handler alone sees it, in ctx.globals.output.
+  const ownFormat = globals.output !== undefined && spec.extraFormats?.includes(globals.output.trim().toLowerCase());
+  const common = ownFormat ? { ...globals, output: undefined } : globals;
+  const [mod, output] = await Promise.all([load(), resolveOutput(common, env, io)]);
   const values = await parseValues(spec, { positionals: o.positionals, options: o.options }, io);
   const request = buildRequest(spec, values);
   if (request?.body !== undefined) registerSecrets(request.body, redactBody(request.body));
-  const ctx = createContext({ globals, io, env, signal: o.signal, output });
+  const ctx = createContext({ globals: common, io, env, signal: o.signal, output });
+  if (ownFormat) ctx.globals = globals;
   try {
     if (globals.dryRun && request && !spec.local && !spec.dryRunInHandler) {
       const { curlFor } = await import('./dry-run.js');

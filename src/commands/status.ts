@@ -1,4 +1,223 @@
-// Placeholder: filled in by its issue's work.
+// `backupctl status`: fleet health at a glance. Every job with its schedules
+// in words, its newest backup, a strip of the last 10, the next run and its
+// storage, worst first; then droplets, volumes and snapshot resources.
+// `--check` turns it into a freshness check (exit 9), `-o prometheus` into
+// metrics for node_exporter's textfile collector.
+import { Writable } from 'node:stream';
+import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
+import { EmptyResultError, UsageError } from '../errors.js';
+import { parseDuration } from '../util/time.js';
+import { DEFAULT_MAX_AGE_MS, durationText, parseMaxAges, statusDocumentSchema, type BackupSummary, type JobStatus, type MaxAgeRules, type StatusDocument } from '../status/model.js';
 
-export const module: ModuleSpec = { name: 'status', commands: [] };
+export const module: ModuleSpec = {
+  name: 'status',
+  commands: [
+    {
+      path: ['status'],
+      summary: 'Fleet health at a glance: every job, newest backup, next run',
+      description:
+        'One row per job, worst first (failing, stale, unknown, healthy): where it runs, its schedules in words, its ' +
+        'newest backup, the last 10 as marks (oldest left, newest right), the last success, the next run from its cron ' +
+        'expression and time zone, and its storage. Then droplets, volumes and snapshot resources that take snapshots.\n\n' +
+        'A job is failing when its newest finished backup failed or expired (or completed with errors, unless ' +
+        '--allow-errors), stale when its newest completed backup is older than its max age (default ' +
+        `${durationText(DEFAULT_MAX_AGE_MS)}), unknown when it has none yet and is younger than its max age.\n\n` +
+        '--check exits 9 when a job has no completed backup younger than its max age, with one line per such job on ' +
+        'stderr. -o prometheus prints metrics for node_exporter\'s textfile collector; --output-file writes the output ' +
+        'to a file atomically (temporary file, then rename). -o tsv prints one line per job; --json the whole document ' +
+        '(backupctl schema status).',
+      examples: [
+        'backupctl status',
+        'backupctl status --job "shop mysql"',
+        'backupctl status --check --max-age 26h --max-age "weekly archive=8d" -q',
+        'backupctl status -o prometheus --output-file /var/lib/node_exporter/textfile/backupctl.prom',
+        'backupctl status --json | jq \'.jobs[] | select(.health != "healthy") | .name\'',
+      ],
+      params: [
+        { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', description: 'Only this job, by id or name' },
+        { name: 'check', in: 'local', type: 'boolean', description: 'Exit 9 when a job has no completed backup younger than its max age' },
+        {
+          name: 'max_age',
+          in: 'local',
+          type: 'string',
+          repeatable: true,
+          placeholder: '[job=]duration',
+          description: `Max age of the newest completed backup: 26h for every job (default ${durationText(DEFAULT_MAX_AGE_MS)}), or <job>=48h for one job (id or name)`,
+        },
+        { name: 'allow_errors', in: 'local', type: 'boolean', description: 'Count completed_with_errors as completed, not as failed' },
+        { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
+      ],
+      output: { kind: 'object', schema: 'status' },
+      handler: 'status',
+      alsoCalls: [
+        'GET /jobs',
+        'GET /jobs/{job_id}/backups',
+        'GET /cloud_i/droplets',
+        'GET /cloud_i/droplets/{droplet_id}/snapshots',
+        'GET /cloud_i/volumes',
+        'GET /cloud_i/volumes/{volume_id}/snapshots',
+        'GET /snapshots/resources',
+        'GET /snapshots',
+      ],
+      dryRunInHandler: true,
+      extraFormats: ['prometheus'],
+    },
+  ],
+};
+
+export const schemas = { status: statusDocumentSchema };
+
+type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus';
+
+const status: Handler = async (input, ctx) => {
+  const v = input.values;
+  const prometheus = ctx.globals.output?.trim().toLowerCase() === 'prometheus';
+  if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
+  const maxAges = parseMaxAges(
+    (v.max_age as string[] | undefined) ?? [],
+    parseDuration,
+    (value, reason) => new UsageError(`invalid value "${value}" for --max-age: ${reason}`),
+  );
+  const jobs = (v.job as string[] | undefined) ?? [];
+  const outputFile = v.output_file as string | undefined;
+  const format: Format = prometheus ? 'prometheus' : ctx.output.quiet ? 'quiet' : ctx.output.format;
+  // The other sections are shown by the table and the document; tsv, -q and metrics are per job.
+  const sections = jobs.length === 0 && (format === 'table' || format === 'json' || format === 'ndjson');
+  const { selectColumns } = await import('../output/index.js');
+  const { jobColumns } = await import('../status/view.js');
+  const jobKeys = ctx.output.columns && (format === 'table' || format === 'tsv') ? selectColumns(jobColumns, ctx.output.columns).map((c) => c.key) : undefined;
+  if (outputFile !== undefined) {
+    const { checkOutputFile } = await import('../status/output-file.js');
+    await checkOutputFile(outputFile);
+  }
+  if (ctx.globals.dryRun) return dryRun(ctx, sections);
+
+  const [{ collectStatus }, { loadCronTools }] = await Promise.all([import('../status/collect.js'), import('../status/schedule.js')]);
+  const doc = await collectStatus(ctx, {
+    jobs,
+    sections,
+    maxAges,
+    allowErrors: v.allow_errors === true,
+    now: Date.now(),
+    tools: await loadCronTools(),
+  });
+
+  const { render } = await import('../output/index.js');
+  if (outputFile !== undefined) {
+    // A file is read by programs: no colour, whole cells, compact JSON.
+    const out: OutputOptions = { ...ctx.output, color: false, pretty: false };
+    const sink = collector();
+    const io: IO = { ...ctx.io, stdout: sink.stream, stdoutIsTTY: false, columns: Infinity };
+    await render(await resultFor(doc, format, out, io, ctx, maxAges, jobKeys), out, io);
+    const { writeFileAtomic } = await import('../status/output-file.js');
+    await writeFileAtomic(outputFile, sink.text());
+  } else {
+    await render(await resultFor(doc, format, ctx.output, ctx.io, ctx, maxAges, jobKeys), ctx.output, ctx.io);
+  }
+  if (v.check === true) await check(doc);
+  return { kind: 'empty' };
+};
+
+export const handlers: Record<string, Handler> = { status };
+
+async function resultFor(
+  doc: StatusDocument,
+  format: Format,
+  out: OutputOptions,
+  io: IO,
+  ctx: Context,
+  maxAges: MaxAgeRules,
+  jobKeys: string[] | undefined,
+): Promise<Result> {
+  switch (format) {
+    case 'prometheus': {
+      const { prometheusText } = await import('../status/prometheus.js');
+      return { kind: 'text', text: prometheusText(doc) };
+    }
+    case 'json':
+    case 'ndjson':
+      return { kind: 'text', text: '', value: doc };
+    case 'tsv':
+    case 'quiet': {
+      const { jobColumns } = await import('../status/view.js');
+      const columns = jobKeys ? jobKeys.map((k) => jobColumns.find((c) => c.key === k)!) : jobColumns;
+      return { kind: 'list', pages: onePage(doc.jobs), columns, idField: 'id' };
+    }
+    case 'table': {
+      const { makePalette, statusView, unicodeMarks } = await import('../status/view.js');
+      const text = statusView(doc, {
+        palette: await makePalette(out.color),
+        unicode: unicodeMarks(ctx.env),
+        width: io.columns,
+        noHeaders: out.noHeaders,
+        now: new Date(doc.generated_at),
+        jobKeys,
+        maxAgeText: `${durationText(maxAges.fallbackMs)}${maxAges.perJob.length ? ' (and per job as given)' : ''}`,
+      });
+      return { kind: 'text', text };
+    }
+  }
+}
+
+async function* onePage(jobs: JobStatus[]): AsyncIterable<unknown[]> {
+  yield jobs;
+}
+
+function collector(): { stream: Writable; text(): string } {
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      done();
+    },
+  });
+  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
+}
+
+/** --check: every job needs a completed backup younger than its max age (a new job gets until then). */
+async function check(doc: StatusDocument): Promise<void> {
+  if (!doc.jobs.length) throw new EmptyResultError('no jobs to check');
+  const offending = doc.jobs.filter((j) => !j.within_max_age);
+  if (!offending.length) return;
+  const { relativeTime, sanitize } = await import('../output/index.js');
+  const now = new Date(doc.generated_at);
+  const when = (b: BackupSummary) => relativeTime(b.completed_at ?? b.created_at, now) || 'at an unknown time';
+  // Hours and minutes, so "96h1m old, max age 4d" shows why where "4 days ago" would not.
+  const old = (seconds: number | null) =>
+    seconds === null ? 'of unknown age' : `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m old`;
+  const lines = offending.map((j) => {
+    const maxAge = durationText(j.max_age_seconds * 1000);
+    const last = j.last_completed
+      ? `newest completed backup ${old(j.last_completed.age_seconds)}, max age ${maxAge}`
+      : `no completed backup, max age ${maxAge}`;
+    const newest = j.newest && j.newest.id !== j.last_completed?.id ? `; newest backup ${sanitize(j.newest.status ?? 'of unknown status')} ${when(j.newest)}` : '';
+    return `  ${sanitize(j.name ?? j.id)} (${sanitize(j.id)}): ${last}${newest}`;
+  });
+  const n = offending.length;
+  throw new EmptyResultError(
+    `${n} of ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'} ${n === 1 ? 'has' : 'have'} no completed backup within ${n === 1 ? 'its' : 'their'} max age`,
+    lines,
+  );
+}
+
+/** --dry-run: the lists status starts with; what follows depends on their answers. */
+async function dryRun(ctx: Context, sections: boolean): Promise<Result> {
+  const { curlFor } = await import('../cli/dry-run.js');
+  const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
+  const first = [{ method: 'GET' as const, path: '/jobs', query: { page_size: 100 } }];
+  if (sections) {
+    first.push(
+      { method: 'GET', path: '/cloud_i/droplets', query: { page_size: 100 } },
+      { method: 'GET', path: '/cloud_i/volumes', query: { page_size: 100 } },
+      { method: 'GET', path: '/snapshots/resources', query: { page_size: 100 } },
+    );
+  }
+  ctx.io.stdout.write(first.map((req) => `${curlFor(req, base)}\n`).join(''));
+  ctx.io.stderr.write(
+    'Then, for every job: GET /v1/jobs/{job_id}/backups?sort=-created_at&page_size=15' +
+      (sections ? '; for every scheduled droplet and volume: GET .../snapshots?sort=-started_at&page_size=15; GET /v1/snapshots?sort=-started_at&page_size=100 for the resources' : '') +
+      '.\n',
+  );
+  return { kind: 'empty' };
+}

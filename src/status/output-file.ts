@@ -1,0 +1,38 @@
+// --output-file: the whole output or none of it. A reader (node_exporter's
+// textfile collector, a dashboard) must never see a half-written file, so the
+// text goes to a temporary file beside the target and is renamed over it.
+import { randomBytes } from 'node:crypto';
+import { access, constants, open, rename, stat, unlink } from 'node:fs/promises';
+import path from 'node:path';
+import { UsageError } from '../errors.js';
+
+/** Checked before any request: a path that cannot be written is a usage error, not a wasted run. */
+export async function checkOutputFile(file: string): Promise<void> {
+  const dir = path.dirname(path.resolve(file));
+  try {
+    await access(dir, constants.W_OK);
+  } catch (err) {
+    throw new UsageError(`invalid value "${file}" for --output-file: cannot write in ${dir} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const existing = await stat(file).catch(() => undefined);
+  if (existing?.isDirectory()) throw new UsageError(`invalid value "${file}" for --output-file: it is a directory`);
+}
+
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const target = path.resolve(file);
+  // A leading dot and a .tmp ending: the textfile collector reads only *.prom, shells hide it.
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
+  try {
+    const fh = await open(temp, 'wx', 0o644);
+    try {
+      await fh.writeFile(text);
+      await fh.sync();
+    } finally {
+      await fh.close();
+    }
+    await rename(temp, target);
+  } catch (err) {
+    await unlink(temp).catch(() => {});
+    throw new UsageError(`cannot write --output-file ${file}: ${(err as Error).message}`);
+  }
+}

@@ -1,0 +1,120 @@
+// The status document as Prometheus metrics in the text exposition format
+// (version 0.0.4), for node_exporter's textfile collector.
+import { parseServiceTime } from '../util/time.js';
+import { BACKUP_STATUSES, HEALTH_VALUES, RECENT_WINDOW, type JobStatus, type StatusDocument } from './model.js';
+
+/** Label values: backslash, double quote and line feed escaped, as the format asks. */
+export function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+}
+
+/** HELP text: backslash and line feed escaped. */
+function escapeHelp(text: string): string {
+  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
+}
+
+type Labels = Record<string, string>;
+
+function labelText(labels: Labels): string {
+  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
+  return parts.length ? `{${parts.join(',')}}` : '';
+}
+
+function numberText(n: number): string {
+  if (Number.isNaN(n)) return 'NaN';
+  if (n === Infinity) return '+Inf';
+  if (n === -Infinity) return '-Inf';
+  return String(n);
+}
+
+class Exposition {
+  private text = '';
+  family(name: string, type: 'gauge' | 'counter', help: string, samples: Array<[Labels, number]>): void {
+    this.text += `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}\n`;
+    for (const [labels, value] of samples) this.text += `${name}${labelText(labels)} ${numberText(value)}\n`;
+  }
+  toString(): string {
+    return this.text;
+  }
+}
+
+const seconds = (text: string | null | undefined): number | undefined => {
+  const ms = parseServiceTime(text);
+  return ms === undefined ? undefined : ms / 1000;
+};
+
+export function prometheusText(doc: StatusDocument): string {
+  const out = new Exposition();
+  const jobLabels = (j: JobStatus): Labels => ({ job_id: j.id, job_name: j.name ?? '' });
+  const each = (value: (j: JobStatus) => number | undefined | null): Array<[Labels, number]> =>
+    doc.jobs.flatMap((j): Array<[Labels, number]> => {
+      const v = value(j);
+      return v === undefined || v === null ? [] : [[jobLabels(j), v]];
+    });
+  // Every known status gets a sample (0 included) so queries need no absent(); unknown ones seen are added.
+  const statusesWith = (seen: readonly string[]) => [...new Set([...BACKUP_STATUSES, ...seen])];
+
+  out.family('backupctl_status_generated_timestamp_seconds', 'gauge', 'Unix time backupctl status read the service.', [
+    [{}, Date.parse(doc.generated_at) / 1000],
+  ]);
+  out.family(
+    'backupctl_job_health',
+    'gauge',
+    '1 for the health of the job, 0 for the others: failing (its newest finished backup failed), stale (no completed backup within its max age), unknown (no backup yet, job younger than its max age), healthy.',
+    doc.jobs.flatMap((j) => HEALTH_VALUES.map((h): [Labels, number] => [{ ...jobLabels(j), health: h }, j.health === h ? 1 : 0])),
+  );
+  out.family(
+    'backupctl_job_last_success_timestamp_seconds',
+    'gauge',
+    `Unix time the newest completed backup of the job completed${doc.allow_errors ? ' (completed_with_errors counted as completed)' : ''}; absent when it has none.`,
+    each((j) => (j.last_completed ? (seconds(j.last_completed.completed_at) ?? seconds(j.last_completed.created_at)) : undefined)),
+  );
+  out.family(
+    'backupctl_job_last_completed_age_seconds',
+    'gauge',
+    'Age of the newest completed backup of the job when status ran; absent when it has none.',
+    each((j) => j.last_completed?.age_seconds),
+  );
+  out.family('backupctl_job_max_age_seconds', 'gauge', 'The max age applied to the job (--max-age).', each((j) => j.max_age_seconds));
+  out.family(
+    'backupctl_job_within_max_age',
+    'gauge',
+    '1 when the newest completed backup is younger than the max age (or the job is new), as status --check asks; 0 otherwise.',
+    each((j) => (j.within_max_age ? 1 : 0)),
+  );
+  out.family(
+    'backupctl_job_newest_backup_timestamp_seconds',
+    'gauge',
+    'Unix time the newest backup of the job was created, whatever its status; absent when it has none.',
+    each((j) => seconds(j.newest?.created_at)),
+  );
+  out.family(
+    'backupctl_job_newest_backup_status',
+    'gauge',
+    '1 for the status of the newest backup of the job, 0 for the other statuses (all 0 when it has no backup).',
+    doc.jobs.flatMap((j) =>
+      statusesWith(j.newest?.status ? [j.newest.status] : []).map((s): [Labels, number] => [
+        { ...jobLabels(j), status: s },
+        j.newest?.status === s ? 1 : 0,
+      ]),
+    ),
+  );
+  out.family(
+    'backupctl_job_backups',
+    'gauge',
+    `Backups of the job by status among its last ${RECENT_WINDOW} (the window status reads, not all time).`,
+    doc.jobs.flatMap((j) =>
+      statusesWith(j.recent).map((s): [Labels, number] => [
+        { ...jobLabels(j), status: s },
+        j.recent.filter((r) => r === s).length,
+      ]),
+    ),
+  );
+  out.family(
+    'backupctl_job_next_run_timestamp_seconds',
+    'gauge',
+    'Unix time of the next scheduled run of the job, from its cron expressions and time zones; absent when unknown.',
+    each((j) => (j.next_run ? Date.parse(j.next_run) / 1000 : undefined)),
+  );
+  return out.toString();
+}

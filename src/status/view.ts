@@ -1,0 +1,342 @@
+// The terminal view of the status document: the jobs table with its strip of
+// marks, then droplets, volumes and snapshot resources; and the per-job
+// columns that -o tsv, -q and --columns use.
+import type { Column } from '../cli/types.js';
+import { displayWidth, relativeTime, sanitize, truncate } from '../output/format.js';
+import { COLUMN_GAP, fitWidths } from '../output/table.js';
+import type { Health, JobStatus, MachineStatus, ResourceStatus, SnapshotSummary, StatusDocument, BackupSummary } from './model.js';
+
+export interface Palette {
+  bold(text: string): string;
+  dim(text: string): string;
+  green(text: string): string;
+  yellow(text: string): string;
+  red(text: string): string;
+  blue(text: string): string;
+}
+
+const identity = (text: string) => text;
+export const plainPalette: Palette = { bold: identity, dim: identity, green: identity, yellow: identity, red: identity, blue: identity };
+
+/** Colours when the output options say so (a terminal, no NO_COLOR); chalk loads only then. */
+export async function makePalette(color: boolean): Promise<Palette> {
+  if (!color) return plainPalette;
+  const { Chalk, supportsColor } = await import('chalk');
+  const level = supportsColor ? supportsColor.level : 0;
+  return new Chalk({ level: level > 0 ? level : 1 });
+}
+
+// ---------------------------------------------------------------------------
+// Marks
+
+type Hue = Exclude<keyof Palette, 'bold'>;
+
+interface Mark {
+  unicode: string;
+  ascii: string;
+  hue: Hue;
+  label: string;
+}
+
+/** One mark per backup status: each its own shape, so the strip reads without colour too. */
+export const MARKS: Readonly<Record<string, Mark>> = {
+  completed: { unicode: '✔', ascii: '+', hue: 'green', label: 'completed' },
+  completed_with_errors: { unicode: '!', ascii: '!', hue: 'yellow', label: 'completed with errors' },
+  failed: { unicode: '✖', ascii: 'X', hue: 'red', label: 'failed' },
+  expired: { unicode: '⊘', ascii: '~', hue: 'red', label: 'expired' },
+  running: { unicode: '▶', ascii: '>', hue: 'blue', label: 'running' },
+  pending: { unicode: '○', ascii: 'o', hue: 'blue', label: 'pending' },
+};
+const OTHER_MARK: Mark = { unicode: '?', ascii: '?', hue: 'dim', label: 'other' };
+
+export function markOf(status: string): Mark {
+  return MARKS[status] ?? OTHER_MARK;
+}
+
+/**
+ * Whether the terminal shows ✔ and ✖: a locale that names UTF-8, or no locale
+ * at all outside the Linux console (as is-unicode-supported judges). LANG=C
+ * or a Latin-1 locale gets ASCII marks.
+ */
+export function unicodeMarks(env: NodeJS.ProcessEnv): boolean {
+  const locale = env.LC_ALL || env.LC_CTYPE || env.LANG;
+  if (locale) return /utf-?8/i.test(locale);
+  return env.TERM !== 'linux';
+}
+
+/** The strip: oldest on the left, newest on the right, as a sparkline reads. */
+export function stripText(recentNewestFirst: readonly string[], unicode: boolean): string {
+  return [...recentNewestFirst]
+    .reverse()
+    .map((s) => (unicode ? markOf(s).unicode : markOf(s).ascii))
+    .join('');
+}
+
+function styleStrip(text: string, palette: Palette): string {
+  const hueOf = new Map<string, Hue>();
+  for (const m of [...Object.values(MARKS), OTHER_MARK]) {
+    hueOf.set(m.unicode, m.hue);
+    hueOf.set(m.ascii, m.hue);
+  }
+  // One escape sequence per run of a colour, not per mark.
+  const runs: Array<{ hue: Hue; text: string }> = [];
+  for (const ch of text) {
+    const hue = hueOf.get(ch) ?? 'dim';
+    const last = runs[runs.length - 1];
+    if (last?.hue === hue) last.text += ch;
+    else runs.push({ hue, text: ch });
+  }
+  return runs.map((r) => palette[r.hue](r.text)).join('');
+}
+
+// ---------------------------------------------------------------------------
+// Cell texts
+
+export function computeText(c: JobStatus['compute']): string {
+  switch (c.type) {
+    case 'server':
+      return c.host ?? c.server_name ?? (c.server_id !== null ? `server ${c.server_id}` : 'server');
+    case 'ss_serverless':
+      return c.region ? `serverless ${c.region}` : 'serverless';
+    case 'ss_agent':
+      return 'agent';
+    default:
+      return c.type ?? '';
+  }
+}
+
+function schedulesText(j: JobStatus): string {
+  return j.schedules.map((s) => (s.words ?? `${s.cron ?? '?'} ${s.timezone ?? ''}`.trim()) + (s.status && s.status !== 'active' ? ` (${s.status})` : '')).join('; ');
+}
+
+const whenOf = (b: BackupSummary | SnapshotSummary): string | null =>
+  b.completed_at ?? ('created_at' in b ? b.created_at : b.started_at);
+
+const HEALTH_HUE: Record<Health, Hue> = { failing: 'red', stale: 'yellow', healthy: 'green', unknown: 'dim' };
+const STATUS_HUE: Record<string, Hue> = {
+  completed: 'green',
+  active: 'green',
+  completed_with_errors: 'yellow',
+  paused: 'yellow',
+  transferring: 'blue',
+  running: 'blue',
+  pending: 'blue',
+  'in-progress': 'blue',
+  in_progress: 'blue',
+  pre_request: 'blue',
+  failed: 'red',
+  expired: 'red',
+};
+
+// ---------------------------------------------------------------------------
+// Columns for -o tsv, -q and --columns (raw values), keyed as the table's
+
+/** Per-job columns: the raw values -o tsv prints; the table shows the same keys its own way. */
+export const jobColumns: Column[] = [
+  { key: 'health', header: 'Health' },
+  { key: 'name', header: 'Name' },
+  { key: 'id', header: 'ID', extra: true },
+  { key: 'compute', header: 'Compute', get: (j: JobStatus) => computeText(j.compute) },
+  { key: 'schedule', header: 'Schedule', get: (j: JobStatus) => schedulesText(j) },
+  { key: 'newest', header: 'Newest backup', get: (j: JobStatus) => j.newest?.status ?? '' },
+  { key: 'newest_at', header: 'Newest at', extra: true, get: (j: JobStatus) => j.newest?.created_at ?? '' },
+  { key: 'last_success', header: 'Last success', get: (j: JobStatus) => (j.last_completed ? whenOf(j.last_completed) : '') },
+  { key: 'age', header: 'Age (s)', extra: true, get: (j: JobStatus) => j.last_completed?.age_seconds ?? '' },
+  { key: 'recent', header: 'Last 10', get: (j: JobStatus) => j.recent.join(',') },
+  { key: 'next_run', header: 'Next run', get: (j: JobStatus) => j.next_run ?? '' },
+  { key: 'storage', header: 'Storage', get: (j: JobStatus) => j.storage.join(', ') },
+  { key: 'max_age', header: 'Max age (s)', extra: true, get: (j: JobStatus) => j.max_age_seconds },
+];
+
+// ---------------------------------------------------------------------------
+// Tables
+
+interface ViewColumn<R> {
+  key: string;
+  header: string;
+  /** Plain text, sanitised. */
+  text(row: R): string;
+  /** Colour for the (possibly cut) text. */
+  style?(text: string, row: R, palette: Palette): string;
+  /** Never cut (health, the strip: a cut strip would hide the newest backups). */
+  fixed?: boolean;
+  /** Cut no shorter than this, so what is left still reads ("failed 23 hours ago"). */
+  floor?: number;
+}
+
+export interface ViewOptions {
+  palette: Palette;
+  unicode: boolean;
+  /** Terminal width (Infinity when piped). */
+  width: number;
+  noHeaders: boolean;
+  now: Date;
+  /** --columns for the jobs table (keys of jobColumns), already checked. */
+  jobKeys?: readonly string[];
+  /** "26h", or "26h (per job as given)". */
+  maxAgeText: string;
+}
+
+/**
+ * On a narrow terminal, whole columns go before the rest are cut past
+ * reading: these, in this order, while even the shortest widths do not fit.
+ */
+const JOB_DROP_ORDER = ['storage', 'compute', 'schedule', 'next_run', 'last_success'];
+
+interface Fit {
+  /** Columns to leave out, in order, while even their floors do not fit. */
+  dropOrder?: readonly string[];
+  /** Keep columns empty in every row (the user named them in --columns). */
+  keepEmpty?: boolean;
+}
+
+/**
+ * Columns sized to their cells and fitted to the width. A column empty in
+ * every row is left out unless asked for (the resource list carries no
+ * frequency, for one).
+ */
+function table<R>(rows: readonly R[], allCols: readonly ViewColumn<R>[], o: ViewOptions, fit: Fit = {}): string {
+  const dropOrder = fit.dropOrder ?? [];
+  let cols = fit.keepEmpty ? [...allCols] : allCols.filter((c) => rows.some((row) => c.text(row) !== ''));
+  const texts = () => rows.map((row) => cols.map((c) => c.text(row)));
+  const measure = () => {
+    const t = texts();
+    const headerWidths = cols.map((c) => displayWidth(c.header));
+    const natural = cols.map((_, i) => t.reduce((max, row) => Math.max(max, displayWidth(row[i]!)), o.noHeaders ? 1 : headerWidths[i]!));
+    const minimums = natural.map((n, i) => (cols[i]!.fixed ? n : Math.min(n, cols[i]!.floor ?? Math.max(8, Math.min(headerWidths[i]!, 12)))));
+    return { t, natural, minimums };
+  };
+  let m = measure();
+  const gaps = () => COLUMN_GAP * Math.max(0, cols.length - 1);
+  for (const key of dropOrder) {
+    if (m.minimums.reduce((a, b) => a + b, 0) + gaps() <= o.width) break;
+    if (!cols.some((c) => c.key === key)) continue;
+    cols = cols.filter((c) => c.key !== key);
+    m = measure();
+  }
+  const widths = fitWidths(m.natural, m.minimums, o.width);
+  const line = (cells: string[], styled: (text: string, i: number) => string) =>
+    cells
+      .map((cell, i) => {
+        const cut = truncate(cell, widths[i]!);
+        const pad = i === cells.length - 1 ? '' : ' '.repeat(Math.max(0, widths[i]! - displayWidth(cut)) + COLUMN_GAP);
+        return styled(cut, i) + pad;
+      })
+      .join('')
+      .trimEnd();
+  let out = '';
+  if (!o.noHeaders) out += line(cols.map((c) => c.header), (t) => o.palette.bold(t)) + '\n';
+  m.t.forEach((t, r) => {
+    out += line(t, (cut, i) => cols[i]!.style?.(cut, rows[r]!, o.palette) ?? cut) + '\n';
+  });
+  return out;
+}
+
+const hued = (hue: Hue | undefined) => (text: string, palette: Palette) => (hue ? palette[hue](text) : text);
+
+/** "failed 3 hours ago", the status word coloured. */
+function statusAndAge(b: BackupSummary | SnapshotSummary | null, now: Date): string {
+  if (!b) return '';
+  return `${sanitize(b.status ?? '?')} ${relativeTime(whenOf(b), now)}`.trim();
+}
+function styleStatusAndAge(text: string, status: string | null | undefined, palette: Palette): string {
+  const word = sanitize(status ?? '?');
+  if (!text.startsWith(word)) return text;
+  return hued(STATUS_HUE[status ?? ''])(word, palette) + text.slice(word.length);
+}
+
+function jobViewColumns(o: ViewOptions): ViewColumn<JobStatus>[] {
+  const now = o.now;
+  const all: ViewColumn<JobStatus>[] = [
+    { key: 'health', header: 'Health', fixed: true, text: (j) => j.health, style: (t, j, p) => hued(HEALTH_HUE[j.health])(t, p) },
+    { key: 'name', header: 'Name', floor: 16, text: (j) => sanitize(j.name ?? '') },
+    { key: 'id', header: 'ID', text: (j) => sanitize(j.id) },
+    { key: 'compute', header: 'Compute', floor: 12, text: (j) => sanitize(computeText(j.compute)) },
+    { key: 'schedule', header: 'Schedule', floor: 20, text: (j) => sanitize(schedulesText(j)) },
+    {
+      key: 'newest',
+      header: 'Newest backup',
+      floor: 24,
+      text: (j) => statusAndAge(j.newest, now),
+      style: (t, j, p) => styleStatusAndAge(t, j.newest?.status, p),
+    },
+    { key: 'newest_at', header: 'Newest at', text: (j) => relativeTime(j.newest?.created_at, now) },
+    {
+      key: 'last_success',
+      header: 'Last success',
+      floor: 14,
+      text: (j) => (j.last_completed ? relativeTime(whenOf(j.last_completed), now) : 'never'),
+      style: (t, j, p) => (j.within_max_age ? t : p.yellow(t)),
+    },
+    { key: 'age', header: 'Age (s)', text: (j) => String(j.last_completed?.age_seconds ?? '') },
+    { key: 'recent', header: 'Last 10', fixed: true, text: (j) => stripText(j.recent, o.unicode), style: (t, _j, p) => styleStrip(t, p) },
+    { key: 'next_run', header: 'Next run', floor: 13, text: (j) => relativeTime(j.next_run, now) },
+    { key: 'storage', header: 'Storage', floor: 12, text: (j) => sanitize(j.storage.join(', ')) },
+    { key: 'max_age', header: 'Max age', text: (j) => String(j.max_age_seconds) },
+  ];
+  const keys = o.jobKeys ?? jobColumns.filter((c) => !c.extra).map((c) => c.key);
+  return keys.map((k) => all.find((c) => c.key === k)!).filter(Boolean);
+}
+
+function machineColumns(now: Date): ViewColumn<MachineStatus>[] {
+  return [
+    { key: 'name', header: 'Name', text: (m) => sanitize(m.name ?? String(m.id)) },
+    { key: 'status', header: 'Status', text: (m) => sanitize(m.status ?? ''), style: (t, m, p) => hued(STATUS_HUE[m.status ?? ''])(t, p) },
+    { key: 'frequency', header: 'Every', text: (m) => (m.frequency_hours !== null ? `${m.frequency_hours}h` : '') },
+    {
+      key: 'newest',
+      header: 'Newest snapshot',
+      text: (m) => statusAndAge(m.newest, now),
+      style: (t, m, p) => styleStatusAndAge(t, m.newest?.status, p),
+    },
+    { key: 'last_completed', header: 'Last completed', text: (m) => (m.last_completed ? relativeTime(whenOf(m.last_completed), now) : 'never') },
+  ];
+}
+
+function resourceColumns(now: Date): ViewColumn<ResourceStatus>[] {
+  return [
+    { key: 'id', header: 'ID', text: (r) => String(r.id) },
+    { key: 'type', header: 'Type', text: (r) => sanitize(r.type ?? '') },
+    { key: 'provider', header: 'Provider', text: (r) => sanitize(r.provider ?? '') },
+    { key: 'account', header: 'Account', text: (r) => sanitize(r.account ?? '') },
+    { key: 'frequency', header: 'Frequency', text: (r) => sanitize(r.frequency === null ? '' : String(r.frequency)) },
+    {
+      key: 'newest',
+      header: 'Newest snapshot',
+      text: (r) => statusAndAge(r.newest, now),
+      style: (t, r, p) => styleStatusAndAge(t, r.newest?.status, p),
+    },
+    { key: 'last_completed', header: 'Last completed', text: (r) => (r.last_completed ? relativeTime(whenOf(r.last_completed), now) : 'never') },
+  ];
+}
+
+function legend(jobs: readonly JobStatus[], o: ViewOptions): string {
+  const seen = new Set(jobs.flatMap((j) => j.recent.map((s) => markOf(s))));
+  if (!seen.size) return '';
+  const parts = [...Object.values(MARKS), OTHER_MARK]
+    .filter((m) => seen.has(m))
+    .map((m) => `${o.palette[m.hue](o.unicode ? m.unicode : m.ascii)} ${m.label}`);
+  return `${parts.join('  ')}  ${o.palette.dim('(last 10: oldest left, newest right)')}\n`;
+}
+
+function summaryLine(doc: StatusDocument, o: ViewOptions): string {
+  const n = doc.jobs.length;
+  const parts = (['failing', 'stale', 'unknown', 'healthy'] as const)
+    .filter((h) => doc.summary[h] > 0)
+    .map((h) => o.palette[HEALTH_HUE[h]](`${doc.summary[h]} ${h}`));
+  return `${n} job${n === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}. Max age ${o.maxAgeText}.\n`;
+}
+
+/** The whole terminal view. */
+export function statusView(doc: StatusDocument, o: ViewOptions): string {
+  let out = o.palette.bold('Jobs') + '\n';
+  if (!doc.jobs.length) out += 'No jobs.\n';
+  else out += table(doc.jobs, jobViewColumns(o), o, o.jobKeys ? { keepEmpty: true } : { dropOrder: JOB_DROP_ORDER }) + '\n' + legend(doc.jobs, o) + summaryLine(doc, o);
+  const sections: Array<[string, string | undefined]> = [
+    ['Droplets', doc.droplets?.length ? table(doc.droplets, machineColumns(o.now), o) : undefined],
+    ['Volumes', doc.volumes?.length ? table(doc.volumes, machineColumns(o.now), o) : undefined],
+    ['Snapshot resources (backups activated)', doc.resources?.length ? table(doc.resources, resourceColumns(o.now), o) : undefined],
+  ];
+  for (const [title, body] of sections) if (body) out += `\n${o.palette.bold(title)}\n${body}`;
+  return out;
+}
