@@ -3,8 +3,9 @@
 // commands, flags and enum values, and ids come from the service through a
 // short-lived cache.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { BIN, ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiRequests, startTestEmulator } from '../helpers/emulator.js';
@@ -32,6 +33,14 @@ function bashComplete(words: string[]): string[] {
   const script = `source completions/backupctl.bash; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _backupctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
   const out = execFileSync('bash', ['-c', script, 'bash', ...words], { cwd: ROOT, env: shellEnv(), encoding: 'utf8' });
   return out.split('\n').filter(Boolean);
+}
+
+const execFileAsync = promisify(execFile);
+
+async function bashCompleteAsync(words: string[]): Promise<string[]> {
+  const script = `source completions/backupctl.bash; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _backupctl; printf '%s\\n' "\${COMPREPLY[@]}"`;
+  const { stdout } = await execFileAsync('bash', ['-c', script, 'bash', ...words], { cwd: ROOT, env: shellEnv(), encoding: 'utf8' });
+  return stdout.split('\n').filter(Boolean);
 }
 
 beforeAll(async () => {
@@ -109,8 +118,9 @@ describe('bash completion', () => {
     expect(bashComplete(['backupctl', '--ver'])).toEqual(['--version']);
   });
 
-  it.skipIf(!visible.some((c) => c.path.join(' ') === 'jobs get'))('completes job ids from the service', () => {
-    const ids = bashComplete(['backupctl', 'jobs', 'get', '']);
+  it.skipIf(!visible.some((c) => c.path.join(' ') === 'jobs get'))('completes job ids from the service', async () => {
+    // Asynchronously: the emulator runs in this process and must stay free to answer.
+    const ids = await bashCompleteAsync(['backupctl', 'jobs', 'get', '']);
     expect(ids.length).toBeGreaterThan(0);
     for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
   });
@@ -162,6 +172,8 @@ describe.skipIf(!hasShell('zsh'))('zsh completion', () => {
 
 describe('backupctl __complete ids', () => {
   it('prints the ids and names of jobs from the service, and a second call within a minute asks nothing', async () => {
+    // Start without the cache an earlier test (bash completion of job ids) may have left.
+    rmSync(path.join(cfg.dir, 'cache'), { recursive: true, force: true });
     const first = await runCli(['__complete', 'ids', 'jobs'], { env: env() });
     expect(first.code).toBe(0);
     expect(first.stderr).toBe('');
