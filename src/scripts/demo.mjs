@@ -58,6 +58,7 @@ try {
   run('The SSH keys the service logs in with', ['--profile', 'demo', 'ssh-keys', 'list', '-o', 'table']);
   run('Servers, first page (the list has more: --all walks every page)', ['--profile', 'demo', 'servers', 'list', '-o', 'table']);
   run('Backup jobs', ['--profile', 'demo', 'jobs', 'list', '-o', 'table']);
+  run('Is everything backed up? One failing job and one stale one, worst first', ['--profile', 'demo', 'status', '-o', 'table']);
   const jobs = spawnSync(process.execPath, [bin, '--profile', 'demo', 'jobs', 'list', '-q', '--page-size', '15'], { env: childEnv, encoding: 'utf8' });
   const job = jobs.stdout.split('\n').find(Boolean);
   if (job) {
