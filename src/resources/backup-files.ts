@@ -6,51 +6,15 @@ import type { Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { parseServiceTime } from '../util/time.js';
-import { datetime, record } from './common.js';
-
-const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
-
-const fileSchema = record({
-  id: z.nullish(z.union([z.string(), z.number()])),
-  name: z.string(),
-  size: z.nullish(z.union([z.string(), z.number()])),
-  url: z.nullish(z.string()),
-});
-
-const backupSchema = record({
-  id: z.string(),
-  job_id: z.nullish(z.string()),
-  status: z.nullish(z.string()),
-  tags: z.nullish(z.record(z.string(), z.unknown())),
-  s3_directory: z.nullish(z.string()),
-  created_at: z.nullish(datetime),
-  started_at: z.nullish(datetime),
-  completed_at: z.nullish(datetime),
-  files: z.nullish(z.array(fileSchema)),
-});
+import { record } from './common.js';
+import { BACKUP_STATUSES, backupSchema, columns as jobColumns } from './jobs.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
 
 export const schemas = { backup: backupSchema, downloaded: downloadedSchema };
 
-const setTags = (tags: unknown) =>
-  tags && typeof tags === 'object'
-    ? Object.entries(tags as Record<string, unknown>)
-        .filter(([, v]) => v === true || v === 1 || v === '1')
-        .map(([k]) => k.replace(/^is_/, ''))
-        .join(',')
-    : '';
-
 export const columns: Record<string, Column[]> = {
-  backup: [
-    { key: 'id', header: 'ID' },
-    { key: 'status', header: 'Status', format: 'status' },
-    { key: 'tags', header: 'Tags', get: (b) => setTags(b.tags) },
-    { key: 'created_at', header: 'Created', format: 'time' },
-    { key: 'completed_at', header: 'Completed', format: 'time' },
-    { key: 'files', header: 'Files', get: (b) => (Array.isArray(b.files) ? b.files.length : '') },
-    { key: 's3_directory', header: 'Directory', extra: true },
-  ],
+  backup: jobColumns.backup!,
   downloaded: [
     { key: 'name', header: 'Name' },
     { key: 'bytes', header: 'Size', format: 'size' },

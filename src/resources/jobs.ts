@@ -8,7 +8,7 @@ import { UsageError } from '../errors.js';
 import { datetime, modifiedSince, record, serverSchema } from './common.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
 
-const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
+export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
 const TAGS = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 
 const scheduleSchema = record({
