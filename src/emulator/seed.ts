@@ -50,6 +50,13 @@ export function seedStore(store: Store, opts: SeedOptions): void {
 }
 
 /** Lengths of seeded backup files: multiples of 256 bytes, so "150.25 KB" states them exactly. */
+/** A seed for a generator of one job's own, from its name (FNV-1a). */
+function nameSeed(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
 const seededFileSize = (rng: Rng) => randInt(rng, 32, 1200) * 256;
 
 interface DemoJob {
@@ -167,7 +174,7 @@ const FAIL_REASONS = [
 class Seeder {
   constructor(
     private readonly store: Store,
-    private readonly rng: Rng,
+    private rng: Rng,
     private readonly now: number,
   ) {}
 
@@ -425,15 +432,26 @@ class Seeder {
       updated_at: createdAt + randInt(this.rng, 1, 20) * DAY,
     });
 
-    const runs = this.scheduledRuns(spec.cron, spec.timezone, spec.history === 'stale' ? 5 : 0);
-    runs.forEach((run, i) => {
-      const fromEnd = runs.length - 1 - i;
-      let status = this.rng() < 0.05 ? 'completed_with_errors' : 'completed';
-      if (spec.history === 'failing' && fromEnd < 3) status = 'failed';
-      if (spec.history === 'with-errors' && fromEnd === 2) status = 'completed_with_errors';
-      this.backup(job, run.at, status, run.tags);
-    });
-    if (spec.name === 'shop mysql') this.backup(job, this.ago(3.3), 'completed', ['manual']);
+    // How many runs fall in the last ten days depends on the time of day the
+    // emulator starts, so the backups draw from a generator of their own: the
+    // rest of the seed (ids of later jobs, ...) is then the same at any hour.
+    const main = this.rng;
+    this.rng = createRng(nameSeed(spec.name));
+    try {
+      const runs = this.scheduledRuns(spec.cron, spec.timezone, spec.history === 'stale' ? 5 : 0);
+      runs.forEach((run, i) => {
+        const fromEnd = runs.length - 1 - i;
+        // A stray completed_with_errors (1 in 20), placed by its distance from the newest and never the
+        // newest itself, so a job's recent history reads the same whatever the hour.
+        let status = fromEnd > 0 && nameSeed(`${spec.name}#${fromEnd}`) % 20 === 0 ? 'completed_with_errors' : 'completed';
+        if (spec.history === 'failing' && fromEnd < 3) status = 'failed';
+        if (spec.history === 'with-errors' && fromEnd === 2) status = 'completed_with_errors';
+        this.backup(job, run.at, status, run.tags);
+      });
+      if (spec.name === 'shop mysql') this.backup(job, this.ago(3.3), 'completed', ['manual']);
+    } finally {
+      this.rng = main;
+    }
     const newest = this.store.backupsOfJob(job.id).reduce((max, b) => Math.max(max, b.created_at), 0);
     this.store.jobs.patch(job, { last_ran_at: newest || null });
   }
