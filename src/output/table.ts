@@ -101,7 +101,8 @@ export async function createTablePrinter(columns: readonly Column[], options: Ta
         const natural = columns.map((_, i) =>
           rows.reduce((max, row) => Math.max(max, displayWidth(row[i]!.text)), options.noHeaders ? 1 : headerWidths[i]!),
         );
-        const minimums = natural.map((n, i) => minimumWidth(n, headerWidths[i]!));
+        // Ids are what people copy from a table: the id column is never cut, other columns give way.
+        const minimums = natural.map((n, i) => (columns[i]!.key === 'id' ? n : minimumWidth(n, headerWidths[i]!)));
         widths = fitWidths(natural, minimums, options.maxWidth);
       }
       const fixed = widths;
