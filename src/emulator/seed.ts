@@ -484,7 +484,9 @@ class Seeder {
 
   private backup(job: JobRecord, at: number, status: string, tags: TagName[]): BackupRecord {
     const startedAt = at + randInt(this.rng, 3, 40) * SECOND;
-    const completedAt = startedAt + randInt(this.rng, 20, 900) * SECOND;
+    // Finished before the emulator started: a run ten minutes old with a fifteen-minute
+    // duration would otherwise have completed in the future.
+    const completedAt = Math.max(startedAt + 20 * SECOND, Math.min(startedAt + randInt(this.rng, 20, 900) * SECOND, this.now - 30 * SECOND));
     const withFiles = status === 'completed' || status === 'completed_with_errors';
     return this.store.backups.insert({
       id: uuidFrom(this.rng),

@@ -16,6 +16,20 @@ function story(now: number) {
 }
 
 describe('demo seed', () => {
+  it('has no backup that completed after the emulator started, whatever the time of day', () => {
+    const base = Date.parse('2026-11-22T00:00:00Z');
+    for (let m = 0; m < 24 * 60; m += 5) {
+      const now = base + m * 60_000;
+      const store = new Store();
+      seedStore(store, { seed: 'demo', now, bigJob: 0 });
+      for (const j of store.jobs.rows) {
+        for (const b of store.backupsOfJob(j.id)) {
+          if (b.completed_at !== null && b.completed_at !== undefined) expect(b.completed_at as number).toBeLessThanOrEqual(now);
+        }
+      }
+    }
+  });
+
   it('is the same jobs, ids and recent statuses at every hour of a day', () => {
     const base = Date.parse('2026-11-22T00:00:00Z');
     const first = story(base + 30 * 60_000);
