@@ -1,7 +1,7 @@
 // --dry-run: the request as a curl command line, sent nowhere. The token is
 // written as $BACKUPCTL_TOKEN and secret body fields are masked, so the line
 // is safe to paste into a ticket.
-import type { RequestSpec } from './types.js';
+import type { Context, RequestSpec, Result } from './types.js';
 import { encodeQuery } from '../http/query.js';
 import { redactBody } from '../http/redact.js';
 
@@ -20,4 +20,15 @@ export function curlFor(req: RequestSpec, baseUrl: string | undefined): string {
 
 function shq(s: string): string {
   return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * --dry-run from the runner or a handler that builds its own request: each
+ * request as curl on stdout (base URL from the settings, or
+ * $BACKUPCTL_BASE_URL when there is none), and nothing sent.
+ */
+export async function printDryRun(ctx: Context, ...requests: RequestSpec[]): Promise<Result> {
+  const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
+  ctx.io.stdout.write(requests.map((r) => `${curlFor(r, base)}\n`).join(''));
+  return { kind: 'empty' };
 }

@@ -38,9 +38,8 @@ export async function runCommand(o: RunInput): Promise<void> {
   if (ownFormat) ctx.globals = globals;
   try {
     if (globals.dryRun && request && !spec.local && !spec.dryRunInHandler) {
-      const { curlFor } = await import('./dry-run.js');
-      const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
-      io.stdout.write(`${curlFor(request, base)}\n`);
+      const { printDryRun } = await import('./dry-run.js');
+      await printDryRun(ctx, request);
       return;
     }
     if (spec.confirm && !(await ctx.confirm(fillTemplate(spec.confirm, values)))) {

@@ -305,12 +305,7 @@ const api: Handler = async (input, ctx) => {
     },
     ctx.io.stdin,
   );
-  if (ctx.globals.dryRun) {
-    const { curlFor } = await import('../cli/dry-run.js');
-    const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
-    ctx.io.stdout.write(`${curlFor(req, base)}\n`);
-    return { kind: 'empty' };
-  }
+  if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, req);
   const client = await ctx.client();
   if (v.paginate === true) {
     const pages = client.pages(req, { all: true, signal: ctx.signal });

@@ -203,8 +203,7 @@ async function check(doc: StatusDocument): Promise<void> {
 
 /** --dry-run: the lists status starts with; what follows depends on their answers. */
 async function dryRun(ctx: Context, sections: boolean): Promise<Result> {
-  const { curlFor } = await import('../cli/dry-run.js');
-  const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
+  const { printDryRun } = await import('../cli/dry-run.js');
   const first = [{ method: 'GET' as const, path: '/jobs', query: { page_size: 100 } }];
   if (sections) {
     first.push(
@@ -213,7 +212,7 @@ async function dryRun(ctx: Context, sections: boolean): Promise<Result> {
       { method: 'GET', path: '/snapshots/resources', query: { page_size: 100 } },
     );
   }
-  ctx.io.stdout.write(first.map((req) => `${curlFor(req, base)}\n`).join(''));
+  await printDryRun(ctx, ...first);
   ctx.io.stderr.write(
     'Then, for every job: GET /v1/jobs/{job_id}/backups?sort=-created_at&page_size=15' +
       (sections ? '; for every scheduled droplet and volume: GET .../snapshots?sort=-started_at&page_size=15; GET /v1/snapshots?sort=-started_at&page_size=100 for the resources' : '') +

@@ -10,7 +10,7 @@ import { AttemptError, formatMs } from './failures.js';
 import { encodeQuery } from './query.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
-import { lastPage, nextPageQuery } from './paging.js';
+import { lastPage, nextPageQuery, toInt } from './paging.js';
 import { addSecret, scrub } from '../util/scrub.js';
 
 declare const __VERSION__: string;
@@ -261,12 +261,6 @@ function isAbsolute(path: string): boolean {
 }
 
 /** Safe integers only (see paging.ts): an unsafe page number cannot advance. */
-function toInt(v: unknown): number | undefined {
-  if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
-  if (typeof v === 'string' && /^\d+$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
-  return undefined;
-}
-
 function toPage(body: unknown, display: string, method: string): Page {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const data = (body as { data?: unknown }).data;

@@ -42,7 +42,8 @@ export function lastPage(raw: unknown): number | undefined {
 
 // Safe integers only: 1e308 or "9007199254740993" plus one is itself, and a
 // page number that does not move would walk the same page for ever.
-function toInt(v: unknown): number | undefined {
+/** A whole page number from a number or a digit string. */
+export function toInt(v: unknown): number | undefined {
   if (typeof v === 'number' && Number.isSafeInteger(v)) return v;
   if (typeof v === 'string' && /^\d+$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
   return undefined;

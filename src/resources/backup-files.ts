@@ -135,13 +135,10 @@ const download: Handler = async (input, ctx) => {
     ]);
   }
   if (ctx.globals.dryRun) {
-    const { curlFor } = await import('../cli/dry-run.js');
-    const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
     const req = v.latest
       ? { method: 'GET' as const, path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 15, status: 'completed' } }
       : { method: 'GET' as const, path: `/backups/${encodeURIComponent(String(v.backup))}` };
-    ctx.io.stdout.write(`${curlFor(req, base)}\n`);
-    return { kind: 'empty' };
+    return (await import('../cli/dry-run.js')).printDryRun(ctx, req);
   }
   let backup: Backup | undefined;
   if (v.latest) {

@@ -460,12 +460,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
 
 /** Sends a request answered with 204, or prints it as curl under --dry-run. */
 async function send(request: RequestSpec, done: string, id: string | number | undefined, ctx: Context): Promise<Result> {
-  if (ctx.globals.dryRun) {
-    const { curlFor } = await import('../cli/dry-run.js');
-    const baseUrl = await ctx.settings().then((s) => s.baseUrl, () => undefined);
-    ctx.io.stdout.write(`${curlFor(request, baseUrl)}\n`);
-    return { kind: 'empty' };
-  }
+  if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, request);
   const client = await ctx.client();
   await client.request(request, { signal: ctx.signal });
   return { kind: 'done', message: done, id };

@@ -2,7 +2,7 @@
 // where it goes (storage) and when (schedules); their backups; their
 // encryption key, proxy, schedules and storage.
 import * as z from 'zod/mini';
-import type { Column, Handler, RequestSpec, Result, Section } from '../cli/types.js';
+import type { Column, Handler, Section } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
 import { datetime, modifiedSince, record, serverSchema } from './common.js';
@@ -332,14 +332,6 @@ export const module: ModuleSpec = {
   ],
 };
 
-/** --dry-run for handlers that assemble the body themselves. */
-export async function dryRun(ctx: Parameters<Handler>[1], req: RequestSpec): Promise<Result> {
-  const { curlFor } = await import('../cli/dry-run.js');
-  const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
-  ctx.io.stdout.write(`${curlFor(req, base)}\n`);
-  return { kind: 'empty' };
-}
-
 const CRON = /^\s*\S+\s+\S+\s+\S+\s+\S+\s+\S+\s*$/;
 
 const getJob: Handler = async (input, ctx) => {
@@ -386,7 +378,7 @@ const createJob: Handler = async (input, ctx) => {
   if (missing.length) {
     throw new UsageError(`missing ${missing.map(([, f]) => f).join('; ')}`, ['  Give them as flags, or in the body of --file.']);
   }
-  if (ctx.globals.dryRun) return dryRun(ctx, { method: 'POST', path: '/jobs', body });
+  if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, { method: 'POST', path: '/jobs', body });
   const client = await ctx.client();
   const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
   const raw = (res.body as { data?: unknown } | undefined)?.data;

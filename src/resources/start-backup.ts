@@ -57,12 +57,7 @@ async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<
   const tagged = ['is_manual', 'is_hourly', 'is_daily', 'is_weekly', 'is_monthly'].filter((k) => v[k] === true);
   // A backup started by hand is manual unless the caller tags it otherwise.
   const body = tagged.length ? Object.fromEntries(tagged.map((k) => [k, true])) : { is_manual: true };
-  if (ctx.globals.dryRun) {
-    const { curlFor } = await import('../cli/dry-run.js');
-    const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
-    ctx.io.stdout.write(`${curlFor({ ...input.request!, body }, base)}\n`);
-    return { kind: 'empty' };
-  }
+  if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, { ...input.request!, body });
   const client = await ctx.client();
   const res = await client.request({ ...input.request!, body }, { signal: ctx.signal });
   const answer = (res.body ?? {}) as { backup_id?: unknown; status?: unknown; url?: unknown };
