@@ -8,7 +8,7 @@ import type { LoadedModule } from './registry.js';
 import { UsageError } from '../errors.js';
 import { lenient } from '../cli/lenient.js';
 import { fillTemplate } from '../cli/request.js';
-import { datetime, modifiedSince, record, status } from './common.js';
+import { datetime, modifiedSince, record, setTagNames, status } from './common.js';
 
 export interface CloudIKind {
   /** Command group, module name and path segment under /cloud_i: `droplets`. */
@@ -102,15 +102,6 @@ export function retentionText(retention: unknown): string | undefined {
   const counts = retention as Record<string, unknown>;
   const parts = RETENTION_KEYS.filter((k) => counts[k] !== null && counts[k] !== undefined).map((k) => `${k[0]}${String(counts[k])}`);
   return parts.length ? parts.join(' ') : undefined;
-}
-
-/** `daily,weekly` from `{manual: 0, daily: 1, weekly: 1}`. */
-export function setTagNames(tags: unknown): string | undefined {
-  if (!tags || typeof tags !== 'object' || Array.isArray(tags)) return undefined;
-  return Object.entries(tags as Record<string, unknown>)
-    .filter(([, set]) => set === 1 || set === true || set === '1')
-    .map(([name]) => name)
-    .join(',');
 }
 
 export const snapshotColumns: Column[] = [

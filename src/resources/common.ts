@@ -47,3 +47,15 @@ export const idArg = (name: string, what: string, type: ParamSpec['type'] = 'int
   min: type === 'integer' ? 1 : undefined,
   description: `${what} id`,
 });
+
+/**
+ * The names of the tags that are set, comma-separated: snapshot tags are 0/1,
+ * backup tags booleans, start-backup tags `is_manual`-style.
+ */
+export function setTagNames(tags: unknown): string | undefined {
+  if (!tags || typeof tags !== 'object' || Array.isArray(tags)) return undefined;
+  return Object.entries(tags as Record<string, unknown>)
+    .filter(([, set]) => set === 1 || set === true || set === '1')
+    .map(([name]) => name.replace(/^is_/, ''))
+    .join(',');
+}

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { Column, Handler, Section } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
-import { datetime, modifiedSince, record, serverSchema } from './common.js';
+import { datetime, modifiedSince, record, serverSchema, setTagNames } from './common.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
 
 export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
@@ -72,14 +72,6 @@ export function computeText(j: { compute?: { type?: string | null; region?: stri
   return type;
 }
 
-const tagNames = (tags: unknown) =>
-  tags && typeof tags === 'object'
-    ? Object.entries(tags as Record<string, unknown>)
-        .filter(([, v]) => v === true || v === 1 || v === '1')
-        .map(([k]) => k.replace(/^is_/, ''))
-        .join(',')
-    : '';
-
 /** One cron fits a column; more than one shows the first and how many others (`jobs get` lists them all). */
 const scheduleText = (schedules: unknown) => {
   if (!Array.isArray(schedules) || !schedules.length) return '';
@@ -125,7 +117,7 @@ export const columns: Record<string, Column[]> = {
   backup: [
     { key: 'id', header: 'ID' },
     { key: 'status', header: 'Status', format: 'status' },
-    { key: 'tags', header: 'Tags', get: (b) => tagNames(b.tags) },
+    { key: 'tags', header: 'Tags', get: (b) => setTagNames(b.tags) },
     { key: 'created_at', header: 'Created', format: 'time' },
     { key: 'started_at', header: 'Started', format: 'time' },
     { key: 'completed_at', header: 'Completed', format: 'time' },
@@ -135,7 +127,7 @@ export const columns: Record<string, Column[]> = {
   lastBackup: [
     { key: 'id', header: 'ID' },
     { key: 'status', header: 'Status', format: 'status' },
-    { key: 'tags', header: 'Tags', get: (b) => tagNames(b.tags) },
+    { key: 'tags', header: 'Tags', get: (b) => setTagNames(b.tags) },
     { key: 'created_at', header: 'Created', format: 'time' },
     { key: 'completed_at', header: 'Completed', format: 'time' },
   ],

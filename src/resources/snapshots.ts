@@ -6,7 +6,7 @@ import type { ModuleSpec } from './types.js';
 import { datetime, idArg, record, status } from './common.js';
 import { ACCOUNT_PROVIDERS, accountSchema, providerSchema, providerText } from './accounts.js';
 import { resourceSchema } from './snapshot-resources.js';
-import { setTagNames } from './cloud-i.js';
+import { setTagNames } from './common.js';
 
 /** The values the status filter takes; answers also carry `in-progress` and `delete-request`. */
 const STATUS_FILTER = ['pre_request', 'in_progress', 'expired', 'failed', 'completed'] as const;
