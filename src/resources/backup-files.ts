@@ -6,7 +6,7 @@ import type { Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { parseServiceTime } from '../util/time.js';
-import { record } from './common.js';
+import { loose, record } from './common.js';
 import { BACKUP_STATUSES, backupSchema, columns as jobColumns } from './jobs.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
@@ -88,8 +88,7 @@ async function newestBackup(ctx: Context, jobId: string, status: string | undefi
   const data = (res.body as { data?: unknown[] } | undefined)?.data;
   const first = Array.isArray(data) ? data[0] : undefined;
   if (!first) return undefined;
-  const parsed = backupSchema.safeParse(first);
-  return parsed.success ? parsed.data : (first as Backup);
+  return loose(backupSchema, first);
 }
 
 const latest: Handler = async (input, ctx) => {

@@ -1,6 +1,7 @@
 // Single backups by id (real endpoints beyond the interface, see api-facts.md).
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
+import { loose } from './common.js';
 import { backupSchema, columns as jobColumns } from './jobs.js';
 import { tsvField } from '../output/format.js';
 
@@ -61,8 +62,7 @@ const getBackup: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
   const raw = (res.body as { data?: unknown } | undefined)?.data;
-  const parsed = backupSchema.safeParse(raw);
-  const backup = (parsed.success ? parsed.data : raw) as { files?: unknown[] | null };
+  const backup = loose(backupSchema, raw);
   return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: backup?.files ?? [], columns: columns.file! }] };
 };
 

@@ -59,3 +59,12 @@ export function setTagNames(tags: unknown): string | undefined {
     .map(([name]) => name.replace(/^is_/, ''))
     .join(',');
 }
+
+/**
+ * A record parsed leniently: the schema's output when it fits, else the
+ * record as the service sent it (the same rule as src/cli/lenient.ts).
+ */
+export function loose<T>(schema: { safeParse(v: unknown): { success: true; data: T } | { success: false } }, raw: unknown): T {
+  const parsed = schema.safeParse(raw);
+  return parsed.success ? parsed.data : (raw as T);
+}

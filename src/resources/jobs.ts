@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { Column, Handler, Section } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
-import { datetime, modifiedSince, record, serverSchema, setTagNames } from './common.js';
+import { datetime, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
 
 export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
@@ -330,8 +330,7 @@ const getJob: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
   const raw = (res.body as { data?: unknown } | undefined)?.data;
-  const parsed = jobSchema.safeParse(raw);
-  const job = (parsed.success ? parsed.data : raw) as z.infer<typeof jobSchema>;
+  const job = loose(jobSchema, raw);
   const sections: Section[] = [
     { title: 'Schedules', rows: job?.schedule ?? [], columns: columns.schedule! },
     { title: 'Storage', rows: job?.storage ?? [], columns: columns.storage! },
@@ -374,8 +373,7 @@ const createJob: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
   const raw = (res.body as { data?: unknown } | undefined)?.data;
-  const parsed = jobSchema.safeParse(raw);
-  return { kind: 'record', record: parsed.success ? parsed.data : raw, columns: columns.job!, idField: 'id' };
+  return { kind: 'record', record: loose(jobSchema, raw), columns: columns.job!, idField: 'id' };
 };
 
 const updateJob: Handler = async (input, ctx) => {

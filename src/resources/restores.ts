@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
-import { datetime, record, serverSchema } from './common.js';
+import { datetime, loose, record, serverSchema } from './common.js';
 
 const fileSchema = record({ id: z.nullish(z.union([z.string(), z.number()])), name: z.string(), size: z.nullish(z.union([z.string(), z.number()])), url: z.nullish(z.string()) });
 
@@ -67,8 +67,7 @@ const getRestore: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
   const raw = (res.body as { data?: unknown } | undefined)?.data;
-  const parsed = restoreSchema.safeParse(raw);
-  const restore = (parsed.success ? parsed.data : raw) as z.infer<typeof restoreSchema>;
+  const restore = loose(restoreSchema, raw);
   return { kind: 'record', record: restore, columns: columns.restore!, idField: 'id', sections: [{ title: 'Files', rows: restore?.files ?? [], columns: columns.file! }] };
 };
 
