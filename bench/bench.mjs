@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const bin = path.join(root, 'bin', 'backupctl.js');
+const bin = path.join(root, 'bin', 'backupctl.cjs');
 const rssHook = path.join(root, 'bench', 'rss-hook.mjs');
 const args = process.argv.slice(2);
 const RUNS = Number(args[args.indexOf('--runs') + 1]) || 20;

@@ -53,7 +53,7 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
           'Pass --yes to confirm in scripts. Nothing was sent.',
         ]);
       }
-      const { confirm } = await import('@inquirer/prompts');
+      const { confirm } = await import('../util/prompts.js');
       try {
         return await confirm(
           { message: question, default: false },

@@ -47,7 +47,7 @@ export function buildProgram(manifest: Manifest, io: IO, run: RunCommand): Comma
     return parent;
   };
 
-  for (const spec of manifest.commands) {
+  const declare = (spec: ManifestCommand): void => {
     const parent = groupFor(spec.path.slice(0, -1));
     const name = spec.path[spec.path.length - 1]!;
     const existing = nodes.get(spec.path.join(' '));
@@ -75,8 +75,33 @@ export function buildProgram(manifest: Manifest, io: IO, run: RunCommand): Comma
       const positionals = args.slice(0, positionalCount) as (string | undefined)[];
       await run(spec, positionals, self.opts(), self.optsWithGlobals() as Globals);
     });
+  };
+
+  // A group's commands are declared when commander is about to enter the group
+  // (its preSubcommand hook runs before the group parses anything): a command
+  // line names one group, and declaring the other ~80 commands' options was a
+  // fifth of the start-up work. The top level lists each group by name and
+  // description alone, which is all its help shows.
+  const byGroup = new Map<string, ManifestCommand[]>();
+  for (const spec of manifest.commands) {
+    const top = spec.path[0]!;
+    byGroup.set(top, [...(byGroup.get(top) ?? []), spec]);
   }
-  addHelpCommand(program, nodes, io);
+  const declared = new Set<string>();
+  const declareGroup = (top: string): void => {
+    if (declared.has(top)) return;
+    declared.add(top);
+    for (const spec of byGroup.get(top) ?? []) declare(spec);
+  };
+  for (const [top, specs] of byGroup) {
+    // A top-level command (status, api, ...) is declared at once: it is its own group.
+    if (specs.some((s) => s.path.length === 1)) declareGroup(top);
+    else groupFor([top]);
+  }
+  program.hook('preSubcommand', (_program, sub) => declareGroup(sub.name()));
+  addHelpCommand(program, nodes, io, () => {
+    for (const top of byGroup.keys()) declareGroup(top);
+  });
   return program;
 }
 
@@ -90,7 +115,7 @@ function withoutOptionValues(message: string): string {
 }
 
 /** `help [command...]` also answers topics: `backupctl help exit-codes`. */
-function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO): void {
+function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO, declareAll: () => void): void {
   program.helpCommand(false);
   program
     .command('help')
@@ -99,6 +124,7 @@ function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO): 
     .addHelpText('after', '\nExamples:\n  $ backupctl help jobs backup start\n  $ backupctl help exit-codes\n')
     .action(async (words: string[]) => {
       if (!words.length) return void program.outputHelp();
+      declareAll();
       const key = words.join(' ');
       const node = nodes.get(key);
       if (node) return void node.outputHelp();

@@ -106,7 +106,7 @@ async function readTokenFromStdin(stdin: Readable): Promise<string> {
 }
 
 async function promptForToken(ctx: Context): Promise<string> {
-  const { password } = await import('@inquirer/prompts');
+  const { password } = await import('../util/prompts.js');
   try {
     const answer = await password(
       {

@@ -2,8 +2,14 @@
 // two `backupctl` processes that both read, change and write the file would
 // otherwise lose one of the changes.
 import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { ConfigError } from '../errors.js';
+
+let randomBytes: typeof import('node:crypto').randomBytes | undefined;
+
+/** Eight hex digits for a private file name; withFileLock loads node:crypto first. */
+function randomSuffix(): string {
+  return randomBytes!(4).toString('hex');
+}
 
 export interface LockOptions {
   /** How long to wait for another process to release the lock. */
@@ -56,7 +62,7 @@ function isStale(info: LockInfo, staleMs: number): boolean {
  * fresh lock is linked back instead of being deleted.
  */
 function removeStaleLock(lockPath: string, info: LockInfo): boolean {
-  const aside = `${lockPath}.stale-${process.pid}-${randomBytes(4).toString('hex')}`;
+  const aside = `${lockPath}.stale-${process.pid}-${randomSuffix()}`;
   try {
     renameSync(lockPath, aside);
   } catch (err) {
@@ -97,7 +103,7 @@ const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
  * Filesystems without hard links fall back to create-then-write.
  */
 function createLock(lockPath: string): number {
-  const own = `${lockPath}.${process.pid}-${randomBytes(4).toString('hex')}`;
+  const own = `${lockPath}.${process.pid}-${randomSuffix()}`;
   const fd = openSync(own, 'wx', 0o600);
   try {
     writeSync(fd, `${process.pid}\n`);
@@ -133,6 +139,8 @@ function createLock(lockPath: string): number {
  * than `staleMs` is taken over. The folder must exist.
  */
 export async function withFileLock<T>(file: string, fn: () => Promise<T> | T, opts: LockOptions = {}): Promise<T> {
+  // node:crypto costs ~5 ms to load; only a write (which takes the lock) needs it.
+  randomBytes ??= process.getBuiltinModule('node:crypto').randomBytes;
   const lockPath = `${file}.lock`;
   const waitMs = opts.waitMs ?? DEFAULT_WAIT_MS;
   const staleMs = opts.staleMs ?? DEFAULT_STALE_MS;

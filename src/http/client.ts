@@ -2,7 +2,6 @@
 // per-request timeout, typed errors, a redacted --debug trace, page walking.
 // Retries plug in at `send` (see ./retry.ts): every request goes through it.
 import type { Writable } from 'node:stream';
-import { setFlagsFromString } from 'node:v8';
 import type { Dispatcher } from 'undici';
 import type { ApiResponse, Client, Page, QueryValue, RequestSpec } from '../cli/types.js';
 import { ApiError } from '../errors.js';
@@ -27,8 +26,6 @@ export interface ClientOptions {
   pageConcurrency?: number;
 }
 
-let liftoffSet = false;
-
 export function createClient(opts: ClientOptions): Client {
   return new HttpClient(opts);
 }
@@ -48,14 +45,7 @@ class HttpClient implements Client {
   }
 
   private getDispatcher(): Promise<Dispatcher> {
-    // undici parses HTTP with a WebAssembly build of llhttp. V8 compiles it
-    // with Liftoff at once and then again with TurboFan in the background,
-    // which on a short-lived CLI only burns a core; Liftoff alone is plenty
-    // for parsing a few answers. Must be set before undici loads.
-    if (!liftoffSet) {
-      liftoffSet = true;
-      setFlagsFromString('--liftoff-only');
-    }
+    // V8 runs with --liftoff-only for undici's WebAssembly HTTP parser: set by src/boot.cjs.
     // EnvHttpProxyAgent honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY and is a
     // plain keep-alive Agent when none is set.
     this.dispatcher ??= import('./undici.js').then(
@@ -103,7 +93,8 @@ class HttpClient implements Client {
     }
     if (!req.noAuth && this.opts.token) headers.authorization = `Bearer ${this.opts.token}`;
     const url = this.url(req);
-    const started = performance.now();
+    // Not performance.now(): the global loads perf_hooks (~0.5 ms) on first use.
+    const started = Date.now();
     if (this.opts.debug) {
       this.trace(`> ${req.method} ${this.origin}${this.displayPath(req)}${attempt > 1 ? ` (attempt ${attempt})` : ''}`);
       for (const [k, v] of Object.entries(redactHeaders(headers))) this.trace(`> ${k}: ${v}`);
@@ -139,7 +130,7 @@ class HttpClient implements Client {
       }
       throw failure;
     }
-    const ms = Math.round(performance.now() - started);
+    const ms = Date.now() - started;
     const parsed = parseBody(text, res.headers['content-type']);
     if (this.opts.debug) {
       this.trace(`< ${res.statusCode} (${ms} ms)`);

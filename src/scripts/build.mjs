@@ -1,9 +1,19 @@
-// Builds dist/: one esbuild bundle of src/main.ts split into lazily loaded
-// chunks, and dist/manifest.json, the command tree read at start-up.
+// Builds dist/: the whole CLI as one CommonJS bundle (dist/main.cjs) with
+// the V8 code cache for it (dist/main.cache, see src/boot.cjs), the loader
+// (dist/boot.cjs), and dist/manifest.json, the command tree read at start-up.
+// Handlers, schemas and libraries stay lazy inside the bundle: esbuild turns
+// each `await import()` into a module initialised on first use.
 import { build } from 'esbuild';
-import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { createInterface } from 'node:readline';
+import { Writable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import path from 'node:path';
+import { lazyBuiltins } from './lazy-builtins.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
@@ -17,10 +27,6 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  format: 'esm',
-  splitting: true,
-  // CommonJS dependencies (commander, undici, cli-table3) call require() inside an ESM bundle.
-  banner: { js: 'import { createRequire as __backupctlRequire } from "node:module"; const require = __backupctlRequire(import.meta.url);' },
   define: { __VERSION__: JSON.stringify(pkg.version) },
   minifyWhitespace: true,
   minifySyntax: true,
@@ -36,13 +42,32 @@ await mkdir(dist, { recursive: true });
 await build({
   ...common,
   entryPoints: { main: 'src/main.ts' },
-  outdir: dist,
-  chunkNames: 'chunks/[name]-[hash]',
+  outfile: path.join(dist, 'main.cjs'),
+  format: 'cjs',
+  // The two places that find files next to the bundle (manifest.json) use import.meta.url.
+  define: { ...common.define, 'import.meta.url': '__backupctlMetaUrl' },
+  banner: { js: 'const __backupctlMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
+  plugins: [lazyBuiltins],
   metafile: true,
 }).then((r) => writeFile(path.join(root, '.tmp', 'meta.json'), JSON.stringify(r.metafile)));
+// The build id on the first line ties dist/main.cache to this very bundle (src/boot.cjs).
+{
+  const bundle = await readFile(path.join(dist, 'main.cjs'), 'utf8');
+  const id = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+  await writeFile(path.join(dist, 'main.cjs'), `// backupctl build ${id}\n${bundle}`);
+}
+await copyFile(path.join(root, 'src', 'boot.cjs'), path.join(dist, 'boot.cjs'));
 
-
-await build({ ...common, entryPoints: { 'manifest-build': 'src/cli/manifest-build.ts' }, outdir: tmp, minifyWhitespace: false });
+// The build's own use of the sources (manifest, docs, completions): an ESM module in .tmp/.
+await build({
+  ...common,
+  entryPoints: { 'manifest-build': 'src/cli/manifest-build.ts' },
+  outdir: tmp,
+  format: 'esm',
+  // CommonJS dependencies (commander, undici, cli-table3) call require() inside an ESM bundle.
+  banner: { js: 'import { createRequire as __backupctlRequire } from "node:module"; const require = __backupctlRequire(import.meta.url);' },
+  minifyWhitespace: false,
+});
 const generated = await import(pathToFileURL(path.join(tmp, 'manifest-build.js')).href);
 const manifest = await generated.collectManifest(pkg.version);
 await writeFile(path.join(dist, 'manifest.json'), JSON.stringify(manifest));
@@ -59,9 +84,68 @@ if (process.argv.includes('--docs')) {
     console.error(`wrote ${file}`);
   }
 }
+await writeCodeCache(dist);
+
 const old = path.join(root, `.tmp/dist-old-${process.pid}`);
 await rename(finalDist, old).catch(() => {});
 await rename(dist, finalDist);
 await rm(old, { recursive: true, force: true });
 await rm(tmp, { recursive: true, force: true });
 console.error(`built dist/ with ${manifest.commands.length} commands`);
+
+/**
+ * dist/main.cache: V8's compiled code for the functions a few common commands
+ * run (start-up, --help, lists in every format, a record), made by running
+ * them in this process against an emulator in another one (so the emulator's
+ * code stays out of the cache). Loaded exactly as bin/ loads it, with the
+ * same V8 flags, or V8 would refuse the cache.
+ */
+async function writeCodeCache(dir) {
+  const require = createRequire(import.meta.url);
+  const boot = require(path.join(dir, 'boot.cjs'));
+  const emulator = spawn(
+    process.execPath,
+    ['-e', 'const m = require(process.argv[1]); m.run(process.argv.slice(2), m.processIO(), process.env)', path.join(dir, 'main.cjs'), 'emulator', '--port', '0', '--seed', 'demo', '--big-job', '300'],
+    { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, NO_COLOR: '1' } },
+  );
+  const configDir = await mkdtemp(path.join(tmpdir(), 'backupctl-build-'));
+  try {
+    const found = await new Promise((resolve, reject) => {
+      const vars = {};
+      createInterface({ input: emulator.stdout }).on('line', (line) => {
+        const m = /^(BACKUPCTL_BASE_URL|BACKUPCTL_TOKEN)=(.*)$/.exec(line);
+        if (m) vars[m[1]] = m[2];
+        if (vars.BACKUPCTL_BASE_URL && vars.BACKUPCTL_TOKEN) resolve(vars);
+      });
+      emulator.on('exit', (code) => reject(new Error(`the training emulator exited (${code})`)));
+    });
+    const { exports: cli, script, id } = boot.load(dir, { cache: false });
+    const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...found, BACKUPCTL_CONFIG_DIR: configDir, NO_COLOR: '1' };
+    const run = async (argv) => {
+      let out = '';
+      const sink = (keep) => new Writable({ write(chunk, _enc, cb) { if (keep) out += chunk; cb(); } });
+      const io = { stdout: sink(true), stderr: sink(false), stdin: process.stdin, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 100 };
+      const code = await cli.run(argv, io, env);
+      if (code !== 0 && !argv.includes('--help')) throw new Error(`training run \`backupctl ${argv.join(' ')}\` exited ${code}`);
+      return out;
+    };
+    const bulk = (await run(['jobs', 'list', '--all', '-o', 'ndjson'])).split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.name === 'bulk');
+    if (!bulk) throw new Error('training: no bulk job in the emulator');
+    for (const argv of [
+      ['--help'],
+      ['jobs', '--help'],
+      ['servers', 'list', '--json'],
+      ['servers', 'list'],
+      ['servers', 'list', '-o', 'tsv'],
+      ['jobs', 'backup', 'list', bulk.id, '--all', '--page-size', '50', '-o', 'ndjson'],
+      ['jobs', 'backup', 'list', bulk.id, '--all', '--page-size', '50', '--json'],
+      ['jobs', 'get', bulk.id],
+    ]) {
+      await run(argv);
+    }
+    await writeFile(path.join(dir, 'main.cache'), Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), script.createCachedData()]));
+  } finally {
+    emulator.kill('SIGTERM');
+    await rm(configDir, { recursive: true, force: true });
+  }
+}

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-const bin = path.join(root, 'bin', 'backupctl.js');
+const bin = path.join(root, 'bin', 'backupctl.cjs');
 const PORT = process.env.DEMO_PORT ?? '47800';
 const TOKEN = 'demo-token-0000';
 const interactive = process.stdin.isTTY && process.stdout.isTTY && !process.env.CI;
@@ -71,7 +71,7 @@ try {
   if (interactive) {
     process.stdout.write(
       `\n${bold('The emulator is still running.')} In another terminal, go on with the demo profile:\n` +
-        `  npx backupctl --profile demo jobs list        (or: node bin/backupctl.js --profile demo ...)\n` +
+        `  npx backupctl --profile demo jobs list        (or: node bin/backupctl.cjs --profile demo ...)\n` +
         `  npx backupctl profiles use demo               (make it the default)\n` +
         `Press Ctrl-C here to stop the emulator.\n`,
     );

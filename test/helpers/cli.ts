@@ -1,4 +1,4 @@
-// Runs the BUILT CLI (bin/backupctl.js -> dist/) as a subprocess, the way a
+// Runs the BUILT CLI (bin/backupctl.cjs -> dist/) as a subprocess, the way a
 // user or a script does, and collects the bytes and the exit code.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
-export const BIN = path.join(ROOT, 'bin', 'backupctl.js');
+export const BIN = path.join(ROOT, 'bin', 'backupctl.cjs');
 
 export interface CliResult {
   code: number | null;

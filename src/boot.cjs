@@ -1,0 +1,113 @@
+'use strict';
+// Loads dist/main.cjs, the whole CLI as one CommonJS bundle, with V8's code
+// cache. Copied as is to dist/boot.cjs by the build; plain JavaScript because
+// it runs before anything else and must stay tiny.
+//
+// Why: most of a command's start-up was compiling JavaScript (about 15 ms
+// spread over ESM chunks). The build runs a few commands in-process and saves
+// what V8 compiled (dist/main.cache); a start then reads that instead of
+// parsing and compiling the same functions again. Functions outside the
+// cache compile lazily as usual, so a cache that does not cover a command
+// only costs that command what it cost before.
+//
+// Safety: V8 refuses a cache made by another V8 version or with other flags
+// (it then compiles from source as if there were none). It only checks the
+// source's LENGTH, not its content, so the cache also carries the build id
+// from the bundle's first line: a cache from another build is never handed
+// to V8.
+//
+// When dist/main.cache is missing or refused (another node version than the
+// one that built it), the first run writes one for this node under the user's
+// cache folder ($XDG_CACHE_HOME/backupctl or ~/.cache/backupctl; off with
+// BACKUPCTL_NO_CODE_CACHE=1), and later runs use that.
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const Module = require('node:module');
+
+/** The flags the cache is made and used with (V8 refuses a cache made with other flags). */
+function setFlags() {
+  // undici parses HTTP with a WebAssembly build of llhttp; V8 compiles it with
+  // Liftoff and then again with TurboFan in the background, which on a
+  // short-lived CLI only burns a core (and kept a finished process alive
+  // ~100 ms). Liftoff alone is plenty for parsing a few answers.
+  require('node:v8').setFlagsFromString('--liftoff-only');
+}
+
+/** The build id on the bundle's first line: `// backupctl build <id>`. */
+function buildIdOf(source) {
+  const m = /^\/\/ backupctl build (\S+)\n/.exec(source.slice(0, 120));
+  return m ? m[1] : undefined;
+}
+
+/** A cache file is `<build id>\n` followed by V8's data. */
+function cacheData(buffer, id) {
+  const nl = buffer.indexOf(10);
+  if (nl <= 0 || id === undefined || buffer.toString('latin1', 0, nl) !== id) return undefined;
+  return buffer.subarray(nl + 1);
+}
+
+function userCacheFile(env, id) {
+  if (env.BACKUPCTL_NO_CODE_CACHE === '1' || id === undefined) return undefined;
+  const home = env.XDG_CACHE_HOME || (env.HOME ? path.join(env.HOME, '.cache') : undefined);
+  if (!home || !path.isAbsolute(home)) return undefined;
+  return path.join(home, 'backupctl', `code-${id}-${process.version}-${process.arch}.cache`);
+}
+
+function readIf(file) {
+  try {
+    return file === undefined ? undefined : fs.readFileSync(file);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Compiles and runs `<dir>/main.cjs`; returns its exports and the vm.Script
+ * (the build asks it for the cache after its training run).
+ * `cache: false` compiles from source and writes nothing.
+ */
+function load(dir = __dirname, { cache = true, env = process.env } = {}) {
+  setFlags();
+  const file = path.join(dir, 'main.cjs');
+  const source = fs.readFileSync(file, 'utf8');
+  const id = buildIdOf(source);
+  let cachedData;
+  let userFile;
+  if (cache) {
+    cachedData = cacheData(readIf(path.join(dir, 'main.cache')) ?? Buffer.alloc(0), id);
+    if (cachedData === undefined) {
+      userFile = userCacheFile(env, id);
+      cachedData = cacheData(readIf(userFile) ?? Buffer.alloc(0), id);
+    }
+  }
+  const script = new vm.Script(Module.wrap(source), {
+    filename: file,
+    cachedData,
+    // The bundle has no import() of its own (esbuild inlines them); should a
+    // dependency keep one, it resolves as it would in a required file.
+    importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
+  });
+  const rejected = cachedData === undefined || script.cachedDataRejected === true;
+  const mod = { exports: {} };
+  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(file), mod, file, dir);
+  if (cache && rejected) {
+    userFile ??= userCacheFile(env, id);
+    if (userFile) process.once('exit', () => writeUserCache(userFile, id, script));
+  }
+  return { exports: mod.exports, script, id, cacheUsed: !rejected };
+}
+
+/** Best effort: a cache that cannot be written is simply not there next time. */
+function writeUserCache(file, id, script) {
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+    const tmp = `${file}.${process.pid}.tmp`;
+    fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), script.createCachedData()]), { mode: 0o600 });
+    fs.renameSync(tmp, file);
+  } catch {
+    // read-only home, full disk: start-up stays as fast as without a cache
+  }
+}
+
+module.exports = { load, buildIdOf, cacheData };
