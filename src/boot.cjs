@@ -70,7 +70,10 @@ function readIf(file) {
 function load(dir = __dirname, { cache = true, env = process.env } = {}) {
   setFlags();
   const file = path.join(dir, 'main.cjs');
-  const source = fs.readFileSync(file, 'utf8');
+  // The bundle is ASCII (esbuild escapes the rest): decoding it as latin1 is a
+  // plain copy, ~1.5 ms less than UTF-8 for 1.5 MB.
+  const bytes = fs.readFileSync(file);
+  const source = require('node:buffer').isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   const id = buildIdOf(source);
   let cachedData;
   let userFile;

@@ -1,9 +1,9 @@
 // argv -> command -> exit code. The only place that prints errors and exits.
 // Start-up is kept small: `--version` answers before anything else loads, and
-// the command tree is built from dist/manifest.json without loading handlers.
+// the command tree is built from dist/startup/ (see startupSource) without loading handlers.
 import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
-import type { Manifest } from './resources/types.js';
+import type { CommandSource, ManifestCommand, StartupIndex } from './resources/types.js';
 import type { IO } from './cli/types.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
 import { scrub } from './util/scrub.js';
@@ -41,8 +41,22 @@ export function processIO(): IO {
   };
 }
 
-export function loadManifest(): Manifest {
-  return JSON.parse(readFileSync(new URL('./manifest.json', import.meta.url), 'utf8')) as Manifest;
+/**
+ * The command tree for start-up: dist/startup/index.json, and a group's
+ * dist/startup/<word>.json when commander enters that group (the full
+ * dist/manifest.json is 77 KB; a command needs its group's few KB).
+ */
+export function startupSource(): CommandSource {
+  const read = (name: string): unknown => JSON.parse(readFileSync(new URL(`./startup/${name}`, import.meta.url), 'utf8'));
+  const index = read('index.json') as StartupIndex;
+  const eager = new Set(index.eager.map((c) => c.path[0]));
+  return {
+    version: index.version,
+    groups: index.groups,
+    tops: index.tops,
+    isEager: (top) => eager.has(top),
+    commandsOf: (top) => (eager.has(top) ? index.eager.filter((c) => c.path[0] === top) : (read(`${top}.json`) as ManifestCommand[])),
+  };
 }
 
 export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promise<number> {
@@ -59,7 +73,7 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
   let untilInterrupted = false;
   try {
     const { buildProgram } = await import('./cli/program.js');
-    const program = buildProgram(loadManifest(), io, async (spec, positionals, options, globals) => {
+    const program = buildProgram(startupSource(), io, async (spec, positionals, options, globals) => {
       untilInterrupted = spec.runsUntilInterrupted === true;
       const { runCommand } = await import('./cli/runner.js');
       await runCommand({ spec, positionals, options, globals, io, env, signal: controller.signal });

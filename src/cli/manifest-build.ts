@@ -39,5 +39,6 @@ export async function collectManifest(version: string): Promise<Manifest> {
 }
 
 export { commandsMarkdown } from './docs.js';
+export { startupFiles } from './manifest.js';
 export { completionFiles } from '../commands/completion.js';
 export { openapiDocument } from '../commands/schema.js';

@@ -2,7 +2,7 @@
 // groups, and one command per CommandSpec. Runs at start-up, so it imports
 // nothing heavy: handlers, schemas and the HTTP client load when a command runs.
 import { Command, Option } from 'commander';
-import type { Manifest, ManifestCommand, ParamSpec } from '../resources/types.js';
+import type { CommandSource, ManifestCommand, ParamSpec } from '../resources/types.js';
 import type { Globals, IO } from './types.js';
 import { effectiveParams, flagName } from './params.js';
 
@@ -13,7 +13,7 @@ export type RunCommand = (
   globals: Globals,
 ) => Promise<void>;
 
-export function buildProgram(manifest: Manifest, io: IO, run: RunCommand): Command {
+export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): Command {
   const program = new Command('backupctl');
   program
     .description('Operate the backup service from the terminal: servers, keys, snapshots, storage, jobs, backups, restores.')
@@ -82,25 +82,19 @@ export function buildProgram(manifest: Manifest, io: IO, run: RunCommand): Comma
   // line names one group, and declaring the other ~80 commands' options was a
   // fifth of the start-up work. The top level lists each group by name and
   // description alone, which is all its help shows.
-  const byGroup = new Map<string, ManifestCommand[]>();
-  for (const spec of manifest.commands) {
-    const top = spec.path[0]!;
-    byGroup.set(top, [...(byGroup.get(top) ?? []), spec]);
-  }
   const declared = new Set<string>();
   const declareGroup = (top: string): void => {
-    if (declared.has(top)) return;
+    if (declared.has(top) || !manifest.tops.includes(top)) return;
     declared.add(top);
-    for (const spec of byGroup.get(top) ?? []) declare(spec);
+    for (const spec of manifest.commandsOf(top)) declare(spec);
   };
-  for (const [top, specs] of byGroup) {
-    // A top-level command (status, api, ...) is declared at once: it is its own group.
-    if (specs.some((s) => s.path.length === 1)) declareGroup(top);
+  for (const top of manifest.tops) {
+    if (manifest.isEager(top)) declareGroup(top);
     else groupFor([top]);
   }
   program.hook('preSubcommand', (_program, sub) => declareGroup(sub.name()));
   addHelpCommand(program, nodes, io, () => {
-    for (const top of byGroup.keys()) declareGroup(top);
+    for (const top of manifest.tops) declareGroup(top);
   });
   return program;
 }

@@ -7,6 +7,7 @@ import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { Readable, Writable } from 'node:stream';
 import type { Handler, IO } from '../cli/types.js';
+import { manifestSource } from '../cli/manifest.js';
 import type { Manifest, ManifestCommand, ModuleSpec, ParamSpec } from '../resources/types.js';
 import { effectiveParams, flagName } from '../cli/params.js';
 import { buildProgram } from '../cli/program.js';
@@ -170,7 +171,7 @@ function globalValues(long: string | undefined, formats: readonly string[]): Val
  */
 export function completionModel(manifest: Manifest): CompletionModel {
   // The global options are read from the program itself so the scripts cannot miss one.
-  const program = buildProgram(manifest, silentIO(), async () => {});
+  const program = buildProgram(manifestSource(manifest), silentIO(), async () => {});
   const globals: FlagInfo[] = [];
   const rootOnly: FlagInfo[] = [];
   for (const o of program.options) {

@@ -164,3 +164,29 @@ export interface Manifest {
   groups: Record<string, string>;
   commands: ManifestCommand[];
 }
+
+/**
+ * What the program is built from: the groups and top-level words, and each
+ * word's commands on demand. Start-up reads dist/startup/ (an index plus one
+ * file per group, so a command reads its group's specs alone); the build,
+ * completion and tests hand over the whole manifest.
+ */
+export interface CommandSource {
+  version: string;
+  groups: Record<string, string>;
+  /** Top-level words in manifest order. */
+  tops: string[];
+  /** Whether `top` is a command itself (status, api, ...), declared at start-up because the top-level help shows its arguments. */
+  isEager(top: string): boolean;
+  /** The commands whose path starts with `top`. */
+  commandsOf(top: string): ManifestCommand[];
+}
+
+/** dist/startup/index.json: the manifest without the groups' commands (those are in dist/startup/<word>.json). */
+export interface StartupIndex {
+  version: string;
+  groups: Record<string, string>;
+  tops: string[];
+  /** Commands of the words that are themselves commands (status, api, ...): declared at start-up. */
+  eager: ManifestCommand[];
+}

@@ -15,6 +15,7 @@ import { buildRequest } from '../../src/cli/request.js';
 import { parseValues } from '../../src/cli/values.js';
 import { resolveOutputOptions } from '../../src/output/options.js';
 import { CliError, ExitCode } from '../../src/errors.js';
+import { manifestSource } from '../../src/cli/manifest.js';
 import type { Manifest, ManifestCommand, ParamSpec } from '../../src/resources/types.js';
 import { hostileString, memoryIO, stdinOf } from '../helpers/fuzz.js';
 
@@ -165,7 +166,7 @@ describe('argv fuzzing', () => {
     let stdinText = '';
     let ranValues: Record<string, unknown> | undefined;
     const io = memoryIO();
-    const program = buildProgram(manifest, io, async (spec, positionals, options, globals) => {
+    const program = buildProgram(manifestSource(manifest), io, async (spec, positionals, options, globals) => {
       resolveOutputOptions({ globals, env: {}, io });
       const values = await parseValues(spec, { positionals, options }, stdinOf(stdinText));
       const request = buildRequest(spec, values);
