@@ -50,7 +50,14 @@ class HttpClient implements Client {
     // plain keep-alive Agent when none is set.
     this.dispatcher ??= import('./undici.js').then(
       ({ EnvHttpProxyAgent }) =>
-        new EnvHttpProxyAgent({ keepAliveTimeout: 10_000, connections: 8, connect: { timeout: this.opts.timeoutMs } }),
+        new EnvHttpProxyAgent({
+          keepAliveTimeout: 10_000,
+          connections: 8,
+          connect: { timeout: this.opts.timeoutMs },
+          // undici's default when none is given is node:http's maxHeaderSize (16 KiB unless
+          // --max-http-header-size), which would load node:http: see src/scripts/lazy-builtins.mjs.
+          maxHeaderSize: 16 * 1024,
+        }),
     );
     return this.dispatcher;
   }

@@ -7,6 +7,14 @@
 //   node that can run backupctl); anything else loads the real module.
 // - commander requires node:child_process for stand-alone executable
 //   subcommands, which backupctl has none of: ~2.5 ms of every command.
+// - undici requires node:http (~4 ms: it loads the HTTP server too) for two
+//   things: the IncomingMessage class, compared against in one error path,
+//   and http.maxHeaderSize, read at load time as the default for a Client's
+//   maxHeaderSize. Both become reads on first use (patched below); the
+//   client always passes maxHeaderSize (src/http/client.ts), so node:http is
+//   never loaded. Each patch must match undici's source exactly once, or the
+//   build fails: an undici upgrade cannot silently skip one.
+import { readFile } from 'node:fs/promises';
 import { constants } from 'node:http2';
 
 const STAND_INS = {
@@ -27,9 +35,42 @@ module.exports = new Proxy({}, { get: (target, key) => load()[key] });
   },
 };
 
+const UNDICI_PATCHES = {
+  'lib/core/util.js': [
+    [
+      "const { IncomingMessage } = require('node:http')",
+      "let IncomingMessage\nconst incomingMessage = () => (IncomingMessage ??= require('node:http').IncomingMessage)",
+    ],
+    ['.constructor === IncomingMessage)', '.constructor === incomingMessage())'],
+  ],
+  'lib/dispatcher/client.js': [
+    ["const http = require('node:http')", "let http\nconst loadHttp = () => (http ??= require('node:http'))"],
+    [
+      "const getDefaultNodeMaxHeaderSize = http &&\n  http.maxHeaderSize &&\n  Number.isInteger(http.maxHeaderSize) &&\n  http.maxHeaderSize > 0\n  ? () => http.maxHeaderSize\n  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }",
+      "const getDefaultNodeMaxHeaderSize = () => {\n  const size = loadHttp().maxHeaderSize\n  if (Number.isInteger(size) && size > 0) return size\n  throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid')\n}",
+    ],
+  ],
+};
+
+/** `text` with each [from, to] replaced; every `from` must occur exactly once. */
+export function patchSource(file, text, patches) {
+  for (const [from, to] of patches) {
+    const count = text.split(from).length - 1;
+    if (count !== 1) throw new Error(`lazy-builtins: expected one "${from.split('\n')[0]}" in ${file}, found ${count}; update src/scripts/lazy-builtins.mjs`);
+    text = text.replace(from, () => to);
+  }
+  return text;
+}
+
 export const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]undici[\\/]lib[\\/](core[\\/]util|dispatcher[\\/]client)\.js$/ }, async (args) => {
+      const key = args.path.replace(/\\/g, '/').replace(/.*\/node_modules\/undici\//, '');
+      const patches = UNDICI_PATCHES[key];
+      if (!patches) return undefined;
+      return { contents: patchSource(key, await readFile(args.path, 'utf8'), patches), loader: 'js' };
+    });
     build.onResolve({ filter: /^node:(http2|child_process)$/ }, (args) => {
       const standIn = STAND_INS[args.path];
       if (!standIn || !standIn.from.test(args.importer)) return undefined;
@@ -39,7 +80,8 @@ export const lazyBuiltins = {
   },
 };
 
-/** The stand-in's source for a built-in (tests check it behaves as the real one). */
+/** The stand-in's source for a built-in, and the undici patches (for tests). */
 export function standInSource(name) {
   return STAND_INS[name]?.contents;
 }
+export { UNDICI_PATCHES };

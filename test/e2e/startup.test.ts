@@ -1,0 +1,112 @@
+// How the built CLI starts (src/boot.cjs, src/scripts/build.mjs): the code
+// cache is used when it belongs to this bundle and this node, never when it
+// belongs to another build, and written to the user's cache folder when
+// dist/ has none that fits; and a request leaves the built-ins the build
+// keeps off the start-up path unloaded.
+import { spawn } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { BIN, ROOT, cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
+import { emulatorEnv, startTestEmulator } from '../helpers/emulator.js';
+import type { Emulator } from '../../src/emulator/index.js';
+
+/** Runs `node [preload] <bin> args` and returns the exit code, stdout and stderr. */
+function node(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { env: cleanEnv(env) });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+let work: string;
+beforeAll(() => {
+  work = mkdtempSync(path.join(tmpdir(), 'backupctl-startup-'));
+});
+afterAll(() => rmSync(work, { recursive: true, force: true }));
+
+describe('code cache', () => {
+  /** A copy of bin/, dist/ and package.json, to change dist/ without touching the real one. */
+  function install(name: string): string {
+    const dir = path.join(work, name);
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(path.join(ROOT, part), path.join(dir, part), { recursive: true });
+    return dir;
+  }
+  /** What boot.load() reports in that install (a preload-free probe: load() returns cacheUsed). */
+  async function probe(dir: string, env: Record<string, string | undefined> = {}): Promise<{ cacheUsed: boolean }> {
+    const script = `const r = require(${JSON.stringify(path.join(dir, 'dist', 'boot.cjs'))}).load(); process.stdout.write(JSON.stringify({ cacheUsed: r.cacheUsed }));`;
+    const r = await node(['-e', script], env);
+    expect(r.code).toBe(0);
+    return JSON.parse(r.stdout) as { cacheUsed: boolean };
+  }
+
+  it('the build made one for this bundle, and it is used', async () => {
+    const home = path.join(work, 'home-a');
+    expect(await probe(path.join(ROOT), { XDG_CACHE_HOME: home })).toEqual({ cacheUsed: true });
+    expect(existsSync(home)).toBe(false); // nothing written when dist/ has a cache that fits
+  });
+
+  it('a cache from another build is not used; the first run writes one to the cache folder, the next uses it', async () => {
+    const dir = install('other-build');
+    const cacheFile = path.join(dir, 'dist', 'main.cache');
+    const data = readFileSync(cacheFile);
+    // Same V8 data, another build id: boot must not hand it to V8.
+    writeFileSync(cacheFile, Buffer.concat([Buffer.from('0123456789abcdef\n'), data.subarray(data.indexOf(10) + 1)]));
+    const home = path.join(work, 'home-b');
+    expect(await probe(dir, { XDG_CACHE_HOME: home })).toEqual({ cacheUsed: false });
+    const written = readdirSync(path.join(home, 'backupctl'));
+    expect(written).toEqual([expect.stringMatching(new RegExp(`^code-[0-9a-f]{16}-${process.version}-${process.arch}\\.cache$`))]);
+    expect(await probe(dir, { XDG_CACHE_HOME: home })).toEqual({ cacheUsed: true });
+    // And the CLI works either way.
+    const r = await node([path.join(dir, 'bin', 'backupctl.cjs'), '--help'], { XDG_CACHE_HOME: home });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: backupctl/);
+  });
+
+  it('BACKUPCTL_NO_CODE_CACHE=1 writes nothing', async () => {
+    const dir = install('no-cache');
+    rmSync(path.join(dir, 'dist', 'main.cache'));
+    const home = path.join(work, 'home-c');
+    expect(await probe(dir, { XDG_CACHE_HOME: home, BACKUPCTL_NO_CODE_CACHE: '1' })).toEqual({ cacheUsed: false });
+    expect(existsSync(home)).toBe(false);
+  });
+});
+
+describe('built-ins kept off the start-up path', () => {
+  let emu: Emulator;
+  let cfg: ReturnType<typeof tempConfigDir>;
+  beforeAll(async () => {
+    emu = await startTestEmulator({ seed: 'demo' });
+    cfg = tempConfigDir();
+  });
+  afterAll(async () => {
+    await emu.close();
+    cfg.cleanup();
+  });
+
+  it('a list request loads none of node:http, http2, child_process, crypto, fs/promises', async () => {
+    const preload = path.join(work, 'loaded.cjs');
+    writeFileSync(
+      preload,
+      "process.on('exit', () => process.stderr.write('LOADED ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ') && !m.includes('internal/')).map((m) => m.slice(13)).join(' ') + '\\n'));\n",
+    );
+    const r = await node(['-r', preload, BIN, 'servers', 'list', '--json'], { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: cfg.dir });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout).length).toBeGreaterThan(0);
+    const loaded = /LOADED (.*)/.exec(r.stderr)?.[1]?.split(' ') ?? [];
+    expect(loaded).toContain('net');
+    for (const name of ['http', 'http2', 'child_process', 'crypto', 'fs/promises']) expect(loaded).not.toContain(name);
+  });
+
+  it('the same CLI still writes the config (crypto and fs.promises load when needed)', async () => {
+    const r = await runCli(['config', 'set', 'output', 'json'], { env: { BACKUPCTL_CONFIG_DIR: cfg.dir } });
+    expect(r.code).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(cfg.dir, 'config.json'), 'utf8')).profiles.default.output).toBe('json');
+  });
+});
