@@ -5,6 +5,7 @@
 //   Its top level reads `http2.constants`, so the stand-in carries those,
 //   copied from this node at build time (protocol constants: the same on every
 //   node that can run backupctl); anything else loads the real module.
+// - undici requires node:assert (~1 ms) and only ever calls assert(value).
 // - commander requires node:child_process for stand-alone executable
 //   subcommands, which backupctl has none of: ~2.5 ms of every command.
 // - undici requires node:http (~4 ms: it loads the HTTP server too) for two
@@ -24,6 +25,19 @@ const STAND_INS = {
 let real;
 const load = () => (real ??= require('node:http2'));
 module.exports = new Proxy({ constants }, { get: (target, key) => (key === 'constants' ? constants : load()[key]) });
+`,
+  },
+  'node:assert': {
+    from: /[\\/]node_modules[\\/]undici[\\/]/,
+    // undici only calls assert(value) (no assert.x methods), on paths that pass: the
+    // real module (~1 ms) loads when one fails, and throws its AssertionError. Its
+    // message quotes this call site rather than undici's (a bug report would say so).
+    contents: `let real;
+const load = () => (real ??= require('node:assert'));
+function assert(value, message) {
+  if (!value) load()(value, message);
+}
+module.exports = new Proxy(assert, { get: (target, key) => (key in target ? target[key] : load()[key]) });
 `,
   },
   'node:child_process': {
@@ -71,7 +85,7 @@ export const lazyBuiltins = {
       if (!patches) return undefined;
       return { contents: patchSource(key, await readFile(args.path, 'utf8'), patches), loader: 'js' };
     });
-    build.onResolve({ filter: /^node:(http2|child_process)$/ }, (args) => {
+    build.onResolve({ filter: /^node:(http2|child_process|assert)$/ }, (args) => {
       const standIn = STAND_INS[args.path];
       if (!standIn || !standIn.from.test(args.importer)) return undefined;
       return { path: args.path, namespace: 'lazy-builtin' };

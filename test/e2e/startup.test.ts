@@ -90,7 +90,7 @@ describe('built-ins kept off the start-up path', () => {
     cfg.cleanup();
   });
 
-  it('a list request loads none of node:http, http2, child_process, crypto, fs/promises', async () => {
+  it('a list request loads none of node:http, http2, assert, child_process, crypto, fs/promises', async () => {
     const preload = path.join(work, 'loaded.cjs');
     writeFileSync(
       preload,
@@ -101,7 +101,7 @@ describe('built-ins kept off the start-up path', () => {
     expect(JSON.parse(r.stdout).length).toBeGreaterThan(0);
     const loaded = /LOADED (.*)/.exec(r.stderr)?.[1]?.split(' ') ?? [];
     expect(loaded).toContain('net');
-    for (const name of ['http', 'http2', 'child_process', 'crypto', 'fs/promises']) expect(loaded).not.toContain(name);
+    for (const name of ['http', 'http2', 'assert', 'child_process', 'crypto', 'fs/promises']) expect(loaded).not.toContain(name);
   });
 
   it('the same CLI still writes the config (crypto and fs.promises load when needed)', async () => {

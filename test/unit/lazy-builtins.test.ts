@@ -36,6 +36,16 @@ describe('stand-ins', () => {
     expect(loaded).toEqual(['node:http2']);
   });
 
+  it('node:assert: a passing assert(value) loads nothing, a failing one throws the real AssertionError', () => {
+    const { exports, loaded } = evaluate(standInSource('node:assert'));
+    const assert = exports as unknown as (value: unknown, message?: string) => void;
+    assert(true);
+    assert(1, 'fine');
+    expect(loaded).toEqual([]);
+    expect(() => assert(0, 'broken invariant')).toThrow(expect.objectContaining({ name: 'AssertionError', code: 'ERR_ASSERTION', message: 'broken invariant' }));
+    expect(loaded).toEqual(['node:assert']);
+  });
+
   it('node:child_process: loaded on the first property read', () => {
     const { exports, loaded } = evaluate(standInSource('node:child_process'));
     expect(loaded).toEqual([]);
