@@ -8,25 +8,30 @@ import { EmptyResultError } from '../errors.js';
 import { fillTemplate } from './request.js';
 import { lenient } from './lenient.js';
 
-export async function runEndpoint(input: CommandInput, ctx: Context, mod: LoadedModule): Promise<Result> {
+export async function runEndpoint(input: CommandInput, ctx: Context, loadModule: () => Promise<LoadedModule>): Promise<Result> {
   const { spec, request, values } = input;
   if (!request) throw new Error(`command ${spec.path.join(' ')} has no endpoint and no handler`);
   const client = await ctx.client();
-  const parse = lenient(mod, spec.output.schema, ctx);
-  const columns = columnsOf(mod, spec);
   const idField = spec.output.idField ?? 'id';
   switch (spec.output.kind) {
     case 'list': {
       const all = values.all === true;
-      const pages = client.pages(request, { all, signal: ctx.signal });
-      return { kind: 'list', pages: mapPages(pages, parse, spec, values, ctx), columns, idField };
+      // The first page is asked for now; the module (its schemas build on load) loads while
+      // the answer travels, and the output layer after it, so a slow service hides both.
+      const pages = started(client.pages(request, { all, signal: ctx.signal }));
+      const mod = await loadWhileSending(loadModule);
+      const parse = lenient(mod, spec.output.schema, ctx);
+      return { kind: 'list', pages: mapPages(pages, parse, spec, values, ctx), columns: columnsOf(mod, spec), idField };
     }
     case 'record': {
       const spinner = ctx.spinner('Loading…');
-      const res = await client.request(request, { signal: ctx.signal }).finally(() => spinner.stop());
+      const answer = client.request(request, { signal: ctx.signal }).finally(() => spinner.stop());
+      answer.catch(() => {}); // awaited below
+      const mod = await loadWhileSending(loadModule);
+      const res = await answer;
       const body = res.body as { data?: unknown } | undefined;
-      const record = parse(body && typeof body === 'object' && 'data' in body ? body.data : body);
-      return { kind: 'record', record, columns, idField };
+      const record = lenient(mod, spec.output.schema, ctx)(body && typeof body === 'object' && 'data' in body ? body.data : body);
+      return { kind: 'record', record, columns: columnsOf(mod, spec), idField };
     }
     case 'object': {
       const res = await client.request(request, { signal: ctx.signal });
@@ -38,6 +43,34 @@ export async function runEndpoint(input: CommandInput, ctx: Context, mod: Loaded
       return { kind: 'done', message: fillTemplate(spec.output.done ?? 'Done.', values), id };
     }
   }
+}
+
+/**
+ * Loads the module after the request has gone out: the connection completes
+ * (and the request is written) in the event loop's poll phase, and
+ * setImmediate runs after it.
+ */
+async function loadWhileSending(loadModule: () => Promise<LoadedModule>): Promise<LoadedModule> {
+  await new Promise<void>((resolve) => setImmediate(resolve));
+  return loadModule();
+}
+
+/** The iterable with its first step already asked for (the first request goes out at once). */
+function started<T>(iterable: AsyncIterable<T>): AsyncIterable<T> {
+  const it = iterable[Symbol.asyncIterator]();
+  const first = it.next();
+  first.catch(() => {}); // handed to the consumer below, which sees the error
+  let taken = false;
+  return {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        if (taken) return it.next();
+        taken = true;
+        return first;
+      },
+      return: (value?: unknown) => (it.return ? it.return(value) : Promise.resolve({ done: true as const, value: undefined as unknown as T })),
+    }),
+  };
 }
 
 async function* mapPages(

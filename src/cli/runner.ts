@@ -30,7 +30,7 @@ export async function runCommand(o: RunInput): Promise<void> {
   // the handler alone sees it, in ctx.globals.output.
   const ownFormat = globals.output !== undefined && spec.extraFormats?.includes(globals.output.trim().toLowerCase());
   const common = ownFormat ? { ...globals, output: undefined } : globals;
-  const [mod, output] = await Promise.all([load(), resolveOutput(common, env, io)]);
+  const output = await resolveOutput(common, env, io);
   const values = await parseValues(spec, { positionals: o.positionals, options: o.options }, io);
   const request = buildRequest(spec, values);
   if (request?.body !== undefined) registerSecrets(request.body, redactBody(request.body));
@@ -47,11 +47,13 @@ export async function runCommand(o: RunInput): Promise<void> {
     }
     let handler: Handler;
     if (spec.handler) {
-      const h = mod.handlers?.[spec.handler];
+      const h = (await load()).handlers?.[spec.handler];
       if (!h) throw new Error(`handler ${spec.handler} missing in module ${spec.module}`);
       handler = h;
     } else {
-      handler = (input, c) => runEndpoint(input, c, mod);
+      // The generic runner sends first and loads the resource module (schemas, columns)
+      // while the answer is on its way.
+      handler = (input, c) => runEndpoint(input, c, load);
     }
     const result = await handler({ spec, values, request }, ctx);
     const { render } = await import('../output/index.js');
