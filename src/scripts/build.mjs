@@ -124,6 +124,8 @@ async function writeCodeCache(dir) {
       });
       emulator.on('exit', (code) => reject(new Error(`the training emulator exited (${code})`)));
     });
+    // A config file, as most users have one: reading and checking it is part of every command.
+    await writeFile(path.join(configDir, 'config.json'), JSON.stringify({ current_profile: 'default', profiles: { default: { base_url: found.BACKUPCTL_BASE_URL } } }));
     const { exports: cli, script, id } = boot.load(dir, { cache: false });
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...found, BACKUPCTL_CONFIG_DIR: configDir, NO_COLOR: '1' };
     const run = async (argv) => {
