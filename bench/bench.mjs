@@ -5,7 +5,7 @@
 // `--runs N` changes the number of runs per command (default 20, the minimum the targets ask for).
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -140,6 +140,11 @@ const small = await startEmulator(['--seed', 'demo']);
 const big = await startEmulator(['--seed', 'demo', '--big-job', String(BIG), '--latency', '20']);
 try {
   const envSmall = { ...baseEnv, BACKUPCTL_BASE_URL: small.url, BACKUPCTL_TOKEN: small.token };
+  // How most people run it: a profile in the config file (`auth login`) instead of the environment.
+  const profileDir = path.join(configDir, 'with-profile');
+  mkdirSync(profileDir, { recursive: true });
+  writeFileSync(path.join(profileDir, 'config.json'), JSON.stringify({ current_profile: 'default', profiles: { default: { base_url: small.url, token: small.token } } }));
+  const envProfile = { ...baseEnv, BACKUPCTL_CONFIG_DIR: profileDir };
   const node = process.execPath;
   process.stderr.write(`start-up: ${RUNS} runs each, alternated...\n`);
   const startup = await alternate(
@@ -148,6 +153,7 @@ try {
       { name: 'version', cmd: node, argv: [bin, '--version'], env: baseEnv },
       { name: 'help', cmd: node, argv: [bin, '--help'], env: baseEnv },
       { name: 'servers', cmd: node, argv: [bin, 'servers', 'list', '--json'], env: envSmall },
+      { name: 'profile', cmd: node, argv: [bin, 'servers', 'list', '--json'], env: envProfile },
     ],
     RUNS,
   );
@@ -157,6 +163,7 @@ try {
   row('`backupctl --version` vs `node -e \'\'`', fmtRatio('version'), '<= 1.5x', ratio('version') <= 1.5);
   row('`backupctl --help` vs `node -e \'\'`', fmtRatio('help'), '<= 2.5x', ratio('help') <= 2.5);
   row('`backupctl servers list --json` (loopback emulator) vs `node -e \'\'`', fmtRatio('servers'), '<= 3x', ratio('servers') <= 3);
+  row('  the same with the profile in a config file (not a target: how most people run it)', fmtRatio('profile'), '(info)', null);
 
   // Long lists: 10,000 backups, page size 100, 20 ms latency per page.
   const envBig = { ...baseEnv, BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token };
@@ -210,7 +217,7 @@ try {
 const table = [
   '| measure | value | target | |',
   '|---|---|---|---|',
-  ...rows.map((r) => `| ${r.measure} | ${r.value} | ${r.target} | ${r.pass ? 'pass' : 'FAIL'} |`),
+  ...rows.map((r) => `| ${r.measure} | ${r.value} | ${r.target} | ${r.pass === null ? '' : r.pass ? 'pass' : 'FAIL'} |`),
 ].join('\n');
 process.stdout.write(`${table}\n`);
 if (droppedEnv.length) process.stderr.write(`(measured without ${droppedEnv.join(', ')}; --keep-env to keep it)\n`);
@@ -224,4 +231,4 @@ if (WRITE) {
   );
   process.stderr.write('wrote bench/results.md\n');
 }
-process.exitCode = rows.every((r) => r.pass) ? 0 : 1;
+process.exitCode = rows.every((r) => r.pass !== false) ? 0 : 1;

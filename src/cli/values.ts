@@ -173,6 +173,13 @@ export async function parseValues(
       values[p.name] = rawValue === true;
       continue;
     }
+    // A lone UTF-16 surrogate (possible from a caller's argv array, never from a shell, which
+    // node decodes as UTF-8) cannot be sent: URL encoding throws on it.
+    for (const item of Array.isArray(rawValue) ? rawValue : [rawValue]) {
+      if (typeof item === 'string' && !(item as string & { isWellFormed(): boolean }).isWellFormed()) {
+        fail(p, item, 'must be valid Unicode text (it holds a lone surrogate)');
+      }
+    }
     if (rawValue === false) {
       // --no-<flag> on a nullable param sends null.
       if (p.nullable) values[p.name] = null;

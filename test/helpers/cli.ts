@@ -23,11 +23,15 @@ export interface CliOptions {
   timeoutMs?: number;
 }
 
-/** An environment without the caller's BACKUPCTL_*, proxy or colour settings. */
+/**
+ * An environment without the caller's BACKUPCTL_*, proxy, colour or CA settings.
+ * (A machine-wide NODE_EXTRA_CA_CERTS makes every node process parse a PEM bundle
+ * before it starts, ~40 ms per CLI run here; the tests that need one set it.)
+ */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^(BACKUPCTL_|NO_COLOR|FORCE_COLOR|HTTPS?_PROXY|NO_PROXY|XDG_CONFIG_HOME)/i.test(k)) continue;
+    if (/^(BACKUPCTL_|NO_COLOR|FORCE_COLOR|HTTPS?_PROXY|NO_PROXY|XDG_CONFIG_HOME|NODE_EXTRA_CA_CERTS$)/i.test(k)) continue;
     env[k] = v;
   }
   for (const [k, v] of Object.entries(extra)) {

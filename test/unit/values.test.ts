@@ -38,6 +38,12 @@ describe('flag checking', () => {
     expect(err.exitCode).toBe(2);
     expect(err.message).toBe('invalid value "zz" for --provider: must be one of: a, b, custom');
   });
+  it('refuses a lone UTF-16 surrogate (it could not be URL-encoded) as a usage error', async () => {
+    const err = await parse(['1'], { provider: 'custom', endpoint: 'ab\ud800' }).catch((e) => e);
+    expect(err).toBeInstanceOf(UsageError);
+    expect(err.message).toBe('invalid value "ab\\ud800" for --endpoint: must be valid Unicode text (it holds a lone surrogate)');
+    expect(await parse(['1'], { provider: 'custom', endpoint: 'caf\u00e9 \ud83d\ude00' })).toMatchObject({ endpoint: 'caf\u00e9 \ud83d\ude00' });
+  });
   it('checks integer bounds', async () => {
     const err = await parse(['1'], { provider: 'b', port: '70000' }).catch((e) => e);
     expect(err.message).toContain('--port: must be at most 65535');
