@@ -108,6 +108,11 @@ function writeUserCache(file, id, script) {
     const tmp = `${file}.${process.pid}.tmp`;
     fs.writeFileSync(tmp, Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), script.createCachedData()]), { mode: 0o600 });
     fs.renameSync(tmp, file);
+    // Caches of earlier builds (an upgrade, another node) are never read again.
+    const dir = path.dirname(file);
+    for (const name of fs.readdirSync(dir)) {
+      if (/^code-.*\.cache$/.test(name) && name !== path.basename(file)) fs.rmSync(path.join(dir, name), { force: true });
+    }
   } catch {
     // read-only home, full disk: start-up stays as fast as without a cache
   }

@@ -59,7 +59,11 @@ describe('code cache', () => {
     // Same V8 data, another build id: boot must not hand it to V8.
     writeFileSync(cacheFile, Buffer.concat([Buffer.from('0123456789abcdef\n'), data.subarray(data.indexOf(10) + 1)]));
     const home = path.join(work, 'home-b');
+    // A cache left by an earlier build is removed when the new one is written.
+    const stale = path.join(home, 'backupctl', `code-fedcba9876543210-${process.version}-${process.arch}.cache`);
+    cpSync(cacheFile, stale);
     expect(await probe(dir, { XDG_CACHE_HOME: home })).toEqual({ cacheUsed: false });
+    expect(existsSync(stale)).toBe(false);
     const written = readdirSync(path.join(home, 'backupctl'));
     expect(written).toEqual([expect.stringMatching(new RegExp(`^code-[0-9a-f]{16}-${process.version}-${process.arch}\\.cache$`))]);
     expect(await probe(dir, { XDG_CACHE_HOME: home })).toEqual({ cacheUsed: true });
