@@ -56,6 +56,7 @@ export function startupSource(): CommandSource {
     tops: index.tops,
     isEager: (top) => eager.has(top),
     commandsOf: (top) => (eager.has(top) ? index.eager.filter((c) => c.path[0] === top) : (read(`${top}.json`) as ManifestCommand[])),
+    termOf: (top) => index.terms[top],
   };
 }
 

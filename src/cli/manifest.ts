@@ -13,8 +13,12 @@ export function manifestSource(manifest: Manifest): CommandSource {
   };
 }
 
-/** The start-up files for a manifest: `index.json` and `<word>.json` per group word. */
-export function startupFiles(manifest: Manifest): Record<string, unknown> {
+/**
+ * The start-up files for a manifest: `index.json` and `<word>.json` per group
+ * word. `terms`: how the help lists each word that is a command itself (the
+ * build reads them from a program declared in full, so they cannot drift).
+ */
+export function startupFiles(manifest: Manifest, terms: Record<string, string>): Record<string, unknown> {
   const source = manifestSource(manifest);
   const files: Record<string, unknown> = {};
   const eager: ManifestCommand[] = [];
@@ -24,7 +28,7 @@ export function startupFiles(manifest: Manifest): Record<string, unknown> {
     if (isEagerWord(commands)) eager.push(...commands);
     else files[`${top}.json`] = commands;
   }
-  const index: StartupIndex = { version: manifest.version, groups: manifest.groups, tops: source.tops, eager };
+  const index: StartupIndex = { version: manifest.version, groups: manifest.groups, tops: source.tops, eager, terms };
   files['index.json'] = index;
   return files;
 }

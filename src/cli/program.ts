@@ -1,7 +1,7 @@
 // Builds the commander program from the manifest: global options, command
 // groups, and one command per CommandSpec. Runs at start-up, so it imports
 // nothing heavy: handlers, schemas and the HTTP client load when a command runs.
-import { Command, Option } from 'commander';
+import { Command, Help, Option } from 'commander';
 import type { CommandSource, ManifestCommand, ParamSpec } from '../resources/types.js';
 import type { Globals, IO } from './types.js';
 import { effectiveParams, flagName } from './params.js';
@@ -15,6 +15,7 @@ export type RunCommand = (
 
 export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): Command {
   const program = new Command('backupctl');
+  const listedTerms = new WeakMap<Command, string>();
   program
     .description('Operate the backup service from the terminal: servers, keys, snapshots, storage, jobs, backups, restores.')
     .version(manifest.version, '-v, --version', 'Print the version')
@@ -24,7 +25,14 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
       writeErr: (s) => io.stderr.write(withoutOptionValues(s)),
     })
     .showSuggestionAfterError(true)
-    .configureHelp({ showGlobalOptions: true, sortSubcommands: false })
+    .configureHelp({
+      showGlobalOptions: true,
+      sortSubcommands: false,
+      // A word listed before its options are declared (see below) is shown with the term the build recorded.
+      subcommandTerm(this: Help, cmd: Command): string {
+        return listedTerms.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);
+      },
+    })
     .addHelpText(
       'after',
       '\nExamples:\n  $ backupctl auth login --base-url https://api.example.com\n  $ backupctl jobs list\n  $ backupctl jobs backup start <job> --manual --wait\n\nExit codes: backupctl help exit-codes. Environment: backupctl help environment.\n',
@@ -54,7 +62,7 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
     // A command that is also a group (`jobs backup` holds `start`; `droplets snapshot` ...) keeps its node.
     const cmd = existing ?? parent.command(name, { hidden: spec.hidden });
     nodes.set(spec.path.join(' '), cmd);
-    if (spec.aliases) cmd.aliases([...spec.aliases]);
+    if (spec.aliases && !cmd.aliases().length) cmd.aliases([...spec.aliases]);
     cmd.description(spec.summary + (spec.description ? `\n\n${spec.description}` : ''));
     cmd.summary(spec.summary);
     const params = effectiveParams(spec);
@@ -87,10 +95,26 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
     if (declared.has(top) || !manifest.tops.includes(top)) return;
     declared.add(top);
     for (const spec of manifest.commandsOf(top)) declare(spec);
+    const node = nodes.get(top);
+    if (node) listedTerms.delete(node);
   };
   for (const top of manifest.tops) {
-    if (manifest.isEager(top)) declareGroup(top);
-    else groupFor([top]);
+    if (!manifest.isEager(top)) {
+      groupFor([top]);
+      continue;
+    }
+    // A word that is a command itself (status, api, ...): the top-level help shows its
+    // arguments and [options]. With the term known it is listed as such and declared on use.
+    const term = manifest.termOf?.(top);
+    const spec = term === undefined ? undefined : manifest.commandsOf(top).find((c) => c.path.length === 1);
+    if (!spec || term === undefined) {
+      declareGroup(top);
+      continue;
+    }
+    const cmd = program.command(top, { hidden: spec.hidden }).summary(spec.summary);
+    if (spec.aliases) cmd.aliases([...spec.aliases]);
+    nodes.set(top, cmd);
+    listedTerms.set(cmd, term);
   }
   program.hook('preSubcommand', (_program, sub) => declareGroup(sub.name()));
   addHelpCommand(program, nodes, io, () => {

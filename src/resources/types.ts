@@ -180,6 +180,12 @@ export interface CommandSource {
   isEager(top: string): boolean;
   /** The commands whose path starts with `top`. */
   commandsOf(top: string): ManifestCommand[];
+  /**
+   * For a word that is a command itself: how the top-level help lists it
+   * (`api [options] <method> <path>`), when known. The program then lists the
+   * word with that term and declares its options only when it is used.
+   */
+  termOf?(top: string): string | undefined;
 }
 
 /** dist/startup/index.json: the manifest without the groups' commands (those are in dist/startup/<word>.json). */
@@ -187,6 +193,8 @@ export interface StartupIndex {
   version: string;
   groups: Record<string, string>;
   tops: string[];
-  /** Commands of the words that are themselves commands (status, api, ...): declared at start-up. */
+  /** Commands of the words that are themselves commands (status, api, ...). */
   eager: ManifestCommand[];
+  /** How the top-level help lists each of those words (see CommandSource.termOf). */
+  terms: Record<string, string>;
 }

@@ -10,6 +10,10 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
 import { emulatorEnv, startTestEmulator } from '../helpers/emulator.js';
+import { builtManifest } from '../helpers/manifest.js';
+import { buildProgram } from '../../src/cli/program.js';
+import { manifestSource } from '../../src/cli/manifest.js';
+import type { IO } from '../../src/cli/types.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 /** Runs `node [preload] <bin> args` and returns the exit code, stdout and stderr. */
@@ -112,5 +116,30 @@ describe('built-ins kept off the start-up path', () => {
     const r = await runCli(['config', 'set', 'output', 'json'], { env: { BACKUPCTL_CONFIG_DIR: cfg.dir } });
     expect(r.code).toBe(0);
     expect(JSON.parse(readFileSync(path.join(cfg.dir, 'config.json'), 'utf8')).profiles.default.output).toBe('json');
+  });
+});
+
+describe('the command tree at start-up', () => {
+  it('the top-level help lists every word as a program declared in full does', async () => {
+    // The CLI reads dist/startup/: groups by name, commands that are words (status, api, ...)
+    // by the term the build recorded, declared only when used.
+    let expected = '';
+    const sink = { write: (s: string) => ((expected += s), true) } as unknown as NodeJS.WritableStream;
+    const io = { stdout: sink, stderr: sink, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: Infinity } as unknown as IO;
+    const program = buildProgram(manifestSource(builtManifest()), io, async () => {});
+    // The CLI's stdout is a pipe here (80 columns); this process's may be a terminal.
+    program.configureHelp({ ...program.configureHelp(), helpWidth: 80 });
+    program.outputHelp();
+    const r = await runCli(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe(expected);
+    expect(r.stdout).toMatch(/^ {2}api \[options\] <path> +Send any request/m);
+  });
+
+  it('a word listed by its term gets its options when used', async () => {
+    const r = await runCli(['status', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: backupctl status \[options\]/);
+    expect(r.stdout).toContain('--max-age');
   });
 });
