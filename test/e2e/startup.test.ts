@@ -8,13 +8,12 @@ import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, wri
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BIN, ROOT, cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
-import { emulatorEnv, startTestEmulator } from '../helpers/emulator.js';
+import { BIN, ROOT, cleanEnv, runCli } from '../helpers/cli.js';
+import { emulatorEnv, withEmulator } from '../helpers/emulator.js';
+import { memoryIO } from '../helpers/fuzz.js';
 import { builtManifest } from '../helpers/manifest.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { manifestSource } from '../../src/cli/manifest.js';
-import type { IO } from '../../src/cli/types.js';
-import type { Emulator } from '../../src/emulator/index.js';
 
 /** Runs `node [preload] <bin> args` and returns the exit code, stdout and stderr. */
 function node(args: string[], env: Record<string, string | undefined>): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -87,16 +86,8 @@ describe('code cache', () => {
 });
 
 describe('built-ins kept off the start-up path', () => {
-  let emu: Emulator;
-  let cfg: ReturnType<typeof tempConfigDir>;
-  beforeAll(async () => {
-    emu = await startTestEmulator({ seed: 'demo' });
-    cfg = tempConfigDir();
-  });
-  afterAll(async () => {
-    await emu.close();
-    cfg.cleanup();
-  });
+  const emu = withEmulator({ seed: 'demo' });
+  const configDir = () => path.join(work, 'config');
 
   it('a list request loads none of node:http, http2, assert, child_process, crypto, fs/promises', async () => {
     const preload = path.join(work, 'loaded.cjs');
@@ -104,7 +95,7 @@ describe('built-ins kept off the start-up path', () => {
       preload,
       "process.on('exit', () => process.stderr.write('LOADED ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ') && !m.includes('internal/')).map((m) => m.slice(13)).join(' ') + '\\n'));\n",
     );
-    const r = await node(['-r', preload, BIN, 'servers', 'list', '--json'], { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: cfg.dir });
+    const r = await node(['-r', preload, BIN, 'servers', 'list', '--json'], { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: configDir() });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).length).toBeGreaterThan(0);
     const loaded = /LOADED (.*)/.exec(r.stderr)?.[1]?.split(' ') ?? [];
@@ -113,9 +104,9 @@ describe('built-ins kept off the start-up path', () => {
   });
 
   it('the same CLI still writes the config (crypto and fs.promises load when needed)', async () => {
-    const r = await runCli(['config', 'set', 'output', 'json'], { env: { BACKUPCTL_CONFIG_DIR: cfg.dir } });
+    const r = await runCli(['config', 'set', 'output', 'json'], { env: { BACKUPCTL_CONFIG_DIR: configDir() } });
     expect(r.code).toBe(0);
-    expect(JSON.parse(readFileSync(path.join(cfg.dir, 'config.json'), 'utf8')).profiles.default.output).toBe('json');
+    expect(JSON.parse(readFileSync(path.join(configDir(), 'config.json'), 'utf8')).profiles.default.output).toBe('json');
   });
 });
 
@@ -123,16 +114,14 @@ describe('the command tree at start-up', () => {
   it('the top-level help lists every word as a program declared in full does', async () => {
     // The CLI reads dist/startup/: groups by name, commands that are words (status, api, ...)
     // by the term the build recorded, declared only when used.
-    let expected = '';
-    const sink = { write: (s: string) => ((expected += s), true) } as unknown as NodeJS.WritableStream;
-    const io = { stdout: sink, stderr: sink, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: Infinity } as unknown as IO;
+    const io = memoryIO();
     const program = buildProgram(manifestSource(builtManifest()), io, async () => {});
     // The CLI's stdout is a pipe here (80 columns); this process's may be a terminal.
     program.configureHelp({ ...program.configureHelp(), helpWidth: 80 });
     program.outputHelp();
     const r = await runCli(['--help']);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe(expected);
+    expect(r.stdout).toBe(io.out());
     expect(r.stdout).toMatch(/^ {2}api \[options\] <path> +Send any request/m);
   });
 
