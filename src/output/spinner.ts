@@ -8,10 +8,16 @@ const noop: Spinner = { update() {}, stop() {} };
  * Returns at once; ora loads in the background and the spinner appears when
  * it has. `update` and `stop` work at any moment: text set before ora loads
  * is the text it starts with, and after `stop` it never starts. A no-op when
- * stderr is not a terminal, so pipes and CI logs get no spinner frames.
+ * stderr is not a terminal, so pipes and CI logs get no spinner frames, or a
+ * terminal of zero columns.
  */
 export function createSpinner(text: string, io: IO): Spinner {
   if (!io.stderrIsTTY) return noop;
+  // A terminal that reports no width (a pty nobody sized: `script`, some CI runners):
+  // ora divides the text's width by 0 columns and clears lines for ever (a 1 GB
+  // stream of cursor-up codes was seen). Such a terminal gets no spinner.
+  const width = (io.stderr as { columns?: unknown }).columns;
+  if (typeof width === 'number' && !(width > 0)) return noop;
   let currentText = sanitize(text);
   let stopped = false;
   let spinner: { text: string; stop(): unknown } | undefined;

@@ -9,15 +9,20 @@ import type { Emulator } from '../../src/emulator/index.js';
 let emu: Emulator;
 let cfg: ReturnType<typeof tempConfigDir>;
 
-/** Runs the CLI under `script`, typing `keys` once the prompt has appeared. */
-function inPty(args: string[], keys: string, env: Record<string, string>): Promise<{ code: number | null; output: string }> {
+/**
+ * Runs the CLI under `script`, typing `keys` once the prompt has appeared.
+ * `stty`: a terminal size to set first (`cols 0 rows 0`), else script's own.
+ */
+function inPty(args: string[], keys: string, env: Record<string, string>, stty?: string): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const cmd = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const cmd = (stty ? `stty ${stty}; exec ` : '') + [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     let typed = false;
     const onData = (d: Buffer) => {
       output += d.toString('utf8');
+      // A runaway terminal writer (see the spinner tests) must not fill this process's memory.
+      if (output.length > 1_000_000) child.kill('SIGKILL');
       if (!typed && /\?/.test(output)) {
         typed = true;
         setTimeout(() => child.stdin.write(keys), 150);
@@ -71,5 +76,33 @@ describe('in a terminal', () => {
     expect(r.output).not.toContain(emu.token);
     const t = await runCli(['auth', 'token'], { env: { BACKUPCTL_CONFIG_DIR: cfg.dir } });
     expect(t.stdout).toBe(`${emu.token}\n`);
+  });
+});
+
+describe('the spinner', () => {
+  // A slow answer, so that the spinner runs (it starts once ora has loaded).
+  let slow: Emulator;
+  beforeAll(async () => {
+    slow = await startTestEmulator({ seed: 'demo', latencyMs: 1200 });
+  });
+  afterAll(async () => {
+    await slow.close();
+  });
+  const env = () => ({ BACKUPCTL_BASE_URL: slow.url, BACKUPCTL_TOKEN: slow.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
+
+  it('spins on stderr in a terminal while a list loads, and clears its line', async () => {
+    const r = await inPty(['servers', 'list', '-q'], '', env(), 'cols 100 rows 30');
+    expect(r.code).toBe(0);
+    expect(r.output).toContain('Loading');
+    // The spinner's line is cleared, then the ids follow on clean lines.
+    expect(r.output).toMatch(/\u001b\[0K(\u001b\[\?25h)?1\r\n2\r\n3\r\n/);
+  });
+
+  it('stays off in a terminal that reports zero columns (ora would clear lines for ever)', async () => {
+    const r = await inPty(['servers', 'list', '-q'], '', env(), 'cols 0 rows 0');
+    expect(r.code).toBe(0);
+    expect(r.output).not.toContain('Loading');
+    expect(r.output).not.toContain('\u001b[1A');
+    expect(r.output.length).toBeLessThan(2000);
   });
 });
