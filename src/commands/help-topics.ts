@@ -43,6 +43,10 @@ the environment over the profile. An empty value counts as unset.
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
+  XDG_CACHE_HOME        where a start-up code cache for another node version is kept
+                        ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; see README)
+  BACKUPCTL_NO_CODE_CACHE
+                        1: never write that cache
   NO_COLOR              any non-empty value turns colour off (as --no-color)
   LANG, LC_ALL, LC_CTYPE
                         without UTF-8 in them, status draws its marks in ASCII (so does TERM=linux)

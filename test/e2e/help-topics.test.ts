@@ -11,7 +11,8 @@ function sourceFiles(dir = path.join(ROOT, 'src')): string[] {
   return readdirSync(dir).flatMap((name) => {
     const full = path.join(dir, name);
     if (statSync(full).isDirectory()) return name === 'emulator' ? [] : sourceFiles(full);
-    return full.endsWith('.ts') ? [full] : [];
+    // .cjs: src/boot.cjs, which loads the bundle (and its code cache) before anything else.
+    return full.endsWith('.ts') || full.endsWith('.cjs') ? [full] : [];
   });
 }
 
