@@ -3,9 +3,6 @@
 import type { Manifest, ManifestCommand } from '../resources/types.js';
 import { groups, moduleLoaders } from '../resources/registry.js';
 import { effectiveParams, flagName } from './params.js';
-import { manifestSource, startupFiles } from './manifest.js';
-import { buildProgram } from './program.js';
-import type { IO } from './types.js';
 
 export async function collectManifest(version: string): Promise<Manifest> {
   const commands: ManifestCommand[] = [];
@@ -43,17 +40,6 @@ export async function collectManifest(version: string): Promise<Manifest> {
 
 export { commandsMarkdown } from './docs.js';
 
-/** dist/startup/: the index (with the help terms of the words that are commands) and a file per group. */
-export function startupFilesOf(manifest: Manifest): Record<string, unknown> {
-  const sink = { write: () => true } as unknown as NodeJS.WritableStream;
-  const io = { stdout: sink, stderr: sink, stdin: undefined, stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 80 } as unknown as IO;
-  const program = buildProgram(manifestSource(manifest), io, async () => {});
-  const help = program.createHelp();
-  const terms: Record<string, string> = {};
-  for (const cmd of program.commands) {
-    if (manifest.commands.some((c) => c.path.length === 1 && c.path[0] === cmd.name())) terms[cmd.name()] = help.subcommandTerm(cmd);
-  }
-  return startupFiles(manifest, terms);
-}
+export { startupFiles } from './manifest.js';
 export { completionFiles } from '../commands/completion.js';
 export { openapiDocument } from '../commands/schema.js';

@@ -106,8 +106,8 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
     // A word that is a command itself (status, api, ...): the top-level help shows its
     // arguments and [options]. With the term known it is listed as such and declared on use.
     const term = manifest.termOf?.(top);
-    const spec = term === undefined ? undefined : manifest.commandsOf(top).find((c) => c.path.length === 1);
-    if (!spec || term === undefined) {
+    const spec = manifest.commandsOf(top).find((c) => c.path.length === 1);
+    if (term === undefined || !spec) {
       declareGroup(top);
       continue;
     }

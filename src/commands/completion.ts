@@ -5,12 +5,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
-import type { Handler, IO } from '../cli/types.js';
-import { manifestSource } from '../cli/manifest.js';
+import type { Handler } from '../cli/types.js';
+import { declaredProgram } from '../cli/manifest.js';
 import type { Manifest, ManifestCommand, ModuleSpec, ParamSpec } from '../resources/types.js';
 import { effectiveParams, flagName } from '../cli/params.js';
-import { buildProgram } from '../cli/program.js';
 import { OUTPUT_FORMATS } from '../output/options.js';
 import { helpTopics } from './help-topics.js';
 
@@ -153,11 +151,6 @@ function flagsOf(spec: ManifestCommand): FlagInfo[] {
   return out;
 }
 
-const silentIO = (): IO => {
-  const sink = new Writable({ write: (_c, _e, done) => done() });
-  return { stdout: sink, stderr: sink, stdin: Readable.from([]), stdoutIsTTY: false, stderrIsTTY: false, stdinIsTTY: false, columns: 80 };
-};
-
 function globalValues(long: string | undefined, formats: readonly string[]): Values {
   if (long === '--output') return { kind: 'words', words: [...formats] };
   if (long === '--config-dir') return { kind: 'dirs' };
@@ -171,7 +164,7 @@ function globalValues(long: string | undefined, formats: readonly string[]): Val
  */
 export function completionModel(manifest: Manifest): CompletionModel {
   // The global options are read from the program itself so the scripts cannot miss one.
-  const program = buildProgram(manifestSource(manifest), silentIO(), async () => {});
+  const program = declaredProgram(manifest);
   const globals: FlagInfo[] = [];
   const rootOnly: FlagInfo[] = [];
   for (const o of program.options) {

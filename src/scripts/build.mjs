@@ -73,7 +73,7 @@ const manifest = await generated.collectManifest(pkg.version);
 await writeFile(path.join(dist, 'manifest.json'), JSON.stringify(manifest));
 // What start-up reads: an index, and one file per command group (src/main.ts).
 await mkdir(path.join(dist, 'startup'), { recursive: true });
-for (const [name, content] of Object.entries(generated.startupFilesOf(manifest))) {
+for (const [name, content] of Object.entries(generated.startupFiles(manifest))) {
   await writeFile(path.join(dist, 'startup', name), JSON.stringify(content));
 }
 // `--docs`: rewrite the generated documents checked in under docs/ (a test checks they are current).
