@@ -98,21 +98,24 @@ function openConf(
       configFileMode: 0o600,
       accessPropertiesByDotNotation: false,
       serialize: (value) => `${JSON.stringify(value, null, 2)}\n`,
-      deserialize: (text) => {
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(text);
-        } catch (err) {
-          throw new BrokenConfigFile(`not valid JSON (${(err as Error).message})`);
-        }
-        const r = check(parsed);
-        if (!r.ok) throw new BrokenConfigFile(r.problems.join('; '));
-        return fileShape(r.data);
-      },
+      deserialize: (text) => fileShape(parseConfigText(text, check)),
     });
   } catch (err) {
     throw readFailure(file, err);
   }
+}
+
+/** The file's text as checked content; BrokenConfigFile says what is wrong. */
+function parseConfigText(text: string, check: (v: unknown) => ConfigCheck): ConfigData {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new BrokenConfigFile(`not valid JSON (${(err as Error).message})`);
+  }
+  const r = check(parsed);
+  if (!r.ok) throw new BrokenConfigFile(r.problems.join('; '));
+  return r.data;
 }
 
 function readFailure(file: string, err: unknown): ConfigError {
@@ -137,8 +140,8 @@ function readStore(conf: ConfInstance, file: string, check: (v: unknown) => Conf
 }
 
 /**
- * Reads the file the way conf's reader does (the whole file, then the same
- * checks as `deserialize` above), without loading conf: conf brings ajv,
+ * Reads the file the way conf's reader does (the whole file, then parseConfigText,
+ * as `deserialize` above), without loading conf: conf brings ajv,
  * semver and atomically, ~20 ms on every command of anyone with a config
  * file, and is needed only to write.
  */
@@ -148,18 +151,14 @@ async function readConfigFile(file: string): Promise<ConfigData> {
     text = readFileSync(file, 'utf8');
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return emptyConfig();
-    throw new ConfigError(`cannot read the config file ${file}: ${(err as Error).message}`);
+    throw readFailure(file, err);
   }
   const check = await loadConfigChecker();
-  let parsed: unknown;
   try {
-    parsed = JSON.parse(text);
+    return parseConfigText(text, check);
   } catch (err) {
-    throw brokenFileError(file, `not valid JSON (${(err as Error).message})`);
+    throw readFailure(file, err);
   }
-  const r = check(parsed);
-  if (!r.ok) throw brokenFileError(file, r.problems.join('; '));
-  return r.data;
 }
 
 function assertProfileName(name: string): void {
