@@ -541,14 +541,12 @@ describe('emulator seeds and options', () => {
   });
 
   it('serves every endpoint of the interface and the real extras, from one route table', () => {
-    const shared = path.resolve(ROOT, '..', 'shared');
     const normalize = (e: string) => e.replace(/\{[^}]+\}/g, '{}');
-    const spec = readFileSync(path.join(shared, 'spec', 'backup-service-interface.md'), 'utf8');
-    const documented = [...spec.matchAll(/^\|\s*(GET|POST|PUT|PATCH|DELETE)\s*\|\s*(\/v1\/[^\s|]*)\s*\|/gm)].map((m) => normalize(`${m[1]} ${m[2]}`));
-    const facts = readFileSync(path.join(shared, 'api-facts.md'), 'utf8');
-    const extras = [...facts.slice(facts.indexOf('## Endpoints the real service has')).matchAll(/`(GET|POST|PUT|PATCH|DELETE) (\/v1\/[^\s`]*)/g)].map((m) =>
-      normalize(`${m[1]} ${m[2]}`),
-    );
+    const fixture = JSON.parse(readFileSync(path.join(ROOT, 'test', 'fixtures', 'interface-endpoints.json'), 'utf8')) as {
+      endpoints: { method: string; path: string; source: string }[];
+    };
+    const documented = fixture.endpoints.filter((e) => e.source === 'interface').map((e) => normalize(`${e.method} ${e.path}`));
+    const extras = fixture.endpoints.filter((e) => e.source === 'extra').map((e) => normalize(`${e.method} ${e.path}`));
     const served = emulatorRoutes().map((r) => normalize(`${r.method} ${r.path}`));
     expect(new Set(documented).size).toBe(62);
     expect(served.length).toBe(new Set(served).size);
