@@ -46,8 +46,8 @@ class HttpClient implements Client {
 
   private getDispatcher(): Promise<Dispatcher> {
     // V8 runs with --liftoff-only for undici's WebAssembly HTTP parser: set by src/boot.cjs.
-    // EnvHttpProxyAgent honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY and is a
-    // plain keep-alive Agent when none is set.
+    // EnvHttpProxyAgent honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY (loopback hosts always
+    // direct, see ./undici.ts) and is a plain keep-alive Agent when none is set.
     this.dispatcher ??= import('./undici.js').then(
       ({ EnvHttpProxyAgent }) =>
         new EnvHttpProxyAgent({
