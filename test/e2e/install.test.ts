@@ -3,46 +3,21 @@
 // of the tarball, offline (the package has no run-time dependencies: the
 // bundle holds them), and the installed `backupctl` run from a folder outside
 // the sources, with only that prefix's bin/ and node's folder on PATH.
-import { spawn } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, cleanEnv } from '../helpers/cli.js';
+import { ROOT, cleanEnv, runProgram } from '../helpers/cli.js';
 import { emulatorEnv, requestsTo, withEmulator } from '../helpers/emulator.js';
 
 /** The largest installed package the issue allows: 3 MB. */
 const MAX_INSTALLED_BYTES = 3 * 1024 * 1024;
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
 
 /** An environment without npm's own variables (npm test sets npm_config_*, which would steer the inner npm). */
 function envFor(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
   const env = cleanEnv(extra);
   for (const k of Object.keys(env)) if (/^npm_/i.test(k)) delete env[k];
   return env;
-}
-
-function run(cmd: string, args: string[], opts: { cwd: string; env: NodeJS.ProcessEnv; timeoutMs?: number; input?: string }): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin.on('error', () => {});
-    child.stdin.end(opts.input ?? '');
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
-    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
 }
 
 /** Bytes of every file under `dir` (what the install puts on disk). */
@@ -72,7 +47,7 @@ beforeAll(async () => {
   const packed = path.join(work, 'packed');
   mkdirSync(packed);
   const env = envFor();
-  const pack = await run('npm', ['pack', '--pack-destination', packed, '--no-fund', '--no-audit'], { cwd: sources, env, timeoutMs: 240_000 });
+  const pack = await runProgram('npm', ['pack', '--pack-destination', packed, '--no-fund', '--no-audit'], { cwd: sources, env, timeoutMs: 240_000 });
   packOutput = pack.stdout + pack.stderr;
   if (pack.code !== 0) throw new Error(`npm pack failed (${pack.code}): ${packOutput.slice(-2000)}`);
   const [tarball] = readdirSync(packed).filter((f) => f.endsWith('.tgz'));
@@ -80,7 +55,7 @@ beforeAll(async () => {
   prefix = path.join(work, 'prefix');
   outside = path.join(work, 'elsewhere');
   mkdirSync(outside);
-  const install = await run('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-fund', '--no-audit', path.join(packed, tarball)], {
+  const install = await runProgram('npm', ['install', '-g', '--prefix', prefix, '--offline', '--no-fund', '--no-audit', path.join(packed, tarball)], {
     cwd: outside,
     env,
     timeoutMs: 120_000,
@@ -93,7 +68,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
   const emu = withEmulator();
   /** The installed command, run from a folder outside the sources, found on PATH like a user's. */
   const backupctl = (args: string[], extra: Record<string, string | undefined> = {}, input?: string) =>
-    run('backupctl', args, {
+    runProgram('backupctl', args, {
       cwd: outside,
       input,
       env: envFor({ PATH: [path.join(prefix, 'bin'), path.dirname(process.execPath)].join(path.delimiter), BACKUPCTL_CONFIG_DIR: path.join(work, 'config'), ...extra }),
