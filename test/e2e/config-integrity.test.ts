@@ -126,7 +126,7 @@ describe('a writer killed with SIGKILL', () => {
       before = onDisk;
       // A lock a killed writer left is whole (its pid in it), so the next one can take it over.
       const lock = path.join(cfg.dir, 'store', 'config.json.lock');
-      if (existsSync(lock)) expect(readFileSync(lock, 'utf8')).toMatch(/^\d+\n$/);
+      if (existsSync(lock)) expect(readFileSync(lock, 'utf8')).toMatch(/^\d+( \d+)?\n$/);
     }
     // Left over by killed writers: the lock (a dead pid; the next writer takes it over), the
     // private file a lock is made from, and atomically's temp files (config.json.tmp-*). No
