@@ -5,6 +5,7 @@
 // self-contained HTML file with charts.
 import type { Handler, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
+import { FLEET_CALLS, fleetDryRun, onePage } from '../status/fleet.js';
 import { UsageError } from '../errors.js';
 import { parseDatetime } from '../util/time.js';
 import { reportDocumentSchema, type ReportDocument } from '../report/model.js';
@@ -43,16 +44,7 @@ export const module: ModuleSpec = {
       ],
       output: { kind: 'object', schema: 'report' },
       handler: 'report',
-      alsoCalls: [
-        'GET /jobs',
-        'GET /jobs/{job_id}/backups',
-        'GET /cloud_i/droplets',
-        'GET /cloud_i/droplets/{droplet_id}/snapshots',
-        'GET /cloud_i/volumes',
-        'GET /cloud_i/volumes/{volume_id}/snapshots',
-        'GET /snapshots/resources',
-        'GET /snapshots',
-      ],
+      alsoCalls: FLEET_CALLS,
       dryRunInHandler: true,
       extraFormats: ['md', 'html'],
     },
@@ -93,7 +85,15 @@ const report: Handler = async (input, ctx) => {
   }
   // The table, the document and the HTML show the other sections; tsv and -q are per job.
   const sections = jobs.length === 0 && format !== 'tsv' && format !== 'quiet';
-  if (ctx.globals.dryRun) return dryRun(ctx, sections, new Date(since - graceMs).toISOString());
+  if (ctx.globals.dryRun) {
+    return fleetDryRun(
+      ctx,
+      sections,
+      `Then, for every job: GET /v1/jobs/{job_id}/backups?started_since=${new Date(since - graceMs).toISOString()}&sort=started_at&page_size=100 (every page)` +
+        (sections ? '; the same for every scheduled droplet and volume (.../snapshots), and GET /v1/snapshots for the resources' : '') +
+        '.',
+    );
+  }
 
   const [{ collectReport }, { loadCronTools }] = await Promise.all([import('../report/collect.js'), import('../status/schedule.js')]);
   const doc = await collectReport(ctx, { jobs, sections, window: { since, until, graceMs, now }, tools: await loadCronTools() });
@@ -128,28 +128,4 @@ async function resultFor(doc: ReportDocument, format: Format, color: boolean, wi
       return { kind: 'text', text: reportTable(doc, { palette: await makePalette(color), width, noHeaders, now }) };
     }
   }
-}
-
-async function* onePage(rows: unknown[]): AsyncIterable<unknown[]> {
-  yield rows;
-}
-
-/** --dry-run: the lists the report starts with; what follows depends on their answers. */
-async function dryRun(ctx: Parameters<Handler>[1], sections: boolean, startedSince: string): Promise<Result> {
-  const { printDryRun } = await import('../cli/dry-run.js');
-  const first = [{ method: 'GET' as const, path: '/jobs', query: { page_size: 100 } }];
-  if (sections) {
-    first.push(
-      { method: 'GET', path: '/cloud_i/droplets', query: { page_size: 100 } },
-      { method: 'GET', path: '/cloud_i/volumes', query: { page_size: 100 } },
-      { method: 'GET', path: '/snapshots/resources', query: { page_size: 100 } },
-    );
-  }
-  await printDryRun(ctx, ...first);
-  ctx.io.stderr.write(
-    `Then, for every job: GET /v1/jobs/{job_id}/backups?started_since=${startedSince}&sort=started_at&page_size=100 (every page)` +
-      (sections ? '; the same for every scheduled droplet and volume (.../snapshots) and GET /v1/snapshots for the resources' : '') +
-      '.\n',
-  );
-  return { kind: 'empty' };
 }

@@ -9,10 +9,10 @@ import type { ReportDocument, ReportEntry, ReportTotals } from './model.js';
 
 /** Each section of the document: its key, title and what its entries are called. */
 export const SECTIONS = [
-  ['jobs', 'Jobs', 'jobs'],
-  ['droplets', 'Droplets', 'droplets'],
-  ['volumes', 'Volumes', 'volumes'],
-  ['resources', 'Snapshot resources (backups activated)', 'resources'],
+  ['jobs', 'Jobs', 'job'],
+  ['droplets', 'Droplets', 'droplet'],
+  ['volumes', 'Volumes', 'volume'],
+  ['resources', 'Snapshot resources (backups activated)', 'resource'],
 ] as const;
 
 export function percent(rate: number | null): string {
@@ -121,7 +121,7 @@ export const reportJobColumns: Column[] = [
 ];
 
 export function totalsLine(noun: string, t: ReportTotals): string {
-  const parts = [`${t.entries} ${noun}`, `${t.expected} expected runs`, `${t.completed} completed`];
+  const parts = [`${t.entries} ${noun}${t.entries === 1 ? '' : 's'}`, `${t.expected} expected runs`, `${t.completed} completed`];
   if (t.completed_with_errors) parts.push(`${t.completed_with_errors} with errors`);
   if (t.failed + t.expired) parts.push(`${t.failed + t.expired} failed`);
   parts.push(`${t.missed} missed`);
