@@ -25,6 +25,9 @@ __backupctl_command() {
     '/backups') echo 'backups' ;;
     '/status') echo 'status' ;;
     '/report') echo 'report' ;;
+    '/export') echo 'export' ;;
+    '/plan') echo 'plan' ;;
+    '/apply') echo 'apply' ;;
     '/api') echo 'api' ;;
     '/schema') echo 'schema' ;;
     '/completion') echo 'completion' ;;
@@ -121,7 +124,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report api schema completion emulator help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report export plan apply api schema completion emulator help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove' ;;
     'config') echo 'get set list path' ;;
@@ -189,6 +192,9 @@ __backupctl_flags() {
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file' ;;
     'report') echo '--since --until --job --grace --output-file' ;;
+    'export') echo '--file -f --only' ;;
+    'plan') echo '--file -f --prune' ;;
+    'apply') echo '--file -f --prune --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
     'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --tick' ;;
   esac
@@ -405,6 +411,10 @@ __backupctl_flag_value() {
     'report/--grace') echo 'none' ;;
     'report/--output-file') echo 'none' ;;
     'report/--output'|'report/-o') echo 'words table json ndjson tsv md html' ;;
+    'export/--file'|'export/-f') echo 'none' ;;
+    'export/--only') echo 'none' ;;
+    'plan/--file'|'plan/-f') echo 'none' ;;
+    'apply/--file'|'apply/-f') echo 'none' ;;
     'api/--method'|'api/-X') echo 'words GET POST PUT PATCH DELETE' ;;
     'api/--raw-field'|'api/-f') echo 'none' ;;
     'api/--field'|'api/-F') echo 'none' ;;
@@ -446,7 +456,7 @@ __backupctl_positional() {
     'jobs backup latest/0') echo 'ids jobs' ;;
     'jobs backup download/0') echo 'ids jobs' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report api schema completion emulator' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report export plan apply api schema completion emulator' ;;
   esac
 }
 
