@@ -1,12 +1,12 @@
 // argv -> command -> exit code. The only place that prints errors and exits.
 // Start-up is kept small: `--version` answers before anything else loads, and
 // the command tree is built from dist/startup/ (see startupSource) without loading handlers.
-import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import type { CommandSource, ManifestCommand, StartupIndex } from './resources/types.js';
 import type { IO } from './cli/types.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
 import { scrub } from './util/scrub.js';
+import { readBuiltFile } from './util/built-files.js';
 
 declare const __VERSION__: string;
 export const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
@@ -47,7 +47,7 @@ export function processIO(): IO {
  * dist/manifest.json is 77 KB; a command needs its group's few KB).
  */
 export function startupSource(): CommandSource {
-  const read = (name: string): unknown => JSON.parse(readFileSync(new URL(`./startup/${name}`, import.meta.url), 'utf8'));
+  const read = (name: string): unknown => JSON.parse(readBuiltFile(`startup/${name}`, () => new URL(`./startup/${name}`, import.meta.url)));
   const index = read('index.json') as StartupIndex;
   const eager = new Set(index.eager.map((c) => c.path[0]));
   return {

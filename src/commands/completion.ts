@@ -2,7 +2,7 @@
 // from the command registry, and the hidden `backupctl __complete ids <what>`
 // the scripts call to offer job and server ids. The same scripts are
 // committed under completions/ (the build's --docs step writes them).
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { Handler } from '../cli/types.js';
@@ -12,6 +12,7 @@ import { effectiveParams, flagName } from '../cli/params.js';
 import { OUTPUT_FORMATS } from '../output/options.js';
 import { helpTopics } from './help-topics.js';
 import { NAMED_KINDS, isNamedKind, type NamedKind } from '../cli/resolve.js';
+import { readBuiltFile } from '../util/built-files.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
@@ -714,10 +715,13 @@ export function completionFiles(manifest: Manifest): Record<string, string> {
  * dist/chunks/, dist/ itself, or the sources (tests import src/ directly).
  */
 export function readManifest(): Manifest {
-  const candidates = ['../manifest.json', './manifest.json', '../../dist/manifest.json'].map((p) => new URL(p, import.meta.url));
-  const found = candidates.find((u) => existsSync(u));
-  if (!found) throw new Error('dist/manifest.json not found: run npm run build');
-  return JSON.parse(readFileSync(found, 'utf8')) as Manifest;
+  const locate = (): URL => {
+    const candidates = ['../manifest.json', './manifest.json', '../../dist/manifest.json'].map((p) => new URL(p, import.meta.url));
+    const found = candidates.find((u) => existsSync(u));
+    if (!found) throw new Error('dist/manifest.json not found: run npm run build');
+    return found;
+  };
+  return JSON.parse(readBuiltFile('manifest.json', locate)) as Manifest;
 }
 
 const script: Handler = async (input) => {

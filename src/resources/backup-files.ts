@@ -60,7 +60,7 @@ export const module: ModuleSpec = {
       ],
       method: 'GET',
       endpoint: '/jobs/{job_id}/backups',
-      alsoCalls: ['GET /backups/{id}', 'POST /backups/{id}/download'],
+      alsoCalls: ['GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
       params: [
         jobArg(),
         { name: 'backup', in: 'local', type: 'uuid', positional: true, description: 'Backup id (or --latest)' },

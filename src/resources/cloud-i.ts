@@ -281,6 +281,8 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
       method: 'PATCH',
       endpoint: `${one}/activate`,
       params: [machineId, ...schedule(true)],
+      // The handler refuses an activate without a retention count.
+      body: { required: ['retention'] },
       output: { kind: 'none', done: `Activated snapshots of ${singular} {${idName}}.` },
       handler: 'activate',
       dryRunInHandler: true,

@@ -62,7 +62,27 @@ export const jobSchema = record({
   last_backups: z.nullish(z.array(backupSchema)),
 });
 
-export const schemas = { job: jobSchema, backup: backupSchema, schedule: scheduleSchema };
+/** The 202 answer of POST /jobs/{id}/backups/start. */
+const startAnswerSchema = record({
+  status: z.nullish(z.string()),
+  backup_id: z.nullish(z.string()),
+  url: z.nullish(z.string()),
+  config: z.nullish(z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())])),
+  tags: z.nullish(z.record(z.string(), z.unknown())),
+});
+/** What `jobs backup start --json` prints: the answer, and with --wait the backup as it ended. */
+const startedSchema = z.extend(startAnswerSchema, { backup: z.optional(backupSchema) });
+/** The 200 answer of DELETE /jobs/{id}/backups. */
+const backupsDeletedSchema = record({ message: z.nullish(z.string()) });
+
+export const schemas = {
+  job: jobSchema,
+  backup: backupSchema,
+  schedule: scheduleSchema,
+  startAnswer: startAnswerSchema,
+  started: startedSchema,
+  backupsDeleted: backupsDeletedSchema,
+};
 
 export function computeText(j: { compute?: { type?: string | null; region?: string | null; server?: { name?: string | null; host?: string | null } | null } | null; compute_type?: string | null }): string {
   const type = j.compute?.type ?? j.compute_type ?? '';
@@ -153,6 +173,36 @@ const storageFlag = (required: boolean): ParamSpec => ({
   names: 'storage',
 });
 const EX = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
+// The body fields createJob builds from local flags (--server/--serverless/--agent, --config, --cron ...), for docs/openapi.json.
+const COMPUTE_BODY = {
+  type: 'object',
+  description: 'Where the job runs (backupctl: --server, --serverless or --agent)',
+  properties: {
+    type: { type: 'string', enum: ['server', 'ss_serverless', 'ss_agent'] },
+    server_id: { type: 'integer', description: 'With type server' },
+    region: { type: 'string', enum: ['EU', 'US'], description: 'With type ss_serverless' },
+  },
+  required: ['type'],
+};
+const CONFIG_BODY = {
+  type: 'object',
+  description: 'Config values of the recipe (backupctl: --config key=value)',
+  additionalProperties: { type: ['string', 'number', 'boolean'] },
+};
+const SCHEDULES_BODY = {
+  type: 'array',
+  description: 'Schedules (backupctl: --cron, --timezone, --retention-*)',
+  items: {
+    type: 'object',
+    properties: {
+      order: { type: 'integer' },
+      cron: { type: 'string', description: '5-field cron expression' },
+      timezone: { type: 'string' },
+      run_offset: { type: 'integer' },
+      ...Object.fromEntries(['hourly', 'daily', 'weekly', 'monthly'].map((k) => [`retention_${k}`, { type: 'integer', minimum: 0 }])),
+    },
+  },
+};
 
 export const module: ModuleSpec = {
   name: 'jobs',
@@ -204,6 +254,7 @@ export const module: ModuleSpec = {
         { name: 'encryption_key_id', flag: 'encryption-key', in: 'body', type: 'string', placeholder: 'id', description: 'Encryption key id', names: 'encryption-keys' },
         { name: 'proxy_id', flag: 'proxy', in: 'body', type: 'integer', min: 1, placeholder: 'id', description: 'Proxy id' },
       ],
+      body: { fields: { compute: COMPUTE_BODY, config: CONFIG_BODY, schedules: SCHEDULES_BODY } },
       output: { kind: 'record', schema: 'job', columns: 'job' },
       handler: 'createJob',
       dryRunInHandler: true,
@@ -215,6 +266,7 @@ export const module: ModuleSpec = {
       method: 'PATCH',
       endpoint: '/jobs/{job_id}',
       params: [jobArg(), { name: '.', flag: 'file', in: 'body', type: 'json-file', description: 'JSON body with schedules and/or storage' }, storageFlag(false)],
+      body: { fields: { schedules: SCHEDULES_BODY } },
       output: { kind: 'none', done: 'Updated job {job_id}.' },
       handler: 'updateJob',
     },
@@ -254,7 +306,7 @@ export const module: ModuleSpec = {
       endpoint: '/jobs/{job_id}/backups',
       params: [jobArg(), { name: 'all', in: 'local', type: 'boolean', required: true, description: 'Confirms that every backup of the job goes' }],
       confirm: 'Delete ALL backups of job {job_id}?',
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'backupsDeleted' },
       handler: 'deleteAllBackups',
     },
     {

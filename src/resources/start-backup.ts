@@ -102,7 +102,8 @@ export const startBackupSpec: CommandSpec = {
   method: 'POST',
   endpoint: '/jobs/{job_id}/backups/start',
   params: startBackupParams,
-  output: { kind: 'object', idField: 'backup_id' },
+  successStatus: 202,
+  output: { kind: 'object', schema: 'started', wireSchema: 'startAnswer', idField: 'backup_id' },
   handler: 'startBackup',
   dryRunInHandler: true,
 };

@@ -143,3 +143,26 @@ export async function startTlsFront(target: string, tls: { key: string; cert: st
   });
   return listen(server, 'https');
 }
+
+export interface HostileRequest {
+  method: string;
+  url: string;
+  headers: IncomingMessage['headers'];
+}
+
+/**
+ * A hostile or broken service for the security tests: `handle` answers each
+ * request however it likes (lies in headers, endless bodies, cut connections).
+ * 127.0.0.1, port 0; every socket is destroyed on close().
+ */
+export async function startHostileServer(
+  handle: (req: IncomingMessage, res: ServerResponse, n: number) => void,
+): Promise<LocalServer & { received: HostileRequest[] }> {
+  const received: HostileRequest[] = [];
+  const server = createServer((req, res) => {
+    received.push({ method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers });
+    res.on('error', () => {});
+    handle(req, res, received.length);
+  });
+  return { ...(await listen(server, 'http')), received };
+}
