@@ -3,7 +3,7 @@
 // read, change and write the file would otherwise lose one of the changes), and
 // the run lock of cron commands (`--lock`, src/jobs/cron.ts), which must let
 // exactly one of many concurrent runs through.
-import { closeSync, fstatSync, linkSync, openSync, readFileSync, renameSync, statSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, linkSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 
 let randomBytes: typeof import('node:crypto').randomBytes | undefined;
@@ -112,38 +112,45 @@ function isStale(info: LockInfo, staleMs: number): boolean {
 }
 
 /**
- * Removes a stale lock. Returns true when the lock is gone (so acquiring may be
- * retried at once). The lock is first renamed aside and then checked to be the
- * very file judged stale: if another process replaced it in between, that
- * fresh lock is linked back instead of being deleted.
+ * Removes a stale lock. Returns true when the lock is gone or was replaced (so
+ * acquiring may be retried at once), false when another process is removing it.
+ * Only the holder of `<lock>.break` (created with O_EXCL) may remove a lock, and
+ * it removes it only if the lock is still the very file judged stale (same
+ * inode). A lock is never replaced in place (link(2) fails on an existing
+ * name), so between that check and the unlink nobody can put another lock there.
+ * (Renaming the lock aside and linking it back when it was not the stale one let
+ * a third process create a lock in between: two holders at once.)
  */
 function removeStaleLock(lockPath: string, info: LockInfo): boolean {
-  const aside = `${lockPath}.stale-${process.pid}-${randomSuffix()}`;
+  const breaker = `${lockPath}.break`;
   try {
-    renameSync(lockPath, aside);
+    closeSync(openSync(breaker, 'wx', 0o600));
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return true;
-    throw err;
-  }
-  let movedIno: number | undefined;
-  try {
-    movedIno = statSync(aside).ino;
-  } catch {
-    return true;
-  }
-  if (movedIno !== info.ino) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    // Another process is removing it now. A breaker left by a killed process goes after a while.
     try {
-      linkSync(aside, lockPath);
+      if (Date.now() - statSync(breaker).mtimeMs > UNREADABLE_STALE_MS) unlinkSync(breaker);
     } catch {
-      // The slot was taken again meanwhile; the newest lock wins.
+      // Gone already.
+    }
+    return false;
+  }
+  try {
+    let current: number;
+    try {
+      current = statSync(lockPath).ino;
+    } catch {
+      return true;
+    }
+    if (current === info.ino) unlinkSync(lockPath);
+    return true;
+  } finally {
+    try {
+      unlinkSync(breaker);
+    } catch {
+      // Already gone.
     }
   }
-  try {
-    unlinkSync(aside);
-  } catch {
-    // Already gone.
-  }
-  return movedIno === info.ino;
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
