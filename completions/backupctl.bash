@@ -24,6 +24,9 @@ __backupctl_command() {
     '/encryption-keys') echo 'encryption-keys' ;;
     '/backups') echo 'backups' ;;
     '/status') echo 'status' ;;
+    '/export') echo 'export' ;;
+    '/plan') echo 'plan' ;;
+    '/apply') echo 'apply' ;;
     '/api') echo 'api' ;;
     '/schema') echo 'schema' ;;
     '/completion') echo 'completion' ;;
@@ -120,7 +123,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status api schema completion emulator help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status export plan apply api schema completion emulator help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove' ;;
     'config') echo 'get set list path' ;;
@@ -187,6 +190,9 @@ __backupctl_flags() {
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file' ;;
+    'export') echo '--file -f --only' ;;
+    'plan') echo '--file -f --prune' ;;
+    'apply') echo '--file -f --prune --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
     'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --tick' ;;
   esac
@@ -397,6 +403,10 @@ __backupctl_flag_value() {
     'status/--max-age') echo 'none' ;;
     'status/--output-file') echo 'none' ;;
     'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
+    'export/--file'|'export/-f') echo 'none' ;;
+    'export/--only') echo 'none' ;;
+    'plan/--file'|'plan/-f') echo 'none' ;;
+    'apply/--file'|'apply/-f') echo 'none' ;;
     'api/--method'|'api/-X') echo 'words GET POST PUT PATCH DELETE' ;;
     'api/--raw-field'|'api/-f') echo 'none' ;;
     'api/--field'|'api/-F') echo 'none' ;;
@@ -438,7 +448,7 @@ __backupctl_positional() {
     'jobs backup latest/0') echo 'ids jobs' ;;
     'jobs backup download/0') echo 'ids jobs' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status api schema completion emulator' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status export plan apply api schema completion emulator' ;;
   esac
 }
 

@@ -13,6 +13,8 @@ export const ExitCode = {
   waitFailed: 8,
   empty: 9,
   locked: 10,
+  /** plan: the service differs from the file (a drift check in CI). */
+  changesPending: 12,
   interrupted: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];

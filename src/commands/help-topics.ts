@@ -15,6 +15,7 @@ const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.waitFailed, 'an awaited operation ended failed (--wait): the backup failed or expired'],
   [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check'],
   [ExitCode.locked, 'another run holds the lock (--lock)'],
+  [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
 ];
 
