@@ -58,7 +58,8 @@ the environment over the profile. An empty value counts as unset.
                         nothing turns it on when stdout is not a terminal (see README: Output)
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
                         proxy for requests to the service (lower-case names too); NO_PROXY lists
-                        hosts reached directly
+                        hosts reached directly; loopback hosts (localhost, 127.0.0.0/8, ::1)
+                        always go direct
   NODE_EXTRA_CA_CERTS   file of extra CA certificates in PEM (a company proxy or a private CA);
                         read by Node.js at start-up
 

@@ -42,7 +42,7 @@ export const columns: Record<string, Column[]> = {
   ],
 };
 
-const storageId = idArg('storage_id', 'Storage');
+const storageId = idArg('storage_id', 'Storage', 'integer', 'storage');
 
 /**
  * Both feed the body's `secret`; the handlers trim the file's text (an editor

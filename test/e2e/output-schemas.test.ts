@@ -135,6 +135,7 @@ describe("each command's real --json output is valid against its schema", () => 
     export: [],
     plan: ['-f', path.join(dir, 'backups.yaml')],
     apply: ['-f', path.join(dir, 'backups.yaml'), '--yes'],
+    report: ['--since', '3d'],
   });
 
   it('covers every command that prints JSON', () => {
