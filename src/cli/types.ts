@@ -45,6 +45,11 @@ export interface OutputOptions {
   color: boolean;
   /** Pretty JSON on a terminal, compact when piped. */
   pretty: boolean;
+  /**
+   * Animated output on stderr (the spinner, the download progress bar), when stderr is a
+   * terminal that can redraw a line (not TERM=dumb); the spinner coloured or not.
+   */
+  animation?: { color: boolean };
 }
 
 /** How one column of a resource is shown (doctl's displayer, written once per resource). */

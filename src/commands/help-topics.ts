@@ -50,12 +50,14 @@ the environment over the profile. An empty value counts as unset.
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; see README)
   BACKUPCTL_NO_CODE_CACHE
                         1: never write that cache
-  NO_COLOR              any non-empty value turns colour off (as --no-color)
+  NO_COLOR              any non-empty value turns colour off (as --no-color), the spinner's too
   LANG, LC_ALL, LC_CTYPE
                         without UTF-8 in them, status draws its marks in ASCII (so does TERM=linux)
-  TERM                  linux: the console font lacks the marks status draws; ASCII is used
+  TERM                  dumb: no colour (unless FORCE_COLOR), no spinner or progress bar
+                        linux: the console font lacks the marks status draws; ASCII is used
   COLUMNS               table width when stdout is not a terminal (on a terminal, its width)
-  FORCE_COLOR           0 or false turns colour off; nothing turns it on when stdout is not a terminal
+  FORCE_COLOR           0 or false turns colour off; another value turns it on for TERM=dumb;
+                        nothing turns it on when stdout is not a terminal (see README: Output)
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
                         proxy for requests to the service (lower-case names too); NO_PROXY lists
                         hosts reached directly; loopback hosts (localhost, 127.0.0.0/8, ::1)
