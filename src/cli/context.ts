@@ -4,6 +4,7 @@
 import type { Client, Context, Globals, IO, OutputOptions, Settings, Spinner } from './types.js';
 import { ConfigError, InterruptedError, UsageError } from '../errors.js';
 import { addSecret } from '../util/scrub.js';
+import { writeServiceLine } from '../output/sanitize.js';
 import type { RetryPolicy } from '../http/retry.js';
 
 export interface ContextInit {
@@ -87,7 +88,10 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
       };
     },
     warn(message: string) {
-      init.io.stderr.write(`warning: ${message}\n`);
+      writeServiceLine(init.io.stderr, `warning: ${message}`);
+    },
+    note(message: string) {
+      writeServiceLine(init.io.stderr, message);
     },
     async dispose() {
       // Every answer has been read by now. The keep-alive connections start closing but are

@@ -1,11 +1,14 @@
 // The status document as Prometheus metrics in the text exposition format
 // (version 0.0.4), for node_exporter's textfile collector.
 import { parseServiceTime } from '../util/time.js';
+import { sanitizeMultiline } from '../output/sanitize.js';
 import { BACKUP_STATUSES, HEALTH_VALUES, RECENT_WINDOW, type JobStatus, type StatusDocument } from './model.js';
 
 /** Label values: backslash, double quote and line feed escaped, as the format asks. */
 export function escapeLabelValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+  // Escape sequences, bidi overrides and control characters other than tab and line feed are
+  // stripped first (a line feed is escaped below, as the format allows).
+  return sanitizeMultiline(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
 }
 
 /** HELP text: backslash and line feed escaped. */
