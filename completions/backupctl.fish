@@ -374,7 +374,7 @@ function __backupctl_flags
 end
 
 function __backupctl_global_flags
-    printf '%s\t%s\n' '--profile' 'config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'same as -o json' '--quiet' 'print only ids, one per line' '-q' 'print only ids, one per line' '--columns' 'table columns to show, comma-separated' '--no-headers' 'omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'no colour (also NO_COLOR)' '--yes' 'do not ask for confirmation' '-y' 'do not ask for confirmation' '--config-dir' 'where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'print the request as a curl command line and send nothing' '--help' 'show help for the command' '-h' 'show help for the command'
+    printf '%s\t%s\n' '--profile' 'config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'same as -o json' '--quiet' 'print only ids, one per line' '-q' 'print only ids, one per line' '--columns' 'table columns to show, comma-separated' '--no-headers' 'omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'no colour (also NO_COLOR)' '--yes' 'do not ask for confirmation' '-y' 'do not ask for confirmation' '--config-dir' 'where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'print the request as a curl command line and send nothing' '--jq' 'filter the JSON output with a jq expression; strings print raw' '--help' 'show help for the command' '-h' 'show help for the command'
 end
 
 function __backupctl_root_flags
@@ -816,6 +816,8 @@ function __backupctl_flag_value
             echo 'none'
         case '*/--config-dir'
             echo 'dirs'
+        case '*/--jq'
+            echo 'none'
     end
 end
 

@@ -18,7 +18,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /** `--json` > `-o/--output` > BACKUPCTL_OUTPUT > profile `output` > table on a terminal, tsv when piped. */
 function resolveFormat(globals: Globals, env: NodeJS.ProcessEnv, io: IO, profileOutput: string | undefined): OutputFormat {
-  if (globals.json) return 'json';
+  if (globals.json || globals.jq !== undefined) return 'json';
   const flag = globals.output;
   if (flag !== undefined) return parseFormat(flag, '--output');
   const fromEnv = nonEmpty(env.BACKUPCTL_OUTPUT);
@@ -66,5 +66,11 @@ export function resolveOutputOptions(opts: {
     pretty: io.stdoutIsTTY,
   };
   if (columns !== undefined) options.columns = columns;
+  if (globals.jq !== undefined) {
+    // jq prints the whole JSON: ids alone (-q) or table columns do not apply.
+    options.jq = globals.jq;
+    options.quiet = false;
+    delete options.columns;
+  }
   return options;
 }
