@@ -1,18 +1,10 @@
 // --jq <expr> (issue 13, part 5): the JSON output of any command, through jq,
 // printed as `jq -r` prints it. The built CLI against the emulator.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, withEmulator } from '../helpers/emulator.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
-const emu = withEmulator();
-let cfg: ReturnType<typeof tempConfigDir>;
-beforeAll(() => {
-  cfg = tempConfigDir();
-});
-afterAll(() => cfg.cleanup());
+const { emu, cli, sent } = withEmulatorCli();
 beforeEach(() => emu.clearRequests());
-const cli = (args: string[]) => runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
 
 async function serviceList<T>(path: string): Promise<T[]> {
   return ((await (await apiFetch(emu, `/v1${path}?page_size=100`)).json()) as { data: T[] }).data;

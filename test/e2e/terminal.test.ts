@@ -1,17 +1,11 @@
 // What a user at a real terminal sees (issue 13): the CLI in a pty (`script`)
 // against the emulator, at 60 and 200 columns.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { withEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { withEmulatorCli } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
 
-const emu = withEmulator();
-let cfg: ReturnType<typeof tempConfigDir>;
-beforeAll(() => {
-  cfg = tempConfigDir();
-});
-afterAll(() => cfg.cleanup());
-const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
+const { env } = withEmulatorCli();
 
 describe('lists say when there is more', () => {
   it('one page of several ends with a line on stderr saying how to see the rest', async () => {
