@@ -127,6 +127,7 @@ describe("each command's real --json output is valid against its schema", () => 
     'backups get': [ids.backup!],
     'backups urls': [ids.backup!],
     status: [],
+    report: ['--since', '3d'],
   });
 
   it('covers every command that prints JSON', () => {
