@@ -78,3 +78,31 @@ describe('the spinner', () => {
     expect(r.output.length).toBeLessThan(2000);
   });
 });
+
+describe('apply in a terminal', () => {
+  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
+
+  it('shows the plan and asks; "n" changes nothing, "y" applies', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-apply-pty-'));
+    const file = path.join(dir, 'b.yaml');
+    writeFileSync(file, 'version: 1\nstorage:\n  pty bucket:\n    provider: cloud_m\n    region: eu\n    bucket: pty\n');
+    try {
+      const no = await inPty(['apply', '-f', file], 'n\r', env());
+      // On a terminal the mark is coloured.
+      expect(no.output).toContain('\u001b[32m+  \u001b[39m storage "pty bucket"');
+      expect(no.output).toContain('Apply these changes?');
+      expect(no.output).toContain('Cancelled; nothing was changed.');
+      expect(no.code).toBe(2);
+      expect(emu.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+      const yes = await inPty(['apply', '-f', file], 'y\r', env());
+      expect(yes.output).toContain('Applied: 1 created, 0 updated, 0 replaced, 0 deleted.');
+      expect(yes.code).toBe(0);
+      expect(emu.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/storage']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
