@@ -49,6 +49,11 @@ export interface OutputOptions {
   pretty: boolean;
   /** --jq: print the JSON output through this jq expression (format is json). */
   jq?: string;
+  /**
+   * Animated output on stderr (the spinner, the download progress bar), when stderr is a
+   * terminal that can redraw a line (not TERM=dumb); the spinner coloured or not.
+   */
+  animation?: { color: boolean };
 }
 
 /** How one column of a resource is shown (doctl's displayer, written once per resource). */
