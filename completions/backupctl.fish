@@ -343,7 +343,7 @@ function __backupctl_flags
         case 'jobs update'
             printf '%s\t%s\n' '--file' 'JSON body with schedules and/or storage' '--storage' 'Storage destination id or name, optionally with its priority (default: its position)'
         case 'jobs backup start'
-            printf '%s\t%s\n' '--manual' 'Tag the backup manual (the default when no tag is given)' '--hourly' 'Tag the backup hourly' '--daily' 'Tag the backup daily' '--weekly' 'Tag the backup weekly' '--monthly' 'Tag the backup monthly' '--wait' 'Wait until the backup ends: exit 0 completed, 8 failed or expired' '--wait-timeout' 'Give up waiting after this long (exit 6)' '--poll-interval' 'Time between checks while waiting' '--strict' 'With --wait: completed_with_errors exits 8 instead of 0 with a warning' '--jitter' 'Sleep a random time up to this long first, so a fleet does not start at once' '--lock' 'Hold this lock file while running; another run holding it: exit 10' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)'
+            printf '%s\t%s\n' '--manual' 'Tag the backup manual (the default when no tag is given)' '--hourly' 'Tag the backup hourly' '--daily' 'Tag the backup daily' '--weekly' 'Tag the backup weekly' '--monthly' 'Tag the backup monthly' '--wait' 'Wait until the backup ends: exit 0 completed, 8 failed or expired' '--wait-timeout' 'Give up waiting after this long (exit 6)' '--poll-interval' 'Time between checks while waiting' '--strict' 'With --wait: completed_with_errors exits 8 instead of 0 with a warning' '--jitter' 'Sleep a random time up to this long first, so a fleet does not start at once' '--lock' 'Hold this lock while running; another run holding it: exit 10 (a bare name lives in ~/.local/state/backupctl)' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)'
         case 'jobs backup list'
             printf '%s\t%s\n' '--status' 'Only backups with this status' '--tags' 'Only backups with these tags set' '--without-tags' 'Only backups with these tags unset' '--started-since' 'Started since (ISO 8601 or an age: 24h, 7d)' '--completed-since' 'Completed since (ISO 8601 or an age)' '--page' 'Page number (1-based)' '--page-size' 'Records per page, 15..100' '--all' 'Follow every page and stream all records' '--sort' 'Sort by one field; prefix - for descending' '--fail-if-empty' 'Exit 9 when nothing matched'
         case 'jobs backup delete'
@@ -378,7 +378,7 @@ function __backupctl_flags
 end
 
 function __backupctl_global_flags
-    printf '%s\t%s\n' '--profile' 'config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'same as -o json' '--quiet' 'print only ids, one per line' '-q' 'print only ids, one per line' '--columns' 'table columns to show, comma-separated' '--no-headers' 'omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'no colour (also NO_COLOR)' '--yes' 'do not ask for confirmation' '-y' 'do not ask for confirmation' '--config-dir' 'where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'print the request as a curl command line and send nothing' '--help' 'show help for the command' '-h' 'show help for the command'
+    printf '%s\t%s\n' '--profile' 'config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'same as -o json' '--quiet' 'print only ids, one per line' '-q' 'print only ids, one per line' '--columns' 'table columns to show, comma-separated' '--no-headers' 'omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'no colour (also NO_COLOR)' '--yes' 'do not ask for confirmation' '-y' 'do not ask for confirmation' '--config-dir' 'where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'print the request as a curl command line and send nothing' '--jq' 'filter the JSON output with a jq expression; strings print raw' '--help' 'show help for the command' '-h' 'show help for the command'
 end
 
 function __backupctl_root_flags
@@ -832,6 +832,8 @@ function __backupctl_flag_value
             echo 'none'
         case '*/--config-dir'
             echo 'dirs'
+        case '*/--jq'
+            echo 'none'
     end
 end
 
