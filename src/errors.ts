@@ -13,6 +13,7 @@ export const ExitCode = {
   waitFailed: 8,
   empty: 9,
   locked: 10,
+  verifyFailed: 11,
   interrupted: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -120,6 +121,13 @@ export class EmptyResultError extends CliError {
 export class LockedError extends CliError {
   constructor(message: string, details: string[] = []) {
     super(message, ExitCode.locked, details);
+  }
+}
+
+/** `verify` read a file back and it failed a check: exit 11. */
+export class VerificationFailedError extends CliError {
+  constructor(message: string, details: string[] = []) {
+    super(message, ExitCode.verifyFailed, details);
   }
 }
 

@@ -3,7 +3,6 @@
 // storage, worst first; then droplets, volumes and snapshot resources.
 // `--check` turns it into a freshness check (exit 9), `-o prometheus` into
 // metrics for node_exporter's textfile collector.
-import { Writable } from 'node:stream';
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
@@ -107,10 +106,10 @@ const status: Handler = async (input, ctx) => {
   if (outputFile !== undefined) {
     // A file is read by programs: no colour, whole cells, compact JSON.
     const out: OutputOptions = { ...ctx.output, color: false, pretty: false };
-    const sink = collector();
+    const { textSink, writeFileAtomic } = await import('../status/output-file.js');
+    const sink = textSink();
     const io: IO = { ...ctx.io, stdout: sink.stream, stdoutIsTTY: false, columns: Infinity };
     await render(await resultFor(doc, format, out, io, ctx, maxAges, jobKeys), out, io);
-    const { writeFileAtomic } = await import('../status/output-file.js');
     await writeFileAtomic(outputFile, sink.text());
   } else {
     await render(await resultFor(doc, format, ctx.output, ctx.io, ctx, maxAges, jobKeys), ctx.output, ctx.io);
@@ -162,17 +161,6 @@ async function resultFor(
 
 async function* onePage(jobs: JobStatus[]): AsyncIterable<unknown[]> {
   yield jobs;
-}
-
-function collector(): { stream: Writable; text(): string } {
-  const chunks: Buffer[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-      done();
-    },
-  });
-  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
 }
 
 /** --check: every job needs a completed backup younger than its max age (a new job gets until then). */

@@ -29,3 +29,14 @@ export function configDir(env: NodeJS.ProcessEnv, flagDir?: string): string {
 export function configFilePath(dir: string): string {
   return join(dir, CONFIG_FILE_NAME);
 }
+
+/**
+ * Where backupctl keeps state that is not configuration (the verify ledger):
+ * $XDG_STATE_HOME/backupctl, else ~/.local/state/backupctl.
+ */
+export function stateDir(env: NodeJS.ProcessEnv): string {
+  const xdg = envValue(env, 'XDG_STATE_HOME');
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'backupctl');
+  const home = envValue(env, 'HOME') ?? envValue(env, 'USERPROFILE') ?? homedir();
+  return join(home, '.local', 'state', 'backupctl');
+}

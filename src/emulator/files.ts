@@ -29,9 +29,9 @@ export class FileSigner {
   }
 }
 
-/** How many bytes a wrong-size file really holds: its record says `size`. */
+/** How many bytes a wrong-size file really holds (a whole, valid archive): its record says `size`. */
 export function wrongSize(size: number): number {
-  return size > 4096 ? size - 1536 : size + 512;
+  return size + 1536;
 }
 
 /** Where the flipped-byte fault strikes: inside the compressed data, well past the header. */

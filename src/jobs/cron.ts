@@ -3,7 +3,7 @@
 // healthchecks.io-style pings that never change the exit code.
 import { open, readFile, unlink } from 'node:fs/promises';
 import type { Writable } from 'node:stream';
-import { LockedError, UsageError } from '../errors.js';
+import { CliError, LockedError, UsageError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 
 export interface RunLock {
@@ -63,6 +63,54 @@ function isAlive(pid: number): boolean {
     return true;
   } catch (err) {
     return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export interface CronGuards {
+  lock?: string;
+  jitterMs?: number;
+  healthcheckUrl?: string;
+}
+
+/** --lock, --jitter and --healthcheck-url of a command (cronParams), checked before anything runs. */
+export function cronGuards(values: Record<string, unknown>): CronGuards {
+  const healthcheckUrl = typeof values.healthcheck_url === 'string' ? values.healthcheck_url : undefined;
+  if (healthcheckUrl && !/^https?:\/\//.test(healthcheckUrl)) {
+    throw new UsageError(`invalid value for --healthcheck-url: must be an http(s) URL`);
+  }
+  return {
+    lock: typeof values.lock === 'string' ? values.lock : undefined,
+    jitterMs: typeof values.jitter === 'number' && values.jitter > 0 ? values.jitter : undefined,
+    healthcheckUrl,
+  };
+}
+
+/**
+ * Runs `work` as a crontab line wants it: holding the lock, after the jitter,
+ * between a /start ping and a success or /fail ping (with the exit code and
+ * message). The pings never change the outcome.
+ */
+export async function runForCron<T>(guards: CronGuards, ctx: { signal: AbortSignal; io: { stderr: Writable } }, work: () => Promise<T>): Promise<T> {
+  const lock = guards.lock ? await acquireRunLock(guards.lock) : undefined;
+  const stderr = ctx.io.stderr;
+  try {
+    if (guards.jitterMs) await jitter(guards.jitterMs, ctx.signal, stderr);
+    const url = guards.healthcheckUrl;
+    if (url) await pingHealthcheck(url, 'start', { stderr });
+    let result: T;
+    try {
+      result = await work();
+    } catch (err) {
+      if (url) {
+        const code = err instanceof CliError ? err.exitCode : 1;
+        await pingHealthcheck(url, 'fail', { stderr, body: `exit ${code}: ${(err as Error).message}` });
+      }
+      throw err;
+    }
+    if (url) await pingHealthcheck(url, 'success', { stderr });
+    return result;
+  } finally {
+    await lock?.release();
   }
 }
 

@@ -7,12 +7,14 @@
 import { createWriteStream } from 'node:fs';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { once } from 'node:events';
+import { PassThrough, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
 import type { Writable } from 'node:stream';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 import type { Dispatcher } from '../http/undici.js';
+import { ProgressBar } from '../output/progress.js';
 
 export interface RemoteFile {
   name: string;
@@ -88,15 +90,40 @@ export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Pr
   return results;
 }
 
-async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOptions, bar?: ProgressBar): Promise<Downloaded> {
+/** Where a transfer puts its bytes; `restart` when the server sent the whole file again (it ignored Range). */
+export interface TransferSink {
+  write(chunk: Buffer): Promise<void> | void;
+  restart(): Promise<void> | void;
+}
+
+export interface TransferOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  stderr: Writable;
+  debug: boolean;
+  /** Attempts per file (1 + retries). */
+  attempts?: number;
+  retryDelayMs?: number;
+  progress?: { add(n: number): void };
+}
+
+/**
+ * Streams one signed URL into `sink`, WITHOUT the Authorization header (the
+ * signed URL is the credential). A broken transfer is retried and resumed with
+ * Range from the bytes already taken; a 200 to a Range request starts over.
+ * Shared by `jobs backup download` (a temporary file) and `verify` (checks in memory).
+ */
+export async function transferSignedFile(
+  f: { name: string; url: string },
+  o: TransferOptions,
+  sink: TransferSink,
+): Promise<{ bytes: number; resumed: boolean }> {
   const { EnvHttpProxyAgent } = await import('../http/undici.js');
   const dispatcher = new EnvHttpProxyAgent({ connect: { timeout: o.timeoutMs } });
-  const temp = path.join(path.dirname(f.target), `.${path.basename(f.target)}.part-${process.pid}`);
   const attempts = o.attempts ?? 5;
+  const label = path.basename(f.name);
   let written = 0;
   let resumed = false;
-  const cleanup = () => rm(temp, { force: true });
-  o.signal.addEventListener('abort', () => void cleanup(), { once: true });
   try {
     for (let attempt = 1; ; attempt++) {
       try {
@@ -118,45 +145,98 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
         if (res.statusCode === 200 && written > 0) {
           // The server ignored Range: start over.
           written = 0;
+          await sink.restart();
         } else if (res.statusCode === 206) {
           resumed = true;
         } else if (res.statusCode !== 200) {
           await res.body.dump();
-          const err = new CliError(`GET ${u.origin}${u.pathname}: ${res.statusCode} while downloading ${path.basename(f.target)}`, res.statusCode === 403 || res.statusCode === 401 ? ExitCode.auth : res.statusCode === 404 ? ExitCode.notFound : res.statusCode >= 500 ? ExitCode.transient : ExitCode.refused);
+          const err = new CliError(`GET ${u.origin}${u.pathname}: ${res.statusCode} while downloading ${label}`, res.statusCode === 403 || res.statusCode === 401 ? ExitCode.auth : res.statusCode === 404 ? ExitCode.notFound : res.statusCode >= 500 ? ExitCode.transient : ExitCode.refused);
           if (res.statusCode < 500 && res.statusCode !== 408 && res.statusCode !== 429) throw Object.assign(err, { final: true });
           throw err;
         }
-        const counter = new Transform({
-          transform(chunk: Buffer, _enc, cb) {
-            written += chunk.length;
-            bar?.add(chunk.length);
-            cb(null, chunk);
-          },
-        });
-        await pipeline(res.body, counter, createWriteStream(temp, { flags: written > 0 && res.statusCode === 206 ? 'a' : 'w', mode: 0o600 }), {
-          signal: o.signal,
-        });
-        break;
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          written += chunk.length;
+          o.progress?.add(chunk.length);
+          await sink.write(chunk);
+        }
+        return { bytes: written, resumed };
       } catch (err) {
         if (o.signal.aborted) throw o.signal.reason;
         if ((err as { final?: boolean }).final || attempt >= attempts) {
           if (err instanceof CliError) throw err;
-          throw new TransientError(`downloading ${path.basename(f.target)} failed after ${attempt} attempts: ${(err as Error).message}`);
+          throw new TransientError(`downloading ${label} failed after ${attempt} attempts: ${(err as Error).message}`);
         }
         if (o.debug) o.stderr.write(`[debug] transfer broke at ${written} bytes (${(err as Error).message}); retrying\n`);
         await abortableSleep((o.retryDelayMs ?? 500) * attempt, o.signal);
       }
     }
+  } finally {
+    await dispatcher.close().catch(() => {});
+  }
+}
+
+/**
+ * Bytes start..end (inclusive) of a signed URL, again without Authorization:
+ * verify reads a large zip's central directory and entries this way. A server
+ * that does not answer 206 with exactly that range fails the stream.
+ */
+export function readSignedRange(url: string, start: number, end: number, o: Pick<TransferOptions, 'signal' | 'timeoutMs'>): Readable {
+  const out = new PassThrough();
+  void (async () => {
+    const { EnvHttpProxyAgent } = await import('../http/undici.js');
+    const dispatcher = new EnvHttpProxyAgent({ connect: { timeout: o.timeoutMs } });
+    try {
+      const u = new URL(url);
+      const res = await (dispatcher as unknown as Dispatcher).request({
+        origin: u.origin,
+        path: u.pathname + u.search,
+        method: 'GET',
+        headers: { accept: '*/*', 'user-agent': 'backupctl', range: `bytes=${start}-${end}` },
+        signal: o.signal,
+        headersTimeout: o.timeoutMs,
+        bodyTimeout: o.timeoutMs,
+      });
+      const range = /^bytes (\d+)-(\d+)\//.exec(String(res.headers['content-range'] ?? ''));
+      if (res.statusCode !== 206 || !range || Number(range[1]) !== start || Number(range[2]) !== end) {
+        await res.body.dump();
+        throw new Error(`GET ${u.origin}${u.pathname}: asked for bytes ${start}-${end}, got ${res.statusCode} ${String(res.headers['content-range'] ?? '')}`.trim());
+      }
+      await pipeline(res.body, out);
+    } catch (err) {
+      out.destroy(err as Error);
+    } finally {
+      await dispatcher.close().catch(() => {});
+    }
+  })();
+  return out;
+}
+
+async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOptions, bar?: ProgressBar): Promise<Downloaded> {
+  const temp = path.join(path.dirname(f.target), `.${path.basename(f.target)}.part-${process.pid}`);
+  const cleanup = () => rm(temp, { force: true });
+  o.signal.addEventListener('abort', () => void cleanup(), { once: true });
+  let out = createWriteStream(temp, { flags: 'w', mode: 0o600 });
+  const closeOut = () => new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+  try {
+    const { bytes: written, resumed } = await transferSignedFile({ name: f.target, url: f.url }, { ...o, progress: bar }, {
+      async write(chunk) {
+        if (!out.write(chunk)) await once(out, 'drain');
+      },
+      async restart() {
+        await closeOut();
+        out = createWriteStream(temp, { flags: 'w', mode: 0o600 });
+      },
+    });
+    await closeOut();
     if (f.size !== undefined && written !== f.size) {
       throw new TransientError(`${path.basename(f.target)}: got ${written} bytes, the backup record says ${f.size}`);
     }
     await rename(temp, f.target);
     return { name: f.name, path: f.target, bytes: written, resumed };
   } catch (err) {
+    out.destroy();
     await cleanup();
     throw err;
-  } finally {
-    await dispatcher.close().catch(() => {});
   }
 }
 
@@ -167,49 +247,4 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** One line on stderr, redrawn at most ten times a second. */
-class ProgressBar {
-  private done = 0;
-  private files = 0;
-  private last = 0;
-  constructor(
-    private readonly out: Writable,
-    private readonly total: number,
-    private readonly fileCount: number,
-  ) {}
-  add(n: number) {
-    this.done += n;
-    const now = Date.now();
-    if (now - this.last > 100) {
-      this.last = now;
-      this.draw();
-    }
-  }
-  fileDone() {
-    this.files++;
-    this.draw();
-  }
-  private draw() {
-    const width = 30;
-    const frac = this.total > 0 ? Math.min(1, this.done / this.total) : this.files / Math.max(1, this.fileCount);
-    const filled = Math.round(frac * width);
-    this.out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(frac * 100)}%  ${this.files}/${this.fileCount} files  ${human(this.done)}`);
-  }
-  end() {
-    this.draw();
-    this.out.write('\n');
-  }
-}
-
-function human(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i ? v.toFixed(1) : v} ${units[i]}`;
 }
