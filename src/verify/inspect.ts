@@ -275,7 +275,7 @@ class TarCheck extends GuardedCheck {
     if (/Invalid tar header\. Maybe/.test(text)) return `tar: header checksum mismatch after ${this.entries} entr${this.entries === 1 ? 'y' : 'ies'}: the archive is damaged`;
     if (/unknown format/.test(text)) return `tar: a header of unknown format after ${this.entries} entries`;
     if (/Unexpected end of data/.test(text)) return `tar: truncated inside entry ${this.entries}`;
-    return `tar: ${text}`;
+    return text.startsWith('tar: ') ? text : `tar: ${text}`;
   }
 
   private async start(): Promise<void> {

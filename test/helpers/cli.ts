@@ -21,6 +21,8 @@ export interface CliOptions {
   /** Text on standard input (stdin is a pipe, so never a TTY). */
   input?: string;
   timeoutMs?: number;
+  /** Working folder of the CLI (default: the test's). */
+  cwd?: string;
 }
 
 /**
@@ -43,7 +45,7 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'], cwd: opts.cwd });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
