@@ -16,6 +16,7 @@ const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check'],
   [ExitCode.locked, 'another run holds the lock (--lock)'],
   [ExitCode.verifyFailed, 'verify: a file read back failed a check (size, hash changed since an earlier verify, or its content)'],
+  [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
 ];
 
@@ -58,7 +59,8 @@ the environment over the profile. An empty value counts as unset.
   FORCE_COLOR           0 or false turns colour off; nothing turns it on when stdout is not a terminal
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
                         proxy for requests to the service (lower-case names too); NO_PROXY lists
-                        hosts reached directly
+                        hosts reached directly; loopback hosts (localhost, 127.0.0.0/8, ::1)
+                        always go direct
   NODE_EXTRA_CA_CERTS   file of extra CA certificates in PEM (a company proxy or a private CA);
                         read by Node.js at start-up
 

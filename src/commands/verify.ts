@@ -6,6 +6,7 @@
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { cronParams } from '../resources/start-backup.js';
+import { jobArg } from '../resources/common.js';
 import { CliError, EmptyResultError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
 import { verifyDocumentSchema } from '../verify/model.js';
 
@@ -39,7 +40,7 @@ export const module: ModuleSpec = {
         'backupctl verify "shop mysql" --latest -o prometheus --output-file /var/lib/node_exporter/textfile/verify-shop.prom',
       ],
       params: [
-        { name: 'job', in: 'local', type: 'string', positional: true, required: true, placeholder: 'job', description: 'Job id or name' },
+        { ...jobArg(), in: 'local' },
         { name: 'backup', in: 'local', type: 'uuid', positional: true, description: 'One backup id (else --latest, --since or --sample)' },
         { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job (the default)' },
         { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Every backup with files created since then (7d, 24h, or ISO 8601)' },
@@ -51,7 +52,7 @@ export const module: ModuleSpec = {
       ],
       output: { kind: 'object', schema: 'verify' },
       handler: 'verify',
-      alsoCalls: ['GET /jobs', 'GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{id}', 'POST /backups/{id}/download'],
+      alsoCalls: ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
       dryRunInHandler: true,
       extraFormats: ['prometheus'],
     },
@@ -88,25 +89,12 @@ function readSelection(v: Record<string, unknown>): Selection {
   return { backup, latest: ways === 0 || latest, since, sample, text };
 }
 
-/** The job by id (GET /jobs/{id}) or by name (exact, else in any case; it must be one). */
-async function findJob(ctx: Context, wanted: string): Promise<{ id: string; name: string | null }> {
+/** The job's record, for its name (the runner has turned a name given into the id). */
+async function findJob(ctx: Context, id: string): Promise<{ id: string; name: string | null }> {
   const client = await ctx.client();
-  if (UUID.test(wanted)) {
-    const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(wanted)}` }, { signal: ctx.signal });
-    const data = (res.body as { data?: Rec } | undefined)?.data;
-    return { id: wanted, name: typeof data?.name === 'string' ? data.name : null };
-  }
-  const all: Rec[] = [];
-  for await (const page of client.pages({ method: 'GET', path: '/jobs', query: { page_size: 100 } }, { all: true, signal: ctx.signal })) {
-    all.push(...(page.records.filter((r) => r && typeof r === 'object') as Rec[]));
-  }
-  let found = all.filter((j) => j.name === wanted);
-  if (!found.length) found = all.filter((j) => typeof j.name === 'string' && j.name.toLowerCase() === wanted.toLowerCase());
-  if (!found.length) throw new CliError(`no job with the id or name "${wanted}"`, ExitCode.notFound, ['  See backupctl jobs list.']);
-  if (found.length > 1) {
-    throw new UsageError(`${found.length} jobs are named "${wanted}": give the id`, found.map((j) => `  ${String(j.id)}  ${String(j.name)}`));
-  }
-  return { id: String(found[0]!.id), name: String(found[0]!.name) };
+  const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(id)}` }, { signal: ctx.signal });
+  const data = (res.body as { data?: Rec } | undefined)?.data;
+  return { id, name: typeof data?.name === 'string' ? data.name : null };
 }
 
 type Backup = import('../resources/backup-files.js').Backup;
@@ -156,7 +144,7 @@ const verify: Handler = async (input, ctx) => {
   const prometheus = ctx.globals.output?.trim().toLowerCase() === 'prometheus';
   if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
   const sel = readSelection(v);
-  const jobArg = String(v.job);
+  const jobId = String(v.job_id);
   const outputFile = v.output_file as string | undefined;
   const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
   const format: Format = prometheus ? 'prometheus' : v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format;
@@ -168,18 +156,18 @@ const verify: Handler = async (input, ctx) => {
   }
   if (ctx.globals.dryRun) {
     const { printDryRun } = await import('../cli/dry-run.js');
-    await printDryRun(ctx, UUID.test(jobArg) ? { method: 'GET', path: `/jobs/${encodeURIComponent(jobArg)}` } : { method: 'GET', path: '/jobs', query: { page_size: 100 } });
+    await printDryRun(ctx, { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` });
     ctx.io.stderr.write("Then the job's backups, and a GET of every file's signed URL (no Authorization); nothing is written to disk.\n");
     return { kind: 'empty' };
   }
-  return runForCron(guards, ctx, () => runVerify(ctx, { jobArg, sel, format, outputFile, parallel: Number(v.parallel ?? 2) }));
+  return runForCron(guards, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2) }));
 };
 
 async function runVerify(
   ctx: Context,
-  o: { jobArg: string; sel: Selection; format: Format; outputFile: string | undefined; parallel: number },
+  o: { jobId: string; sel: Selection; format: Format; outputFile: string | undefined; parallel: number },
 ): Promise<Result> {
-  const job = await findJob(ctx, o.jobArg);
+  const job = await findJob(ctx, o.jobId);
   const backups = await chooseBackups(ctx, job.id, o.sel);
   if (!backups.length) {
     throw new EmptyResultError(`job ${job.name ?? job.id} has no ${o.sel.latest ? 'completed backup' : `backup with files matching ${o.sel.text}`} to verify`);
@@ -199,7 +187,7 @@ async function runVerify(
   if (!targets.some((t) => t.files.length)) throw new EmptyResultError(`the chosen backups of job ${job.name ?? job.id} have no files`);
 
   const settings = await ctx.settings();
-  const [{ Ledger }, { stateDir }, { transferSignedFile, readSignedRange }, { verifyBackups }, { parseStatedSize }] = await Promise.all([
+  const [{ Ledger }, { stateDir }, { transfer, readSignedRange }, { verifyBackups }, { parseStatedSize }] = await Promise.all([
     import('../verify/ledger.js'),
     import('../config/paths.js'),
     import('../jobs/download.js'),
@@ -222,8 +210,8 @@ async function runVerify(
     job,
     selection: o.sel.text,
     transfer: {
-      read: (file, sink) => transferSignedFile(file, transferOptions, sink),
-      range: (url, start, end) => readSignedRange(url, start, end, transferOptions),
+      read: (file, sink) => transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { ...transferOptions, label: file.name, size: file.size }),
+      range: (url, start, end) => readSignedRange(url, start, end, { ...transferOptions, label: 'the zip being verified' }),
     },
     ledger,
     parallel: o.parallel,
@@ -234,13 +222,8 @@ async function runVerify(
   });
   await ledger.save();
 
-  const text = await outputText(doc, o.format, ctx, ledger.job(job.id), streamNdjson);
-  if (o.outputFile !== undefined) {
-    const { writeFileAtomic } = await import('../status/output-file.js');
-    await writeFileAtomic(o.outputFile, text);
-  } else if (text) {
-    ctx.io.stdout.write(text);
-  }
+  const { renderToOutput } = await import('../status/output-file.js');
+  await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, ledger.job(job.id), streamNdjson));
   if (doc.verdict === 'failed') {
     const { failureLines } = await import('../verify/view.js');
     const n = doc.summary.files_failed;
@@ -249,44 +232,41 @@ async function runVerify(
   return { kind: 'empty' };
 }
 
-/** The whole output as text (stdout or --output-file); ndjson files already streamed are not repeated. */
-async function outputText(
+/** The output (stdout or --output-file); ndjson files already streamed are not repeated. */
+async function outputResult(
   doc: import('../verify/model.js').VerifyDocument,
   format: Format,
-  ctx: Context,
+  out: OutputOptions,
+  io: IO,
   marks: import('../verify/ledger.js').JobMarks | undefined,
   filesStreamed: boolean,
-): Promise<string> {
+): Promise<Result> {
   const view = await import('../verify/view.js');
   switch (format) {
     case 'prometheus':
-      return view.verifyPrometheus(doc, marks);
+      return { kind: 'text', text: await view.verifyPrometheus(doc, marks) };
     case 'check':
-      return view.summaryText(doc);
+      return { kind: 'text', text: view.summaryText(doc) };
     case 'json':
-      return `${JSON.stringify(doc, null, ctx.output.pretty ? 2 : undefined)}\n`;
+      return { kind: 'text', text: '', value: doc };
     case 'ndjson': {
       const lines = filesStreamed ? [] : doc.backups.flatMap((b) => b.files.map((f) => JSON.stringify({ type: 'file', ...f })));
       for (const { files: _files, ...b } of doc.backups) lines.push(JSON.stringify({ type: 'backup', ...b }));
-      return `${lines.join('\n')}\n`;
+      return { kind: 'text', text: `${lines.join('\n')}\n` };
     }
     case 'tsv':
     case 'quiet':
     case 'table': {
-      const { render } = await import('../output/index.js');
-      const { textSink } = await import('../status/output-file.js');
-      const sink = textSink();
-      const out: OutputOptions = ctx.output;
-      const io: IO = { ...ctx.io, stdout: sink.stream };
+      const { onePage } = await import('../status/fleet.js');
       const files = doc.backups.flatMap((b) => b.files);
-      await render({ kind: 'list', pages: onePage(files), columns: view.fileColumns, idField: 'name' }, out, io);
-      return format === 'table' ? `${sink.text()}\n${view.summaryText(doc)}` : sink.text();
+      const list: Result = { kind: 'list', pages: onePage(files), columns: view.fileColumns, idField: 'name' };
+      if (format !== 'table') return list;
+      // The table of files first, then a summary line per backup under it.
+      const { render } = await import('../output/index.js');
+      await render(list, out, io);
+      return { kind: 'text', text: `\n${view.summaryText(doc)}` };
     }
   }
-}
-
-async function* onePage(rows: unknown[]): AsyncIterable<unknown[]> {
-  yield rows;
 }
 
 export const handlers: Record<string, Handler> = { verify };

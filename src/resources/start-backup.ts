@@ -2,6 +2,7 @@
 // cron entry needs: --jitter, --lock, --healthcheck-url, --wait.
 import type { Handler, Result } from '../cli/types.js';
 import type { CommandSpec, ParamSpec } from './types.js';
+import { jobArg } from './common.js';
 
 /** What a crontab line needs around a command (jobs backup start, verify); run by runForCron in jobs/cron.ts. */
 export const cronParams: ParamSpec[] = [
@@ -11,7 +12,7 @@ export const cronParams: ParamSpec[] = [
 ];
 
 export const startBackupParams: ParamSpec[] = [
-  { name: 'job_id', flag: 'job', in: 'path', type: 'uuid', positional: true, required: true, description: 'Job id' },
+  jobArg(),
   { name: 'is_manual', flag: 'manual', in: 'body', type: 'boolean', description: 'Tag the backup manual (the default when no tag is given)' },
   { name: 'is_hourly', flag: 'hourly', in: 'body', type: 'boolean', description: 'Tag the backup hourly' },
   { name: 'is_daily', flag: 'daily', in: 'body', type: 'boolean', description: 'Tag the backup daily' },
@@ -83,7 +84,8 @@ export const startBackupSpec: CommandSpec = {
   method: 'POST',
   endpoint: '/jobs/{job_id}/backups/start',
   params: startBackupParams,
-  output: { kind: 'object', idField: 'backup_id' },
+  successStatus: 202,
+  output: { kind: 'object', schema: 'started', wireSchema: 'startAnswer', idField: 'backup_id' },
   handler: 'startBackup',
   dryRunInHandler: true,
 };

@@ -185,7 +185,9 @@ describe('verify: selection and input', () => {
     expect(none.code).toBe(9);
     expect(none.stderr).toMatch(/has no backup with files matching since 2030-01-01/);
     emu.clearRequests();
-    const two = await cli(['verify', 'api postgres', '--latest', '--sample', '2']);
+    // By id: a name would be looked up (one GET /v1/jobs) before the flags are judged.
+    const id = jobs.get('api postgres')!;
+    const two = await cli(['verify', id, '--latest', '--sample', '2']);
     expect(two.code).toBe(2);
     expect(two.stderr).toContain('give one selection');
     const bad = await cli(['verify', 'api postgres', '--parallel', '0']);
