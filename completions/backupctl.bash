@@ -203,7 +203,7 @@ __backupctl_flags() {
 }
 
 __backupctl_global_flags() {
-  echo '--profile --base-url --output -o --json --quiet -q --columns --no-headers --debug --timeout --no-color --yes -y --config-dir --dry-run --help -h'
+  echo '--profile --base-url --output -o --json --quiet -q --columns --no-headers --debug --timeout --no-color --yes -y --config-dir --dry-run --jq --help -h'
 }
 
 __backupctl_root_flags() {
@@ -444,6 +444,7 @@ __backupctl_flag_value() {
     */--columns) echo 'none' ;;
     */--timeout) echo 'none' ;;
     */--config-dir) echo 'dirs' ;;
+    */--jq) echo 'none' ;;
   esac
 }
 

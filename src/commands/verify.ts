@@ -5,7 +5,7 @@
 // (src/verify/inspect.ts). Exit 11 when a file fails, 9 when nothing matched.
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
-import { cronParams } from '../resources/start-backup.js';
+import { cronParams } from '../jobs/cron.js';
 import { jobArg } from '../resources/common.js';
 import { CliError, EmptyResultError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
 import { verifyDocumentSchema } from '../verify/model.js';
@@ -36,7 +36,7 @@ export const module: ModuleSpec = {
         'backupctl verify 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c --latest',
         'backupctl verify "shop mysql" --since 7d --parallel 4',
         'backupctl verify "shop mysql" --sample 3 --since 30d --json',
-        'backupctl verify "shop mysql" --latest --check --lock ~/.local/state/backupctl/verify.lock --healthcheck-url https://hc-ping.com/<uuid>',
+        'backupctl verify "shop mysql" --latest --check --lock verify-shop --healthcheck-url https://hc-ping.com/<uuid>',
         'backupctl verify "shop mysql" --latest -o prometheus --output-file /var/lib/node_exporter/textfile/verify-shop.prom',
       ],
       params: [
@@ -148,19 +148,18 @@ const verify: Handler = async (input, ctx) => {
   const outputFile = v.output_file as string | undefined;
   const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
   const format: Format = prometheus ? 'prometheus' : v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format;
-  const { cronGuards, runForCron } = await import('../jobs/cron.js');
-  const guards = cronGuards(v);
   if (outputFile !== undefined) {
     const { checkOutputFile } = await import('../status/output-file.js');
     await checkOutputFile(outputFile);
   }
+  const { runCronJob } = await import('../jobs/cron.js');
   if (ctx.globals.dryRun) {
     const { printDryRun } = await import('../cli/dry-run.js');
     await printDryRun(ctx, { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` });
     ctx.io.stderr.write("Then the job's backups, and a GET of every file's signed URL (no Authorization); nothing is written to disk.\n");
     return { kind: 'empty' };
   }
-  return runForCron(guards, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2) }));
+  return runCronJob(v, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2) }));
 };
 
 async function runVerify(

@@ -31,8 +31,9 @@ export function configFilePath(dir: string): string {
 }
 
 /**
- * Where backupctl keeps state that is not configuration (the verify ledger):
- * $XDG_STATE_HOME/backupctl, else ~/.local/state/backupctl.
+ * Per-user state (run locks): $XDG_STATE_HOME/backupctl, else
+ * ~/.local/state/backupctl. Not /tmp, where any local user can create the
+ * lock first and block the nightly run.
  */
 export function stateDir(env: NodeJS.ProcessEnv): string {
   const xdg = envValue(env, 'XDG_STATE_HOME');

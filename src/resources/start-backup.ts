@@ -2,14 +2,8 @@
 // cron entry needs: --jitter, --lock, --healthcheck-url, --wait.
 import type { Handler, Result } from '../cli/types.js';
 import type { CommandSpec, ParamSpec } from './types.js';
+import { cronParams } from '../jobs/cron.js';
 import { jobArg } from './common.js';
-
-/** What a crontab line needs around a command (jobs backup start, verify); run by runForCron in jobs/cron.ts. */
-export const cronParams: ParamSpec[] = [
-  { name: 'jitter', in: 'local', type: 'duration', placeholder: 'duration', description: 'Sleep a random time up to this long first, so a fleet does not start at once' },
-  { name: 'lock', in: 'local', type: 'string', placeholder: 'file', description: 'Hold this lock file while running; another run holding it: exit 10' },
-  { name: 'healthcheck_url', in: 'local', type: 'string', placeholder: 'url', description: 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' },
-];
 
 export const startBackupParams: ParamSpec[] = [
   jobArg(),
@@ -25,14 +19,10 @@ export const startBackupParams: ParamSpec[] = [
   ...cronParams,
 ];
 
-/** POST start, then (with --wait) poll; the cron helpers around both. */
+/** POST start, then (with --wait) poll; the cron helpers (src/jobs/cron.ts) around both. */
 export const startBackup: Handler = async (input, ctx) => {
-  const v = input.values;
-  const jobId = String(v.job_id);
-  const { cronGuards, runForCron } = await import('../jobs/cron.js');
-  const guards = cronGuards(v);
-  if (ctx.globals.dryRun) return startAndMaybeWait(input, ctx, jobId);
-  return runForCron(guards, ctx, () => startAndMaybeWait(input, ctx, jobId));
+  const { runCronJob } = await import('../jobs/cron.js');
+  return runCronJob(input.values, ctx, () => startAndMaybeWait(input, ctx, String(input.values.job_id)));
 };
 
 async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<Handler>[1], jobId: string): Promise<Result> {
