@@ -70,7 +70,7 @@ describe("each command's real --json output is valid against its schema", () => 
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'backupctl-schemas-'));
-    env = { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: path.join(dir, 'config') };
+    env = { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: path.join(dir, 'config'), XDG_STATE_HOME: path.join(dir, 'state') };
     ids.key = await first('/v1/ssh-keys');
     ids.snapshot = await first('/v1/snapshots');
     ids.resource = await first('/v1/snapshots/resources');
@@ -86,6 +86,11 @@ describe("each command's real --json output is valid against its schema", () => 
     writeFileSync(path.join(dir, 'secret.txt'), 'S3CRET\n');
     // A stored profile, so profiles list and config list show real settings.
     expect((await runCli(['config', 'set', 'timeout', '45s'], { env })).code).toBe(0);
+    // A backups file with a change in it, for plan and apply (sections without secrets).
+    const exported = await runCli(['export', '--only', 'droplets,volumes'], { env });
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toMatch(/frequency: \d+/);
+    writeFileSync(path.join(dir, 'backups.yaml'), exported.stdout.replace(/frequency: \d+/, 'frequency: 7'));
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -127,7 +132,12 @@ describe("each command's real --json output is valid against its schema", () => 
     'backups get': [ids.backup!],
     'backups urls': [ids.backup!],
     status: [],
+    export: [],
+    plan: ['-f', path.join(dir, 'backups.yaml')],
+    apply: ['-f', path.join(dir, 'backups.yaml'), '--yes'],
     report: ['--since', '3d'],
+    // A job whose newest backup verifies (git server's is the demo's corrupted one: exit 11).
+    verify: ['api postgres', '--since', '1d'],
   });
 
   it('covers every command that prints JSON', () => {
@@ -145,7 +155,9 @@ describe("each command's real --json output is valid against its schema", () => 
       const name = [...words, ...args].join(' ');
       const schema = await runCli(['schema', ...words]);
       const r = await runCli([...words, ...args, '--json'], { env });
-      if (schema.code !== 0 || r.code !== 0) {
+      // plan exits 12 when it has changes to show (and still prints them).
+      const expected = words[0] === 'plan' ? 12 : 0;
+      if (schema.code !== 0 || r.code !== expected) {
         failures.push(`${name}: schema exit ${schema.code}, command exit ${r.code}: ${schema.stderr.trim()} ${r.stderr.trim()}`);
         continue;
       }
@@ -153,6 +165,7 @@ describe("each command's real --json output is valid against its schema", () => 
       const output = JSON.parse(r.stdout) as unknown;
       if (!validate(output)) failures.push(`${name}: ${ajv.errorsText(validate.errors)}`);
       if (Array.isArray(output) && output.length === 0) failures.push(`${name}: printed an empty list; nothing was checked`);
+      if (words[0] === 'plan' && (output as { changes: unknown[] }).changes.length === 0) failures.push(`${name}: planned no change; nothing was checked`);
     }
     expect(failures).toEqual([]);
   }, 240_000);
