@@ -40,6 +40,8 @@ function __backupctl_command
             echo 'backups'
         case '/status'
             echo 'status'
+        case '/verify'
+            echo 'verify'
         case '/report'
             echo 'report'
         case '/export'
@@ -235,7 +237,7 @@ end
 function __backupctl_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i droplets' 'volumes' 'Snapshot schedules of cloud_i block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'status' 'Fleet health at a glance: every job, newest backup, next run' 'report' 'Expected runs against actual backups: missed runs, failures, durations, sizes' 'export' 'Write the backup set-up (storage, jobs, snapshot schedules) as a YAML file' 'plan' 'Show what apply would change to make the service match a backups file' 'apply' 'Make the service match a backups file' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'help' 'Show help for a command, or a topic: exit-codes, environment, cron'
+            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i droplets' 'volumes' 'Snapshot schedules of cloud_i block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'status' 'Fleet health at a glance: every job, newest backup, next run' 'verify' 'Read backups back and check every file: size, sha256, gzip/tar/zip/dump structure' 'report' 'Expected runs against actual backups: missed runs, failures, durations, sizes' 'export' 'Write the backup set-up (storage, jobs, snapshot schedules) as a YAML file' 'plan' 'Show what apply would change to make the service match a backups file' 'apply' 'Make the service match a backups file' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'help' 'Show help for a command, or a topic: exit-codes, environment, cron'
         case 'auth'
             printf '%s\t%s\n' 'login' 'Save an API token for a profile, after checking it with the service' 'status' 'Show the profile, base URL and token in use (token masked)' 'logout' 'Remove the profile\'s stored token' 'token' 'Print the token in use (for scripts)'
         case 'profiles'
@@ -265,7 +267,7 @@ function __backupctl_subcommands
         case 'jobs'
             printf '%s\t%s\n' 'list' 'List backup jobs' 'get' 'Show a job with its schedules, storage and last backups' 'create' 'Create a backup job' 'update' 'Change the storage or schedules of a job' 'delete' 'Delete a job' 'backup' 'Start, list, download and delete the backups of a job' 'encryption-key' 'Attach or detach the encryption key of a job' 'proxy' 'Attach or detach the proxy of a job' 'schedule' 'Change a schedule of a job' 'storage' 'Set the storage destinations of a job'
         case 'jobs backup'
-            printf '%s\t%s\n' 'start' 'Start a backup of a job now' 'list' 'List the backups of a job' 'delete' 'Delete ALL backups of a job (--all is required)' 'latest' 'Show the newest backup of a job; exit 9 when none qualifies' 'download' 'Download the files of a backup into a folder'
+            printf '%s\t%s\n' 'start' 'Start a backup of a job now' 'list' 'List the backups of a job' 'delete' 'Delete ALL backups of a job (--all is required)' 'latest' 'Show the newest backup of a job; exit 9 when none qualifies' 'download' 'Download the files of a backup into a folder, or one file to stdout (--output -)'
         case 'jobs encryption-key'
             printf '%s\t%s\n' 'set' 'Encrypt the backups of a job with a key' 'remove' 'Stop encrypting the backups of a job'
         case 'jobs proxy'
@@ -355,13 +357,15 @@ function __backupctl_flags
         case 'jobs backup latest'
             printf '%s\t%s\n' '--status' 'Only backups with this status' '--max-age' 'Exit 9 when the newest backup is older than this (26h, 2d)'
         case 'jobs backup download'
-            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job' '--dir' 'Folder to write the files into' '--force' 'Overwrite files that exist' '--parallel' 'Files fetched at once'
+            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job' '--dir' 'Folder to write the files into' '--force' 'Overwrite files that exist' '--parallel' 'Files fetched at once' '--file' 'Only this file of the backup (needed with --output - when it has several)'
         case 'restores list'
             printf '%s\t%s\n' '--status' 'Only restore jobs with this status' '--page' 'Page number (1-based)' '--page-size' 'Records per page, 15..100' '--all' 'Follow every page and stream all records' '--fail-if-empty' 'Exit 9 when nothing matched'
         case 'encryption-keys create'
             printf '%s\t%s\n' '--name' 'Name of the key' '--public-key-file' 'PEM public key file (or - for stdin)'
         case 'status'
             printf '%s\t%s\n' '--job' 'Only this job, by id or name' '--check' 'Exit 9 when a job has no completed backup younger than its max age' '--max-age' 'Max age of the newest completed backup: 26h for every job (default 26h), or <job>=48h for one job (id or name)' '--allow-errors' 'Count completed_with_errors as completed, not as failed' '--output-file' 'Write the output to this file atomically instead of stdout'
+        case 'verify'
+            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job (the default)' '--since' 'Every backup with files created since then (7d, 24h, or ISO 8601)' '--sample' 'N backups with files drawn at random (from --since when given, else from all)' '--parallel' 'Files read at once' '--check' 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' '--jitter' 'Sleep a random time up to this long first, so a fleet does not start at once' '--lock' 'Hold this lock while running; another run holding it: exit 10 (a bare name lives in ~/.local/state/backupctl)' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' '--output-file' 'Write the output to this file atomically instead of stdout'
         case 'report'
             printf '%s\t%s\n' '--since' 'Start of the window: an age (30d, 2w, 36h) or an ISO 8601 datetime' '--until' 'End of the window: now, an age (1d) or an ISO 8601 datetime' '--job' 'Only this job, by id or name (repeatable); droplets, volumes and resources are then left out' '--grace' 'A backup started within this of an expected run (before or after) fulfils it' '--output-file' 'Write the output to this file atomically instead of stdout'
         case 'export'
@@ -373,12 +377,12 @@ function __backupctl_flags
         case 'api'
             printf '%s\t%s\n' '--method' 'HTTP method (default GET, or POST when fields or --input are given)' '-X' 'HTTP method (default GET, or POST when fields or --input are given)' '--raw-field' 'Add a string field; key[sub]=value nests, key[]=value appends' '-f' 'Add a string field; key[sub]=value nests, key[]=value appends' '--field' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '-F' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '--input' 'Send this file (or - for standard input) as the JSON body; fields then go in the query string' '--paginate' 'Follow every page of a list and print one JSON array of the records (ndjson with -o ndjson)'
         case 'emulator'
-            printf '%s\t%s\n' '--port' 'Port of the API; 0 picks a free one' '--token' 'Bearer token the emulator accepts (its own, not your API token); random when absent' '--seed' 'Starting data: a realistic team, or only the first SSH key' '--latency' 'Delay before every answer, in milliseconds' '--fault' 'Inject a fault: KIND[:count=N][:rate=R][:method=M][:path=P][:retryAfter=S], KIND one of 429, 500, 502-html, 503, reset, timeout, truncated, not-json, slow-body' '--outcome' 'How started backups end (default completed; jobs named with "fail" always fail)' '--big-job' 'Add a job "bulk" holding this many backups' '--tick' 'Time per step of a started backup, in milliseconds'
+            printf '%s\t%s\n' '--port' 'Port of the API; 0 picks a free one' '--token' 'Bearer token the emulator accepts (its own, not your API token); random when absent' '--seed' 'Starting data: a realistic team, or only the first SSH key' '--latency' 'Delay before every answer, in milliseconds' '--fault' 'Inject a fault: KIND[:count=N][:rate=R][:method=M][:path=P][:retryAfter=S], KIND one of 429, 500, 502-html, 503, reset, timeout, truncated, not-json, slow-body' '--outcome' 'How started backups end (default completed; jobs named with "fail" always fail)' '--big-job' 'Add a job "bulk" holding this many backups' '--damaged-files' 'Add a job "damaged files": one backup per fault verify must catch (truncated, flipped byte, bad tar header, no dump end marker, wrong size)' '--changing-files' 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' '--big-file' 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' '--tick' 'Time per step of a started backup, in milliseconds'
     end
 end
 
 function __backupctl_global_flags
-    printf '%s\t%s\n' '--profile' 'config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'same as -o json' '--quiet' 'print only ids, one per line' '-q' 'print only ids, one per line' '--columns' 'table columns to show, comma-separated' '--no-headers' 'omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'no colour (also NO_COLOR)' '--yes' 'do not ask for confirmation' '-y' 'do not ask for confirmation' '--config-dir' 'where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'print the request as a curl command line and send nothing' '--help' 'show help for the command' '-h' 'show help for the command'
+    printf '%s\t%s\n' '--profile' 'config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'same as -o json' '--quiet' 'print only ids, one per line' '-q' 'print only ids, one per line' '--columns' 'table columns to show, comma-separated' '--no-headers' 'omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'no colour (also NO_COLOR)' '--yes' 'do not ask for confirmation' '-y' 'do not ask for confirmation' '--config-dir' 'where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'print the request as a curl command line and send nothing' '--jq' 'filter the JSON output with a jq expression; strings print raw' '--help' 'show help for the command' '-h' 'show help for the command'
 end
 
 function __backupctl_root_flags
@@ -758,6 +762,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs backup download/--parallel'
             echo 'none'
+        case 'jobs backup download/--file'
+            echo 'none'
+        case 'jobs backup download/--output' 'jobs backup download/-o'
+            echo 'words table json ndjson tsv -'
         case 'restores list/--status'
             echo 'words pending running failed completed'
         case 'restores list/--page'
@@ -775,6 +783,22 @@ function __backupctl_flag_value
         case 'status/--output-file'
             echo 'none'
         case 'status/--output' 'status/-o'
+            echo 'words table json ndjson tsv prometheus'
+        case 'verify/--since'
+            echo 'none'
+        case 'verify/--sample'
+            echo 'none'
+        case 'verify/--parallel'
+            echo 'none'
+        case 'verify/--jitter'
+            echo 'none'
+        case 'verify/--lock'
+            echo 'none'
+        case 'verify/--healthcheck-url'
+            echo 'none'
+        case 'verify/--output-file'
+            echo 'none'
+        case 'verify/--output' 'verify/-o'
             echo 'words table json ndjson tsv prometheus'
         case 'report/--since'
             echo 'none'
@@ -818,6 +842,8 @@ function __backupctl_flag_value
             echo 'words completed failed completed_with_errors'
         case 'emulator/--big-job'
             echo 'none'
+        case 'emulator/--big-file'
+            echo 'none'
         case 'emulator/--tick'
             echo 'none'
         case '*/--profile'
@@ -832,6 +858,8 @@ function __backupctl_flag_value
             echo 'none'
         case '*/--config-dir'
             echo 'dirs'
+        case '*/--jq'
+            echo 'none'
     end
 end
 
@@ -920,10 +948,12 @@ function __backupctl_positional
             echo 'ids jobs'
         case 'jobs backup download/0'
             echo 'ids jobs'
+        case 'verify/0'
+            echo 'ids jobs'
         case 'completion/0'
             echo 'words bash zsh fish'
         case 'help/0'
-            echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report export plan apply api schema completion emulator'
+            echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator'
     end
 end
 

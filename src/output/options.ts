@@ -18,7 +18,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /** `--json` > `-o/--output` > BACKUPCTL_OUTPUT > profile `output` > table on a terminal, tsv when piped. */
 function resolveFormat(globals: Globals, env: NodeJS.ProcessEnv, io: IO, profileOutput: string | undefined): OutputFormat {
-  if (globals.json) return 'json';
+  if (globals.json || globals.jq !== undefined) return 'json';
   const flag = globals.output;
   if (flag !== undefined) return parseFormat(flag, '--output');
   const fromEnv = nonEmpty(env.BACKUPCTL_OUTPUT);
@@ -75,5 +75,11 @@ export function resolveOutputOptions(opts: {
   // A spinner or progress bar redraws its line: a terminal on stderr that can move the cursor.
   if (io.stderrIsTTY && !dumbTerminal(env)) options.animation = { color: colorAllowed(globals, env) };
   if (columns !== undefined) options.columns = columns;
+  if (globals.jq !== undefined) {
+    // jq prints the whole JSON: ids alone (-q) or table columns do not apply.
+    options.jq = globals.jq;
+    options.quiet = false;
+    delete options.columns;
+  }
   return options;
 }

@@ -1,42 +1,14 @@
 // The confirmation and the hidden token prompt in a real pseudo-terminal
 // (util-linux `script` gives the CLI a pty on stdin and stdout).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { BIN, cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { inPty as runInPty } from '../helpers/pty.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 let emu: Emulator;
 let cfg: ReturnType<typeof tempConfigDir>;
-
-/**
- * Runs the CLI under `script`, typing `keys` once the prompt has appeared.
- * `stty`: a terminal size to set first (`cols 0 rows 0`), else script's own.
- */
-function inPty(args: string[], keys: string, env: Record<string, string>, stty?: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const cmd = (stty ? `stty ${stty}; exec ` : '') + [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    let typed = false;
-    const onData = (d: Buffer) => {
-      output += d.toString('utf8');
-      // A runaway terminal writer (see the spinner tests) must not fill this process's memory.
-      if (output.length > 1_000_000) child.kill('SIGKILL');
-      if (!typed && /\?/.test(output)) {
-        typed = true;
-        setTimeout(() => child.stdin.write(keys), 150);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+const inPty = (args: string[], keys: string, env: Record<string, string>, stty?: string) => runInPty(args, env, { keys, stty });
 
 beforeAll(async () => {
   emu = await startTestEmulator({ seed: 'demo' });
