@@ -201,7 +201,8 @@ class GzipCheck extends GuardedCheck {
     const inner = this.inner?.sniffed;
     return inner && inner !== 'data' ? `${inner}.gz` : 'gzip';
   }
-  private readonly gunzip = createGunzip();
+  // Big output chunks: every chunk costs a hop through the inner check, so 16 KB ones (the default) cost 4x the time.
+  private readonly gunzip = createGunzip({ chunkSize: 256 * 1024 });
   private readonly inner: Sniffer;
   private readonly pumped: Promise<void>;
   private decompressed = 0;
