@@ -188,7 +188,7 @@ __backupctl_flags() {
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --tick' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --tick --now' ;;
   esac
 }
 
@@ -409,6 +409,7 @@ __backupctl_flag_value() {
     'emulator/--outcome') echo 'words completed failed completed_with_errors' ;;
     'emulator/--big-job') echo 'none' ;;
     'emulator/--tick') echo 'none' ;;
+    'emulator/--now') echo 'none' ;;
     */--profile) echo 'none' ;;
     */--base-url) echo 'none' ;;
     */--output|*/-o) echo 'words table json ndjson tsv' ;;

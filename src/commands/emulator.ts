@@ -21,6 +21,7 @@ export const module: ModuleSpec = {
         'backupctl emulator --port 8080 --token emu_local --seed empty',
         'backupctl emulator --latency 200 --fault 500:count=2:path=/v1/servers --fault 429:rate=0.2',
         'backupctl emulator --outcome failed --big-job 10000',
+        'backupctl emulator --now 2027-03-28T01:30:00Z',
       ],
       local: true,
       handler: 'emulator',
@@ -61,6 +62,15 @@ export const module: ModuleSpec = {
         },
         { name: 'big_job', flag: 'big-job', in: 'local', type: 'integer', min: 0, placeholder: 'n', description: 'Add a job "bulk" holding this many backups' },
         { name: 'tick', in: 'local', type: 'integer', default: 300, min: 1, placeholder: 'ms', description: 'Time per step of a started backup, in milliseconds' },
+        {
+          name: 'now',
+          in: 'local',
+          type: 'datetime',
+          placeholder: 'time',
+          description:
+            "Start the emulator's clock at this instant (ISO 8601, or an age such as 30d for that long ago): the demo " +
+            'history is laid back from it and the clock runs on from there. Default: the real clock',
+        },
       ],
       output: { kind: 'none' },
     },
@@ -95,6 +105,7 @@ const runEmulator: Handler = async (input: CommandInput, ctx: Context): Promise<
       backupOutcome: (v.outcome as 'completed' | 'failed' | 'completed_with_errors' | undefined) ?? 'completed',
       tickMs: optionalNumber(v.tick),
       bigJob: optionalNumber(v.big_job),
+      now: typeof v.now === 'string' ? Date.parse(v.now) : undefined,
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
