@@ -1,12 +1,12 @@
 // argv -> command -> exit code. The only place that prints errors and exits.
 // Start-up is kept small: `--version` answers before anything else loads, and
 // the command tree is built from dist/startup/ (see startupSource) without loading handlers.
-import { readFileSync } from 'node:fs';
 import { isatty } from 'node:tty';
 import type { CommandSource, ManifestCommand, StartupIndex } from './resources/types.js';
 import type { IO } from './cli/types.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
 import { scrub } from './util/scrub.js';
+import { readBuiltFile } from './util/built-files.js';
 
 declare const __VERSION__: string;
 export const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
@@ -47,7 +47,7 @@ export function processIO(): IO {
  * dist/manifest.json is 77 KB; a command needs its group's few KB).
  */
 export function startupSource(): CommandSource {
-  const read = (name: string): unknown => JSON.parse(readFileSync(new URL(`./startup/${name}`, import.meta.url), 'utf8'));
+  const read = (name: string): unknown => JSON.parse(readBuiltFile(`startup/${name}`, () => new URL(`./startup/${name}`, import.meta.url)));
   const index = read('index.json') as StartupIndex;
   const eager = new Set(index.eager.map((c) => c.path[0]));
   return {
@@ -104,7 +104,8 @@ async function report(err: unknown, io: IO, debug: boolean): Promise<number> {
     return ExitCode.usage;
   }
   if (err instanceof CliError) {
-    io.stderr.write(scrub(`error: ${sanitize(err.message)}\n`));
+    // An error without a message (plan's "changes pending") has already said everything on stdout.
+    if (err.message) io.stderr.write(scrub(`error: ${sanitize(err.message)}\n`));
     for (const line of err.details) io.stderr.write(scrub(`${sanitize(line)}\n`));
     return err.exitCode;
   }

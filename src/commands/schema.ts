@@ -8,6 +8,7 @@ import { moduleLoaders } from '../resources/registry.js';
 import { UsageError } from '../errors.js';
 import { apiName, effectiveParams, flagName } from '../cli/params.js';
 import { readManifest } from './completion.js';
+import { editDistance } from '../util/suggest.js';
 
 export const module: ModuleSpec = {
   name: 'schema',
@@ -18,9 +19,9 @@ export const module: ModuleSpec = {
       description:
         'For a list command the schema is an array of its records. The schemas are lenient, as the CLI is: ' +
         'fields may be null or missing, and records may carry fields not listed.',
-      examples: ['backupctl schema servers list', 'backupctl schema jobs get', 'backupctl schema jobs backup start --json > start.schema.json'],
+      examples: ['backupctl schema servers list', 'backupctl schema file > backups.schema.json', 'backupctl schema jobs get', 'backupctl schema jobs backup start --json > start.schema.json'],
       params: [
-        { name: 'command', in: 'local', type: 'string', positional: true, required: true, description: 'The command, e.g. servers' },
+        { name: 'command', in: 'local', type: 'string', positional: true, required: true, description: 'The command, e.g. servers; or file, for the backups file of export, plan and apply' },
         { name: 'subcommand', in: 'local', type: 'string', positional: true, description: 'Its subcommand, e.g. list' },
         { name: 'action', in: 'local', type: 'string', positional: true, description: 'The third word of longer commands (jobs backup start)' },
       ],
@@ -51,20 +52,6 @@ export function findCommand(manifest: Manifest, words: readonly string[]): Manif
   );
 }
 
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const next = Math.min(row[j]! + 1, row[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = row[j]!;
-      row[j] = next;
-    }
-  }
-  return row[b.length]!;
-}
-
 /** Commands whose name is near the words given: the group's commands, names a few edits away, or the same group's. */
 export function closeMatches(manifest: Manifest, words: readonly string[], max = 6): string[] {
   const key = words.join(' ');
@@ -92,6 +79,8 @@ export async function outputSchema(spec: ManifestCommand): Promise<JsonSchema> {
   const load = moduleLoaders[spec.module];
   const zodSchema = load ? (await load()).schemas?.[spec.output.schema] : undefined;
   if (!zodSchema) throw none();
+  // A JSON Schema made elsewhere (the backups file of export, also \`schema file\`).
+  if (typeof zodSchema === 'function') return (zodSchema as () => JsonSchema)();
   const record = toJsonSchema(zodSchema);
   const title = `backupctl ${name} --json`;
   if (spec.output.kind === 'list') return { $schema: JSON_SCHEMA_DIALECT, title, type: 'array', items: record };
@@ -101,6 +90,11 @@ export async function outputSchema(spec: ManifestCommand): Promise<JsonSchema> {
 const schema: Handler = async (input, ctx) => {
   const v = input.values;
   const words = [v.command, v.subcommand, v.action].filter((w): w is string => typeof w === 'string' && w !== '');
+  if (words.length === 1 && words[0] === 'file') {
+    // Not a command: the backups file of export, plan and apply.
+    const { backupsFileSchema } = await import('../ascode/filespec.js');
+    return { kind: 'text', text: JSON.stringify(backupsFileSchema(), null, ctx.output.pretty ? 2 : undefined) };
+  }
   const manifest = readManifest();
   const spec = findCommand(manifest, words);
   if (!spec || spec.hidden) {
@@ -197,8 +191,8 @@ function parametersOf(spec: ManifestCommand): JsonSchema[] {
 /** The JSON body the command's body flags make: dotted names nest, `.` is the whole body from a file. */
 function requestBodyOf(spec: ManifestCommand): JsonSchema | undefined {
   const params = spec.params.filter((p) => p.in === 'body');
-  if (!params.length) return undefined;
-  const root: JsonSchema = { type: 'object', properties: {} };
+  if (!params.length && !spec.body) return undefined;
+  const root: JsonSchema = { type: 'object', properties: { ...spec.body?.fields } };
   for (const p of params) {
     const name = apiName(p);
     if (name === '.') continue;
@@ -220,6 +214,7 @@ function requestBodyOf(spec: ManifestCommand): JsonSchema | undefined {
       if (!required.includes(last)) cur.required = [...required, last];
     }
   }
+  if (spec.body?.required?.length) root.required = [...new Set([...((root.required as string[] | undefined) ?? []), ...spec.body.required])];
   return root;
 }
 
@@ -230,24 +225,72 @@ function operationId(spec: ManifestCommand): string {
   return words.replace(/-(\w)/g, (_, c: string) => c.toUpperCase());
 }
 
-function responsesOf(spec: ManifestCommand, ref: JsonSchema | undefined): Record<string, unknown> {
+/** The status of a success, as the interface gives it (see CommandSpec.successStatus). */
+export function successStatus(spec: ManifestCommand): number {
+  if (spec.successStatus) return spec.successStatus;
+  if (spec.output.kind === 'none') return 204;
+  if (spec.method === 'POST' && spec.output.kind === 'record') return 201;
+  return 200;
+}
+
+/**
+ * The error answers whose shapes are known (docs/faults.md): 401 and 429 from any
+ * endpoint, 404 where the path names a record, 422 where the request carries input.
+ */
+const ERROR_RESPONSES: Record<string, JsonSchema> = {
+  Unauthenticated: { description: 'Missing or invalid token (backupctl exits 4)', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorMessage' } } } },
+  NotFound: { description: 'No such record or route (backupctl exits 5)', content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorMessage' } } } },
+  ValidationFailed: {
+    description: "Laravel's validation answer: the first message, and every message by field (backupctl exits 1)",
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ValidationErrors' } } },
+  },
+  TooManyRequests: {
+    description: 'Rate limited; backupctl waits Retry-After (capped) and retries, then exits 6',
+    headers: { 'Retry-After': { description: 'Seconds to wait', schema: { type: 'integer', minimum: 0 } } },
+    content: { 'application/json': { schema: { $ref: '#/components/schemas/ErrorMessage' } } },
+  },
+};
+const ERROR_SCHEMAS: Record<string, JsonSchema> = {
+  ErrorMessage: { type: 'object', properties: { message: { type: 'string' } }, required: ['message'] },
+  ValidationErrors: {
+    type: 'object',
+    properties: {
+      message: { type: 'string' },
+      errors: { type: 'object', additionalProperties: { type: 'array', items: { type: 'string' } } },
+    },
+    required: ['message'],
+  },
+};
+
+function responsesOf(spec: ManifestCommand, path: string, ref: JsonSchema | undefined, takesInput: boolean): Record<string, unknown> {
   const any: JsonSchema = ref ?? { type: 'object' };
   const json = (schema: JsonSchema, description: string) => ({ description, content: { 'application/json': { schema } } });
-  switch (spec.output.kind) {
-    case 'none':
-      return { '204': { description: 'No content' } };
-    case 'list':
-      return {
-        '200': json(
-          { type: 'object', properties: { data: { type: 'array', items: any }, links: { type: 'object' }, meta: { type: 'object' } }, required: ['data'] },
-          'One page of records',
-        ),
-      };
-    case 'record':
-      return { [spec.method === 'GET' ? '200' : '2XX']: json({ type: 'object', properties: { data: any }, required: ['data'] }, 'The record') };
-    case 'object':
-      return { [spec.method === 'GET' ? '200' : '2XX']: json(any, 'The answer, without a data wrapper') };
-  }
+  const status = String(successStatus(spec));
+  const success = ((): Record<string, unknown> => {
+    switch (spec.output.kind) {
+      case 'none':
+        return { [status]: { description: 'No content' } };
+      case 'list':
+        return {
+          [status]: json(
+            { type: 'object', properties: { data: { type: 'array', items: any }, links: { type: 'object' }, meta: { type: 'object' } }, required: ['data'] },
+            'One page of records',
+          ),
+        };
+      case 'record':
+        return { [status]: json({ type: 'object', properties: { data: any }, required: ['data'] }, 'The record') };
+      case 'object':
+        return { [status]: json(any, 'The answer, without a data wrapper') };
+    }
+  })();
+  const error = (name: string) => ({ $ref: `#/components/responses/${name}` });
+  return {
+    ...success,
+    '401': error('Unauthenticated'),
+    ...(path.includes('{') ? { '404': error('NotFound') } : {}),
+    ...(takesInput ? { '422': error('ValidationFailed') } : {}),
+    '429': error('TooManyRequests'),
+  };
 }
 
 /**
@@ -260,7 +303,7 @@ export async function openapiDocument(manifest: Manifest): Promise<JsonSchema> {
   const registry = z.registry<{ id: string }>();
   const ids = new Map<unknown, string>();
   const refOf = async (spec: ManifestCommand): Promise<JsonSchema | undefined> => {
-    const key = spec.output.schema;
+    const key = spec.output.wireSchema ?? spec.output.schema;
     if (!key) return undefined;
     const schema = (await moduleLoaders[spec.module]?.())?.schemas?.[key];
     if (!schema) return undefined;
@@ -287,16 +330,17 @@ export async function openapiDocument(manifest: Manifest): Promise<JsonSchema> {
       continue;
     }
     const body = requestBodyOf(spec);
+    const parameters = parametersOf(spec);
     const op: Operation = {
       operationId: operationId(spec),
       summary: spec.summary,
       ...(spec.description ? { description: spec.description } : {}),
       tags: [spec.path[0]!],
-      parameters: parametersOf(spec),
+      parameters,
       ...(body
-        ? { requestBody: { required: spec.params.some((p) => p.in === 'body' && p.required), content: { 'application/json': { schema: body } } } }
+        ? { requestBody: { required: Boolean((body.required as string[] | undefined)?.length), content: { 'application/json': { schema: body } } } }
         : {}),
-      responses: responsesOf(spec, await refOf(spec)),
+      responses: responsesOf(spec, path, await refOf(spec), Boolean(body) || parameters.some((p) => p.in === 'query')),
       'x-backupctl-commands': [command],
     };
     (paths[path] ??= {})[spec.method.toLowerCase()] = op;
@@ -315,12 +359,18 @@ export async function openapiDocument(manifest: Manifest): Promise<JsonSchema> {
         if (!existing['x-backupctl-commands'].includes(command)) existing['x-backupctl-commands'].push(command);
         continue;
       }
+      // No command has it as its endpoint: it answers as the calling command does (droplets
+      // snapshot delete --all), with that command's path parameters.
+      if (spec.output.kind !== 'none') throw new Error(`${command}: ${call} is no command's endpoint; only a call answering 204 may be described from its caller`);
+      const names = [...path.matchAll(/\{(\w+)\}/g)].map((p) => p[1]);
+      const parameters = parametersOf(spec).filter((p) => p.in === 'path' && names.includes(p.name as string));
+      if (parameters.length !== names.length) throw new Error(`${command}: ${call} has path parameters the command does not declare`);
       (paths[path] ??= {})[method.toLowerCase()] = {
         operationId: `${method.toLowerCase()}${pascal(path.replace(/^\/v1/, '').replace(/[{}]/g, '').replace(/\//g, '-'))}`,
         summary: `Called by ${command}`,
         tags: [spec.path[0]!],
-        parameters: [...path.matchAll(/\{(\w+)\}/g)].map((p) => ({ name: p[1], in: 'path', required: true, schema: { type: 'string' } })),
-        responses: { '2XX': { description: 'Success' } },
+        parameters,
+        responses: responsesOf(spec, path, undefined, false),
         'x-backupctl-commands': [command],
       };
     }
@@ -344,6 +394,7 @@ export async function openapiDocument(manifest: Manifest): Promise<JsonSchema> {
       description:
         'Generated from the backupctl command registry by `npm run docs`; do not edit by hand. ' +
         'Answers are described leniently, as the CLI reads them: fields may be null or missing and records may carry more fields.',
+      license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: '{base_url}', variables: { base_url: { default: 'https://api.example.com', description: 'The service address (BACKUPCTL_BASE_URL)' } } }],
     security: [{ bearer: [] }],
@@ -351,6 +402,6 @@ export async function openapiDocument(manifest: Manifest): Promise<JsonSchema> {
       .filter(([k]) => !k.includes(' ') && Object.values(paths).some((ops) => Object.values(ops).some((o) => (o.tags as string[])[0] === k)))
       .map(([name, description]) => ({ name, description })),
     paths,
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas },
+    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, responses: ERROR_RESPONSES, schemas: { ...schemas, ...ERROR_SCHEMAS } },
   };
 }

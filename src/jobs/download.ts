@@ -1,18 +1,22 @@
 // Downloads the files of a backup from their signed URLs. Each file is
 // fetched WITHOUT the Authorization header (the URLs are signed and may be on
-// another host), streamed to a temporary name in the target folder and
-// renamed when complete; an existing file is never overwritten without
-// --force. A broken transfer is retried and resumed with Range where the
-// server answers 206.
-import { createWriteStream } from 'node:fs';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+// another host), streamed to a temporary file in the target folder and put in
+// place when complete; an existing file is never overwritten without --force.
+// A broken transfer is retried and resumed with Range where the server answers 206.
+//
+// Two layers: `transfer` moves the bytes of one signed URL into any
+// TransferSink (retries, Range resumes, the Content-Range and size checks);
+// `downloadFiles` gives it a private temporary file per file. Other sinks
+// (a digest that writes nothing, stdout) reuse `transfer` as it is.
+import { constants as fsConstants } from 'node:fs';
+import { link, lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
-import { Transform } from 'node:stream';
 import type { Writable } from 'node:stream';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 import type { Dispatcher } from '../http/undici.js';
+import { sanitize } from '../output/format.js';
 
 export interface RemoteFile {
   name: string;
@@ -53,13 +57,190 @@ export function exactSize(size: unknown): number | undefined {
 /** A file name from the service, made safe to write inside `dir`: no folders, no `..`. */
 export function safeFileName(name: string): string {
   const base = name.replace(/\\/g, '/').split('/').filter(Boolean).pop() ?? '';
-  // eslint-disable-next-line no-control-regex
-  const clean = base.replace(/[\u0000-\u001f\u007f]/g, '').trim();
+  // Control characters, escapes and bidi overrides (U+202E shows a name reversed) go.
+  const clean = sanitize(base).trim();
   if (!clean || clean === '.' || clean === '..') throw new UsageError(`refusing to write a file named ${JSON.stringify(name)}`);
   return clean;
 }
 
+/** Where the bytes of one transfer go. */
+export interface TransferSink {
+  /** Drops everything written so far: the next bytes are the file's first. */
+  restart(): Promise<void>;
+  write(chunk: Buffer): Promise<void>;
+}
+
+export interface TransferOptions {
+  signal: AbortSignal;
+  timeoutMs: number;
+  stderr: Writable;
+  debug: boolean;
+  /** The file's name, for messages. */
+  label: string;
+  /** The length the backup record states; more bytes than this are refused at once. */
+  size?: number;
+  /** Attempts (1 + retries). */
+  attempts?: number;
+  retryDelayMs?: number;
+  /** Called with each chunk's length once the sink took it (progress). */
+  onBytes?: (n: number) => void;
+}
+
+export interface Transferred {
+  bytes: number;
+  resumed: boolean;
+}
+
+/**
+ * A download URL must be absolute http(s): `file:`, `data:` or a relative URL from
+ * the service is refused before anything is fetched (and never retried).
+ */
+export function checkDownloadUrl(url: string, label: string): URL {
+  let u: URL | undefined;
+  try {
+    u = new URL(url);
+  } catch {
+    // Relative or malformed.
+  }
+  if (!u || (u.protocol !== 'https:' && u.protocol !== 'http:')) {
+    const scheme = u ? u.protocol : 'a relative or malformed URL';
+    throw new CliError(`the service gave ${sanitize(label)} a download URL that is not http(s) (${sanitize(scheme)}); refusing to fetch it`, ExitCode.refused);
+  }
+  return u;
+}
+
+/** A failure of one attempt that another attempt cannot mend. */
+class FinalTransferError extends CliError {}
+
+/** `bytes 40000-99999/100000` -> its parts; `*` for an unknown total. */
+function parseContentRange(value: string | string[] | undefined): { start: number; end: number; total?: number } | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  const m = v ? /^\s*bytes\s+(\d+)-(\d+)\/(\d+|\*)\s*$/i.exec(v) : null;
+  if (!m) return undefined;
+  const [start, end] = [Number(m[1]), Number(m[2])];
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return undefined;
+  return { start, end, total: m[3] === '*' ? undefined : Number(m[3]) };
+}
+
+function headerInt(value: string | string[] | undefined): number | undefined {
+  const v = Array.isArray(value) ? value[0] : value;
+  return v !== undefined && /^\s*\d+\s*$/.test(v) ? Number(v) : undefined;
+}
+
+/**
+ * Fetches one signed URL into `sink`, with retries. A retry after a break asks
+ * for the rest with Range; the 206 must say (Content-Range) that it starts
+ * exactly where the sink stands and belongs to a file of the same total length
+ * as the first answer said, else the transfer starts over from byte 0. Bytes
+ * beyond the record's stated size, or beyond the length the answer declared,
+ * end the transfer at once.
+ */
+export async function transfer(url: string, sink: TransferSink, o: TransferOptions): Promise<Transferred> {
+  const u = checkDownloadUrl(url, o.label);
+  const label = sanitize(o.label);
+  const where = sanitize(`${u.origin}${u.pathname}`);
+  const { EnvHttpProxyAgent } = await import('../http/undici.js');
+  const dispatcher = new EnvHttpProxyAgent({ connect: { timeout: o.timeoutMs } });
+  const attempts = o.attempts ?? 5;
+  let written = 0;
+  let resumed = false;
+  // The file's total length as the first answer gave it.
+  let total: number | undefined;
+  const startOver = async () => {
+    if (written > 0) await sink.restart();
+    written = 0;
+    total = undefined;
+  };
+  try {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        // No Authorization header here, ever: the signed URL is the credential.
+        const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'backupctl' };
+        if (written > 0) headers.range = `bytes=${written}-`;
+        if (o.debug) o.stderr.write(`[debug] > GET ${where} (signed URL, no Authorization)${written ? ` Range: bytes=${written}-` : ''}\n`);
+        const res = await (dispatcher as unknown as Dispatcher).request({
+          origin: u.origin,
+          path: u.pathname + u.search,
+          method: 'GET',
+          headers,
+          signal: o.signal,
+          headersTimeout: o.timeoutMs,
+          bodyTimeout: o.timeoutMs,
+        });
+        if (o.debug) o.stderr.write(`[debug] < ${res.statusCode}\n`);
+        let answerTotal: number | undefined;
+        if (res.statusCode === 200) {
+          // A whole file: the server ignored Range (or none was sent).
+          await startOver();
+          answerTotal = headerInt(res.headers['content-length']);
+        } else if (res.statusCode === 206) {
+          const range = parseContentRange(res.headers['content-range']);
+          if (!range || range.start !== written) {
+            // Not the rest of what we hold: appending it would corrupt the file.
+            await res.body.dump().catch(() => {});
+            const was = written;
+            await startOver();
+            throw new Error(`the resume at byte ${was} was answered with ${range ? `bytes ${range.start}-${range.end}` : 'no usable Content-Range'}; starting over`);
+          }
+          answerTotal = range.total;
+          resumed = true;
+        } else {
+          await res.body.dump().catch(() => {});
+          const status = res.statusCode;
+          const redirect = status >= 300 && status < 400;
+          const code = status === 403 || status === 401 ? ExitCode.auth : status === 404 ? ExitCode.notFound : status >= 500 ? ExitCode.transient : ExitCode.refused;
+          const message = `GET ${where}: ${status} while downloading ${label}${redirect ? ' (redirects are not followed)' : ''}`;
+          if (status < 500 && status !== 408 && status !== 429) throw new FinalTransferError(message, code);
+          throw new CliError(message, code);
+        }
+        if (answerTotal !== undefined) {
+          if (total !== undefined && answerTotal !== total) {
+            await res.body.dump().catch(() => {});
+            const was = total;
+            await startOver();
+            throw new Error(`the file's length changed from ${was} to ${answerTotal} bytes between attempts; starting over`);
+          }
+          total = answerTotal;
+          if (o.size !== undefined && total !== o.size) {
+            await res.body.dump().catch(() => {});
+            throw new FinalTransferError(`${label}: the server announces ${total} bytes, the backup record says ${o.size}`, ExitCode.transient);
+          }
+        }
+        const limit = o.size ?? total;
+        for await (const chunk of res.body as AsyncIterable<Buffer>) {
+          if (limit !== undefined && written + chunk.length > limit) {
+            res.body.destroy();
+            throw new FinalTransferError(`${label}: the server sent more than the ${limit} bytes ${o.size !== undefined ? 'the backup record states' : 'it announced'}; stopped`, ExitCode.transient);
+          }
+          await sink.write(chunk);
+          written += chunk.length;
+          o.onBytes?.(chunk.length);
+        }
+        if (total !== undefined && written !== total) throw new Error(`the answer ended at ${written} of ${total} bytes`);
+        break;
+      } catch (err) {
+        if (o.signal.aborted) throw o.signal.reason;
+        if (err instanceof FinalTransferError) throw err;
+        if (attempt >= attempts) {
+          if (err instanceof CliError) throw err;
+          throw new TransientError(`downloading ${label} failed after ${attempt} attempts: ${sanitize((err as Error).message)}`);
+        }
+        if (o.debug) o.stderr.write(`[debug] transfer broke at ${written} bytes (${sanitize((err as Error).message)}); retrying\n`);
+        await abortableSleep((o.retryDelayMs ?? 500) * attempt, o.signal);
+      }
+    }
+    if (o.size !== undefined && written !== o.size) {
+      throw new TransientError(`${label}: got ${written} bytes, the backup record says ${o.size}`);
+    }
+    return { bytes: written, resumed };
+  } finally {
+    await dispatcher.close().catch(() => {});
+  }
+}
+
 export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Promise<Downloaded[]> {
+  // Refuse a file: or data: URL before anything is fetched or created.
+  for (const f of files) checkDownloadUrl(f.url, f.name);
   await mkdir(o.dir, { recursive: true });
   const targets = files.map((f) => ({ ...f, target: path.join(o.dir, safeFileName(f.name)) }));
   const seen = new Set<string>();
@@ -88,81 +269,111 @@ export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Pr
   return results;
 }
 
-async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOptions, bar?: ProgressBar): Promise<Downloaded> {
-  const { EnvHttpProxyAgent } = await import('../http/undici.js');
-  const dispatcher = new EnvHttpProxyAgent({ connect: { timeout: o.timeoutMs } });
-  const temp = path.join(path.dirname(f.target), `.${path.basename(f.target)}.part-${process.pid}`);
-  const attempts = o.attempts ?? 5;
-  let written = 0;
-  let resumed = false;
-  const cleanup = () => rm(temp, { force: true });
-  o.signal.addEventListener('abort', () => void cleanup(), { once: true });
-  try {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const u = new URL(f.url);
-        // No Authorization header here, ever: the signed URL is the credential.
-        const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'backupctl' };
-        if (written > 0) headers.range = `bytes=${written}-`;
-        if (o.debug) o.stderr.write(`[debug] > GET ${u.origin}${u.pathname} (signed URL, no Authorization)${written ? ` Range: bytes=${written}-` : ''}\n`);
-        const res = await (dispatcher as unknown as Dispatcher).request({
-          origin: u.origin,
-          path: u.pathname + u.search,
-          method: 'GET',
-          headers,
-          signal: o.signal,
-          headersTimeout: o.timeoutMs,
-          bodyTimeout: o.timeoutMs,
-        });
-        if (o.debug) o.stderr.write(`[debug] < ${res.statusCode}\n`);
-        if (res.statusCode === 200 && written > 0) {
-          // The server ignored Range: start over.
-          written = 0;
-        } else if (res.statusCode === 206) {
-          resumed = true;
-        } else if (res.statusCode !== 200) {
-          await res.body.dump();
-          const err = new CliError(`GET ${u.origin}${u.pathname}: ${res.statusCode} while downloading ${path.basename(f.target)}`, res.statusCode === 403 || res.statusCode === 401 ? ExitCode.auth : res.statusCode === 404 ? ExitCode.notFound : res.statusCode >= 500 ? ExitCode.transient : ExitCode.refused);
-          if (res.statusCode < 500 && res.statusCode !== 408 && res.statusCode !== 429) throw Object.assign(err, { final: true });
-          throw err;
-        }
-        const counter = new Transform({
-          transform(chunk: Buffer, _enc, cb) {
-            written += chunk.length;
-            bar?.add(chunk.length);
-            cb(null, chunk);
-          },
-        });
-        await pipeline(res.body, counter, createWriteStream(temp, { flags: written > 0 && res.statusCode === 206 ? 'a' : 'w', mode: 0o600 }), {
-          signal: o.signal,
-        });
-        break;
-      } catch (err) {
-        if (o.signal.aborted) throw o.signal.reason;
-        if ((err as { final?: boolean }).final || attempt >= attempts) {
-          if (err instanceof CliError) throw err;
-          throw new TransientError(`downloading ${path.basename(f.target)} failed after ${attempt} attempts: ${(err as Error).message}`);
-        }
-        if (o.debug) o.stderr.write(`[debug] transfer broke at ${written} bytes (${(err as Error).message}); retrying\n`);
-        await abortableSleep((o.retryDelayMs ?? 500) * attempt, o.signal);
+let randomBytes: typeof import('node:crypto').randomBytes | undefined;
+
+/**
+ * A new private file beside `target`: a random name, created exclusively
+ * (O_EXCL: a file or symlink already there makes it fail) and without
+ * following a symlink, mode 0600. Another local user cannot predict the name
+ * or make it point elsewhere; the descriptor is kept for every attempt.
+ */
+async function createPartFile(target: string): Promise<{ path: string; fh: FileHandle }> {
+  randomBytes ??= process.getBuiltinModule('node:crypto').randomBytes;
+  const flags = fsConstants.O_WRONLY | fsConstants.O_CREAT | fsConstants.O_EXCL | (fsConstants.O_NOFOLLOW ?? 0);
+  for (let i = 0; ; i++) {
+    const temp = path.join(path.dirname(target), `.${path.basename(target)}.part-${randomBytes(8).toString('hex')}`);
+    try {
+      return { path: temp, fh: await open(temp, flags, 0o600) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || i >= 4) throw err;
+    }
+  }
+}
+
+/** A sink writing at explicit offsets into an open file. */
+function fileSink(fh: FileHandle): TransferSink {
+  let position = 0;
+  return {
+    async restart() {
+      await fh.truncate(0);
+      position = 0;
+    },
+    async write(chunk) {
+      let off = 0;
+      while (off < chunk.length) {
+        const { bytesWritten } = await fh.write(chunk, off, chunk.length - off, position);
+        off += bytesWritten;
+        position += bytesWritten;
       }
+    },
+  };
+}
+
+/**
+ * Puts the finished temporary file at `target`. Without --force, link(2) fails
+ * if anything (a file, a symlink, even a dangling one) appeared there since the
+ * first check; with --force, rename(2) replaces what is there (a symlink itself,
+ * never the file it points to).
+ */
+async function putInPlace(temp: string, target: string, force: boolean): Promise<void> {
+  if (!force) {
+    try {
+      await link(temp, target);
+      await unlink(temp);
+      return;
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST') throw new UsageError(`${target} exists; pass --force to overwrite it`);
+      // A filesystem without hard links: check, then rename.
+      if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'ENOSYS' && code !== 'EXDEV') throw err;
+      if (await exists(target)) throw new UsageError(`${target} exists; pass --force to overwrite it`);
     }
-    if (f.size !== undefined && written !== f.size) {
-      throw new TransientError(`${path.basename(f.target)}: got ${written} bytes, the backup record says ${f.size}`);
-    }
-    await rename(temp, f.target);
-    return { name: f.name, path: f.target, bytes: written, resumed };
+  }
+  await rename(temp, target);
+}
+
+async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOptions, bar?: ProgressBar): Promise<Downloaded> {
+  const part = await createPartFile(f.target);
+  let closed = false;
+  const close = async () => {
+    if (closed) return;
+    closed = true;
+    await part.fh.close().catch(() => {});
+  };
+  const cleanup = async () => {
+    await close();
+    await rm(part.path, { force: true });
+  };
+  const onAbort = () => void cleanup();
+  o.signal.addEventListener('abort', onAbort, { once: true });
+  try {
+    const got = await transfer(f.url, fileSink(part.fh), {
+      signal: o.signal,
+      timeoutMs: o.timeoutMs,
+      stderr: o.stderr,
+      debug: o.debug,
+      label: path.basename(f.target),
+      size: f.size,
+      attempts: o.attempts,
+      retryDelayMs: o.retryDelayMs,
+      onBytes: (n) => bar?.add(n),
+    });
+    await part.fh.sync();
+    await close();
+    await putInPlace(part.path, f.target, o.force);
+    return { name: f.name, path: f.target, bytes: got.bytes, resumed: got.resumed };
   } catch (err) {
     await cleanup();
     throw err;
   } finally {
-    await dispatcher.close().catch(() => {});
+    o.signal.removeEventListener('abort', onAbort);
   }
 }
 
+/** Anything at `p`, a dangling symlink included. */
 async function exists(p: string): Promise<boolean> {
   try {
-    await stat(p);
+    await lstat(p);
     return true;
   } catch {
     return false;

@@ -1,11 +1,15 @@
 // Single backups by id (real endpoints beyond the interface, see api-facts.md).
+import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { loose } from './common.js';
 import { backupSchema, columns as jobColumns } from './jobs.js';
 import { tsvField } from '../output/format.js';
 
-export const schemas = { backup: backupSchema };
+/** The data of POST /backups/{id}/download: a signed URL by file name. */
+const urlsSchema = z.record(z.string(), z.string());
+
+export const schemas = { backup: backupSchema, urls: urlsSchema };
 
 export const columns: Record<string, Column[]> = {
   backup: jobColumns.backup!,
@@ -52,7 +56,8 @@ export const module: ModuleSpec = {
       method: 'POST',
       endpoint: '/backups/{backup_id}/download',
       params: [idArg],
-      output: { kind: 'list', columns: 'url', idField: 'url' },
+      successStatus: 200,
+      output: { kind: 'record', schema: 'urls', columns: 'url', idField: 'url' },
       handler: 'urls',
     },
   ],

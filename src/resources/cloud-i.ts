@@ -172,7 +172,8 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
     min: kind.idType === 'integer' ? 1 : undefined,
     positional: true,
     required: true,
-    description: `${capitalised(singular)} id`,
+    description: `${capitalised(singular)} id or name`,
+    names: plural,
   });
   const machineId = idParam('id');
   const ownerId = idParam(singular);
@@ -280,6 +281,8 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
       method: 'PATCH',
       endpoint: `${one}/activate`,
       params: [machineId, ...schedule(true)],
+      // The handler refuses an activate without a retention count.
+      body: { required: ['retention'] },
       output: { kind: 'none', done: `Activated snapshots of ${singular} {${idName}}.` },
       handler: 'activate',
       dryRunInHandler: true,

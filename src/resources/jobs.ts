@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { Column, Handler, Section } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
-import { datetime, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
+import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
 
 export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
@@ -62,7 +62,27 @@ export const jobSchema = record({
   last_backups: z.nullish(z.array(backupSchema)),
 });
 
-export const schemas = { job: jobSchema, backup: backupSchema, schedule: scheduleSchema };
+/** The 202 answer of POST /jobs/{id}/backups/start. */
+const startAnswerSchema = record({
+  status: z.nullish(z.string()),
+  backup_id: z.nullish(z.string()),
+  url: z.nullish(z.string()),
+  config: z.nullish(z.union([z.array(z.unknown()), z.record(z.string(), z.unknown())])),
+  tags: z.nullish(z.record(z.string(), z.unknown())),
+});
+/** What `jobs backup start --json` prints: the answer, and with --wait the backup as it ended. */
+const startedSchema = z.extend(startAnswerSchema, { backup: z.optional(backupSchema) });
+/** The 200 answer of DELETE /jobs/{id}/backups. */
+const backupsDeletedSchema = record({ message: z.nullish(z.string()) });
+
+export const schemas = {
+  job: jobSchema,
+  backup: backupSchema,
+  schedule: scheduleSchema,
+  startAnswer: startAnswerSchema,
+  started: startedSchema,
+  backupsDeleted: backupsDeletedSchema,
+};
 
 export function computeText(j: { compute?: { type?: string | null; region?: string | null; server?: { name?: string | null; host?: string | null } | null } | null; compute_type?: string | null }): string {
   const type = j.compute?.type ?? j.compute_type ?? '';
@@ -133,7 +153,6 @@ export const columns: Record<string, Column[]> = {
   ],
 };
 
-const jobArg = (name = 'job_id'): ParamSpec => ({ name, flag: 'job', in: 'path', type: 'uuid', positional: true, required: true, description: 'Job id' });
 const retentionFlags = (prefix = ''): ParamSpec[] =>
   (['hourly', 'daily', 'weekly', 'monthly'] as const).map((k) => ({
     name: `${prefix}retention_${k}`,
@@ -150,9 +169,40 @@ const storageFlag = (required: boolean): ParamSpec => ({
   type: 'storage',
   required,
   placeholder: 'id[:priority]',
-  description: 'Storage destination id, optionally with its priority (default: its position)',
+  description: 'Storage destination id or name, optionally with its priority (default: its position)',
+  names: 'storage',
 });
 const EX = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
+// The body fields createJob builds from local flags (--server/--serverless/--agent, --config, --cron ...), for docs/openapi.json.
+const COMPUTE_BODY = {
+  type: 'object',
+  description: 'Where the job runs (backupctl: --server, --serverless or --agent)',
+  properties: {
+    type: { type: 'string', enum: ['server', 'ss_serverless', 'ss_agent'] },
+    server_id: { type: 'integer', description: 'With type server' },
+    region: { type: 'string', enum: ['EU', 'US'], description: 'With type ss_serverless' },
+  },
+  required: ['type'],
+};
+const CONFIG_BODY = {
+  type: 'object',
+  description: 'Config values of the recipe (backupctl: --config key=value)',
+  additionalProperties: { type: ['string', 'number', 'boolean'] },
+};
+const SCHEDULES_BODY = {
+  type: 'array',
+  description: 'Schedules (backupctl: --cron, --timezone, --retention-*)',
+  items: {
+    type: 'object',
+    properties: {
+      order: { type: 'integer' },
+      cron: { type: 'string', description: '5-field cron expression' },
+      timezone: { type: 'string' },
+      run_offset: { type: 'integer' },
+      ...Object.fromEntries(['hourly', 'daily', 'weekly', 'monthly'].map((k) => [`retention_${k}`, { type: 'integer', minimum: 0 }])),
+    },
+  },
+};
 
 export const module: ModuleSpec = {
   name: 'jobs',
@@ -193,7 +243,7 @@ export const module: ModuleSpec = {
         { name: '.', flag: 'file', in: 'body', type: 'json-file', description: 'The whole JSON body (path or - for stdin)' },
         { name: 'name', in: 'body', type: 'string', description: 'Name of the job' },
         { name: 'recipe_id', in: 'body', type: 'integer', min: 1, placeholder: 'n', description: 'Recipe id' },
-        { name: 'server', in: 'local', type: 'integer', min: 1, placeholder: 'server-id', description: 'Run on this server (compute type server)' },
+        { name: 'server', in: 'local', type: 'integer', min: 1, placeholder: 'server', description: 'Run on this server, by id or name (compute type server)', names: 'servers' },
         { name: 'serverless', in: 'local', type: 'enum', values: ['EU', 'US'], placeholder: 'region', description: 'Run on the service\'s workers in this region' },
         { name: 'agent', in: 'local', type: 'boolean', description: 'Run on a server connected by an agent' },
         { name: 'config', in: 'local', type: 'kv', placeholder: 'key=value', description: 'A config value of the recipe' },
@@ -201,9 +251,10 @@ export const module: ModuleSpec = {
         { name: 'cron', in: 'local', type: 'string', placeholder: 'expr', description: 'Schedule: a 5-field cron expression' },
         { name: 'timezone', in: 'local', type: 'string', placeholder: 'tz', description: 'Time zone of the schedule (default UTC)' },
         ...retentionFlags('schedule_'),
-        { name: 'encryption_key_id', flag: 'encryption-key', in: 'body', type: 'string', placeholder: 'id', description: 'Encryption key id' },
+        { name: 'encryption_key_id', flag: 'encryption-key', in: 'body', type: 'string', placeholder: 'id', description: 'Encryption key id', names: 'encryption-keys' },
         { name: 'proxy_id', flag: 'proxy', in: 'body', type: 'integer', min: 1, placeholder: 'id', description: 'Proxy id' },
       ],
+      body: { fields: { compute: COMPUTE_BODY, config: CONFIG_BODY, schedules: SCHEDULES_BODY } },
       output: { kind: 'record', schema: 'job', columns: 'job' },
       handler: 'createJob',
       dryRunInHandler: true,
@@ -215,6 +266,7 @@ export const module: ModuleSpec = {
       method: 'PATCH',
       endpoint: '/jobs/{job_id}',
       params: [jobArg(), { name: '.', flag: 'file', in: 'body', type: 'json-file', description: 'JSON body with schedules and/or storage' }, storageFlag(false)],
+      body: { fields: { schedules: SCHEDULES_BODY } },
       output: { kind: 'none', done: 'Updated job {job_id}.' },
       handler: 'updateJob',
     },
@@ -254,7 +306,7 @@ export const module: ModuleSpec = {
       endpoint: '/jobs/{job_id}/backups',
       params: [jobArg(), { name: 'all', in: 'local', type: 'boolean', required: true, description: 'Confirms that every backup of the job goes' }],
       confirm: 'Delete ALL backups of job {job_id}?',
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'backupsDeleted' },
       handler: 'deleteAllBackups',
     },
     {
@@ -263,7 +315,7 @@ export const module: ModuleSpec = {
       examples: [`backupctl jobs encryption-key set ${EX} 5`],
       method: 'POST',
       endpoint: '/jobs/{job_id}/encryption-key',
-      params: [jobArg(), { name: 'encryption_key_id', flag: 'key-id', in: 'body', type: 'integer', min: 1, positional: true, required: true, description: 'Encryption key id' }],
+      params: [jobArg(), { name: 'encryption_key_id', flag: 'key-id', in: 'body', type: 'integer', min: 1, positional: true, required: true, description: 'Encryption key id', names: 'encryption-keys' }],
       output: { kind: 'none', done: 'Encryption key {encryption_key_id} set on job {job_id}.' },
     },
     {

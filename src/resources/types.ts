@@ -4,6 +4,8 @@
 // schemas. Functions (custom handlers, column getters) live in the resource
 // module itself and are loaded only when the command runs.
 
+import type { NamedKind } from '../cli/resolve.js';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -77,6 +79,11 @@ export interface ParamSpec {
   description: string;
   /** Not shown in help (deprecated aliases). */
   hidden?: boolean;
+  /**
+   * The id of a resource that has names: a value not shaped like its id is a
+   * name, looked up before the request is built (src/cli/resolve.ts).
+   */
+  names?: NamedKind;
 }
 
 export type OutputKind =
@@ -93,6 +100,8 @@ export interface OutputSpec {
   kind: OutputKind;
   /** Key of the record's zod schema in the module's `schemas` export (lenient parsing). */
   schema?: string;
+  /** Key of the answer's schema where the service's answer differs from what --json prints (docs/openapi.json). */
+  wireSchema?: string;
   /** Key of the column set in the module's `columns` export. */
   columns?: string;
   /** For kind `none`: the confirmation, with {param} placeholders, e.g. 'Deleted SSH key {key_id}'. */
@@ -127,8 +136,23 @@ export interface CommandSpec {
   confirm?: string;
   /** Name of a custom handler in the module's `handlers` export; default: the generic endpoint runner. */
   handler?: string;
-  /** Extra endpoints a custom handler calls (for the coverage check and docs), as 'METHOD /path'. */
+  /**
+   * Extra endpoints a custom handler calls (for the coverage check and docs), as 'METHOD /path'.
+   * One that no command declares as its endpoint must answer as this command's own does
+   * (docs/openapi.json describes it with this command's path parameters and output).
+   */
   alsoCalls?: readonly string[];
+  /**
+   * The success status, where the interface's differs from the rule (docs/openapi.json):
+   * 204 for output kind `none`, 201 for a POST that answers a record, 200 otherwise.
+   */
+  successStatus?: 200 | 201 | 202 | 204;
+  /**
+   * What the request body carries beyond its body flags, for docs/openapi.json: `fields` a
+   * handler builds from local flags (JSON Schemas, e.g. `compute`), and fields the interface
+   * `required`s that no flag marks required (a default fills them, or the handler checks).
+   */
+  body?: { fields?: Readonly<Record<string, Readonly<Record<string, unknown>>>>; required?: readonly string[] };
   /**
    * The custom handler prints --dry-run itself: it picks the endpoint from the
    * input (`snapshot delete <id> --all`) or refuses input the flags alone cannot

@@ -59,6 +59,8 @@ await build({
   await writeFile(path.join(dist, 'main.cjs'), `// backupctl build ${id}\n${bundle}`);
 }
 await copyFile(path.join(root, 'src', 'boot.cjs'), path.join(dist, 'boot.cjs'));
+// --jq's engine: jq-wasm's JavaScript is in the bundle, its WebAssembly is read from here (src/output/jq.ts).
+await copyFile(path.join(root, 'node_modules', 'jq-wasm', 'dist', 'build', 'jq.wasm'), path.join(dist, 'jq.wasm'));
 
 // The build's own use of the sources (manifest, docs, completions): an ESM module in .tmp/.
 await build({
@@ -85,6 +87,8 @@ if (process.argv.includes('--docs')) {
   console.error('wrote docs/commands.md');
   await writeFile(path.join(root, 'docs', 'openapi.json'), `${JSON.stringify(await generated.openapiDocument(manifest), null, 2)}\n`);
   console.error('wrote docs/openapi.json');
+  await writeFile(path.join(root, 'docs', 'backups.schema.json'), `${JSON.stringify(generated.backupsFileSchema(), null, 2)}\n`);
+  console.error('wrote docs/backups.schema.json');
   for (const [file, text] of Object.entries(generated.completionFiles(manifest))) {
     await mkdir(path.dirname(path.join(root, file)), { recursive: true });
     await writeFile(path.join(root, file), text);

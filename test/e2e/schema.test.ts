@@ -118,9 +118,9 @@ describe('docs/openapi.json', () => {
     expect(list.parameters.find((p: { name: string }) => p.name === 'sort').schema.enum).toContain('-last_used_at');
     const add = doc.paths['/v1/servers'].post;
     expect(add.requestBody.content['application/json'].schema.properties.ssh_port.type).toBe('string');
-    expect(add.requestBody.content['application/json'].schema.required).toEqual(['name', 'ssh_host', 'ssh_user', 'ssh_key']);
+    expect(add.requestBody.content['application/json'].schema.required).toEqual(['name', 'ssh_host', 'ssh_user', 'ssh_key', 'ssh_port']);
     expect(Object.values(add.responses)[0]).toMatchObject({ content: { 'application/json': { schema: { properties: { data: { $ref: '#/components/schemas/Server' } } } } } });
-    expect(doc.paths['/v1/ssh-keys/{key_id}'].delete.responses).toEqual({ '204': { description: 'No content' } });
+    expect(doc.paths['/v1/ssh-keys/{key_id}'].delete.responses['204']).toEqual({ description: 'No content' });
     expect(doc.components.schemas.Server.properties.key.anyOf[0]).toEqual({ $ref: '#/components/schemas/SshKey' });
     const dotted = manifest.commands.find((c) => c.params.some((p) => p.in === 'body' && p.name.includes('.') && !p.name.includes('#')));
     if (dotted) {
@@ -130,4 +130,122 @@ describe('docs/openapi.json', () => {
       expect(body.properties[outer!].properties).toHaveProperty(inner!);
     }
   });
+});
+
+interface FixtureEndpoint {
+  method: string;
+  path: string;
+  source: 'interface' | 'extra';
+  success: number;
+  path_params: string[];
+  path_types: Record<string, 'integer' | 'uuid' | 'string'>;
+  query: string[];
+  body: string[];
+  body_required: string[];
+}
+type Json = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** The project's own record of the interface (test/fixtures), never ../shared. */
+const interfaceEndpoints = (JSON.parse(readFileSync(path.join(ROOT, 'test', 'fixtures', 'interface-endpoints.json'), 'utf8')) as { endpoints: FixtureEndpoint[] }).endpoints;
+const shape = (p: string) => p.replace(/\{[^}]+\}/g, '{}');
+
+describe('docs/openapi.json against the interface (test/fixtures/interface-endpoints.json)', () => {
+  const doc = JSON.parse(readFileSync(path.join(ROOT, 'docs', 'openapi.json'), 'utf8')) as Json;
+  const deref = (node: Json): Json => {
+    if (typeof node?.$ref !== 'string') return node;
+    const target = (node.$ref as string).replace(/^#\//, '').split('/').reduce<Json>((n, k) => n[k], doc);
+    return deref(target);
+  };
+  const operations = Object.entries(doc.paths as Record<string, Record<string, Json>>).flatMap(([p, ops]) =>
+    Object.entries(ops).map(([method, op]) => ({ key: `${method.toUpperCase()} ${shape(p)}`, path: p, op })),
+  );
+  const operationOf = (e: FixtureEndpoint) => operations.find((o) => o.key === `${e.method} ${shape(e.path)}`);
+
+  it('has exactly the operations of the interface and its extras, each path once', () => {
+    const expected = interfaceEndpoints.map((e) => `${e.method} ${shape(e.path)}`).sort();
+    expect(operations.map((o) => o.key).sort()).toEqual(expected);
+    const shapes = Object.keys(doc.paths).map(shape);
+    expect(shapes.length).toBe(new Set(shapes).size);
+  });
+
+  it('answers with the exact success status of the interface, never a 2XX range', () => {
+    const wrong = interfaceEndpoints
+      .map((e) => ({ e, codes: Object.keys(operationOf(e)!.op.responses).filter((c) => /^2/.test(c)) }))
+      .filter(({ e, codes }) => codes.join() !== String(e.success))
+      .map(({ e, codes }) => `${e.method} ${e.path}: ${codes.join()} (interface: ${e.success})`);
+    expect(wrong).toEqual([]);
+  });
+
+  it('types path parameters as the interface does, the same on every path', () => {
+    const wrong: string[] = [];
+    for (const e of interfaceEndpoints) {
+      const { op, path: p } = operationOf(e)!;
+      const params = (op.parameters as Json[]).filter((x) => x.in === 'path');
+      expect(params.length, p).toBe(e.path_params.length);
+      for (const [name, type] of Object.entries(e.path_types)) {
+        // The fixture names the extras' ids {id}; the document names them after the record.
+        const param = params[e.path_params.indexOf(name)]!;
+        const schema = param.schema as Json;
+        const ok = type === 'uuid' ? schema.type === 'string' && schema.format === 'uuid' : schema.type === type;
+        if (!ok) wrong.push(`${e.method} ${p} ${param.name}: ${JSON.stringify(schema)} (interface: ${type})`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('takes every query parameter and body field the interface names, and requires those it requires', () => {
+    const missing: string[] = [];
+    for (const e of interfaceEndpoints) {
+      const { op } = operationOf(e)!;
+      const query = (op.parameters as Json[]).filter((x) => x.in === 'query').map((x) => x.name);
+      for (const q of e.query) if (!query.includes(q)) missing.push(`${e.method} ${e.path}: query ${q}`);
+      const body = op.requestBody?.content['application/json'].schema as Json | undefined;
+      for (const f of e.body) if (!body?.properties?.[f]) missing.push(`${e.method} ${e.path}: body ${f}`);
+      for (const f of e.body_required) if (!(body?.required ?? []).includes(f)) missing.push(`${e.method} ${e.path}: required ${f}`);
+      if (e.body_required.length) expect(op.requestBody.required, `${e.method} ${e.path}`).toBe(true);
+    }
+    expect(missing).toEqual([]);
+  });
+
+  it('describes the fields of the answers without a data wrapper (start backup, delete all backups, servers code)', () => {
+    const fields = (method: string, p: string, status: string) =>
+      Object.keys(deref(doc.paths[p][method].responses[status].content['application/json'].schema).properties ?? {});
+    expect(fields('post', '/v1/jobs/{job_id}/backups/start', '202')).toEqual(expect.arrayContaining(['status', 'backup_id', 'url', 'config', 'tags']));
+    // --wait adds the backup to what the CLI prints; the service does not send it.
+    expect(fields('post', '/v1/jobs/{job_id}/backups/start', '202')).not.toContain('backup');
+    expect(fields('delete', '/v1/jobs/{job_id}/backups', '200')).toEqual(['message']);
+    expect(fields('get', '/v1/servers/code', '200')).toEqual(['code']);
+  });
+
+  it('documents the known error answers: 401 and 429 everywhere, 404 for a record, 422 where input goes', () => {
+    for (const { key, path: p, op } of operations) {
+      const codes = Object.keys(op.responses);
+      expect(codes, key).toEqual(expect.arrayContaining(['401', '429']));
+      if (p.includes('{')) expect(codes, key).toContain('404');
+      if (op.requestBody) expect(codes, key).toContain('422');
+    }
+    expect(deref(deref(doc.paths['/v1/servers'].post.responses['422']).content['application/json'].schema).properties.errors.additionalProperties).toEqual({
+      type: 'array',
+      items: { type: 'string' },
+    });
+    expect(deref(doc.paths['/v1/servers'].get.responses['429']).headers).toHaveProperty('Retry-After');
+  });
+
+  it('lints clean with @redocly/cli (0 errors, 0 warnings), offline and without telemetry', async () => {
+    const { execFile } = await import('node:child_process');
+    const cli = path.join(ROOT, 'node_modules', '@redocly', 'cli', 'bin', 'cli.js');
+    const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' };
+    // test/helpers/no-network.cjs makes any connection or DNS lookup end the run with exit 99.
+    const args = ['--require', path.join(ROOT, 'test', 'helpers', 'no-network.cjs'), cli, 'lint', path.join(ROOT, 'docs', 'openapi.json'), '--format=json'];
+    const r = await new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+      execFile(process.execPath, args, { env, cwd: ROOT, timeout: 60_000 }, (err, stdout, stderr) =>
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+      );
+    });
+    expect(r.stderr).not.toContain('no-network');
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout) as { totals: { errors: number; warnings: number }; problems: Array<{ ruleId: string; message: string }> };
+    expect(report.problems.map((p) => `${p.ruleId}: ${p.message}`)).toEqual([]);
+    expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
+  }, 90_000);
 });

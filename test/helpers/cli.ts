@@ -42,8 +42,20 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
+  return runProgram(process.execPath, [BIN, ...args], { ...opts, env: cleanEnv(opts.env) });
+}
+
+/**
+ * Runs any program to its end (the installed or single-executable CLI, npm)
+ * with exactly the environment given; stdin gets `input`, then ends.
+ */
+export function runProgram(
+  cmd: string,
+  args: string[],
+  opts: { env: NodeJS.ProcessEnv; cwd?: string; input?: string; timeoutMs?: number },
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { env: cleanEnv(opts.env), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));

@@ -1,0 +1,65 @@
+// `npm run package`: the single executable dist/sea/backupctl-<platform>-<arch>,
+// a copy of the node that runs this script with the CLI injected as a Node
+// single executable application (SEA) blob. It runs where no node is
+// installed, but only on the platform and architecture it was built on.
+//
+// The blob's main script is src/sea.cjs bundled with src/boot.cjs; the bundle
+// dist/main.cjs, its code cache dist/main.cache and the files start-up reads
+// (dist/startup/, dist/manifest.json) are assets of the blob under their
+// names in dist/ (src/util/built-files.ts reads them there). `useCodeCache`
+// puts V8's cache of the small main script in the blob too; the bundle's
+// cache is the build's own (src/boot.cjs), which holds the functions a few
+// real commands ran, not only those compiled eagerly.
+//
+// Needs dist/ built by the same node (npm run package builds it first).
+// `--out <dir>` writes the executable there instead of dist/sea/ (tests).
+import { build } from 'esbuild';
+import { execFile } from 'node:child_process';
+import { chmod, copyFile, mkdir, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const dist = path.join(root, 'dist');
+const args = process.argv.slice(2);
+const outDir = args.includes('--out') ? path.resolve(args[args.indexOf('--out') + 1]) : path.join(dist, 'sea');
+const name = `backupctl-${process.platform}-${process.arch}${process.platform === 'win32' ? '.exe' : ''}`;
+const work = path.join(root, '.tmp', `sea-${process.pid}`);
+// The fuse postject flips so node looks for the blob (the value Node's SEA documentation gives).
+const SEA_FUSE = 'NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2';
+
+await rm(work, { recursive: true, force: true });
+await mkdir(work, { recursive: true });
+try {
+  const entry = path.join(work, 'main.cjs');
+  await build({
+    entryPoints: [path.join(root, 'src', 'sea.cjs')],
+    outfile: entry,
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    minifyWhitespace: true,
+    logLevel: 'warning',
+  });
+  const assets = { 'main.cjs': path.join(dist, 'main.cjs'), 'main.cache': path.join(dist, 'main.cache'), 'manifest.json': path.join(dist, 'manifest.json'), 'jq.wasm': path.join(dist, 'jq.wasm') };
+  for (const file of await readdir(path.join(dist, 'startup'))) assets[`startup/${file}`] = path.join(dist, 'startup', file);
+  for (const file of Object.values(assets)) await readFile(file).catch(() => Promise.reject(new Error(`${path.relative(root, file)} is missing: run npm run build first`)));
+  const blob = path.join(work, 'sea-prep.blob');
+  const config = path.join(work, 'sea-config.json');
+  await writeFile(config, JSON.stringify({ main: entry, output: blob, disableExperimentalSEAWarning: true, useCodeCache: true, assets }, null, 2));
+  await promisify(execFile)(process.execPath, ['--experimental-sea-config', config], { cwd: work });
+
+  await mkdir(outDir, { recursive: true });
+  const exe = path.join(outDir, name);
+  await rm(exe, { force: true });
+  await copyFile(process.execPath, exe);
+  await chmod(exe, 0o755);
+  const { inject } = createRequire(import.meta.url)('postject');
+  await inject(exe, 'NODE_SEA_BLOB', await readFile(blob), { sentinelFuse: SEA_FUSE, machoSegmentName: process.platform === 'darwin' ? 'NODE_SEA' : undefined });
+  console.error(`built ${path.relative(process.cwd(), exe) || exe} (${process.platform}-${process.arch} only)`);
+} finally {
+  await rm(work, { recursive: true, force: true });
+}
