@@ -62,14 +62,3 @@ export function runsBetween(cron: string, zone: string, from: number, to: number
   }
   return span.runs.slice(firstAtOrAfter(span.runs, from), firstAtOrAfter(span.runs, to + 1));
 }
-
-/**
- * The cron expression of a droplet's or volume's snapshot schedule: every
- * `frequencyHours` hours from `runOffset` o'clock of its time zone
- * (frequency 6, offset 2: 02:00, 08:00, 14:00 and 20:00).
- */
-export function snapshotScheduleCron(frequencyHours: number, runOffset: number): string {
-  const hours: number[] = [];
-  for (let h = runOffset % frequencyHours; h < 24; h += frequencyHours) hours.push(h);
-  return `0 ${hours.join(',')} * * *`;
-}

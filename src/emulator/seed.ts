@@ -22,7 +22,7 @@
 //   events mongodb    45 2 * * *   Asia/Tokyo           -            -           8
 //
 // Droplets and volumes snapshot every `frequency` hours from `run_offset`
-// o'clock of their `timezone` (snapshotScheduleCron); snapshot resources with
+// o'clock of their `timezone` (snapshotScheduleCron, as `report` reads them); snapshot resources with
 // backups activated follow their schedule (h24, run_offset 1, UTC: daily at
 // 01:00 UTC). Their exceptions, by the same k:
 //
@@ -38,7 +38,8 @@
 //   inactive machines and resources without backups: a few unscheduled snapshots, none in the history window's rules.
 import { jobSlug, makeBackupFiles, sealedDataKey } from './routes/backups.js';
 import { scheduleFrequency } from './routes/jobs.js';
-import { runsBetween, snapshotScheduleCron } from './schedule.js';
+import { snapshotScheduleCron } from '../report/compute.js';
+import { runsBetween } from './schedule.js';
 import {
   makeTags,
   type AccountProvider,
@@ -271,6 +272,14 @@ class Seeder {
     }
   }
 
+  /** The due runs of a snapshot schedule (`frequency` hours, or h24-style, from `run_offset` o'clock of its zone). */
+  private scheduledSnapshots(frequency: number | string, runOffset: number, zone: string): ReturnType<Seeder['dueRuns']> {
+    const made = snapshotScheduleCron(frequency, runOffset);
+    if (!('cron' in made)) throw new Error(`seed: snapshot schedule ${made.text}: ${made.unreadable}`);
+    const hours = typeof frequency === 'number' ? frequency : Number(/^h(\d+)$/.exec(frequency)?.[1] ?? 24);
+    return this.dueRuns(made.cron, zone, hours);
+  }
+
   /**
    * The due runs of a schedule over the history, oldest first, each with its k
    * (0 = the newest due run) and the tags the service gives a scheduled run
@@ -424,9 +433,8 @@ class Seeder {
         const schedule = resource.schedule;
         for (const [status, daysAgo] of handMade[resource.id] ?? []) snapshots.push(this.resourceSnapshot(resource, this.ago(daysAgo), status, ['manual']));
         if (!schedule) return;
-        const hours = Number(/^h(\d+)$/.exec(schedule.frequency)?.[1] ?? 24);
         const plan = resourcePlans[resource.id] ?? {};
-        for (const run of this.dueRuns(snapshotScheduleCron(hours, schedule.run_offset), schedule.timezone, hours)) {
+        for (const run of this.scheduledSnapshots(schedule.frequency, schedule.run_offset, schedule.timezone)) {
           const outcome = outcomeOf(plan, run.k);
           if (outcome === 'missed') continue;
           const status = outcome === 'completed_with_errors' ? 'completed' : outcome;
@@ -520,8 +528,7 @@ class Seeder {
       }
       const plan: RunPlan = { ...MACHINE_PLANS[name], ...(status === 'paused' ? { missed: range(0, 4) } : {}) };
       if (active && machine.secondary_region) plan.inProgress = [0];
-      const cron = snapshotScheduleCron(machine.frequency, machine.run_offset);
-      for (const run of this.dueRuns(cron, machine.timezone, machine.frequency)) {
+      for (const run of this.scheduledSnapshots(machine.frequency, machine.run_offset, machine.timezone)) {
         const outcome = outcomeOf(plan, run.k);
         if (outcome === 'missed') continue;
         const snapshotStatus = outcome === 'in-progress' ? 'transferring' : outcome === 'failed' ? 'failed' : 'completed';

@@ -10,7 +10,8 @@
 // (a file of their own, so the two sweeps can run side by side).
 import { describe, expect, it } from 'vitest';
 import { createService } from '../../src/emulator/index.js';
-import { runsBetween, snapshotScheduleCron } from '../../src/emulator/schedule.js';
+import { runsBetween } from '../../src/emulator/schedule.js';
+import { snapshotScheduleCron } from '../../src/report/compute.js';
 import { HISTORY_DAYS, seedStore } from '../../src/emulator/seed.js';
 import { Store } from '../../src/emulator/store.js';
 import type { StatusDocument } from '../../src/status/model.js';
@@ -83,6 +84,11 @@ describe('the worked example of docs/demo-data.md', () => {
   const since = now - 30 * DAY;
   const service = createService({ seed: 'demo', now });
   const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
+  const cronOf = (frequency: number | string, runOffset: number) => {
+    const made = snapshotScheduleCron(frequency, runOffset);
+    if (!('cron' in made)) throw new Error(made.unreadable);
+    return made.cron;
+  };
   /** Per schedule: the runs due in the window, the records of those runs by status, and the runs without a record. */
   function count(cron: string, zone: string, records: Array<{ at: number; status: string; manual: boolean }>) {
     const runs = runsBetween(cron, zone, since, now);
@@ -128,7 +134,7 @@ describe('the worked example of docs/demo-data.md', () => {
           .rows.filter((m) => m.status !== 'inactive')
           .map((m) => {
             const records = service.store.snapshotsOfMachine(m).map((s) => ({ at: s.started_at, status: s.status, manual: s.tags.manual }));
-            return [m.name, { schedule: [m.frequency, m.run_offset, m.timezone], ...count(snapshotScheduleCron(m.frequency, m.run_offset), m.timezone, records) }];
+            return [m.name, { schedule: [m.frequency, m.run_offset, m.timezone], ...count(cronOf(m.frequency, m.run_offset), m.timezone, records) }];
           }),
       ),
     );
@@ -151,7 +157,7 @@ describe('the worked example of docs/demo-data.md', () => {
         .filter((r) => r.backups_activated)
         .map((r) => {
           const records = service.store.snapshots.rows.filter((s) => s.resource_id === r.id).map((s) => ({ at: s.started_at, status: s.status, manual: s.tags.manual }));
-          return [r.id, count(snapshotScheduleCron(24, r.schedule!.run_offset), r.schedule!.timezone, records)];
+          return [r.id, count(cronOf(r.schedule!.frequency, r.schedule!.run_offset), r.schedule!.timezone, records)];
         }),
     );
     expect(resources).toEqual({
