@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { FaultInjector, FaultSpecError, checkFaultRule, faultAnswer, isImmediateFault, type ActiveFault } from './faults.js';
-import { answerFileRequest } from './files.js';
+import { FileBytes, answerFileRequest } from './files.js';
 import { jsonAnswer, type Answer } from './reply.js';
 import type { Query } from './router.js';
 import { createService, findRoute, replyToAnswer, runRoute } from './service.js';
@@ -74,6 +74,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const latencyMs = opts.latencyMs ?? 0;
   const maxRecorded = opts.maxRecorded ?? DEFAULT_MAX_RECORDED;
   const { store, rt } = createService(opts);
+  const fileBytes = new FileBytes(opts.changingFiles === true);
   const faults = new FaultInjector((opts.faults ?? []).map(checkFaultRule));
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -82,6 +83,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
   /** Writes an answer, damaged as the fault asks (truncated, slow-body) or whole. */
   function send(res: ServerResponse, answer: Answer, fault: ActiveFault | undefined): void {
+    if (answer.stream) return sendStream(res, answer, answer.stream, fault);
     const headers = { ...answer.headers, 'Content-Length': String(answer.body.length) };
     if (fault?.kind === 'truncated') {
       // No body to cut: drop the connection before answering at all.
@@ -107,6 +109,22 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     }
     res.writeHead(answer.status, headers);
     res.end(answer.body);
+  }
+
+  /** A body made while sent; `truncated` drops the connection halfway. */
+  function sendStream(res: ServerResponse, answer: Answer, stream: NonNullable<Answer['stream']>, fault: ActiveFault | undefined): void {
+    res.writeHead(answer.status, { ...answer.headers, 'Content-Length': String(stream.length) });
+    const body = stream.open();
+    res.once('close', () => body.destroy());
+    if (fault?.kind !== 'truncated') return void body.pipe(res);
+    let sent = 0;
+    body.on('data', (chunk: Buffer) => {
+      const room = Math.floor(stream.length / 2) - sent;
+      sent += chunk.length;
+      if (room > chunk.length) return void res.write(chunk);
+      body.destroy();
+      res.write(chunk.subarray(0, Math.max(0, room)), () => res.socket?.destroy());
+    });
   }
 
   /**
@@ -205,7 +223,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (!taken) return;
     const { record, fault } = taken;
     if (fault && applyFault(req, res, record, fault)) return;
-    const answer = answerFileRequest(req, url, store, rt.signer, rt.clock());
+    const answer = answerFileRequest(req, url, store, rt.signer, rt.clock(), fileBytes);
     record.status = answer.status;
     send(res, answer, fault);
   }

@@ -9,9 +9,10 @@ import { Runtime } from './runtime.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
 import type { EmulatorOptions } from './types.js';
+import { addBigFileJob, addDamagedFilesJob, plantDemoCorruption } from './verify-fixtures.js';
 import { isObject } from './validate.js';
 
-export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob'> & {
+export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile'> & {
   /** Days of scheduled history to seed (see SeedOptions.historyDays). */
   historyDays?: number;
 };
@@ -84,6 +85,9 @@ export function createService(opts: ServiceOptions = {}): Service {
   const store = new Store();
   const rt = new Runtime(store, new FileSigner(randomBytes(32)), opts.tickMs ?? 300, opts.backupOutcome ?? 'completed', opts.now);
   seedStore(store, { seed: opts.seed ?? 'demo', now: rt.startedAt, bigJob: opts.bigJob ?? 0, historyDays: opts.historyDays });
+  if ((opts.seed ?? 'demo') === 'demo') plantDemoCorruption(store);
+  if (opts.damagedFiles) addDamagedFilesJob(store, rt.startedAt);
+  if (opts.bigFile) addBigFileJob(store, rt.startedAt, opts.bigFile);
   return {
     store,
     rt,

@@ -12,11 +12,13 @@ import { constants as fsConstants } from 'node:fs';
 import { link, lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 import type { Dispatcher } from '../http/undici.js';
 import { sanitize } from '../output/format.js';
+import { ProgressBar } from '../output/progress.js';
 
 export interface RemoteFile {
   name: string;
@@ -238,6 +240,42 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
   }
 }
 
+/**
+ * Bytes start..end (inclusive) of a signed URL, again without Authorization:
+ * verify reads a large zip's central directory and entries this way. An answer
+ * that is not a 206 of exactly that range fails the stream.
+ */
+export function readSignedRange(url: string, start: number, end: number, o: Pick<TransferOptions, 'signal' | 'timeoutMs' | 'label'>): Readable {
+  const out = new PassThrough();
+  void (async () => {
+    const { EnvHttpProxyAgent } = await import('../http/undici.js');
+    const dispatcher = new EnvHttpProxyAgent({ connect: { timeout: o.timeoutMs } });
+    try {
+      const u = checkDownloadUrl(url, o.label);
+      const res = await (dispatcher as unknown as Dispatcher).request({
+        origin: u.origin,
+        path: u.pathname + u.search,
+        method: 'GET',
+        headers: { accept: '*/*', 'user-agent': 'backupctl', range: `bytes=${start}-${end}` },
+        signal: o.signal,
+        headersTimeout: o.timeoutMs,
+        bodyTimeout: o.timeoutMs,
+      });
+      const range = parseContentRange(res.headers['content-range']);
+      if (res.statusCode !== 206 || range?.start !== start || range.end !== end) {
+        await res.body.dump().catch(() => {});
+        throw new Error(`GET ${sanitize(u.origin + u.pathname)}: asked for bytes ${start}-${end}, got ${res.statusCode}${range ? ` bytes ${range.start}-${range.end}` : ''}`);
+      }
+      await pipeline(res.body, out);
+    } catch (err) {
+      out.destroy(err as Error);
+    } finally {
+      await dispatcher.close().catch(() => {});
+    }
+  })();
+  return out;
+}
+
 export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Promise<Downloaded[]> {
   // Refuse a file: or data: URL before anything is fetched or created.
   for (const f of files) checkDownloadUrl(f.url, f.name);
@@ -378,49 +416,4 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** One line on stderr, redrawn at most ten times a second. */
-class ProgressBar {
-  private done = 0;
-  private files = 0;
-  private last = 0;
-  constructor(
-    private readonly out: Writable,
-    private readonly total: number,
-    private readonly fileCount: number,
-  ) {}
-  add(n: number) {
-    this.done += n;
-    const now = Date.now();
-    if (now - this.last > 100) {
-      this.last = now;
-      this.draw();
-    }
-  }
-  fileDone() {
-    this.files++;
-    this.draw();
-  }
-  private draw() {
-    const width = 30;
-    const frac = this.total > 0 ? Math.min(1, this.done / this.total) : this.files / Math.max(1, this.fileCount);
-    const filled = Math.round(frac * width);
-    this.out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(frac * 100)}%  ${this.files}/${this.fileCount} files  ${human(this.done)}`);
-  }
-  end() {
-    this.draw();
-    this.out.write('\n');
-  }
-}
-
-function human(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i ? v.toFixed(1) : v} ${units[i]}`;
 }

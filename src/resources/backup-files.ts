@@ -76,9 +76,9 @@ export const module: ModuleSpec = {
   ],
 };
 
-type Backup = z.infer<typeof backupSchema>;
+export type Backup = z.infer<typeof backupSchema>;
 
-async function newestBackup(ctx: Context, jobId: string, status: string | undefined): Promise<Backup | undefined> {
+export async function newestBackup(ctx: Context, jobId: string, status: string | undefined): Promise<Backup | undefined> {
   const client = await ctx.client();
   const res = await client.request(
     { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 15, status } },
@@ -108,20 +108,23 @@ const latest: Handler = async (input, ctx) => {
   return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id' };
 };
 
-/** Files of a backup with their URLs: from the record, else from POST /backups/{id}/download. */
-async function filesOf(ctx: Context, backup: Backup): Promise<Array<{ name: string; url: string; size?: number }>> {
+/**
+ * Files of a backup with their URLs: from the record, else from POST /backups/{id}/download.
+ * `size` is the exact length when the record states one, `stated` the size as the record gives it.
+ */
+export async function filesOf(ctx: Context, backup: Backup): Promise<Array<{ name: string; url: string; size?: number; stated?: unknown }>> {
   const { exactSize } = await import('../jobs/download.js');
   const listed = (backup.files ?? []).filter((f) => f && typeof f.name === 'string');
   if (listed.length && listed.every((f) => typeof f.url === 'string' && f.url)) {
-    return listed.map((f) => ({ name: f.name, url: f.url as string, size: exactSize(f.size) }));
+    return listed.map((f) => ({ name: f.name, url: f.url as string, size: exactSize(f.size), stated: f.size }));
   }
   const client = await ctx.client();
   const res = await client.request({ method: 'POST', path: `/backups/${encodeURIComponent(backup.id)}/download` }, { signal: ctx.signal });
   const urls = (res.body as { data?: Record<string, unknown> } | undefined)?.data ?? {};
-  const sizes = new Map(listed.map((f) => [f.name, exactSize(f.size)]));
+  const stated = new Map(listed.map((f) => [f.name, f.size as unknown]));
   return Object.entries(urls)
     .filter((e): e is [string, string] => typeof e[1] === 'string')
-    .map(([name, url]) => ({ name, url, size: sizes.get(name) }));
+    .map(([name, url]) => ({ name, url, size: exactSize(stated.get(name)), stated: stated.get(name) }));
 }
 
 const download: Handler = async (input, ctx) => {

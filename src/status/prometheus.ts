@@ -13,7 +13,7 @@ function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
 
-type Labels = Record<string, string>;
+export type Labels = Record<string, string>;
 
 function labelText(labels: Labels): string {
   const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
@@ -27,7 +27,8 @@ function numberText(n: number): string {
   return String(n);
 }
 
-class Exposition {
+/** Metric families in the text format, in the order given. */
+export class Exposition {
   private text = '';
   family(name: string, type: 'gauge' | 'counter', help: string, samples: Array<[Labels, number]>): void {
     this.text += `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}\n`;

@@ -21,6 +21,8 @@ export interface CliOptions {
   /** Text on standard input (stdin is a pipe, so never a TTY). */
   input?: string;
   timeoutMs?: number;
+  /** Working folder of the CLI (default: the test's). */
+  cwd?: string;
 }
 
 /**
