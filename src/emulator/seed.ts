@@ -26,13 +26,13 @@
 // backups activated follow their schedule (h24, run_offset 1, UTC: daily at
 // 01:00 UTC). Their exceptions, by the same k:
 //
-//   web-01 (droplet)        missed 8; k = 0 is still transferring to its secondary region (+1 manual 3.5 days ago)
-//   db-primary (droplet)    missed 9; failed 2; k = 0 transferring
-//   staging (droplet)       paused: missed 0-4
+//   web-01 (droplet)        missed 8 (+1 manual 3.5 days ago)
+//   db-primary (droplet)    missed 9; failed 2
+//   staging (droplet)       paused: missed 0-4 (so stale)
 //   pgdata-fra1 (volume)    missed 12
-//   uploads-fra1 (volume)   failed 5
+//   uploads-fra1 (volume)   failed 0, 5 (so failing)
 //   resource 1              failed 3
-//   resource 2              missed 6; k = 0 in-progress
+//   resource 2              missed 6
 //   resource 4              failed 10
 //   resource 6              missed 2
 //   inactive machines and resources without backups: a few unscheduled snapshots, none in the history window's rules.
@@ -114,15 +114,12 @@ interface RunPlan {
   missed?: readonly number[];
   failed?: readonly number[];
   withErrors?: readonly number[];
-  /** Still running or copying (snapshots only). */
-  inProgress?: readonly number[];
 }
 
-function outcomeOf(plan: RunPlan, k: number): 'missed' | 'failed' | 'completed_with_errors' | 'in-progress' | 'completed' {
+function outcomeOf(plan: RunPlan, k: number): 'missed' | 'failed' | 'completed_with_errors' | 'completed' {
   if (plan.missed?.includes(k)) return 'missed';
   if (plan.failed?.includes(k)) return 'failed';
   if (plan.withErrors?.includes(k)) return 'completed_with_errors';
-  if (plan.inProgress?.includes(k)) return 'in-progress';
   return 'completed';
 }
 
@@ -245,7 +242,7 @@ const MACHINE_PLANS: Record<string, RunPlan> = {
   'web-01': { missed: [8] },
   'db-primary': { missed: [9], failed: [2] },
   'pgdata-fra1': { missed: [12] },
-  'uploads-fra1': { failed: [5] },
+  'uploads-fra1': { failed: [0, 5] },
 };
 
 class Seeder {
@@ -425,7 +422,7 @@ class Seeder {
     });
     // Activated resources take a snapshot at every due run of their schedule; the others hold a few made by hand.
     // Ids follow the start times across resources, as the service numbers snapshots as they are taken.
-    const resourcePlans: Record<number, RunPlan> = { 1: { failed: [3] }, 2: { missed: [6], inProgress: [0] }, 4: { failed: [10] }, 6: { missed: [2] } };
+    const resourcePlans: Record<number, RunPlan> = { 1: { failed: [3] }, 2: { missed: [6] }, 4: { failed: [10] }, 6: { missed: [2] } };
     const handMade: Record<number, Array<[string, number]>> = { 3: [['delete-request', 9], ['pre_request', 0.02]], 5: [['completed', 52], ['expired', 44]] };
     const snapshots: Array<Omit<SnapshotRecord, 'id'>> = [];
     for (const resource of this.store.resources.rows) {
@@ -527,11 +524,10 @@ class Seeder {
         return;
       }
       const plan: RunPlan = { ...MACHINE_PLANS[name], ...(status === 'paused' ? { missed: range(0, 4) } : {}) };
-      if (active && machine.secondary_region) plan.inProgress = [0];
       for (const run of this.scheduledSnapshots(machine.frequency, machine.run_offset, machine.timezone)) {
         const outcome = outcomeOf(plan, run.k);
         if (outcome === 'missed') continue;
-        const snapshotStatus = outcome === 'in-progress' ? 'transferring' : outcome === 'failed' ? 'failed' : 'completed';
+        const snapshotStatus = outcome === 'failed' ? 'failed' : 'completed';
         snapshots.push(this.own(`${name} ${run.at}`, () => this.machineSnapshot(machine, run.at + randInt(this.rng, 0, 90) * SECOND, snapshotStatus, run.tags)));
       }
       if (name === 'web-01') snapshots.push(this.machineSnapshot(machine, this.ago(3.5), 'completed', ['manual']));
@@ -591,7 +587,7 @@ class Seeder {
       for (const run of this.dueRuns(spec.cron, spec.timezone, every ? Number(every[1]) : 24)) {
         const outcome = outcomeOf(spec.plan, run.k);
         if (outcome === 'missed') continue;
-        this.own(`${spec.name} ${run.at}`, () => this.backup(job, run.at + randInt(this.rng, 0, 90) * SECOND, outcome === 'in-progress' ? 'running' : outcome, run.tags));
+        this.own(`${spec.name} ${run.at}`, () => this.backup(job, run.at + randInt(this.rng, 0, 90) * SECOND, outcome, run.tags));
       }
       if (spec.name === 'shop mysql') this.backup(job, this.ago(3.3), 'completed', ['manual']);
     });
