@@ -188,7 +188,7 @@ __backupctl_flags() {
     'jobs schedule update') echo '--timezone --run-offset --cron --retention-hourly --retention-daily --retention-weekly --retention-monthly' ;;
     'jobs storage set') echo '--storage' ;;
     'jobs backup latest') echo '--status --max-age' ;;
-    'jobs backup download') echo '--latest --dir --force --parallel' ;;
+    'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file' ;;
@@ -398,6 +398,8 @@ __backupctl_flag_value() {
     'jobs backup latest/--max-age') echo 'none' ;;
     'jobs backup download/--dir') echo 'none' ;;
     'jobs backup download/--parallel') echo 'none' ;;
+    'jobs backup download/--file') echo 'none' ;;
+    'jobs backup download/--output'|'jobs backup download/-o') echo 'words table json ndjson tsv -' ;;
     'restores list/--status') echo 'words pending running failed completed' ;;
     'restores list/--page') echo 'none' ;;
     'restores list/--page-size') echo 'none' ;;

@@ -307,6 +307,72 @@ export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Pr
   return results;
 }
 
+export interface StreamOptions extends Omit<DownloadOptions, 'dir' | 'force' | 'parallel'> {}
+
+/**
+ * One file to a stream (stdout: `--output -`), through the same `transfer`.
+ * Bytes written cannot be taken back, so when a retry has to start over
+ * (the server ignored Range, or answered another range), the bytes already
+ * written are skipped in the new answer and must hash the same as those
+ * written; anything else ends the command with an error: never a silently
+ * short or spliced stream.
+ */
+export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptions): Promise<Transferred> {
+  checkDownloadUrl(file.url, file.name);
+  const { createHash } = process.getBuiltinModule('node:crypto');
+  const label = sanitize(file.name);
+  let emitted = 0;
+  const hash = createHash('sha256');
+  let replay: { skip: number; expected: string; hash: ReturnType<typeof createHash> } | undefined;
+  const put = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      // The reader went away (EPIPE) or the stream broke: another attempt cannot mend that.
+      out.write(chunk, (err) => (err ? reject(new FinalTransferError(`writing ${label} failed: ${sanitize(err.message)}`, ExitCode.refused)) : resolve()));
+    });
+  const sink: TransferSink = {
+    async restart() {
+      if (emitted > 0) replay = { skip: emitted, expected: hash.copy().digest('hex'), hash: createHash('sha256') };
+    },
+    async write(chunk) {
+      if (replay) {
+        const take = Math.min(replay.skip, chunk.length);
+        replay.hash.update(chunk.subarray(0, take));
+        replay.skip -= take;
+        chunk = chunk.subarray(take);
+        if (replay.skip === 0) {
+          if (replay.hash.digest('hex') !== replay.expected) {
+            throw new FinalTransferError(`${label}: the file changed while it was being sent (its first ${emitted} bytes, already written, differ); the output is incomplete`, ExitCode.transient);
+          }
+          replay = undefined;
+        }
+        if (!chunk.length) return;
+      }
+      hash.update(chunk);
+      await put(chunk);
+      emitted += chunk.length;
+    },
+  };
+  const bar = o.progress ? new ProgressBar(o.stderr, file.size ?? 0, 1) : undefined;
+  try {
+    const got = await transfer(file.url, sink, {
+      signal: o.signal,
+      timeoutMs: o.timeoutMs,
+      stderr: o.stderr,
+      debug: o.debug,
+      label: file.name,
+      size: file.size,
+      attempts: o.attempts,
+      retryDelayMs: o.retryDelayMs,
+      onBytes: (n) => bar?.add(n),
+    });
+    if (replay) throw new TransientError(`${label}: the answer ended before the bytes already written; the output is incomplete`);
+    bar?.fileDone();
+    return { bytes: emitted, resumed: got.resumed };
+  } finally {
+    bar?.end();
+  }
+}
+
 let randomBytes: typeof import('node:crypto').randomBytes | undefined;
 
 /**
