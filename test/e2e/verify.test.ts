@@ -169,7 +169,7 @@ describe('verify: planted faults', () => {
     const r = await cli(['verify', CORRUPTED_DEMO_JOB, '--latest', '--json']);
     expect(r.code).toBe(11);
     const doc = JSON.parse(r.stdout);
-    expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'failed', format: 'tar.gz', reasons: [expect.stringMatching(/^gzip: CRC-32 mismatch/)] });
+    expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'failed', format: 'gzip', reasons: [expect.stringMatching(/^gzip: CRC-32 mismatch/)] });
     expect(doc.backups[0].files[1]).toMatchObject({ verdict: 'not-inspected', format: 'data' });
     const older = await cli(['verify', CORRUPTED_DEMO_JOB, '--since', '3d', '--json']);
     const verdicts = JSON.parse(older.stdout).backups.map((b: Json) => b.verdict);
