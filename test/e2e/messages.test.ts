@@ -66,7 +66,7 @@ describe('Ctrl-C during --wait', () => {
   it('says the backup keeps running, with its id and the commands to follow it; exit 130', async () => {
     const jobs = (await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as { data: Array<{ id: string; name: string }> };
     const job = jobs.data.find((j) => j.name === 'archive files')!;
-    const run = startCli(['jobs', 'backup', 'start', job.id, '--wait', '--poll-interval', '200ms'], env());
+    const run = startCli(['jobs', 'backup', 'start', job.id, '--wait', '--poll-interval', '1s'], env());
     const deadline = Date.now() + 10_000;
     while (!run.stderr().includes('waiting for it to end') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
     const id = /Backup ([0-9a-f-]{36}) started/.exec(run.stderr())?.[1];
