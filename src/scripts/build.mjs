@@ -75,6 +75,8 @@ await build({
 const generated = await import(pathToFileURL(path.join(tmp, 'manifest-build.js')).href);
 const manifest = await generated.collectManifest(pkg.version);
 await writeFile(path.join(dist, 'manifest.json'), JSON.stringify(manifest));
+// The manual page, shipped through package.json `man`.
+await writeFile(path.join(dist, 'backupctl.1'), generated.manPage(manifest, pkg.description));
 // What start-up reads: an index, and one file per command group (src/main.ts).
 await mkdir(path.join(dist, 'startup'), { recursive: true });
 for (const [name, content] of Object.entries(generated.startupFiles(manifest))) {
