@@ -84,6 +84,8 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
   } catch (err) {
     if (interrupted) {
       io.stderr.write('Interrupted.\n');
+      // What goes on without us, and how to follow it (a backup started before --wait was interrupted).
+      if (err instanceof InterruptedError) for (const line of err.details) io.stderr.write(scrub(`${line}\n`));
       return ExitCode.interrupted;
     }
     return await report(err, io, debug);

@@ -59,7 +59,18 @@ async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<
     signal: ctx.signal,
     spinner,
     warn: (m) => ctx.warn(m),
-  }).finally(() => spinner.stop());
+  })
+    .catch(async (err: unknown) => {
+      if (!ctx.signal.aborted) throw err;
+      // Ctrl-C ends the wait, not the backup: say so, and how to follow it.
+      const { InterruptedError } = await import('../errors.js');
+      throw new InterruptedError('Interrupted', [
+        `Backup ${sanitize(backupId)} of job ${sanitize(jobId)} keeps running on the service; only the wait stopped.`,
+        `Follow it: backupctl backups get ${sanitize(backupId)}`,
+        `   or all: backupctl jobs backup list ${sanitize(jobId)} --sort -created_at`,
+      ]);
+    })
+    .finally(() => spinner.stop());
   return { kind: 'object', value: { ...answer, backup }, text: `Backup ${sanitize(backupId)} ${sanitize(String(backup.status))}.`, idField: 'backup_id' };
 }
 
