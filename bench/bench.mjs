@@ -139,7 +139,8 @@ const configDir = mkdtempSync(path.join(tmpdir(), 'backupctl-bench-'));
 baseEnv.BACKUPCTL_CONFIG_DIR = configDir;
 
 const rows = [];
-const row = (measure, value, target, pass) => rows.push({ measure, value, target, pass });
+let section; // the section running: each row belongs to one
+const row = (measure, value, target, pass) => rows.push({ section, measure, value, target, pass });
 const node = process.execPath;
 const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(2)} MB`;
 
@@ -282,27 +283,45 @@ if (unknown.length) {
   process.exit(2);
 }
 try {
-  for (const name of only) await SECTIONS[name]();
+  for (const name of only) {
+    section = name;
+    await SECTIONS[name]();
+  }
 } finally {
   for (const started of emulators.values()) (await started).child.kill('SIGTERM');
   rmSync(configDir, { recursive: true, force: true });
 }
 
-const table = [
-  '| measure | value | target | |',
-  '|---|---|---|---|',
-  ...rows.map((r) => `| ${r.measure} | ${r.value} | ${r.target} | ${r.pass === null ? '' : r.pass ? 'pass' : 'FAIL'} |`),
-].join('\n');
-process.stdout.write(`${table}\n`);
+const tableOf = (list) =>
+  [
+    '| measure | value | target | |',
+    '|---|---|---|---|',
+    ...list.map((r) => `| ${r.measure} | ${r.value} | ${r.target} | ${r.pass === null ? '' : r.pass ? 'pass' : 'FAIL'} |`),
+  ].join('\n');
+process.stdout.write(`${tableOf(rows)}\n`);
 if (droppedEnv.length) process.stderr.write(`(measured without ${droppedEnv.join(', ')}; --keep-env to keep it)\n`);
 if (WRITE) {
+  // One "## <section>" part per section: a run rewrites the parts of the
+  // sections it ran and keeps the others (`--only install --write` leaves the timings).
+  const file = path.join(root, 'bench', 'results.md');
+  const parts = new Map();
+  let previous = '';
+  try {
+    previous = readFileSync(file, 'utf8');
+  } catch {}
+  for (const m of previous.matchAll(/^## (.+)\n([\s\S]*?)(?=^## |(?![\s\S]))/gm)) parts.set(m[1], m[2].trim());
   const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+  const how =
+    `Recorded on ${new Date().toISOString().slice(0, 10)}: ${machine}. Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. ` +
+    `${droppedEnv.length ? `Removed from every measured process's environment (see bench.mjs): ${droppedEnv.join(', ')}.` : 'Environment as inherited.'}`;
+  for (const name of only) parts.set(name, `${how}\n\n${tableOf(rows.filter((r) => r.section === name))}`);
+  // The sections in their order, then any other part (an earlier record kept by hand).
+  const ordered = [...Object.keys(SECTIONS).filter((name) => parts.has(name)), ...[...parts.keys()].filter((name) => !(name in SECTIONS))];
   writeFileSync(
-    path.join(root, 'bench', 'results.md'),
-    `# Benchmark results\n\nRecorded by \`npm run bench -- --write\` on ${new Date().toISOString().slice(0, 10)}: ${machine}. ` +
-      `Sections: ${only.join(', ')}. Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. ` +
-      `${droppedEnv.length ? `Removed from every measured process's environment (see bench.mjs): ${droppedEnv.join(', ')}.` : 'Environment as inherited.'}\n\n${table}\n`,
+    file,
+    `# Benchmark results\n\nWritten by \`npm run bench -- --write\`, one part per section; \`--only <section> --write\` rewrites that part and keeps the others.\n\n` +
+      ordered.map((name) => `## ${name}\n\n${parts.get(name)}\n`).join('\n'),
   );
-  process.stderr.write('wrote bench/results.md\n');
+  process.stderr.write(`wrote bench/results.md (${only.join(', ')})\n`);
 }
 process.exitCode = rows.every((r) => r.pass !== false) ? 0 : 1;
