@@ -3,7 +3,7 @@
 #
 # This shell:      source <(backupctl completion bash)
 # Every shell:     backupctl completion bash > ~/.local/share/bash-completion/completions/backupctl
-# Ids of jobs and servers come from the service (backupctl __complete ids jobs), cached for a minute.
+# Ids of jobs, servers, keys, storage, accounts, droplets and volumes come from the service (backupctl __complete ids jobs), cached for a minute.
 
 # The command that word $2 names below command $1 ('' is the top), or nothing.
 __backupctl_command() {
@@ -24,6 +24,9 @@ __backupctl_command() {
     '/encryption-keys') echo 'encryption-keys' ;;
     '/backups') echo 'backups' ;;
     '/status') echo 'status' ;;
+    '/export') echo 'export' ;;
+    '/plan') echo 'plan' ;;
+    '/apply') echo 'apply' ;;
     '/api') echo 'api' ;;
     '/schema') echo 'schema' ;;
     '/completion') echo 'completion' ;;
@@ -120,7 +123,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status api schema completion emulator help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status export plan apply api schema completion emulator help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove' ;;
     'config') echo 'get set list path' ;;
@@ -187,6 +190,9 @@ __backupctl_flags() {
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file' ;;
+    'export') echo '--file -f --only' ;;
+    'plan') echo '--file -f --prune' ;;
+    'apply') echo '--file -f --prune --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
     'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --tick' ;;
   esac
@@ -213,8 +219,8 @@ __backupctl_flag_value() {
     'servers add/--host') echo 'none' ;;
     'servers add/--port') echo 'none' ;;
     'servers add/--user') echo 'none' ;;
-    'servers add/--key') echo 'none' ;;
-    'servers code/--key') echo 'none' ;;
+    'servers add/--key') echo 'ids ssh-keys' ;;
+    'servers code/--key') echo 'ids ssh-keys' ;;
     'ssh-keys list/--modified-since') echo 'none' ;;
     'ssh-keys list/--page') echo 'none' ;;
     'ssh-keys list/--page-size') echo 'none' ;;
@@ -352,7 +358,7 @@ __backupctl_flag_value() {
     'jobs create/--server') echo 'ids servers' ;;
     'jobs create/--serverless') echo 'words EU US' ;;
     'jobs create/--config') echo 'none' ;;
-    'jobs create/--storage') echo 'none' ;;
+    'jobs create/--storage') echo 'ids storage' ;;
     'jobs create/--cron') echo 'none' ;;
     'jobs create/--timezone') echo 'none' ;;
     'jobs create/--retention-hourly') echo 'none' ;;
@@ -362,7 +368,7 @@ __backupctl_flag_value() {
     'jobs create/--encryption-key') echo 'none' ;;
     'jobs create/--proxy') echo 'none' ;;
     'jobs update/--file') echo 'files' ;;
-    'jobs update/--storage') echo 'none' ;;
+    'jobs update/--storage') echo 'ids storage' ;;
     'jobs backup start/--wait-timeout') echo 'none' ;;
     'jobs backup start/--poll-interval') echo 'none' ;;
     'jobs backup start/--jitter') echo 'none' ;;
@@ -383,7 +389,7 @@ __backupctl_flag_value() {
     'jobs schedule update/--retention-daily') echo 'none' ;;
     'jobs schedule update/--retention-weekly') echo 'none' ;;
     'jobs schedule update/--retention-monthly') echo 'none' ;;
-    'jobs storage set/--storage') echo 'none' ;;
+    'jobs storage set/--storage') echo 'ids storage' ;;
     'jobs backup latest/--status') echo 'words pending running expired failed completed completed_with_errors' ;;
     'jobs backup latest/--max-age') echo 'none' ;;
     'jobs backup download/--dir') echo 'none' ;;
@@ -397,6 +403,10 @@ __backupctl_flag_value() {
     'status/--max-age') echo 'none' ;;
     'status/--output-file') echo 'none' ;;
     'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
+    'export/--file'|'export/-f') echo 'none' ;;
+    'export/--only') echo 'none' ;;
+    'plan/--file'|'plan/-f') echo 'none' ;;
+    'apply/--file'|'apply/-f') echo 'none' ;;
     'api/--method'|'api/-X') echo 'words GET POST PUT PATCH DELETE' ;;
     'api/--raw-field'|'api/-f') echo 'none' ;;
     'api/--field'|'api/-F') echo 'none' ;;
@@ -423,6 +433,31 @@ __backupctl_positional() {
   case "$1/$2" in
     'config get/0') echo 'words base_url output timeout token' ;;
     'config set/0') echo 'words base_url output timeout token' ;;
+    'ssh-keys rename/0') echo 'ids ssh-keys' ;;
+    'ssh-keys delete/0') echo 'ids ssh-keys' ;;
+    'accounts update/0') echo 'ids accounts' ;;
+    'accounts delete/0') echo 'ids accounts' ;;
+    'accounts sync/0') echo 'ids accounts' ;;
+    'storage update/0') echo 'ids storage' ;;
+    'storage delete/0') echo 'ids storage' ;;
+    'droplets get/0') echo 'ids droplets' ;;
+    'droplets update/0') echo 'ids droplets' ;;
+    'droplets activate/0') echo 'ids droplets' ;;
+    'droplets pause/0') echo 'ids droplets' ;;
+    'droplets resume/0') echo 'ids droplets' ;;
+    'droplets deactivate/0') echo 'ids droplets' ;;
+    'droplets snapshot list/0') echo 'ids droplets' ;;
+    'droplets snapshot create/0') echo 'ids droplets' ;;
+    'droplets snapshot delete/0') echo 'ids droplets' ;;
+    'volumes get/0') echo 'ids volumes' ;;
+    'volumes update/0') echo 'ids volumes' ;;
+    'volumes activate/0') echo 'ids volumes' ;;
+    'volumes pause/0') echo 'ids volumes' ;;
+    'volumes resume/0') echo 'ids volumes' ;;
+    'volumes deactivate/0') echo 'ids volumes' ;;
+    'volumes snapshot list/0') echo 'ids volumes' ;;
+    'volumes snapshot create/0') echo 'ids volumes' ;;
+    'volumes snapshot delete/0') echo 'ids volumes' ;;
     'jobs get/0') echo 'ids jobs' ;;
     'jobs update/0') echo 'ids jobs' ;;
     'jobs delete/0') echo 'ids jobs' ;;
@@ -438,7 +473,7 @@ __backupctl_positional() {
     'jobs backup latest/0') echo 'ids jobs' ;;
     'jobs backup download/0') echo 'ids jobs' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status api schema completion emulator' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status export plan apply api schema completion emulator' ;;
   esac
 }
 

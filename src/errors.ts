@@ -13,6 +13,8 @@ export const ExitCode = {
   waitFailed: 8,
   empty: 9,
   locked: 10,
+  /** plan: the service differs from the file (a drift check in CI). */
+  changesPending: 12,
   interrupted: 130,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
@@ -138,6 +140,13 @@ export function exitCodeForStatus(status: number): number {
 }
 
 const STATUS_TEXT: Record<number, string> = {
+  300: 'Multiple Choices',
+  301: 'Moved Permanently',
+  302: 'Found',
+  303: 'See Other',
+  304: 'Not Modified',
+  307: 'Temporary Redirect',
+  308: 'Permanent Redirect',
   400: 'Bad Request',
   401: 'Unauthorized',
   403: 'Forbidden',

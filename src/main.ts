@@ -104,7 +104,8 @@ async function report(err: unknown, io: IO, debug: boolean): Promise<number> {
     return ExitCode.usage;
   }
   if (err instanceof CliError) {
-    io.stderr.write(scrub(`error: ${sanitize(err.message)}\n`));
+    // An error without a message (plan's "changes pending") has already said everything on stdout.
+    if (err.message) io.stderr.write(scrub(`error: ${sanitize(err.message)}\n`));
     for (const line of err.details) io.stderr.write(scrub(`${sanitize(line)}\n`));
     return err.exitCode;
   }

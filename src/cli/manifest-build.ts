@@ -43,3 +43,4 @@ export { commandsMarkdown } from './docs.js';
 export { startupFiles } from './manifest.js';
 export { completionFiles } from '../commands/completion.js';
 export { openapiDocument } from '../commands/schema.js';
+export { backupsFileSchema } from '../ascode/filespec.js';

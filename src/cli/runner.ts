@@ -10,6 +10,8 @@ import { createContext } from './context.js';
 import { runEndpoint } from './generic.js';
 import { redactBody } from '../http/redact.js';
 import { addSecret } from '../util/scrub.js';
+import { encodeQuery } from '../http/query.js';
+import { resolveNames } from './resolve.js';
 
 export interface RunInput {
   spec: ManifestCommand;
@@ -32,11 +34,16 @@ export async function runCommand(o: RunInput): Promise<void> {
   const common = ownFormat ? { ...globals, output: undefined } : globals;
   const output = await resolveOutput(common, env, io);
   const values = await parseValues(spec, { positionals: o.positionals, options: o.options }, io);
-  const request = buildRequest(spec, values);
-  if (request?.body !== undefined) registerSecrets(request.body, redactBody(request.body));
   const ctx = createContext({ globals: common, io, env, signal: o.signal, output });
   if (ownFormat) ctx.globals = globals;
   try {
+    // Names given for ids are looked up first (sent even with --dry-run, which lists them on stderr).
+    await resolveNames(values, () => ctx.client(), {
+      signal: ctx.signal,
+      onLookup: globals.dryRun ? (req) => io.stderr.write(`Looking up a name: ${req.method} /v1${req.path}${encodeQuery(req.query)}\n`) : undefined,
+    });
+    const request = buildRequest(spec, values);
+    if (request?.body !== undefined) registerSecrets(request.body, redactBody(request.body));
     if (globals.dryRun && request && !spec.local && !spec.dryRunInHandler) {
       const { printDryRun } = await import('./dry-run.js');
       await printDryRun(ctx, request);

@@ -8,6 +8,7 @@ import type { CommandSpec, ParamSpec } from '../resources/types.js';
 import { UsageError } from '../errors.js';
 import { effectiveParams, flagLabel, flagName, optionKey } from './params.js';
 import { parseDatetime, parseDuration } from '../util/time.js';
+import { NameRef, looksLikeId } from './resolve.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -113,16 +114,28 @@ function parseKv(p: ParamSpec, items: string[]): Record<string, string | number>
   return out;
 }
 
-function parseStorage(p: ParamSpec, items: string[]): Array<{ storage_id: number; priority: number }> {
-  const seen = new Set<number>();
+/** `12`, `12:1`, or with names (p.names): `backups-eu`, `backups-eu:2`; a name is looked up before sending. */
+function parseStorage(p: ParamSpec, items: string[]): Array<{ storage_id: number | NameRef; priority: number }> {
+  const seen = new Set<string>();
   return items.map((item, index) => {
-    const m = /^(\d+)(?::(\d+))?$/.exec(item.trim());
-    if (!m) fail(p, item, 'must be a storage id, optionally with a priority: 12 or 12:1');
-    const id = Number(m[1]);
-    if (seen.has(id)) fail(p, item, `storage ${id} is given twice`);
-    seen.add(id);
-    return { storage_id: id, priority: m[2] !== undefined ? Number(m[2]) : index + 1 };
+    const m = /^(.+?)(?::(\d+))?$/.exec(item.trim());
+    const ref = m?.[1]!.trim() ?? '';
+    // `12:x` is a mistyped id and priority, not a name.
+    const byName = p.names !== undefined && !looksLikeId(p.names, ref) && !/^\d+:/.test(ref);
+    if (!m || (!byName && !/^\d+$/.test(ref))) {
+      fail(p, item, `must be a storage id${p.names ? ' or name' : ''}, optionally with a priority: 12 or 12:1`);
+    }
+    const key = byName ? ref : String(Number(ref));
+    if (seen.has(key)) fail(p, item, `storage ${key} is given twice`);
+    seen.add(key);
+    return { storage_id: byName ? new NameRef(p.names!, ref, flagLabel(p)) : Number(ref), priority: m[2] !== undefined ? Number(m[2]) : index + 1 };
   });
+}
+
+/** A name given for an id (p.names), kept for the resolver; anything else is checked as the id. */
+function checkOrName(p: ParamSpec, raw: string): unknown {
+  if (p.names !== undefined && !looksLikeId(p.names, raw)) return new NameRef(p.names, raw.trim(), flagLabel(p));
+  return check(p, raw);
 }
 
 async function readSource(p: ParamSpec, source: string, stdin: () => Readable, used: { stdin: boolean }): Promise<string> {
@@ -209,10 +222,10 @@ export async function parseValues(
     }
     if (p.repeatable) {
       const items = (Array.isArray(rawValue) ? rawValue : [rawValue]).map(String);
-      values[p.name] = items.map((i) => check(p, i));
+      values[p.name] = items.map((i) => checkOrName(p, i));
       continue;
     }
-    values[p.name] = check(p, String(rawValue));
+    values[p.name] = checkOrName(p, String(rawValue));
   }
   for (const p of params) {
     if (values[p.name] !== undefined) continue;

@@ -1,5 +1,6 @@
 // auth login | status | logout | token: the API token of a profile.
 import type { Readable } from 'node:stream';
+import * as z from 'zod/mini';
 import type { Column, CommandInput, Context, Handler, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { ApiError, ConfigError, InterruptedError, UsageError } from '../errors.js';
@@ -58,7 +59,7 @@ export const module: ModuleSpec = {
       summary: 'Show the profile, base URL and token in use (token masked)',
       examples: ['backupctl auth status', 'backupctl --profile work auth status --json'],
       params: [],
-      output: { kind: 'record', idField: 'profile' },
+      output: { kind: 'record', schema: 'status', idField: 'profile' },
       handler: 'status',
       local: true,
     },
@@ -82,6 +83,18 @@ export const module: ModuleSpec = {
     },
   ],
 };
+
+/** What `auth status --json` prints: never the token, only its masked form. */
+const statusSchema = z.object({
+  profile: z.string(),
+  base_url: z.nullable(z.string()),
+  base_url_from: z.nullable(z.string()),
+  token: z.string(),
+  token_from: z.nullable(z.string()),
+  config_file: z.string(),
+});
+
+export const schemas = { status: statusSchema };
 
 function openStore(ctx: Context): Promise<ConfigStore> {
   return openConfig(configDir(ctx.env, ctx.globals.configDir));

@@ -11,6 +11,7 @@ import type { Manifest, ManifestCommand, ModuleSpec, ParamSpec } from '../resour
 import { effectiveParams, flagName } from '../cli/params.js';
 import { OUTPUT_FORMATS } from '../output/options.js';
 import { helpTopics } from './help-topics.js';
+import { NAMED_KINDS, isNamedKind, type NamedKind } from '../cli/resolve.js';
 import { readBuiltFile } from '../util/built-files.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
@@ -23,9 +24,9 @@ export const COMPLETION_FILES: Record<Shell, string> = {
   fish: 'completions/backupctl.fish',
 };
 
-/** Resources whose ids the scripts offer, and the list each is read from. */
-const ID_SOURCES = { jobs: '/jobs', servers: '/servers' } as const;
-type IdResource = keyof typeof ID_SOURCES;
+/** Resources whose ids and names the scripts offer: those the service lists (src/cli/resolve.ts). */
+type IdResource = NamedKind;
+const listOf = (resource: string): string | undefined => (isNamedKind(resource) ? NAMED_KINDS[resource].list : undefined);
 
 /** How long fetched ids are offered again without asking the service. */
 const CACHE_TTL_MS = 60_000;
@@ -41,7 +42,8 @@ export const module: ModuleSpec = {
       path: ['completion'],
       summary: 'Print the shell completion script for bash, zsh or fish',
       description:
-        'Completes commands, flags, enum values and, from the service, job and server ids (cached for a minute). ' +
+        'Completes commands, flags, enum values and, from the service, the names of jobs, servers, SSH keys, storage, ' +
+        'accounts, droplets and volumes (ids in bash; zsh and fish show each id beside its name; cached for a minute). ' +
         'The same scripts ship in completions/ of the package.',
       examples: [
         'source <(backupctl completion bash)                                   # bash, this shell',
@@ -58,16 +60,18 @@ export const module: ModuleSpec = {
     },
     {
       path: ['__complete'],
-      summary: 'Ids for shell completion (used by the completion scripts)',
-      description: 'Prints `id<TAB>name` lines of the first 100 records, cached for 60 s; prints nothing and exits 0 on any error.',
-      examples: ['backupctl __complete ids jobs'],
+      summary: 'Ids and names for shell completion (used by the completion scripts)',
+      description:
+        'Prints `id<TAB>name` lines (ids) or `name<TAB>id` lines (names) of the first 100 records, cached for 60 s; ' +
+        'prints nothing and exits 0 on any error.',
+      examples: ['backupctl __complete ids jobs', 'backupctl __complete names servers'],
       params: [
-        { name: 'what', in: 'local', type: 'string', positional: true, required: true, description: 'What to list: ids' },
-        { name: 'resource', in: 'local', type: 'string', positional: true, required: true, description: 'jobs or servers' },
+        { name: 'what', in: 'local', type: 'string', positional: true, required: true, description: 'What to list: ids or names' },
+        { name: 'resource', in: 'local', type: 'string', positional: true, required: true, description: 'jobs, servers, ssh-keys, storage, accounts, droplets or volumes' },
       ],
       output: { kind: 'object' },
       handler: 'ids',
-      alsoCalls: ['GET /jobs', 'GET /servers'],
+      alsoCalls: Object.values(NAMED_KINDS).flatMap((k) => (k.list ? [`GET ${k.list}`] : [])),
       hidden: true,
     },
   ],
@@ -115,12 +119,9 @@ export interface CompletionModel {
   rootOnly: FlagInfo[];
 }
 
-/** Which ids a parameter takes: `<job>`/`<id>` of jobs commands are jobs; `--server` of jobs commands is a server. */
-function idsFor(spec: ManifestCommand, p: ParamSpec): IdResource | undefined {
-  if (spec.path[0] !== 'jobs') return undefined;
-  const f = flagName(p);
-  if (p.positional) return f === 'job' || f === 'id' ? 'jobs' : undefined;
-  return f === 'server' ? 'servers' : undefined;
+/** Which resource's ids (or names) a parameter takes: the one it resolves names of, when the service lists it. */
+function idsFor(_spec: ManifestCommand, p: ParamSpec): IdResource | undefined {
+  return p.names && NAMED_KINDS[p.names].list ? p.names : undefined;
 }
 
 function valuesOf(spec: ManifestCommand, p: ParamSpec): Values {
@@ -299,7 +300,7 @@ function bashScript(model: CompletionModel): string {
 #
 # This shell:      source <(backupctl completion bash)
 # Every shell:     backupctl completion bash > ~/.local/share/bash-completion/completions/backupctl
-# Ids of jobs and servers come from the service (backupctl __complete ids jobs), cached for a minute.
+# Ids of jobs, servers, keys, storage, accounts, droplets and volumes come from the service (backupctl __complete ids jobs), cached for a minute.
 
 # The command that word $2 names below command $1 ('' is the top), or nothing.
 __backupctl_command() {
@@ -430,7 +431,7 @@ compdef _backupctl backupctl
 #                 backupctl completion zsh > "\${fpath[1]}/_backupctl"
 #               (with compinit in ~/.zshrc), then start a new shell.
 # This shell:   source <(backupctl completion zsh)   (after compinit)
-# Ids of jobs and servers come from the service (backupctl __complete ids jobs), cached for a minute.
+# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, come from the service (backupctl __complete names jobs), cached for a minute.
 
 # The command that word $2 names below command $1 ('' is the top), or nothing.
 __backupctl_command() {
@@ -476,7 +477,7 @@ __backupctl_values() {
     files) _files ;;
     dirs) _files -/ ;;
     ids)
-      for line in \${(f)"$("\${words[1]}" "\${extra[@]}" __complete ids "\${values[1]}" 2>/dev/null)"}; do
+      for line in \${(f)"$("\${words[1]}" "\${extra[@]}" __complete names "\${values[1]}" 2>/dev/null)"}; do
         if [[ $line == *$'\\t'* ]]; then
           described+=("\${\${line%%$'\\t'*}//:/\\\\:}:\${line#*$'\\t'}")
         else
@@ -553,7 +554,7 @@ function fishScript(model: CompletionModel): string {
 #
 # Every shell:  backupctl completion fish > ~/.config/fish/completions/backupctl.fish
 # This shell:   backupctl completion fish | source
-# Ids of jobs and servers come from the service (backupctl __complete ids jobs), cached for a minute.
+# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, come from the service (backupctl __complete names jobs), cached for a minute.
 
 # The command that word $argv[2] names below command $argv[1] ('' is the top), or nothing.
 function __backupctl_command
@@ -615,7 +616,7 @@ function __backupctl_values
                 printf '%s%s\\n' $prefix $p
             end
         case ids
-            for line in (command $argv[3..-1] __complete ids $parts[2] 2>/dev/null)
+            for line in (command $argv[3..-1] __complete names $parts[2] 2>/dev/null)
                 printf '%s%s\\n' $prefix $line
             end
     end
@@ -783,8 +784,10 @@ async function writeCache(file: string, cache: IdCache): Promise<void> {
 const ids: Handler = async (input, ctx) => {
   // Completion must never print an error: whatever goes wrong, offer nothing.
   try {
-    const resource = String(input.values.resource) as IdResource;
-    if (input.values.what !== 'ids' || !Object.hasOwn(ID_SOURCES, resource) || ctx.globals.dryRun) return { kind: 'empty' };
+    const resource = String(input.values.resource);
+    const what = input.values.what;
+    const list = listOf(resource);
+    if ((what !== 'ids' && what !== 'names') || !list || ctx.globals.dryRun) return { kind: 'empty' };
     const { configDir } = await import('../config/index.js');
     const settings = await ctx.settings();
     const file = join(configDir(ctx.env, ctx.globals.configDir), 'cache', `completion-${resource}.json`);
@@ -792,13 +795,15 @@ const ids: Handler = async (input, ctx) => {
     if (!items) {
       const client = await ctx.client();
       const res = await client.request(
-        { method: 'GET', path: ID_SOURCES[resource], query: { page_size: 100 } },
+        { method: 'GET', path: list, query: { page_size: 100 } },
         { signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(LOOKUP_TIMEOUT_MS)]) },
       );
       items = toItems((res.body as { data?: unknown } | undefined)?.data);
       await writeCache(file, { saved_at: Date.now(), profile: settings.profile, base_url: settings.baseUrl, items });
     }
-    return { kind: 'text', text: items.map((i) => (i.name ? `${i.id}\t${i.name}` : i.id)).join('\n') };
+    // Names for zsh and fish, which show the id beside each; a record without a name is offered by its id.
+    const line = what === 'names' ? (i: IdItem) => (i.name ? `${i.name}\t${i.id}` : i.id) : (i: IdItem) => (i.name ? `${i.id}\t${i.name}` : i.id);
+    return { kind: 'text', text: items.map(line).join('\n') };
   } catch {
     return { kind: 'empty' };
   }

@@ -1,4 +1,5 @@
 // config get | set | list | path: the settings stored in a profile.
+import * as z from 'zod/mini';
 import type { Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { CliError, UsageError } from '../errors.js';
@@ -33,7 +34,7 @@ export const module: ModuleSpec = {
       params: [
         { name: 'key', in: 'local', type: 'enum', values: CONFIG_KEYS, positional: true, required: true, description: KEY_HELP },
       ],
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'value' },
       handler: 'get',
       local: true,
     },
@@ -58,7 +59,7 @@ export const module: ModuleSpec = {
       summary: "Show the profile's settings (token masked)",
       examples: ['backupctl config list', 'backupctl --profile work config list --json'],
       params: [],
-      output: { kind: 'record', idField: 'profile' },
+      output: { kind: 'record', schema: 'settings', idField: 'profile' },
       handler: 'list',
       local: true,
     },
@@ -141,6 +142,19 @@ const set: Handler = async (input, ctx) => {
   else await store.setValue(profile, key, value);
   return { kind: 'done', message: `Set ${key} to ${value} in profile ${profile}.`, id: key };
 };
+
+/** `config get --json`: the stored value, null when unset. */
+const valueSchema = z.nullable(z.union([z.string(), z.number()]));
+/** `config list --json`: the profile's settings, null when unset, the token masked. */
+const settingsSchema = z.object({
+  profile: z.string(),
+  base_url: z.nullable(z.string()),
+  output: z.nullable(z.string()),
+  timeout: z.nullable(z.union([z.string(), z.number()])),
+  token: z.string(),
+});
+
+export const schemas = { value: valueSchema, settings: settingsSchema };
 
 const LIST_COLUMNS: Column[] = [
   { key: 'profile', header: 'Profile' },

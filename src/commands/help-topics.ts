@@ -15,6 +15,7 @@ const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.waitFailed, 'an awaited operation ended failed (--wait): the backup failed or expired'],
   [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check'],
   [ExitCode.locked, 'another run holds the lock (--lock)'],
+  [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
 ];
 
@@ -55,7 +56,8 @@ the environment over the profile. An empty value counts as unset.
   FORCE_COLOR           0 or false turns colour off; nothing turns it on when stdout is not a terminal
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
                         proxy for requests to the service (lower-case names too); NO_PROXY lists
-                        hosts reached directly
+                        hosts reached directly; loopback hosts (localhost, 127.0.0.0/8, ::1)
+                        always go direct
   NODE_EXTRA_CA_CERTS   file of extra CA certificates in PEM (a company proxy or a private CA);
                         read by Node.js at start-up
 

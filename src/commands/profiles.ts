@@ -1,4 +1,5 @@
 // profiles list | use | remove: the named profiles in the config file.
+import * as z from 'zod/mini';
 import type { Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { UsageError } from '../errors.js';
@@ -12,7 +13,7 @@ export const module: ModuleSpec = {
       summary: 'List the profiles in the config file',
       examples: ['backupctl profiles list', 'backupctl profiles list --json'],
       params: [],
-      output: { kind: 'list', idField: 'name' },
+      output: { kind: 'list', schema: 'profile', idField: 'name' },
       handler: 'list',
       local: true,
     },
@@ -40,6 +41,11 @@ export const module: ModuleSpec = {
     },
   ],
 };
+
+/** One profile in `profiles list --json`: whether a token is stored, never the token. */
+const profileSchema = z.object({ name: z.string(), current: z.boolean(), base_url: z.nullable(z.string()), token_set: z.boolean() });
+
+export const schemas = { profile: profileSchema };
 
 const PROFILE_COLUMNS: Column[] = [
   { key: 'name', header: 'Name' },

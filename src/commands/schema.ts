@@ -8,6 +8,7 @@ import { moduleLoaders } from '../resources/registry.js';
 import { UsageError } from '../errors.js';
 import { apiName, effectiveParams, flagName } from '../cli/params.js';
 import { readManifest } from './completion.js';
+import { editDistance } from '../util/suggest.js';
 
 export const module: ModuleSpec = {
   name: 'schema',
@@ -18,9 +19,9 @@ export const module: ModuleSpec = {
       description:
         'For a list command the schema is an array of its records. The schemas are lenient, as the CLI is: ' +
         'fields may be null or missing, and records may carry fields not listed.',
-      examples: ['backupctl schema servers list', 'backupctl schema jobs get', 'backupctl schema jobs backup start --json > start.schema.json'],
+      examples: ['backupctl schema servers list', 'backupctl schema file > backups.schema.json', 'backupctl schema jobs get', 'backupctl schema jobs backup start --json > start.schema.json'],
       params: [
-        { name: 'command', in: 'local', type: 'string', positional: true, required: true, description: 'The command, e.g. servers' },
+        { name: 'command', in: 'local', type: 'string', positional: true, required: true, description: 'The command, e.g. servers; or file, for the backups file of export, plan and apply' },
         { name: 'subcommand', in: 'local', type: 'string', positional: true, description: 'Its subcommand, e.g. list' },
         { name: 'action', in: 'local', type: 'string', positional: true, description: 'The third word of longer commands (jobs backup start)' },
       ],
@@ -49,20 +50,6 @@ export function findCommand(manifest: Manifest, words: readonly string[]): Manif
       (c) => c.path.length === words.length && c.path.slice(0, -1).join(' ') === words.slice(0, -1).join(' ') && c.aliases?.includes(words[words.length - 1]!),
     )
   );
-}
-
-function editDistance(a: string, b: string): number {
-  const row = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    let diag = row[0]!;
-    row[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const next = Math.min(row[j]! + 1, row[j - 1]! + 1, diag + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diag = row[j]!;
-      row[j] = next;
-    }
-  }
-  return row[b.length]!;
 }
 
 /** Commands whose name is near the words given: the group's commands, names a few edits away, or the same group's. */
@@ -101,6 +88,11 @@ export async function outputSchema(spec: ManifestCommand): Promise<JsonSchema> {
 const schema: Handler = async (input, ctx) => {
   const v = input.values;
   const words = [v.command, v.subcommand, v.action].filter((w): w is string => typeof w === 'string' && w !== '');
+  if (words.length === 1 && words[0] === 'file') {
+    // Not a command: the backups file of export, plan and apply.
+    const { backupsFileSchema } = await import('../ascode/filespec.js');
+    return { kind: 'text', text: JSON.stringify(backupsFileSchema(), null, ctx.output.pretty ? 2 : undefined) };
+  }
   const manifest = readManifest();
   const spec = findCommand(manifest, words);
   if (!spec || spec.hidden) {

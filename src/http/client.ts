@@ -46,8 +46,8 @@ class HttpClient implements Client {
 
   private getDispatcher(): Promise<Dispatcher> {
     // V8 runs with --liftoff-only for undici's WebAssembly HTTP parser: set by src/boot.cjs.
-    // EnvHttpProxyAgent honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY and is a
-    // plain keep-alive Agent when none is set.
+    // EnvHttpProxyAgent honours HTTPS_PROXY / HTTP_PROXY / NO_PROXY (loopback hosts always
+    // direct, see ./undici.ts) and is a plain keep-alive Agent when none is set.
     this.dispatcher ??= import('./undici.js').then(
       ({ EnvHttpProxyAgent }) =>
         new EnvHttpProxyAgent({
@@ -83,6 +83,7 @@ class HttpClient implements Client {
       trace: (line) => this.trace(line),
       display: `${req.method} ${this.displayPath(req)}`,
       timeoutMs: this.opts.timeoutMs,
+      origin: isAbsolute(req.path) ? new URL(req.path).origin : this.origin,
     });
   }
 
@@ -170,6 +171,16 @@ class HttpClient implements Client {
       // Refused before any HTTP was sent; retrying cannot change the verdict.
       return new AttemptError(
         `TLS certificate not trusted (${code}: ${e.message ?? 'verification failed'}); for a private CA set NODE_EXTRA_CA_CERTS to its PEM file`,
+        true,
+        'tls',
+        code,
+      );
+    }
+    if (code && (code.startsWith('ERR_SSL_') || (code === 'EPROTO' && /SSL|TLS/.test(e.message ?? '')))) {
+      // The handshake itself failed: most often https:// to a port that speaks plain http.
+      // Nothing was sent, and another try meets the same server.
+      return new AttemptError(
+        `TLS handshake with ${this.origin} failed (${code}); if that port speaks plain http, check the URL's scheme (--base-url)`,
         true,
         'tls',
         code,

@@ -1,7 +1,7 @@
 // The errors one attempt or a whole request can end in, shared by the client
 // and the retry layer.
 import type { ApiResponse, RequestSpec } from '../cli/types.js';
-import { ApiError, OutcomeUnknownError, TransientError } from '../errors.js';
+import { ApiError, CliError, ExitCode, OutcomeUnknownError, TransientError, statusText } from '../errors.js';
 
 /** Failure of one attempt, before retry policy decides: carries what the retry layer needs. */
 export class AttemptError extends Error {
@@ -50,6 +50,30 @@ function messageText(v: unknown): string {
   } catch {
     return String(v);
   }
+}
+
+/**
+ * A 3xx answer: never followed, never success. It names the status and the origin
+ * the Location points to (not its path, which may carry anything), and points at
+ * the base URL, the usual cause (http:// for an https service, a missing path, an
+ * old host). After a POST the service may have acted before redirecting: exit 7.
+ */
+export function redirectError(req: RequestSpec, res: ApiResponse, display: string, origin: string | undefined): CliError {
+  const location = Array.isArray(res.headers.location) ? res.headers.location[0] : res.headers.location;
+  let to = 'nowhere (no Location header)';
+  if (location) {
+    try {
+      to = new URL(location, origin).origin;
+    } catch {
+      to = 'an unreadable Location';
+    }
+  }
+  const what = `${res.status} ${statusText(res.status)}: ${display}: the service redirected to ${to}; redirects are not followed`;
+  const hint = 'Check the base URL (--base-url, BACKUPCTL_BASE_URL or the profile\'s base_url): it must be the service\'s own address.';
+  if (req.method === 'POST') {
+    return new OutcomeUnknownError(`${what}, and the request may or may not have been carried out`, [hint, checkHint(req)]);
+  }
+  return new CliError(what, ExitCode.refused, [hint]);
 }
 
 export function transientError(display: string, reason: string, hint?: string): TransientError {

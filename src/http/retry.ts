@@ -4,7 +4,7 @@
 // or was turned away with 429. Anything else after a POST was sent is
 // "outcome unknown" (exit 7): sending it again could start a second backup.
 import type { ApiResponse, RequestSpec } from '../cli/types.js';
-import { AttemptError, errorForResponse, outcomeUnknownError, transientError, formatMs } from './failures.js';
+import { AttemptError, errorForResponse, outcomeUnknownError, redirectError, transientError, formatMs } from './failures.js';
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -30,6 +30,8 @@ export interface RetryContext {
   /** "GET /v1/servers?page=2" */
   display: string;
   timeoutMs: number;
+  /** The origin the request went to, to resolve a relative Location against. */
+  origin?: string;
 }
 
 const RETRYABLE_STATUS = (s: number) => s === 408 || s === 429 || s >= 500;
@@ -57,7 +59,10 @@ export async function runWithRetries(
       if (!(err instanceof AttemptError)) throw err;
       failure = err;
     }
-    if (res && res.status < 400) return res;
+    if (res && res.status < 300) return res;
+    // Redirects are never followed (the token must not travel to another address), and
+    // never success either: the request was not carried out where it was meant to be.
+    if (res && res.status < 400) throw redirectError(req, res, ctx.display, ctx.origin);
     // A DELETE whose earlier answer was lost (connection cut after sending, a
     // timeout, a 5xx from a proxy) and that now finds nothing has most likely
     // been done by that earlier attempt: report what the user asked for, not

@@ -11,3 +11,7 @@ declare module 'undici/lib/api/index.js' {
   const api: object;
   export default api;
 }
+declare module 'undici/lib/core/symbols.js' {
+  const symbols: Record<string, symbol>;
+  export default symbols;
+}

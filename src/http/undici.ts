@@ -8,9 +8,33 @@
 import EnvHttpProxyAgentImpl from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import DispatcherImpl from 'undici/lib/dispatcher/dispatcher.js';
 import api from 'undici/lib/api/index.js';
+import symbols from 'undici/lib/core/symbols.js';
 import type { Dispatcher as DispatcherType, EnvHttpProxyAgent as EnvHttpProxyAgentType } from 'undici';
 
 Object.assign(DispatcherImpl.prototype, api);
 
-export const EnvHttpProxyAgent = EnvHttpProxyAgentImpl as unknown as typeof EnvHttpProxyAgentType;
+import { isLoopbackHost } from '../config/base-url.js';
+
+type DispatchFn = (opts: { origin?: string | URL }, handler: unknown) => boolean;
+const { kDispatch, kNoProxyAgent } = symbols as { kDispatch: symbol; kNoProxyAgent: symbol };
+const ProxyAgentBase = EnvHttpProxyAgentImpl as unknown as new (opts?: object) => Record<symbol, unknown>;
+
+/**
+ * undici's EnvHttpProxyAgent (HTTPS_PROXY, HTTP_PROXY, NO_PROXY), except that a
+ * loopback host (localhost, 127.0.0.0/8, ::1) always goes direct, as in Go's
+ * net/http: a request for this machine, and the token it carries, must never
+ * cross a proxy (in clear text, for http://127.0.0.1). Every dispatcher of the
+ * process is made from this class.
+ */
+class LoopbackDirectProxyAgent extends ProxyAgentBase {
+  constructor(opts?: object) {
+    super(opts);
+    const viaEnv = (this[kDispatch] as DispatchFn).bind(this);
+    const direct = this[kNoProxyAgent] as { dispatch: DispatchFn };
+    this[kDispatch] = (opts: { origin?: string | URL }, handler: unknown) =>
+      opts.origin !== undefined && isLoopbackHost(new URL(opts.origin).hostname) ? direct.dispatch(opts, handler) : viaEnv(opts, handler);
+  }
+}
+
+export const EnvHttpProxyAgent = LoopbackDirectProxyAgent as unknown as typeof EnvHttpProxyAgentType;
 export type Dispatcher = DispatcherType;

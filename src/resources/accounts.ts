@@ -66,7 +66,7 @@ export const columns: Record<string, Column[]> = {
   ],
 };
 
-const accountId = idArg('account_id', 'Account');
+const accountId = idArg('account_id', 'Account', 'integer', 'accounts');
 
 const providerParam = (required: boolean): ParamSpec => ({
   name: 'provider',

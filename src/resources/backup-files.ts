@@ -6,7 +6,7 @@ import type { Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { parseServiceTime } from '../util/time.js';
-import { loose, record } from './common.js';
+import { jobArg, loose, record } from './common.js';
 import { BACKUP_STATUSES, backupSchema, columns as jobColumns } from './jobs.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
@@ -23,7 +23,6 @@ export const columns: Record<string, Column[]> = {
   ],
 };
 
-const jobArg = { name: 'job_id', flag: 'job', in: 'path', type: 'uuid', positional: true, required: true, description: 'Job id' } as const;
 
 export const module: ModuleSpec = {
   name: 'backup-files',
@@ -41,7 +40,7 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/jobs/{job_id}/backups',
       params: [
-        jobArg,
+        jobArg(),
         { name: 'status', in: 'query', type: 'enum', values: BACKUP_STATUSES, description: 'Only backups with this status' },
         { name: 'max_age', in: 'local', type: 'duration', placeholder: 'duration', description: 'Exit 9 when the newest backup is older than this (26h, 2d)' },
       ],
@@ -63,7 +62,7 @@ export const module: ModuleSpec = {
       endpoint: '/jobs/{job_id}/backups',
       alsoCalls: ['GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
       params: [
-        jobArg,
+        jobArg(),
         { name: 'backup', in: 'local', type: 'uuid', positional: true, description: 'Backup id (or --latest)' },
         { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job' },
         { name: 'dir', in: 'local', type: 'string', default: '.', placeholder: 'dir', description: 'Folder to write the files into' },

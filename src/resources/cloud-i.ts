@@ -172,7 +172,8 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
     min: kind.idType === 'integer' ? 1 : undefined,
     positional: true,
     required: true,
-    description: `${capitalised(singular)} id`,
+    description: `${capitalised(singular)} id or name`,
+    names: plural,
   });
   const machineId = idParam('id');
   const ownerId = idParam(singular);

@@ -1,6 +1,7 @@
 // Pieces several resources share: lenient record schemas and reusable params.
 import * as z from 'zod/mini';
 import type { ParamSpec } from './types.js';
+import type { NamedKind } from '../cli/resolve.js';
 
 /** A service datetime: ISO with microseconds, or `YYYY-MM-DD HH:MM:SS`; null where the field is nullable. */
 export const datetime = z.string();
@@ -37,7 +38,7 @@ export const modifiedSince: ParamSpec = {
   placeholder: 'when',
 };
 
-export const idArg = (name: string, what: string, type: ParamSpec['type'] = 'integer'): ParamSpec => ({
+export const idArg = (name: string, what: string, type: ParamSpec['type'] = 'integer', names?: NamedKind): ParamSpec => ({
   name,
   flag: 'id',
   in: 'path',
@@ -45,7 +46,20 @@ export const idArg = (name: string, what: string, type: ParamSpec['type'] = 'int
   positional: true,
   required: true,
   min: type === 'integer' ? 1 : undefined,
-  description: `${what} id`,
+  description: names ? `${what} id or name` : `${what} id`,
+  names,
+});
+
+/** `<job>`: a job's id or name, in the path. */
+export const jobArg = (name = 'job_id'): ParamSpec => ({
+  name,
+  flag: 'job',
+  in: 'path',
+  type: 'uuid',
+  positional: true,
+  required: true,
+  description: 'Job id or name',
+  names: 'jobs',
 });
 
 /**

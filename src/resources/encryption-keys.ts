@@ -54,7 +54,7 @@ export const module: ModuleSpec = {
       examples: ['backupctl encryption-keys delete 5 --yes'],
       method: 'DELETE',
       endpoint: '/encryption-keys/{id}',
-      params: [{ name: 'id', flag: 'id', in: 'path', type: 'string', positional: true, required: true, description: 'Encryption key id' }],
+      params: [{ name: 'id', flag: 'id', in: 'path', type: 'string', positional: true, required: true, description: 'Encryption key id', names: 'encryption-keys' }],
       confirm: 'Delete encryption key {id}?',
       output: { kind: 'none', done: 'Deleted encryption key {id}.' },
     },

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { Column, Handler, Section } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
-import { datetime, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
+import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
 
 export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
@@ -153,7 +153,6 @@ export const columns: Record<string, Column[]> = {
   ],
 };
 
-const jobArg = (name = 'job_id'): ParamSpec => ({ name, flag: 'job', in: 'path', type: 'uuid', positional: true, required: true, description: 'Job id' });
 const retentionFlags = (prefix = ''): ParamSpec[] =>
   (['hourly', 'daily', 'weekly', 'monthly'] as const).map((k) => ({
     name: `${prefix}retention_${k}`,
@@ -170,7 +169,8 @@ const storageFlag = (required: boolean): ParamSpec => ({
   type: 'storage',
   required,
   placeholder: 'id[:priority]',
-  description: 'Storage destination id, optionally with its priority (default: its position)',
+  description: 'Storage destination id or name, optionally with its priority (default: its position)',
+  names: 'storage',
 });
 const EX = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
 // The body fields createJob builds from local flags (--server/--serverless/--agent, --config, --cron ...), for docs/openapi.json.
@@ -243,7 +243,7 @@ export const module: ModuleSpec = {
         { name: '.', flag: 'file', in: 'body', type: 'json-file', description: 'The whole JSON body (path or - for stdin)' },
         { name: 'name', in: 'body', type: 'string', description: 'Name of the job' },
         { name: 'recipe_id', in: 'body', type: 'integer', min: 1, placeholder: 'n', description: 'Recipe id' },
-        { name: 'server', in: 'local', type: 'integer', min: 1, placeholder: 'server-id', description: 'Run on this server (compute type server)' },
+        { name: 'server', in: 'local', type: 'integer', min: 1, placeholder: 'server', description: 'Run on this server, by id or name (compute type server)', names: 'servers' },
         { name: 'serverless', in: 'local', type: 'enum', values: ['EU', 'US'], placeholder: 'region', description: 'Run on the service\'s workers in this region' },
         { name: 'agent', in: 'local', type: 'boolean', description: 'Run on a server connected by an agent' },
         { name: 'config', in: 'local', type: 'kv', placeholder: 'key=value', description: 'A config value of the recipe' },
@@ -251,7 +251,7 @@ export const module: ModuleSpec = {
         { name: 'cron', in: 'local', type: 'string', placeholder: 'expr', description: 'Schedule: a 5-field cron expression' },
         { name: 'timezone', in: 'local', type: 'string', placeholder: 'tz', description: 'Time zone of the schedule (default UTC)' },
         ...retentionFlags('schedule_'),
-        { name: 'encryption_key_id', flag: 'encryption-key', in: 'body', type: 'string', placeholder: 'id', description: 'Encryption key id' },
+        { name: 'encryption_key_id', flag: 'encryption-key', in: 'body', type: 'string', placeholder: 'id', description: 'Encryption key id', names: 'encryption-keys' },
         { name: 'proxy_id', flag: 'proxy', in: 'body', type: 'integer', min: 1, placeholder: 'id', description: 'Proxy id' },
       ],
       body: { fields: { compute: COMPUTE_BODY, config: CONFIG_BODY, schedules: SCHEDULES_BODY } },
@@ -315,7 +315,7 @@ export const module: ModuleSpec = {
       examples: [`backupctl jobs encryption-key set ${EX} 5`],
       method: 'POST',
       endpoint: '/jobs/{job_id}/encryption-key',
-      params: [jobArg(), { name: 'encryption_key_id', flag: 'key-id', in: 'body', type: 'integer', min: 1, positional: true, required: true, description: 'Encryption key id' }],
+      params: [jobArg(), { name: 'encryption_key_id', flag: 'key-id', in: 'body', type: 'integer', min: 1, positional: true, required: true, description: 'Encryption key id', names: 'encryption-keys' }],
       output: { kind: 'none', done: 'Encryption key {encryption_key_id} set on job {job_id}.' },
     },
     {

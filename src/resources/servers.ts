@@ -52,7 +52,7 @@ export const module: ModuleSpec = {
         { name: 'ssh_host', flag: 'host', in: 'body', type: 'string', required: true, description: 'Address of the server' },
         { name: 'ssh_port', flag: 'port', in: 'body', type: 'integer', min: 1, max: 65535, wire: 'string', default: 22, description: 'SSH port' },
         { name: 'ssh_user', flag: 'user', in: 'body', type: 'string', required: true, description: 'SSH user' },
-        { name: 'ssh_key', flag: 'key', in: 'body', type: 'integer', min: 1, required: true, placeholder: 'key-id', description: 'Id of the SSH key the service logs in with' },
+        { name: 'ssh_key', flag: 'key', in: 'body', type: 'integer', min: 1, required: true, placeholder: 'key', description: 'The SSH key the service logs in with (id or name)', names: 'ssh-keys' },
       ],
       // ssh_port: --port defaults to 22, and the service requires it.
       body: { required: ['ssh_port'] },
@@ -66,7 +66,7 @@ export const module: ModuleSpec = {
       examples: ['backupctl servers code --key 12', 'backupctl servers code --key 12 | ssh root@203.0.113.10 sh'],
       method: 'GET',
       endpoint: '/servers/code',
-      params: [{ name: 'key_id', flag: 'key', in: 'query', type: 'integer', min: 1, required: true, placeholder: 'key-id', description: 'Id of the SSH key to install' }],
+      params: [{ name: 'key_id', flag: 'key', in: 'query', type: 'integer', min: 1, required: true, placeholder: 'key', description: 'The SSH key to install (id or name)', names: 'ssh-keys' }],
       output: { kind: 'object', schema: 'code' },
       handler: 'code',
     },

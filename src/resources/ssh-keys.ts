@@ -45,7 +45,7 @@ export const module: ModuleSpec = {
       method: 'PATCH',
       endpoint: '/ssh-keys/{key_id}/rename',
       params: [
-        idArg('key_id', 'SSH key'),
+        idArg('key_id', 'SSH key', 'integer', 'ssh-keys'),
         { name: 'name', in: 'body', type: 'string', positional: true, required: true, description: 'New name' },
       ],
       output: { kind: 'none', done: 'Renamed SSH key {key_id} to {name}.' },
@@ -56,7 +56,7 @@ export const module: ModuleSpec = {
       examples: ['backupctl ssh-keys delete 12', 'backupctl ssh-keys delete 12 --yes'],
       method: 'DELETE',
       endpoint: '/ssh-keys/{key_id}',
-      params: [idArg('key_id', 'SSH key')],
+      params: [idArg('key_id', 'SSH key', 'integer', 'ssh-keys')],
       confirm: 'Delete SSH key {key_id}?',
       output: { kind: 'none', done: 'Deleted SSH key {key_id}.' },
     },

@@ -3,9 +3,10 @@
 import type { Handler, Result } from '../cli/types.js';
 import type { CommandSpec, ParamSpec } from './types.js';
 import { CliError } from '../errors.js';
+import { jobArg } from './common.js';
 
 export const startBackupParams: ParamSpec[] = [
-  { name: 'job_id', flag: 'job', in: 'path', type: 'uuid', positional: true, required: true, description: 'Job id' },
+  jobArg(),
   { name: 'is_manual', flag: 'manual', in: 'body', type: 'boolean', description: 'Tag the backup manual (the default when no tag is given)' },
   { name: 'is_hourly', flag: 'hourly', in: 'body', type: 'boolean', description: 'Tag the backup hourly' },
   { name: 'is_daily', flag: 'daily', in: 'body', type: 'boolean', description: 'Tag the backup daily' },

@@ -12,6 +12,8 @@ import { idArg, modifiedSince, record } from './common.js';
 /** The storage provider list of the interface. */
 export const STORAGE_PROVIDERS = ['cloud_i', 'cloud_a', 'cloud_j', 'cloud_k', 'cloud_l', 'cloud_f', 'cloud_m', 'cloud_g', 'cloud_c', 'custom'] as const;
 const REGIONAL_PROVIDERS = STORAGE_PROVIDERS.filter((p) => p !== 'custom');
+/** Providers that take no key or secret (the interface names cloud_m; the other three are not shown). */
+export const KEYLESS_PROVIDERS: readonly string[] = ['cloud_m'];
 
 export const storageSchema = record({
   id: z.int(),
@@ -40,7 +42,7 @@ export const columns: Record<string, Column[]> = {
   ],
 };
 
-const storageId = idArg('storage_id', 'Storage');
+const storageId = idArg('storage_id', 'Storage', 'integer', 'storage');
 
 /**
  * Both feed the body's `secret`; the handlers trim the file's text (an editor

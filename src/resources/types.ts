@@ -4,6 +4,8 @@
 // schemas. Functions (custom handlers, column getters) live in the resource
 // module itself and are loaded only when the command runs.
 
+import type { NamedKind } from '../cli/resolve.js';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -77,6 +79,11 @@ export interface ParamSpec {
   description: string;
   /** Not shown in help (deprecated aliases). */
   hidden?: boolean;
+  /**
+   * The id of a resource that has names: a value not shaped like its id is a
+   * name, looked up before the request is built (src/cli/resolve.ts).
+   */
+  names?: NamedKind;
 }
 
 export type OutputKind =

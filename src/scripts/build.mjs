@@ -85,6 +85,8 @@ if (process.argv.includes('--docs')) {
   console.error('wrote docs/commands.md');
   await writeFile(path.join(root, 'docs', 'openapi.json'), `${JSON.stringify(await generated.openapiDocument(manifest), null, 2)}\n`);
   console.error('wrote docs/openapi.json');
+  await writeFile(path.join(root, 'docs', 'backups.schema.json'), `${JSON.stringify(generated.backupsFileSchema(), null, 2)}\n`);
+  console.error('wrote docs/backups.schema.json');
   for (const [file, text] of Object.entries(generated.completionFiles(manifest))) {
     await mkdir(path.dirname(path.join(root, file)), { recursive: true });
     await writeFile(path.join(root, file), text);

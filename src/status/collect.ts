@@ -4,6 +4,7 @@
 import type { Client, Context, QueryValue, RequestSpec } from '../cli/types.js';
 import { ApiError, CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
 import { nextPageQuery } from '../http/paging.js';
+import { NAMED_KINDS, looksLikeId, pickByName } from '../cli/resolve.js';
 import type { CronTools } from './schedule.js';
 import { DEFAULT_TIMEZONE } from './schedule.js';
 import {
@@ -162,16 +163,14 @@ async function section<T>(ctx: Context, r: Reader, what: string, read: () => Pro
 // ---------------------------------------------------------------------------
 // Jobs
 
-/** --job: exact id, else exact name, else a name in any case; several jobs may share a name. */
+/** --job: an id, or a name matched as everywhere else (src/cli/resolve.ts), against the jobs already read. */
 function chooseJobs(all: Rec[], wanted: readonly string[]): Rec[] {
   if (!wanted.length) return all;
   const chosen = new Set<Rec>();
   for (const w of wanted) {
-    let found = all.filter((j) => j.id === w);
-    if (!found.length) found = all.filter((j) => j.name === w);
-    if (!found.length) found = all.filter((j) => typeof j.name === 'string' && j.name.toLowerCase() === w.toLowerCase());
-    if (!found.length) throw new CliError(`no job with the id or name "${w}"`, ExitCode.notFound, ['  See backupctl jobs list.']);
-    for (const j of found) chosen.add(j);
+    const byId = looksLikeId('jobs', w) ? all.find((j) => j.id === w.trim()) : undefined;
+    if (looksLikeId('jobs', w) && !byId) throw new CliError(`no job with the id "${w}"`, ExitCode.notFound, [`  See ${NAMED_KINDS.jobs.listCommand}.`]);
+    chosen.add(byId ?? pickByName(all, w, 'jobs', '--job'));
   }
   return all.filter((j) => chosen.has(j));
 }

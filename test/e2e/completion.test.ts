@@ -127,6 +127,10 @@ describe('bash completion', () => {
 });
 
 describe.skipIf(!hasShell('fish'))('fish completion', () => {
+  const fishCompleteAsync = async (line: string): Promise<string[]> =>
+    (await execFileAsync('fish', ['-c', `source completions/backupctl.fish; complete -C ${JSON.stringify(line)}`], { cwd: ROOT, env: shellEnv(), encoding: 'utf8' })).stdout
+      .split('\n')
+      .filter(Boolean);
   const fishComplete = (line: string): string[] =>
     execFileSync('fish', ['-c', `source completions/backupctl.fish; complete -C ${JSON.stringify(line)}`], { cwd: ROOT, env: shellEnv(), encoding: 'utf8' })
       .split('\n')
@@ -138,6 +142,14 @@ describe.skipIf(!hasShell('fish'))('fish completion', () => {
     expect(servers.find((l) => l.startsWith('list\t'))).toBe(`list\t${visible.find((c) => c.path.join(' ') === 'servers list')!.summary}`);
     expect(fishComplete('backupctl completion ').sort()).toEqual(['bash', 'fish', 'zsh']);
     expect(fishComplete('backupctl servers list --output=n')).toEqual(['--output=ndjson']);
+  });
+
+  it('offers names from the service with each id as the description', async () => {
+    const jobs = JSON.parse((await runCli(['api', '/jobs', '-X', 'GET', '-F', 'page_size=100'], { env: env() })).stdout).data as Array<{ id: string; name: string }>;
+    const lines = await fishCompleteAsync('backupctl jobs get ');
+    expect(lines.sort()).toEqual(jobs.map((j) => `${j.name}\t${j.id}`).sort());
+    const keys = await fishCompleteAsync('backupctl servers code --key ');
+    expect(keys).toEqual(expect.arrayContaining([expect.stringMatching(/^ci-runner\t\d+$/)]));
   });
 });
 
@@ -167,6 +179,29 @@ describe.skipIf(!hasShell('zsh'))('zsh completion', () => {
     expect(zshComplete(['backupctl', 'completion', ''])).toEqual(['bash', 'zsh', 'fish']);
     expect(zshComplete(['backupctl', 'api', '--input', ''])).toEqual(['(files)']);
     expect(zshComplete(['backupctl', 'servers', 'list', '--output=j'])).toEqual(['table', 'json', 'ndjson', 'tsv']);
+  });
+
+  it('offers names from the service as name:id (the id is the description)', async () => {
+    const storage = JSON.parse((await runCli(['api', '/storage', '-X', 'GET'], { env: env() })).stdout).data as Array<{ id: number; name: string }>;
+    const { stdout } = await execFileAsync('zsh', ['-c', `${stubs}\nsource completions/_backupctl\nwords=("$@"); CURRENT=$#words; _backupctl`, 'zsh', 'backupctl', 'storage', 'delete', ''], {
+      cwd: ROOT,
+      env: shellEnv(),
+      encoding: 'utf8',
+    });
+    expect(stdout.split('\n').filter(Boolean).sort()).toEqual(storage.map((s) => `${s.name}:${s.id}`).sort());
+  });
+});
+
+describe('backupctl __complete names', () => {
+  it('prints name<TAB>id lines, from the same cache as ids', async () => {
+    const r = await runCli(['__complete', 'names', 'ssh-keys'], { env: env() });
+    expect(r.code).toBe(0);
+    const keys = JSON.parse((await runCli(['api', '/ssh-keys', '-X', 'GET'], { env: env() })).stdout).data as Array<{ id: number; name: string }>;
+    expect(r.stdout).toBe(keys.map((k) => `${k.name}\t${k.id}\n`).join(''));
+    emu.clearRequests();
+    const ids = await runCli(['__complete', 'ids', 'ssh-keys'], { env: env() });
+    expect(ids.stdout).toBe(keys.map((k) => `${k.id}\t${k.name}\n`).join(''));
+    expect(apiRequests(emu)).toHaveLength(0);
   });
 });
 

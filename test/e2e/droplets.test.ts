@@ -159,11 +159,14 @@ describe('droplets get', () => {
     expect(r.stderr).toContain('404');
   });
 
-  it('refuses an id that is not a positive whole number: exit 2, nothing sent', async () => {
-    const r = await cli(['droplets', 'get', 'web-01']);
+  it('refuses an id that is not a positive whole number: exit 2, nothing sent; anything else is a name', async () => {
+    const r = await cli(['droplets', 'get', '0']);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('<id>');
     expect(sent()).toEqual([]);
+    const byName = await cli(['droplets', 'get', 'web-01', '-q']);
+    expect(byName.code, byName.stderr).toBe(0);
+    expect(byName.stdout).toBe(`${ids['web-01']}\n`);
   });
 });
 

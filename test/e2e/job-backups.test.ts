@@ -120,11 +120,11 @@ describe('jobs backup start', () => {
     expect(rest).toEqual(['']);
   });
 
-  it('a job id that is not a UUID exits 2 and sends nothing; an unknown job exits 5', async () => {
+  it('a job that is not a UUID is a name: looked up, exit 5 when none has it, nothing started; an unknown job exits 5', async () => {
     const bad = await cli(['jobs', 'backup', 'start', 'web-01']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('<job>');
-    expect(sent()).toHaveLength(0);
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toContain('no job with the id or name "web-01"');
+    expect(sent().map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/jobs']);
     const missing = await cli(['jobs', 'backup', 'start', '00000000-0000-4000-8000-000000000000']);
     expect(missing.code).toBe(5);
     expect(missing.stdout).toBe('');
@@ -370,7 +370,7 @@ describe('jobs storage set', () => {
   it('without --storage, or with a bad one, exits 2 naming --storage, nothing sent', async () => {
     const job = await newJob();
     emu.clearRequests();
-    for (const args of [[], ['--storage', 'primary'], ['--storage', '1:high']]) {
+    for (const args of [[], ['--storage', ''], ['--storage', '1:high']]) {
       const r = await cli(['jobs', 'storage', 'set', job.id, ...args]);
       expect(r.code, args.join(' ')).toBe(2);
       expect(r.stderr).toContain('--storage');

@@ -104,7 +104,7 @@ describe('jobs', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(sent()[0]).toMatchObject({ method: 'PATCH', path: `/v1/jobs/${j.id}`, body: { storage: [{ storage_id: 2, priority: 1 }, { storage_id: 1, priority: 2 }] } });
     expect((await cli(['jobs', 'update', j.id])).code).toBe(2);
-    expect((await cli(['jobs', 'get', 'not-a-uuid'])).code).toBe(2);
+    expect((await cli(['jobs', 'get', 'not-a-uuid'])).code).toBe(5);
   });
 
   it('delete asks; --yes deletes', async () => {

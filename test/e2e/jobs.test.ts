@@ -164,11 +164,11 @@ describe('jobs get', () => {
     for (const b of job.last_backups) expect(backups).toContain(b.id);
   });
 
-  it('an id that is not a UUID exits 2 and sends nothing; an unknown one exits 5', async () => {
+  it('a value that is not a UUID is a name: looked up, exit 5 when no job has it; an unknown id exits 5', async () => {
     const bad = await cli(['jobs', 'get', '42']);
-    expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('UUID');
-    expect(sent()).toHaveLength(0);
+    expect(bad.code).toBe(5);
+    expect(bad.stderr).toBe('error: no job with the id or name "42"\n  See backupctl jobs list.\n');
+    expect(sent().map((r) => `${r.method} ${r.path}`)).toEqual(['GET /v1/jobs']);
     const missing = await cli(['jobs', 'get', '00000000-0000-4000-8000-000000000000']);
     expect(missing.code).toBe(5);
     expect(missing.stdout).toBe('');
@@ -270,7 +270,7 @@ describe('jobs create', () => {
       [['--name', 'x', '--recipe-id', '1', '--agent', '--storage', '1', '--timezone', 'UTC'], /--cron/],
       [[...base, '--serverless', 'ASIA'], /--serverless/],
       [[...base, '--agent', '--recipe-id', 'files'], /--recipe-id/],
-      [[...base, '--server', 'web-01'], /--server/],
+      [[...base, '--server', '0'], /--server/],
       [[...base, '--agent', '--storage', '1:x'], /--storage/],
       [[...base, '--agent', '--proxy', 'eu'], /--proxy/],
       [[...base, '--agent', '--config', 'root_path'], /--config/],

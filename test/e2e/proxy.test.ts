@@ -1,7 +1,9 @@
 // Proxies and private CAs, as the environment sets them: HTTP_PROXY and
 // HTTPS_PROXY (undici's EnvHttpProxyAgent, which tunnels with CONNECT),
-// NO_PROXY going direct, and NODE_EXTRA_CA_CERTS trusting a CA made here with
-// openssl for a TLS front of the emulator.
+// NO_PROXY going direct, loopback hosts always going direct (issue 18, finding 2),
+// and NODE_EXTRA_CA_CERTS trusting a CA made here with openssl for a TLS front
+// of the emulator. A proxied request names the made-up host backup.test, which
+// the test proxy connects to 127.0.0.1.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,7 +33,7 @@ function makeCertificates(dir: string): { caFile: string; key: string; cert: str
   run('req', '-x509', ...ec, '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '2', '-subj', '/CN=backupctl test CA',
     '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign');
   run('req', ...ec, '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=127.0.0.1');
-  writeFileSync(file('server.ext'), 'subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
+  writeFileSync(file('server.ext'), 'subjectAltName=IP:127.0.0.1,DNS:backup.test\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n');
   run('x509', '-req', '-in', 'server.csr', '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.pem', '-days', '2',
     '-extfile', 'server.ext');
   return { caFile: file('ca.pem'), key: readFileSync(file('server.key'), 'utf8'), cert: readFileSync(file('server.pem'), 'utf8') };
@@ -58,21 +60,38 @@ const cli = (args: string[], env: Record<string, string | undefined>) =>
 const resetLogs = () => {
   proxy.forwarded.length = 0;
   proxy.tunnels.length = 0;
+  proxy.authorizations.length = 0;
   emu.clearRequests();
 };
 const throughProxy = () => [...proxy.tunnels, ...proxy.forwarded.map((f) => hostOf(f.split(' ')[1]!))];
 
-describe('HTTP_PROXY and NO_PROXY', () => {
-  for (const name of ['HTTP_PROXY', 'http_proxy']) {
-    it(`${name}: the request goes through the proxy`, async () => {
+describe('loopback hosts never go through a proxy (issue 18, finding 2)', () => {
+  for (const [name, host] of [
+    ['HTTP_PROXY', '127.0.0.1'],
+    ['http_proxy', '127.0.0.1'],
+    ['HTTP_PROXY', 'localhost'],
+    ['HTTPS_PROXY', '127.0.0.1'],
+  ] as const) {
+    it(`${name} with http://${host}: direct, the proxy never sees the token`, async () => {
       resetLogs();
-      const r = await cli(['ssh-keys', 'list', '-q'], { BACKUPCTL_BASE_URL: emu.url, [name]: proxy.url });
+      const base = emu.url.replace('127.0.0.1', host);
+      const r = await cli(['ssh-keys', 'list', '-q'], { BACKUPCTL_BASE_URL: base, [name]: proxy.url });
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.trim().split('\n').length).toBeGreaterThan(0);
-      expect(throughProxy()).toContain(hostOf(emu.url));
+      expect(throughProxy()).toEqual([]);
+      expect(proxy.authorizations).toEqual([]);
       expect(emu.requests.filter((q) => q.path === '/v1/ssh-keys')).toHaveLength(1);
     });
   }
+
+  it('a proxy that is down does not matter to a loopback service', async () => {
+    const gone = await startProxy();
+    const url = gone.url;
+    await gone.close();
+    resetLogs();
+    const r = await cli(['ssh-keys', 'list', '-q'], { BACKUPCTL_BASE_URL: emu.url, HTTP_PROXY: url, HTTPS_PROXY: url });
+    expect(r.code, r.stderr).toBe(0);
+  });
 
   for (const noProxy of ['127.0.0.1', '127.0.0.1:PORT', 'example.com, 127.0.0.1', '*']) {
     it(`NO_PROXY=${noProxy}: the request goes direct`, async () => {
@@ -84,24 +103,6 @@ describe('HTTP_PROXY and NO_PROXY', () => {
       expect(emu.requests.filter((q) => q.path === '/v1/ssh-keys')).toHaveLength(1);
     });
   }
-
-  it('NO_PROXY naming another host leaves the proxy in use', async () => {
-    resetLogs();
-    const r = await cli(['ssh-keys', 'list', '-q'], { BACKUPCTL_BASE_URL: emu.url, HTTP_PROXY: proxy.url, NO_PROXY: 'example.com' });
-    expect(r.code, r.stderr).toBe(0);
-    expect(throughProxy()).toContain(hostOf(emu.url));
-  });
-
-  it('a proxy that is down: exit 6 naming the failure, after the retries', async () => {
-    const gone = await startProxy();
-    const url = gone.url;
-    await gone.close();
-    resetLogs();
-    const r = await cli(['ssh-keys', 'list'], { BACKUPCTL_BASE_URL: emu.url, HTTP_PROXY: url });
-    expect(r.code).toBe(6);
-    expect(r.stderr).toMatch(/^error: GET \/v1\/ssh-keys: .*\(after 5 attempts\)\n$/);
-    expect(emu.requests).toHaveLength(0);
-  });
 });
 
 describe.skipIf(!haveOpenssl())('NODE_EXTRA_CA_CERTS and HTTPS_PROXY (certificates made with openssl)', () => {
@@ -137,25 +138,49 @@ describe.skipIf(!haveOpenssl())('NODE_EXTRA_CA_CERTS and HTTPS_PROXY (certificat
     expect(emu.requests).toHaveLength(0);
   });
 
+  const named = () => front.url.replace('127.0.0.1', 'backup.test');
+
   it('HTTPS_PROXY tunnels the TLS connection with CONNECT', async () => {
     resetLogs();
     const r = await cli(['ssh-keys', 'list', '-q'], {
-      BACKUPCTL_BASE_URL: front.url,
+      BACKUPCTL_BASE_URL: named(),
       NODE_EXTRA_CA_CERTS: certs.caFile,
       HTTPS_PROXY: proxy.url,
     });
     expect(r.code, r.stderr).toBe(0);
-    expect(proxy.tunnels).toEqual([hostOf(front.url)]);
+    expect(proxy.tunnels).toEqual([hostOf(named())]);
     expect(emu.requests.filter((q) => q.path === '/v1/ssh-keys')).toHaveLength(1);
   });
 
-  it('NO_PROXY also covers https: the proxy sees nothing', async () => {
+  it('NO_PROXY naming another host leaves the proxy in use', async () => {
+    resetLogs();
+    const r = await cli(['ssh-keys', 'list', '-q'], {
+      BACKUPCTL_BASE_URL: named(),
+      NODE_EXTRA_CA_CERTS: certs.caFile,
+      HTTPS_PROXY: proxy.url,
+      NO_PROXY: 'example.com',
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(proxy.tunnels).toEqual([hostOf(named())]);
+  });
+
+  it('a proxy that is down: exit 6 naming the failure, after the retries', async () => {
+    const gone = await startProxy();
+    const url = gone.url;
+    await gone.close();
+    resetLogs();
+    const r = await cli(['ssh-keys', 'list'], { BACKUPCTL_BASE_URL: named(), NODE_EXTRA_CA_CERTS: certs.caFile, HTTPS_PROXY: url });
+    expect(r.code).toBe(6);
+    expect(r.stderr).toMatch(/^error: GET \/v1\/ssh-keys: .*\(after 5 attempts\)\n$/);
+    expect(emu.requests).toHaveLength(0);
+  });
+
+  it('a loopback https URL goes direct even with HTTPS_PROXY', async () => {
     resetLogs();
     const r = await cli(['ssh-keys', 'list', '-q'], {
       BACKUPCTL_BASE_URL: front.url,
       NODE_EXTRA_CA_CERTS: certs.caFile,
       HTTPS_PROXY: proxy.url,
-      NO_PROXY: '127.0.0.1',
     });
     expect(r.code, r.stderr).toBe(0);
     expect(throughProxy()).toEqual([]);

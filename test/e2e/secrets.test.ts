@@ -100,6 +100,8 @@ function valueFor(p: ParamSpec): string[] {
   const leaf = apiName(p).split('.').pop()!;
   switch (p.type) {
     case 'string':
+      // An id flag that also takes names (src/cli/resolve.ts) gets an id: a name would be looked up.
+      if (p.names) return ['1'];
       if (!secret) return ['plain-value'];
       return [/pass/i.test(leaf) ? FLAG_SECRETS.password : FLAG_SECRETS.secret];
     case 'integer':

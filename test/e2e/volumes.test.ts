@@ -107,13 +107,12 @@ describe('volumes list', () => {
 });
 
 describe('volumes get', () => {
-  it('refuses an id that is not a UUID: exit 2, the argument named, nothing sent', async () => {
+  it('a value that is not a UUID is a name: looked up with the name filter, exit 5 when no volume has it', async () => {
     const r = await cli(['volumes', 'get', 'not-a-uuid']);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toContain('<id>');
-    expect(r.stderr).toContain('UUID');
+    expect(r.code).toBe(5);
+    expect(r.stderr).toBe('error: no volume with the id or name "not-a-uuid"\n  See backupctl volumes list.\n');
     expect(r.stdout).toBe('');
-    expect(sent()).toEqual([]);
+    expect(sent()).toMatchObject([{ method: 'GET', path: '/v1/cloud_i/volumes', query: { name: 'not-a-uuid' } }]);
   });
 
   it('--json prints exactly the data with its snapshots; table, -q and 404', async () => {
@@ -275,10 +274,10 @@ describe('volumes snapshot', () => {
     const bad = await cli(['volumes', 'snapshot', 'delete', id, 'latest', '--yes']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('<snapshot>');
-    const badVolume = await cli(['volumes', 'snapshot', 'delete', '42', '5', '--yes']);
-    expect(badVolume.code).toBe(2);
-    expect(badVolume.stderr).toContain('<volume>');
     expect(sent()).toEqual([]);
+    const noVolume = await cli(['volumes', 'snapshot', 'delete', '42', '5', '--yes']);
+    expect(noVolume.code).toBe(5);
+    expect(sent().map((r) => r.method)).toEqual(['GET']);
   });
 
   it('delete <snapshot> removes that snapshot only; --all removes the rest after the stronger question', async () => {

@@ -91,18 +91,26 @@ export async function startEchoServer(status: (method: string, url: string) => n
 export interface ProxyLog {
   /** Absolute-URI requests forwarded: `GET http://127.0.0.1:123/v1/...`. */
   forwarded: string[];
+  /** The Authorization header of each forwarded request (what a proxy in between would read). */
+  authorizations: string[];
   /** CONNECT targets tunnelled: `127.0.0.1:123`. */
   tunnels: string[];
 }
 
-/** An HTTP proxy: forwards absolute-URI requests and tunnels CONNECT, logging both. */
+/**
+ * An HTTP proxy: forwards absolute-URI requests and tunnels CONNECT, logging both.
+ * Whatever host a request names, it connects to 127.0.0.1 (the port as named):
+ * tests use a made-up name such as backup.test, which is not loopback to the
+ * client and so goes through the proxy, and nothing leaves the machine.
+ */
 export async function startProxy(): Promise<LocalServer & ProxyLog> {
-  const log: ProxyLog = { forwarded: [], tunnels: [] };
+  const log: ProxyLog = { forwarded: [], tunnels: [], authorizations: [] };
   const server = createServer((req, res) => {
     const target = new URL(req.url ?? '/');
     log.forwarded.push(`${req.method} ${req.url}`);
+    if (req.headers.authorization) log.authorizations.push(req.headers.authorization);
     const upstream = httpRequest(
-      { host: target.hostname, port: target.port, method: req.method, path: target.pathname + target.search, headers: req.headers },
+      { host: '127.0.0.1', port: target.port, method: req.method, path: target.pathname + target.search, headers: req.headers },
       (answer) => {
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
@@ -113,8 +121,8 @@ export async function startProxy(): Promise<LocalServer & ProxyLog> {
   });
   server.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
     log.tunnels.push(req.url ?? '');
-    const [host, port] = (req.url ?? '').split(':');
-    const upstream = connect(Number(port), host, () => {
+    const port = (req.url ?? '').split(':').pop();
+    const upstream = connect(Number(port), '127.0.0.1', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);
       upstream.pipe(client);
