@@ -3,7 +3,8 @@
 // of the tarball, offline (the package has no run-time dependencies: the
 // bundle holds them), and the installed `backupctl` run from a folder outside
 // the sources, with only that prefix's bin/ and node's folder on PATH.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,11 +20,12 @@ let prefix: string;
 let outside: string;
 let packOutput: string;
 let installed: string;
+let sources: string;
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'backupctl-install-'));
   // A fresh clone's files (no dist/), with the dependencies `npm ci` would have installed.
-  const sources = path.join(work, 'clone');
+  sources = path.join(work, 'clone');
   for (const part of ['package.json', 'package-lock.json', 'LICENSE', 'README.md', 'tsconfig.json', 'bin', 'src', 'completions']) {
     cpSync(path.join(ROOT, part), path.join(sources, part), { recursive: true });
   }
@@ -50,6 +52,16 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(packOutput).toMatch(/LICENSE/);
     expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'completions', 'dist', 'package.json']);
     expect(bytesUnder(installed)).toBeLessThanOrEqual(MAX_INSTALLED_BYTES);
+  });
+
+  it('the bundle leaves only node built-ins outside it (the metafile esbuild wrote for that build)', () => {
+    const meta = JSON.parse(readFileSync(path.join(sources, '.tmp', 'meta.json'), 'utf8')) as {
+      outputs: Record<string, { imports: { path: string; external?: boolean }[] }>;
+    };
+    const external = Object.values(meta.outputs).flatMap((o) => o.imports.filter((i) => i.external).map((i) => i.path));
+    expect(external.length).toBeGreaterThan(0);
+    // node:sqlite (undici's optional cache store, required only when used) is newer than node 20: a node: name is never a package.
+    expect(external.filter((p) => !p.startsWith('node:') && !isBuiltin(p))).toEqual([]);
   });
 
   it('runs --help, servers list against the emulator and completion bash', async () => {
