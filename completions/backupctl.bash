@@ -24,6 +24,7 @@ __backupctl_command() {
     '/encryption-keys') echo 'encryption-keys' ;;
     '/backups') echo 'backups' ;;
     '/status') echo 'status' ;;
+    '/report') echo 'report' ;;
     '/export') echo 'export' ;;
     '/plan') echo 'plan' ;;
     '/apply') echo 'apply' ;;
@@ -123,7 +124,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status export plan apply api schema completion emulator help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report export plan apply api schema completion emulator help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove' ;;
     'config') echo 'get set list path' ;;
@@ -190,6 +191,7 @@ __backupctl_flags() {
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file' ;;
+    'report') echo '--since --until --job --grace --output-file' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune' ;;
     'apply') echo '--file -f --prune --allow-replace' ;;
@@ -199,7 +201,7 @@ __backupctl_flags() {
 }
 
 __backupctl_global_flags() {
-  echo '--profile --base-url --output -o --json --quiet -q --columns --no-headers --debug --timeout --no-color --yes -y --config-dir --dry-run --help -h'
+  echo '--profile --base-url --output -o --json --quiet -q --columns --no-headers --debug --timeout --no-color --yes -y --config-dir --dry-run --jq --help -h'
 }
 
 __backupctl_root_flags() {
@@ -403,6 +405,12 @@ __backupctl_flag_value() {
     'status/--max-age') echo 'none' ;;
     'status/--output-file') echo 'none' ;;
     'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
+    'report/--since') echo 'none' ;;
+    'report/--until') echo 'none' ;;
+    'report/--job') echo 'none' ;;
+    'report/--grace') echo 'none' ;;
+    'report/--output-file') echo 'none' ;;
+    'report/--output'|'report/-o') echo 'words table json ndjson tsv md html' ;;
     'export/--file'|'export/-f') echo 'none' ;;
     'export/--only') echo 'none' ;;
     'plan/--file'|'plan/-f') echo 'none' ;;
@@ -425,6 +433,7 @@ __backupctl_flag_value() {
     */--columns) echo 'none' ;;
     */--timeout) echo 'none' ;;
     */--config-dir) echo 'dirs' ;;
+    */--jq) echo 'none' ;;
   esac
 }
 
@@ -473,7 +482,7 @@ __backupctl_positional() {
     'jobs backup latest/0') echo 'ids jobs' ;;
     'jobs backup download/0') echo 'ids jobs' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status export plan apply api schema completion emulator' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report export plan apply api schema completion emulator' ;;
   esac
 }
 

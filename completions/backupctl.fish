@@ -40,6 +40,8 @@ function __backupctl_command
             echo 'backups'
         case '/status'
             echo 'status'
+        case '/report'
+            echo 'report'
         case '/export'
             echo 'export'
         case '/plan'
@@ -233,7 +235,7 @@ end
 function __backupctl_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i droplets' 'volumes' 'Snapshot schedules of cloud_i block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'status' 'Fleet health at a glance: every job, newest backup, next run' 'export' 'Write the backup set-up (storage, jobs, snapshot schedules) as a YAML file' 'plan' 'Show what apply would change to make the service match a backups file' 'apply' 'Make the service match a backups file' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'help' 'Show help for a command, or a topic: exit-codes, environment, cron'
+            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i droplets' 'volumes' 'Snapshot schedules of cloud_i block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'status' 'Fleet health at a glance: every job, newest backup, next run' 'report' 'Expected runs against actual backups: missed runs, failures, durations, sizes' 'export' 'Write the backup set-up (storage, jobs, snapshot schedules) as a YAML file' 'plan' 'Show what apply would change to make the service match a backups file' 'apply' 'Make the service match a backups file' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'help' 'Show help for a command, or a topic: exit-codes, environment, cron'
         case 'auth'
             printf '%s\t%s\n' 'login' 'Save an API token for a profile, after checking it with the service' 'status' 'Show the profile, base URL and token in use (token masked)' 'logout' 'Remove the profile\'s stored token' 'token' 'Print the token in use (for scripts)'
         case 'profiles'
@@ -341,7 +343,7 @@ function __backupctl_flags
         case 'jobs update'
             printf '%s\t%s\n' '--file' 'JSON body with schedules and/or storage' '--storage' 'Storage destination id or name, optionally with its priority (default: its position)'
         case 'jobs backup start'
-            printf '%s\t%s\n' '--manual' 'Tag the backup manual (the default when no tag is given)' '--hourly' 'Tag the backup hourly' '--daily' 'Tag the backup daily' '--weekly' 'Tag the backup weekly' '--monthly' 'Tag the backup monthly' '--wait' 'Wait until the backup ends: exit 0 completed, 8 failed or expired' '--wait-timeout' 'Give up waiting after this long (exit 6)' '--poll-interval' 'Time between checks while waiting' '--strict' 'With --wait: completed_with_errors exits 8 instead of 0 with a warning' '--jitter' 'Sleep a random time up to this long first, so a fleet does not start at once' '--lock' 'Hold this lock file while running; another run holding it: exit 10' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)'
+            printf '%s\t%s\n' '--manual' 'Tag the backup manual (the default when no tag is given)' '--hourly' 'Tag the backup hourly' '--daily' 'Tag the backup daily' '--weekly' 'Tag the backup weekly' '--monthly' 'Tag the backup monthly' '--wait' 'Wait until the backup ends: exit 0 completed, 8 failed or expired' '--wait-timeout' 'Give up waiting after this long (exit 6)' '--poll-interval' 'Time between checks while waiting' '--strict' 'With --wait: completed_with_errors exits 8 instead of 0 with a warning' '--jitter' 'Sleep a random time up to this long first, so a fleet does not start at once' '--lock' 'Hold this lock while running; another run holding it: exit 10 (a bare name lives in ~/.local/state/backupctl)' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)'
         case 'jobs backup list'
             printf '%s\t%s\n' '--status' 'Only backups with this status' '--tags' 'Only backups with these tags set' '--without-tags' 'Only backups with these tags unset' '--started-since' 'Started since (ISO 8601 or an age: 24h, 7d)' '--completed-since' 'Completed since (ISO 8601 or an age)' '--page' 'Page number (1-based)' '--page-size' 'Records per page, 15..100' '--all' 'Follow every page and stream all records' '--sort' 'Sort by one field; prefix - for descending' '--fail-if-empty' 'Exit 9 when nothing matched'
         case 'jobs backup delete'
@@ -360,6 +362,8 @@ function __backupctl_flags
             printf '%s\t%s\n' '--name' 'Name of the key' '--public-key-file' 'PEM public key file (or - for stdin)'
         case 'status'
             printf '%s\t%s\n' '--job' 'Only this job, by id or name' '--check' 'Exit 9 when a job has no completed backup younger than its max age' '--max-age' 'Max age of the newest completed backup: 26h for every job (default 26h), or <job>=48h for one job (id or name)' '--allow-errors' 'Count completed_with_errors as completed, not as failed' '--output-file' 'Write the output to this file atomically instead of stdout'
+        case 'report'
+            printf '%s\t%s\n' '--since' 'Start of the window: an age (30d, 2w, 36h) or an ISO 8601 datetime' '--until' 'End of the window: now, an age (1d) or an ISO 8601 datetime' '--job' 'Only this job, by id or name (repeatable); droplets, volumes and resources are then left out' '--grace' 'A backup started within this of an expected run (before or after) fulfils it' '--output-file' 'Write the output to this file atomically instead of stdout'
         case 'export'
             printf '%s\t%s\n' '--file' 'Write to this file (atomically) instead of stdout' '-f' 'Write to this file (atomically) instead of stdout' '--only' 'Only these sections, comma-separated: storage,jobs,droplets,volumes,resources'
         case 'plan'
@@ -374,7 +378,7 @@ function __backupctl_flags
 end
 
 function __backupctl_global_flags
-    printf '%s\t%s\n' '--profile' 'config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'same as -o json' '--quiet' 'print only ids, one per line' '-q' 'print only ids, one per line' '--columns' 'table columns to show, comma-separated' '--no-headers' 'omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'no colour (also NO_COLOR)' '--yes' 'do not ask for confirmation' '-y' 'do not ask for confirmation' '--config-dir' 'where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'print the request as a curl command line and send nothing' '--help' 'show help for the command' '-h' 'show help for the command'
+    printf '%s\t%s\n' '--profile' 'config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'same as -o json' '--quiet' 'print only ids, one per line' '-q' 'print only ids, one per line' '--columns' 'table columns to show, comma-separated' '--no-headers' 'omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'no colour (also NO_COLOR)' '--yes' 'do not ask for confirmation' '-y' 'do not ask for confirmation' '--config-dir' 'where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'print the request as a curl command line and send nothing' '--jq' 'filter the JSON output with a jq expression; strings print raw' '--help' 'show help for the command' '-h' 'show help for the command'
 end
 
 function __backupctl_root_flags
@@ -772,6 +776,18 @@ function __backupctl_flag_value
             echo 'none'
         case 'status/--output' 'status/-o'
             echo 'words table json ndjson tsv prometheus'
+        case 'report/--since'
+            echo 'none'
+        case 'report/--until'
+            echo 'none'
+        case 'report/--job'
+            echo 'none'
+        case 'report/--grace'
+            echo 'none'
+        case 'report/--output-file'
+            echo 'none'
+        case 'report/--output' 'report/-o'
+            echo 'words table json ndjson tsv md html'
         case 'export/--file' 'export/-f'
             echo 'none'
         case 'export/--only'
@@ -816,6 +832,8 @@ function __backupctl_flag_value
             echo 'none'
         case '*/--config-dir'
             echo 'dirs'
+        case '*/--jq'
+            echo 'none'
     end
 end
 
@@ -907,7 +925,7 @@ function __backupctl_positional
         case 'completion/0'
             echo 'words bash zsh fish'
         case 'help/0'
-            echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status export plan apply api schema completion emulator'
+            echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report export plan apply api schema completion emulator'
     end
 end
 

@@ -58,13 +58,13 @@ export function exportState(state: CurrentState, sections: readonly Section[]): 
     const servers = state.servers ?? [];
     const storage = state.storage ?? [];
     // A reference is a name when the name says which one, else the id.
-    const ref = (items: ReadonlyArray<{ id: number | string; name: string | null }>, id: number | string, name: string | null) =>
-      name !== null && findByName(items, name).found?.id === id ? name : String(id);
+    const ref = (items: ReadonlyArray<{ id: number | string; name: string | null }>, id: number | string, name: string | null, kind: 'servers' | 'storage') =>
+      name !== null && findByName(items, name, kind).found?.id === id ? name : String(id);
     file.jobs = {};
     for (const j of [...state.jobs].sort((a, b) => a.name.localeCompare(b.name))) {
       const compute: JobEntry['compute'] =
         j.compute.type === 'server'
-          ? { server: ref(servers, j.compute.server_id ?? 0, j.compute.server_name ?? servers.find((s) => s.id === j.compute.server_id)?.name ?? null) }
+          ? { server: ref(servers, j.compute.server_id ?? 0, j.compute.server_name ?? servers.find((s) => s.id === j.compute.server_id)?.name ?? null, 'servers') }
           : j.compute.type === 'ss_serverless'
             ? { serverless: (j.compute.region ?? 'EU') as 'EU' | 'US' }
             : { agent: true };
@@ -80,7 +80,7 @@ export function exportState(state: CurrentState, sections: readonly Section[]): 
         recipe: j.recipe ?? '',
         compute,
         ...(Object.keys(config).length ? { config } : {}),
-        storage: j.storage.map((s, i) => ({ storage: ref(storage, s.id, s.name), priority: i + 1 })),
+        storage: j.storage.map((s, i) => ({ storage: ref(storage, s.id, s.name, 'storage'), priority: i + 1 })),
         schedules: j.schedules.map((s) => ({ cron: s.cron, timezone: s.timezone, run_offset: s.run_offset, retention: retention(s.retention) })),
       };
       if (j.encryption_key_id !== undefined && j.encryption_key_id !== null) entry.encryption_key = String(j.encryption_key_id);

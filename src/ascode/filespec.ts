@@ -208,7 +208,8 @@ function toJsonSchema(node: FieldNode): JsonSchema {
         ...(required.length ? { required } : {}),
         ...d,
       };
-      if (node.oneOf) out.oneOf = node.oneOf.map((k) => ({ required: [k] }));
+      // `properties` names the key again so ajv's strict mode (strictRequired) accepts the branch.
+      if (node.oneOf) out.oneOf = node.oneOf.map((k) => ({ properties: { [k]: true }, required: [k] }));
       return out;
     }
   }

@@ -68,7 +68,7 @@ const isSecretRef = (v: unknown) => typeof v === 'string' && SECRET_REFERENCE.te
 const isMasked = (v: unknown) => typeof v === 'string' && /^\*+$/.test(v);
 
 function computeOf(j: JobEntry, servers: readonly Named[]): { type: string; server_id?: number; region?: string } {
-  if (j.compute.server !== undefined) return { type: 'server', server_id: Number(findByName(servers, j.compute.server).found?.id) };
+  if (j.compute.server !== undefined) return { type: 'server', server_id: Number(findByName(servers, j.compute.server, 'servers').found?.id) };
   if (j.compute.serverless !== undefined) return { type: 'ss_serverless', region: j.compute.serverless };
   return { type: 'ss_agent' };
 }
@@ -109,7 +109,7 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
   const storageNow = state.storage ?? [];
   const replacedStorage = new Set<string>();
   const storageIdOf = (ids: Ids, name: string) => {
-    const id = ids.storage.get(name) ?? findByName(storageNow, name).found?.id;
+    const id = ids.storage.get(name) ?? findByName(storageNow, name, 'storage').found?.id;
     if (id === undefined) throw new Error(`storage "${name}" has no id yet`);
     return id;
   };
@@ -169,7 +169,7 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
       for (const s of storageNow) if (!(s.name in file.storage)) deletions.push({ action: 'delete', kind: 'storage', name: s.name, id: s.id, fields: [], steps: [{ method: 'DELETE', path: `/storage/${s.id}`, request: async () => ({ method: 'DELETE', path: `/storage/${s.id}` }) }] });
     }
   }
-  const storageKnown = (name: string) => (file.storage && name in file.storage) || findByName(storageNow, name).found !== undefined;
+  const storageKnown = (name: string) => (file.storage && name in file.storage) || findByName(storageNow, name, 'storage').found !== undefined;
 
   // ---- jobs
   if (file.jobs) {
@@ -180,8 +180,8 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
       const at = ['jobs', name];
       // References first: a server, storage and encryption key that exist.
       if (want.compute.server !== undefined) {
-        const r = findByName(servers, want.compute.server);
-        if (!r.found) problem([...at, 'compute', 'server'], r.candidates.length ? `server "${want.compute.server}" is ambiguous: ${r.candidates.map((c) => `${c.id} (${c.name})`).join(', ')}` : `no server named "${want.compute.server}"`);
+        const r = findByName(servers, want.compute.server, 'servers');
+        if (!r.found) problem([...at, 'compute', 'server'], r.error!);
       }
       want.storage.forEach((s, i) => {
         if (!storageKnown(s.storage)) problem([...at, 'storage', i, 'storage'], `no storage named "${s.storage}" in the file or the service`);

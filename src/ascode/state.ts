@@ -3,6 +3,8 @@
 // does not send is simply absent here.
 import type { Client, RequestSpec } from '../cli/types.js';
 import type { Section } from './filespec.js';
+import type { CliError } from '../errors.js';
+import { looksLikeId, NAMED_KINDS, pickByName } from '../cli/resolve.js';
 
 type Rec = Record<string, unknown>;
 
@@ -174,17 +176,21 @@ export async function readState(client: Client, sections: readonly Section[], si
 }
 
 /**
- * A reference by name, as everywhere in the CLI: an id, else the exact name,
- * else the one name that matches ignoring case. Ambiguous: every candidate.
+ * A reference as everywhere in the CLI (src/cli/resolve.ts): a value shaped
+ * like an id is the id; else the exact name, else the one name that matches
+ * ignoring case. `error` is the resolver's own message (candidates listed).
  */
-export function findByName<T extends Named>(items: readonly T[], ref: string): { found?: T; candidates: T[] } {
-  const byId = items.find((i) => String(i.id) === ref);
-  if (byId) return { found: byId, candidates: [byId] };
-  const exact = items.filter((i) => i.name === ref);
-  if (exact.length === 1) return { found: exact[0], candidates: exact };
-  if (exact.length > 1) return { candidates: exact };
-  const folded = items.filter((i) => i.name?.toLowerCase() === ref.toLowerCase());
-  return folded.length === 1 ? { found: folded[0], candidates: folded } : { candidates: folded };
+export function findByName<T extends Named>(items: readonly T[], ref: string, kind: 'servers' | 'storage'): { found?: T; error?: string } {
+  if (looksLikeId(kind, ref)) {
+    const found = items.find((i) => String(i.id) === ref.trim());
+    return found ? { found } : { error: `no ${NAMED_KINDS[kind].singular} with the id ${ref}` };
+  }
+  try {
+    return { found: pickByName(items, ref, kind) };
+  } catch (e) {
+    const err = e as CliError;
+    return { error: [err.message, ...(err.details ?? []).map((d) => d.trim())].join('; ') };
+  }
 }
 
 /** Names held by more than one record of a kind: each with its ids. */

@@ -65,13 +65,14 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
       }
     },
     spinner(text: string): Spinner {
-      if (!init.io.stderrIsTTY) return { update() {}, stop() {} };
+      const style = init.output.animation;
+      if (!style || !init.io.stderrIsTTY) return { update() {}, stop() {} };
       let real: Spinner | undefined;
       let stopped = false;
       let latest = text;
       void import('../output/index.js').then(async ({ createSpinner }) => {
         if (stopped) return;
-        real = await createSpinner(latest, init.io);
+        real = await createSpinner(latest, init.io, style);
         if (stopped) real.stop();
       });
       return {

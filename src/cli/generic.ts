@@ -3,7 +3,8 @@
 // output layer records and columns.
 import type { CommandSpec } from '../resources/types.js';
 import type { LoadedModule } from '../resources/registry.js';
-import type { Column, CommandInput, Context, Page, Result } from './types.js';
+import type { Column, CommandInput, Context, Page, QueryValue, Result } from './types.js';
+import { nextPageQuery, toInt } from '../http/paging.js';
 import { EmptyResultError } from '../errors.js';
 import { fillTemplate } from './request.js';
 import { lenient } from './lenient.js';
@@ -21,7 +22,7 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
       const pages = started(client.pages(request, { all, signal: ctx.signal }));
       const mod = await loadWhileSending(loadModule);
       const parse = lenient(mod, spec.output.schema, ctx);
-      return { kind: 'list', pages: mapPages(pages, parse, spec, values, ctx), columns: columnsOf(mod, spec), idField };
+      return { kind: 'list', pages: mapPages(pages, parse, spec, values, ctx, request.query ?? {}), columns: columnsOf(mod, spec), idField };
     }
     case 'record': {
       const spinner = ctx.spinner('Loading…');
@@ -79,12 +80,15 @@ async function* mapPages(
   spec: CommandSpec,
   values: Record<string, unknown>,
   ctx: Context,
+  query: Record<string, QueryValue>,
 ): AsyncIterable<unknown[]> {
   let count = 0;
+  let last: Page | undefined;
   const spinner = ctx.spinner('Loading…');
   try {
     for await (const page of pages) {
       spinner.stop();
+      last = page;
       count += page.records.length;
       // Records pass through as the service sent them (a loose schema would
       // only copy them); the first of each page is checked so that --debug
@@ -97,6 +101,25 @@ async function* mapPages(
     spinner.stop();
   }
   if (count === 0 && values.fail_if_empty) throw new EmptyResultError(`no ${spec.path[0]} matched`);
+  // On a terminal, one page of several says so (the renderer has written it: it asked for the next page).
+  if (last && values.all !== true && ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY) {
+    const hint = morePagesHint(query, last.raw, last.records.length);
+    if (hint) ctx.io.stderr.write(`${hint}\n`);
+  }
+}
+
+/**
+ * "Showing 15 of 42: --all for every page, --page 2 for the next." when the
+ * answer (or a full page) says there is a next page; undefined on the last page.
+ */
+export function morePagesHint(query: Record<string, QueryValue>, raw: unknown, received: number): string | undefined {
+  const next = nextPageQuery(query, raw, received);
+  if (!next) return undefined;
+  const page = toInt(next.page)! - 1;
+  const total = toInt((raw as { meta?: { total?: unknown } } | undefined)?.meta?.total);
+  const first = (page - 1) * received;
+  const shown = page === 1 ? `${received}` : `${first + 1}-${first + received}`;
+  return `Showing ${shown}${total !== undefined ? ` of ${total}` : ''}: --all for every page, --page ${page + 1} for the next.`;
 }
 
 export function columnsOf(mod: LoadedModule, spec: CommandSpec): Column[] {

@@ -170,7 +170,8 @@ function addGlobalOptions(program: Command): void {
     .option('--no-color', 'no colour (also NO_COLOR)')
     .option('-y, --yes', 'do not ask for confirmation')
     .option('--config-dir <dir>', 'where profiles live (env BACKUPCTL_CONFIG_DIR)')
-    .option('--dry-run', 'print the request as a curl command line and send nothing');
+    .option('--dry-run', 'print the request as a curl command line and send nothing')
+    .option('--jq <expr>', 'filter the JSON output with a jq expression; strings print raw');
 }
 
 function describe(p: ParamSpec): string {

@@ -33,6 +33,11 @@ export async function runCommand(o: RunInput): Promise<void> {
   const ownFormat = globals.output !== undefined && spec.extraFormats?.includes(globals.output.trim().toLowerCase());
   const common = ownFormat ? { ...globals, output: undefined } : globals;
   const output = await resolveOutput(common, env, io);
+  if (globals.jq !== undefined) {
+    // Before anything is sent: a command without JSON output, or an expression jq cannot compile, is a usage error.
+    if (spec.output.kind === 'none') throw new UsageError(`--jq: ${spec.path.join(' ')} prints no JSON`);
+    await (await import('../output/jq.js')).checkJqExpression(globals.jq);
+  }
   const values = await parseValues(spec, { positionals: o.positionals, options: o.options }, io);
   const ctx = createContext({ globals: common, io, env, signal: o.signal, output });
   if (ownFormat) ctx.globals = globals;

@@ -20,6 +20,8 @@ export interface Globals {
   yes?: boolean;
   configDir?: string;
   dryRun?: boolean;
+  /** --jq <expr>: JSON output filtered by jq. */
+  jq?: string;
 }
 
 export interface IO {
@@ -45,6 +47,13 @@ export interface OutputOptions {
   color: boolean;
   /** Pretty JSON on a terminal, compact when piped. */
   pretty: boolean;
+  /** --jq: print the JSON output through this jq expression (format is json). */
+  jq?: string;
+  /**
+   * Animated output on stderr (the spinner, the download progress bar), when stderr is a
+   * terminal that can redraw a line (not TERM=dumb); the spinner coloured or not.
+   */
+  animation?: { color: boolean };
 }
 
 /** How one column of a resource is shown (doctl's displayer, written once per resource). */

@@ -324,7 +324,7 @@ const api: Handler = async (input, ctx) => {
   // A body that is not JSON (an HTML page behind a proxy) is printed as it came.
   if (typeof res.body === 'string') return { kind: 'text', text: res.body };
   const pretty = ctx.output.pretty && ctx.output.format !== 'ndjson';
-  return { kind: 'text', text: JSON.stringify(res.body, null, pretty ? 2 : undefined) };
+  return { kind: 'text', text: JSON.stringify(res.body, null, pretty ? 2 : undefined), value: res.body };
 };
 
 export const handlers: Record<string, Handler> = { api };

@@ -7,7 +7,7 @@ import * as z from 'zod/mini';
 import type { Context, Handler, Result } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from '../resources/types.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
-import { SECTIONS, type Section } from '../ascode/filespec.js';
+import { SECTIONS, backupsFileSchema, type Section } from '../ascode/filespec.js';
 import type { Change, FieldChange, Plan } from '../ascode/plan.js';
 import type { Problem } from '../ascode/parse.js';
 
@@ -37,7 +37,7 @@ export const module: ModuleSpec = {
         { name: 'file', short: 'f', in: 'local', type: 'string', placeholder: 'path', description: 'Write to this file (atomically) instead of stdout' },
         { name: 'only', in: 'local', type: 'string', placeholder: 'sections', description: `Only these sections, comma-separated: ${sectionsText}` },
       ],
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'file' },
       handler: 'exportSetup',
       alsoCalls: READS,
       dryRunInHandler: true,
@@ -112,6 +112,8 @@ const changeSchema = z.object({
   requests: z.array(z.object({ method: z.string(), path: z.string() })),
 });
 export const schemas = {
+  /** export --json prints the backups file: its JSON Schema is made from filespec, not from zod. */
+  file: backupsFileSchema,
   plan: z.object({
     changes: z.array(changeSchema),
     notes: z.array(z.string()),

@@ -44,16 +44,20 @@ the environment over the profile. An empty value counts as unset.
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
+  XDG_STATE_HOME        when absolute, run locks named without a slash (--lock NAME) live in
+                        $XDG_STATE_HOME/backupctl (else ~/.local/state/backupctl)
   XDG_CACHE_HOME        where a start-up code cache for another node version is kept
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; see README)
   BACKUPCTL_NO_CODE_CACHE
                         1: never write that cache
-  NO_COLOR              any non-empty value turns colour off (as --no-color)
+  NO_COLOR              any non-empty value turns colour off (as --no-color), the spinner's too
   LANG, LC_ALL, LC_CTYPE
                         without UTF-8 in them, status draws its marks in ASCII (so does TERM=linux)
-  TERM                  linux: the console font lacks the marks status draws; ASCII is used
+  TERM                  dumb: no colour (unless FORCE_COLOR), no spinner or progress bar
+                        linux: the console font lacks the marks status draws; ASCII is used
   COLUMNS               table width when stdout is not a terminal (on a terminal, its width)
-  FORCE_COLOR           0 or false turns colour off; nothing turns it on when stdout is not a terminal
+  FORCE_COLOR           0 or false turns colour off; another value turns it on for TERM=dumb;
+                        nothing turns it on when stdout is not a terminal (see README: Output)
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
                         proxy for requests to the service (lower-case names too); NO_PROXY lists
                         hosts reached directly; loopback hosts (localhost, 127.0.0.0/8, ::1)
@@ -70,7 +74,7 @@ const cron = `Running backups from cron
 A ready crontab line (crontab -e): start the daily backup of one job at 02:15,
 wait until it has finished, and report to a dead man's switch.
 
-  15 2 * * * BACKUPCTL_PROFILE=prod backupctl jobs backup start <job> --daily --wait --wait-timeout 2h --jitter 5m --lock /tmp/backupctl-<job>.lock --healthcheck-url https://hc-ping.com/<uuid> >>/var/log/backupctl.log 2>&1
+  15 2 * * * BACKUPCTL_PROFILE=prod backupctl jobs backup start <job> --daily --wait --wait-timeout 2h --jitter 5m --lock nightly-<job> --healthcheck-url https://hc-ping.com/<uuid> >>/var/log/backupctl.log 2>&1
 
 What each part does:
   BACKUPCTL_PROFILE=prod  the profile logged in with backupctl auth login (cron has no
@@ -83,8 +87,13 @@ What each part does:
                           goes on at the service
   --jitter 5m             sleeps a random 0..5 minutes first, so many machines with
                           the same crontab do not all call the service at 02:15:00
-  --lock <file>           exits 10 at once if the previous run still holds the lock
-                          file, instead of starting a second backup of the same job
+  --lock nightly-<job>    exits 10 at once if the previous run still holds the lock,
+                          instead of starting a second backup of the same job (and
+                          pings /fail). A bare name is a file in your own state folder,
+                          $XDG_STATE_HOME/backupctl, else ~/.local/state/backupctl
+                          (0700); a path with a slash is used as it is. Not /tmp: any
+                          local user could create the lock there first. A lock left by
+                          a process that died (or whose pid was reused) is taken over
   --healthcheck-url <url> reports the run to a dead man's switch (healthchecks.io or
                           the like): success or failure, and a run that never
                           happened shows up as a missing ping
@@ -101,7 +110,7 @@ What the exit code means for a cron job:
   7    the start request may or may not have arrived: do not blindly re-run; check with
        backupctl jobs backup list <job> --sort -created_at
   8    the backup ended failed or expired
-  10   the previous run still held the lock; nothing was started
+  10   the previous run still held the lock; nothing was started (/fail is pinged)
   130  the run was interrupted
 See all codes: backupctl help exit-codes.
 

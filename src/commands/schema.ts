@@ -79,6 +79,8 @@ export async function outputSchema(spec: ManifestCommand): Promise<JsonSchema> {
   const load = moduleLoaders[spec.module];
   const zodSchema = load ? (await load()).schemas?.[spec.output.schema] : undefined;
   if (!zodSchema) throw none();
+  // A JSON Schema made elsewhere (the backups file of export, also \`schema file\`).
+  if (typeof zodSchema === 'function') return (zodSchema as () => JsonSchema)();
   const record = toJsonSchema(zodSchema);
   const title = `backupctl ${name} --json`;
   if (spec.output.kind === 'list') return { $schema: JSON_SCHEMA_DIALECT, title, type: 'array', items: record };

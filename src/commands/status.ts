@@ -3,9 +3,9 @@
 // storage, worst first; then droplets, volumes and snapshot resources.
 // `--check` turns it into a freshness check (exit 9), `-o prometheus` into
 // metrics for node_exporter's textfile collector.
-import { Writable } from 'node:stream';
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
+import { FLEET_CALLS, fleetDryRun, onePage } from '../status/fleet.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { parseDuration } from '../util/time.js';
 import { DEFAULT_MAX_AGE_MS, durationText, parseMaxAges, statusDocumentSchema, type BackupSummary, type JobStatus, type MaxAgeRules, type StatusDocument } from '../status/model.js';
@@ -50,16 +50,7 @@ export const module: ModuleSpec = {
       ],
       output: { kind: 'object', schema: 'status' },
       handler: 'status',
-      alsoCalls: [
-        'GET /jobs',
-        'GET /jobs/{job_id}/backups',
-        'GET /cloud_i/droplets',
-        'GET /cloud_i/droplets/{droplet_id}/snapshots',
-        'GET /cloud_i/volumes',
-        'GET /cloud_i/volumes/{volume_id}/snapshots',
-        'GET /snapshots/resources',
-        'GET /snapshots',
-      ],
+      alsoCalls: FLEET_CALLS,
       dryRunInHandler: true,
       extraFormats: ['prometheus'],
     },
@@ -91,7 +82,15 @@ const status: Handler = async (input, ctx) => {
     const { checkOutputFile } = await import('../status/output-file.js');
     await checkOutputFile(outputFile);
   }
-  if (ctx.globals.dryRun) return dryRun(ctx, sections);
+  if (ctx.globals.dryRun) {
+    return fleetDryRun(
+      ctx,
+      sections,
+      'Then, for every job: GET /v1/jobs/{job_id}/backups?sort=-created_at&page_size=15' +
+        (sections ? '; for every scheduled droplet and volume: GET .../snapshots?sort=-started_at&page_size=15; GET /v1/snapshots?sort=-started_at&page_size=100 for the resources' : '') +
+        '.',
+    );
+  }
 
   const [{ collectStatus }, { loadCronTools }] = await Promise.all([import('../status/collect.js'), import('../status/schedule.js')]);
   const doc = await collectStatus(ctx, {
@@ -103,18 +102,8 @@ const status: Handler = async (input, ctx) => {
     tools: await loadCronTools(),
   });
 
-  const { render } = await import('../output/index.js');
-  if (outputFile !== undefined) {
-    // A file is read by programs: no colour, whole cells, compact JSON.
-    const out: OutputOptions = { ...ctx.output, color: false, pretty: false };
-    const sink = collector();
-    const io: IO = { ...ctx.io, stdout: sink.stream, stdoutIsTTY: false, columns: Infinity };
-    await render(await resultFor(doc, format, out, io, ctx, maxAges, jobKeys), out, io);
-    const { writeFileAtomic } = await import('../status/output-file.js');
-    await writeFileAtomic(outputFile, sink.text());
-  } else {
-    await render(await resultFor(doc, format, ctx.output, ctx.io, ctx, maxAges, jobKeys), ctx.output, ctx.io);
-  }
+  const { renderToOutput } = await import('../status/output-file.js');
+  await renderToOutput(ctx, outputFile, (out, io) => resultFor(doc, format, out, io, ctx, maxAges, jobKeys));
   if (v.check === true) await check(doc);
   return { kind: 'empty' };
 };
@@ -160,21 +149,6 @@ async function resultFor(
   }
 }
 
-async function* onePage(jobs: JobStatus[]): AsyncIterable<unknown[]> {
-  yield jobs;
-}
-
-function collector(): { stream: Writable; text(): string } {
-  const chunks: Buffer[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer | string, _encoding, done) {
-      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
-      done();
-    },
-  });
-  return { stream, text: () => Buffer.concat(chunks).toString('utf8') };
-}
-
 /** --check: every job needs a completed backup younger than its max age (a new job gets until then). */
 async function check(doc: StatusDocument): Promise<void> {
   if (!doc.jobs.length) throw new EmptyResultError('no jobs to check');
@@ -199,24 +173,4 @@ async function check(doc: StatusDocument): Promise<void> {
     `${n} of ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'} ${n === 1 ? 'has' : 'have'} no completed backup within ${n === 1 ? 'its' : 'their'} max age`,
     lines,
   );
-}
-
-/** --dry-run: the lists status starts with; what follows depends on their answers. */
-async function dryRun(ctx: Context, sections: boolean): Promise<Result> {
-  const { printDryRun } = await import('../cli/dry-run.js');
-  const first = [{ method: 'GET' as const, path: '/jobs', query: { page_size: 100 } }];
-  if (sections) {
-    first.push(
-      { method: 'GET', path: '/cloud_i/droplets', query: { page_size: 100 } },
-      { method: 'GET', path: '/cloud_i/volumes', query: { page_size: 100 } },
-      { method: 'GET', path: '/snapshots/resources', query: { page_size: 100 } },
-    );
-  }
-  await printDryRun(ctx, ...first);
-  ctx.io.stderr.write(
-    'Then, for every job: GET /v1/jobs/{job_id}/backups?sort=-created_at&page_size=15' +
-      (sections ? '; for every scheduled droplet and volume: GET .../snapshots?sort=-started_at&page_size=15; GET /v1/snapshots?sort=-started_at&page_size=100 for the resources' : '') +
-      '.\n',
-  );
-  return { kind: 'empty' };
 }

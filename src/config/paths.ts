@@ -29,3 +29,15 @@ export function configDir(env: NodeJS.ProcessEnv, flagDir?: string): string {
 export function configFilePath(dir: string): string {
   return join(dir, CONFIG_FILE_NAME);
 }
+
+/**
+ * Per-user state (run locks): $XDG_STATE_HOME/backupctl, else
+ * ~/.local/state/backupctl. Not /tmp, where any local user can create the
+ * lock first and block the nightly run.
+ */
+export function stateDir(env: NodeJS.ProcessEnv): string {
+  const xdg = envValue(env, 'XDG_STATE_HOME');
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'backupctl');
+  const home = envValue(env, 'HOME') ?? envValue(env, 'USERPROFILE') ?? homedir();
+  return join(home, '.local', 'state', 'backupctl');
+}

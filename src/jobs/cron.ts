@@ -1,68 +1,103 @@
 // What a cron entry needs around `jobs backup start`: a lock so two runs of
 // the same entry never overlap, jitter so a fleet does not start at once, and
 // healthchecks.io-style pings that never change the exit code.
-import { open, readFile, unlink } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
 import type { Writable } from 'node:stream';
-import { LockedError, UsageError } from '../errors.js';
+import type { Context, Result } from '../cli/types.js';
+import type { ParamSpec } from '../resources/types.js';
+import { CliError, LockedError, UsageError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
+import { acquireFileLock, type HeldLock } from '../config/lock.js';
+import { stateDir } from '../config/paths.js';
 
-export interface RunLock {
-  release(): Promise<void>;
+export type RunLock = HeldLock;
+
+/** The flags every cron-minded command takes: `...cronParams` in its params. */
+export const cronParams: ParamSpec[] = [
+  { name: 'jitter', in: 'local', type: 'duration', placeholder: 'duration', description: 'Sleep a random time up to this long first, so a fleet does not start at once' },
+  {
+    name: 'lock',
+    in: 'local',
+    type: 'string',
+    placeholder: 'name|file',
+    description: 'Hold this lock while running; another run holding it: exit 10 (a bare name lives in ~/.local/state/backupctl)',
+  },
+  { name: 'healthcheck_url', in: 'local', type: 'string', placeholder: 'url', description: 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' },
+];
+
+/**
+ * Where `--lock <value>` lives: a value with a slash is a path; a bare name is
+ * `<name>.lock` (unless it ends so already) in the per-user state folder, created 0700.
+ */
+export async function runLockPath(value: string, env: NodeJS.ProcessEnv): Promise<string> {
+  if (value.includes('/') || value.includes(path.sep)) return path.resolve(value);
+  if (value === '.' || value === '..' || !value.trim()) throw new UsageError(`invalid value for --lock: ${JSON.stringify(value)} (a name or a file path)`);
+  const dir = stateDir(env);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  return path.join(dir, value.endsWith('.lock') ? value : `${value}.lock`);
 }
 
 /**
- * Takes `file` as a lock holding our pid. Held by a live process: LockedError
- * (exit 10). Held by a dead one (or unreadable): stale, taken over.
+ * Takes `file` as the run lock (src/config/lock.ts, the project's one lock):
+ * held by a live process, LockedError (exit 10) at once; left by a dead one
+ * (or by a process whose pid has since been reused), taken over. Of many runs
+ * started together, exactly one gets it.
  */
 export async function acquireRunLock(file: string): Promise<RunLock> {
-  for (let attempt = 0; attempt < 2; attempt++) {
+  return acquireFileLock(file, {
+    waitMs: 0,
+    staleMs: Infinity,
+    cannotCreate: (err) => new UsageError(`cannot create the lock file ${file} (${(err as NodeJS.ErrnoException).code ?? err.message})`),
+    busy: (holder) =>
+      new LockedError(`another run holds the lock ${file} (${holder.pid ? `pid ${holder.pid}, ` : ''}since ${holder.since.toISOString()})`),
+  });
+}
+
+/**
+ * Runs `action` the way a cron entry needs it, from the values of cronParams:
+ * the lock first, then the jitter, then the healthcheck pings around the action
+ * (/start, then the URL or /fail with the exit code). A run turned away by the
+ * lock (exit 10) pings /fail too: the monitor must hear that the night's run did
+ * not happen. Dry runs skip all of it.
+ */
+export async function runCronJob(
+  values: Record<string, unknown>,
+  ctx: Pick<Context, 'signal' | 'io' | 'env' | 'globals'>,
+  action: () => Promise<Result>,
+): Promise<Result> {
+  const healthcheck = typeof values.healthcheck_url === 'string' ? values.healthcheck_url : undefined;
+  if (healthcheck && !/^https?:\/\//.test(healthcheck)) throw new UsageError(`invalid value for --healthcheck-url: must be an http(s) URL`);
+  if (ctx.globals.dryRun) return action();
+  const stderr = ctx.io.stderr;
+  const fail = async (err: unknown) => {
+    if (!healthcheck) return;
+    const code = err instanceof CliError ? err.exitCode : 1;
+    await pingHealthcheck(healthcheck, 'fail', { stderr, body: `exit ${code}: ${(err as Error).message}` });
+  };
+  let lock: RunLock | undefined;
+  if (typeof values.lock === 'string') {
     try {
-      const fh = await open(file, 'wx', 0o644);
-      await fh.writeFile(JSON.stringify({ pid: process.pid, started_at: new Date().toISOString() }));
-      await fh.close();
-      let released = false;
-      const release = async () => {
-        if (released) return;
-        released = true;
-        // Remove it only if it is still ours.
-        const holder = await readHolder(file);
-        if (holder?.pid === process.pid) await unlink(file).catch(() => {});
-      };
-      return { release };
+      lock = await acquireRunLock(await runLockPath(values.lock, ctx.env));
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
-      if (code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR') {
-        throw new UsageError(`cannot create the lock file ${file} (${code})`);
-      }
-      if (code !== 'EEXIST') throw err;
-      const holder = await readHolder(file);
-      if (holder && isAlive(holder.pid)) {
-        throw new LockedError(`another run holds the lock ${file} (pid ${holder.pid}, since ${holder.started_at ?? 'unknown'})`);
-      }
-      // Stale: its process is gone. Remove it and try once more; if another
-      // process takes it between the two steps, the second open fails and we say so.
-      await unlink(file).catch(() => {});
+      if (err instanceof LockedError) await fail(err);
+      throw err;
     }
   }
-  throw new LockedError(`another run took the lock ${file} just now`);
-}
-
-async function readHolder(file: string): Promise<{ pid: number; started_at?: string } | undefined> {
   try {
-    const data = JSON.parse(await readFile(file, 'utf8')) as { pid?: unknown; started_at?: string };
-    return typeof data.pid === 'number' ? { pid: data.pid, started_at: data.started_at } : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
+    if (typeof values.jitter === 'number' && values.jitter > 0) await jitter(values.jitter, ctx.signal, stderr);
+    if (healthcheck) await pingHealthcheck(healthcheck, 'start', { stderr });
+    let result: Result;
+    try {
+      result = await action();
+    } catch (err) {
+      await fail(err);
+      throw err;
+    }
+    if (healthcheck) await pingHealthcheck(healthcheck, 'success', { stderr });
+    return result;
+  } finally {
+    await lock?.release();
   }
 }
 

@@ -18,7 +18,7 @@ function nonEmpty(value: string | undefined): string | undefined {
 
 /** `--json` > `-o/--output` > BACKUPCTL_OUTPUT > profile `output` > table on a terminal, tsv when piped. */
 function resolveFormat(globals: Globals, env: NodeJS.ProcessEnv, io: IO, profileOutput: string | undefined): OutputFormat {
-  if (globals.json) return 'json';
+  if (globals.json || globals.jq !== undefined) return 'json';
   const flag = globals.output;
   if (flag !== undefined) return parseFormat(flag, '--output');
   const fromEnv = nonEmpty(env.BACKUPCTL_OUTPUT);
@@ -29,17 +29,24 @@ function resolveFormat(globals: Globals, env: NodeJS.ProcessEnv, io: IO, profile
 }
 
 /**
- * Colour only on a terminal, whatever FORCE_COLOR says: escape codes in a
- * pipe or file corrupt what scripts read. On a terminal, --no-color and a
- * non-empty NO_COLOR turn it off, and so does FORCE_COLOR=0/false.
+ * Whether the user and the terminal type allow colour on a terminal: --no-color,
+ * a non-empty NO_COLOR and FORCE_COLOR=0/false turn it off; TERM=dumb too, unless
+ * FORCE_COLOR asks for it. Colour never goes where no terminal is, whatever
+ * FORCE_COLOR says (README: Output): escape codes in a pipe or file corrupt what
+ * scripts read.
  */
-function resolveColor(globals: Globals, env: NodeJS.ProcessEnv, io: IO): boolean {
-  if (!io.stdoutIsTTY) return false;
+function colorAllowed(globals: Globals, env: NodeJS.ProcessEnv): boolean {
   if (globals.color === false) return false;
   if (nonEmpty(env.NO_COLOR) !== undefined) return false;
   const force = env.FORCE_COLOR?.trim().toLowerCase();
   if (force === '0' || force === 'false') return false;
-  return true;
+  if (force) return true;
+  return !dumbTerminal(env);
+}
+
+/** TERM=dumb: a terminal that cannot move the cursor or show colour (Emacs shell, some CI consoles). */
+function dumbTerminal(env: NodeJS.ProcessEnv): boolean {
+  return env.TERM?.trim().toLowerCase() === 'dumb';
 }
 
 function parseColumns(raw: string | undefined): string[] | undefined {
@@ -62,9 +69,17 @@ export function resolveOutputOptions(opts: {
     format: resolveFormat(globals, env, io, opts.profileOutput),
     quiet: globals.quiet === true,
     noHeaders: globals.headers === false,
-    color: resolveColor(globals, env, io),
+    color: io.stdoutIsTTY && colorAllowed(globals, env),
     pretty: io.stdoutIsTTY,
   };
+  // A spinner or progress bar redraws its line: a terminal on stderr that can move the cursor.
+  if (io.stderrIsTTY && !dumbTerminal(env)) options.animation = { color: colorAllowed(globals, env) };
   if (columns !== undefined) options.columns = columns;
+  if (globals.jq !== undefined) {
+    // jq prints the whole JSON: ids alone (-q) or table columns do not apply.
+    options.jq = globals.jq;
+    options.quiet = false;
+    delete options.columns;
+  }
   return options;
 }

@@ -264,6 +264,37 @@ function withNewline(text: string): string {
   return text === '' || text.endsWith('\n') ? text : text + '\n';
 }
 
+/** --jq: the JSON the command would print, through jq. */
+async function renderJq(result: Result, expr: string, target: Target): Promise<void> {
+  let value: unknown;
+  switch (result.kind) {
+    case 'list': {
+      const records: unknown[] = [];
+      for await (const page of result.pages) records.push(...page);
+      value = records;
+      break;
+    }
+    case 'record':
+      value = result.record;
+      break;
+    case 'object':
+      value = result.value;
+      break;
+    case 'text':
+      if (result.value === undefined) throw new UsageError('--jq: this command prints no JSON');
+      value = result.value;
+      break;
+    case 'done':
+      throw new UsageError('--jq: this command prints no JSON');
+    case 'empty':
+      return;
+  }
+  const { applyJq } = await import('./jq.js');
+  const { text, error } = await applyJq(value, expr);
+  if (text) await target.stdout.write(text);
+  if (error) throw error;
+}
+
 export async function render(result: Result, out: OutputOptions, io: IO, options: RenderOptions = {}): Promise<void> {
   const target: Target = {
     out,
@@ -272,6 +303,7 @@ export async function render(result: Result, out: OutputOptions, io: IO, options
     stderr: new OutputWriter(io.stderr),
     now: options.now ?? new Date(),
   };
+  if (out.jq !== undefined) return renderJq(result, out.jq, target);
   switch (result.kind) {
     case 'list':
       return renderList(result, target);

@@ -11,7 +11,7 @@ const noop: Spinner = { update() {}, stop() {} };
  * stderr is not a terminal, so pipes and CI logs get no spinner frames, or a
  * terminal of zero columns.
  */
-export function createSpinner(text: string, io: IO): Spinner {
+export function createSpinner(text: string, io: IO, style: { color: boolean } = { color: false }): Spinner {
   if (!io.stderrIsTTY) return noop;
   // A terminal that reports no width (a pty nobody sized: `script`, some CI runners):
   // ora divides the text's width by 0 columns and clears lines for ever (a 1 GB
@@ -28,6 +28,8 @@ export function createSpinner(text: string, io: IO): Spinner {
       spinner = ora({
         text: currentText,
         stream: io.stderr,
+        // NO_COLOR, --no-color, FORCE_COLOR=0 (src/output/options.ts): ora's cyan otherwise.
+        color: style.color ? 'cyan' : false,
         // The caller decided stderr is a terminal (io may be injected).
         isEnabled: true,
         // ora would put stdin in raw mode, which breaks `--file -` and prompts.

@@ -159,7 +159,7 @@ const download: Handler = async (input, ctx) => {
     signal: ctx.signal,
     timeoutMs: settings.timeoutMs,
     stderr: ctx.io.stderr,
-    progress: ctx.io.stderrIsTTY && !ctx.output.quiet,
+    progress: ctx.output.animation !== undefined && !ctx.output.quiet,
     debug: settings.debug,
   });
   ctx.io.stderr.write(`Downloaded ${got.length} file${got.length === 1 ? '' : 's'} of backup ${backup.id}.\n`);

@@ -2,7 +2,7 @@
 // cron entry needs: --jitter, --lock, --healthcheck-url, --wait.
 import type { Handler, Result } from '../cli/types.js';
 import type { CommandSpec, ParamSpec } from './types.js';
-import { CliError } from '../errors.js';
+import { cronParams } from '../jobs/cron.js';
 import { jobArg } from './common.js';
 
 export const startBackupParams: ParamSpec[] = [
@@ -16,41 +16,13 @@ export const startBackupParams: ParamSpec[] = [
   { name: 'wait_timeout', in: 'local', type: 'duration', default: '2h', placeholder: 'duration', description: 'Give up waiting after this long (exit 6)' },
   { name: 'poll_interval', in: 'local', type: 'duration', default: '5s', placeholder: 'duration', description: 'Time between checks while waiting' },
   { name: 'strict', in: 'local', type: 'boolean', description: 'With --wait: completed_with_errors exits 8 instead of 0 with a warning' },
-  { name: 'jitter', in: 'local', type: 'duration', placeholder: 'duration', description: 'Sleep a random time up to this long first, so a fleet does not start at once' },
-  { name: 'lock', in: 'local', type: 'string', placeholder: 'file', description: 'Hold this lock file while running; another run holding it: exit 10' },
-  { name: 'healthcheck_url', in: 'local', type: 'string', placeholder: 'url', description: 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' },
+  ...cronParams,
 ];
 
-/** POST start, then (with --wait) poll; the cron helpers around both. */
+/** POST start, then (with --wait) poll; the cron helpers (src/jobs/cron.ts) around both. */
 export const startBackup: Handler = async (input, ctx) => {
-  const v = input.values;
-  const jobId = String(v.job_id);
-  const { acquireRunLock, jitter, pingHealthcheck } = await import('../jobs/cron.js');
-  const healthcheck = typeof v.healthcheck_url === 'string' ? v.healthcheck_url : undefined;
-  if (healthcheck && !/^https?:\/\//.test(healthcheck)) {
-    const { UsageError } = await import('../errors.js');
-    throw new UsageError(`invalid value for --healthcheck-url: must be an http(s) URL`);
-  }
-  if (ctx.globals.dryRun) return startAndMaybeWait(input, ctx, jobId);
-  const lock = typeof v.lock === 'string' ? await acquireRunLock(v.lock) : undefined;
-  try {
-    if (typeof v.jitter === 'number' && v.jitter > 0) await jitter(v.jitter, ctx.signal, ctx.io.stderr);
-    if (healthcheck) await pingHealthcheck(healthcheck, 'start', { stderr: ctx.io.stderr });
-    let result: Result;
-    try {
-      result = await startAndMaybeWait(input, ctx, jobId);
-    } catch (err) {
-      if (healthcheck) {
-        const code = err instanceof CliError ? err.exitCode : 1;
-        await pingHealthcheck(healthcheck, 'fail', { stderr: ctx.io.stderr, body: `exit ${code}: ${(err as Error).message}` });
-      }
-      throw err;
-    }
-    if (healthcheck) await pingHealthcheck(healthcheck, 'success', { stderr: ctx.io.stderr });
-    return result;
-  } finally {
-    await lock?.release();
-  }
+  const { runCronJob } = await import('../jobs/cron.js');
+  return runCronJob(input.values, ctx, () => startAndMaybeWait(input, ctx, String(input.values.job_id)));
 };
 
 async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<Handler>[1], jobId: string): Promise<Result> {

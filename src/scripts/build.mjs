@@ -59,6 +59,8 @@ await build({
   await writeFile(path.join(dist, 'main.cjs'), `// backupctl build ${id}\n${bundle}`);
 }
 await copyFile(path.join(root, 'src', 'boot.cjs'), path.join(dist, 'boot.cjs'));
+// --jq's engine: jq-wasm's JavaScript is in the bundle, its WebAssembly is read from here (src/output/jq.ts).
+await copyFile(path.join(root, 'node_modules', 'jq-wasm', 'dist', 'build', 'jq.wasm'), path.join(dist, 'jq.wasm'));
 
 // The build's own use of the sources (manifest, docs, completions): an ESM module in .tmp/.
 await build({

@@ -30,9 +30,9 @@ const BACKUP_PAGE = 15;
 /** How far back the snapshot list is walked for activated resources (pages of 100). */
 const SNAPSHOT_PAGES = 10;
 /** Schedule statuses under which nothing runs, so there is no next run to show. */
-const STOPPED_SCHEDULE = new Set(['paused', 'inactive', 'disabled', 'stopped']);
+export const STOPPED_SCHEDULE = new Set(['paused', 'inactive', 'disabled', 'stopped']);
 /** Droplet and volume statuses without a snapshot schedule. */
-const NOT_SCHEDULED = new Set(['inactive', 'destroyed']);
+export const NOT_SCHEDULED = new Set(['inactive', 'destroyed']);
 
 export interface CollectOptions {
   /** --job: ids or names; empty for every job. */
@@ -45,16 +45,16 @@ export interface CollectOptions {
   tools: CronTools;
 }
 
-type Rec = Record<string, unknown>;
+export type Rec = Record<string, unknown>;
 
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-const obj = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
-const records = (body: unknown): Rec[] => {
+export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
+export const obj = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
+export const records = (body: unknown): Rec[] => {
   const data = obj(body)?.data;
   return Array.isArray(data) ? data.filter((r): r is Rec => obj(r) !== undefined) : [];
 };
-const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true';
+export const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true';
 
 /** Runs at most `max` tasks at once; a finishing task hands its slot straight to the next waiting one. */
 export function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
@@ -125,20 +125,20 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
   }
 }
 
-interface Reader {
+export interface Reader {
   client: Client;
   signal: AbortSignal;
   limit: <T>(task: () => Promise<T>) => Promise<T>;
 }
 
-function get(r: Reader, path: string, query: Record<string, QueryValue>): Promise<unknown> {
+export function get(r: Reader, path: string, query: Record<string, QueryValue>): Promise<unknown> {
   return r.limit(async () => {
     r.signal.throwIfAborted();
     return (await r.client.request({ method: 'GET', path, query }, { signal: r.signal })).body;
   });
 }
 
-async function listAll(r: Reader, req: RequestSpec): Promise<Rec[]> {
+export async function listAll(r: Reader, req: RequestSpec): Promise<Rec[]> {
   return r.limit(async () => {
     const out: Rec[] = [];
     for await (const page of r.client.pages(req, { all: true, signal: r.signal })) {
@@ -149,7 +149,7 @@ async function listAll(r: Reader, req: RequestSpec): Promise<Rec[]> {
 }
 
 /** Droplets, volumes and resources are extras: when one cannot be read, say so and show the rest. */
-async function section<T>(ctx: Context, r: Reader, what: string, read: () => Promise<T>): Promise<T | null> {
+export async function section<T>(ctx: Context, r: Reader, what: string, read: () => Promise<T>): Promise<T | null> {
   try {
     return await read();
   } catch (err) {
@@ -164,7 +164,7 @@ async function section<T>(ctx: Context, r: Reader, what: string, read: () => Pro
 // Jobs
 
 /** --job: an id, or a name matched as everywhere else (src/cli/resolve.ts), against the jobs already read. */
-function chooseJobs(all: Rec[], wanted: readonly string[]): Rec[] {
+export function chooseJobs(all: Rec[], wanted: readonly string[]): Rec[] {
   if (!wanted.length) return all;
   const chosen = new Set<Rec>();
   for (const w of wanted) {
@@ -184,7 +184,7 @@ function checkMaxAgeNames(all: Rec[], rules: MaxAgeRules): void {
   }
 }
 
-function backupsPath(jobId: string): string {
+export function backupsPath(jobId: string): string {
   return `/jobs/${encodeURIComponent(jobId)}/backups`;
 }
 

@@ -4,6 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { access, constants, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
+import { Writable } from 'node:stream';
+import type { Context, IO, OutputOptions, Result } from '../cli/types.js';
 import { UsageError } from '../errors.js';
 
 /** Checked before any request: a path that cannot be written is a usage error, not a wasted run. */
@@ -35,4 +37,32 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     await unlink(temp).catch(() => {});
     throw new UsageError(`cannot write --output-file ${file}: ${(err as Error).message}`);
   }
+}
+
+/**
+ * Renders what `make` returns to stdout, or with --output-file to the file,
+ * atomically. A file is read by programs: no colour, whole cells (no terminal
+ * width), compact JSON.
+ */
+export async function renderToOutput(
+  ctx: Context,
+  outputFile: string | undefined,
+  make: (out: OutputOptions, io: IO) => Promise<Result>,
+): Promise<void> {
+  const { render } = await import('../output/index.js');
+  if (outputFile === undefined) {
+    await render(await make(ctx.output, ctx.io), ctx.output, ctx.io);
+    return;
+  }
+  const out: OutputOptions = { ...ctx.output, color: false, pretty: false };
+  const chunks: Buffer[] = [];
+  const stream = new Writable({
+    write(chunk: Buffer | string, _encoding, done) {
+      chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk);
+      done();
+    },
+  });
+  const io: IO = { ...ctx.io, stdout: stream, stdoutIsTTY: false, columns: Infinity };
+  await render(await make(out, io), out, io);
+  await writeFileAtomic(outputFile, Buffer.concat(chunks).toString('utf8'));
 }

@@ -10,6 +10,13 @@ export interface CronTools {
   words(cron: string, timezone?: string | null): string | undefined;
   /** The first run strictly after `from`, or undefined (unreadable expression or time zone, or no run ahead). */
   nextRun(cron: string, timezone: string | null | undefined, from: Date): Date | undefined;
+  /**
+   * Every run in [from, to] (both included), in order, as croner computes them in the time zone
+   * (a wall-clock time skipped by a spring-forward change comes at the first minute after the gap;
+   * a time repeated by a fall-back change comes once). Undefined when the expression or zone is
+   * unreadable; at most `limit` runs (default 100 000), so a `* * * * *` over years stays bounded.
+   */
+  runsBetween(cron: string, timezone: string | null | undefined, from: Date, to: Date, limit?: number): Date[] | undefined;
 }
 
 /** The service's schedules default to UTC (jobs create sends UTC when no --timezone is given). */
@@ -36,6 +43,9 @@ const ANY = new Set(['*', '?']);
 const DAILY_NICKNAMES = new Set(['@daily', '@midnight']);
 
 function makeCronTools(Cron: CronConstructor, describe: Describe): CronTools {
+  // Without a function to call, croner schedules nothing: it only computes.
+  const paused = (cron: string, timezone: string | null | undefined) =>
+    new Cron(cron.trim(), { timezone: timezone?.trim() || DEFAULT_TIMEZONE, paused: true });
   return {
     words(cron, timezone) {
       const expression = cron.trim();
@@ -57,12 +67,23 @@ function makeCronTools(Cron: CronConstructor, describe: Describe): CronTools {
     },
     nextRun(cron, timezone, from) {
       try {
-        // Without a function to call, croner schedules nothing: it only computes.
-        const job = new Cron(cron.trim(), { timezone: timezone?.trim() || DEFAULT_TIMEZONE, paused: true });
-        return job.nextRun(from) ?? undefined;
+        return paused(cron, timezone).nextRun(from) ?? undefined;
       } catch {
         return undefined;
       }
+    },
+    runsBetween(cron, timezone, from, to, limit = 100_000) {
+      let job: InstanceType<CronConstructor>;
+      try {
+        job = paused(cron, timezone);
+      } catch {
+        return undefined;
+      }
+      const runs: Date[] = [];
+      // nextRun is strictly after its argument: start a millisecond early so `from` itself counts.
+      let at: Date | null = new Date(from.getTime() - 1);
+      while (runs.length < limit && (at = job.nextRun(at)) && at.getTime() <= to.getTime()) runs.push(at);
+      return runs;
     },
   };
 }

@@ -29,7 +29,7 @@ export async function makePalette(color: boolean): Promise<Palette> {
 // ---------------------------------------------------------------------------
 // Marks
 
-type Hue = Exclude<keyof Palette, 'bold'>;
+export type Hue = Exclude<keyof Palette, 'bold'>;
 
 interface Mark {
   unicode: string;
@@ -151,7 +151,7 @@ export const jobColumns: Column[] = [
 // ---------------------------------------------------------------------------
 // Tables
 
-interface ViewColumn<R> {
+export interface ViewColumn<R> {
   key: string;
   header: string;
   /** Plain text, sanitised. */
@@ -195,7 +195,7 @@ interface Fit {
  * every row is left out unless asked for (the resource list carries no
  * frequency, for one).
  */
-function table<R>(rows: readonly R[], allCols: readonly ViewColumn<R>[], o: ViewOptions, fit: Fit = {}): string {
+export function table<R>(rows: readonly R[], allCols: readonly ViewColumn<R>[], o: Pick<ViewOptions, 'palette' | 'width' | 'noHeaders'>, fit: Fit = {}): string {
   const dropOrder = fit.dropOrder ?? [];
   let cols = fit.keepEmpty ? [...allCols] : allCols.filter((c) => rows.some((row) => c.text(row) !== ''));
   const texts = () => rows.map((row) => cols.map((c) => c.text(row)));

@@ -286,6 +286,6 @@ describe('schema file', () => {
     const docs = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'docs', 'backups.schema.json'), 'utf8'));
     expect(schema).toEqual(docs);
     expect(schema.required).toEqual(['version']);
-    expect(schema.properties.jobs.additionalProperties.properties.compute.oneOf).toEqual([{ required: ['server'] }, { required: ['serverless'] }, { required: ['agent'] }]);
+    expect(schema.properties.jobs.additionalProperties.properties.compute.oneOf).toEqual(['server', 'serverless', 'agent'].map((k) => ({ properties: { [k]: true }, required: [k] })));
   });
 });

@@ -126,15 +126,15 @@ describe('a writer killed with SIGKILL', () => {
       before = onDisk;
       // A lock a killed writer left is whole (its pid in it), so the next one can take it over.
       const lock = path.join(cfg.dir, 'store', 'config.json.lock');
-      if (existsSync(lock)) expect(readFileSync(lock, 'utf8')).toMatch(/^\d+\n$/);
+      if (existsSync(lock)) expect(readFileSync(lock, 'utf8')).toMatch(/^\d+( \d+)?\n$/);
     }
     // Left over by killed writers: the lock (a dead pid; the next writer takes it over), the
-    // private file a lock is made from, and atomically's temp files (config.json.tmp-*). No
+    // private file a lock is made from, the breaker of a stale lock (gone after 10 s), and atomically's temp files (config.json.tmp-*). No
     // reader opens any of them.
     const leftovers = readdirSync(path.join(cfg.dir, 'store')).filter((f) => f !== 'config.json');
-    for (const f of leftovers) expect(f).toMatch(/^config\.json\.(lock|tmp-\w+|lock\.\d+-[0-9a-f]+|lock\.stale-.*)$/);
+    for (const f of leftovers) expect(f).toMatch(/^config\.json\.(lock|tmp-\w+|lock\.\d+-[0-9a-f]+|lock\.break)$/);
     const kinds = leftovers.map((f) =>
-      f === 'config.json.lock' ? 'lock' : f.includes('.tmp-') ? 'atomically temp file' : f.includes('stale') ? 'stale lock' : 'lock source',
+      f === 'config.json.lock' ? 'lock' : f.includes('.tmp-') ? 'atomically temp file' : f.endsWith('.break') ? 'lock breaker' : 'lock source',
     );
     const summary = [...new Set(kinds)].map((k) => `${kinds.filter((x) => x === k).length} ${k}`).join(', ');
     console.info(`config-integrity: ${KILLS} kills, ${midWrite} caught a write on disk but unconfirmed; left over: ${summary || 'nothing'}`);

@@ -1,20 +1,11 @@
 // A name wherever an id goes (issue 13, part 1): the built CLI against the
 // emulator, asserting the look-up that went out, the request built with the
 // resolved id, the exit code and the candidates listed for an ambiguous name.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, withEmulator } from '../helpers/emulator.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
-const emu = withEmulator();
-let cfg: ReturnType<typeof tempConfigDir>;
-beforeAll(() => {
-  cfg = tempConfigDir();
-});
-afterAll(() => cfg.cleanup());
+const { emu, cli, sent } = withEmulatorCli();
 beforeEach(() => emu.clearRequests());
-
-const cli = (args: string[]) => runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
 const line = (r: { method: string; path: string; query: Record<string, string | string[]> }) =>
   `${r.method} ${r.path}${Object.keys(r.query).length ? `?${new URLSearchParams(r.query as Record<string, string>).toString()}` : ''}`;
 

@@ -86,6 +86,11 @@ describe("each command's real --json output is valid against its schema", () => 
     writeFileSync(path.join(dir, 'secret.txt'), 'S3CRET\n');
     // A stored profile, so profiles list and config list show real settings.
     expect((await runCli(['config', 'set', 'timeout', '45s'], { env })).code).toBe(0);
+    // A backups file with a change in it, for plan and apply (sections without secrets).
+    const exported = await runCli(['export', '--only', 'droplets,volumes'], { env });
+    expect(exported.code).toBe(0);
+    expect(exported.stdout).toMatch(/frequency: \d+/);
+    writeFileSync(path.join(dir, 'backups.yaml'), exported.stdout.replace(/frequency: \d+/, 'frequency: 7'));
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -127,6 +132,10 @@ describe("each command's real --json output is valid against its schema", () => 
     'backups get': [ids.backup!],
     'backups urls': [ids.backup!],
     status: [],
+    export: [],
+    plan: ['-f', path.join(dir, 'backups.yaml')],
+    apply: ['-f', path.join(dir, 'backups.yaml'), '--yes'],
+    report: ['--since', '3d'],
   });
 
   it('covers every command that prints JSON', () => {
@@ -144,7 +153,9 @@ describe("each command's real --json output is valid against its schema", () => 
       const name = [...words, ...args].join(' ');
       const schema = await runCli(['schema', ...words]);
       const r = await runCli([...words, ...args, '--json'], { env });
-      if (schema.code !== 0 || r.code !== 0) {
+      // plan exits 12 when it has changes to show (and still prints them).
+      const expected = words[0] === 'plan' ? 12 : 0;
+      if (schema.code !== 0 || r.code !== expected) {
         failures.push(`${name}: schema exit ${schema.code}, command exit ${r.code}: ${schema.stderr.trim()} ${r.stderr.trim()}`);
         continue;
       }
@@ -152,6 +163,7 @@ describe("each command's real --json output is valid against its schema", () => 
       const output = JSON.parse(r.stdout) as unknown;
       if (!validate(output)) failures.push(`${name}: ${ajv.errorsText(validate.errors)}`);
       if (Array.isArray(output) && output.length === 0) failures.push(`${name}: printed an empty list; nothing was checked`);
+      if (words[0] === 'plan' && (output as { changes: unknown[] }).changes.length === 0) failures.push(`${name}: planned no change; nothing was checked`);
     }
     expect(failures).toEqual([]);
   }, 240_000);

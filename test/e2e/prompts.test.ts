@@ -1,42 +1,14 @@
 // The confirmation and the hidden token prompt in a real pseudo-terminal
 // (util-linux `script` gives the CLI a pty on stdin and stdout).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { BIN, cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { inPty as runInPty } from '../helpers/pty.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 let emu: Emulator;
 let cfg: ReturnType<typeof tempConfigDir>;
-
-/**
- * Runs the CLI under `script`, typing `keys` once the prompt has appeared.
- * `stty`: a terminal size to set first (`cols 0 rows 0`), else script's own.
- */
-function inPty(args: string[], keys: string, env: Record<string, string>, stty?: string): Promise<{ code: number | null; output: string }> {
-  return new Promise((resolve) => {
-    const cmd = (stty ? `stty ${stty}; exec ` : '') + [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
-    let output = '';
-    let typed = false;
-    const onData = (d: Buffer) => {
-      output += d.toString('utf8');
-      // A runaway terminal writer (see the spinner tests) must not fill this process's memory.
-      if (output.length > 1_000_000) child.kill('SIGKILL');
-      if (!typed && /\?/.test(output)) {
-        typed = true;
-        setTimeout(() => child.stdin.write(keys), 150);
-      }
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, output });
-    });
-  });
-}
+const inPty = (args: string[], keys: string, env: Record<string, string>, stty?: string) => runInPty(args, env, { keys, stty });
 
 beforeAll(async () => {
   emu = await startTestEmulator({ seed: 'demo' });
@@ -104,5 +76,33 @@ describe('the spinner', () => {
     expect(r.output).not.toContain('Loading');
     expect(r.output).not.toContain('\u001b[1A');
     expect(r.output.length).toBeLessThan(2000);
+  });
+});
+
+describe('apply in a terminal', () => {
+  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
+
+  it('shows the plan and asks; "n" changes nothing, "y" applies', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-apply-pty-'));
+    const file = path.join(dir, 'b.yaml');
+    writeFileSync(file, 'version: 1\nstorage:\n  pty bucket:\n    provider: cloud_m\n    region: eu\n    bucket: pty\n');
+    try {
+      const no = await inPty(['apply', '-f', file], 'n\r', env());
+      // On a terminal the mark is coloured.
+      expect(no.output).toContain('\u001b[32m+  \u001b[39m storage "pty bucket"');
+      expect(no.output).toContain('Apply these changes?');
+      expect(no.output).toContain('Cancelled; nothing was changed.');
+      expect(no.code).toBe(2);
+      expect(emu.requests.filter((r) => r.method !== 'GET')).toEqual([]);
+      const yes = await inPty(['apply', '-f', file], 'y\r', env());
+      expect(yes.output).toContain('Applied: 1 created, 0 updated, 0 replaced, 0 deleted.');
+      expect(yes.code).toBe(0);
+      expect(emu.requests.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/storage']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -2,6 +2,7 @@
 // within a test, and helpers to read what reached it.
 import { afterAll, beforeAll } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type RecordedRequest } from '../../src/emulator/index.js';
+import { runCli, tempConfigDir } from './cli.js';
 
 /** Steps of started backups and manual snapshots in tests. */
 export const TEST_TICK_MS = 20;
@@ -80,4 +81,25 @@ export function apiFetch(emu: Emulator, path: string, init: RequestInit & { json
     },
     ...(json === undefined ? {} : { body: JSON.stringify(json) }),
   });
+}
+
+/**
+ * An emulator for the enclosing describe block (or file), a config folder of its
+ * own, and the built CLI pointed at both: `cli(args)` runs it, `sent()` lists what
+ * the CLI sent (the tests' own look-ups past the CLI left out), `env()` is its environment.
+ */
+export function withEmulatorCli(opts: EmulatorOptions = {}) {
+  const emu = withEmulator(opts);
+  let cfg: { dir: string; cleanup: () => void } | undefined;
+  beforeAll(() => {
+    cfg = tempConfigDir();
+  });
+  afterAll(() => cfg?.cleanup());
+  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg!.dir });
+  return {
+    emu,
+    env,
+    cli: (args: string[], input?: string) => runCli(args, { env: env(), input }),
+    sent: () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/')),
+  };
 }

@@ -1,0 +1,290 @@
+// The report as ONE self-contained HTML file: inline CSS, inline SVG charts,
+// no script, no font, no image, nothing fetched (a Content-Security-Policy of
+// default-src 'none' makes sure), readable on paper. Every text from the
+// service is escaped. It reads the document only.
+import { sanitize } from '../output/format.js';
+import { durationText } from '../status/model.js';
+import { dayCells, type DayCell } from './compute.js';
+import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './model.js';
+import { SECTIONS, entryLabel, lastSuccessText, localTime, percent, seconds, sizeText, totalsLine, utcTime } from './text.js';
+
+/** Text from anywhere, made safe for HTML text and attribute values. */
+export function escapeHtml(text: string): string {
+  return sanitize(text).replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+const h = escapeHtml;
+
+const COLOURS: Record<RunOutcome | 'none', string> = {
+  completed: '#2e7d32',
+  completed_with_errors: '#f9a825',
+  failed: '#c62828',
+  expired: '#8e24aa',
+  in_progress: '#1e88e5',
+  pending: '#b0bec5',
+  missed: '#ffffff',
+  none: '#eceff1',
+};
+const LABELS: Record<RunOutcome | 'none', string> = {
+  completed: 'completed',
+  completed_with_errors: 'completed with errors',
+  failed: 'failed',
+  expired: 'expired',
+  in_progress: 'in progress',
+  pending: 'pending (grace not over)',
+  missed: 'missed',
+  none: 'no run expected',
+};
+
+const CSS = `
+:root { --fg: #1d2329; --muted: #5f6b76; --line: #d5dbe0; --bg: #ffffff; --panel: #f6f8fa; --bad: #c62828; }
+* { box-sizing: border-box; }
+body { margin: 0; padding: 24px 32px 48px; color: var(--fg); background: var(--bg);
+  font: 14px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, "Helvetica Neue", Arial, sans-serif; }
+h1 { font-size: 24px; margin: 0 0 4px; }
+h2 { font-size: 18px; margin: 32px 0 8px; padding-bottom: 4px; border-bottom: 1px solid var(--line); }
+h3 { font-size: 15px; margin: 20px 0 6px; }
+p.meta, .muted { color: var(--muted); }
+.cards { display: flex; flex-wrap: wrap; gap: 12px; margin: 16px 0; }
+.card { background: var(--panel); border: 1px solid var(--line); border-radius: 6px; padding: 10px 14px; min-width: 120px; }
+.card b { display: block; font-size: 22px; }
+.card.bad b { color: var(--bad); }
+.card span { color: var(--muted); font-size: 12px; }
+.sections { margin: 0; padding-left: 18px; }
+table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 13px; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: right; vertical-align: top; white-space: nowrap; }
+td.text, td:first-child { white-space: normal; }
+th { background: var(--panel); font-weight: 600; }
+th:first-child, td:first-child, td.text, th.text { text-align: left; }
+td.bad { color: var(--bad); font-weight: 600; }
+.legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 12px; color: var(--muted); margin: 6px 0 10px; }
+.legend svg { vertical-align: -2px; margin-right: 4px; }
+.strips { display: grid; grid-template-columns: minmax(140px, 220px) 1fr; gap: 4px 12px; align-items: center; }
+.strips .name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.multiples { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr)); gap: 16px; }
+.multiples figure { margin: 0; }
+figcaption { font-size: 13px; margin-bottom: 2px; }
+svg.chart { display: block; max-width: 100%; height: auto; }
+svg text { font: 11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: var(--muted); }
+ul.notes { margin: 4px 0; padding-left: 18px; font-size: 13px; }
+ul.notes li.missed { color: var(--bad); }
+footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
+@media print {
+  @page { margin: 12mm; }
+  body { padding: 0; font-size: 10pt; }
+  * { -webkit-print-color-adjust: exact; print-color-adjust: exact; }
+  h2 { break-after: avoid; }
+  figure, .card, tr, .strips > * { break-inside: avoid; }
+  .multiples { grid-template-columns: repeat(2, 1fr); }
+}
+`;
+
+const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
+
+function card(value: string, label: string, bad = false): string {
+  return `<div class="card${bad ? ' bad' : ''}"><b>${h(value)}</b><span>${h(label)}</span></div>`;
+}
+
+function summary(doc: ReportDocument): string {
+  const jobs = doc.summary.jobs;
+  const failed = jobs.failed + jobs.expired;
+  let out = '<section id="summary"><h2>Fleet summary</h2><div class="cards">';
+  out += card(String(jobs.entries), 'jobs');
+  out += card(String(jobs.expected), 'expected runs');
+  out += card(String(jobs.completed), 'completed');
+  out += card(String(jobs.completed_with_errors), 'completed with errors', jobs.completed_with_errors > 0);
+  out += card(String(failed), 'failed or expired', failed > 0);
+  out += card(String(jobs.missed), 'missed', jobs.missed > 0);
+  out += card(String(jobs.unscheduled), 'unscheduled');
+  out += card(percent(jobs.success_rate), 'success rate', jobs.success_rate !== null && jobs.success_rate < 0.999);
+  out += '</div><ul class="sections">';
+  for (const [key, title, noun] of SECTIONS) {
+    const t: ReportTotals | null = doc.summary[key];
+    out += t ? `<li><b>${h(title)}</b>: ${h(totalsLine(noun, t))}</li>` : `<li><b>${h(title)}</b>: not read</li>`;
+  }
+  return out + '</ul></section>';
+}
+
+// ---------------------------------------------------------------------------
+// Charts
+
+/** Horizontal bars, one per entry. */
+function successChart(entries: readonly ReportEntry[], id: string): string {
+  const rowH = 22;
+  const labelW = 200;
+  const barW = 420;
+  const height = entries.length * rowH + 24;
+  const width = labelW + barW + 70;
+  let out = `<svg class="chart" id="${id}" role="img" aria-label="Success rate per entry" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">`;
+  for (const pct of [0, 50, 100]) {
+    const x = labelW + (barW * pct) / 100;
+    out += `<line x1="${x}" y1="0" x2="${x}" y2="${height - 16}" stroke="#d5dbe0"/><text x="${x}" y="${height - 4}" text-anchor="middle">${pct}%</text>`;
+  }
+  entries.forEach((e, i) => {
+    const y = i * rowH + 3;
+    const name = entryLabel(e);
+    out += `<text x="${labelW - 8}" y="${y + 13}" text-anchor="end">${h(name.length > 30 ? `${name.slice(0, 29)}…` : name)}</text>`;
+    if (e.success_rate === null) {
+      out += `<text x="${labelW + 4}" y="${y + 13}">n/a</text>`;
+      return;
+    }
+    const w = Math.max(1, barW * e.success_rate);
+    const fill = e.success_rate >= 0.999 ? COLOURS.completed : e.success_rate >= 0.9 ? COLOURS.completed_with_errors : COLOURS.failed;
+    out += `<rect x="${labelW}" y="${y}" width="${w.toFixed(1)}" height="${rowH - 8}" rx="2" fill="${fill}"><title>${h(`${name}: ${percent(e.success_rate)}`)}</title></rect>`;
+    out += `<text x="${labelW + w + 6}" y="${y + 13}">${h(percent(e.success_rate))}</text>`;
+  });
+  return out + '</svg>';
+}
+
+const CELL = 16;
+const GAP = 2;
+
+function cellSvg(c: DayCell | undefined, x: number, label: string): string {
+  const outcome = c?.outcome ?? 'none';
+  const fill = COLOURS[outcome];
+  const title = c
+    ? `${c.day}: ${c.runs ? `${c.runs} expected${c.missed ? `, ${c.missed} missed` : ''}, worst ${LABELS[outcome]}` : 'no run expected'}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`
+    : 'outside the window';
+  let out = `<rect x="${x}" y="0" width="${CELL}" height="${CELL}" rx="2" fill="${fill}" stroke="${outcome === 'missed' ? COLOURS.failed : 'none'}" stroke-width="${outcome === 'missed' ? 1.5 : 0}"><title>${h(`${label} ${title}`)}</title></rect>`;
+  if (c?.missed) {
+    out += `<path d="M${x + 4} 4 L${x + CELL - 4} ${CELL - 4} M${x + CELL - 4} 4 L${x + 4} ${CELL - 4}" stroke="${COLOURS.failed}" stroke-width="2"/>`;
+  }
+  if (c?.unscheduled) out += `<circle cx="${x + CELL / 2}" cy="${CELL + 4}" r="2" fill="#37474f"/>`;
+  return out;
+}
+
+/** One strip per entry: a cell per day of the window in the entry's own time zone, aligned by date. */
+function calendar(entries: readonly ReportEntry[], since: number, until: number, id: string): string {
+  const rows = entries.map((e) => ({ e, cells: dayCells(e, since, until) }));
+  const days = [...new Set(rows.flatMap((r) => r.cells.map((c) => c.day)))].sort();
+  const width = days.length * (CELL + GAP);
+  const height = CELL + 8;
+  let out = '<div class="strips">';
+  // A header row: day of month every few days.
+  out += '<div></div>';
+  out += `<svg class="chart" id="${id}-days" role="img" aria-label="Days" width="${width}" height="14" viewBox="0 0 ${width} 14" xmlns="http://www.w3.org/2000/svg">`;
+  days.forEach((d, i) => {
+    const last = i === days.length - 1;
+    if (i % 5 === 0 || last) out += `<text x="${last ? width : i * (CELL + GAP) + CELL / 2}" y="11" text-anchor="${last ? 'end' : i === 0 ? 'start' : 'middle'}">${h(d.slice(5))}</text>`;
+  });
+  out += '</svg>';
+  rows.forEach(({ e, cells }, r) => {
+    const label = entryLabel(e);
+    const byDay = new Map(cells.map((c) => [c.day, c]));
+    out += `<div class="name" title="${h(label)}">${h(label)} <span class="muted">(${h(e.timezone)})</span></div>`;
+    out += `<svg class="chart" id="${id}-${r}" role="img" aria-label="${h(`Calendar of ${label}`)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">`;
+    days.forEach((d, i) => (out += cellSvg(byDay.get(d), i * (CELL + GAP), label)));
+    out += '</svg>';
+  });
+  return out + '</div>';
+}
+
+function legend(): string {
+  const items = (['completed', 'completed_with_errors', 'failed', 'expired', 'missed', 'in_progress', 'pending', 'none'] as const).map((o) => {
+    const mark = o === 'missed' ? `<path d="M4 4 L10 10 M10 4 L4 10" stroke="${COLOURS.failed}" stroke-width="2"/>` : '';
+    return `<span><svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><rect x="0.5" y="0.5" width="13" height="13" rx="2" fill="${COLOURS[o]}" stroke="${o === 'missed' ? COLOURS.failed : '#b0bec5'}"/>${mark}</svg>${h(LABELS[o])}</span>`;
+  });
+  items.push('<span><svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><circle cx="7" cy="7" r="2.5" fill="#37474f"/></svg>unscheduled backup that day</span>');
+  return `<div class="legend">${items.join('')}</div>`;
+}
+
+/** Durations over the window: one small chart per entry, points coloured by status. */
+function durationChart(e: ReportEntry, since: number, until: number, id: string): string {
+  const w = 336;
+  const hgt = 110;
+  const left = 60;
+  const bottom = 18;
+  const plotW = w - left - 8;
+  const plotH = hgt - bottom - 8;
+  const points = e.duration.points;
+  const max = Math.max(1, ...points.map((p) => p.seconds));
+  const x = (iso: string) => left + ((Date.parse(iso) - since) / Math.max(1, until - since)) * plotW;
+  const y = (s: number) => 8 + plotH - (s / max) * plotH;
+  let out = `<svg class="chart" id="${id}" role="img" aria-label="${h(`Durations of ${entryLabel(e)}`)}" width="${w}" height="${hgt}" viewBox="0 0 ${w} ${hgt}" xmlns="http://www.w3.org/2000/svg">`;
+  out += `<rect x="${left}" y="8" width="${plotW}" height="${plotH}" fill="#f6f8fa" stroke="#d5dbe0"/>`;
+  out += `<text x="${left - 4}" y="14" text-anchor="end">${h(seconds(max))}</text><text x="${left - 4}" y="${8 + plotH}" text-anchor="end">0</text>`;
+  out += `<text x="${left}" y="${hgt - 4}">${h(new Date(since).toISOString().slice(5, 10))}</text><text x="${left + plotW}" y="${hgt - 4}" text-anchor="end">${h(new Date(until).toISOString().slice(5, 10))}</text>`;
+  if (e.duration.median_seconds !== null) {
+    const my = y(e.duration.median_seconds);
+    out += `<line x1="${left}" y1="${my.toFixed(1)}" x2="${left + plotW}" y2="${my.toFixed(1)}" stroke="#90a4ae" stroke-dasharray="4 3"><title>median ${h(seconds(e.duration.median_seconds))}</title></line>`;
+  }
+  if (points.length > 1) {
+    out += `<polyline fill="none" stroke="#78909c" stroke-width="1" points="${points.map((p) => `${x(p.started_at).toFixed(1)},${y(p.seconds).toFixed(1)}`).join(' ')}"/>`;
+  }
+  for (const p of points) {
+    const fill = p.status === 'completed_with_errors' ? COLOURS.completed_with_errors : COLOURS.completed;
+    out += `<circle cx="${x(p.started_at).toFixed(1)}" cy="${y(p.seconds).toFixed(1)}" r="2.5" fill="${fill}"><title>${h(`${p.started_at}: ${seconds(p.seconds)}`)}</title></circle>`;
+  }
+  if (!points.length) out += `<text x="${left + plotW / 2}" y="${8 + plotH / 2}" text-anchor="middle">no finished backup in the window</text>`;
+  return out + '</svg>';
+}
+
+// ---------------------------------------------------------------------------
+// Tables
+
+function entryTable(entries: readonly ReportEntry[], now: Date): string {
+  const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success'];
+  let out = `<table><thead><tr>${head.map((c, i) => `<th${i === 1 || i === 12 ? ' class="text"' : ''}>${c}</th>`).join('')}</tr></thead><tbody>`;
+  for (const e of entries) {
+    const failed = e.failed + e.expired;
+    const cells = [
+      `<td>${h(entryLabel(e))}</td>`,
+      `<td class="text">${e.schedules.map((s) => `${h(s.text)} ${h(s.timezone)}`).join('<br>') || 'none'}</td>`,
+      `<td>${e.expected ?? 'n/a'}</td>`,
+      `<td>${e.completed}</td>`,
+      `<td>${e.completed_with_errors}</td>`,
+      `<td${failed ? ' class="bad"' : ''}>${failed}</td>`,
+      `<td${e.missed ? ' class="bad"' : ''}>${e.missed ?? 'n/a'}</td>`,
+      `<td>${e.unscheduled}${e.unscheduled_manual ? ` (${e.unscheduled_manual} manual)` : ''}</td>`,
+      `<td>${h(percent(e.success_rate))}</td>`,
+      `<td>${h(seconds(e.duration.median_seconds))}</td>`,
+      `<td>${h(seconds(e.duration.p95_seconds))}</td>`,
+      `<td>${h(sizeText(e))}</td>`,
+      `<td class="text">${h(lastSuccessText(e, now))}</td>`,
+    ];
+    out += `<tr>${cells.join('')}</tr>`;
+  }
+  out += '</tbody></table>';
+  const notes: string[] = [];
+  for (const e of entries) {
+    if (e.missed_runs.length) {
+      notes.push(`<li class="missed"><b>${h(entryLabel(e))}</b> missed: ${e.missed_runs.map((t) => `<time datetime="${h(t)}">${h(localTime(t, e.timezone))}</time>`).join(', ')}</li>`);
+    }
+    for (const n of e.notes) notes.push(`<li><b>${h(entryLabel(e))}</b>: ${h(n)}</li>`);
+  }
+  return notes.length ? `${out}<ul class="notes">${notes.join('')}</ul>` : out;
+}
+
+function section(title: string, key: string, entries: readonly ReportEntry[], doc: ReportDocument, since: number, until: number, now: Date): string {
+  let out = `<section id="${key}"><h2>${h(title)}</h2>`;
+  if (!entries.length) return `${out}<p class="muted">None.</p></section>`;
+  out += `<h3>Calendar</h3>${legend()}${calendar(entries, since, until, `calendar-${key}`)}`;
+  out += `<h3>Success rate</h3>${successChart(entries, `success-${key}`)}`;
+  out += `<h3>Durations over time</h3><div class="multiples">`;
+  entries.forEach((e, i) => {
+    const stats = e.duration.count ? ` <span class="muted">median ${h(seconds(e.duration.median_seconds))}, p95 ${h(seconds(e.duration.p95_seconds))}</span>` : '';
+    out += `<figure><figcaption>${h(entryLabel(e))}${stats}</figcaption>${durationChart(e, since, until, `durations-${key}-${i}`)}</figure>`;
+  });
+  out += `</div><h3>Figures</h3>${entryTable(entries, now)}`;
+  return `${out}</section>`;
+}
+
+export function reportHtml(doc: ReportDocument): string {
+  const since = Date.parse(doc.window.since);
+  const until = Date.parse(doc.window.until);
+  const now = new Date(doc.generated_at);
+  const title = `Backup report ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}`;
+  let body = `<header><h1>Backup report</h1><p class="meta">${h(utcTime(doc.window.since))} to ${h(utcTime(doc.window.until))} · grace ${h(durationText(doc.window.grace_seconds * 1000))} · made ${h(utcTime(doc.generated_at))}. Days are counted in each job's time zone.</p></header>`;
+  body += summary(doc);
+  for (const [key, title] of SECTIONS) {
+    const entries = doc[key];
+    if (entries) body += section(title, key, entries, doc, since, until, now);
+  }
+  body += `<footer><h2>Rules</h2><ul>${doc.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul><p>Made by backupctl report; ${num(doc.jobs.length)} job${doc.jobs.length === 1 ? '' : 's'}.</p></footer>`;
+  return (
+    '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
+    // Nothing may be fetched: no script, font, image or style from anywhere.
+    `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">` +
+    '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+    `<title>${h(title)}</title><style>${CSS}</style></head><body>${body}</body></html>\n`
+  );
+}

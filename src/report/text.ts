@@ -1,0 +1,239 @@
+// The report as text: the terminal table and Markdown (for a ticket or an
+// audit folder). Both read the document only; service text is sanitised
+// (and escaped for Markdown).
+import type { Column } from '../cli/types.js';
+import { humanBytes, relativeTime, sanitize } from '../output/format.js';
+import { durationText } from '../status/model.js';
+import { table, type Palette, type ViewColumn } from '../status/view.js';
+import type { ReportDocument, ReportEntry, ReportTotals } from './model.js';
+
+/** Each section of the document: its key, title and what its entries are called. */
+export const SECTIONS = [
+  ['jobs', 'Jobs', 'job'],
+  ['droplets', 'Droplets', 'droplet'],
+  ['volumes', 'Volumes', 'volume'],
+  ['resources', 'Snapshot resources (backups activated)', 'resource'],
+] as const;
+
+export function percent(rate: number | null): string {
+  if (rate === null) return '–';
+  const p = rate * 100;
+  return `${p === 100 || p === 0 ? p.toFixed(0) : p.toFixed(1)}%`;
+}
+
+export function seconds(value: number | null): string {
+  if (value === null) return '–';
+  return value < 1 ? `${Math.round(value * 1000)}ms` : durationText(Math.round(value) * 1000);
+}
+
+export function sizeText(e: ReportEntry): string {
+  if (e.size.bytes === null) return e.size.of ? 'not stated' : '–';
+  const bytes = humanBytes(e.size.bytes);
+  return e.size.known < e.size.of ? `${bytes} (${e.size.known} of ${e.size.of})` : bytes;
+}
+
+const zoned = new Map<string, Intl.DateTimeFormat>();
+
+/** `2026-03-29 03:00 GMT+2`: a time as the schedule's clock shows it. */
+export function localTime(iso: string, timezone: string): string {
+  let f = zoned.get(timezone);
+  if (!f) {
+    const options: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' };
+    try {
+      f = new Intl.DateTimeFormat('en-CA', { ...options, timeZone: timezone });
+    } catch {
+      f = new Intl.DateTimeFormat('en-CA', { ...options, timeZone: 'UTC' });
+    }
+    zoned.set(timezone, f);
+  }
+  const parts = Object.fromEntries(f.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${parts.timeZoneName ?? ''}`.trim();
+}
+
+/** `2026-10-01 02:00 UTC`: the window's ends. */
+export function utcTime(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}
+
+export function lastSuccessText(e: ReportEntry, now: Date): string {
+  const b = e.last_success;
+  if (!b) return 'never';
+  return relativeTime(b.completed_at ?? b.started_at, now) || 'yes';
+}
+
+export function entryLabel(e: ReportEntry): string {
+  return sanitize(e.name ?? String(e.id ?? '?'));
+}
+
+/** The figures of one row, the same in the table, tsv and Markdown. */
+function rowValues(e: ReportEntry, now: Date): Record<string, string> {
+  return {
+    name: entryLabel(e),
+    schedule: e.schedules.map((s) => `${sanitize(s.text)} ${sanitize(s.timezone)}`).join('; ') || 'none',
+    expected: e.expected === null ? 'n/a' : String(e.expected),
+    completed: String(e.completed),
+    with_errors: String(e.completed_with_errors),
+    failed: String(e.failed + e.expired),
+    missed: e.missed === null ? 'n/a' : String(e.missed),
+    unscheduled: e.unscheduled_manual ? `${e.unscheduled} (${e.unscheduled_manual} manual)` : String(e.unscheduled),
+    success: percent(e.success_rate),
+    median: seconds(e.duration.median_seconds),
+    p95: seconds(e.duration.p95_seconds),
+    size: sizeText(e),
+    last_success: lastSuccessText(e, now),
+  };
+}
+
+const HEADERS: Array<[string, string]> = [
+  ['name', 'NAME'],
+  ['schedule', 'SCHEDULE'],
+  ['expected', 'EXPECTED'],
+  ['completed', 'OK'],
+  ['with_errors', 'ERRORS'],
+  ['failed', 'FAILED'],
+  ['missed', 'MISSED'],
+  ['unscheduled', 'UNSCHEDULED'],
+  ['success', 'SUCCESS'],
+  ['median', 'MEDIAN'],
+  ['p95', 'P95'],
+  ['size', 'SIZE'],
+  ['last_success', 'LAST SUCCESS'],
+];
+
+/** One line per job for -o tsv and -q: raw figures. */
+export const reportJobColumns: Column[] = [
+  { key: 'id', header: 'ID' },
+  { key: 'name', header: 'Name' },
+  { key: 'expected', header: 'Expected' },
+  { key: 'completed', header: 'Completed' },
+  { key: 'completed_with_errors', header: 'With errors' },
+  { key: 'failed', header: 'Failed' },
+  { key: 'expired', header: 'Expired' },
+  { key: 'missed', header: 'Missed' },
+  { key: 'pending', header: 'Pending' },
+  { key: 'unscheduled', header: 'Unscheduled' },
+  { key: 'success_rate', header: 'Success rate' },
+  { key: 'median_seconds', header: 'Median (s)', get: (e: ReportEntry) => e.duration.median_seconds },
+  { key: 'p95_seconds', header: 'P95 (s)', get: (e: ReportEntry) => e.duration.p95_seconds },
+  { key: 'size_bytes', header: 'Size (bytes)', get: (e: ReportEntry) => e.size.bytes },
+  { key: 'last_success', header: 'Last success', get: (e: ReportEntry) => e.last_success?.completed_at ?? e.last_success?.started_at ?? null },
+  { key: 'missed_runs', header: 'Missed runs', get: (e: ReportEntry) => e.missed_runs.join(',') },
+];
+
+export function totalsLine(noun: string, t: ReportTotals): string {
+  const parts = [`${t.entries} ${noun}${t.entries === 1 ? '' : 's'}`, `${t.expected} expected runs`, `${t.completed} completed`];
+  if (t.completed_with_errors) parts.push(`${t.completed_with_errors} with errors`);
+  if (t.failed + t.expired) parts.push(`${t.failed + t.expired} failed`);
+  parts.push(`${t.missed} missed`);
+  if (t.pending + t.in_progress) parts.push(`${t.pending + t.in_progress} not finished yet`);
+  if (t.unscheduled) parts.push(`${t.unscheduled} unscheduled`);
+  return `${parts.join(', ')}; success ${percent(t.success_rate)}`;
+}
+
+export interface TableOptions {
+  palette: Palette;
+  width: number;
+  noHeaders: boolean;
+  now: Date;
+}
+
+/** The terminal view. */
+export function reportTable(doc: ReportDocument, o: TableOptions): string {
+  const p = o.palette;
+  let out = `${p.bold('Report')} ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}, grace ${durationText(doc.window.grace_seconds * 1000)}\n`;
+  for (const [key, title, noun] of SECTIONS) {
+    const totals = doc.summary[key];
+    if (totals) out += `${title}: ${totalsLine(noun, totals)}\n`;
+  }
+  for (const [key, title] of SECTIONS) {
+    const entries = doc[key];
+    if (!entries || (key !== 'jobs' && !entries.length)) continue;
+    out += `\n${p.bold(title)}\n`;
+    if (!entries.length) {
+      out += 'None.\n';
+      continue;
+    }
+    const columns: ViewColumn<ReportEntry>[] = HEADERS.map(([k, header]) => ({
+      key: k,
+      header,
+      text: (e) => rowValues(e, o.now)[k]!,
+      ...(k === 'missed' || k === 'failed'
+        ? { style: (text: string) => (text !== '0' && text !== 'n/a' ? p.red(text) : text) }
+        : k === 'success'
+          ? { style: (text: string, e: ReportEntry) => (e.success_rate === null ? text : e.success_rate >= 0.999 ? p.green(text) : e.success_rate >= 0.9 ? p.yellow(text) : p.red(text)) }
+          : {}),
+      ...(k === 'name' ? { floor: 12 } : {}),
+    }));
+    out += table(entries, columns, o, { dropOrder: ['schedule', 'size', 'p95', 'last_success'] });
+    out += details(entries, (line) => `  ${line}`, (e) => entryLabel(e), sanitize, p);
+  }
+  out += `\n${p.dim('Rules: ' + doc.notes.join(' '))}\n`;
+  return out;
+}
+
+/** Missed runs and notes under a section, one line per entry that has some. */
+function details(
+  entries: readonly ReportEntry[],
+  indent: (line: string) => string,
+  label: (e: ReportEntry) => string,
+  escape: (text: string) => string,
+  p?: Palette,
+): string {
+  let out = '';
+  for (const e of entries) {
+    if (e.missed_runs.length) {
+      const shown = e.missed_runs.slice(0, 10).map((t) => localTime(t, e.timezone));
+      const more = e.missed_runs.length > shown.length ? ` and ${e.missed_runs.length - shown.length} more` : '';
+      const text = `${label(e)}: missed ${shown.join(', ')}${more}`;
+      out += indent(p ? p.red(text) : text) + '\n';
+    }
+    for (const note of e.notes) out += indent(`${label(e)}: ${escape(note)}`) + '\n';
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// Markdown
+
+/** Service text in a Markdown table cell: no control characters, no markup, no cell breaks. */
+export function mdText(text: string): string {
+  return sanitize(text).replace(/[\\`*_{}[\]()<>#+!|~]/g, (c) => `\\${c}`);
+}
+
+/** Service text as a code span in a table cell: no backticks, pipes escaped (GitHub reads \| inside code spans too). */
+function mdCode(text: string): string {
+  return `\`${sanitize(text).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
+}
+
+export function reportMarkdown(doc: ReportDocument, now: Date): string {
+  const lines: string[] = [];
+  lines.push(`# Backup report`, '');
+  lines.push(`Window: ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}; grace ${durationText(doc.window.grace_seconds * 1000)}; made ${utcTime(doc.generated_at)}.`, '');
+  lines.push('## Summary', '');
+  for (const [key, title, noun] of SECTIONS) {
+    const totals = doc.summary[key];
+    if (totals) lines.push(`- **${title}**: ${totalsLine(noun, totals)}`);
+  }
+  lines.push('');
+  for (const [key, title] of SECTIONS) {
+    const entries = doc[key];
+    if (!entries || (key !== 'jobs' && !entries.length)) continue;
+    lines.push(`## ${title}`, '');
+    if (!entries.length) {
+      lines.push('None.', '');
+      continue;
+    }
+    lines.push(`| ${HEADERS.map(([, h]) => h.charAt(0) + h.slice(1).toLowerCase()).join(' | ')} |`);
+    lines.push(`|${HEADERS.map(([k]) => (k === 'name' || k === 'schedule' || k === 'last_success' ? ' --- ' : ' ---: ')).join('|')}|`);
+    for (const e of entries) {
+      const v = rowValues(e, now);
+      const schedule = e.schedules.map((s) => `${mdCode(s.text)} ${mdText(s.timezone)}`).join('; ') || 'none';
+      lines.push(`| ${HEADERS.map(([k]) => (k === 'schedule' ? schedule : k === 'name' ? mdText(v[k]!) : v[k]!.replace(/\|/g, '\\|'))).join(' | ')} |`);
+    }
+    const more = details(entries, (line) => `- ${line}`, (e) => `**${mdText(e.name ?? String(e.id ?? '?'))}**`, mdText);
+    if (more) lines.push('', more.trimEnd());
+    lines.push('');
+  }
+  lines.push('## Rules', '', ...doc.notes.map((n) => `- ${n}`), '');
+  return lines.join('\n');
+}

@@ -1,0 +1,47 @@
+// The CLI in a real pseudo-terminal: util-linux `script` gives it a pty on
+// stdin, stdout and stderr, so it sees a terminal of the size `stty` sets.
+import { spawn } from 'node:child_process';
+import { BIN, cleanEnv } from './cli.js';
+
+export interface PtyOptions {
+  /** Typed once a prompt (`?`) has appeared. */
+  keys?: string;
+  /** `stty` settings to apply first, e.g. `cols 60 rows 40`; else script's own size. */
+  stty?: string;
+  timeoutMs?: number;
+}
+
+/** Runs the CLI under `script`; `output` is what the terminal received (stdout and stderr, `\r\n` line ends). */
+export function inPty(args: string[], env: Record<string, string>, opts: PtyOptions = {}): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const cmd = (opts.stty ? `stty ${opts.stty}; exec ` : '') + [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    let output = '';
+    let typed = false;
+    const onData = (d: Buffer) => {
+      output += d.toString('utf8');
+      // A runaway terminal writer (see the spinner tests) must not fill this process's memory.
+      if (output.length > 1_000_000) child.kill('SIGKILL');
+      if (opts.keys !== undefined && !typed && /\?/.test(output)) {
+        typed = true;
+        setTimeout(() => child.stdin.write(opts.keys), 150);
+      }
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 15_000);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
+
+/** The lines a terminal shows: colours and cursor codes removed, `\r\n` split. */
+export function screenLines(output: string): string[] {
+  return output
+    .replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')
+    .replace(/\u001b\][^\u0007]*\u0007/g, '')
+    .split(/\r?\n/)
+    .map((l) => l.replace(/^.*\r(?!$)/, '').replace(/\r$/, ''));
+}
