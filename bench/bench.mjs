@@ -142,7 +142,7 @@ const rows = [];
 let section; // the section running: each row belongs to one
 const row = (measure, value, target, pass) => rows.push({ section, measure, value, target, pass });
 const node = process.execPath;
-const mb = (bytes) => `${(bytes / 2 ** 20).toFixed(2)} MB`;
+const mb = (bytes) => `${(bytes / 1e6).toFixed(2)} MB`; // decimal megabytes, as the goals are written
 
 /** The emulators, started the first time a section asks and stopped at the end. */
 const emulators = new Map();
@@ -237,7 +237,7 @@ const SECTIONS = {
       // dist/ was just built (npm run bench builds first): no prepare again.
       const { installed } = await packAndInstall({ sources: root, work, env: baseEnv, ignoreScripts: true });
       const bytes = bytesUnder(installed);
-      row('installed size (`npm install -g` of the `npm pack` tarball, no dependencies)', mb(bytes), '<= 3 MB', bytes <= 3 * 2 ** 20);
+      row('installed size (`npm install -g` of the `npm pack` tarball, no dependencies)', mb(bytes), '<= 3 MB', bytes <= 3e6);
     } finally {
       rmSync(work, { recursive: true, force: true });
     }

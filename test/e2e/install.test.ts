@@ -12,8 +12,8 @@ import { ROOT, cleanEnv, runProgram } from '../helpers/cli.js';
 import { emulatorEnv, requestsTo, withEmulator } from '../helpers/emulator.js';
 import { bytesUnder, packAndInstall, withoutNpmVars } from '../../src/scripts/pack-install.mjs';
 
-/** The largest installed package the issue allows: 3 MB. */
-const MAX_INSTALLED_BYTES = 3 * 1024 * 1024;
+/** The largest installed package the issue allows: 3 MB (decimal, the stricter reading). */
+const MAX_INSTALLED_BYTES = 3_000_000;
 
 let work: string;
 let prefix: string;
