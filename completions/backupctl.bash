@@ -24,6 +24,7 @@ __backupctl_command() {
     '/encryption-keys') echo 'encryption-keys' ;;
     '/backups') echo 'backups' ;;
     '/status') echo 'status' ;;
+    '/verify') echo 'verify' ;;
     '/report') echo 'report' ;;
     '/export') echo 'export' ;;
     '/plan') echo 'plan' ;;
@@ -124,7 +125,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report export plan apply api schema completion emulator help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove' ;;
     'config') echo 'get set list path' ;;
@@ -187,16 +188,17 @@ __backupctl_flags() {
     'jobs schedule update') echo '--timezone --run-offset --cron --retention-hourly --retention-daily --retention-weekly --retention-monthly' ;;
     'jobs storage set') echo '--storage' ;;
     'jobs backup latest') echo '--status --max-age' ;;
-    'jobs backup download') echo '--latest --dir --force --parallel' ;;
+    'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file' ;;
+    'verify') echo '--latest --since --sample --parallel --check --jitter --lock --healthcheck-url --output-file' ;;
     'report') echo '--since --until --job --grace --output-file' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune' ;;
     'apply') echo '--file -f --prune --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --tick' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --changing-files --big-file --tick' ;;
   esac
 }
 
@@ -396,6 +398,8 @@ __backupctl_flag_value() {
     'jobs backup latest/--max-age') echo 'none' ;;
     'jobs backup download/--dir') echo 'none' ;;
     'jobs backup download/--parallel') echo 'none' ;;
+    'jobs backup download/--file') echo 'none' ;;
+    'jobs backup download/--output'|'jobs backup download/-o') echo 'words table json ndjson tsv -' ;;
     'restores list/--status') echo 'words pending running failed completed' ;;
     'restores list/--page') echo 'none' ;;
     'restores list/--page-size') echo 'none' ;;
@@ -405,6 +409,14 @@ __backupctl_flag_value() {
     'status/--max-age') echo 'none' ;;
     'status/--output-file') echo 'none' ;;
     'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
+    'verify/--since') echo 'none' ;;
+    'verify/--sample') echo 'none' ;;
+    'verify/--parallel') echo 'none' ;;
+    'verify/--jitter') echo 'none' ;;
+    'verify/--lock') echo 'none' ;;
+    'verify/--healthcheck-url') echo 'none' ;;
+    'verify/--output-file') echo 'none' ;;
+    'verify/--output'|'verify/-o') echo 'words table json ndjson tsv prometheus' ;;
     'report/--since') echo 'none' ;;
     'report/--until') echo 'none' ;;
     'report/--job') echo 'none' ;;
@@ -426,6 +438,7 @@ __backupctl_flag_value() {
     'emulator/--fault') echo 'none' ;;
     'emulator/--outcome') echo 'words completed failed completed_with_errors' ;;
     'emulator/--big-job') echo 'none' ;;
+    'emulator/--big-file') echo 'none' ;;
     'emulator/--tick') echo 'none' ;;
     */--profile) echo 'none' ;;
     */--base-url) echo 'none' ;;
@@ -481,8 +494,9 @@ __backupctl_positional() {
     'jobs storage set/0') echo 'ids jobs' ;;
     'jobs backup latest/0') echo 'ids jobs' ;;
     'jobs backup download/0') echo 'ids jobs' ;;
+    'verify/0') echo 'ids jobs' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status report export plan apply api schema completion emulator' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator' ;;
   esac
 }
 

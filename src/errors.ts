@@ -13,6 +13,7 @@ export const ExitCode = {
   waitFailed: 8,
   empty: 9,
   locked: 10,
+  verifyFailed: 11,
   /** plan: the service differs from the file (a drift check in CI). */
   changesPending: 12,
   interrupted: 130,
@@ -122,6 +123,13 @@ export class EmptyResultError extends CliError {
 export class LockedError extends CliError {
   constructor(message: string, details: string[] = []) {
     super(message, ExitCode.locked, details);
+  }
+}
+
+/** `verify` read a file back and it failed a check: exit 11. */
+export class VerificationFailedError extends CliError {
+  constructor(message: string, details: string[] = []) {
+    super(message, ExitCode.verifyFailed, details);
   }
 }
 

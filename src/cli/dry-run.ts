@@ -7,8 +7,11 @@ import { redactBody } from '../http/redact.js';
 
 export function curlFor(req: RequestSpec, baseUrl: string | undefined): string {
   const base = baseUrl ? baseUrl.replace(/\/+$/, '') : '$BACKUPCTL_BASE_URL';
-  const url = `${base}/v1${req.path}${encodeQuery(req.query)}`;
-  const parts = [`curl -X ${req.method} ${baseUrl ? shq(url) : `"${url}"`}`];
+  const rest = `/v1${req.path}${encodeQuery(req.query)}`;
+  // Without a base URL the variable is expanded by the shell and the rest is quoted as it is.
+  const parts = [`curl -X ${req.method} ${baseUrl ? shq(base + rest) : `"${base}"${shq(rest)}`}`];
+  // curl reads [] and {} in a URL as its own globbing ranges (tags[daily]=1 is "bad range in URL").
+  if (/[[\]{}]/.test(base + rest)) parts.push('--globoff');
   if (!req.noAuth) parts.push(`-H "Authorization: Bearer $BACKUPCTL_TOKEN"`);
   parts.push(`-H 'Accept: application/json'`);
   if (req.body !== undefined) {

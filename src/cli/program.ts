@@ -1,10 +1,12 @@
 // Builds the commander program from the manifest: global options, command
 // groups, and one command per CommandSpec. Runs at start-up, so it imports
 // nothing heavy: handlers, schemas and the HTTP client load when a command runs.
+import type { EventEmitter } from 'node:events';
 import { Command, Help, Option } from 'commander';
 import type { CommandSource, ManifestCommand, ParamSpec } from '../resources/types.js';
 import type { Globals, IO } from './types.js';
 import { effectiveParams, flagName } from './params.js';
+import { UsageError } from '../errors.js';
 
 export type RunCommand = (
   spec: ManifestCommand,
@@ -38,6 +40,7 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
       '\nExamples:\n  $ backupctl auth login --base-url https://api.example.com\n  $ backupctl jobs list\n  $ backupctl jobs backup start <job> --manual --wait\n\nExit codes: backupctl help exit-codes. Environment: backupctl help environment.\n',
     );
   addGlobalOptions(program);
+  refuseRepeats(program);
 
   const nodes = new Map<string, Command>();
   const groupFor = (words: readonly string[]): Command => {
@@ -78,10 +81,13 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
     const lines = spec.examples.map((e) => `  $ ${e}`).join('\n');
     const endpoint = spec.method && spec.endpoint ? `\nEndpoint: ${spec.method} /v1${spec.endpoint}\n` : '';
     cmd.addHelpText('after', `${endpoint}\nExamples:\n${lines}\n`);
+    refuseRepeats(cmd);
     cmd.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
       const positionals = args.slice(0, positionalCount) as (string | undefined)[];
-      await run(spec, positionals, self.opts(), self.optsWithGlobals() as Globals);
+      // Only what the command line gave: the values check applies the defaults, and tells a given flag from a default.
+      const given = Object.fromEntries(Object.entries(self.opts()).filter(([key]) => self.getOptionValueSource(key) !== 'default'));
+      await run(spec, positionals, given, self.optsWithGlobals() as Globals);
     });
   };
 
@@ -130,6 +136,34 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
  */
 function withoutOptionValues(message: string): string {
   return message.replace(/(option '-{1,2}[^'=\s]+)=[^']*'/g, "$1=…'");
+}
+
+/** Options that collect every value given (repeatable flags). */
+const collecting = new WeakSet<Option>();
+
+/**
+ * A single-valued flag given twice with different values (`--provider cloud_a
+ * --provider cloud_b`), or a flag and its --no- form, would let the last one
+ * win silently: exit 2 naming them. Checked as commander meets each option,
+ * before it stores the value (the one stored so far is the earlier one).
+ */
+function refuseRepeats(cmd: Command): void {
+  for (const option of cmd.options as Option[]) {
+    if (collecting.has(option)) continue;
+    (cmd as unknown as EventEmitter).prependListener(`option:${option.name()}`, (value: unknown) => {
+      const key = option.attributeName();
+      if (cmd.getOptionValueSource(key) !== 'cli') return;
+      const before = cmd.getOptionValue(key) as unknown;
+      const now = option.negate ? false : (value ?? true);
+      if (before === now) return;
+      const flag = option.long ?? option.short ?? option.name();
+      const other = cmd.options.find((o) => o !== option && o.attributeName() === key);
+      if (other && (before === false) !== option.negate) {
+        throw new UsageError(`${other.long} and ${flag} contradict each other: give one of them`);
+      }
+      throw new UsageError(`${flag} is given twice with different values: give it once`);
+    });
+  }
 }
 
 /** `help [command...]` also answers topics: `backupctl help exit-codes`. */
@@ -202,6 +236,7 @@ function toOptions(p: ParamSpec): Option[] {
   if (p.default !== undefined) o.default(p.default === false ? undefined : p.default, String(p.default));
   if (p.repeatable || p.type === 'kv' || p.type === 'storage') {
     o.argParser((v: string, prev: unknown) => [...((prev as string[] | undefined) ?? []), v]);
+    collecting.add(o);
     o.default(undefined);
   }
   if (p.hidden) o.hideHelp();

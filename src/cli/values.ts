@@ -6,10 +6,11 @@ import * as z from 'zod/mini';
 import type { Readable } from 'node:stream';
 import type { CommandSpec, ParamSpec } from '../resources/types.js';
 import { UsageError } from '../errors.js';
-import { effectiveParams, flagLabel, flagName, optionKey } from './params.js';
-import { parseDatetime, parseDuration } from '../util/time.js';
+import { apiName, effectiveParams, flagLabel, flagName, optionKey } from './params.js';
+import { calendarProblem, parseDatetime, parseDuration } from '../util/time.js';
 import { NameRef, looksLikeId } from './resolve.js';
 
+const CRON_FIELDS = /^\s*\S+\s+\S+\s+\S+\s+\S+\s+\S+\s*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 // zod/mini: the same checks as zod's classic API at a tenth of the bundle, so
@@ -19,14 +20,14 @@ type Check = z.ZodMiniType<unknown, string>;
 /** A string check whose failure message says what the flag accepts. */
 const text = (ok: (s: string) => boolean, message: string): Check => z.string().check(z.refine(ok, message));
 
-/** A string turned into a value, or a failure with `message`. */
-function convert(to: (s: string) => unknown, message: string): Check {
+/** A string turned into a value, or a failure with `message` (which may depend on the text). */
+function convert(to: (s: string) => unknown, message: string | ((s: string) => string)): Check {
   return z.pipe(
     z.string(),
     z.transform((s: string, ctx) => {
       const v = to(s);
       if (v === undefined) {
-        ctx.issues.push({ code: 'custom', message, input: s });
+        ctx.issues.push({ code: 'custom', message: typeof message === 'string' ? message : message(s), input: s });
         return z.NEVER;
       }
       return v;
@@ -71,9 +72,27 @@ function schemaFor(p: ParamSpec): Check {
     case 'uuid':
       return text((s) => UUID.test(s.trim()), 'must be a UUID such as 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c');
     case 'datetime':
-      return convert(parseDatetime, 'must be an ISO 8601 datetime (2026-01-31T02:00:00Z) or an age such as 90m, 24h, 7d, 2w');
-    case 'duration':
-      return convert(parseDuration, 'must be a duration such as 500ms, 30s, 5m, 2h, 1d');
+      return convert(parseDatetime, (s) => {
+        const problem = calendarProblem(s);
+        return problem ? `is not a real date and time: ${problem}` : 'must be an ISO 8601 datetime (2026-01-31T02:00:00Z) or an age such as 90m, 24h, 7d, 2w';
+      });
+    case 'duration': {
+      const least = p.min === undefined ? 0 : p.min;
+      return convert(
+        (s) => {
+          const ms = parseDuration(s);
+          return ms !== undefined && ms >= least ? ms : undefined;
+        },
+        (s) =>
+          parseDuration(s) === undefined
+            ? 'must be a duration such as 500ms, 30s, 5m, 2h, 1d'
+            : `must be at least ${least % 1000 ? `${least}ms` : `${least / 1000}s`}`,
+      );
+    }
+    case 'cron':
+      return text((s) => CRON_FIELDS.test(s), 'must be 5 fields: minute hour day-of-month month day-of-week, such as "30 2 * * *"');
+    case 'timezone':
+      return convert(canonicalTimezone, 'must be an IANA time zone such as UTC, Europe/Paris or America/New_York');
     case 'tags': {
       const allowed = p.values ?? ['manual', 'hourly', 'daily', 'weekly', 'monthly'];
       return convert((s) => {
@@ -88,6 +107,32 @@ function schemaFor(p: ParamSpec): Check {
     case 'json-file':
     case 'text-file':
       return z.string();
+  }
+}
+
+/** The zone as the time zone database spells it (`europe/paris` -> `Europe/Paris`), or undefined when there is no such zone. */
+function canonicalTimezone(zone: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: zone.trim() }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What croner (which computes the next runs in `status`) finds wrong with a
+ * 5-field expression: a value out of range (`99 2 * * *`) or a date that
+ * never comes (`0 0 31 2 *`). Searched from a fixed instant, so the answer
+ * never depends on the clock.
+ */
+async function cronProblem(expression: string): Promise<string | undefined> {
+  const { Cron } = await import('croner');
+  try {
+    const next = new Cron(expression.trim(), { paused: true, timezone: 'UTC' }).nextRun(new Date(Date.UTC(2000, 0, 1)));
+    return next ? undefined : 'it never runs (no such date)';
+  } catch (err) {
+    const message = (err as Error).message.replace(/^Cron\w*:\s*/, '');
+    return message.charAt(0).toLowerCase() + message.slice(1);
   }
 }
 
@@ -175,9 +220,12 @@ export async function parseValues(
   const params = effectiveParams(spec);
   const values: Record<string, unknown> = {};
   const used = { stdin: false };
+  /** The params given on the command line (not filled in from a default). */
+  const given: ParamSpec[] = [];
   let pos = 0;
   for (const p of params) {
     let rawValue: unknown = p.positional ? raw.positionals[pos++] : raw.options[optionKey(p)];
+    if (rawValue !== undefined) given.push(p);
     if (rawValue === undefined) {
       if (p.default !== undefined) values[p.name] = p.type === 'duration' && typeof p.default === 'string' ? check(p, p.default) : p.default;
       continue;
@@ -227,6 +275,19 @@ export async function parseValues(
     }
     values[p.name] = checkOrName(p, String(rawValue));
   }
+  refuseContradictions(given, values);
+  for (const p of given) {
+    const needed = p.needs && params.find((q) => q.name === p.needs);
+    if (needed && !given.includes(needed)) {
+      throw new UsageError(`${flagLabel(p)} needs ${flagLabel(needed)}`, [
+        `  ${flagLabel(p)} applies only with ${flagLabel(needed)}: add ${flagLabel(needed)}, or leave ${flagLabel(p)} out.`,
+      ]);
+    }
+    if (p.type === 'cron' && typeof values[p.name] === 'string') {
+      const problem = await cronProblem(values[p.name] as string);
+      if (problem) fail(p, values[p.name] as string, problem);
+    }
+  }
   for (const p of params) {
     if (values[p.name] !== undefined) continue;
     if (p.required && nestedFromFile(values, p.name) === undefined) {
@@ -247,6 +308,28 @@ export async function parseValues(
     }
   }
   return values;
+}
+
+/**
+ * Two flags that feed one API field (`--tags` and `--without-tags`, `--secret`
+ * and `--secret-file`) would silently let one win. Tag sets may share a field
+ * as long as they name different tags.
+ */
+function refuseContradictions(given: ParamSpec[], values: Record<string, unknown>): void {
+  for (const [i, a] of given.entries()) {
+    for (const b of given.slice(i + 1)) {
+      if (a.positional || b.positional || apiName(a) !== apiName(b) || apiName(a) === '.') continue;
+      const va = values[a.name];
+      const vb = values[b.name];
+      const plain = (v: unknown): v is Record<string, unknown> => !!v && typeof v === 'object' && !Array.isArray(v);
+      if (plain(va) && plain(vb)) {
+        const both = Object.keys(va).filter((k) => k in vb);
+        if (!both.length) continue;
+        throw new UsageError(`${flagLabel(a)} and ${flagLabel(b)} both name ${both.join(', ')}: give each to one of them`);
+      }
+      throw new UsageError(`${flagLabel(a)} and ${flagLabel(b)} both set ${apiName(a)}: give one of them`);
+    }
+  }
 }
 
 /** A value that a --file / --credentials-file object supplies instead of a flag. */

@@ -21,6 +21,7 @@ export const module: ModuleSpec = {
         'backupctl emulator --port 8080 --token emu_local --seed empty',
         'backupctl emulator --latency 200 --fault 500:count=2:path=/v1/servers --fault 429:rate=0.2',
         'backupctl emulator --outcome failed --big-job 10000',
+        'backupctl emulator --damaged-files --changing-files --big-file 1024',
       ],
       local: true,
       handler: 'emulator',
@@ -60,6 +61,9 @@ export const module: ModuleSpec = {
           description: 'How started backups end (default completed; jobs named with "fail" always fail)',
         },
         { name: 'big_job', flag: 'big-job', in: 'local', type: 'integer', min: 0, placeholder: 'n', description: 'Add a job "bulk" holding this many backups' },
+        { name: 'damaged_files', in: 'local', type: 'boolean', description: 'Add a job "damaged files": one backup per fault verify must catch (truncated, flipped byte, bad tar header, no dump end marker, wrong size)' },
+        { name: 'changing_files', in: 'local', type: 'boolean', description: 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' },
+        { name: 'big_file', in: 'local', type: 'integer', min: 1, max: 65536, placeholder: 'MiB', description: 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' },
         { name: 'tick', in: 'local', type: 'integer', default: 300, min: 1, placeholder: 'ms', description: 'Time per step of a started backup, in milliseconds' },
       ],
       output: { kind: 'none' },
@@ -95,6 +99,9 @@ const runEmulator: Handler = async (input: CommandInput, ctx: Context): Promise<
       backupOutcome: (v.outcome as 'completed' | 'failed' | 'completed_with_errors' | undefined) ?? 'completed',
       tickMs: optionalNumber(v.tick),
       bigJob: optionalNumber(v.big_job),
+      damagedFiles: v.damaged_files === true,
+      changingFiles: v.changing_files === true,
+      bigFile: v.big_file === undefined ? undefined : Number(v.big_file) * 1024 * 1024,
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -15,6 +15,7 @@ const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.waitFailed, 'an awaited operation ended failed (--wait): the backup failed or expired'],
   [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check'],
   [ExitCode.locked, 'another run holds the lock (--lock)'],
+  [ExitCode.verifyFailed, 'verify: a file read back failed a check (size, hash changed since an earlier verify, or its content)'],
   [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
 ];
@@ -44,8 +45,9 @@ the environment over the profile. An empty value counts as unset.
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
-  XDG_STATE_HOME        when absolute, run locks named without a slash (--lock NAME) live in
-                        $XDG_STATE_HOME/backupctl (else ~/.local/state/backupctl)
+  XDG_STATE_HOME        when absolute, backupctl keeps its state in $XDG_STATE_HOME/backupctl (else
+                        ~/.local/state/backupctl): run locks named without a slash (--lock NAME)
+                        and verify's ledger of file hashes (verify-ledger.json)
   XDG_CACHE_HOME        where a start-up code cache for another node version is kept
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; see README)
   BACKUPCTL_NO_CODE_CACHE
@@ -125,6 +127,14 @@ prints the newest completed backup of the job and exits 0 when it is younger tha
 
 alerts on a missed night (-q prints only the backup's id). Use --json to read the
 backup's status, size and times in a script.
+
+Proving last night's backup can be read back (every file downloaded into memory
+and checked: size, sha256, gzip/tar/zip/dump structure; nothing written to disk):
+
+  45 6 * * * BACKUPCTL_PROFILE=prod backupctl verify <job> --latest --check --jitter 10m --lock verify-<job> --healthcheck-url https://hc-ping.com/<uuid> >>/var/log/backupctl-verify.log 2>&1
+
+exits 0 when every file verified, 11 when one failed (the reason is on stderr),
+9 when the job has no completed backup.
 `;
 
 export const helpTopics: Record<string, { summary: string; text: string }> = {

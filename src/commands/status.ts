@@ -73,8 +73,8 @@ const status: Handler = async (input, ctx) => {
   const jobs = (v.job as string[] | undefined) ?? [];
   const outputFile = v.output_file as string | undefined;
   const format: Format = prometheus ? 'prometheus' : ctx.output.quiet ? 'quiet' : ctx.output.format;
-  // The other sections are shown by the table and the document; tsv, -q and metrics are per job.
-  const sections = jobs.length === 0 && (format === 'table' || format === 'json' || format === 'ndjson');
+  // The other sections are shown by the table, the document and the metrics; tsv and -q are per job.
+  const sections = jobs.length === 0 && (format === 'table' || format === 'json' || format === 'ndjson' || format === 'prometheus');
   const { selectColumns } = await import('../output/index.js');
   const { jobColumns } = await import('../status/view.js');
   const jobKeys = ctx.output.columns && (format === 'table' || format === 'tsv') ? selectColumns(jobColumns, ctx.output.columns).map((c) => c.key) : undefined;

@@ -1,8 +1,11 @@
 // The files server: backup files behind signed URLs on a second port, as a
 // storage bucket would serve them (no Authorization, S3-style XML errors,
-// byte ranges). Contents are made up on the fly but are the same on every call.
+// byte ranges). Contents are real archives made on the fly (archives.ts), the
+// same on every call, with the damage a record's `content.fault` plants; the
+// emulator's `changingFiles` option moves a file's bytes on every whole GET.
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { bigTarGzStream, buildArchive, type ArchiveSpec } from './archives.js';
 import type { Answer } from './reply.js';
 import type { FileRecord, Store } from './store.js';
 
@@ -26,9 +29,63 @@ export class FileSigner {
   }
 }
 
-/** The bytes of a file: one line naming it, repeated to its length. */
-export function fileContent(ownerId: string, file: FileRecord): Buffer {
-  return Buffer.alloc(file.size, `backupctl emulator :: ${ownerId}/${file.name} :: `);
+/** How many bytes a wrong-size file really holds (a whole, valid archive): its record says `size`. */
+export function wrongSize(size: number): number {
+  return size + 1536;
+}
+
+/** Where the flipped-byte fault strikes: inside the compressed data, well past the header. */
+function flipAt(bytes: Buffer): number {
+  return Math.floor(bytes.length * 0.85);
+}
+
+/**
+ * The bytes of a file as stored: the archive its content describes, damaged as
+ * its fault says; `version` moves a gzip header's MTIME (changing files).
+ * Without content: one line naming it, repeated to its length.
+ */
+export function fileContent(ownerId: string, file: FileRecord, version = 0): Buffer {
+  const content = file.content;
+  if (!content) return Buffer.alloc(file.size, `backupctl emulator :: ${ownerId}/${file.name} :: `);
+  const spec: ArchiveSpec = {
+    kind: content.kind,
+    name: file.name,
+    length: content.fault === 'wrong-size' ? wrongSize(file.size) : file.size,
+    incomplete: content.fault === 'no-end-marker',
+    badTarHeader: content.fault === 'bad-tar-header',
+    gzipMtime: version ? 1_709_251_200 + version : undefined,
+  };
+  const bytes = buildArchive(spec);
+  if (content.fault === 'flipped-byte') bytes[flipAt(bytes)] = bytes[flipAt(bytes)]! ^ 0x10;
+  if (content.fault === 'truncated') return bytes.subarray(0, Math.floor(bytes.length * 0.6));
+  return bytes;
+}
+
+/**
+ * Makes and remembers the bytes of recently asked files (a resumed download
+ * asks for the same file again), and counts whole GETs for changing files.
+ */
+export class FileBytes {
+  private readonly recent = new Map<string, Buffer>();
+  private readonly wholeGets = new Map<string, number>();
+  constructor(private readonly changing = false) {}
+
+  get(ownerId: string, file: FileRecord, whole: boolean): Buffer {
+    const key = `${ownerId}/${file.name}`;
+    let version = 0;
+    if (this.changing) {
+      version = (this.wholeGets.get(key) ?? 0) + (whole ? 1 : 0);
+      this.wholeGets.set(key, version);
+    }
+    const cacheKey = `${key}#${version}`;
+    let bytes = this.recent.get(cacheKey);
+    if (!bytes) {
+      bytes = fileContent(ownerId, file, version);
+      if (this.recent.size >= 16) this.recent.delete(this.recent.keys().next().value!);
+      this.recent.set(cacheKey, bytes);
+    }
+    return bytes;
+  }
 }
 
 function fileEtag(ownerId: string, file: FileRecord): string {
@@ -76,6 +133,7 @@ export function answerFileRequest(
   store: Store,
   signer: FileSigner,
   nowMs: number,
+  fileBytes: FileBytes = new FileBytes(),
 ): Answer {
   if (req.method !== 'GET' && req.method !== 'HEAD') {
     const answer = s3Error(405, 'MethodNotAllowed', 'The specified method is not allowed against this resource.');
@@ -95,13 +153,14 @@ export function answerFileRequest(
   const file = store.findFile(ownerId, name);
   if (!file) return s3Error(404, 'NoSuchKey', 'The specified key does not exist.');
 
-  const content = fileContent(ownerId, file);
   const headers: Record<string, string> = {
     'Content-Type': contentType(name),
     'Accept-Ranges': 'bytes',
     ETag: fileEtag(ownerId, file),
     'Content-Disposition': `attachment; filename="${name.replace(/"/g, '')}"`,
   };
+  if (file.content?.streamed) return streamedAnswer(req, file, headers);
+  const content = fileBytes.get(ownerId, file, !req.headers.range);
   const range = parseRange(req.headers.range, content.length);
   if (range === 'unsatisfiable') {
     const answer = s3Error(416, 'InvalidRange', 'The requested range is not satisfiable');
@@ -114,4 +173,22 @@ export function answerFileRequest(
     return { status: 206, headers, body: content.subarray(start, end + 1) };
   }
   return { status: 200, headers, body: content };
+}
+
+/** The big .tar.gz: made while it is sent, whole or one range. */
+function streamedAnswer(req: IncomingMessage, file: FileRecord, headers: Record<string, string>): Answer {
+  const range = parseRange(req.headers.range, file.size);
+  if (range === 'unsatisfiable') {
+    const answer = s3Error(416, 'InvalidRange', 'The requested range is not satisfiable');
+    answer.headers['Content-Range'] = `bytes */${file.size}`;
+    return answer;
+  }
+  const [start, end] = range ?? [0, file.size - 1];
+  if (range) headers['Content-Range'] = `bytes ${start}-${end}/${file.size}`;
+  return {
+    status: range ? 206 : 200,
+    headers,
+    body: Buffer.alloc(0),
+    stream: { length: end - start + 1, open: () => bigTarGzStream(file.size, start, end) },
+  };
 }

@@ -56,7 +56,7 @@ export const RECIPES: readonly Recipe[] = [
   {
     id: 3,
     slug: 'postgresql',
-    fileSuffix: '.dump',
+    fileSuffix: '.sql.gz',
     config: [
       { key: 'postgres_host', label: 'PostgreSQL host', type: 'text', default: '127.0.0.1' },
       { key: 'postgres_port', label: 'PostgreSQL port', type: 'number', default: 5432, min: 1, max: 65535 },
@@ -79,7 +79,7 @@ export const RECIPES: readonly Recipe[] = [
   {
     id: 5,
     slug: 'website',
-    fileSuffix: '.tar.gz',
+    fileSuffix: '.zip',
     config: [
       { key: 'url', label: 'Website URL', type: 'text' },
       { key: 'exclude', label: 'Exclude', type: 'textarea' },

@@ -59,6 +59,8 @@ export interface Answer {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
+  /** A body too big to hold, made while it is sent (then `body` is empty). */
+  stream?: { length: number; open(): import('node:stream').Readable };
 }
 
 export function jsonAnswer(status: number, body: unknown, headers: Record<string, string> = {}): Answer {

@@ -4,7 +4,8 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { FaultInjector, FaultSpecError, checkFaultRule, faultAnswer, isImmediateFault, type ActiveFault } from './faults.js';
-import { FileSigner, answerFileRequest } from './files.js';
+import { FileBytes, FileSigner, answerFileRequest } from './files.js';
+import { addBigFileJob, addDamagedFilesJob, plantDemoCorruption } from './verify-fixtures.js';
 import { HttpError, jsonAnswer, type Answer, type Reply } from './reply.js';
 import { matchRoute, type Query } from './router.js';
 import { Runtime } from './runtime.js';
@@ -90,6 +91,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const startedAt = wholeSeconds(Date.now());
   const rt = new Runtime(store, new FileSigner(randomBytes(32)), opts.tickMs ?? 300, opts.backupOutcome ?? 'completed', startedAt);
   seedStore(store, { seed: opts.seed ?? 'demo', now: startedAt, bigJob: opts.bigJob ?? 0 });
+  if ((opts.seed ?? 'demo') === 'demo') plantDemoCorruption(store);
+  if (opts.damagedFiles) addDamagedFilesJob(store, startedAt);
+  if (opts.bigFile) addBigFileJob(store, startedAt, opts.bigFile);
+  const fileBytes = new FileBytes(opts.changingFiles === true);
   const faults = new FaultInjector((opts.faults ?? []).map(checkFaultRule));
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
@@ -98,6 +103,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
   /** Writes an answer, damaged as the fault asks (truncated, slow-body) or whole. */
   function send(res: ServerResponse, answer: Answer, fault: ActiveFault | undefined): void {
+    if (answer.stream) return sendStream(res, answer, answer.stream, fault);
     const headers = { ...answer.headers, 'Content-Length': String(answer.body.length) };
     if (fault?.kind === 'truncated') {
       // No body to cut: drop the connection before answering at all.
@@ -123,6 +129,22 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     }
     res.writeHead(answer.status, headers);
     res.end(answer.body);
+  }
+
+  /** A body made while sent; `truncated` drops the connection halfway. */
+  function sendStream(res: ServerResponse, answer: Answer, stream: NonNullable<Answer['stream']>, fault: ActiveFault | undefined): void {
+    res.writeHead(answer.status, { ...answer.headers, 'Content-Length': String(stream.length) });
+    const body = stream.open();
+    res.once('close', () => body.destroy());
+    if (fault?.kind !== 'truncated') return void body.pipe(res);
+    let sent = 0;
+    body.on('data', (chunk: Buffer) => {
+      const room = Math.floor(stream.length / 2) - sent;
+      sent += chunk.length;
+      if (room > chunk.length) return void res.write(chunk);
+      body.destroy();
+      res.write(chunk.subarray(0, Math.max(0, room)), () => res.socket?.destroy());
+    });
   }
 
   /**
@@ -248,7 +270,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (!taken) return;
     const { record, fault } = taken;
     if (fault && applyFault(req, res, record, fault)) return;
-    const answer = answerFileRequest(req, url, store, rt.signer, Date.now());
+    const answer = answerFileRequest(req, url, store, rt.signer, Date.now(), fileBytes);
     record.status = answer.status;
     send(res, answer, fault);
   }

@@ -1,6 +1,7 @@
 // The emulator's state: one table per kind of record, held in memory.
 // Records are kept in the service's internal form (times as epoch ms, tags as
 // booleans); src/emulator/render.ts turns them into the shapes sent on the wire.
+import type { ArchiveKind, FileFault } from './archives.js';
 import { notFound } from './reply.js';
 
 export const TAG_NAMES = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
@@ -205,9 +206,20 @@ export interface JobRecord {
 export interface FileRecord {
   id: string;
   name: string;
+  /** The length the record states; the bytes served differ only under a planted fault. */
   size: number;
   /** Signed URL, made once (see files.ts). */
   url?: string;
+  /** What the files server serves for it (archives.ts); without it, a line of text repeated. */
+  content?: FileContent;
+}
+
+/** A real archive behind a file record, and the damage planted in it, if any. */
+export interface FileContent {
+  kind: ArchiveKind;
+  fault?: FileFault;
+  /** Made while sent, never held in memory (the benchmark's big .tar.gz). */
+  streamed?: boolean;
 }
 
 export interface BackupRecord {

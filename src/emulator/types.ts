@@ -63,6 +63,12 @@ export interface EmulatorOptions {
   bigJob?: number;
   /** How many recorded requests to keep (the newest); default 100,000. */
   maxRecorded?: number;
+  /** Adds a job "damaged files" with one backup per planted fault (truncated, flipped byte, ...). */
+  damagedFiles?: boolean;
+  /** Every whole GET of a file serves different bytes (a new gzip MTIME): bit rot for `verify`'s ledger. */
+  changingFiles?: boolean;
+  /** Adds a job "big file" whose backup holds one .tar.gz of this many bytes, made while it is sent. */
+  bigFile?: number;
 }
 
 export interface RecordedRequest {

@@ -12,11 +12,13 @@ import { constants as fsConstants } from 'node:fs';
 import { link, lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
-import type { Writable } from 'node:stream';
+import { PassThrough, type Readable, type Writable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 import type { Dispatcher } from '../http/undici.js';
 import { sanitize } from '../output/format.js';
+import { ProgressBar } from '../output/progress.js';
 
 export interface RemoteFile {
   name: string;
@@ -238,6 +240,42 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
   }
 }
 
+/**
+ * Bytes start..end (inclusive) of a signed URL, again without Authorization:
+ * verify reads a large zip's central directory and entries this way. An answer
+ * that is not a 206 of exactly that range fails the stream.
+ */
+export function readSignedRange(url: string, start: number, end: number, o: Pick<TransferOptions, 'signal' | 'timeoutMs' | 'label'>): Readable {
+  const out = new PassThrough();
+  void (async () => {
+    const { EnvHttpProxyAgent } = await import('../http/undici.js');
+    const dispatcher = new EnvHttpProxyAgent({ connect: { timeout: o.timeoutMs } });
+    try {
+      const u = checkDownloadUrl(url, o.label);
+      const res = await (dispatcher as unknown as Dispatcher).request({
+        origin: u.origin,
+        path: u.pathname + u.search,
+        method: 'GET',
+        headers: { accept: '*/*', 'user-agent': 'backupctl', range: `bytes=${start}-${end}` },
+        signal: o.signal,
+        headersTimeout: o.timeoutMs,
+        bodyTimeout: o.timeoutMs,
+      });
+      const range = parseContentRange(res.headers['content-range']);
+      if (res.statusCode !== 206 || range?.start !== start || range.end !== end) {
+        await res.body.dump().catch(() => {});
+        throw new Error(`GET ${sanitize(u.origin + u.pathname)}: asked for bytes ${start}-${end}, got ${res.statusCode}${range ? ` bytes ${range.start}-${range.end}` : ''}`);
+      }
+      await pipeline(res.body, out);
+    } catch (err) {
+      out.destroy(err as Error);
+    } finally {
+      await dispatcher.close().catch(() => {});
+    }
+  })();
+  return out;
+}
+
 export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Promise<Downloaded[]> {
   // Refuse a file: or data: URL before anything is fetched or created.
   for (const f of files) checkDownloadUrl(f.url, f.name);
@@ -267,6 +305,72 @@ export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Pr
     bar?.end();
   }
   return results;
+}
+
+export interface StreamOptions extends Omit<DownloadOptions, 'dir' | 'force' | 'parallel'> {}
+
+/**
+ * One file to a stream (stdout: `--output -`), through the same `transfer`.
+ * Bytes written cannot be taken back, so when a retry has to start over
+ * (the server ignored Range, or answered another range), the bytes already
+ * written are skipped in the new answer and must hash the same as those
+ * written; anything else ends the command with an error: never a silently
+ * short or spliced stream.
+ */
+export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptions): Promise<Transferred> {
+  checkDownloadUrl(file.url, file.name);
+  const { createHash } = process.getBuiltinModule('node:crypto');
+  const label = sanitize(file.name);
+  let emitted = 0;
+  const hash = createHash('sha256');
+  let replay: { skip: number; expected: string; hash: ReturnType<typeof createHash> } | undefined;
+  const put = (chunk: Buffer) =>
+    new Promise<void>((resolve, reject) => {
+      // The reader went away (EPIPE) or the stream broke: another attempt cannot mend that.
+      out.write(chunk, (err) => (err ? reject(new FinalTransferError(`writing ${label} failed: ${sanitize(err.message)}`, ExitCode.refused)) : resolve()));
+    });
+  const sink: TransferSink = {
+    async restart() {
+      if (emitted > 0) replay = { skip: emitted, expected: hash.copy().digest('hex'), hash: createHash('sha256') };
+    },
+    async write(chunk) {
+      if (replay) {
+        const take = Math.min(replay.skip, chunk.length);
+        replay.hash.update(chunk.subarray(0, take));
+        replay.skip -= take;
+        chunk = chunk.subarray(take);
+        if (replay.skip === 0) {
+          if (replay.hash.digest('hex') !== replay.expected) {
+            throw new FinalTransferError(`${label}: the file changed while it was being sent (its first ${emitted} bytes, already written, differ); the output is incomplete`, ExitCode.transient);
+          }
+          replay = undefined;
+        }
+        if (!chunk.length) return;
+      }
+      hash.update(chunk);
+      await put(chunk);
+      emitted += chunk.length;
+    },
+  };
+  const bar = o.progress ? new ProgressBar(o.stderr, file.size ?? 0, 1) : undefined;
+  try {
+    const got = await transfer(file.url, sink, {
+      signal: o.signal,
+      timeoutMs: o.timeoutMs,
+      stderr: o.stderr,
+      debug: o.debug,
+      label: file.name,
+      size: file.size,
+      attempts: o.attempts,
+      retryDelayMs: o.retryDelayMs,
+      onBytes: (n) => bar?.add(n),
+    });
+    if (replay) throw new TransientError(`${label}: the answer ended before the bytes already written; the output is incomplete`);
+    bar?.fileDone();
+    return { bytes: emitted, resumed: got.resumed };
+  } finally {
+    bar?.end();
+  }
 }
 
 let randomBytes: typeof import('node:crypto').randomBytes | undefined;
@@ -378,49 +482,4 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** One line on stderr, redrawn at most ten times a second. */
-class ProgressBar {
-  private done = 0;
-  private files = 0;
-  private last = 0;
-  constructor(
-    private readonly out: Writable,
-    private readonly total: number,
-    private readonly fileCount: number,
-  ) {}
-  add(n: number) {
-    this.done += n;
-    const now = Date.now();
-    if (now - this.last > 100) {
-      this.last = now;
-      this.draw();
-    }
-  }
-  fileDone() {
-    this.files++;
-    this.draw();
-  }
-  private draw() {
-    const width = 30;
-    const frac = this.total > 0 ? Math.min(1, this.done / this.total) : this.files / Math.max(1, this.fileCount);
-    const filled = Math.round(frac * width);
-    this.out.write(`\r[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(frac * 100)}%  ${this.files}/${this.fileCount} files  ${human(this.done)}`);
-  }
-  end() {
-    this.draw();
-    this.out.write('\n');
-  }
-}
-
-function human(n: number): string {
-  const units = ['B', 'KB', 'MB', 'GB', 'TB'];
-  let i = 0;
-  let v = n;
-  while (v >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i ? v.toFixed(1) : v} ${units[i]}`;
 }

@@ -222,6 +222,8 @@ export function humanBytes(n: number): string {
 
 const STATUS_COLOUR: Record<string, keyof Colorizer> = {
   completed: 'green',
+  verified: 'green',
+  'not-inspected': 'yellow',
   active: 'green',
   success: 'green',
   succeeded: 'green',

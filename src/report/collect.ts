@@ -25,7 +25,7 @@ import {
 } from '../status/collect.js';
 import { DEFAULT_TIMEZONE, type CronTools } from '../status/schedule.js';
 import { parseServiceTime } from '../util/time.js';
-import { parseSizeText } from '../util/size.js';
+import { parseStatedSize } from '../verify/size.js';
 import { buildEntry, snapshotScheduleCron, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
 import type { EntryKind, ReportDocument, ReportEntry } from './model.js';
 
@@ -114,10 +114,10 @@ function attemptOf(r: Rec): AttemptInput {
   const files = Array.isArray(r.files) ? r.files.map(obj) : undefined;
   let sizeBytes: number | null = null;
   if (files?.length) {
-    const sizes = files.map((f) => parseSizeText(f?.size));
+    const sizes = files.map((f) => parseStatedSize(f?.size)?.bytes);
     if (sizes.every((s) => s !== undefined)) sizeBytes = sizes.reduce((a, b) => a! + b!, 0)!;
   } else if (files === undefined) {
-    sizeBytes = parseSizeText(r.size) ?? null;
+    sizeBytes = parseStatedSize(r.size)?.bytes ?? null;
   }
   const id = r.id;
   return {

@@ -78,8 +78,6 @@ footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
 }
 `;
 
-const num = (n: number) => (Number.isInteger(n) ? String(n) : n.toFixed(1));
-
 function card(value: string, label: string, bad = false): string {
   return `<div class="card${bad ? ' bad' : ''}"><b>${h(value)}</b><span>${h(label)}</span></div>`;
 }
@@ -254,7 +252,7 @@ function entryTable(entries: readonly ReportEntry[], now: Date): string {
   return notes.length ? `${out}<ul class="notes">${notes.join('')}</ul>` : out;
 }
 
-function section(title: string, key: string, entries: readonly ReportEntry[], doc: ReportDocument, since: number, until: number, now: Date): string {
+function section(title: string, key: string, entries: readonly ReportEntry[], since: number, until: number, now: Date): string {
   let out = `<section id="${key}"><h2>${h(title)}</h2>`;
   if (!entries.length) return `${out}<p class="muted">None.</p></section>`;
   out += `<h3>Calendar</h3>${legend()}${calendar(entries, since, until, `calendar-${key}`)}`;
@@ -277,9 +275,9 @@ export function reportHtml(doc: ReportDocument): string {
   body += summary(doc);
   for (const [key, title] of SECTIONS) {
     const entries = doc[key];
-    if (entries) body += section(title, key, entries, doc, since, until, now);
+    if (entries) body += section(title, key, entries, since, until, now);
   }
-  body += `<footer><h2>Rules</h2><ul>${doc.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul><p>Made by backupctl report; ${num(doc.jobs.length)} job${doc.jobs.length === 1 ? '' : 's'}.</p></footer>`;
+  body += `<footer><h2>Rules</h2><ul>${doc.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul><p>Made by backupctl report; ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'}.</p></footer>`;
   return (
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +
     // Nothing may be fetched: no script, font, image or style from anywhere.

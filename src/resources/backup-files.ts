@@ -7,6 +7,7 @@ import type { ModuleSpec } from './types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { parseServiceTime } from '../util/time.js';
 import { jobArg, loose, record } from './common.js';
+import { sanitize } from '../output/format.js';
 import { BACKUP_STATUSES, backupSchema, columns as jobColumns } from './jobs.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
@@ -49,14 +50,17 @@ export const module: ModuleSpec = {
     },
     {
       path: ['jobs', 'backup', 'download'],
-      summary: 'Download the files of a backup into a folder',
+      summary: 'Download the files of a backup into a folder, or one file to stdout (--output -)',
       description:
         'Each file is fetched from its signed URL without the Authorization header, written to a temporary name ' +
         'and renamed when complete. Existing files are kept unless --force. A broken transfer is retried and ' +
-        'resumed where the storage allows it.',
+        'resumed where the storage allows it. With --output - (or -o -) one file is streamed to stdout instead, ' +
+        'for a restore without a temporary copy; a backup of several files needs --file <name>. Progress goes to ' +
+        'stderr on a terminal; a transfer that cannot be completed exits non-zero, never with a short stream.',
       examples: [
         'backupctl jobs backup download 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c --latest --dir ./restore',
         'backupctl jobs backup download 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d --force',
+        'backupctl jobs backup download "shop mysql" --latest --output - | gunzip | mysql shop_production',
       ],
       method: 'GET',
       endpoint: '/jobs/{job_id}/backups',
@@ -68,17 +72,20 @@ export const module: ModuleSpec = {
         { name: 'dir', in: 'local', type: 'string', default: '.', placeholder: 'dir', description: 'Folder to write the files into' },
         { name: 'force', in: 'local', type: 'boolean', description: 'Overwrite files that exist' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files fetched at once' },
+        { name: 'file', in: 'local', type: 'string', placeholder: 'name', description: 'Only this file of the backup (needed with --output - when it has several)' },
       ],
       output: { kind: 'list', schema: 'downloaded', columns: 'downloaded', idField: 'path' },
+      // `--output -` (the global -o) streams one file to stdout: the handler reads it.
+      extraFormats: ['-'],
       handler: 'download',
       dryRunInHandler: true,
     },
   ],
 };
 
-type Backup = z.infer<typeof backupSchema>;
+export type Backup = z.infer<typeof backupSchema>;
 
-async function newestBackup(ctx: Context, jobId: string, status: string | undefined): Promise<Backup | undefined> {
+export async function newestBackup(ctx: Context, jobId: string, status: string | undefined): Promise<Backup | undefined> {
   const client = await ctx.client();
   const res = await client.request(
     { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 15, status } },
@@ -108,20 +115,23 @@ const latest: Handler = async (input, ctx) => {
   return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id' };
 };
 
-/** Files of a backup with their URLs: from the record, else from POST /backups/{id}/download. */
-async function filesOf(ctx: Context, backup: Backup): Promise<Array<{ name: string; url: string; size?: number }>> {
+/**
+ * Files of a backup with their URLs: from the record, else from POST /backups/{id}/download.
+ * `size` is the exact length when the record states one, `stated` the size as the record gives it.
+ */
+export async function filesOf(ctx: Context, backup: Backup): Promise<Array<{ name: string; url: string; size?: number; stated?: unknown }>> {
   const { exactSize } = await import('../jobs/download.js');
   const listed = (backup.files ?? []).filter((f) => f && typeof f.name === 'string');
   if (listed.length && listed.every((f) => typeof f.url === 'string' && f.url)) {
-    return listed.map((f) => ({ name: f.name, url: f.url as string, size: exactSize(f.size) }));
+    return listed.map((f) => ({ name: f.name, url: f.url as string, size: exactSize(f.size), stated: f.size }));
   }
   const client = await ctx.client();
   const res = await client.request({ method: 'POST', path: `/backups/${encodeURIComponent(backup.id)}/download` }, { signal: ctx.signal });
   const urls = (res.body as { data?: Record<string, unknown> } | undefined)?.data ?? {};
-  const sizes = new Map(listed.map((f) => [f.name, exactSize(f.size)]));
+  const stated = new Map(listed.map((f) => [f.name, f.size as unknown]));
   return Object.entries(urls)
     .filter((e): e is [string, string] => typeof e[1] === 'string')
-    .map(([name, url]) => ({ name, url, size: sizes.get(name) }));
+    .map(([name, url]) => ({ name, url, size: exactSize(stated.get(name)), stated: stated.get(name) }));
 }
 
 const download: Handler = async (input, ctx) => {
@@ -148,10 +158,32 @@ const download: Handler = async (input, ctx) => {
     backup = ((res.body as { data?: Backup } | undefined)?.data ?? undefined) as Backup | undefined;
     if (!backup) throw new EmptyResultError(`backup ${String(v.backup)} has no record`);
   }
-  const files = await filesOf(ctx, backup);
-  if (!files.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
+  const toStdout = ctx.globals.output?.trim() === '-';
+  const all = await filesOf(ctx, backup);
+  if (!all.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
+  const files = v.file === undefined ? all : all.filter((f) => f.name === v.file);
+  if (!files.length || (toStdout && files.length > 1)) {
+    const names = all.map((f) => `  ${sanitize(f.name)}`);
+    throw new UsageError(
+      v.file === undefined
+        ? `backup ${backup.id} has ${all.length} files; --output - writes one: give --file <name>`
+        : `backup ${backup.id} has no file named ${JSON.stringify(sanitize(String(v.file)))}; its files:`,
+      names,
+    );
+  }
   const settings = await ctx.settings();
-  const { downloadFiles } = await import('../jobs/download.js');
+  const { downloadFiles, streamFile } = await import('../jobs/download.js');
+  if (toStdout) {
+    const got = await streamFile(files[0]!, ctx.io.stdout, {
+      signal: ctx.signal,
+      timeoutMs: settings.timeoutMs,
+      stderr: ctx.io.stderr,
+      progress: ctx.output.animation !== undefined,
+      debug: settings.debug,
+    });
+    if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Wrote ${sanitize(files[0]!.name)} (${got.bytes} bytes) of backup ${backup.id} to stdout.\n`);
+    return { kind: 'empty' };
+  }
   const got = await downloadFiles(files, {
     dir: String(v.dir ?? '.'),
     force: v.force === true,

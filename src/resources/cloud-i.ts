@@ -198,7 +198,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
         description: `${capitalised(period)} snapshots to keep`,
       }),
     ),
-    { name: 'timezone', in: 'body', type: 'string', required, placeholder: 'tz', description: 'Timezone of the schedule, e.g. Europe/Amsterdam' },
+    { name: 'timezone', in: 'body', type: 'timezone', required, placeholder: 'tz', description: 'Timezone of the schedule, e.g. Europe/Amsterdam' },
     {
       name: 'run_offset',
       in: 'body',

@@ -65,7 +65,7 @@ const scheduleParams: ParamSpec[] = [
       description: `${period.charAt(0).toUpperCase()}${period.slice(1)} snapshots to keep`,
     }),
   ),
-  { name: 'timezone', in: 'body', type: 'string', required: true, placeholder: 'tz', description: 'Timezone of the schedule, e.g. Europe/Amsterdam' },
+  { name: 'timezone', in: 'body', type: 'timezone', required: true, placeholder: 'tz', description: 'Timezone of the schedule, e.g. Europe/Amsterdam' },
   {
     name: 'run_offset',
     in: 'body',

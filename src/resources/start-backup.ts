@@ -13,9 +13,9 @@ export const startBackupParams: ParamSpec[] = [
   { name: 'is_weekly', flag: 'weekly', in: 'body', type: 'boolean', description: 'Tag the backup weekly' },
   { name: 'is_monthly', flag: 'monthly', in: 'body', type: 'boolean', description: 'Tag the backup monthly' },
   { name: 'wait', in: 'local', type: 'boolean', description: 'Wait until the backup ends: exit 0 completed, 8 failed or expired' },
-  { name: 'wait_timeout', in: 'local', type: 'duration', default: '2h', placeholder: 'duration', description: 'Give up waiting after this long (exit 6)' },
-  { name: 'poll_interval', in: 'local', type: 'duration', default: '5s', placeholder: 'duration', description: 'Time between checks while waiting' },
-  { name: 'strict', in: 'local', type: 'boolean', description: 'With --wait: completed_with_errors exits 8 instead of 0 with a warning' },
+  { name: 'wait_timeout', in: 'local', type: 'duration', needs: 'wait', default: '2h', placeholder: 'duration', description: 'Give up waiting after this long (exit 6)' },
+  { name: 'poll_interval', in: 'local', type: 'duration', needs: 'wait', min: 1000, default: '5s', placeholder: 'duration', description: 'Time between checks while waiting, at least 1s' },
+  { name: 'strict', in: 'local', type: 'boolean', needs: 'wait', description: 'With --wait: completed_with_errors exits 8 instead of 0 with a warning' },
   ...cronParams,
 ];
 

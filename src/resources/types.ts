@@ -20,6 +20,8 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - storage: repeatable `id[:priority]`, collected into [{storage_id, priority}].
  * - json-file: a path or `-`; the JSON object read from it is the value.
  * - text-file: a path or `-`; the text read from it is the value.
+ * - cron: a 5-field cron expression that croner reads and that runs at some date.
+ * - timezone: an IANA time zone (`Europe/Paris`), sent as the time zone database spells it.
  */
 export type ParamType =
   | 'string'
@@ -36,7 +38,9 @@ export type ParamType =
   | 'json-file'
   | 'text-file'
   /** `--sort name` or `--sort -name`, one of `values` */
-  | 'sort';
+  | 'sort'
+  | 'cron'
+  | 'timezone';
 
 /** Where a parameter goes in the request. `local` is consumed by a custom handler only. */
 export type ParamLocation = 'path' | 'query' | 'body' | 'local';
@@ -70,7 +74,9 @@ export interface ParamSpec {
   nullable?: boolean;
   /** For `tags`: the value each listed tag gets (1 for --tags, 0 for --without-tags). */
   tagValue?: 0 | 1;
-  /** Inclusive bounds for integer and number values. */
+  /** Given without this other parameter (its name), exit 2: `--wait-timeout` needs `--wait`. */
+  needs?: string;
+  /** Inclusive bounds for integer and number values; for a duration, in milliseconds. */
   min?: number;
   max?: number;
   default?: string | number | boolean;

@@ -195,6 +195,35 @@ export function snapshotSummaryOf(s: BackupLike, now: number): SnapshotSummary {
   };
 }
 
+/** Snapshot statuses of the interface (droplet/volume and provider snapshots), in the order metrics list them. */
+export const SNAPSHOT_STATUSES = ['completed', 'failed', 'expired', 'in-progress', 'in_progress', 'transferring', 'pre_request'] as const;
+
+/** Hours between snapshots from a frequency as the service sends it (24, "24", "h24"); undefined when unreadable. */
+export function frequencyHours(frequency: string | number | null | undefined): number | undefined {
+  const n = typeof frequency === 'number' ? frequency : Number(/^\s*h?(\d+(?:\.\d+)?)\s*$/i.exec(String(frequency ?? ''))?.[1] ?? NaN);
+  return Number.isFinite(n) && n > 0 ? n : undefined;
+}
+
+/** Grace added to a schedule's frequency before its newest snapshot counts as late (as 26h is to a daily backup). */
+export const SNAPSHOT_GRACE_MS = 2 * 3_600_000;
+
+/**
+ * The health of something snapshotted on a schedule (a droplet, a volume, a
+ * snapshot resource), judged like a job's: failing when its newest finished
+ * snapshot failed or expired; stale when its newest completed snapshot is
+ * older than the frequency plus SNAPSHOT_GRACE_MS (26h when the frequency is
+ * unknown); unknown when it has no completed snapshot yet (none, or the first
+ * still running); healthy otherwise.
+ */
+export function snapshotHealth(s: { newest: SnapshotSummary | null; last_completed: SnapshotSummary | null }, hours: number | undefined): Health {
+  const newest = s.newest?.status ?? null;
+  if (newest === 'failed' || newest === 'expired') return 'failing';
+  if (!s.last_completed) return 'unknown';
+  const maxAgeSeconds = (hours !== undefined ? hours * 3_600_000 + SNAPSHOT_GRACE_MS : DEFAULT_MAX_AGE_MS) / 1000;
+  const age = s.last_completed.age_seconds;
+  return age === null || age > maxAgeSeconds ? 'stale' : 'healthy';
+}
+
 /**
  * Newest first by `field`, whatever order the service sent (the sort asked
  * for may be ignored); records without the time follow, in the order sent.

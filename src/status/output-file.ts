@@ -20,12 +20,19 @@ export async function checkOutputFile(file: string): Promise<void> {
   if (existing?.isDirectory()) throw new UsageError(`invalid value "${file}" for --output-file: it is a directory`);
 }
 
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export interface AtomicWriteOptions {
+  /** Mode of a new file (default 0644: metrics are read by another user). */
+  mode?: number;
+  /** The error for a failed write (default: a usage error about --output-file). */
+  failure?: (err: Error) => Error;
+}
+
+export async function writeFileAtomic(file: string, text: string, options: AtomicWriteOptions = {}): Promise<void> {
   const target = path.resolve(file);
   // A leading dot and a .tmp ending: the textfile collector reads only *.prom, shells hide it.
   const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
   try {
-    const fh = await open(temp, 'wx', 0o644);
+    const fh = await open(temp, 'wx', options.mode ?? 0o644);
     try {
       await fh.writeFile(text);
       await fh.sync();
@@ -35,7 +42,7 @@ export async function writeFileAtomic(file: string, text: string): Promise<void>
     await rename(temp, target);
   } catch (err) {
     await unlink(temp).catch(() => {});
-    throw new UsageError(`cannot write --output-file ${file}: ${(err as Error).message}`);
+    throw options.failure ? options.failure(err as Error) : new UsageError(`cannot write --output-file ${file}: ${(err as Error).message}`);
   }
 }
 

@@ -1,11 +1,27 @@
 // The status document as Prometheus metrics in the text exposition format
 // (version 0.0.4), for node_exporter's textfile collector.
+import { sanitize } from '../output/format.js';
 import { parseServiceTime } from '../util/time.js';
-import { BACKUP_STATUSES, HEALTH_VALUES, RECENT_WINDOW, type JobStatus, type StatusDocument } from './model.js';
+import {
+  BACKUP_STATUSES,
+  HEALTH_VALUES,
+  RECENT_WINDOW,
+  SNAPSHOT_STATUSES,
+  frequencyHours,
+  snapshotHealth,
+  type Health,
+  type JobStatus,
+  type SnapshotSummary,
+  type StatusDocument,
+} from './model.js';
 
-/** Label values: backslash, double quote and line feed escaped, as the format asks. */
+/**
+ * Label values: control characters and escape sequences from the service
+ * stripped (line breaks and tabs become a space), as tables and tsv do; then
+ * backslash and double quote escaped, as the format asks.
+ */
 export function escapeLabelValue(value: string): string {
-  return value.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+  return sanitize(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"');
 }
 
 /** HELP text: backslash and line feed escaped. */
@@ -13,7 +29,7 @@ function escapeHelp(text: string): string {
   return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
 }
 
-type Labels = Record<string, string>;
+export type Labels = Record<string, string>;
 
 function labelText(labels: Labels): string {
   const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
@@ -27,7 +43,8 @@ function numberText(n: number): string {
   return String(n);
 }
 
-class Exposition {
+/** Metric families in the text format, in the order given. */
+export class Exposition {
   private text = '';
   family(name: string, type: 'gauge' | 'counter', help: string, samples: Array<[Labels, number]>): void {
     this.text += `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}\n`;
@@ -116,5 +133,80 @@ export function prometheusText(doc: StatusDocument): string {
     'Unix time of the next scheduled run of the job, from its cron expressions and time zones; absent when unknown.',
     each((j) => (j.next_run ? Date.parse(j.next_run) / 1000 : undefined)),
   );
+  snapshotFamilies(out, doc);
   return out.toString();
+}
+
+/** A droplet, volume or snapshot resource as the snapshot metrics see it. */
+interface Snapshotted {
+  labels: Labels;
+  newest: SnapshotSummary | null;
+  last_completed: SnapshotSummary | null;
+  health: Health;
+}
+
+/**
+ * Droplets, volumes and snapshot resources (what status lists below the jobs):
+ * labelled kind (droplet, volume, resource), id and name (a resource's last
+ * known IP). Absent when status did not read them (--job, or a list failed).
+ */
+function snapshotFamilies(out: Exposition, doc: StatusDocument): void {
+  const things: Snapshotted[] = [
+    ...(['droplet', 'volume'] as const).flatMap((kind) =>
+      ((kind === 'droplet' ? doc.droplets : doc.volumes) ?? []).map((m) => ({
+        labels: { kind, id: String(m.id), name: m.name ?? '' },
+        newest: m.newest,
+        last_completed: m.last_completed,
+        health: snapshotHealth(m, frequencyHours(m.frequency_hours)),
+      })),
+    ),
+    ...(doc.resources ?? []).map((r) => ({
+      labels: { kind: 'resource', id: String(r.id), name: r.last_known_ip ?? '' },
+      newest: r.newest,
+      last_completed: r.last_completed,
+      health: snapshotHealth(r, frequencyHours(r.frequency)),
+    })),
+  ];
+  if (!things.length) return;
+  const each = (value: (t: Snapshotted) => number | undefined): Array<[Labels, number]> =>
+    things.flatMap((t): Array<[Labels, number]> => {
+      const v = value(t);
+      return v === undefined ? [] : [[t.labels, v]];
+    });
+  out.family(
+    'backupctl_snapshot_health',
+    'gauge',
+    '1 for the health of the droplet, volume or snapshot resource, 0 for the others: failing (its newest finished snapshot failed or expired), ' +
+      'stale (no completed snapshot within its frequency plus 2h, 26h when unknown), unknown (no completed snapshot yet), healthy.',
+    things.flatMap((t) => HEALTH_VALUES.map((h): [Labels, number] => [{ ...t.labels, health: h }, t.health === h ? 1 : 0])),
+  );
+  out.family(
+    'backupctl_snapshot_newest_status',
+    'gauge',
+    '1 for the status of the newest snapshot, 0 for the other statuses (all 0 when there is none).',
+    things.flatMap((t) =>
+      [...new Set([...SNAPSHOT_STATUSES, ...(t.newest?.status ? [t.newest.status] : [])])].map((s): [Labels, number] => [
+        { ...t.labels, status: s },
+        t.newest?.status === s ? 1 : 0,
+      ]),
+    ),
+  );
+  out.family(
+    'backupctl_snapshot_newest_timestamp_seconds',
+    'gauge',
+    'Unix time the newest snapshot started, whatever its status; absent when there is none.',
+    each((t) => seconds(t.newest?.started_at)),
+  );
+  out.family(
+    'backupctl_snapshot_last_completed_timestamp_seconds',
+    'gauge',
+    'Unix time the newest completed snapshot completed (started, when the service gives no completion time); absent when there is none.',
+    each((t) => (t.last_completed ? (seconds(t.last_completed.completed_at) ?? seconds(t.last_completed.started_at)) : undefined)),
+  );
+  out.family(
+    'backupctl_snapshot_last_completed_age_seconds',
+    'gauge',
+    'Age of the newest completed snapshot when status ran; absent when there is none.',
+    each((t) => t.last_completed?.age_seconds ?? undefined),
+  );
 }

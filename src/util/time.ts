@@ -30,13 +30,32 @@ export function parseDatetime(text: string, now: number = Date.now()): string | 
     const ms = parseDuration(s);
     return ms === undefined ? undefined : new Date(now - ms).toISOString();
   }
-  if (!ISO.test(s)) return undefined;
+  if (!ISO.test(s) || calendarProblem(s)) return undefined;
   let normalized = s.replace(' ', 'T');
   if (/^\d{4}-\d{2}-\d{2}$/.test(normalized)) normalized += 'T00:00:00Z';
   else if (!/(Z|[+-]\d{2}:?\d{2})$/i.test(normalized)) normalized += 'Z';
   const t = Date.parse(normalized);
   if (Number.isNaN(t)) return undefined;
   return new Date(t).toISOString();
+}
+
+const MONTHS = ['January', 'February', 'March', 'April', 'May', 'June', 'July', 'August', 'September', 'October', 'November', 'December'];
+
+/**
+ * Why an ISO 8601 text names no real moment (`2026-02-30`, `2026-04-31`,
+ * `T24:30`), or undefined. Date.parse rolls such dates forward silently
+ * (2026-02-30 becomes 2 March), so they are caught here first.
+ */
+export function calendarProblem(text: string): string | undefined {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2}))?)?(?:.*?([+-])(\d{2}):?(\d{2}))?/i.exec(text.trim());
+  if (!m) return undefined;
+  const [year, month, day, hour = 0, minute = 0, second = 0] = m.slice(1, 7).map((v) => (v === undefined ? undefined : Number(v)));
+  if (month! < 1 || month! > 12) return `there is no month ${month}`;
+  const days = new Date(Date.UTC(year!, month!, 0)).getUTCDate();
+  if (day! < 1 || day! > days) return `${MONTHS[month! - 1]} ${year} has ${days} days`;
+  if (hour > 23 || minute > 59 || second > 59) return `${m[4]}:${m[5]}${m[6] ? `:${m[6]}` : ''} is not a time of day`;
+  if (m[7] && (Number(m[8]) > 23 || Number(m[9]) > 59)) return `${m[7]}${m[8]}:${m[9]} is not a time zone offset`;
+  return undefined;
 }
 
 /** Parses the service's datetimes: `2022-01-11T06:40:29.000000Z` and `2022-01-11 06:40:29` (UTC). */

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { createHash } from 'node:crypto';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startCli } from '../helpers/spawn.js';
 import { apiFetch, apiRequests, fileRequests, startTestEmulator } from '../helpers/emulator.js';
@@ -136,5 +137,69 @@ describe('jobs backup download', () => {
     expect(readdirSync(dir)).toEqual([]);
     expect(existsSync(dir)).toBe(true);
     rmSync(dir, { recursive: true });
+  });
+});
+
+describe('jobs backup download --output -', () => {
+  const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+  const shopJob = async () => {
+    const jobs = (await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as { data: Array<{ id: string; name: string }> };
+    return jobs.data.find((j) => j.name === 'shop mysql')!.id;
+  };
+
+  it('"shop mysql" --latest --output - streams the one file: the same bytes as with --dir', async () => {
+    const dir = tmp();
+    const onDisk = await cli(['jobs', 'backup', 'download', 'shop mysql', '--latest', '--dir', dir, '-q']);
+    expect(onDisk.code, onDisk.stderr).toBe(0);
+    const file = readFileSync(onDisk.stdout.trim());
+    emu.requests.length = 0;
+    const r = await cli(['jobs', 'backup', 'download', 'shop mysql', '--latest', '--output', '-']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sha(r.stdoutBytes!)).toBe(sha(file));
+    expect(r.stdoutBytes!.length).toBeGreaterThan(1000);
+    // Piped stderr: no progress, no chatter; nothing written to disk here; no token to the files host.
+    expect(r.stderr).toBe('');
+    expect(fileRequests(emu).every((q) => q.headers.authorization === undefined)).toBe(true);
+    const short = await cli(['jobs', 'backup', 'download', await shopJob(), '--latest', '-o', '-']);
+    expect(sha(short.stdoutBytes!)).toBe(sha(file));
+    rmSync(dir, { recursive: true });
+  });
+
+  it('several files need --file <name> (exit 2 listing them); --file picks one', async () => {
+    const r = await cli(['jobs', 'backup', 'download', job, '--latest', '--output', '-']);
+    if (completedFiles.length > 1) {
+      expect(r.code).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toContain(`has ${completedFiles.length} files; --output - writes one: give --file <name>`);
+      for (const name of completedFiles) expect(r.stderr).toContain(`\n  ${name}`);
+      expect(fileRequests(emu)).toEqual([]);
+    }
+    const dir = tmp();
+    await cli(['jobs', 'backup', 'download', job, '--latest', '--dir', dir]);
+    const name = completedFiles[completedFiles.length - 1]!;
+    const one = await cli(['jobs', 'backup', 'download', job, '--latest', '--output', '-', '--file', name]);
+    expect(one.code, one.stderr).toBe(0);
+    expect(sha(one.stdoutBytes!)).toBe(sha(readFileSync(path.join(dir, name))));
+    const none = await cli(['jobs', 'backup', 'download', job, '--latest', '--output', '-', '--file', 'nope.sql']);
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('has no file named "nope.sql"; its files:');
+    rmSync(dir, { recursive: true });
+  });
+
+  it('a transfer broken once is resumed (same bytes); one that keeps breaking exits non-zero', async () => {
+    const id = await shopJob();
+    const whole = (await cli(['jobs', 'backup', 'download', id, '--latest', '-o', '-'])).stdoutBytes!;
+    emu.setFaults([{ fault: 'truncated', path: '/files', count: 1 }]);
+    const once = await cli(['jobs', 'backup', 'download', id, '--latest', '-o', '-']);
+    emu.setFaults([]);
+    expect(once.code, once.stderr).toBe(0);
+    expect(sha(once.stdoutBytes!)).toBe(sha(whole));
+    expect(fileRequests(emu).some((q) => typeof q.headers.range === 'string')).toBe(true);
+    emu.setFaults([{ fault: 'truncated', path: '/files' }]);
+    const broken = await cli(['jobs', 'backup', 'download', id, '--latest', '-o', '-']);
+    emu.setFaults([]);
+    expect(broken.code).toBe(6);
+    expect(broken.stderr).toMatch(/error: downloading .* failed after 5 attempts/);
+    expect(broken.stdoutBytes!.length).toBeLessThan(whole.length);
   });
 });

@@ -70,7 +70,7 @@ describe("each command's real --json output is valid against its schema", () => 
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(tmpdir(), 'backupctl-schemas-'));
-    env = { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: path.join(dir, 'config') };
+    env = { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: path.join(dir, 'config'), XDG_STATE_HOME: path.join(dir, 'state') };
     ids.key = await first('/v1/ssh-keys');
     ids.snapshot = await first('/v1/snapshots');
     ids.resource = await first('/v1/snapshots/resources');
@@ -136,6 +136,8 @@ describe("each command's real --json output is valid against its schema", () => 
     plan: ['-f', path.join(dir, 'backups.yaml')],
     apply: ['-f', path.join(dir, 'backups.yaml'), '--yes'],
     report: ['--since', '3d'],
+    // A job whose newest backup verifies (git server's is the demo's corrupted one: exit 11).
+    verify: ['api postgres', '--since', '1d'],
   });
 
   it('covers every command that prints JSON', () => {

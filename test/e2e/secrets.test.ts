@@ -116,6 +116,10 @@ function valueFor(p: ParamSpec): string[] {
       return ['2026-01-01T00:00:00Z'];
     case 'duration':
       return ['30s'];
+    case 'cron':
+      return ['0 2 * * *'];
+    case 'timezone':
+      return ['UTC'];
     case 'tags':
       return [(p.values ?? ['manual'])[0]!];
     case 'kv':

@@ -419,6 +419,48 @@ describe('status of the demo team', () => {
     }
   });
 
+  it('-o prometheus exports droplets, volumes and snapshot resources too, agreeing with --json', async () => {
+    const r = await h.cli(['status', '-o', 'prometheus']);
+    expect(r.code).toBe(0);
+    const e = parseExposition(r.stdout);
+    const [generated] = sample(e, 'backupctl_status_generated_timestamp_seconds', {});
+    const things = [
+      ...doc.droplets!.map((m) => ({ ...m, kind: 'droplet', id: String(m.id), name: m.name!, hours: m.frequency_hours })),
+      ...doc.volumes!.map((m) => ({ ...m, kind: 'volume', id: String(m.id), name: m.name!, hours: m.frequency_hours })),
+      ...doc.resources!.map((x) => {
+        const r = x as typeof x & { last_known_ip: string; frequency: string | number | null };
+        return { ...x, kind: 'resource', id: String(x.id), name: r.last_known_ip, hours: Number(String(r.frequency ?? '').replace(/^h/i, '')) || null };
+      }),
+    ];
+    expect(things.filter((t) => t.kind === 'droplet').length).toBeGreaterThan(0);
+    expect(things.filter((t) => t.kind === 'volume').length).toBeGreaterThan(0);
+    expect(things.filter((t) => t.kind === 'resource').length).toBeGreaterThan(0);
+    const seen = new Set<string>();
+    for (const t of things) {
+      const labels = { kind: t.kind, id: String(t.id), name: t.name };
+      const newest = sample(e, 'backupctl_snapshot_newest_status', labels);
+      expect(newest.filter((s) => s.value === 1).map((s) => s.labels.status), t.name).toEqual(t.newest ? [t.newest.status] : []);
+      expect(newest.map((s) => s.labels.status)).toEqual(expect.arrayContaining(['completed', 'failed', 'expired', 'in-progress']));
+      const done = t.last_completed;
+      expect(sample(e, 'backupctl_snapshot_last_completed_timestamp_seconds', labels).map((s) => s.value)).toEqual(
+        done ? [Date.parse(done.completed_at ?? done.started_at!) / 1000] : [],
+      );
+      const [age] = sample(e, 'backupctl_snapshot_last_completed_age_seconds', labels);
+      if (done) expect(Math.abs(age!.value - (generated!.value - Date.parse(done.completed_at!) / 1000))).toBeLessThanOrEqual(1);
+      // The rule of README (Fleet health): failing, else unknown, else stale past frequency + 2h (26h unknown), else healthy.
+      const maxAge = t.hours ? t.hours * 3600 + 7200 : 26 * 3600;
+      const expected =
+        t.newest?.status === 'failed' || t.newest?.status === 'expired' ? 'failing' : !done ? 'unknown' : done.age_seconds! > maxAge ? 'stale' : 'healthy';
+      const health = sample(e, 'backupctl_snapshot_health', labels);
+      expect(health.map((s) => s.labels.health).sort()).toEqual(['failing', 'healthy', 'stale', 'unknown']);
+      expect(health.filter((s) => s.value === 1).map((s) => s.labels.health), `${t.kind} ${t.name}`).toEqual([expected]);
+      seen.add(expected);
+    }
+    // The demo has something failing and something healthy among them, so both ends are exercised.
+    expect(seen).toContain('failing');
+    expect(seen).toContain('healthy');
+  });
+
   it('--output-file writes the whole output by rename and nothing to stdout', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-status-'));
     try {

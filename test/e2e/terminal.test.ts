@@ -1,5 +1,6 @@
 // What a user at a real terminal sees (issue 13): the CLI in a pty (`script`)
 // against the emulator, at 60 and 200 columns.
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { withEmulatorCli } from '../helpers/emulator.js';
@@ -26,5 +27,16 @@ describe('lists say when there is more', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(15);
+  });
+});
+
+describe('download to stdout in a terminal', () => {
+  it('streams to the pipe and shows progress on the terminal (stderr)', async () => {
+    const whole = (await runCli(['jobs', 'backup', 'download', 'shop mysql', '--latest', '-o', '-'], { env: env() })).stdoutBytes!;
+    const r = await inPty(['jobs', 'backup', 'download', 'shop mysql', '--latest', '--output', '-'], env(), { stty: 'cols 100 rows 40', pipe: 'sha256sum' });
+    expect(r.code).toBe(0);
+    expect(r.output).toContain(`${createHash('sha256').update(whole).digest('hex')}  -`);
+    expect(r.output).toMatch(/\[#+-*\] 100%  1\/1 files/);
+    expect(r.output).toMatch(/Wrote shop-mysql-[^ ]+\.sql\.gz \(\d+ bytes\) of backup [0-9a-f-]{36} to stdout\./);
   });
 });

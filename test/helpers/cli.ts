@@ -14,6 +14,8 @@ export interface CliResult {
   signal: NodeJS.Signals | null;
   stdout: string;
   stderr: string;
+  /** stdout as bytes (a file streamed with --output -). */
+  stdoutBytes?: Buffer;
 }
 
 export interface CliOptions {
@@ -21,6 +23,8 @@ export interface CliOptions {
   /** Text on standard input (stdin is a pipe, so never a TTY). */
   input?: string;
   timeoutMs?: number;
+  /** Working folder of the CLI (default: the test's). */
+  cwd?: string;
 }
 
 /**
@@ -56,15 +60,16 @@ export function runProgram(
 ): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: opts.cwd, env: opts.env, stdio: ['pipe', 'pipe', 'pipe'] });
-    let stdout = '';
+    const out: Buffer[] = [];
     let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stdout.on('data', (d: Buffer) => out.push(d));
     child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 20_000);
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ code, signal, stdout, stderr });
+      const stdoutBytes = Buffer.concat(out);
+      resolve({ code, signal, stdout: stdoutBytes.toString('utf8'), stderr, stdoutBytes });
     });
     child.stdin.on('error', () => {});
     child.stdin.end(opts.input ?? '');

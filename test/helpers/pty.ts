@@ -9,12 +9,15 @@ export interface PtyOptions {
   /** `stty` settings to apply first, e.g. `cols 60 rows 40`; else script's own size. */
   stty?: string;
   timeoutMs?: number;
+  /** A shell command the CLI's stdout is piped into (stderr stays on the terminal), e.g. `sha256sum`. */
+  pipe?: string;
 }
 
 /** Runs the CLI under `script`; `output` is what the terminal received (stdout and stderr, `\r\n` line ends). */
 export function inPty(args: string[], env: Record<string, string>, opts: PtyOptions = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
-    const cmd = (opts.stty ? `stty ${opts.stty}; exec ` : '') + [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const cli = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
+    const cmd = (opts.stty ? `stty ${opts.stty}; ` : '') + (opts.pipe ? `${cli} | ${opts.pipe}` : `exec ${cli}`);
     const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     let typed = false;

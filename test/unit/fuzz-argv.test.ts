@@ -78,6 +78,10 @@ function validValue(p: ParamSpec): fc.Arbitrary<string> {
       );
     case 'duration':
       return fc.tuple(fc.integer({ min: 1, max: 999 }), fc.constantFrom('ms', 's', 'm', 'h')).map(([n, u]) => `${n}${u}`);
+    case 'cron':
+      return fc.constantFrom('0 2 * * *', '*/15 * * * *', '30 3 * * 1-5', '0 0 29 2 *');
+    case 'timezone':
+      return fc.constantFrom('UTC', 'Europe/Paris', 'Asia/Tokyo', 'america/new_york');
     case 'tags':
       return fc.subarray(p.values ? [...p.values] : DEFAULT_TAGS, { minLength: 1 }).map((t) => t.join(','));
     case 'kv':

@@ -8,6 +8,8 @@ import {
   judge,
   maxAgeFor,
   parseMaxAges,
+  frequencyHours,
+  snapshotHealth,
   type BackupLike,
   type JobStatus,
   type StatusDocument,
@@ -221,8 +223,18 @@ describe('the jobs table', () => {
 });
 
 describe('metrics', () => {
-  it('escapes label values as the exposition format asks', () => {
-    expect(escapeLabelValue('a "quoted" back\\slash\nline')).toBe('a \\"quoted\\" back\\\\slash\\nline');
+  it('escapes label values as the exposition format asks, with control characters stripped as tables and tsv do', () => {
+    expect(escapeLabelValue('a "quoted" back\\slash\nline')).toBe('a \\"quoted\\" back\\\\slash line');
+    expect(escapeLabelValue('evil\u001b[31mred\u001b[0m\u0007\tname\u009b\r')).toBe('evilred name ');
+  });
+
+  it('labels droplets, volumes and resources without control characters', () => {
+    const d = doc([job({})]);
+    const snap = (status: string, hoursAgo: number) => ({ id: 7, status, started_at: at(hoursAgo), completed_at: status === 'completed' ? at(hoursAgo - 0.1) : null, age_seconds: Math.round((hoursAgo - 0.1) * 3600) });
+    d.droplets = [{ id: 42, name: 'web\u001b]0;owned\u0007-01\nx', status: 'active', frequency_hours: 24, timezone: 'UTC', newest: snap('completed', 3), last_completed: snap('completed', 3) }];
+    const text = prometheusText(d);
+    expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
+    expect(text).toMatch(/^backupctl_snapshot_health\{kind="droplet",id="42",name="web-01 x",health="healthy"\} 1$/m);
   });
 
   it('writes a HELP and a TYPE line before each family, and one sample per job', () => {
@@ -235,5 +247,28 @@ describe('metrics', () => {
     expect(text).toMatch(/^backupctl_job_health\{job_id="other",job_name="",health="stale"\} 1$/m);
     expect(text).toMatch(/^backupctl_job_backups\{job_id="other",job_name="",status="failed"\} 0$/m);
     expect(text.endsWith('\n')).toBe(true);
+  });
+});
+
+describe('the health of a droplet, volume or snapshot resource', () => {
+  const snap = (status: string, ageHours: number) => ({ id: 1, status, started_at: at(ageHours + 0.1), completed_at: at(ageHours), age_seconds: ageHours * 3600 });
+  it('is failing when the newest snapshot failed or expired, whatever came before', () => {
+    expect(snapshotHealth({ newest: snap('failed', 1), last_completed: snap('completed', 2) }, 24)).toBe('failing');
+    expect(snapshotHealth({ newest: snap('expired', 1), last_completed: snap('completed', 2) }, 24)).toBe('failing');
+  });
+  it('is stale when the newest completed snapshot is older than the frequency plus 2h (26h when unknown)', () => {
+    expect(snapshotHealth({ newest: snap('completed', 25.9), last_completed: snap('completed', 25.9) }, 24)).toBe('healthy');
+    expect(snapshotHealth({ newest: snap('completed', 26.1), last_completed: snap('completed', 26.1) }, 24)).toBe('stale');
+    expect(snapshotHealth({ newest: snap('in-progress', 0.5), last_completed: snap('completed', 8.5) }, 6)).toBe('stale');
+    expect(snapshotHealth({ newest: snap('transferring', 0.5), last_completed: snap('completed', 7.5) }, 6)).toBe('healthy');
+    expect(snapshotHealth({ newest: snap('completed', 25), last_completed: snap('completed', 25) }, undefined)).toBe('healthy');
+    expect(snapshotHealth({ newest: snap('completed', 27), last_completed: snap('completed', 27) }, undefined)).toBe('stale');
+  });
+  it('is unknown without a completed snapshot yet', () => {
+    expect(snapshotHealth({ newest: null, last_completed: null }, 24)).toBe('unknown');
+    expect(snapshotHealth({ newest: snap('in-progress', 0.2), last_completed: null }, 24)).toBe('unknown');
+  });
+  it('reads the frequency as the service sends it', () => {
+    expect([24, '24', 'h24', 'H6', 0, 'daily', null, undefined].map(frequencyHours)).toEqual([24, 24, 24, 6, undefined, undefined, undefined, undefined]);
   });
 });

@@ -6,7 +6,8 @@ import { conflictError, noContent, ok, okData, type Reply } from '../reply.js';
 import { renderBackup } from '../render.js';
 import type { RouteContext, RouteDef } from '../router.js';
 import type { Runtime } from '../runtime.js';
-import { makeTags, type BackupRecord, type FileRecord, type JobRecord, type TagName, type Tags } from '../store.js';
+import type { ArchiveKind } from '../archives.js';
+import { makeTags, type BackupRecord, type FileContent, type FileRecord, type JobRecord, type TagName, type Tags } from '../store.js';
 import { fileStamp, randInt, randomBytesFrom, uuidFrom, type Rng } from '../util.js';
 import { Validation } from '../validate.js';
 
@@ -33,17 +34,36 @@ export function jobSlug(job: JobRecord): string {
   return job.name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'job';
 }
 
+/** The archive each recipe writes (archives.ts makes it). */
+const ARCHIVE_OF_RECIPE: Record<string, ArchiveKind> = {
+  files: 'tar.gz',
+  mysql: 'mysql',
+  postgresql: 'postgres',
+  mongodb: 'mongo',
+  website: 'zip',
+};
+
 /**
  * The files a finished backup holds: the recipe's archive, plus a checksum
- * list for file backups. `sizeOf` draws each length.
+ * list for file backups. `sizeOf` draws each length; the files server makes
+ * real archives of exactly that length, encrypted when the job has a key.
  */
 export function makeBackupFiles(rng: Rng, job: JobRecord, at: number, sizeOf: (rng: Rng) => number): FileRecord[] {
   const recipe = recipeById(job.recipe_id);
   const stamp = fileStamp(at);
+  const encrypted = job.encryption_key_id !== null;
+  const content = (kind: ArchiveKind): FileContent => ({ kind: encrypted ? 'encrypted' : kind });
   const files: FileRecord[] = [
-    { id: uuidFrom(rng), name: `${jobSlug(job)}-${stamp}${recipe?.fileSuffix ?? '.tar.gz'}`, size: sizeOf(rng) },
+    {
+      id: uuidFrom(rng),
+      name: `${jobSlug(job)}-${stamp}${recipe?.fileSuffix ?? '.tar.gz'}`,
+      size: sizeOf(rng),
+      content: content(ARCHIVE_OF_RECIPE[recipe?.slug ?? 'files'] ?? 'tar.gz'),
+    },
   ];
-  if (recipe?.slug === 'files') files.push({ id: uuidFrom(rng), name: `${jobSlug(job)}-${stamp}.sha256`, size: 65 * randInt(rng, 3, 12) });
+  if (recipe?.slug === 'files') {
+    files.push({ id: uuidFrom(rng), name: `${jobSlug(job)}-${stamp}.sha256`, size: 65 * randInt(rng, 3, 12), content: content('checksums') });
+  }
   return files;
 }
 

@@ -1,0 +1,271 @@
+// `backupctl verify`: proves a backup can be read back. Every file of the
+// chosen backups is fetched through its signed URL (no Authorization, resumed
+// on a broken transfer, nothing written to disk) and checked on the stream:
+// size against the record, sha256 against the ledger, and the content
+// (src/verify/inspect.ts). Exit 11 when a file fails, 9 when nothing matched.
+import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
+import type { ModuleSpec } from '../resources/types.js';
+import { cronParams } from '../jobs/cron.js';
+import { jobArg } from '../resources/common.js';
+import { CliError, EmptyResultError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
+import { verifyDocumentSchema } from '../verify/model.js';
+
+export const module: ModuleSpec = {
+  name: 'verify',
+  commands: [
+    {
+      path: ['verify'],
+      summary: 'Read backups back and check every file: size, sha256, gzip/tar/zip/dump structure',
+      description:
+        'Fetches each file of the chosen backups through its signed URL, as `jobs backup download` does (no ' +
+        'Authorization header, resumed on a broken transfer), but writes nothing to disk: every byte goes through ' +
+        'streaming checks. The byte count is compared with the size the record states (within the precision of its ' +
+        'text: "12.5 MB" allows 12.45..12.55 MB), the sha256 with the ledger, and the content, sniffed from the bytes: ' +
+        'gzip is decompressed whole (CRC-32 and length of every member), tar headers, entries and end blocks are read, ' +
+        'a zip\'s central directory and the CRC-32 of every entry, and a SQL dump must end with the marker mysqldump or ' +
+        'pg_dump writes last. Anything else is "not inspected"; a backup with an encryption key is "encrypted: size and ' +
+        'hash only".\n\n' +
+        'The ledger ($XDG_STATE_HOME/backupctl/verify-ledger.json, else ~/.local/state/backupctl/) keeps the sha256 of ' +
+        'every file that verified; a later verify that reads other bytes for it fails with "changed since <date>".\n\n' +
+        'Without a selection, the newest completed backup (--latest). Exit 0 when every file verified, 11 when one ' +
+        'failed, 9 when no backup matched. --check is for cron: one summary line per backup on stdout and one line ' +
+        'per failed file on stderr; --lock, --jitter and --healthcheck-url work as for jobs backup start. -o prometheus ' +
+        'prints metrics per job; --output-file writes the output atomically. -o ndjson prints each file as it is ' +
+        'judged, then one line per backup (backupctl schema verify describes --json).',
+      examples: [
+        'backupctl verify 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c --latest',
+        'backupctl verify "shop mysql" --since 7d --parallel 4',
+        'backupctl verify "shop mysql" --sample 3 --since 30d --json',
+        'backupctl verify "shop mysql" --latest --check --lock verify-shop --healthcheck-url https://hc-ping.com/<uuid>',
+        'backupctl verify "shop mysql" --latest -o prometheus --output-file /var/lib/node_exporter/textfile/verify-shop.prom',
+      ],
+      params: [
+        { ...jobArg(), in: 'local' },
+        { name: 'backup', in: 'local', type: 'uuid', positional: true, description: 'One backup id (else --latest, --since or --sample)' },
+        { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job (the default)' },
+        { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Every backup with files created since then (7d, 24h, or ISO 8601)' },
+        { name: 'sample', in: 'local', type: 'integer', min: 1, max: 1000, placeholder: 'n', description: 'N backups with files drawn at random (from --since when given, else from all)' },
+        { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
+        { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' },
+        ...cronParams,
+        { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
+      ],
+      output: { kind: 'object', schema: 'verify' },
+      handler: 'verify',
+      alsoCalls: ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
+      dryRunInHandler: true,
+      extraFormats: ['prometheus'],
+    },
+  ],
+};
+
+export const schemas = { verify: verifyDocumentSchema };
+
+type Rec = Record<string, unknown>;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+interface Selection {
+  backup?: string;
+  latest: boolean;
+  since?: string;
+  sample?: number;
+  text: string;
+}
+
+function readSelection(v: Record<string, unknown>): Selection {
+  const backup = typeof v.backup === 'string' ? v.backup : undefined;
+  const since = typeof v.since === 'string' ? v.since : undefined;
+  const sample = typeof v.sample === 'number' ? v.sample : undefined;
+  const latest = v.latest === true;
+  const ways = [backup !== undefined, latest, since !== undefined || sample !== undefined].filter(Boolean).length;
+  if (ways > 1) {
+    throw new UsageError('give one selection: a backup id, --latest, or --since/--sample', [
+      '  backupctl verify <job> --latest',
+      '  backupctl verify <job> <backup-id>',
+      '  backupctl verify <job> --since 7d [--sample 3]',
+    ]);
+  }
+  const text = backup ? `backup ${backup}` : since !== undefined || sample !== undefined ? [since && `since ${since}`, sample && `sample ${sample}`].filter(Boolean).join(', ') : 'latest';
+  return { backup, latest: ways === 0 || latest, since, sample, text };
+}
+
+/** The job's record, for its name (the runner has turned a name given into the id). */
+async function findJob(ctx: Context, id: string): Promise<{ id: string; name: string | null }> {
+  const client = await ctx.client();
+  const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(id)}` }, { signal: ctx.signal });
+  const data = (res.body as { data?: Rec } | undefined)?.data;
+  return { id, name: typeof data?.name === 'string' ? data.name : null };
+}
+
+type Backup = import('../resources/backup-files.js').Backup;
+
+const hasFiles = (b: Backup) => (b.status === 'completed' || b.status === 'completed_with_errors') && (b.files?.length ?? 0) > 0;
+
+async function chooseBackups(ctx: Context, jobId: string, sel: Selection): Promise<Backup[]> {
+  const { newestBackup } = await import('../resources/backup-files.js');
+  const client = await ctx.client();
+  if (sel.backup) {
+    const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(sel.backup)}` }, { signal: ctx.signal });
+    const backup = (res.body as { data?: Backup } | undefined)?.data;
+    if (!backup || typeof backup !== 'object') throw new EmptyResultError(`backup ${sel.backup} has no record`);
+    if (backup.job_id && backup.job_id !== jobId) throw new UsageError(`backup ${sel.backup} belongs to job ${backup.job_id}, not to ${jobId}`);
+    return [backup];
+  }
+  if (sel.latest) {
+    const backup = await newestBackup(ctx, jobId, 'completed');
+    return backup ? [backup] : [];
+  }
+  const { parseServiceTime } = await import('../util/time.js');
+  const since = sel.since ? Date.parse(sel.since) : -Infinity;
+  const found: Backup[] = [];
+  walk: for await (const page of client.pages(
+    { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 100 } },
+    { all: true, signal: ctx.signal },
+  )) {
+    for (const raw of page.records as Backup[]) {
+      const created = parseServiceTime(raw?.created_at) ?? Infinity;
+      // Newest first: the first one older than --since ends the walk.
+      if (created < since) break walk;
+      if (raw && hasFiles(raw)) found.push(raw);
+    }
+  }
+  if (sel.sample === undefined || found.length <= sel.sample) return found;
+  const pool = [...found];
+  const picked: Backup[] = [];
+  while (picked.length < sel.sample) picked.push(pool.splice(Math.floor(Math.random() * pool.length), 1)[0]!);
+  // Shown oldest last, as listed.
+  return found.filter((b) => picked.includes(b));
+}
+
+type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'check';
+
+const verify: Handler = async (input, ctx) => {
+  const v = input.values;
+  const prometheus = ctx.globals.output?.trim().toLowerCase() === 'prometheus';
+  if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
+  const sel = readSelection(v);
+  const jobId = String(v.job_id);
+  const outputFile = v.output_file as string | undefined;
+  const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
+  const format: Format = prometheus ? 'prometheus' : v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format;
+  if (outputFile !== undefined) {
+    const { checkOutputFile } = await import('../status/output-file.js');
+    await checkOutputFile(outputFile);
+  }
+  const { runCronJob } = await import('../jobs/cron.js');
+  if (ctx.globals.dryRun) {
+    const { printDryRun } = await import('../cli/dry-run.js');
+    await printDryRun(ctx, { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` });
+    ctx.io.stderr.write("Then the job's backups, and a GET of every file's signed URL (no Authorization); nothing is written to disk.\n");
+    return { kind: 'empty' };
+  }
+  return runCronJob(v, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2) }));
+};
+
+async function runVerify(
+  ctx: Context,
+  o: { jobId: string; sel: Selection; format: Format; outputFile: string | undefined; parallel: number },
+): Promise<Result> {
+  const job = await findJob(ctx, o.jobId);
+  const backups = await chooseBackups(ctx, job.id, o.sel);
+  if (!backups.length) {
+    throw new EmptyResultError(`job ${job.name ?? job.id} has no ${o.sel.latest ? 'completed backup' : `backup with files matching ${o.sel.text}`} to verify`);
+  }
+  const { filesOf } = await import('../resources/backup-files.js');
+  const targets = [];
+  for (const b of backups) {
+    const files = await filesOf(ctx, b);
+    targets.push({
+      id: b.id,
+      created_at: b.created_at ?? null,
+      status: b.status ?? null,
+      encrypted: typeof b.encryption_key === 'string' && b.encryption_key !== '',
+      files: files.map((f) => ({ name: f.name, url: f.url, size: f.stated })),
+    });
+  }
+  if (!targets.some((t) => t.files.length)) throw new EmptyResultError(`the chosen backups of job ${job.name ?? job.id} have no files`);
+
+  const settings = await ctx.settings();
+  const [{ Ledger }, { stateDir }, { transfer, readSignedRange }, { verifyBackups }, { parseStatedSize }] = await Promise.all([
+    import('../verify/ledger.js'),
+    import('../config/paths.js'),
+    import('../jobs/download.js'),
+    import('../verify/run.js'),
+    import('../verify/size.js'),
+  ]);
+  const ledger = await Ledger.open(stateDir(ctx.env));
+  const transferOptions = { signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug };
+  const showProgress = ctx.io.stderrIsTTY && !ctx.output.quiet && o.format !== 'check';
+  let progress;
+  if (showProgress) {
+    const { ProgressBar } = await import('../output/progress.js');
+    const total = targets.reduce((n, t) => n + t.files.reduce((m, f) => m + (parseStatedSize(f.size)?.bytes ?? 0), 0), 0);
+    progress = new ProgressBar(ctx.io.stderr, total, targets.reduce((n, t) => n + t.files.length, 0));
+  }
+  const { sanitize } = await import('../output/format.js');
+  // ndjson to stdout streams each file as it is judged.
+  const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
+  const doc = await verifyBackups(targets, {
+    job,
+    selection: o.sel.text,
+    transfer: {
+      read: (file, sink) => transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { ...transferOptions, label: file.name, size: file.size }),
+      range: (url, start, end) => readSignedRange(url, start, end, { ...transferOptions, label: 'the zip being verified' }),
+    },
+    ledger,
+    parallel: o.parallel,
+    now: () => new Date(),
+    progress,
+    signal: ctx.signal,
+    onFile: streamNdjson ? (f) => ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`) : undefined,
+  });
+  await ledger.save();
+
+  const { renderToOutput } = await import('../status/output-file.js');
+  await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, ledger.job(job.id), streamNdjson));
+  if (doc.verdict === 'failed') {
+    const { failureLines } = await import('../verify/view.js');
+    const n = doc.summary.files_failed;
+    throw new VerificationFailedError(`${n} of ${doc.summary.files} file${doc.summary.files === 1 ? '' : 's'} of job ${sanitize(job.name ?? job.id)} failed verification`, failureLines(doc));
+  }
+  return { kind: 'empty' };
+}
+
+/** The output (stdout or --output-file); ndjson files already streamed are not repeated. */
+async function outputResult(
+  doc: import('../verify/model.js').VerifyDocument,
+  format: Format,
+  out: OutputOptions,
+  io: IO,
+  marks: import('../verify/ledger.js').JobMarks | undefined,
+  filesStreamed: boolean,
+): Promise<Result> {
+  const view = await import('../verify/view.js');
+  switch (format) {
+    case 'prometheus':
+      return { kind: 'text', text: await view.verifyPrometheus(doc, marks) };
+    case 'check':
+      return { kind: 'text', text: view.summaryText(doc) };
+    case 'json':
+      return { kind: 'text', text: '', value: doc };
+    case 'ndjson': {
+      const lines = filesStreamed ? [] : doc.backups.flatMap((b) => b.files.map((f) => JSON.stringify({ type: 'file', ...f })));
+      for (const { files: _files, ...b } of doc.backups) lines.push(JSON.stringify({ type: 'backup', ...b }));
+      return { kind: 'text', text: `${lines.join('\n')}\n` };
+    }
+    case 'tsv':
+    case 'quiet':
+    case 'table': {
+      const { onePage } = await import('../status/fleet.js');
+      const files = doc.backups.flatMap((b) => b.files);
+      const list: Result = { kind: 'list', pages: onePage(files), columns: view.fileColumns, idField: 'name' };
+      if (format !== 'table') return list;
+      // The table of files first, then a summary line per backup under it.
+      const { render } = await import('../output/index.js');
+      await render(list, out, io);
+      return { kind: 'text', text: `\n${view.summaryText(doc)}` };
+    }
+  }
+}
+
+export const handlers: Record<string, Handler> = { verify };

@@ -1,0 +1,453 @@
+// Real backup files for the files server: a .tar.gz of a made-up directory
+// tree, .sql.gz dumps as mysqldump and pg_dump write them, a mongodump archive,
+// a website .zip, an encrypted blob and a checksum list. Everything is drawn
+// from a generator seeded by the file's name, so the bytes are the same on
+// every call, and every file is exactly as long as its record says: gzip files
+// carry the slack in a header comment protected by the header CRC (FHCRC), a
+// zip in a stored image entry. Nothing here reads the clock.
+import { createCipheriv, createHash } from 'node:crypto';
+import { Readable } from 'node:stream';
+import { crc32, deflateRawSync } from 'node:zlib';
+import { createRng, pick, randInt, type Rng } from './util.js';
+
+export type ArchiveKind = 'tar.gz' | 'mysql' | 'postgres' | 'mongo' | 'zip' | 'checksums' | 'encrypted';
+
+/** A damage the files server plants, for `verify` to find. */
+export type FileFault = 'truncated' | 'flipped-byte' | 'bad-tar-header' | 'no-end-marker' | 'wrong-size';
+export const FILE_FAULTS: readonly FileFault[] = ['truncated', 'flipped-byte', 'bad-tar-header', 'no-end-marker', 'wrong-size'];
+
+/** 2024-03-01T00:00:00Z: every archive's inner dates are fixed, never "now". */
+const ARCHIVE_EPOCH_S = 1_709_251_200;
+
+const WORDS = [
+  'backup', 'order', 'customer', 'invoice', 'static', 'assets', 'config', 'server', 'payment', 'session',
+  'cache', 'public', 'report', 'export', 'module', 'vendor', 'kernel', 'upload', 'thumbnail', 'release',
+  'nginx', 'daemon', 'record', 'ledger', 'archive', 'schema', 'index', 'request', 'response', 'account',
+];
+
+export function nameSeed(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
+/** Lines of words and numbers: compresses about 3:1, like source and config files. */
+function wordLines(rng: Rng, bytes: number): string {
+  const lines: string[] = [];
+  let length = 0;
+  while (length < bytes) {
+    const words = Array.from({ length: randInt(rng, 3, 12) }, () => pick(rng, WORDS));
+    const line = `${words.join(' ')} ${randInt(rng, 0, 99_999)} ${Math.floor(rng() * 0xffffffff).toString(16)}`;
+    lines.push(line);
+    length += line.length + 1;
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+let pool: string | undefined;
+
+/**
+ * Text of `bytes`: slices of one 256 KB pool of word lines (made once), so a
+ * 300 KB file costs a few copies instead of 100k random draws. The pool is wider
+ * than deflate's 32 KB window, so files still compress like text, not like repeats.
+ */
+function prose(rng: Rng, bytes: number): string {
+  pool ??= wordLines(createRng(0x7e47), 256 * 1024);
+  let out = '';
+  while (out.length < bytes) {
+    const start = randInt(rng, 0, pool.length - 4096);
+    out += pool.slice(start, start + randInt(rng, 64, 4096));
+  }
+  return out.slice(0, bytes);
+}
+
+// ---------------------------------------------------------------- tar
+
+export interface TarEntry {
+  name: string;
+  data: Buffer;
+  /** Length written in the header when the data is sent separately. */
+  size?: number;
+  type?: 'file' | 'directory';
+  mode?: number;
+  mtime?: number;
+}
+
+function octal(value: number, width: number): string {
+  return `${value.toString(8).padStart(width - 1, '0')}\0`;
+}
+
+/** A POSIX ustar header with a correct checksum. */
+export function tarHeader(entry: TarEntry): Buffer {
+  const h = Buffer.alloc(512);
+  const dir = entry.type === 'directory';
+  h.write(entry.name, 0, 100, 'utf8');
+  h.write(octal(entry.mode ?? (dir ? 0o755 : 0o644), 8), 100, 'ascii');
+  h.write(octal(0, 8), 108, 'ascii');
+  h.write(octal(0, 8), 116, 'ascii');
+  h.write(octal(dir ? 0 : (entry.size ?? entry.data.length), 12), 124, 'ascii');
+  h.write(octal(entry.mtime ?? ARCHIVE_EPOCH_S, 12), 136, 'ascii');
+  h.write('        ', 148, 'ascii');
+  h.write(dir ? '5' : '0', 156, 'ascii');
+  h.write('ustar\0', 257, 'ascii');
+  h.write('00', 263, 'ascii');
+  h.write('root', 265, 32, 'ascii');
+  h.write('root', 297, 32, 'ascii');
+  let sum = 0;
+  for (const byte of h) sum += byte;
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+  return h;
+}
+
+/** Entries, each padded to 512 bytes, then the two zero blocks that end an archive. */
+export function tarArchive(entries: TarEntry[]): Buffer {
+  const parts: Buffer[] = [];
+  for (const e of entries) {
+    parts.push(tarHeader(e));
+    if (e.type !== 'directory' && e.data.length) {
+      parts.push(e.data, Buffer.alloc((512 - (e.data.length % 512)) % 512));
+    }
+  }
+  parts.push(Buffer.alloc(1024));
+  return Buffer.concat(parts);
+}
+
+/** A made-up tree of about `budget` bytes under `root`. */
+function directoryTree(rng: Rng, root: string, budget: number): TarEntry[] {
+  const dirs = ['', 'config/', 'public/', 'public/assets/', 'storage/logs/', 'src/', 'src/lib/'];
+  const entries: TarEntry[] = dirs.map((d) => ({ name: `${root}/${d}`, data: Buffer.alloc(0), type: 'directory' }));
+  const count = Math.max(3, Math.min(40, Math.floor(budget / 2048)));
+  for (let i = 0; i < count; i++) {
+    const dir = pick(rng, dirs);
+    const ext = pick(rng, ['php', 'js', 'css', 'json', 'log', 'conf', 'md']);
+    entries.push({ name: `${root}/${dir}${pick(rng, WORDS)}-${i}.${ext}`, data: Buffer.from(prose(rng, Math.floor(budget / count))) });
+  }
+  return entries;
+}
+
+// ---------------------------------------------------------------- gzip
+
+const PADDING_TEXT = 'backupctl emulator: header comment that pads this file to the length its record states. ';
+
+/**
+ * One gzip member of exactly `length` bytes (or undefined when `raw` does not
+ * compress into it): header with FCOMMENT padding and FHCRC, deflate, CRC32, ISIZE.
+ */
+export function paddedGzip(raw: Buffer, length: number, mtime = ARCHIVE_EPOCH_S): Buffer | undefined {
+  // Level 1 (gzip --fast): the files server makes these on every call.
+  const deflated = deflateRawSync(raw, { level: 1 });
+  const commentLength = length - (10 + 1 + 2 + deflated.length + 8);
+  if (commentLength < 0) return undefined;
+  const header = Buffer.alloc(10 + commentLength + 1);
+  header.set([0x1f, 0x8b, 8, 0x02 | 0x10], 0);
+  header.writeUInt32LE(mtime >>> 0, 4);
+  header[8] = 0;
+  header[9] = 3;
+  Buffer.from(PADDING_TEXT.repeat(Math.ceil(commentLength / PADDING_TEXT.length) || 1)).copy(header, 10, 0, commentLength);
+  header[10 + commentLength] = 0;
+  const headerCrc = Buffer.alloc(2);
+  headerCrc.writeUInt16LE(crc32(header) & 0xffff);
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc32(raw) >>> 0, 0);
+  trailer.writeUInt32LE(raw.length >>> 0, 4);
+  return Buffer.concat([header, headerCrc, deflated, trailer]);
+}
+
+/** Fits made-up content of some budget into a gzip file of `length`: the budget shrinks until it fits. */
+function fitGzip(length: number, makeRaw: (budget: number) => Buffer, mtime?: number): Buffer {
+  for (let budget = Math.floor(length * 1.8); budget >= 64; budget = Math.floor(budget * 0.7)) {
+    const gz = paddedGzip(makeRaw(budget), length, mtime);
+    if (gz) return gz;
+  }
+  // Too small for any content: an empty member still is a valid gzip file when it fits.
+  return paddedGzip(Buffer.alloc(0), length, mtime) ?? Buffer.alloc(length);
+}
+
+// ---------------------------------------------------------------- dumps
+
+function mysqlDump(rng: Rng, database: string, budget: number, complete: boolean): Buffer {
+  const head =
+    `-- MySQL dump 10.13  Distrib 8.0.36, for Linux (x86_64)\n--\n-- Host: 127.0.0.1    Database: ${database}\n` +
+    '-- ------------------------------------------------------\n-- Server version\t8.0.36\n\n' +
+    '/*!40101 SET @OLD_CHARACTER_SET_CLIENT=@@CHARACTER_SET_CLIENT */;\n/*!40103 SET TIME_ZONE=\'+00:00\' */;\n\n';
+  const tables: string[] = [];
+  let length = head.length;
+  for (let t = 0; length < budget; t++) {
+    const table = `${pick(rng, WORDS)}_${t}`;
+    const rows = Array.from({ length: randInt(rng, 5, 40) }, (_, i) => `(${i + 1},'${prose(rng, randInt(rng, 20, 80)).trim().replace(/'/g, '')}',${randInt(rng, 0, 99_999)})`);
+    const text =
+      `--\n-- Table structure for table \`${table}\`\n--\n\nDROP TABLE IF EXISTS \`${table}\`;\n` +
+      `CREATE TABLE \`${table}\` (\n  \`id\` int NOT NULL AUTO_INCREMENT,\n  \`note\` text,\n  \`amount\` int DEFAULT NULL,\n  PRIMARY KEY (\`id\`)\n) ENGINE=InnoDB;\n\n` +
+      `LOCK TABLES \`${table}\` WRITE;\nINSERT INTO \`${table}\` VALUES ${rows.join(',')};\nUNLOCK TABLES;\n\n`;
+    tables.push(text);
+    length += text.length;
+  }
+  const tail = complete ? '/*!40101 SET CHARACTER_SET_CLIENT=@OLD_CHARACTER_SET_CLIENT */;\n\n-- Dump completed on 2024-03-01  2:00:07\n' : '';
+  return Buffer.from(head + tables.join('') + tail);
+}
+
+function postgresDump(rng: Rng, database: string, budget: number, complete: boolean): Buffer {
+  const head =
+    '--\n-- PostgreSQL database dump\n--\n\n-- Dumped from database version 16.2\n-- Dumped by pg_dump version 16.2\n\n' +
+    `SET statement_timeout = 0;\nSET client_encoding = 'UTF8';\n-- database ${database}\n\n`;
+  const parts: string[] = [];
+  let length = head.length;
+  for (let t = 0; length < budget; t++) {
+    const table = `${pick(rng, WORDS)}_${t}`;
+    const rows = Array.from({ length: randInt(rng, 5, 40) }, (_, i) => `${i + 1}\t${prose(rng, randInt(rng, 20, 80)).trim()}\t${randInt(rng, 0, 99_999)}`);
+    const text =
+      `--\n-- Name: ${table}; Type: TABLE; Schema: public; Owner: app\n--\n\nCREATE TABLE public.${table} (\n    id integer NOT NULL,\n    note text,\n    amount integer\n);\n\n` +
+      `COPY public.${table} (id, note, amount) FROM stdin;\n${rows.join('\n')}\n\\.\n\n`;
+    parts.push(text);
+    length += text.length;
+  }
+  const tail = complete ? '--\n-- PostgreSQL database dump complete\n--\n\n' : '';
+  return Buffer.from(head + parts.join('') + tail);
+}
+
+/** mongodump --archive: its magic number, then BSON-ish records. */
+function mongoArchive(rng: Rng, budget: number): Buffer {
+  const magic = Buffer.from([0x6d, 0xe2, 0x99, 0x81]);
+  return Buffer.concat([magic, Buffer.from(prose(rng, budget))]);
+}
+
+// ---------------------------------------------------------------- zip
+
+interface ZipEntry {
+  name: string;
+  data: Buffer;
+  /** Deflated (8) or stored (0). */
+  method: 0 | 8;
+}
+
+/** A zip with local headers, a central directory and its end record. */
+export function zipArchive(entries: ZipEntry[]): Buffer {
+  const locals: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const body = e.method === 8 ? deflateRawSync(e.data, { level: 1 }) : e.data;
+    const crc = crc32(e.data) >>> 0;
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4);
+    local.writeUInt16LE(0x0800, 6);
+    local.writeUInt16LE(e.method, 8);
+    local.writeUInt16LE(0, 10);
+    local.writeUInt16LE(0x5821, 12);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(e.data.length, 22);
+    local.writeUInt16LE(name.length, 26);
+    local.writeUInt16LE(0, 28);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(0x031e, 4);
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(e.method, 10);
+    central.writeUInt16LE(0, 12);
+    central.writeUInt16LE(0x5821, 14);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(body.length, 20);
+    central.writeUInt32LE(e.data.length, 24);
+    central.writeUInt16LE(name.length, 28);
+    central.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, name, body);
+    centrals.push(central, name);
+    offset += 30 + name.length + body.length;
+  }
+  const centralSize = centrals.reduce((n, b) => n + b.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(centralSize, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, ...centrals, end]);
+}
+
+/** A website export of exactly `length` bytes: pages deflated, one stored image taking the slack. */
+function websiteZip(rng: Rng, length: number): Buffer {
+  const image = 'site/assets/hero.jpg';
+  for (let budget = Math.floor(length * 1.5); budget >= 64; budget = Math.floor(budget * 0.7)) {
+    const pages: ZipEntry[] = directoryTree(rng, 'site', budget)
+      .filter((e) => e.type !== 'directory')
+      .map((e) => ({ name: e.name, data: e.data, method: 8 }));
+    const without = zipArchive(pages).length + 30 + 46 + 2 * image.length;
+    if (without > length) continue;
+    const jpeg = Buffer.concat([Buffer.from([0xff, 0xd8, 0xff, 0xe0]), pseudoRandomBytes(nameSeed(image) ^ budget, length - without)]).subarray(0, length - without);
+    return zipArchive([...pages, { name: image, data: jpeg, method: 0 }]);
+  }
+  return Buffer.alloc(length);
+}
+
+// ---------------------------------------------------------------- other
+
+/** Fast deterministic noise: AES-256-CTR over zeros, keyed by `seed`. */
+export function pseudoRandomBytes(seed: number, length: number): Buffer {
+  const key = createHash('sha256').update(`backupctl-emulator:${seed}`).digest();
+  return createCipheriv('aes-256-ctr', key, Buffer.alloc(16)).update(Buffer.alloc(length));
+}
+
+/** OpenSSL's `enc` format: "Salted__", an 8-byte salt, then ciphertext. */
+function encryptedBlob(seed: number, length: number): Buffer {
+  const body = pseudoRandomBytes(seed, Math.max(0, length - 8));
+  return Buffer.concat([Buffer.from('Salted__'), body]).subarray(0, length);
+}
+
+function checksumList(rng: Rng, length: number): Buffer {
+  const lines: string[] = [];
+  let n = 0;
+  for (let i = 0; n < length; i++) {
+    const line = `${createHash('sha256').update(String(rng())).digest('hex')}  ./${pick(rng, WORDS)}/${pick(rng, WORDS)}-${i}.tar\n`;
+    lines.push(line);
+    n += line.length;
+  }
+  const text = Buffer.from(lines.join('')).subarray(0, length);
+  if (text.length) text[text.length - 1] = 0x0a;
+  return text;
+}
+
+export interface ArchiveSpec {
+  kind: ArchiveKind;
+  /** Seeds the generator: the same name gives the same bytes. */
+  name: string;
+  length: number;
+  /** Leave the dump's end marker off. */
+  incomplete?: boolean;
+  /** Break the second tar header (its checksum no longer matches). */
+  badTarHeader?: boolean;
+  /** The gzip header's MTIME (the files server's --changing-files moves it). */
+  gzipMtime?: number;
+}
+
+/** The bytes of one backup file. */
+export function buildArchive(spec: ArchiveSpec): Buffer {
+  const seed = nameSeed(spec.name);
+  const rng = createRng(seed);
+  const database = spec.name.replace(/-\d{4}-\d\d-\d\d_.*$/, '').replace(/[^a-z0-9]+/gi, '_');
+  switch (spec.kind) {
+    case 'tar.gz':
+      return fitGzip(
+        spec.length,
+        (budget) => {
+          const tar = tarArchive(directoryTree(createRng(seed ^ budget), 'data', budget));
+          // The name of the second entry changes after its checksum was written.
+          if (spec.badTarHeader) tar[512 * 2] = tar[512 * 2]! ^ 0x20;
+          return tar;
+        },
+        spec.gzipMtime,
+      );
+    case 'mysql':
+      return fitGzip(spec.length, (budget) => mysqlDump(createRng(seed ^ budget), database, budget, !spec.incomplete), spec.gzipMtime);
+    case 'postgres':
+      return fitGzip(spec.length, (budget) => postgresDump(createRng(seed ^ budget), database, budget, !spec.incomplete), spec.gzipMtime);
+    case 'mongo':
+      return fitGzip(spec.length, (budget) => mongoArchive(createRng(seed ^ budget), budget), spec.gzipMtime);
+    case 'zip':
+      return websiteZip(rng, spec.length);
+    case 'encrypted':
+      return encryptedBlob(seed ^ (spec.gzipMtime ?? 0), spec.length);
+    case 'checksums':
+      return checksumList(rng, spec.length);
+  }
+}
+
+// ---------------------------------------------------------------- a big .tar.gz as a stream
+
+const STORED_BLOCK = 65_535;
+const BIG_ENTRY = 64 * 1024 * 1024;
+
+/** How a streamed .tar.gz of exactly `total` bytes is laid out: tar length and the FEXTRA padding. */
+function bigLayout(total: number): { tarLength: number; extra: number } {
+  // gzip: 10 header + 2 + extra (FEXTRA) + stored blocks (5 bytes each + data) + 8 trailer.
+  let tarLength = Math.floor((total - 20 - 16) / 512) * 512;
+  while (tarLength > 0 && 20 + 16 + tarLength + 5 * Math.ceil(tarLength / STORED_BLOCK) > total) tarLength -= 512;
+  const extra = total - 20 - tarLength - 5 * Math.ceil(tarLength / STORED_BLOCK);
+  if (tarLength < 2048 || extra < 4 || extra > 65_535) throw new Error(`no .tar.gz layout of ${total} bytes`);
+  return { tarLength, extra };
+}
+
+/** The tar stream of the big file, in pieces: 64 MiB entries of noise, then the end blocks. */
+function* bigTarPieces(tarLength: number): Generator<Buffer> {
+  const noise = pseudoRandomBytes(0xb16f11e, 1024 * 1024);
+  let left = tarLength - 1024;
+  for (let i = 0; left > 0; i++) {
+    const data = Math.min(BIG_ENTRY, left - 512);
+    yield tarHeader({ name: `data/volume-${String(i).padStart(3, '0')}.img`, data: Buffer.alloc(0), size: data });
+    for (let sent = 0; sent < data; sent += noise.length) yield noise.subarray(0, Math.min(noise.length, data - sent));
+    left -= 512 + data;
+  }
+  yield Buffer.alloc(1024);
+}
+
+/**
+ * A deterministic .tar.gz of exactly `total` bytes made while it is sent (never
+ * held in memory): stored deflate blocks, so the emulator's CPU is not what a
+ * benchmark measures. Bytes before `start` are made and dropped (resumes).
+ */
+export function bigTarGzStream(total: number, start = 0, end = total - 1): Readable {
+  const { tarLength, extra } = bigLayout(total);
+  const pieces = bigTarPieces(tarLength);
+  let pending: Buffer = Buffer.alloc(0);
+  let position = 0;
+  let crc = 0;
+  let tarSent = 0;
+  let done = false;
+  function* gzipParts(): Generator<Buffer> {
+    const header = Buffer.alloc(12 + extra);
+    header.set([0x1f, 0x8b, 8, 0x04], 0);
+    header.writeUInt32LE(ARCHIVE_EPOCH_S, 4);
+    header[9] = 3;
+    header.writeUInt16LE(extra, 10);
+    header.write('BP', 12, 'ascii');
+    header.writeUInt16LE(extra - 4, 14);
+    yield header;
+    for (const piece of pieces) {
+      pending = pending.length ? Buffer.concat([pending, piece]) : piece;
+      while (pending.length >= STORED_BLOCK || (pending.length && tarSent + pending.length === tarLength)) {
+        const block = pending.subarray(0, STORED_BLOCK);
+        pending = pending.subarray(block.length);
+        tarSent += block.length;
+        const head = Buffer.alloc(5);
+        head[0] = tarSent === tarLength ? 1 : 0;
+        head.writeUInt16LE(block.length, 1);
+        head.writeUInt16LE(~block.length & 0xffff, 3);
+        crc = crc32(block, crc);
+        yield head;
+        yield block;
+      }
+    }
+    const trailer = Buffer.alloc(8);
+    trailer.writeUInt32LE(crc >>> 0, 0);
+    trailer.writeUInt32LE(tarLength % 2 ** 32, 4);
+    yield trailer;
+  }
+  const parts = gzipParts();
+  return new Readable({
+    highWaterMark: 1024 * 1024,
+    read() {
+      const batch: Buffer[] = [];
+      let size = 0;
+      while (size < 1024 * 1024) {
+        const next = parts.next();
+        if (next.done) {
+          done = true;
+          break;
+        }
+        let part = next.value;
+        const from = position;
+        position += part.length;
+        if (position <= start || from > end) continue;
+        part = part.subarray(Math.max(0, start - from), Math.min(part.length, end + 1 - from));
+        batch.push(part);
+        size += part.length;
+      }
+      if (batch.length) this.push(batch.length === 1 ? batch[0] : Buffer.concat(batch, size));
+      if (done || position > end) this.push(null);
+    },
+  });
+}

@@ -1,0 +1,81 @@
+// Backups that `verify` must judge: the demo's one corrupted backup, the
+// "damaged files" job (one backup per planted fault) and the "big file" job of
+// the benchmark. Added after the seed, so the seed's own ids and history stay
+// as they are.
+import { FILE_FAULTS, nameSeed, type FileFault } from './archives.js';
+import { jobSlug } from './routes/backups.js';
+import { makeTags, type BackupRecord, type FileContent, type JobRecord, type Store } from './store.js';
+import { MINUTE, createRng, fileStamp, uuidFrom, wholeSeconds, type Rng } from './util.js';
+
+/** The demo job whose newest backup is damaged (a flipped byte: bit rot the service never noticed). */
+export const CORRUPTED_DEMO_JOB = 'git server';
+
+/** The demo's newest completed backup of CORRUPTED_DEMO_JOB gets a flipped byte in its archive. */
+export function plantDemoCorruption(store: Store): void {
+  const job = store.jobs.rows.find((j) => j.name === CORRUPTED_DEMO_JOB);
+  if (!job) return;
+  const newest = store.backupsOfJob(job.id).filter((b) => b.status === 'completed').at(-1);
+  const file = newest?.files[0];
+  if (file?.content) file.content = { ...file.content, fault: 'flipped-byte' };
+}
+
+function fixtureJob(store: Store, rng: Rng, name: string, now: number): JobRecord {
+  return store.jobs.insert({
+    id: uuidFrom(rng),
+    name,
+    recipe_id: 1,
+    compute: { type: 'ss_agent' },
+    config: { root_path: '/data' },
+    schedules: [],
+    storage: store.storage.size ? [{ storage_id: store.storage.rows[0]!.id, priority: 1 }] : [],
+    encryption_key_id: null,
+    proxy_id: null,
+    last_ran_at: now,
+    created_at: wholeSeconds(now - 60 * MINUTE * 24),
+    updated_at: wholeSeconds(now - 60 * MINUTE * 24),
+  });
+}
+
+function fixtureBackup(store: Store, rng: Rng, job: JobRecord, at: number, file: { name: string; size: number; content: FileContent }): BackupRecord {
+  return store.backups.insert({
+    id: uuidFrom(rng),
+    job_id: job.id,
+    status: 'completed',
+    tags: makeTags(['manual']),
+    s3_directory: `backups/${jobSlug(job)}/${fileStamp(at)}`,
+    created_at: wholeSeconds(at),
+    started_at: wholeSeconds(at + 5_000),
+    completed_at: wholeSeconds(at + 65_000),
+    monitoring_available: true,
+    encryption_key: null,
+    files: [{ id: uuidFrom(rng), ...file }],
+  });
+}
+
+/** Which archive each planted fault damages. */
+const FAULT_FILES: Record<FileFault, { kind: FileContent['kind']; suffix: string; size: number }> = {
+  truncated: { kind: 'tar.gz', suffix: '.tar.gz', size: 48 * 1024 },
+  'flipped-byte': { kind: 'tar.gz', suffix: '.tar.gz', size: 40 * 1024 },
+  'bad-tar-header': { kind: 'tar.gz', suffix: '.tar.gz', size: 36 * 1024 },
+  'no-end-marker': { kind: 'mysql', suffix: '.sql.gz', size: 24 * 1024 },
+  'wrong-size': { kind: 'tar.gz', suffix: '.tar.gz', size: 32 * 1024 },
+};
+
+/** A job "damaged files": one completed backup per planted fault, an hour apart, newest last in FILE_FAULTS order. */
+export function addDamagedFilesJob(store: Store, now: number): void {
+  const rng = createRng(nameSeed('damaged files'));
+  const job = fixtureJob(store, rng, 'damaged files', now);
+  FILE_FAULTS.forEach((fault, i) => {
+    const at = now - (FILE_FAULTS.length - i) * 60 * MINUTE;
+    const { kind, suffix, size } = FAULT_FILES[fault];
+    fixtureBackup(store, rng, job, at, { name: `${fault}-${fileStamp(at)}${suffix}`, size, content: { kind, fault } });
+  });
+}
+
+/** A job "big file" whose one backup holds a .tar.gz of `bytes`, streamed by the files server. */
+export function addBigFileJob(store: Store, now: number, bytes: number): void {
+  const rng = createRng(nameSeed('big file'));
+  const job = fixtureJob(store, rng, 'big file', now);
+  const at = now - 30 * MINUTE;
+  fixtureBackup(store, rng, job, at, { name: `big-file-${fileStamp(at)}.tar.gz`, size: bytes, content: { kind: 'tar.gz', streamed: true } });
+}

@@ -1,0 +1,63 @@
+// A progress bar on stderr (a terminal only): share done, files, bytes,
+// throughput and time left. Redrawn at most ten times a second. Used by
+// `jobs backup download` and `verify`.
+import type { Writable } from 'node:stream';
+import { humanBytes } from './format.js';
+
+export class ProgressBar {
+  private done = 0;
+  private files = 0;
+  private last = 0;
+  private readonly started: number;
+  constructor(
+    private readonly out: Writable,
+    private readonly total: number,
+    private readonly fileCount: number,
+    private readonly clock: () => number = () => performance.now(),
+  ) {
+    this.started = clock();
+  }
+
+  add(n: number): void {
+    this.done += n;
+    const now = this.clock();
+    if (now - this.last > 100) {
+      this.last = now;
+      this.draw();
+    }
+  }
+
+  fileDone(): void {
+    this.files++;
+    this.draw();
+  }
+
+  /** The line as drawn: bar, percent, files, bytes, throughput, time left. */
+  line(): string {
+    const width = 30;
+    const frac = this.total > 0 ? Math.min(1, this.done / this.total) : this.files / Math.max(1, this.fileCount);
+    const filled = Math.round(frac * width);
+    const seconds = (this.clock() - this.started) / 1000;
+    const rate = seconds > 0 ? this.done / seconds : 0;
+    const left = rate > 0 && this.total > this.done ? (this.total - this.done) / rate : 0;
+    const eta = this.total > 0 && rate > 0 ? `  ETA ${left < 1 ? '<1s' : formatSeconds(left)}` : '';
+    return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(frac * 100)}%  ${this.files}/${this.fileCount} files  ${humanBytes(this.done)}  ${humanBytes(rate)}/s${eta}`;
+  }
+
+  private draw(): void {
+    this.out.write(`\r${this.line()}\u001b[K`);
+  }
+
+  end(): void {
+    this.draw();
+    this.out.write('\n');
+  }
+}
+
+function formatSeconds(s: number): string {
+  const whole = Math.ceil(s);
+  if (whole < 60) return `${whole}s`;
+  const m = Math.floor(whole / 60);
+  if (m < 60) return `${m}m${String(whole % 60).padStart(2, '0')}s`;
+  return `${Math.floor(m / 60)}h${String(m % 60).padStart(2, '0')}m`;
+}

@@ -1,0 +1,118 @@
+// The verify ledger: the sha256 of every file verified, with when it was first
+// seen, so a later verify that reads different bytes for the same file can say
+// "changed since <date>" (bit rot or tampering in storage). One JSON file in
+// the state folder, mode 0600, written atomically under a lock; a broken
+// ledger is reported and never overwritten.
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+
+export interface LedgerEntry {
+  sha256: string;
+  bytes: number;
+  /** When these bytes were first verified (ISO 8601). */
+  first_seen: string;
+  last_verified: string;
+}
+
+export interface JobMarks {
+  /** The last verify of the job, and the last one in which every file verified. */
+  last_verify: string;
+  last_success: string | null;
+}
+
+interface LedgerData {
+  version: 1;
+  files: Record<string, LedgerEntry>;
+  jobs: Record<string, JobMarks>;
+}
+
+export const LEDGER_FILE = 'verify-ledger.json';
+
+/** The ledger key of a file: its backup and its name. */
+export function ledgerKey(backupId: string, fileName: string): string {
+  return `${backupId}/${fileName}`;
+}
+
+function empty(): LedgerData {
+  return { version: 1, files: {}, jobs: {} };
+}
+
+async function readLedger(file: string): Promise<LedgerData> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return empty();
+    throw new ConfigError(`cannot read the verify ledger ${file}: ${(err as Error).message}`);
+  }
+  try {
+    const data = JSON.parse(text) as Partial<LedgerData>;
+    if (data?.version !== 1 || typeof data.files !== 'object' || data.files === null) throw new Error('not a ledger of version 1');
+    return { version: 1, files: data.files, jobs: typeof data.jobs === 'object' && data.jobs !== null ? data.jobs : {} };
+  } catch (err) {
+    throw new ConfigError(`the verify ledger ${file} is broken (${(err as Error).message}); it was left as it is`, [
+      'Move it aside to start a new ledger (the "changed since" history is then lost).',
+    ]);
+  }
+}
+
+export class Ledger {
+  private readonly changes = new Map<string, LedgerEntry>();
+  private readonly jobChanges = new Map<string, JobMarks>();
+
+  private constructor(
+    readonly file: string,
+    private data: LedgerData,
+  ) {}
+
+  static async open(dir: string): Promise<Ledger> {
+    const file = path.join(dir, LEDGER_FILE);
+    return new Ledger(file, await readLedger(file));
+  }
+
+  lookup(key: string): LedgerEntry | undefined {
+    return this.changes.get(key) ?? this.data.files[key];
+  }
+
+  job(jobId: string): JobMarks | undefined {
+    return this.jobChanges.get(jobId) ?? this.data.jobs[jobId];
+  }
+
+  /** Notes bytes read now. A hash already known keeps its first-seen time; a different one is not recorded (the old one stays the reference). */
+  record(key: string, sha256: string, bytes: number, now: Date): void {
+    const known = this.lookup(key);
+    if (known && known.sha256 !== sha256) return;
+    this.changes.set(key, { sha256, bytes, first_seen: known?.first_seen ?? now.toISOString(), last_verified: now.toISOString() });
+  }
+
+  markJob(jobId: string, now: Date, success: boolean): void {
+    const before = this.job(jobId);
+    this.jobChanges.set(jobId, { last_verify: now.toISOString(), last_success: success ? now.toISOString() : (before?.last_success ?? null) });
+  }
+
+  /** Re-reads the file under its lock, adds this run's changes and renames a new file over it. */
+  async save(): Promise<void> {
+    if (!this.changes.size && !this.jobChanges.size) return;
+    const dir = path.dirname(this.file);
+    await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
+      throw new ConfigError(`cannot create the state folder ${dir}: ${err.message}`);
+    });
+    const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../status/output-file.js')]);
+    await withFileLock(this.file, async () => {
+      const current = await readLedger(this.file);
+      for (const [key, entry] of this.changes) {
+        const known = current.files[key];
+        // Another run recorded other bytes meanwhile: its first record stays the reference.
+        if (known && known.sha256 !== entry.sha256) continue;
+        current.files[key] = { ...entry, first_seen: known?.first_seen ?? entry.first_seen };
+      }
+      for (const [jobId, marks] of this.jobChanges) current.jobs[jobId] = marks;
+      await writeFileAtomic(this.file, `${JSON.stringify(current, null, 1)}\n`, {
+        mode: 0o600,
+        failure: (err) => new ConfigError(`cannot write the verify ledger ${this.file}: ${err.message}`),
+      });
+      this.data = current;
+    });
+  }
+}

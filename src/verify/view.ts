@@ -1,0 +1,58 @@
+// How a verify document is shown: a table of files with a summary line per
+// backup, tsv rows, the lines --check writes, and Prometheus metrics per job.
+import type { Column } from '../cli/types.js';
+import { humanBytes, sanitize } from '../output/format.js';
+import type { JobMarks } from './ledger.js';
+import type { BackupResult, FileResult, VerifyDocument } from './model.js';
+
+const shortId = (id: string) => id.slice(0, 8);
+
+/** One row per file; the same columns for the table and tsv (`--columns` picks among them). */
+export const fileColumns: Column[] = [
+  { key: 'verdict', header: 'Verdict', format: 'status' },
+  { key: 'backup_id', header: 'Backup', get: (f: FileResult) => shortId(f.backup_id) },
+  { key: 'name', header: 'File' },
+  { key: 'format', header: 'Format' },
+  { key: 'bytes', header: 'Size', format: 'size' },
+  { key: 'entries', header: 'Entries', get: (f: FileResult) => (f.entries === null ? '' : f.entries) },
+  { key: 'sha256', header: 'SHA-256', get: (f: FileResult) => (f.sha256 ? `${f.sha256.slice(0, 12)}…` : '') },
+  { key: 'seconds', header: 'Time', get: (f: FileResult) => `${f.seconds.toFixed(2)}s` },
+  { key: 'mb_per_s', header: 'MB/s', get: (f: FileResult) => f.mb_per_s.toFixed(1) },
+  { key: 'reasons', header: 'Note', get: (f: FileResult) => f.reasons.join('; ') },
+];
+
+/** "Backup 1a2b3c4d (created ...): verified, 2 files, 19.2 KB read in 0.05 s" */
+export function backupSummaryLine(b: BackupResult): string {
+  const outcome = b.verdict === 'failed' ? `FAILED, ${b.files_failed} of ${b.files_total} file${b.files_total === 1 ? '' : 's'} failed` : `verified, ${b.files_total} file${b.files_total === 1 ? '' : 's'}`;
+  const created = b.created_at ? ` (created ${sanitize(b.created_at)})` : '';
+  return `Backup ${sanitize(b.id)}${created}: ${outcome}${b.encrypted ? ' (encrypted: size and hash only)' : ''}, ${humanBytes(b.bytes_read)} read in ${b.seconds.toFixed(2)} s`;
+}
+
+/** The failed files with every reason, one line each. */
+export function failureLines(doc: VerifyDocument): string[] {
+  return doc.backups.flatMap((b) =>
+    b.files.filter((f) => f.verdict === 'failed').map((f) => `  ${sanitize(f.name)} (backup ${sanitize(b.id)}): ${f.reasons.map(sanitize).join('; ')}`),
+  );
+}
+
+export function summaryText(doc: VerifyDocument): string {
+  return `${doc.backups.map(backupSummaryLine).join('\n')}\n`;
+}
+
+/** Metrics for node_exporter's textfile collector, labelled job_id and job_name. */
+export async function verifyPrometheus(doc: VerifyDocument, marks: JobMarks | undefined): Promise<string> {
+  const { Exposition } = await import('../status/prometheus.js');
+  const out = new Exposition();
+  const labels = { job_id: doc.job.id, job_name: sanitize(doc.job.name ?? '') };
+  const at = (iso: string | null | undefined) => (iso ? Date.parse(iso) / 1000 : undefined);
+  out.family('backupctl_verify_last_run_timestamp_seconds', 'gauge', 'Unix time of the last verify of the job.', [[labels, at(marks?.last_verify) ?? at(doc.generated_at)!]]);
+  const success = at(marks?.last_success);
+  if (success !== undefined) {
+    out.family('backupctl_verify_last_success_timestamp_seconds', 'gauge', 'Unix time of the last verify of the job in which every file verified.', [[labels, success]]);
+  }
+  out.family('backupctl_verify_bytes_read', 'gauge', 'Bytes read back by the last verify.', [[labels, doc.summary.bytes_read]]);
+  out.family('backupctl_verify_files', 'gauge', 'Files checked by the last verify.', [[labels, doc.summary.files]]);
+  out.family('backupctl_verify_files_failed', 'gauge', 'Files that failed the last verify.', [[labels, doc.summary.files_failed]]);
+  out.family('backupctl_verify_backups', 'gauge', 'Backups checked by the last verify.', [[labels, doc.summary.backups]]);
+  return out.toString();
+}

@@ -1,0 +1,194 @@
+// The defects a newcomer's trial found (issue 16 §2), each as the user met it:
+// the built CLI against the emulator, asserting the request that went out (or
+// that nothing did), the bytes on stdout and stderr, and the exit code.
+import { execFile, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
+import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import type { Emulator } from '../../src/emulator/index.js';
+
+const JOB = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
+
+let emu: Emulator;
+let cfg: ReturnType<typeof tempConfigDir>;
+let dir: string;
+const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
+const cli = (args: string[], input?: string) => runCli(args, { env: env(), input });
+/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
+const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+
+function file(name: string, text: string): string {
+  const f = path.join(dir, name);
+  writeFileSync(f, text);
+  return f;
+}
+
+/** Exit 2, nothing sent, and stderr naming every one of `names`. */
+async function refused(args: string[], ...names: string[]): Promise<string> {
+  emu.clearRequests();
+  const r = await cli(args);
+  expect(r.code, `${args.join(' ')}\n${r.stderr}`).toBe(2);
+  expect(sent()).toHaveLength(0);
+  expect(r.stdout).toBe('');
+  for (const n of names) expect(r.stderr).toContain(n);
+  return r.stderr;
+}
+
+async function firstJobId(): Promise<string> {
+  const res = await apiFetch(emu, '/v1/jobs?page_size=100');
+  return ((await res.json()) as { data: Array<{ id: string }> }).data[0]!.id;
+}
+
+beforeAll(async () => {
+  emu = await startTestEmulator();
+  cfg = tempConfigDir();
+  dir = mkdtempSync(path.join(tmpdir(), 'backupctl-defects-'));
+});
+afterAll(async () => {
+  await emu.close();
+  cfg.cleanup();
+  rmSync(dir, { recursive: true, force: true });
+});
+beforeEach(() => emu.clearRequests());
+
+const hasCurl = spawnSync('curl', ['--version']).status === 0;
+/** Runs a command line with sh, bounded in time. */
+const sh = (line: string, extra: Record<string, string>) =>
+  promisify(execFile)('sh', ['-c', line], { env: cleanEnv(extra), encoding: 'utf8', timeout: 10_000 });
+
+describe('1. every --dry-run curl line runs as printed', () => {
+  it.runIf(hasCurl)('a bracket tags filter: curl sends exactly the request backupctl would', async () => {
+    const dry = await cli(['snapshots', 'list', '--tags', 'daily', '--without-tags', 'weekly', '--page-size', '20', '--dry-run']);
+    expect(dry.code).toBe(0);
+    expect(sent()).toHaveLength(0);
+    // The line as printed, run by a shell, with the token from the environment as it says.
+    // Asynchronously: the emulator answering it runs in this process.
+    const { stdout: out } = await sh(`${dry.stdout.trim()} --silent --show-error --fail`, { BACKUPCTL_TOKEN: emu.token });
+    expect(JSON.parse(out)).toHaveProperty('data');
+    const got = apiRequests(emu);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ method: 'GET', path: '/v1/snapshots', query: { 'tags[daily]': '1', 'tags[weekly]': '0', page_size: '20' } });
+    expect(got[0]!.headers.authorization).toBe(`Bearer ${emu.token}`);
+  });
+
+  it.runIf(hasCurl)('without a base URL the line reads it from $BACKUPCTL_BASE_URL and still runs', async () => {
+    const dry = await runCli(['jobs', 'backup', 'list', JOB, '--tags', 'manual', '--dry-run'], { env: { BACKUPCTL_CONFIG_DIR: cfg.dir } });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('$BACKUPCTL_BASE_URL');
+    await sh(`${dry.stdout.trim()} --silent --show-error --output /dev/null`, { BACKUPCTL_TOKEN: emu.token, BACKUPCTL_BASE_URL: emu.url });
+    const got = apiRequests(emu);
+    expect(got).toHaveLength(1);
+    expect(got[0]).toMatchObject({ method: 'GET', path: `/v1/jobs/${JOB}/backups`, query: { 'tags[manual]': '1' } });
+  });
+
+  it('the exact bytes: --globoff only where curl would glob', async () => {
+    const tags = await cli(['snapshots', 'list', '--tags', 'daily', '--dry-run']);
+    expect(tags.stdout).toBe(
+      `curl -X GET '${emu.url}/v1/snapshots?tags[daily]=1' \\\n  --globoff \\\n  -H "Authorization: Bearer $BACKUPCTL_TOKEN" \\\n  -H 'Accept: application/json'\n`,
+    );
+    const plain = await cli(['snapshots', 'list', '--dry-run']);
+    expect(plain.stdout).not.toContain('--globoff');
+  });
+});
+
+describe('2. impossible dates exit 2 naming the flag', () => {
+  it.each([
+    ['--started-since', '2026-02-30'],
+    ['--started-since', '2026-04-31'],
+    ['--completed-since', '2026-04-31T10:00:00Z'],
+    ['--started-since', '2027-02-29'],
+    ['--started-since', '2026-13-01'],
+    ['--started-since', '2026-01-01T24:30:00Z'],
+    ['--started-since', '2026-01-01T10:61:00Z'],
+  ])('%s %s', async (flag, value) => {
+    const stderr = await refused(['jobs', 'backup', 'list', JOB, flag, value], flag, value);
+    expect(stderr.split('\n')[0]).toMatch(/^error: /);
+  });
+
+  it('29 February of a leap year and a zone offset are real dates, sent as UTC', async () => {
+    const r = await cli(['jobs', 'backup', 'list', JOB, '--started-since', '2028-02-29T01:30:00+02:00', '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('started_since=2028-02-28T23:30:00.000Z');
+  });
+});
+
+describe('3. cron expressions and time zones are checked before sending', () => {
+  const create = ['jobs', 'create', '--name', 'n', '--recipe-id', '1', '--server', '1', '--storage', '1'];
+  it.each([['99 2 * * *'], ['0 24 * * *'], ['0 2 * * 8'], ['0 0 31 2 *'], ['0 2 * *']])('jobs create --cron %j', async (cron) => {
+    await refused([...create, '--cron', cron], '--cron', cron);
+  });
+  it('jobs create --timezone Mars/X', async () => {
+    await refused([...create, '--cron', '0 2 * * *', '--timezone', 'Mars/X'], '--timezone', 'Mars/X');
+  });
+  it('jobs schedule update, droplets and volumes check theirs too', async () => {
+    await refused(['jobs', 'schedule', 'update', JOB, '31', '--cron', '61 * * * *'], '--cron');
+    await refused(['jobs', 'schedule', 'update', JOB, '31', '--timezone', 'Europe/Atlantis'], '--timezone', 'Europe/Atlantis');
+    await refused(['droplets', 'update', '301234567', '--timezone', 'Mars/X'], '--timezone');
+    await refused(['volumes', 'update', JOB, '--timezone', 'Mars/X'], '--timezone');
+  });
+  it('a good expression and zone are sent as given', async () => {
+    const r = await cli([...create, '--cron', '30 2 * * 1-5', '--timezone', 'Asia/Tokyo', '--dry-run']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('"cron":"30 2 * * 1-5","timezone":"Asia/Tokyo"');
+  });
+});
+
+describe('5. --poll-interval below 1s is refused', () => {
+  it.each([['0s'], ['0'], ['500ms']])('--poll-interval %s', async (v) => {
+    await refused(['jobs', 'backup', 'start', JOB, '--wait', '--poll-interval', v], '--poll-interval', '1s');
+  });
+});
+
+describe('9. contradictory flags exit 2 naming both', () => {
+  it('--tags daily --without-tags daily', async () => {
+    await refused(['snapshots', 'list', '--tags', 'daily', '--without-tags', 'daily'], '--tags', '--without-tags', 'daily');
+    await refused(['jobs', 'backup', 'list', JOB, '--tags', 'daily,weekly', '--without-tags', 'weekly', '--dry-run'], '--tags', '--without-tags');
+  });
+  it('--secondary-region ams3 --no-secondary-region, in either order', async () => {
+    await refused(['droplets', 'update', '301234567', '--secondary-region', 'ams3', '--no-secondary-region'], '--secondary-region', '--no-secondary-region');
+    await refused(['droplets', 'update', '301234567', '--no-secondary-region', '--secondary-region', 'ams3'], '--secondary-region', '--no-secondary-region');
+  });
+  it('--secret S --secret-file f, with --dry-run too', async () => {
+    const f = file('secret.txt', 'from-file\n');
+    const base = ['storage', 'add', '--name', 'x', '--provider', 'cloud_a', '--region', 'eu', '--bucket', 'b', '--key', 'K'];
+    await refused([...base, '--secret', 'S', '--secret-file', f], '--secret', '--secret-file');
+    const stderr = await refused([...base, '--secret', 'S', '--secret-file', f, '--dry-run'], '--secret', '--secret-file');
+    expect(stderr).not.toContain('from-file');
+  });
+  it('a single-valued flag given twice with different values', async () => {
+    await refused(['storage', 'list', '--provider', 'cloud_a', '--provider', 'cloud_b'], '--provider');
+    await refused(['jobs', 'list', '--page', '1', '--page', '2'], '--page');
+    await refused(['--profile', 'a', '--profile', 'b', 'jobs', 'list'], '--profile');
+    await refused(['jobs', 'list', '-o', 'json', '--output', 'tsv'], '--output');
+  });
+  it('the same value twice, and repeatable flags, are fine', async () => {
+    const r = await cli(['storage', 'list', '--provider', 'cloud_a', '--provider', 'cloud_a', '-q']);
+    expect(r.code).toBe(0);
+    expect(sent()[0]).toMatchObject({ query: { provider: 'cloud_a' } });
+    const both = await cli(['status', '--job', 'shop mysql', '--job', 'events mongodb', '-q']);
+    expect(both.stderr).not.toContain('twice');
+  });
+});
+
+describe('10. wait options without --wait', () => {
+  it.each([
+    [['--wait-timeout', '1h'], '--wait-timeout'],
+    [['--poll-interval', '10s'], '--poll-interval'],
+    [['--strict'], '--strict'],
+  ])('%j needs --wait', async (flags, name) => {
+    const stderr = await refused(['jobs', 'backup', 'start', JOB, ...flags], name, 'needs --wait');
+    expect(stderr.split('\n')[0]).toMatch(/^error: /);
+  });
+  it('with --wait they are taken; the defaults need nothing', async () => {
+    const id = await firstJobId();
+    const r = await cli(['jobs', 'backup', 'start', id, '--wait', '--wait-timeout', '30s', '--poll-interval', '1s', '-q']);
+    expect(r.stderr).not.toContain('needs --wait');
+    expect([0, 8]).toContain(r.code);
+    const plain = await cli(['jobs', 'backup', 'start', id, '-q']);
+    expect(plain.code).toBe(0);
+  });
+});

@@ -1,0 +1,267 @@
+// backupctl verify against the emulator's real backup files: every good file
+// passes, every planted fault is caught with its reason and exit 11, a second
+// run after the bytes changed says "changed since", and nothing reaches the
+// disk or carries the token to the files host.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { apiFetch, fileRequests, startTestEmulator } from '../helpers/emulator.js';
+import type { Emulator } from '../../src/emulator/index.js';
+import { CORRUPTED_DEMO_JOB } from '../../src/emulator/verify-fixtures.js';
+
+type Json = any;
+
+let emu: Emulator;
+let cfg: ReturnType<typeof tempConfigDir>;
+let state: string;
+let cwd: string;
+const env = (extra: Record<string, string> = {}) => ({
+  BACKUPCTL_BASE_URL: emu.url,
+  BACKUPCTL_TOKEN: emu.token,
+  BACKUPCTL_CONFIG_DIR: cfg.dir,
+  XDG_STATE_HOME: state,
+  ...extra,
+});
+const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 40_000 });
+
+async function jobsByName(e: Emulator): Promise<Map<string, string>> {
+  const jobs = ((await (await apiFetch(e, '/v1/jobs?page_size=100')).json()) as Json).data as Array<{ id: string; name: string }>;
+  return new Map(jobs.map((j) => [j.name, j.id]));
+}
+
+let jobs: Map<string, string>;
+
+beforeAll(async () => {
+  emu = await startTestEmulator({ seed: 'demo', damagedFiles: true });
+  cfg = tempConfigDir();
+  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
+  cwd = mkdtempSync(path.join(tmpdir(), 'backupctl-cwd-'));
+  jobs = await jobsByName(emu);
+});
+afterAll(async () => {
+  await emu.close();
+  cfg.cleanup();
+  rmSync(state, { recursive: true, force: true });
+  rmSync(cwd, { recursive: true, force: true });
+});
+beforeEach(() => {
+  emu.clearRequests();
+});
+
+/** The good jobs of the demo and the format verify must find in their newest completed backup. */
+const GOOD: Array<[string, string, string]> = [
+  ['api postgres', 'pg_dump.gz', 'verified'],
+  ['marketing site', 'zip', 'verified'],
+  ['events mongodb', 'gzip', 'verified'],
+  ['archive files', 'tar.gz', 'verified'],
+  ['crm-db-failing', 'mysqldump.gz', 'verified'],
+  ['web-01 files', 'encrypted', 'encrypted'],
+  ['shop mysql', 'encrypted', 'encrypted'],
+];
+
+describe('verify: good backups', () => {
+  it.each(GOOD)('%s: the newest backup verifies (%s), exit 0, no token on the files host', async (name, format, verdict) => {
+    const r = await cli(['verify', name, '--latest', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout);
+    expect(doc).toMatchObject({ job: { id: jobs.get(name), name }, selection: 'latest', verdict: 'verified', summary: { backups: 1, files_failed: 0 } });
+    const main = doc.backups[0].files[0];
+    expect(main).toMatchObject({ verdict, format, reasons: verdict === 'encrypted' ? ['encrypted: size and hash only'] : expect.any(Array) });
+    expect(main.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // Every byte stated was read, and from the files server only, without the token.
+    const files = fileRequests(emu);
+    expect(files.length).toBe(doc.summary.files);
+    for (const req of files) {
+      expect(req.method).toBe('GET');
+      expect(req.headers.authorization).toBeUndefined();
+      expect(JSON.stringify(req.headers)).not.toContain(emu.token);
+    }
+    expect(doc.summary.bytes_read).toBe(doc.backups[0].files.reduce((n: number, f: Json) => n + f.bytes, 0));
+  });
+
+  it('a tar.gz shows its entries and their total size', async () => {
+    const r = await cli(['verify', 'archive files', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const tar = JSON.parse(r.stdout).backups[0].files.find((f: Json) => f.format === 'tar.gz');
+    expect(tar.entries).toBeGreaterThan(3);
+    expect(tar.content_bytes).toBeGreaterThan(tar.bytes);
+  });
+
+  it('writes nothing to disk but the ledger (0600 in $XDG_STATE_HOME/backupctl)', async () => {
+    const r = await runCli(['verify', 'api postgres', '--latest'], { env: env(), cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(readdirSync(path.join(state, 'backupctl')).filter((f) => !f.endsWith('.lock'))).toEqual(['verify-ledger.json']);
+    const ledger = path.join(state, 'backupctl', 'verify-ledger.json');
+    expect(statSync(ledger).mode & 0o777).toBe(0o600);
+    expect(statSync(path.dirname(ledger)).mode & 0o777).toBe(0o700);
+    const data = JSON.parse(readFileSync(ledger, 'utf8'));
+    expect(Object.values(data.files).every((f: Json) => /^[0-9a-f]{64}$/.test(f.sha256))).toBe(true);
+  });
+
+  it('table: one row per file and a summary line per backup; tsv rows', async () => {
+    const r = await cli(['verify', 'api postgres', '--since', '2d', '-o', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    const [header] = r.stdout.split('\n');
+    expect(header).toMatch(/^Verdict\s+Backup\s+File\s+Format\s+Size\s+Entries\s+SHA-256\s+Time\s+MB\/s\s+Note$/);
+    const rows = r.stdout.split('\n').filter((l) => /^verified\s/.test(l));
+    const summaries = r.stdout.split('\n').filter((l) => /^Backup [0-9a-f-]{36} \(created .*\): verified, 1 file, /.test(l));
+    expect(rows.length).toBeGreaterThan(4);
+    expect(summaries.length).toBe(rows.length);
+    const tsv = await cli(['verify', 'api postgres', '--latest', '-o', 'tsv']);
+    expect(tsv.stdout.split('\n')[0]!.split('\t').slice(0, 4)).toEqual(['verified', expect.stringMatching(/^[0-9a-f]{8}$/), expect.stringMatching(/\.sql\.gz$/), 'pg_dump.gz']);
+  });
+
+  it('ndjson: a line per file, then a line per backup', async () => {
+    const r = await cli(['verify', 'marketing site', '--since', '3d', '--sample', '2', '-o', 'ndjson']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(lines.map((l) => l.type)).toEqual(['file', 'file', 'backup', 'backup']);
+    expect(new Set(lines.filter((l) => l.type === 'backup').map((l) => l.id)).size).toBe(2);
+  });
+
+  it('-o prometheus: last verify, last success, bytes read, files failed per job', async () => {
+    const r = await cli(['verify', 'events mongodb', '-o', 'prometheus']);
+    expect(r.code, r.stderr).toBe(0);
+    const id = jobs.get('events mongodb');
+    const labels = `{job_id="${id}",job_name="events mongodb"}`;
+    expect(r.stdout).toMatch(new RegExp(`^backupctl_verify_last_run_timestamp_seconds${labels.replace(/[{}]/g, '\\$&')} \\d+(\\.\\d+)?$`, 'm'));
+    expect(r.stdout).toContain(`backupctl_verify_last_success_timestamp_seconds${labels} `);
+    expect(r.stdout).toMatch(/^backupctl_verify_bytes_read\{.*\} [1-9]\d*$/m);
+    expect(r.stdout).toContain(`backupctl_verify_files_failed${labels} 0\n`);
+  });
+
+  it('--check: a summary line per backup on stdout, nothing else; exit 0', async () => {
+    const r = await cli(['verify', 'api postgres', '--latest', '--check']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, .* read in [\d.]+ s\n$/);
+    expect(r.stderr).toBe('');
+  });
+});
+
+describe('verify: planted faults', () => {
+  const FAULTS: Array<[string, RegExp]> = [
+    ['truncated', /^size: read \d+ bytes, fewer than the record states \(48 KB, .*; gzip: truncated \(the compressed stream ends early\)$/],
+    ['flipped-byte', /^gzip: CRC-32 mismatch \(incorrect data check\): the data is damaged$/],
+    ['bad-tar-header', /^tar: header checksum mismatch after 2 entries: the archive is damaged$/],
+    ['no-end-marker', /^mysqldump: no end marker \("-- Dump completed"\): the dump did not finish$/],
+    ['wrong-size', /^size: read \d+ bytes, more than the record states \(32 KB, 32256\.\.33280 bytes\)$/],
+  ];
+  let backups: Array<{ id: string; files: Array<{ name: string }> }>;
+  beforeAll(async () => {
+    const id = jobs.get('damaged files')!;
+    backups = ((await (await apiFetch(emu, `/v1/jobs/${id}/backups?page_size=100`)).json()) as Json).data;
+  });
+
+  it.each(FAULTS)('%s: exit 11 with the reason on stdout and stderr', async (fault, reason) => {
+    const backup = backups.find((b) => b.files[0]!.name.startsWith(`${fault}-`))!;
+    const r = await cli(['verify', 'damaged files', backup.id, '--json']);
+    expect(r.code, r.stderr).toBe(11);
+    const file = JSON.parse(r.stdout).backups[0].files[0];
+    expect(file.verdict).toBe('failed');
+    expect(file.reasons.join('; ')).toMatch(reason);
+    expect(r.stderr).toContain(`error: 1 of 1 file of job damaged files failed verification\n  ${file.name} (backup ${backup.id}): ${file.reasons.join('; ')}`);
+  });
+
+  it('the demo job with the corrupted newest backup fails; its older one verifies', async () => {
+    const r = await cli(['verify', CORRUPTED_DEMO_JOB, '--latest', '--json']);
+    expect(r.code).toBe(11);
+    const doc = JSON.parse(r.stdout);
+    expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'failed', format: 'tar.gz', reasons: [expect.stringMatching(/^gzip: CRC-32 mismatch/)] });
+    expect(doc.backups[0].files[1]).toMatchObject({ verdict: 'not-inspected', format: 'data' });
+    const older = await cli(['verify', CORRUPTED_DEMO_JOB, '--since', '3d', '--json']);
+    const verdicts = JSON.parse(older.stdout).backups.map((b: Json) => b.verdict);
+    expect(verdicts[0]).toBe('failed');
+    expect(verdicts.slice(1)).toEqual(verdicts.slice(1).map(() => 'verified'));
+    expect(verdicts.length).toBeGreaterThan(1);
+  });
+});
+
+describe('verify: selection and input', () => {
+  it('exit 9 when nothing matches; exit 2 for two selections or a bad value, nothing sent', async () => {
+    const none = await cli(['verify', 'api postgres', '--since', '2030-01-01T00:00:00Z']);
+    expect(none.code).toBe(9);
+    expect(none.stderr).toMatch(/has no backup with files matching since 2030-01-01/);
+    emu.clearRequests();
+    // By id: a name would be looked up (one GET /v1/jobs) before the flags are judged.
+    const id = jobs.get('api postgres')!;
+    const two = await cli(['verify', id, '--latest', '--sample', '2']);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain('give one selection');
+    const bad = await cli(['verify', 'api postgres', '--parallel', '0']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--parallel/);
+    expect(emu.requests).toEqual([]);
+  });
+
+  it('an unknown job is exit 5', async () => {
+    const r = await cli(['verify', 'no such job']);
+    expect(r.code).toBe(5);
+  });
+
+  it('resumes a broken transfer with Range and still verifies', async () => {
+    emu.setFaults([{ fault: 'truncated', path: '/files', count: 1 }]);
+    try {
+      const r = await cli(['verify', 'api postgres', '--latest', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const file = JSON.parse(r.stdout).backups[0].files[0];
+      expect(file).toMatchObject({ verdict: 'verified', resumed: true });
+      const gets = fileRequests(emu);
+      expect(gets.length).toBe(2);
+      expect(gets[1]!.headers.range).toMatch(/^bytes=\d+-$/);
+    } finally {
+      emu.setFaults([]);
+    }
+  });
+});
+
+describe('verify: the ledger', () => {
+  let changing: Emulator;
+  let ledgerState: string;
+  beforeAll(async () => {
+    changing = await startTestEmulator({ seed: 'demo', changingFiles: true });
+    ledgerState = mkdtempSync(path.join(tmpdir(), 'backupctl-ledger-'));
+  });
+  afterAll(async () => {
+    await changing.close();
+    rmSync(ledgerState, { recursive: true, force: true });
+  });
+
+  it('a second verify that reads other bytes fails with "changed since <date>"', async () => {
+    const run = () =>
+      runCli(['verify', 'api postgres', '--latest', '--json'], {
+        env: { BACKUPCTL_BASE_URL: changing.url, BACKUPCTL_TOKEN: changing.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: ledgerState },
+      });
+    const first = await run();
+    expect(first.code, first.stderr).toBe(0);
+    const seen = JSON.parse(first.stdout).backups[0].files[0];
+    expect(seen.first_seen).toMatch(/^\d{4}-\d\d-\d\dT/);
+    const second = await run();
+    expect(second.code).toBe(11);
+    const file = JSON.parse(second.stdout).backups[0].files[0];
+    expect(file.sha256).not.toBe(seen.sha256);
+    // The bytes are still a valid dump of the right size: only the ledger can tell.
+    expect(file.format).toBe('pg_dump.gz');
+    expect(file.reasons).toEqual([`changed since ${seen.first_seen}: the bytes differ from those first verified then (sha256 ${seen.sha256.slice(0, 12)}…)`]);
+    // The first hash stays the reference.
+    const third = await run();
+    expect(JSON.parse(third.stdout).backups[0].files[0].reasons[0]).toContain(`changed since ${seen.first_seen}`);
+  });
+
+  it('a broken ledger is exit 3 and left as it is', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-badledger-'));
+    try {
+      const { mkdirSync, writeFileSync } = await import('node:fs');
+      mkdirSync(path.join(dir, 'backupctl'));
+      writeFileSync(path.join(dir, 'backupctl', 'verify-ledger.json'), '{"version":1,"files":');
+      const r = await cli(['verify', 'api postgres'], { XDG_STATE_HOME: dir });
+      expect(r.code).toBe(3);
+      expect(r.stderr).toContain('is broken');
+      expect(readFileSync(path.join(dir, 'backupctl', 'verify-ledger.json'), 'utf8')).toBe('{"version":1,"files":');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
