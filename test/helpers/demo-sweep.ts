@@ -68,6 +68,7 @@ function context(client: Client): Context {
     warn: (message) => {
       throw new Error(`status warned: ${message}`);
     },
+    note: () => {},
   };
 }
 
