@@ -377,7 +377,7 @@ function __backupctl_flags
         case 'api'
             printf '%s\t%s\n' '--method' 'HTTP method (default GET, or POST when fields or --input are given)' '-X' 'HTTP method (default GET, or POST when fields or --input are given)' '--raw-field' 'Add a string field; key[sub]=value nests, key[]=value appends' '-f' 'Add a string field; key[sub]=value nests, key[]=value appends' '--field' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '-F' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '--input' 'Send this file (or - for standard input) as the JSON body; fields then go in the query string' '--paginate' 'Follow every page of a list and print one JSON array of the records (ndjson with -o ndjson)'
         case 'emulator'
-            printf '%s\t%s\n' '--port' 'Port of the API; 0 picks a free one' '--token' 'Bearer token the emulator accepts (its own, not your API token); random when absent' '--seed' 'Starting data: a realistic team, or only the first SSH key' '--latency' 'Delay before every answer, in milliseconds' '--fault' 'Inject a fault: KIND[:count=N][:rate=R][:method=M][:path=P][:retryAfter=S], KIND one of 429, 500, 502-html, 503, reset, timeout, truncated, not-json, slow-body' '--outcome' 'How started backups end (default completed; jobs named with "fail" always fail)' '--big-job' 'Add a job "bulk" holding this many backups' '--damaged-files' 'Add a job "damaged files": one backup per fault verify must catch (truncated, flipped byte, bad tar header, no dump end marker, wrong size)' '--changing-files' 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' '--big-file' 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' '--tick' 'Time per step of a started backup, in milliseconds'
+            printf '%s\t%s\n' '--port' 'Port of the API; 0 picks a free one' '--token' 'Bearer token the emulator accepts (its own, not your API token); random when absent' '--seed' 'Starting data: a realistic team, or only the first SSH key' '--latency' 'Delay before every answer, in milliseconds' '--fault' 'Inject a fault: KIND[:count=N][:rate=R][:method=M][:path=P][:retryAfter=S], KIND one of 429, 500, 502-html, 503, reset, timeout, truncated, not-json, slow-body' '--outcome' 'How started backups end (default completed; jobs named with "fail" always fail)' '--big-job' 'Add a job "bulk" holding this many backups' '--damaged-files' 'Add a job "damaged files": one backup per fault verify must catch (truncated, flipped byte, bad tar header, no dump end marker, wrong size)' '--changing-files' 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' '--big-file' 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' '--tick' 'Time per step of a started backup, in milliseconds' '--now' 'Start the emulator\'s clock at this instant (ISO 8601, or an age such as 30d for that long ago): the demo history is laid back from it and the clock runs on from there. Default: the real clock'
     end
 end
 
@@ -845,6 +845,8 @@ function __backupctl_flag_value
         case 'emulator/--big-file'
             echo 'none'
         case 'emulator/--tick'
+            echo 'none'
+        case 'emulator/--now'
             echo 'none'
         case '*/--profile'
             echo 'none'

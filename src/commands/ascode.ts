@@ -315,7 +315,7 @@ const applySetup: Handler = async (input, ctx) => {
         step.learn?.(ids, res.body);
       }
       done.push(change);
-      ctx.io.stderr.write(`${(await import('../ascode/plan.js')).MARKS[change.action]} ${change.kind} ${JSON.stringify(change.name)}: done\n`);
+      ctx.note(`${(await import('../ascode/plan.js')).MARKS[change.action]} ${change.kind} ${JSON.stringify(change.name)}: done`);
     }
   } catch (err) {
     const left = plan.changes.filter((c) => !done.includes(c));
