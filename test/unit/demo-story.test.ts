@@ -1,23 +1,11 @@
 // The demo tour's words about `report` (src/scripts/demo-story.mjs) on hand-made totals.
 import { describe, expect, it } from 'vitest';
 import { reportStory } from '../../src/scripts/demo-story.mjs';
+import { totalsOf } from '../../src/report/compute.js';
 import type { ReportDocument, ReportEntry, ReportTotals } from '../../src/report/model.js';
 
-const totals = (t: Partial<ReportTotals>): ReportTotals => ({
-  entries: 0,
-  computable: 0,
-  expected: 0,
-  completed: 0,
-  completed_with_errors: 0,
-  failed: 0,
-  expired: 0,
-  in_progress: 0,
-  pending: 0,
-  missed: 0,
-  unscheduled: 0,
-  success_rate: null,
-  ...t,
-});
+// Every count zero (the totals of no entry), then the figures given.
+const totals = (t: Partial<ReportTotals>): ReportTotals => ({ ...totalsOf([]), ...t });
 
 function doc(jobs: Array<Pick<ReportEntry, 'name' | 'missed'>>, t: Partial<ReportTotals>): ReportDocument {
   return {
