@@ -1,19 +1,25 @@
-// npm run bench: start-up and long-list figures of the BUILT CLI, measured in
-// one run with the commands alternated, as ratios against a bare `node -e ''`
-// where the target is a ratio (the machines are shared and noisy).
+// npm run bench: start-up, long-list, install and emulator figures of the
+// BUILT CLI, measured in one run with the commands alternated, as ratios
+// against a bare `node -e ''` or a bare walker (bench/walker.mjs) where the
+// target is a ratio (the machines are shared and noisy).
 // `npm run bench -- --write` records the table in bench/results.md.
 // `--runs N` changes the number of runs per command (default 30; at least 20, the minimum the issue asks for).
-import { spawn } from 'node:child_process';
+// `--only startup,walker,verify` runs only those sections (the names are in SECTIONS below).
+import { execFile, spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { bytesUnder, packAndInstall } from '../src/scripts/pack-install.mjs';
 import { cpus, tmpdir, totalmem } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import http from 'node:http';
+import { promisify } from 'node:util';
+import { verifyRows } from './verify.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'backupctl.cjs');
 const rssHook = path.join(root, 'bench', 'rss-hook.mjs');
+const walker = path.join(root, 'bench', 'walker.mjs');
 const args = process.argv.slice(2);
 const RUNS = Math.max(20, Number(args[args.indexOf('--runs') + 1]) || 30);
 const WRITE = args.includes('--write');
@@ -134,101 +140,188 @@ const configDir = mkdtempSync(path.join(tmpdir(), 'backupctl-bench-'));
 baseEnv.BACKUPCTL_CONFIG_DIR = configDir;
 
 const rows = [];
-const row = (measure, value, target, pass) => rows.push({ measure, value, target, pass });
+let section; // the section running: each row belongs to one
+const row = (measure, value, target, pass) => rows.push({ section, measure, value, target, pass });
+const node = process.execPath;
+const mb = (bytes) => `${(bytes / 1e6).toFixed(2)} MB`; // decimal megabytes, as the goals are written
 
-const small = await startEmulator(['--seed', 'demo']);
-const big = await startEmulator(['--seed', 'demo', '--big-job', String(BIG), '--latency', '20']);
-try {
-  const envSmall = { ...baseEnv, BACKUPCTL_BASE_URL: small.url, BACKUPCTL_TOKEN: small.token };
-  // How most people run it: a profile in the config file (`auth login`) instead of the environment.
-  const profileDir = path.join(configDir, 'with-profile');
-  mkdirSync(profileDir, { recursive: true });
-  writeFileSync(path.join(profileDir, 'config.json'), JSON.stringify({ current_profile: 'default', profiles: { default: { base_url: small.url, token: small.token } } }));
-  const envProfile = { ...baseEnv, BACKUPCTL_CONFIG_DIR: profileDir };
-  const node = process.execPath;
-  process.stderr.write(`start-up: ${RUNS} runs each, alternated...\n`);
-  const startup = await alternate(
-    [
-      { name: 'node', cmd: node, argv: ['-e', ''], env: baseEnv },
-      { name: 'version', cmd: node, argv: [bin, '--version'], env: baseEnv },
-      { name: 'help', cmd: node, argv: [bin, '--help'], env: baseEnv },
-      { name: 'servers', cmd: node, argv: [bin, 'servers', 'list', '--json'], env: envSmall },
-      { name: 'profile', cmd: node, argv: [bin, 'servers', 'list', '--json'], env: envProfile },
-    ],
-    RUNS,
-  );
-  const nodeMs = median(startup.node.map((r) => r.ms));
-  const ratio = (name) => median(startup[name].map((r) => r.ms)) / nodeMs;
-  const fmtRatio = (name) => `${ratio(name).toFixed(2)}x (${median(startup[name].map((r) => r.ms)).toFixed(0)} ms vs ${nodeMs.toFixed(0)} ms)`;
-  row('`backupctl --version` vs `node -e \'\'`', fmtRatio('version'), '<= 1.5x', ratio('version') <= 1.5);
-  row('`backupctl --help` vs `node -e \'\'`', fmtRatio('help'), '<= 2.5x', ratio('help') <= 2.5);
-  row('`backupctl servers list --json` (loopback emulator) vs `node -e \'\'`', fmtRatio('servers'), '<= 3x', ratio('servers') <= 3);
-  row('  the same with the profile in a config file (not a target: how most people run it)', fmtRatio('profile'), '(info)', null);
+/** The emulators, started the first time a section asks and stopped at the end. */
+const emulators = new Map();
+function emulator(name) {
+  const extra = { small: ['--seed', 'demo'], big: ['--seed', 'demo', '--big-job', String(BIG), '--latency', '20'] }[name];
+  if (!emulators.has(name)) emulators.set(name, startEmulator(extra));
+  return emulators.get(name);
+}
+const envOf = (emu) => ({ ...baseEnv, BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token });
 
-  // Long lists: 10,000 backups, page size 100, 20 ms latency per page.
-  const envBig = { ...baseEnv, BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token };
-  const jobs = await runOnce(node, [bin, 'jobs', 'list', '--json', '--all'], envBig).then(() => null);
-  void jobs;
-  const bulk = await new Promise((resolve, reject) => {
-    const c = spawn(node, [bin, 'jobs', 'list', '--all', '-o', 'ndjson'], { env: envBig });
-    let out = '';
-    c.stdout.on('data', (d) => (out += d));
-    c.on('close', () => {
-      const job = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.name === 'bulk');
-      job ? resolve(job.id) : reject(new Error('no bulk job in the emulator'));
+/** Medians of the runs of `name` in `results`, and `name` against `base` as a ratio. */
+const medianMs = (results, name) => median(results[name].map((r) => r.ms));
+const ratioRow = (results, name, base, measure, max) => {
+  const ratio = medianMs(results, name) / medianMs(results, base);
+  row(measure, `${ratio.toFixed(2)}x (${medianMs(results, name).toFixed(0)} ms vs ${medianMs(results, base).toFixed(0)} ms)`, max === undefined ? '(info)' : `<= ${max}x`, max === undefined ? null : ratio <= max);
+};
+
+/** The sections, each runnable alone (`--only <name>`); each adds its rows. */
+const SECTIONS = {
+  /** Start-up of common commands against a bare node. */
+  async startup() {
+    const small = await emulator('small');
+    // How most people run it: a profile in the config file (`auth login`) instead of the environment.
+    const profileDir = path.join(configDir, 'with-profile');
+    mkdirSync(profileDir, { recursive: true });
+    writeFileSync(path.join(profileDir, 'config.json'), JSON.stringify({ current_profile: 'default', profiles: { default: { base_url: small.url, token: small.token } } }));
+    const envProfile = { ...baseEnv, BACKUPCTL_CONFIG_DIR: profileDir };
+    process.stderr.write(`start-up: ${RUNS} runs each, alternated...\n`);
+    const startup = await alternate(
+      [
+        { name: 'node', cmd: node, argv: ['-e', ''], env: baseEnv },
+        { name: 'version', cmd: node, argv: [bin, '--version'], env: baseEnv },
+        { name: 'help', cmd: node, argv: [bin, '--help'], env: baseEnv },
+        { name: 'servers', cmd: node, argv: [bin, 'servers', 'list', '--json'], env: envOf(small) },
+        { name: 'profile', cmd: node, argv: [bin, 'servers', 'list', '--json'], env: envProfile },
+      ],
+      RUNS,
+    );
+    ratioRow(startup, 'version', 'node', '`backupctl --version` vs `node -e \'\'`', 1.3);
+    ratioRow(startup, 'help', 'node', '`backupctl --help` vs `node -e \'\'`', 2.5);
+    ratioRow(startup, 'servers', 'node', '`backupctl servers list --json` (loopback emulator) vs `node -e \'\'`', 2.0);
+    ratioRow(startup, 'profile', 'node', '  the same with the profile in a config file (not a target: how most people run it)');
+  },
+
+  /**
+   * Long lists: 10,000 backups, 100 a page, 20 ms a page, backupctl beside the
+   * bare walker (bench/walker.mjs) over the same list in the same run.
+   */
+  async walker() {
+    const big = await emulator('big');
+    const envBig = envOf(big);
+    const bulk = await new Promise((resolve, reject) => {
+      const c = spawn(node, [bin, 'jobs', 'list', '--all', '-o', 'ndjson'], { env: envBig });
+      let out = '';
+      c.stdout.on('data', (d) => (out += d));
+      c.on('close', () => {
+        const job = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.name === 'bulk');
+        job ? resolve(job.id) : reject(new Error('no bulk job in the emulator'));
+      });
     });
-  });
-  process.stderr.write(`long lists: ${RUNS} runs each...\n`);
-  const listArgs = [bin, 'jobs', 'backup', 'list', bulk, '--all', '--page-size', '100'];
-  const long = await alternate(
-    [
-      { name: 'ndjson', cmd: node, argv: [...listArgs, '-o', 'ndjson'], env: envBig },
-      { name: 'json', cmd: node, argv: [...listArgs, '--json'], env: envBig },
-    ],
-    RUNS,
-  );
-  const rss = await alternate(
-    [
-      { name: 'ndjson', cmd: node, argv: [...listArgs, '-o', 'ndjson'], env: envBig, opts: { rss: true } },
-      { name: 'json', cmd: node, argv: [...listArgs, '--json'], env: envBig, opts: { rss: true } },
-    ],
-    Math.max(5, Math.floor(RUNS / 4)),
-  );
-  const records = (r) => r.bytes;
-  void records;
-  const wall = (k) => median(long[k].map((r) => r.ms)) / 1000;
-  const first = (k) => median(long[k].map((r) => r.firstByte)) / 1000;
-  const peak = (k) => Math.max(...rss[k].map((r) => r.peakRssMb));
-  row(`\`jobs backup list --all -o ndjson\`, ${BIG.toLocaleString('en')} backups, 100/page, 20 ms/page: wall`, `${wall('ndjson').toFixed(3)} s`, '<= 0.6 s', wall('ndjson') <= 0.6);
-  row('  the same: peak RSS', `${peak('ndjson').toFixed(0)} MB`, '<= 120 MB', peak('ndjson') <= 120);
-  row('  the same: first record on stdout after start', `${first('ndjson').toFixed(3)} s`, '<= 0.1 s', first('ndjson') <= 0.1);
-  row('the same with `--json` (one array): wall', `${wall('json').toFixed(3)} s`, '<= 0.8 s', wall('json') <= 0.8);
-  row('  the same: peak RSS', `${peak('json').toFixed(0)} MB`, '<= 150 MB', peak('json') <= 150);
+    process.stderr.write(`long lists: ${RUNS} runs each, alternated with the walker...\n`);
+    const listArgs = [bin, 'jobs', 'backup', 'list', bulk, '--all', '--page-size', '100'];
+    const walk = { name: 'walker', cmd: node, argv: [walker, `/v1/jobs/${bulk}/backups?page_size=100`], env: envBig };
+    const long = await alternate(
+      [walk, { name: 'ndjson', cmd: node, argv: [...listArgs, '-o', 'ndjson'], env: envBig }, { name: 'json', cmd: node, argv: [...listArgs, '--json'], env: envBig }],
+      RUNS,
+    );
+    // Both print the same records: a walker that printed less would be no yardstick.
+    const lines = (name) => long[name][0].bytes;
+    if (Math.abs(lines('walker') - lines('ndjson')) > 0) throw new Error(`the walker printed ${lines('walker')} bytes, backupctl ${lines('ndjson')}`);
+    const rss = await alternate(
+      [
+        { name: 'ndjson', cmd: node, argv: [...listArgs, '-o', 'ndjson'], env: envBig, opts: { rss: true } },
+        { name: 'json', cmd: node, argv: [...listArgs, '--json'], env: envBig, opts: { rss: true } },
+      ],
+      Math.max(5, Math.floor(RUNS / 4)),
+    );
+    const first = (k) => median(long[k].map((r) => r.firstByte));
+    const peak = (k) => Math.max(...rss[k].map((r) => r.peakRssMb));
+    ratioRow(long, 'ndjson', 'walker', `\`jobs backup list --all -o ndjson\`, ${BIG.toLocaleString('en')} backups, 100/page, 20 ms/page: wall vs the bare walker`, 1.15);
+    const late = first('ndjson') - first('walker');
+    row('  the same: first record on stdout, after the walker\'s', `+${late.toFixed(0)} ms (${first('ndjson').toFixed(0)} ms vs ${first('walker').toFixed(0)} ms)`, '<= +30 ms', late <= 30);
+    row('  the same: peak RSS', `${peak('ndjson').toFixed(0)} MB`, '<= 120 MB', peak('ndjson') <= 120);
+    ratioRow(long, 'json', 'walker', 'the same with `--json` (one array): wall vs the bare walker', 1.25);
+    row('  the same: peak RSS', `${peak('json').toFixed(0)} MB`, '<= 150 MB', peak('json') <= 150);
+  },
 
-  process.stderr.write('emulator throughput: 16 clients for 3 s...\n');
-  const tp = await emulatorThroughput(small.url, small.token);
-  row('emulator, list pages, 16 concurrent keep-alive clients', `${Math.round(tp.rps).toLocaleString('en')} req/s${tp.failed ? ` (${tp.failed} failed)` : ''}`, '>= 3,000 req/s', tp.rps >= 3000 && tp.failed === 0);
+  /** The installed size: `npm pack` of this dist/, installed into a temporary prefix. */
+  async install() {
+    const work = mkdtempSync(path.join(tmpdir(), 'backupctl-bench-install-'));
+    try {
+      // dist/ was just built (npm run bench builds first): no prepare again.
+      const { installed } = await packAndInstall({ sources: root, work, env: baseEnv, ignoreScripts: true });
+      const bytes = bytesUnder(installed);
+      row('installed size (`npm install -g` of the `npm pack` tarball, no dependencies)', mb(bytes), '<= 3 MB', bytes <= 3e6);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+
+  /** The single executable (`npm run package`), built from this dist/ into a temporary folder. */
+  async sea() {
+    const work = mkdtempSync(path.join(tmpdir(), 'backupctl-bench-sea-'));
+    try {
+      process.stderr.write('single executable: building...\n');
+      await promisify(execFile)(node, [path.join(root, 'src', 'scripts', 'sea.mjs'), '--out', work], { cwd: root });
+      const exe = path.join(work, `backupctl-${process.platform}-${process.arch}`);
+      row(`single executable \`${path.basename(exe)}\`: size`, mb(statSync(exe).size), '(info)', null);
+      const small = await emulator('small');
+      const sea = await alternate(
+        [
+          { name: 'node', cmd: node, argv: ['-e', ''], env: baseEnv },
+          { name: 'version', cmd: exe, argv: ['--version'], env: baseEnv },
+          { name: 'servers', cmd: exe, argv: ['servers', 'list', '--json'], env: envOf(small) },
+        ],
+        RUNS,
+      );
+      ratioRow(sea, 'version', 'node', '  the same: `--version` vs `node -e \'\'`');
+      ratioRow(sea, 'servers', 'node', '  the same: `servers list --json` (loopback emulator) vs `node -e \'\'`');
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
+  },
+
+  /** The emulator's own throughput (the tests and the bench lean on it). */
+  async emulator() {
+    const small = await emulator('small');
+    process.stderr.write('emulator throughput: 16 clients for 3 s...\n');
+    const tp = await emulatorThroughput(small.url, small.token);
+    row('emulator, list pages, 16 concurrent keep-alive clients', `${Math.round(tp.rps).toLocaleString('en')} req/s${tp.failed ? ` (${tp.failed} failed)` : ''}`, '>= 3,000 req/s', tp.rps >= 3000 && tp.failed === 0);
+  },
+};
+
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : Object.keys(SECTIONS);
+const unknown = only.filter((name) => !(name in SECTIONS));
+if (unknown.length) {
+  process.stderr.write(`unknown section ${unknown.join(', ')}; the sections are ${Object.keys(SECTIONS).join(', ')}\n`);
+  process.exit(2);
+}
+try {
+  for (const name of only) {
+    section = name;
+    await SECTIONS[name]();
+  }
 } finally {
-  small.child.kill('SIGTERM');
-  big.child.kill('SIGTERM');
+  for (const started of emulators.values()) (await started).child.kill('SIGTERM');
   rmSync(configDir, { recursive: true, force: true });
 }
 
-const table = [
-  '| measure | value | target | |',
-  '|---|---|---|---|',
-  ...rows.map((r) => `| ${r.measure} | ${r.value} | ${r.target} | ${r.pass === null ? '' : r.pass ? 'pass' : 'FAIL'} |`),
-].join('\n');
-process.stdout.write(`${table}\n`);
+const tableOf = (list) =>
+  [
+    '| measure | value | target | |',
+    '|---|---|---|---|',
+    ...list.map((r) => `| ${r.measure} | ${r.value} | ${r.target} | ${r.pass === null ? '' : r.pass ? 'pass' : 'FAIL'} |`),
+  ].join('\n');
+process.stdout.write(`${tableOf(rows)}\n`);
 if (droppedEnv.length) process.stderr.write(`(measured without ${droppedEnv.join(', ')}; --keep-env to keep it)\n`);
 if (WRITE) {
+  // One "## <section>" part per section: a run rewrites the parts of the
+  // sections it ran and keeps the others (`--only install --write` leaves the timings).
+  const file = path.join(root, 'bench', 'results.md');
+  const parts = new Map();
+  let previous = '';
+  try {
+    previous = readFileSync(file, 'utf8');
+  } catch {}
+  for (const m of previous.matchAll(/^## (.+)\n([\s\S]*?)(?=^## |(?![\s\S]))/gm)) parts.set(m[1], m[2].trim());
   const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
+  const how =
+    `Recorded on ${new Date().toISOString().slice(0, 10)}: ${machine}. Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. ` +
+    `${droppedEnv.length ? `Removed from every measured process's environment (see bench.mjs): ${droppedEnv.join(', ')}.` : 'Environment as inherited.'}`;
+  for (const name of only) parts.set(name, `${how}\n\n${tableOf(rows.filter((r) => r.section === name))}`);
+  // The sections in their order, then any other part (an earlier record kept by hand).
+  const ordered = [...Object.keys(SECTIONS).filter((name) => parts.has(name)), ...[...parts.keys()].filter((name) => !(name in SECTIONS))];
   writeFileSync(
-    path.join(root, 'bench', 'results.md'),
-    `# Benchmark results\n\nRecorded by \`npm run bench -- --write\` on ${new Date().toISOString().slice(0, 10)}: ${machine}. ` +
-      `Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. ` +
-      `${droppedEnv.length ? `Removed from every measured process's environment (see bench.mjs): ${droppedEnv.join(', ')}.` : 'Environment as inherited.'}\n\n${table}\n`,
+    file,
+    `# Benchmark results\n\nWritten by \`npm run bench -- --write\`, one part per section; \`--only <section> --write\` rewrites that part and keeps the others.\n\n` +
+      ordered.map((name) => `## ${name}\n\n${parts.get(name)}\n`).join('\n'),
   );
-  process.stderr.write('wrote bench/results.md\n');
+  process.stderr.write(`wrote bench/results.md (${only.join(', ')})\n`);
 }
-process.exitCode = rows.every((r) => r.pass !== false) ? 0 : 1;

@@ -199,7 +199,7 @@ __backupctl_flags() {
     'plan') echo '--file -f --prune' ;;
     'apply') echo '--file -f --prune --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --changing-files --big-file --tick' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --changing-files --big-file --tick --now' ;;
   esac
 }
 
@@ -441,6 +441,7 @@ __backupctl_flag_value() {
     'emulator/--big-job') echo 'none' ;;
     'emulator/--big-file') echo 'none' ;;
     'emulator/--tick') echo 'none' ;;
+    'emulator/--now') echo 'none' ;;
     */--profile) echo 'none' ;;
     */--base-url) echo 'none' ;;
     */--output|*/-o) echo 'words table json ndjson tsv' ;;

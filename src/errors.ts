@@ -133,11 +133,16 @@ export class VerificationFailedError extends CliError {
   }
 }
 
-/** SIGINT or an aborted prompt: exit 130. */
+/** SIGINT or an aborted prompt: exit 130. `details` say what goes on without us (a started backup). */
 export class InterruptedError extends CliError {
-  constructor(message = 'Interrupted') {
-    super(message, ExitCode.interrupted);
+  constructor(message = 'Interrupted', details: string[] = []) {
+    super(message, ExitCode.interrupted, details);
   }
+}
+
+/** The one wording for a missing token, whichever command finds it missing: exit 3. */
+export function noTokenError(profile: string, details: string[] = []): ConfigError {
+  return new ConfigError(`no API token for profile "${profile}"`, ['  Run `backupctl auth login`, or set BACKUPCTL_TOKEN.', ...details]);
 }
 
 export function exitCodeForStatus(status: number): number {

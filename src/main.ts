@@ -84,6 +84,8 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
   } catch (err) {
     if (interrupted) {
       io.stderr.write('Interrupted.\n');
+      // What goes on without us, and how to follow it (a backup started before --wait was interrupted).
+      if (err instanceof InterruptedError) for (const line of err.details) io.stderr.write(scrub(`${line}\n`));
       return ExitCode.interrupted;
     }
     return await report(err, io, debug);
@@ -96,7 +98,7 @@ async function report(err: unknown, io: IO, debug: boolean): Promise<number> {
   // Messages carry text from the service (its `message`, field errors, an echoed value):
   // escape sequences and control characters in it must not reach the terminal.
   // Loaded only here, so the start-up path does not pay for it.
-  const { sanitize } = await import('./output/format.js');
+  const { writeServiceLine } = await import('./output/sanitize.js');
   const e = err as { code?: string; exitCode?: number; name?: string; message?: string; stack?: string };
   if (typeof e?.code === 'string' && e.code.startsWith('commander.')) {
     // commander has printed its own message (or the help / version).
@@ -105,15 +107,15 @@ async function report(err: unknown, io: IO, debug: boolean): Promise<number> {
   }
   if (err instanceof CliError) {
     // An error without a message (plan's "changes pending") has already said everything on stdout.
-    if (err.message) io.stderr.write(scrub(`error: ${sanitize(err.message)}\n`));
-    for (const line of err.details) io.stderr.write(scrub(`${sanitize(line)}\n`));
+    if (err.message) writeServiceLine(io.stderr, `error: ${err.message}`);
+    for (const line of err.details) writeServiceLine(io.stderr, line);
     return err.exitCode;
   }
   if (e?.name === 'AbortError' || e?.name === 'ExitPromptError') {
     io.stderr.write('Interrupted.\n');
     return ExitCode.interrupted;
   }
-  io.stderr.write(scrub(`error: unexpected failure: ${sanitize(String(e?.message ?? err))}\n`));
+  writeServiceLine(io.stderr, `error: unexpected failure: ${String(e?.message ?? err)}`);
   if (debug && e?.stack) io.stderr.write(scrub(`${e.stack}\n`));
   else io.stderr.write('Run again with --debug for details, and report it if it persists.\n');
   return ExitCode.refused;

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
+import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { FILE_NODE, SECRET_REFERENCE, type BackupsFile, type FieldNode } from './filespec.js';
 import { editDistance } from '../util/suggest.js';
 
@@ -25,7 +25,8 @@ export interface ParsedFile {
 }
 
 export interface CheckTools {
-  cronError(expr: string, timezone: string): string | undefined;
+  /** What is wrong with a cron expression, or undefined. */
+  cronError(expr: string): Promise<string | undefined>;
   timezoneError(zone: string): string | undefined;
 }
 
@@ -36,7 +37,7 @@ export function pathText(parts: ReadonlyArray<string | number>): string {
 }
 
 /** Parses and checks the whole file; returns the file or every problem found. */
-export function parseBackupsFile(text: string, name: string, tools: CheckTools, baseDir: string, env: NodeJS.ProcessEnv): { ok: true; parsed: ParsedFile } | { ok: false; problems: Problem[] } {
+export async function parseBackupsFile(text: string, name: string, tools: CheckTools, baseDir: string, env: NodeJS.ProcessEnv): Promise<{ ok: true; parsed: ParsedFile } | { ok: false; problems: Problem[] }> {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
   const problems: Problem[] = [];
@@ -54,7 +55,9 @@ export function parseBackupsFile(text: string, name: string, tools: CheckTools, 
     problems.push({ ...pos(node?.range?.[0] ?? fallback), at: pathText(parts), message });
   };
 
-  const walk = (node: YamlNode | null | undefined, spec: FieldNode, parts: Array<string | number>, timezoneHint?: string): void => {
+  // Cron expressions are checked together once the walk is done (croner loads asynchronously).
+  const crons: Array<{ node: YamlNode; parts: Array<string | number>; expr: string }> = [];
+  const walk = (node: YamlNode | null | undefined, spec: FieldNode, parts: Array<string | number>): void => {
     positions.set(pathText(parts), pos(node?.range?.[0]));
     const kind = describe(node);
     const scalar = isScalar(node) ? node.value : undefined;
@@ -74,10 +77,7 @@ export function parseBackupsFile(text: string, name: string, tools: CheckTools, 
           const err = tools.timezoneError(scalar);
           if (err) problem(node, parts, err);
         }
-        if (spec.check === 'cron') {
-          const err = tools.cronError(scalar, timezoneHint ?? 'UTC');
-          if (err) problem(node, parts, err);
-        }
+        if (spec.check === 'cron') crons.push({ node, parts, expr: scalar });
         return;
       }
       case 'integer':
@@ -97,7 +97,7 @@ export function parseBackupsFile(text: string, name: string, tools: CheckTools, 
         return;
       case 'array':
         if (!isSeq(node)) return problem(node, parts, `must be a list, not ${kind}`);
-        node.items.forEach((item, i) => walk(item as YamlNode, spec.items, [...parts, i], timezoneHint));
+        node.items.forEach((item, i) => walk(item as YamlNode, spec.items, [...parts, i]));
         return;
       case 'map':
         if (!isMap(node)) return problem(node, parts, `must be a mapping of names, not ${kind}`);
@@ -113,9 +113,6 @@ export function parseBackupsFile(text: string, name: string, tools: CheckTools, 
       case 'object': {
         if (!isMap(node)) return problem(node, parts, `must be a mapping, not ${kind}`);
         const seen = new Set<string>();
-        // The time zone of a schedule applies to its cron.
-        const tzNode = node.items.find((p) => isPair(p) && isScalar(p.key) && p.key.value === 'timezone')?.value;
-        const tz = isScalar(tzNode) && typeof tzNode.value === 'string' ? tzNode.value : undefined;
         for (const pair of node.items) {
           const key = isScalar(pair.key) ? String(pair.key.value) : '';
           seen.add(key);
@@ -125,7 +122,7 @@ export function parseBackupsFile(text: string, name: string, tools: CheckTools, 
             problem(pair.key as YamlNode, [...parts, key], `unknown key "${key}"${near ? `: did you mean "${near}"?` : ''} (allowed: ${Object.keys(spec.fields).join(', ')})`);
             continue;
           }
-          walk(pair.value as YamlNode, field.node, [...parts, key], tz && tools.timezoneError(tz) === undefined ? tz : undefined);
+          walk(pair.value as YamlNode, field.node, [...parts, key]);
         }
         for (const [key, field] of Object.entries(spec.fields)) {
           if (field.required && !seen.has(key)) problem(node, parts, `"${key}" is required`);
@@ -150,6 +147,10 @@ export function parseBackupsFile(text: string, name: string, tools: CheckTools, 
     return { ok: false, problems };
   }
   walk(doc.contents as YamlNode, FILE_NODE, []);
+  for (const c of crons) {
+    const err = c.expr.trim().split(/\s+/).length !== 5 ? 'must be a 5-field cron expression (minute hour day month weekday)' : await tools.cronError(c.expr);
+    if (err) problem(c.node, c.parts, `"${c.expr}" is not a valid cron expression: ${err}`);
+  }
   if (problems.length) return { ok: false, problems: problems.sort((a, b) => a.line - b.line || a.col - b.col) };
   const file = doc.toJS({ maxAliasCount: 100 }) as BackupsFile;
   return {

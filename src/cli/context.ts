@@ -2,8 +2,9 @@
 // output options, each created on first use. Tests drive the built CLI, so
 // this is the one place that knows how the real process is wired.
 import type { Client, Context, Globals, IO, OutputOptions, Settings, Spinner } from './types.js';
-import { ConfigError, InterruptedError, UsageError } from '../errors.js';
+import { ApiError, ConfigError, InterruptedError, UsageError, noTokenError } from '../errors.js';
 import { addSecret } from '../util/scrub.js';
+import { writeServiceLine } from '../output/sanitize.js';
 import type { RetryPolicy } from '../http/retry.js';
 
 export interface ContextInit {
@@ -37,12 +38,11 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
       clientP ??= (async () => {
         const s = await ctx.settings();
         if (!s.token) {
-          throw new ConfigError(`no API token for profile "${s.profile}"`, [
-            'Run `backupctl auth login` or set BACKUPCTL_TOKEN.',
-          ]);
+          throw noTokenError(s.profile);
         }
         const [{ createClient }, retry] = await Promise.all([import('../http/client.js'), retryPolicyFromEnv(init.env)]);
-        return createClient({ baseUrl: s.baseUrl, token: s.token, timeoutMs: s.timeoutMs, debug: s.debug, stderr: init.io.stderr, retry });
+        const client = createClient({ baseUrl: s.baseUrl, token: s.token, timeoutMs: s.timeoutMs, debug: s.debug, stderr: init.io.stderr, retry });
+        return withTokenHint(client, tokenHint(s));
       })();
       return clientP;
     },
@@ -87,7 +87,10 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
       };
     },
     warn(message: string) {
-      init.io.stderr.write(`warning: ${message}\n`);
+      writeServiceLine(init.io.stderr, `warning: ${message}`);
+    },
+    note(message: string) {
+      writeServiceLine(init.io.stderr, message);
     },
     async dispose() {
       // Every answer has been read by now. The keep-alive connections start closing but are
@@ -125,5 +128,38 @@ export async function retryPolicyFromEnv(env: NodeJS.ProcessEnv): Promise<RetryP
     ...defaultRetryPolicy,
     baseDelayMs: read('BACKUPCTL_RETRY_BASE', defaultRetryPolicy.baseDelayMs),
     maxDelayMs: read('BACKUPCTL_RETRY_MAX_WAIT', defaultRetryPolicy.maxDelayMs),
+  };
+}
+
+/** What to do about a refused token (401), by where the token came from. */
+export function tokenHint(s: Pick<Settings, 'profile' | 'tokenSource' | 'configFile'>): string[] {
+  if (s.tokenSource === 'env') {
+    return [
+      '  The token came from BACKUPCTL_TOKEN (the environment), and the service refused it.',
+      '  Check its value, or unset it and run `backupctl auth login`.',
+    ];
+  }
+  return [
+    `  The token came from profile "${s.profile}" (${s.configFile}), and the service refused it.`,
+    `  Log in again: backupctl auth login${s.profile === 'default' ? '' : ` --profile ${s.profile}`}`,
+  ];
+}
+
+/** The client, with `hint` added to every 401 it ends in (the single place that knows where the token came from). */
+function withTokenHint(client: Client, hint: string[]): Client {
+  const add = (err: unknown): never => {
+    if (err instanceof ApiError && err.status === 401) err.details.push(...hint);
+    throw err;
+  };
+  return {
+    request: (req, opts) => client.request(req, opts).catch(add),
+    async *pages(req, opts) {
+      try {
+        yield* client.pages(req, opts);
+      } catch (err) {
+        add(err);
+      }
+    },
+    close: () => client.close(),
   };
 }

@@ -44,3 +44,4 @@ export { startupFiles } from './manifest.js';
 export { completionFiles } from '../commands/completion.js';
 export { openapiDocument } from '../commands/schema.js';
 export { backupsFileSchema } from '../ascode/filespec.js';
+export { manPage } from './manpage.js';

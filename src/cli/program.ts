@@ -123,10 +123,19 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
     listedTerms.set(cmd, term);
   }
   program.hook('preSubcommand', (_program, sub) => declareGroup(sub.name()));
-  addHelpCommand(program, nodes, io, () => {
+  const declareAll = () => {
     for (const top of manifest.tops) declareGroup(top);
-  });
+  };
+  addHelpCommand(program, nodes, io, declareAll);
+  everyGroup.set(program, declareAll);
   return program;
+}
+
+const everyGroup = new WeakMap<Command, () => void>();
+
+/** Declares every group's commands now (the man page reads them all; a command line needs one group). */
+export function declareEveryGroup(program: Command): void {
+  everyGroup.get(program)?.();
 }
 
 /**

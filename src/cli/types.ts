@@ -161,6 +161,8 @@ export interface Context {
   /** A spinner on stderr, only when stderr is a TTY (otherwise a no-op). */
   spinner(text: string): Spinner;
   /** Warning line on stderr. */
+  /** One line on stderr for the user (progress, what was done); service text in it is sanitised and scrubbed. */
+  note(message: string): void;
   warn(message: string): void;
 }
 

@@ -113,7 +113,7 @@ function schemaFor(p: ParamSpec): Check {
 }
 
 /** The zone as the time zone database spells it (`europe/paris` -> `Europe/Paris`), or undefined when there is no such zone. */
-function canonicalTimezone(zone: string): string | undefined {
+export function canonicalTimezone(zone: string): string | undefined {
   try {
     return new Intl.DateTimeFormat('en-US', { timeZone: zone.trim() }).resolvedOptions().timeZone;
   } catch {
@@ -127,7 +127,7 @@ function canonicalTimezone(zone: string): string | undefined {
  * never comes (`0 0 31 2 *`). Searched from a fixed instant, so the answer
  * never depends on the clock.
  */
-async function cronProblem(expression: string): Promise<string | undefined> {
+export async function cronProblem(expression: string): Promise<string | undefined> {
   const { Cron } = await import('croner');
   try {
     const next = new Cron(expression.trim(), { paused: true, timezone: 'UTC' }).nextRun(new Date(Date.UTC(2000, 0, 1)));

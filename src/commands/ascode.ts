@@ -1,6 +1,6 @@
 // Backups as code: `export` writes the team's set-up as a YAML file, `plan`
 // compares a file with the service, `apply` makes the service match it.
-// yaml and croner load only when one of these commands runs.
+// yaml loads only when one of these commands runs.
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod/mini';
@@ -9,7 +9,7 @@ import type { ModuleSpec, ParamSpec } from '../resources/types.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { SECTIONS, backupsFileSchema, type Section } from '../ascode/filespec.js';
 import type { Change, FieldChange, Plan } from '../ascode/plan.js';
-import type { Problem } from '../ascode/parse.js';
+import type { CheckTools, Problem } from '../ascode/parse.js';
 
 const sectionsText = SECTIONS.join(',');
 /** What export and plan read (apply too, before it changes anything). */
@@ -190,26 +190,12 @@ function problemsError(name: string, problems: Problem[]): UsageError {
   );
 }
 
-async function cronChecks() {
-  const { Cron } = await import('croner');
+/** The CLI's own checks of cron expressions and time zones (src/cli/values.ts), as the flags get them. */
+async function cronChecks(): Promise<CheckTools> {
+  const { cronProblem, canonicalTimezone } = await import('../cli/values.js');
   return {
-    timezoneError(zone: string) {
-      try {
-        new Intl.DateTimeFormat('en-US', { timeZone: zone });
-        return undefined;
-      } catch {
-        return `"${zone}" is not a time zone (an IANA name such as UTC or Europe/Paris)`;
-      }
-    },
-    cronError(expr: string, timezone: string) {
-      if (expr.trim().split(/\s+/).length !== 5) return `"${expr}" is not a 5-field cron expression (minute hour day month weekday)`;
-      try {
-        new Cron(expr, { timezone, paused: true });
-        return undefined;
-      } catch (e) {
-        return `"${expr}" is not a valid cron expression: ${(e as Error).message.replace(/^CronPattern: /, '')}`;
-      }
-    },
+    cronError: cronProblem,
+    timezoneError: (zone) => (canonicalTimezone(zone) === undefined ? `"${zone}" is not a time zone (an IANA name such as UTC or Europe/Paris)` : undefined),
   };
 }
 
@@ -226,7 +212,7 @@ async function planFor(ctx: Context, fileArg: string, prune: boolean): Promise<P
     import('../ascode/plan.js'),
   ]);
   const { text, name, baseDir } = await readFileArg(ctx, fileArg);
-  const parsed = parseBackupsFile(text, name, await cronChecks(), baseDir, ctx.env);
+  const parsed = await parseBackupsFile(text, name, await cronChecks(), baseDir, ctx.env);
   if (!parsed.ok) throw problemsError(name, parsed.problems);
   const client = await ctx.client();
   const spinner = ctx.spinner('Reading the set-up');
@@ -329,7 +315,7 @@ const applySetup: Handler = async (input, ctx) => {
         step.learn?.(ids, res.body);
       }
       done.push(change);
-      ctx.io.stderr.write(`${(await import('../ascode/plan.js')).MARKS[change.action]} ${change.kind} ${JSON.stringify(change.name)}: done\n`);
+      ctx.note(`${(await import('../ascode/plan.js')).MARKS[change.action]} ${change.kind} ${JSON.stringify(change.name)}: done`);
     }
   } catch (err) {
     const left = plan.changes.filter((c) => !done.includes(c));

@@ -3,7 +3,7 @@ import type { Readable } from 'node:stream';
 import * as z from 'zod/mini';
 import type { Column, CommandInput, Context, Handler, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
-import { ApiError, ConfigError, InterruptedError, UsageError } from '../errors.js';
+import { ApiError, ConfigError, InterruptedError, UsageError, noTokenError } from '../errors.js';
 import {
   NO_BASE_URL_MESSAGE,
   assertProfileName,
@@ -234,7 +234,7 @@ const status: Handler = async (_input, ctx) => {
     config_file: store.file,
   };
   if (!token) {
-    throw new ConfigError(`No token for profile ${profile}: run \`backupctl auth login\``, [
+    throw noTokenError(profile, [
       `  Base URL: ${record.base_url ?? '(none)'}${record.base_url_from ? ` (from ${record.base_url_from})` : ''}`,
       `  Config file: ${store.file}`,
     ]);
@@ -261,7 +261,7 @@ const token: Handler = async (_input, ctx) => {
   const store = await openStore(ctx);
   const profile = resolveProfileName(ctx.globals, ctx.env, store);
   const found = resolveToken(ctx.env, store, profile);
-  if (!found) throw new ConfigError(`No token for profile ${profile}: run \`backupctl auth login\``);
+  if (!found) throw noTokenError(profile);
   return { kind: 'text', text: `${found.token}\n` };
 };
 

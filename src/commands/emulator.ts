@@ -22,6 +22,7 @@ export const module: ModuleSpec = {
         'backupctl emulator --latency 200 --fault 500:count=2:path=/v1/servers --fault 429:rate=0.2',
         'backupctl emulator --outcome failed --big-job 10000',
         'backupctl emulator --damaged-files --changing-files --big-file 1024',
+        'backupctl emulator --now 2027-03-28T01:30:00Z',
       ],
       local: true,
       handler: 'emulator',
@@ -65,6 +66,15 @@ export const module: ModuleSpec = {
         { name: 'changing_files', in: 'local', type: 'boolean', description: 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' },
         { name: 'big_file', in: 'local', type: 'integer', min: 1, max: 65536, placeholder: 'MiB', description: 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' },
         { name: 'tick', in: 'local', type: 'integer', default: 300, min: 1, placeholder: 'ms', description: 'Time per step of a started backup, in milliseconds' },
+        {
+          name: 'now',
+          in: 'local',
+          type: 'datetime',
+          placeholder: 'time',
+          description:
+            "Start the emulator's clock at this instant (ISO 8601, or an age such as 30d for that long ago): the demo " +
+            'history is laid back from it and the clock runs on from there. Default: the real clock',
+        },
       ],
       output: { kind: 'none' },
     },
@@ -102,6 +112,7 @@ const runEmulator: Handler = async (input: CommandInput, ctx: Context): Promise<
       damagedFiles: v.damaged_files === true,
       changingFiles: v.changing_files === true,
       bigFile: v.big_file === undefined ? undefined : Number(v.big_file) * 1024 * 1024,
+      now: typeof v.now === 'string' ? Date.parse(v.now) : undefined,
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

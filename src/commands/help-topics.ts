@@ -3,7 +3,7 @@
 import { ExitCode } from '../errors.js';
 
 /** Every exit code with one line; the numbers come from errors.ts so the text cannot drift from the code. */
-const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
+export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.ok, 'success'],
   [ExitCode.refused, 'the service refused the request (4xx other than 401, 403, 404); or an internal failure'],
   [ExitCode.usage, 'usage or input error, caught before anything was sent'],

@@ -38,8 +38,8 @@ export const module: ModuleSpec = {
       params: [
         { name: 'since', in: 'local', type: 'string', default: '30d', placeholder: 'age|datetime', description: 'Start of the window: an age (30d, 2w, 36h) or an ISO 8601 datetime' },
         { name: 'until', in: 'local', type: 'string', default: 'now', placeholder: 'age|datetime', description: 'End of the window: now, an age (1d) or an ISO 8601 datetime' },
-        { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', description: 'Only this job, by id or name (repeatable); droplets, volumes and resources are then left out' },
-        { name: 'grace', in: 'local', type: 'duration', default: '1h', description: 'A backup started within this of an expected run (before or after) fulfils it' },
+        { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', description: 'Only this job, by id or name; droplets, volumes and resources are then left out' },
+        { name: 'grace', in: 'local', type: 'duration', default: '1h', placeholder: 'duration', description: 'A backup started within this of an expected run (before or after) fulfils it' },
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
       ],
       output: { kind: 'object', schema: 'report' },

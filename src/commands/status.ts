@@ -152,7 +152,7 @@ async function resultFor(
 }
 
 /** --check: every job needs a completed backup younger than its max age (a new job gets until then). */
-async function check(doc: StatusDocument): Promise<void> {
+export async function check(doc: StatusDocument): Promise<void> {
   if (!doc.jobs.length) throw new EmptyResultError('no jobs to check');
   const offending = doc.jobs.filter((j) => !j.within_max_age);
   if (!offending.length) return;

@@ -17,18 +17,32 @@ export class Runtime {
   readonly rng: Rng = createRng(0x5eed_0002);
   private readonly timers = new Set<NodeJS.Timeout>();
   private closed = false;
+  /** Start of the emulator on its own clock, the "now" the seed's ages are measured from. */
+  readonly startedAt: number;
+  /** How far the emulator's clock is ahead of the real one (0 unless started at a given instant). */
+  private readonly clockOffset: number;
 
   constructor(
     readonly store: Store,
     readonly signer: FileSigner,
     readonly tickMs: number,
     readonly backupOutcome: BackupOutcome,
-    /** Start of the emulator, the "now" the seed's ages are measured from. */
-    readonly startedAt: number,
-  ) {}
+    /** The emulator's clock at start, epoch ms; the real clock when absent. It runs on in real time. */
+    startAt?: number,
+  ) {
+    const real = Date.now();
+    this.startedAt = wholeSeconds(startAt ?? real);
+    this.clockOffset = startAt === undefined ? 0 : this.startedAt - real;
+  }
 
+  /** The emulator's clock, epoch ms. */
+  clock(): number {
+    return Date.now() + this.clockOffset;
+  }
+
+  /** The emulator's clock on a whole second, as the service stores times. */
   now(): number {
-    return wholeSeconds(Date.now());
+    return wholeSeconds(this.clock());
   }
 
   uuid(): string {

@@ -1,8 +1,45 @@
-// Seed data. Everything comes from one seeded generator, so names, ids and
-// sizes are the same on every run; times are measured back from the start
-// of the emulator, so ages ("3 hours ago") look like a live team's.
+// Seed data. Everything comes from seeded generators, so names, ids and sizes
+// are the same on every run; times are measured back from the emulator's clock
+// (`now`), so ages ("3 hours ago") look like a live team's at any hour.
+//
+// History (docs/demo-data.md says the same, with how to count a report by hand).
+// Every schedule runs in its own time zone, computed by croner (src/emulator/
+// schedule.ts), over the HISTORY_DAYS (36) days before now. A run is "due" when
+// its scheduled time is at least NOT_YET_STARTED (15 minutes) before now; a run
+// due later than that has no record yet. Due runs are counted back from now:
+// k = 0 is the newest due run, k = 1 the one before, ... Every due run has one
+// backup (or snapshot) starting 0 to 90 s after its scheduled time and
+// completed, except these:
+//
+//   job               schedule                          missed k     failed k    completed_with_errors k
+//   web-01 files      0 2 * * *    Europe/Paris         9            16          23
+//   shop mysql        30 1 * * *   Europe/Berlin        4            -           -      (+1 manual backup 3.3 days ago)
+//   api postgres      0 */6 * * *  UTC                  7, 30        50          -
+//   marketing site    0 3 * * *    Europe/London        -            12          2
+//   crm-db-failing    15 1 * * *   Europe/Paris         20           0, 1, 2     -      (failing)
+//   archive files     0 4 * * *    America/New_York     0-4          15          -      (stale)
+//   git server        15 0 * * *   Europe/Paris         -            -           -
+//   events mongodb    45 2 * * *   Asia/Tokyo           -            -           8
+//
+// Droplets and volumes snapshot every `frequency` hours from `run_offset`
+// o'clock of their `timezone` (snapshotScheduleCron, as `report` reads them); snapshot resources with
+// backups activated follow their schedule (h24, run_offset 1, UTC: daily at
+// 01:00 UTC). Their exceptions, by the same k:
+//
+//   web-01 (droplet)        missed 8 (+1 manual 3.5 days ago)
+//   db-primary (droplet)    missed 9; failed 2
+//   staging (droplet)       paused: missed 0-4 (so stale)
+//   pgdata-fra1 (volume)    missed 12
+//   uploads-fra1 (volume)   failed 0, 5 (so failing)
+//   resource 1              failed 3
+//   resource 2              missed 6
+//   resource 4              failed 10
+//   resource 6              missed 2
+//   inactive machines and resources without backups: a few unscheduled snapshots, none in the history window's rules.
 import { jobSlug, makeBackupFiles, sealedDataKey } from './routes/backups.js';
 import { scheduleFrequency } from './routes/jobs.js';
+import { snapshotScheduleCron } from '../report/compute.js';
+import { runsBetween } from './schedule.js';
 import {
   makeTags,
   type AccountProvider,
@@ -11,6 +48,9 @@ import {
   type JobRecord,
   type MachineKind,
   type MachineRecord,
+  type MachineSnapshotRecord,
+  type ResourceRecord,
+  type SnapshotRecord,
   type Retention,
   type Store,
   type StorageProvider,
@@ -22,15 +62,20 @@ import {
   MINUTE,
   SECOND,
   createRng,
-  fileStamp,
   pick,
   randInt,
   rsaPublicKeyLine,
   uuidFrom,
-  wallClockToUtc,
   wholeSeconds,
+  fileStamp,
+  zonedDate,
   type Rng,
 } from './util.js';
+
+/** How many days of scheduled history the demo holds (a report of the last 30 or 35 days is whole). */
+export const HISTORY_DAYS = 36;
+/** A run scheduled less than this long before now has not started yet: it has no record. */
+export const NOT_YET_STARTED = 15 * MINUTE;
 
 export interface SeedOptions {
   seed: 'demo' | 'empty';
@@ -38,26 +83,47 @@ export interface SeedOptions {
   now: number;
   /** Backups of the extra "bulk" job; 0 for none. */
   bigJob: number;
+  /**
+   * Days of scheduled history (default HISTORY_DAYS). Fewer days leave the
+   * newest records as they are: a test sweeping the clock asks only for what it reads.
+   */
+  historyDays?: number;
 }
 
 export function seedStore(store: Store, opts: SeedOptions): void {
   const rng = createRng(0x5eed_0001);
-  const seeder = new Seeder(store, rng, opts.now);
+  const seeder = new Seeder(store, rng, opts.now, opts.historyDays ?? HISTORY_DAYS);
   // A team starts with one generated key, so even an empty account has it.
   seeder.sshKey('Default key', 400);
   if (opts.seed === 'demo') seeder.demo();
   if (opts.bigJob > 0) seeder.bulkJob(opts.bigJob);
 }
 
-/** Lengths of seeded backup files: multiples of 256 bytes, so "150.25 KB" states them exactly. */
-/** A seed for a generator of one job's own, from its name (FNV-1a). */
+/** A seed for a generator of one job's (or machine's) own, from its name (FNV-1a). */
 function nameSeed(name: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193) >>> 0;
   return h;
 }
 
+/** Lengths of seeded backup files: multiples of 256 bytes, so "150.25 KB" states them exactly. */
 const seededFileSize = (rng: Rng) => randInt(rng, 32, 1200) * 256;
+
+/** What happens to due runs, by k (0 = the newest due run); every other due run completes. */
+interface RunPlan {
+  missed?: readonly number[];
+  failed?: readonly number[];
+  withErrors?: readonly number[];
+}
+
+function outcomeOf(plan: RunPlan, k: number): 'missed' | 'failed' | 'completed_with_errors' | 'completed' {
+  if (plan.missed?.includes(k)) return 'missed';
+  if (plan.failed?.includes(k)) return 'failed';
+  if (plan.withErrors?.includes(k)) return 'completed_with_errors';
+  return 'completed';
+}
+
+const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
 
 interface DemoJob {
   name: string;
@@ -66,8 +132,8 @@ interface DemoJob {
   cron: string;
   timezone: string;
   storage: number[];
-  /** healthy: daily successes; failing: the newest runs failed; stale: nothing for 5 days; with-errors: one run with errors. */
-  history: 'healthy' | 'failing' | 'stale' | 'with-errors';
+  /** See the table at the top of this file. */
+  plan: RunPlan;
   config?: JobRecord['config'];
   encryptionKeyId?: number;
   proxyId?: number;
@@ -81,7 +147,7 @@ const DEMO_JOBS: readonly DemoJob[] = [
     cron: '0 2 * * *',
     timezone: 'Europe/Paris',
     storage: [1],
-    history: 'healthy',
+    plan: { missed: [9], failed: [16], withErrors: [23] },
     config: { root_path: '/var/www', exclude: 'cache/\nnode_modules/', use_sudo: true },
     encryptionKeyId: 1,
   },
@@ -92,7 +158,7 @@ const DEMO_JOBS: readonly DemoJob[] = [
     cron: '30 1 * * *',
     timezone: 'Europe/Berlin',
     storage: [1, 2],
-    history: 'healthy',
+    plan: { missed: [4] },
     config: { mysql_username: 'shop', mysql_password: 'hunter2-not-real', mysql_database: 'shop_production', compression_level: 9 },
     encryptionKeyId: 2,
   },
@@ -103,7 +169,7 @@ const DEMO_JOBS: readonly DemoJob[] = [
     cron: '0 */6 * * *',
     timezone: 'UTC',
     storage: [3],
-    history: 'healthy',
+    plan: { missed: [7, 30], failed: [50] },
     config: { postgres_username: 'api', postgres_database: 'api' },
   },
   {
@@ -113,7 +179,7 @@ const DEMO_JOBS: readonly DemoJob[] = [
     cron: '0 3 * * *',
     timezone: 'Europe/London',
     storage: [2],
-    history: 'with-errors',
+    plan: { failed: [12], withErrors: [2] },
     config: { url: 'https://www.example.com' },
   },
   {
@@ -123,7 +189,7 @@ const DEMO_JOBS: readonly DemoJob[] = [
     cron: '15 1 * * *',
     timezone: 'Europe/Paris',
     storage: [1],
-    history: 'failing',
+    plan: { missed: [20], failed: [0, 1, 2] },
     config: { mysql_username: 'crm', mysql_database: 'crm' },
   },
   {
@@ -133,7 +199,7 @@ const DEMO_JOBS: readonly DemoJob[] = [
     cron: '0 4 * * *',
     timezone: 'America/New_York',
     storage: [5],
-    history: 'stale',
+    plan: { missed: range(0, 4), failed: [15] },
     config: { root_path: '/srv/archive', use_compression: false },
   },
   {
@@ -143,7 +209,7 @@ const DEMO_JOBS: readonly DemoJob[] = [
     cron: '15 0 * * *',
     timezone: 'Europe/Paris',
     storage: [4, 6],
-    history: 'healthy',
+    plan: {},
     config: { root_path: '/var/opt/gitlab/backups' },
     proxyId: 1,
   },
@@ -154,7 +220,7 @@ const DEMO_JOBS: readonly DemoJob[] = [
     cron: '45 2 * * *',
     timezone: 'Asia/Tokyo',
     storage: [3],
-    history: 'healthy',
+    plan: { withErrors: [8] },
     config: { mongodb_database: 'events' },
   },
 ];
@@ -171,12 +237,65 @@ const FAIL_REASONS = [
   'Provider API answered 503 Service Unavailable',
 ];
 
+/** Exceptions in the snapshot history of droplets and volumes, by name (see the table at the top). */
+const MACHINE_PLANS: Record<string, RunPlan> = {
+  'web-01': { missed: [8] },
+  'db-primary': { missed: [9], failed: [2] },
+  'pgdata-fra1': { missed: [12] },
+  'uploads-fra1': { failed: [0, 5] },
+};
+
 class Seeder {
   constructor(
     private readonly store: Store,
     private rng: Rng,
     private readonly now: number,
+    private readonly historyDays: number,
   ) {}
+
+  /**
+   * Runs `draw` with a generator of its own, seeded from `name`: how many runs
+   * fall in the history depends on the hour, and the records after it (ids of
+   * later jobs, ...) must not. Each scheduled run draws from its own too, so a
+   * backup keeps its id, times and files whatever the hour the emulator starts.
+   */
+  private own<T>(name: string, draw: () => T): T {
+    const main = this.rng;
+    this.rng = createRng(nameSeed(name));
+    try {
+      return draw();
+    } finally {
+      this.rng = main;
+    }
+  }
+
+  /** The due runs of a snapshot schedule (`frequency` hours, or h24-style, from `run_offset` o'clock of its zone). */
+  private scheduledSnapshots(frequency: number | string, runOffset: number, zone: string): ReturnType<Seeder['dueRuns']> {
+    const made = snapshotScheduleCron(frequency, runOffset);
+    if (!('cron' in made)) throw new Error(`seed: snapshot schedule ${made.text}: ${made.unreadable}`);
+    const hours = typeof frequency === 'number' ? frequency : Number(/^h(\d+)$/.exec(frequency)?.[1] ?? 24);
+    return this.dueRuns(made.cron, zone, hours);
+  }
+
+  /**
+   * The due runs of a schedule over the history, oldest first, each with its k
+   * (0 = the newest due run) and the tags the service gives a scheduled run
+   * (hourly, daily for the first run of a local day, weekly on Sundays, monthly on the 1st).
+   */
+  private dueRuns(cron: string, zone: string, everyHours: number): Array<{ at: number; k: number; tags: TagName[] }> {
+    const runs = runsBetween(cron, zone, this.now - this.historyDays * DAY, this.now - NOT_YET_STARTED);
+    return runs.map((at, i) => {
+      const local = zonedDate(at, zone);
+      const firstOfDay = everyHours >= 24 || zonedDate(at - everyHours * HOUR, zone).day !== local.day;
+      const tags: TagName[] = everyHours < 24 ? ['hourly'] : [];
+      if (firstOfDay) {
+        tags.push('daily');
+        if (local.weekday === 0) tags.push('weekly');
+        if (local.day === 1) tags.push('monthly');
+      }
+      return { at, k: runs.length - 1 - i, tags };
+    });
+  }
 
   /** A time `days` (fractional) before now, on a whole second. */
   private ago(days: number): number {
@@ -301,28 +420,47 @@ class Seeder {
         schedule: activated ? { frequency: 'h24', retention: { hourly: 0, daily: 7, weekly: 4, monthly: 2 }, timezone: 'UTC', run_offset: 1 } : null,
       });
     });
-    // About 30 snapshots: mostly daily successes of the activated resources, and one of every odd state.
-    const oddStates = ['failed', 'in-progress', 'pre_request', 'expired', 'expired', 'delete-request', 'failed'];
-    for (let n = 0; n < 30; n++) {
-      const resource = this.store.resources.rows[n % this.store.resources.size]!;
-      const daysAgo = Math.floor(n / this.store.resources.size) * 2 + this.rng() * 1.5 + (n < 6 ? 0.05 : 0.5);
-      const status = n % 4 === 3 ? oddStates[(n >> 2) % oddStates.length]! : 'completed';
-      const startedAt = this.ago(daysAgo);
-      const done = status === 'completed' || status === 'failed' || status === 'expired' || status === 'delete-request';
-      const tags: TagName[] = n % 9 === 4 ? ['manual'] : n % 7 === 0 ? ['daily', 'weekly'] : ['daily'];
-      this.store.snapshots.insert({
-        id: this.store.snapshots.nextId(),
-        name: `${resource.type}-${resource.id}-${new Date(startedAt).toISOString().slice(0, 10)}`,
-        status,
-        fail_reason: status === 'failed' ? pick(this.rng, FAIL_REASONS) : null,
-        size: status === 'completed' || status === 'expired' ? randInt(this.rng, 40, 60_000) * 1024 * 1024 + randInt(this.rng, 0, 1_000_000) : 0,
-        tags: makeTags(tags),
-        started_at: startedAt,
-        completed_at: done ? startedAt + randInt(this.rng, 2, 40) * MINUTE : null,
-        account_id: resource.account_id,
-        resource_id: resource.id,
+    // Activated resources take a snapshot at every due run of their schedule; the others hold a few made by hand.
+    // Ids follow the start times across resources, as the service numbers snapshots as they are taken.
+    const resourcePlans: Record<number, RunPlan> = { 1: { failed: [3] }, 2: { missed: [6] }, 4: { failed: [10] }, 6: { missed: [2] } };
+    const handMade: Record<number, Array<[string, number]>> = { 3: [['delete-request', 9], ['pre_request', 0.02]], 5: [['completed', 52], ['expired', 44]] };
+    const snapshots: Array<Omit<SnapshotRecord, 'id'>> = [];
+    for (const resource of this.store.resources.rows) {
+      this.own(`resource ${resource.id}`, () => {
+        const schedule = resource.schedule;
+        for (const [status, daysAgo] of handMade[resource.id] ?? []) snapshots.push(this.resourceSnapshot(resource, this.ago(daysAgo), status, ['manual']));
+        if (!schedule) return;
+        const plan = resourcePlans[resource.id] ?? {};
+        for (const run of this.scheduledSnapshots(schedule.frequency, schedule.run_offset, schedule.timezone)) {
+          const outcome = outcomeOf(plan, run.k);
+          if (outcome === 'missed') continue;
+          const status = outcome === 'completed_with_errors' ? 'completed' : outcome;
+          snapshots.push(this.own(`resource ${resource.id} ${run.at}`, () => this.resourceSnapshot(resource, run.at + randInt(this.rng, 0, 90) * SECOND, status, run.tags)));
+        }
       });
     }
+    snapshots.sort((a, b) => a.started_at - b.started_at);
+    for (const snapshot of snapshots) this.store.snapshots.insert({ id: this.store.snapshots.nextId(), ...snapshot });
+  }
+
+  private resourceSnapshot(resource: ResourceRecord, startedAt: number, status: string, tags: TagName[]): Omit<SnapshotRecord, 'id'> {
+    const done = status === 'completed' || status === 'failed' || status === 'expired' || status === 'delete-request';
+    return {
+      name: `${resource.type}-${resource.id}-${new Date(startedAt).toISOString().slice(0, 10)}`,
+      status,
+      fail_reason: status === 'failed' ? pick(this.rng, FAIL_REASONS) : null,
+      size: status === 'completed' || status === 'expired' ? randInt(this.rng, 40, 60_000) * 1024 * 1024 + randInt(this.rng, 0, 1_000_000) : 0,
+      tags: makeTags(tags),
+      started_at: wholeSeconds(startedAt),
+      completed_at: done ? this.finishedBy(startedAt + randInt(this.rng, 2, 40) * MINUTE) : null,
+      account_id: resource.account_id,
+      resource_id: resource.id,
+    };
+  }
+
+  /** A finish time, never after now (a run ten minutes old with a fifteen-minute duration has not finished). */
+  private finishedBy(at: number): number {
+    return wholeSeconds(Math.min(at, this.now - 30 * SECOND));
   }
 
   private machines(): void {
@@ -378,25 +516,37 @@ class Seeder {
     };
     this.store.machines(kind).insert(machine);
 
-    // Active machines: a snapshot a day for a week (the newest maybe still copying); paused: stopped 4 days ago.
-    const days = active ? [7, 6, 5, 4, 3, 2, 1, 0.2] : status === 'paused' ? [12, 11, 10, 9, 8, 4.5] : [40];
-    days.forEach((daysAgo, i) => {
-      const newest = i === days.length - 1;
-      const startedAt = this.ago(daysAgo);
-      const snapshotStatus = status === 'inactive' ? 'expired' : newest && active && kind === 'droplet' ? 'transferring' : i === 2 && name === 'db-primary' ? 'failed' : 'completed';
-      const tags: TagName[] = i === 3 && active ? ['manual'] : daysAgo >= 7 ? ['daily', 'weekly'] : ['daily'];
-      this.store.machineSnapshots.insert({
-        id: this.store.machineSnapshots.nextId(),
-        machine_kind: kind,
-        machine_id: id,
-        name: `${name}-${new Date(startedAt).toISOString().slice(0, 10)}`,
-        status: snapshotStatus,
-        size: snapshotStatus === 'failed' ? 0 : randInt(this.rng, 800, 40_000) * 1024 * 1024,
-        tags: makeTags(tags),
-        started_at: startedAt,
-        completed_at: snapshotStatus === 'transferring' ? null : startedAt + randInt(this.rng, 1, 25) * MINUTE,
-      });
+    // Active and paused machines: a snapshot at every due run of their schedule (paused ones stopped five runs ago).
+    const snapshots: Array<Omit<MachineSnapshotRecord, 'id'>> = [];
+    this.own(`${kind} ${name}`, () => {
+      if (status === 'inactive') {
+        snapshots.push(this.machineSnapshot(machine, this.ago(40), 'expired', ['daily']));
+        return;
+      }
+      const plan: RunPlan = { ...MACHINE_PLANS[name], ...(status === 'paused' ? { missed: range(0, 4) } : {}) };
+      for (const run of this.scheduledSnapshots(machine.frequency, machine.run_offset, machine.timezone)) {
+        const outcome = outcomeOf(plan, run.k);
+        if (outcome === 'missed') continue;
+        const snapshotStatus = outcome === 'failed' ? 'failed' : 'completed';
+        snapshots.push(this.own(`${name} ${run.at}`, () => this.machineSnapshot(machine, run.at + randInt(this.rng, 0, 90) * SECOND, snapshotStatus, run.tags)));
+      }
+      if (name === 'web-01') snapshots.push(this.machineSnapshot(machine, this.ago(3.5), 'completed', ['manual']));
     });
+    snapshots.sort((a, b) => a.started_at - b.started_at);
+    for (const snapshot of snapshots) this.store.machineSnapshots.insert({ id: this.store.machineSnapshots.nextId(), ...snapshot });
+  }
+
+  private machineSnapshot(machine: MachineRecord, startedAt: number, status: string, tags: TagName[]): Omit<MachineSnapshotRecord, 'id'> {
+    return {
+      machine_kind: machine.kind,
+      machine_id: machine.id,
+      name: `${machine.name}-${new Date(startedAt).toISOString().slice(0, 10)}`,
+      status,
+      size: status === 'failed' ? 0 : randInt(this.rng, 800, 40_000) * 1024 * 1024,
+      tags: makeTags(tags),
+      started_at: wholeSeconds(startedAt),
+      completed_at: status === 'transferring' ? null : this.finishedBy(startedAt + randInt(this.rng, 1, 25) * MINUTE),
+    };
   }
 
   private compute(spec: DemoJob['compute']): JobCompute {
@@ -432,61 +582,22 @@ class Seeder {
       updated_at: createdAt + randInt(this.rng, 1, 20) * DAY,
     });
 
-    // How many runs fall in the last ten days depends on the time of day the
-    // emulator starts, so the backups draw from a generator of their own: the
-    // rest of the seed (ids of later jobs, ...) is then the same at any hour.
-    const main = this.rng;
-    this.rng = createRng(nameSeed(spec.name));
-    try {
-      const runs = this.scheduledRuns(spec.cron, spec.timezone, spec.history === 'stale' ? 5 : 0);
-      runs.forEach((run, i) => {
-        const fromEnd = runs.length - 1 - i;
-        // A stray completed_with_errors (1 in 20), placed by its distance from the newest and never the
-        // newest itself, so a job's recent history reads the same whatever the hour.
-        let status = fromEnd > 0 && nameSeed(`${spec.name}#${fromEnd}`) % 20 === 0 ? 'completed_with_errors' : 'completed';
-        if (spec.history === 'failing' && fromEnd < 3) status = 'failed';
-        if (spec.history === 'with-errors' && fromEnd === 2) status = 'completed_with_errors';
-        this.backup(job, run.at, status, run.tags);
-      });
+    this.own(spec.name, () => {
+      const every = /^\*\/(\d+)$/.exec(spec.cron.split(/\s+/)[1] ?? '');
+      for (const run of this.dueRuns(spec.cron, spec.timezone, every ? Number(every[1]) : 24)) {
+        const outcome = outcomeOf(spec.plan, run.k);
+        if (outcome === 'missed') continue;
+        this.own(`${spec.name} ${run.at}`, () => this.backup(job, run.at + randInt(this.rng, 0, 90) * SECOND, outcome, run.tags));
+      }
       if (spec.name === 'shop mysql') this.backup(job, this.ago(3.3), 'completed', ['manual']);
-    } finally {
-      this.rng = main;
-    }
+    });
     const newest = this.store.backupsOfJob(job.id).reduce((max, b) => Math.max(max, b.created_at), 0);
     this.store.jobs.patch(job, { last_ran_at: newest || null });
   }
 
-  /**
-   * When a schedule ran over the last ten days, up to `stopDaysAgo` before now.
-   * Understands the seed's cron forms: daily at H:M, every N hours (a step in the hour field), weekly on day D.
-   */
-  private scheduledRuns(cron: string, zone: string, stopDaysAgo: number): Array<{ at: number; tags: TagName[] }> {
-    const [minuteField = '0', hourField = '0', , , weekday = '*'] = cron.split(/\s+/);
-    const every = /^\*\/(\d+)$/.exec(hourField);
-    const hours = every ? Array.from({ length: 24 / Number(every[1]) }, (_, i) => i * Number(every[1])) : [Number(hourField)];
-    const runs: Array<{ at: number; tags: TagName[] }> = [];
-    const newestAllowed = this.now - Math.max(stopDaysAgo * DAY, 10 * MINUTE);
-    for (let d = 10; d >= 0; d--) {
-      const day = this.now - d * DAY;
-      const date = new Date(day);
-      if (weekday !== '*' && date.getUTCDay() !== Number(weekday)) continue;
-      hours.forEach((hour, i) => {
-        const at = wallClockToUtc(day, hour, Number(minuteField), zone) + randInt(this.rng, 0, 90) * SECOND;
-        if (at > newestAllowed || at < this.now - 10 * DAY) return;
-        const tags: TagName[] = every ? (i === 0 ? ['hourly', 'daily'] : ['hourly']) : ['daily'];
-        if (date.getUTCDay() === 0 && (!every || i === 0)) tags.push('weekly');
-        if (date.getUTCDate() === 1 && (!every || i === 0)) tags.push('monthly');
-        runs.push({ at, tags });
-      });
-    }
-    return runs.sort((a, b) => a.at - b.at);
-  }
-
   private backup(job: JobRecord, at: number, status: string, tags: TagName[]): BackupRecord {
     const startedAt = at + randInt(this.rng, 3, 40) * SECOND;
-    // Finished before the emulator started: a run ten minutes old with a fifteen-minute
-    // duration would otherwise have completed in the future.
-    const completedAt = Math.max(startedAt + 20 * SECOND, Math.min(startedAt + randInt(this.rng, 20, 900) * SECOND, this.now - 30 * SECOND));
+    const completedAt = Math.max(startedAt + 20 * SECOND, this.finishedBy(startedAt + randInt(this.rng, 20, 900) * SECOND));
     const withFiles = status === 'completed' || status === 'completed_with_errors';
     return this.store.backups.insert({
       id: uuidFrom(this.rng),

@@ -4,16 +4,12 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { FaultInjector, FaultSpecError, checkFaultRule, faultAnswer, isImmediateFault, type ActiveFault } from './faults.js';
-import { FileBytes, FileSigner, answerFileRequest } from './files.js';
-import { addBigFileJob, addDamagedFilesJob, plantDemoCorruption } from './verify-fixtures.js';
-import { HttpError, jsonAnswer, type Answer, type Reply } from './reply.js';
-import { matchRoute, type Query } from './router.js';
-import { Runtime } from './runtime.js';
-import { seedStore } from './seed.js';
-import { Store } from './store.js';
+import { FileBytes, answerFileRequest } from './files.js';
+import { jsonAnswer, type Answer } from './reply.js';
+import type { Query } from './router.js';
+import { createService, findRoute, replyToAnswer, runRoute } from './service.js';
 import type { Emulator, EmulatorOptions, RecordedRequest } from './types.js';
 import { isObject } from './validate.js';
-import { wholeSeconds } from './util.js';
 
 /** A long benchmark run must not grow the record without bound; tests stay far below this. */
 const DEFAULT_MAX_RECORDED = 100_000;
@@ -21,18 +17,8 @@ const DEFAULT_MAX_RECORDED = 100_000;
 const SLOW_BODY_CHUNKS = 10;
 const SLOW_BODY_INTERVAL_MS = 200;
 
-function replyToAnswer(reply: Reply): Answer {
-  if (reply.json !== undefined) {
-    const headers = { 'Content-Type': 'application/json', 'Cache-Control': 'no-cache, private', ...reply.headers };
-    return { status: reply.status, headers, body: Buffer.from(reply.json) };
-  }
-  if (reply.body === undefined) {
-    return { status: reply.status, headers: { 'Cache-Control': 'no-cache, private', ...reply.headers }, body: Buffer.alloc(0) };
-  }
-  return jsonAnswer(reply.status, reply.body, reply.headers);
-}
-
-function parseQuery(params: URLSearchParams): Query {
+/** The query as the routes read it: repeated keys give arrays, bracket keys stay whole. */
+export function parseQuery(params: URLSearchParams): Query {
   const query: Query = {};
   for (const [key, value] of params) {
     const seen = query[key];
@@ -87,13 +73,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   const token = opts.token ?? `emu_${randomBytes(16).toString('hex')}`;
   const latencyMs = opts.latencyMs ?? 0;
   const maxRecorded = opts.maxRecorded ?? DEFAULT_MAX_RECORDED;
-  const store = new Store();
-  const startedAt = wholeSeconds(Date.now());
-  const rt = new Runtime(store, new FileSigner(randomBytes(32)), opts.tickMs ?? 300, opts.backupOutcome ?? 'completed', startedAt);
-  seedStore(store, { seed: opts.seed ?? 'demo', now: startedAt, bigJob: opts.bigJob ?? 0 });
-  if ((opts.seed ?? 'demo') === 'demo') plantDemoCorruption(store);
-  if (opts.damagedFiles) addDamagedFilesJob(store, startedAt);
-  if (opts.bigFile) addBigFileJob(store, startedAt, opts.bigFile);
+  const { store, rt } = createService(opts);
   const fileBytes = new FileBytes(opts.changingFiles === true);
   const faults = new FaultInjector((opts.faults ?? []).map(checkFaultRule));
   const requests: RecordedRequest[] = [];
@@ -208,22 +188,8 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
   /** Routing, auth, body parsing and the handler: the service itself. */
   function dispatch(req: IncomingMessage, { method, path, query }: RecordedRequest, raw: Buffer): Answer {
-    const routePath = path.replace(/^\//, '');
-    let match: ReturnType<typeof matchRoute>;
-    try {
-      match = matchRoute(method, path);
-    } catch {
-      match = { kind: 'not-found' };
-    }
-    if (match.kind === 'not-found') return jsonAnswer(404, { message: `The route ${routePath} could not be found.` });
-    if (match.kind === 'method-not-allowed') {
-      const allowed = match.allowed.join(', ');
-      return jsonAnswer(
-        405,
-        { message: `The ${method} method is not supported for route ${routePath}. Supported methods: ${allowed}.` },
-        { Allow: allowed },
-      );
-    }
+    const found = findRoute(method, path);
+    if (!('route' in found)) return found;
     if (!authorised(req)) return jsonAnswer(401, { message: 'Unauthenticated.' });
 
     let body: unknown;
@@ -235,20 +201,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         return jsonAnswer(400, { message: 'The request body is not valid JSON.' });
       }
     }
-    try {
-      const reply = match.route.handler({
-        rt,
-        params: match.params,
-        query,
-        input: { ...query, ...(isObject(body) ? body : {}) },
-        path,
-      });
-      return replyToAnswer(reply);
-    } catch (err) {
-      if (err instanceof HttpError) return jsonAnswer(err.status, err.body, err.headers);
-      console.error('[emulator] internal error:', err);
-      return jsonAnswer(500, { message: 'Server Error' });
-    }
+    return runRoute(rt, found, path, query, body);
   }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -270,7 +223,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     if (!taken) return;
     const { record, fault } = taken;
     if (fault && applyFault(req, res, record, fault)) return;
-    const answer = answerFileRequest(req, url, store, rt.signer, Date.now(), fileBytes);
+    const answer = answerFileRequest(req, url, store, rt.signer, rt.clock(), fileBytes);
     record.status = answer.status;
     send(res, answer, fault);
   }

@@ -61,6 +61,11 @@ export interface EmulatorOptions {
   tickMs?: number;
   /** Adds a job named "bulk" holding this many completed backups (benchmarks of long lists). */
   bigJob?: number;
+  /**
+   * The emulator's clock at start, epoch ms: the seed's history is laid back from it and the
+   * clock runs on from it in real time (`backupctl emulator --now`). Default: the real clock.
+   */
+  now?: number;
   /** How many recorded requests to keep (the newest); default 100,000. */
   maxRecorded?: number;
   /** Adds a job "damaged files" with one backup per planted fault (truncated, flipped byte, ...). */

@@ -115,28 +115,44 @@ export function isValidTimezone(zone: string): boolean {
   return known;
 }
 
+// Making a formatter costs far more than using one; the seed asks for a few zones many times.
+const zoneFormatters = new Map<string, Intl.DateTimeFormat>();
+
 /** Offset of `zone` from UTC at instant `ms`, in ms (Europe/Paris in winter: +1 h). */
 export function zoneOffset(ms: number, zone: string): number {
-  const parts = new Intl.DateTimeFormat('en-US', {
-    timeZone: zone,
-    hourCycle: 'h23',
-    year: 'numeric',
-    month: 'numeric',
-    day: 'numeric',
-    hour: 'numeric',
-    minute: 'numeric',
-    second: 'numeric',
-  }).formatToParts(new Date(ms));
+  let format = zoneFormatters.get(zone);
+  if (!format) {
+    format = new Intl.DateTimeFormat('en-US', {
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
+      second: 'numeric',
+    });
+    zoneFormatters.set(zone, format);
+  }
+  const parts = format.formatToParts(new Date(ms));
   const get = (type: string) => Number(parts.find((p) => p.type === type)?.value ?? 0);
   const asUtc = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
   return asUtc - wholeSeconds(ms);
 }
 
-/** The UTC instant of a wall-clock time in `zone` on the UTC calendar day holding `dayMs`. */
-export function wallClockToUtc(dayMs: number, hour: number, minute: number, zone: string): number {
-  const d = new Date(dayMs);
-  const naive = Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate(), hour, minute);
-  return naive - zoneOffset(naive, zone);
+const zonedDates = new Map<string, (ms: number) => { day: number; weekday: number }>();
+
+/** The calendar date and weekday in `zone` at instant `ms` (the seed asks for the same runs' dates again and again). */
+export function zonedDate(ms: number, zone: string): { day: number; weekday: number } {
+  let dateIn = zonedDates.get(zone);
+  if (!dateIn) {
+    dateIn = memoize((at: number) => {
+      const local = new Date(at + zoneOffset(at, zone));
+      return { day: local.getUTCDate(), weekday: local.getUTCDay() };
+    });
+    zonedDates.set(zone, dateIn);
+  }
+  return dateIn(ms);
 }
 
 /** Five whitespace-separated cron fields of digits, `*`, `/`, `,`, `-` or names. */
@@ -146,9 +162,7 @@ export function isCronExpression(text: string): boolean {
 }
 
 /** Backup file stamp: 2024-01-11_06-40-29. */
-export function fileStamp(ms: number): string {
-  return new Date(ms).toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '-');
-}
+export const fileStamp = memoize((ms: number): string => new Date(ms).toISOString().slice(0, 19).replace('T', '_').replace(/:/g, '-'));
 
 /**
  * An OpenSSH line for a 4096-bit RSA key: the real wire header (type, e = 65537,

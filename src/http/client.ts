@@ -10,7 +10,8 @@ import { encodeQuery } from './query.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
 import { lastPage, nextPageQuery, toInt } from './paging.js';
-import { addSecret, scrub } from '../util/scrub.js';
+import { addSecret } from '../util/scrub.js';
+import { writeServiceLine } from '../output/sanitize.js';
 
 declare const __VERSION__: string;
 const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
@@ -191,8 +192,9 @@ class HttpClient implements Client {
   }
 
   private trace(line: string): void {
-    // Answers are traced as received; scrub() blanks a token or secret the service echoed.
-    if (this.opts.debug) this.opts.stderr.write(scrub(`[debug] ${line}\n`));
+    // Answers are traced as received, one line each: escape sequences and control characters
+    // (C1 \u009b too) removed, and a token or secret the service echoed blanked.
+    if (this.opts.debug) writeServiceLine(this.opts.stderr, `[debug] ${line}`);
   }
 
   async *pages(req: RequestSpec, o: { all: boolean; signal?: AbortSignal }): AsyncIterable<Page> {

@@ -86,9 +86,25 @@ export function outcomeUnknownError(display: string, reason: string, req: Reques
   return new OutcomeUnknownError(`${display}: ${reason}; the request may or may not have reached the service`, hint ? [hint] : []);
 }
 
+/** POST paths and the command that shows whether each took effect (`$1` is the path's id). */
+const CHECK_COMMANDS: Array<[RegExp, string]> = [
+  [/^\/jobs\/([^/]+)\/backups\/start$/, 'backupctl jobs backup list $1 --sort -created_at'],
+  [/^\/jobs\/([^/]+)\/(?:encryption-key|proxy)$/, 'backupctl jobs get $1'],
+  [/^\/jobs$/, 'backupctl jobs list --sort -created_at'],
+  [/^\/servers$/, 'backupctl servers list --sort -created_at'],
+  [/^\/ssh-keys$/, 'backupctl ssh-keys list --sort -created_at'],
+  [/^\/storage$/, 'backupctl storage list --sort -id'],
+  [/^\/snapshots\/accounts(?:\/[^/]+\/sync)?$/, 'backupctl accounts list --sort -updated_at'],
+  [/^\/snapshots\/resources\/([^/]+)\/\w+$/, 'backupctl resources get $1'],
+  [/^\/cloud_i\/(droplets|volumes)\/([^/]+)\/snapshots\/manual$/, 'backupctl $1 snapshot list $2 --sort -started_at'],
+  [/^\/cloud_i\/(droplets|volumes)\/([^/]+)\/\w+$/, 'backupctl $1 get $2'],
+];
+
 function checkHint(req: RequestSpec): string {
-  const job = /^\/jobs\/([^/]+)\/backups\/start$/.exec(req.path);
-  if (job) return `Check before retrying: backupctl jobs backup list ${job[1]} --sort -created_at`;
+  for (const [pattern, command] of CHECK_COMMANDS) {
+    const m = pattern.exec(req.path);
+    if (m) return `Check before retrying: ${command.replace(/\$(\d)/g, (_, i: string) => decodeURIComponent(m[Number(i)] ?? ''))}`;
+  }
   return 'Check the current state with the matching list command before retrying.';
 }
 

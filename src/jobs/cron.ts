@@ -10,6 +10,7 @@ import { CliError, LockedError, UsageError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 import { acquireFileLock, type HeldLock } from '../config/lock.js';
 import { stateDir } from '../config/paths.js';
+import { writeServiceLine } from '../output/sanitize.js';
 
 export type RunLock = HeldLock;
 
@@ -141,7 +142,7 @@ export async function pingHealthcheck(
       await dispatcher.close().catch(() => {});
     }
   } catch (err) {
-    o.stderr.write(`warning: healthcheck ping to ${redactUrl(target)} failed: ${(err as Error).message}\n`);
+    writeServiceLine(o.stderr, `warning: healthcheck ping to ${redactUrl(target)} failed: ${(err as Error).message}`);
     return false;
   }
 }

@@ -17,7 +17,7 @@ import { pipeline } from 'node:stream/promises';
 import { CliError, ExitCode, TransientError, UsageError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 import type { Dispatcher } from '../http/undici.js';
-import { sanitize } from '../output/format.js';
+import { sanitize, writeServiceLine } from '../output/sanitize.js';
 import { ProgressBar } from '../output/progress.js';
 
 export interface RemoteFile {
@@ -159,7 +159,7 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
         // No Authorization header here, ever: the signed URL is the credential.
         const headers: Record<string, string> = { accept: '*/*', 'user-agent': 'backupctl' };
         if (written > 0) headers.range = `bytes=${written}-`;
-        if (o.debug) o.stderr.write(`[debug] > GET ${where} (signed URL, no Authorization)${written ? ` Range: bytes=${written}-` : ''}\n`);
+        if (o.debug) writeServiceLine(o.stderr, `[debug] > GET ${where} (signed URL, no Authorization)${written ? ` Range: bytes=${written}-` : ''}`);
         const res = await (dispatcher as unknown as Dispatcher).request({
           origin: u.origin,
           path: u.pathname + u.search,
@@ -169,7 +169,7 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
           headersTimeout: o.timeoutMs,
           bodyTimeout: o.timeoutMs,
         });
-        if (o.debug) o.stderr.write(`[debug] < ${res.statusCode}\n`);
+        if (o.debug) writeServiceLine(o.stderr, `[debug] < ${res.statusCode}`);
         let answerTotal: number | undefined;
         if (res.statusCode === 200) {
           // A whole file: the server ignored Range (or none was sent).
@@ -227,7 +227,7 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
           if (err instanceof CliError) throw err;
           throw new TransientError(`downloading ${label} failed after ${attempt} attempts: ${sanitize((err as Error).message)}`);
         }
-        if (o.debug) o.stderr.write(`[debug] transfer broke at ${written} bytes (${sanitize((err as Error).message)}); retrying\n`);
+        if (o.debug) writeServiceLine(o.stderr, `[debug] transfer broke at ${written} bytes (${(err as Error).message}); retrying`);
         await abortableSleep((o.retryDelayMs ?? 500) * attempt, o.signal);
       }
     }

@@ -1,9 +1,12 @@
 // --jq <expr>: the JSON a command prints, filtered by jq itself (jq 1.8 built
 // to WebAssembly: the jq-wasm package), printed as `jq -r` prints it: strings
 // raw, everything else as jq formats JSON. Loaded only when --jq is given: the
-// engine's JavaScript is bundled, its jq.wasm sits beside the bundle (a blob
-// asset in the single executable), compiled on first use (~0.15 s).
+// engine's JavaScript is bundled, its jq.wasm sits gzipped beside the bundle (a
+// blob asset in the single executable), inflated and compiled on first use (~0.15 s).
 import { existsSync } from 'node:fs';
+// A static import: this module loads only on --jq (runner.ts), and the bundle runs from
+// a code cache, where import() of a built-in fails (src/boot.cjs).
+import { gunzipSync } from 'node:zlib';
 import { UsageError } from '../errors.js';
 import { readBuiltBinary } from '../util/built-files.js';
 
@@ -13,16 +16,16 @@ interface JqEngine {
 
 let engine: Promise<JqEngine> | undefined;
 
-/** dist/jq.wasm beside the bundle, or the build's copy when running from the sources (tests). */
+/** dist/jq.wasm.gz beside the bundle, or the build's copy when running from the sources (tests). */
 function locateWasm(): URL {
-  const candidates = ['./jq.wasm', '../../dist/jq.wasm'].map((p) => new URL(p, import.meta.url));
+  const candidates = ['./jq.wasm.gz', '../../dist/jq.wasm.gz'].map((p) => new URL(p, import.meta.url));
   return candidates.find((u) => existsSync(u)) ?? candidates[0]!;
 }
 
 function load(): Promise<JqEngine> {
   engine ??= (async () => {
     const { loadJq } = await import('jq-wasm');
-    return loadJq({ wasmBinary: readBuiltBinary('jq.wasm', locateWasm) });
+    return loadJq({ wasmBinary: gunzipSync(readBuiltBinary('jq.wasm.gz', locateWasm)) });
   })();
   return engine;
 }

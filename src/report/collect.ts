@@ -43,6 +43,7 @@ export const REPORT_RULES = [
   'Expected runs come from each schedule\'s cron expression in its time zone (croner), from the later of the window\'s start and the job\'s creation.',
   'A wall-clock time skipped by a spring-forward change is expected at the first minute after the gap; a time repeated by a fall-back change is expected once.',
   'A backup started within the grace of an expected run (before or after it) fulfils it; manual backups fulfil none.',
+  'A paused schedule (or machine) still expects its runs: its record does not say since when it is paused, so the runs since show as missed.',
   'Success rate: expected runs fulfilled by a completed backup, over the runs settled (not pending or in progress); completed with errors and expired are not successes.',
   'Droplet and volume snapshots are expected every `frequency` hours from `run_offset` hours after 00:00 of their time zone, each day anew.',
 ];

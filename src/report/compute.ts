@@ -11,7 +11,9 @@
 //   gap (03:00 local), and so does the report; a daily schedule still expects
 //   one run that day. A time repeated by a fall-back change is expected once
 //   (its first instant), as cron does.
-// - Runs of several schedules at the same instant are one expected run.
+// - Runs of several schedules at the same instant are one expected run. A
+//   paused schedule still expects its runs: its record does not say since when
+//   it is paused, so the runs since show as missed, with a note.
 // - A backup started within the grace of an expected run (before or after)
 //   fulfils it; each backup fulfils one run at most, and the runs take the
 //   backups in time order (the earliest backup within reach goes to the
@@ -42,7 +44,7 @@ export interface ScheduleInput {
   text: string;
   timezone: string;
   status: string | null;
-  /** The schedule expects nothing now (paused): why, for the notes. */
+  /** The schedule is stopped now (paused), for the notes: its runs stay expected, since when is not known. */
   stopped?: string | undefined;
   /** Why no expected run can be computed (a frequency the report cannot turn into times). */
   unreadable?: string | undefined;
@@ -122,10 +124,8 @@ function expectedRuns(
   let computable = schedules.length > 0;
   const perSchedule = schedules.map((s) => {
     const label = `schedule ${s.id ?? s.text}`;
-    if (s.stopped) {
-      notes.push(`${label} is ${s.stopped}: no run is expected from it (when it stopped is not in its record)`);
-      return 0;
-    }
+    // Since when is not in the record: the runs stay expected, and those after the pause show as missed.
+    if (s.stopped) notes.push(`${label} is ${s.stopped} now: its runs are still expected (when it stopped is not in its record), so those since show as missed`);
     if (s.unreadable || s.cron === null) {
       notes.push(`${label}: expected runs cannot be computed: ${s.unreadable ?? 'it has no cron expression'}`);
       computable = false;

@@ -194,7 +194,7 @@ const download: Handler = async (input, ctx) => {
     progress: ctx.output.animation !== undefined && !ctx.output.quiet,
     debug: settings.debug,
   });
-  ctx.io.stderr.write(`Downloaded ${got.length} file${got.length === 1 ? '' : 's'} of backup ${backup.id}.\n`);
+  ctx.note(`Downloaded ${got.length} file${got.length === 1 ? '' : 's'} of backup ${backup.id}.`);
   return {
     kind: 'list',
     pages: (async function* () {

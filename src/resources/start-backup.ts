@@ -4,6 +4,7 @@ import type { Handler, Result } from '../cli/types.js';
 import type { CommandSpec, ParamSpec } from './types.js';
 import { cronParams } from '../jobs/cron.js';
 import { jobArg } from './common.js';
+import { sanitize } from '../output/sanitize.js';
 
 export const startBackupParams: ParamSpec[] = [
   jobArg(),
@@ -36,8 +37,9 @@ async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<
   const answer = (res.body ?? {}) as { backup_id?: unknown; status?: unknown; url?: unknown };
   const backupId = typeof answer.backup_id === 'string' ? answer.backup_id : undefined;
   if (!v.wait) {
-    const text = `Backup ${backupId ?? '(no id in the answer)'} of job ${jobId} started (status ${String(answer.status ?? 'unknown')}).${
-      typeof answer.url === 'string' ? `\n${answer.url}` : ''
+    // Each service value on its own terms: a line break in the status must not make a fake line.
+    const text = `Backup ${sanitize(backupId ?? '(no id in the answer)')} of job ${jobId} started (status ${sanitize(String(answer.status ?? 'unknown'))}).${
+      typeof answer.url === 'string' ? `\n${sanitize(answer.url)}` : ''
     }`;
     return { kind: 'object', value: answer, text, idField: 'backup_id' };
   }
@@ -47,7 +49,7 @@ async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<
       `Check: backupctl jobs backup list ${jobId} --sort -created_at`,
     ]);
   }
-  ctx.io.stderr.write(`Backup ${backupId} started; waiting for it to end.\n`);
+  ctx.note(`Backup ${backupId} started; waiting for it to end.`);
   const { waitForBackup } = await import('../jobs/wait.js');
   const spinner = ctx.spinner(`Backup ${backupId}: starting`);
   const backup = await waitForBackup(client, jobId, backupId, {
@@ -57,8 +59,19 @@ async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<
     signal: ctx.signal,
     spinner,
     warn: (m) => ctx.warn(m),
-  }).finally(() => spinner.stop());
-  return { kind: 'object', value: { ...answer, backup }, text: `Backup ${backupId} ${String(backup.status)}.`, idField: 'backup_id' };
+  })
+    .catch(async (err: unknown) => {
+      if (!ctx.signal.aborted) throw err;
+      // Ctrl-C ends the wait, not the backup: say so, and how to follow it.
+      const { InterruptedError } = await import('../errors.js');
+      throw new InterruptedError('Interrupted', [
+        `Backup ${sanitize(backupId)} of job ${sanitize(jobId)} keeps running on the service; only the wait stopped.`,
+        `Follow it: backupctl backups get ${sanitize(backupId)}`,
+        `   or all: backupctl jobs backup list ${sanitize(jobId)} --sort -created_at`,
+      ]);
+    })
+    .finally(() => spinner.stop());
+  return { kind: 'object', value: { ...answer, backup }, text: `Backup ${sanitize(backupId)} ${sanitize(String(backup.status))}.`, idField: 'backup_id' };
 }
 
 export const startBackupSpec: CommandSpec = {

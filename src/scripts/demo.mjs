@@ -1,24 +1,37 @@
 // `npm run demo`: starts the built-in emulator with demo data, logs a `demo`
 // profile in to it, and runs a short tour of real commands. On a terminal the
 // emulator keeps running afterwards so the profile can be used; in a pipe or
-// CI it stops when the tour ends. The emulator listens on a fixed port with a
-// fixed token so the profile stays valid when it is started again with
-// `backupctl emulator --port 47800 --token demo-token-0000`.
+// CI it stops when the tour ends. The emulator listens on a fixed port
+// (DEMO_PORT, default 47800) with a fixed token so the profile stays valid when
+// it is started again with `backupctl emulator --port 47800 --token demo-token-0000`.
+// What the tour says about the fleet is phrased from `status --json` (demo-story.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { checkStory, statusStory } from './demo-story.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin', 'backupctl.cjs');
-const PORT = process.env.DEMO_PORT ?? '47800';
+const PORT = process.env.DEMO_PORT?.trim() || '47800';
 const TOKEN = 'demo-token-0000';
 const interactive = process.stdin.isTTY && process.stdout.isTTY && !process.env.CI;
 
+/** One line on stderr and the exit code: what a user needs, never a stack trace. */
+function stop(message, code) {
+  process.stderr.write(`demo: ${message}\n`);
+  process.exit(code);
+}
+
+if (!/^\d{1,5}$/.test(PORT) || Number(PORT) > 65535) stop(`DEMO_PORT must be a port number from 0 to 65535, not "${PORT}"`, 2);
+
 const emulator = spawn(process.execPath, [bin, 'emulator', '--port', PORT, '--token', TOKEN, '--seed', 'demo'], {
-  stdio: ['ignore', 'pipe', 'inherit'],
+  stdio: ['ignore', 'pipe', 'pipe'],
 });
-const env = await new Promise((resolve, reject) => {
+let emulatorErrors = '';
+const collectErrors = (chunk) => (emulatorErrors += chunk);
+emulator.stderr.setEncoding('utf8').on('data', collectErrors);
+const env = await new Promise((resolve) => {
   const found = {};
   const rl = createInterface({ input: emulator.stdout });
   rl.on('line', (line) => {
@@ -26,62 +39,88 @@ const env = await new Promise((resolve, reject) => {
     if (m) found[m[1]] = m[2];
     if (found.BACKUPCTL_BASE_URL && found.BACKUPCTL_TOKEN) resolve(found);
   });
-  emulator.on('exit', (code) => reject(new Error(`the emulator stopped (exit ${code}); is port ${PORT} in use? Try DEMO_PORT=47801 npm run demo`)));
+  const failed = (detail) => {
+    if (/EADDRINUSE|EACCES/.test(detail)) {
+      const next = Number(PORT) === 65535 ? 47801 : Number(PORT) + 1;
+      stop(`port ${PORT} is busy or not allowed; choose another with DEMO_PORT, e.g. DEMO_PORT=${next} npm run demo`, 1);
+    }
+    stop(`the emulator stopped before it was ready: ${detail.trim().split('\n')[0] || 'no message'}`, 1);
+  };
+  emulator.on('error', (err) => failed(err.message));
+  emulator.on('exit', (code) => failed(emulatorErrors || `exit ${code}`));
 });
+// Ready: from here on the emulator's own messages go to the terminal.
+emulator.stderr.off('data', collectErrors);
+emulator.stderr.pipe(process.stderr);
+const port = new URL(env.BACKUPCTL_BASE_URL).port;
 
 const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${s}\x1b[22m` : s);
 const childEnv = { ...process.env };
 for (const k of ['BACKUPCTL_BASE_URL', 'BACKUPCTL_TOKEN', 'BACKUPCTL_PROFILE', 'BACKUPCTL_OUTPUT']) delete childEnv[k];
 
-function step(title, args, input) {
+let unexpected = 0;
+/** Shows and runs one command of the tour; `expect` is the exit code it should give. */
+function run(title, args, { input, expect = 0 } = {}) {
   process.stdout.write(`\n${bold(`# ${title}`)}\n${bold(`$ backupctl ${args.join(' ')}`)}\n`);
   const r = spawnSync(process.execPath, [bin, ...args], {
     env: childEnv,
     input,
     stdio: [input === undefined ? 'inherit' : 'pipe', 'inherit', 'inherit'],
   });
-  return r.status;
+  if (r.status !== 0) process.stdout.write(`(exit ${r.status})\n`);
+  if (r.status !== expect) {
+    unexpected++;
+    process.stderr.write(`demo: expected exit ${expect}, got ${r.status}\n`);
+  }
 }
 
-let failed = 0;
-const run = (title, args, input) => {
-  const code = step(title, args, input);
-  if (code !== 0) {
-    failed++;
-    process.stdout.write(`(exit ${code})\n`);
-  }
-};
+/** Runs a command for the tour's own use (not shown); its stdout, or undefined when it failed. */
+function read(args) {
+  const r = spawnSync(process.execPath, [bin, ...args], { env: childEnv, encoding: 'utf8' });
+  if (r.status === 0) return r.stdout;
+  unexpected++;
+  process.stderr.write(`demo: backupctl ${args.join(' ')} exited ${r.status}: ${r.stderr.trim()}\n`);
+  return undefined;
+}
 
+const demo = ['--profile', 'demo'];
 try {
-  run('Log a "demo" profile in to the emulator (the token comes on stdin)', ['auth', 'login', '--profile', 'demo', '--base-url', env.BACKUPCTL_BASE_URL, '--with-token'], `${env.BACKUPCTL_TOKEN}\n`);
-  run('Who am I?', ['--profile', 'demo', 'auth', 'status']);
-  run('The SSH keys the service logs in with', ['--profile', 'demo', 'ssh-keys', 'list', '-o', 'table']);
-  run('Servers, first page (the list has more: --all walks every page)', ['--profile', 'demo', 'servers', 'list', '-o', 'table']);
-  run('Backup jobs', ['--profile', 'demo', 'jobs', 'list', '-o', 'table']);
-  run('Is everything backed up? One failing job and one stale one, worst first', ['--profile', 'demo', 'status', '-o', 'table']);
-  const jobs = spawnSync(process.execPath, [bin, '--profile', 'demo', 'jobs', 'list', '-q', '--page-size', '15'], { env: childEnv, encoding: 'utf8' });
-  const job = jobs.stdout.split('\n').find(Boolean);
-  if (job) {
-    run('Start a manual backup of the first job', ['--profile', 'demo', 'jobs', 'backup', 'start', job, '--manual', '-o', 'table']);
-    run('Its newest backups, newest first, as JSON for scripts', ['--profile', 'demo', 'jobs', 'backup', 'list', job, '--sort', '-created_at', '--page-size', '15', '--json']);
+  run('Log a "demo" profile in to the emulator (the token comes on stdin)', ['auth', 'login', ...demo, '--base-url', env.BACKUPCTL_BASE_URL, '--with-token'], {
+    input: `${env.BACKUPCTL_TOKEN}\n`,
+  });
+  run('Who am I?', [...demo, 'auth', 'status']);
+  run('The SSH keys the service logs in with', [...demo, 'ssh-keys', 'list', '-o', 'table']);
+  run('Servers, first page (the list has more: --all walks every page)', [...demo, 'servers', 'list', '-o', 'table']);
+  run('Backup jobs', [...demo, 'jobs', 'list', '-o', 'table']);
+  const statusJson = read([...demo, 'status', '--json']);
+  if (statusJson !== undefined) {
+    const doc = JSON.parse(statusJson);
+    run(`Is everything backed up? ${statusStory(doc)}`, [...demo, 'status', '-o', 'table']);
+    const late = doc.jobs.filter((j) => !j.within_max_age).length;
+    run(`For cron or monitoring: ${checkStory(doc)}`, [...demo, 'status', '--check', '-q'], { expect: late ? 9 : 0 });
   }
-  run('Completed provider snapshots tagged daily', ['--profile', 'demo', 'snapshots', 'list', '--status', 'completed', '--tags', 'daily', '-o', 'table']);
-  run('A bad flag value is caught before anything is sent (exit 2)', ['--profile', 'demo', 'snapshots', 'list', '--status', 'done']);
+  const job = read([...demo, 'jobs', 'list', '-q', '--page-size', '15'])?.split('\n').find(Boolean);
+  if (job) {
+    run('Start a manual backup of the first job', [...demo, 'jobs', 'backup', 'start', job, '--manual', '-o', 'table']);
+    run('Its newest backups, newest first, as JSON for scripts', [...demo, 'jobs', 'backup', 'list', job, '--sort', '-created_at', '--page-size', '15', '--json']);
+  }
+  run('Completed provider snapshots tagged daily', [...demo, 'snapshots', 'list', '--status', 'completed', '--tags', 'daily', '-o', 'table']);
+  run('A bad flag value is caught before anything is sent (exit 2)', [...demo, 'snapshots', 'list', '--status', 'done'], { expect: 2 });
 } finally {
   if (interactive) {
     process.stdout.write(
       `\n${bold('The emulator is still running.')} In another terminal, go on with the demo profile:\n` +
         `  npx backupctl --profile demo jobs list        (or: node bin/backupctl.cjs --profile demo ...)\n` +
         `  npx backupctl profiles use demo               (make it the default)\n` +
-        `Press Ctrl-C here to stop the emulator.\n`,
+        `Press Ctrl-C here to stop the emulator; start it again with: node bin/backupctl.cjs emulator --port ${port} --token ${TOKEN}\n`,
     );
     await new Promise((resolve) => {
       process.on('SIGINT', resolve);
       emulator.on('exit', resolve);
     });
   }
+  emulator.removeAllListeners('exit');
   emulator.kill('SIGTERM');
 }
-// The tour includes one command that must fail (the bad flag): only that one may.
-process.exitCode = failed === 1 ? 0 : 1;
-if (failed !== 1) process.stderr.write(`demo: ${failed - 1} step(s) failed unexpectedly\n`);
+process.exitCode = unexpected === 0 ? 0 : 1;
+if (unexpected) process.stderr.write(`demo: ${unexpected} step(s) went unexpectedly\n`);

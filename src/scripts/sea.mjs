@@ -44,7 +44,7 @@ try {
     minifyWhitespace: true,
     logLevel: 'warning',
   });
-  const assets = { 'main.cjs': path.join(dist, 'main.cjs'), 'main.cache': path.join(dist, 'main.cache'), 'manifest.json': path.join(dist, 'manifest.json'), 'jq.wasm': path.join(dist, 'jq.wasm') };
+  const assets = { 'main.cjs': path.join(dist, 'main.cjs'), 'main.cache': path.join(dist, 'main.cache'), 'manifest.json': path.join(dist, 'manifest.json'), 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz') };
   for (const file of await readdir(path.join(dist, 'startup'))) assets[`startup/${file}`] = path.join(dist, 'startup', file);
   for (const file of Object.values(assets)) await readFile(file).catch(() => Promise.reject(new Error(`${path.relative(root, file)} is missing: run npm run build first`)));
   const blob = path.join(work, 'sea-prep.blob');

@@ -9,7 +9,7 @@ export function readBuiltFile(name: string, locate: () => URL): string {
   return isSea() ? getAsset(name, 'utf8') : readFileSync(locate(), 'utf8');
 }
 
-/** The bytes of the built file `name` ("jq.wasm"), as readBuiltFile finds it. */
+/** The bytes of the built file `name` ("jq.wasm.gz"), as readBuiltFile finds it. */
 export function readBuiltBinary(name: string, locate: () => URL): Uint8Array {
   return isSea() ? new Uint8Array(getAsset(name)) : readFileSync(locate());
 }

@@ -51,6 +51,7 @@ export interface VerifyOptions {
 }
 
 const MB = 1024 * 1024;
+const BATCH_BYTES = MB / 2;
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
 
 function sizeReason(bytes: number, size: unknown): string | undefined {
@@ -65,8 +66,23 @@ async function verifyFile(backup: BackupToVerify, file: BackupToVerify['files'][
   let hash: Hash;
   let check: Check;
   let bytes = 0;
+  // Network chunks (~64 KB) are gathered to BATCH_BYTES before the checks see
+  // them: each chunk costs a trip through zlib's thread pool and the tar parser,
+  // and 512 KB ones make verify two to three times faster than 64 KB ones.
+  let batch: Buffer[] = [];
+  let batched = 0;
+  const flush = async () => {
+    if (!batched) return;
+    const chunk = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batched);
+    batch = [];
+    batched = 0;
+    hash.update(chunk);
+    await check.write(chunk);
+  };
   const fresh = () => {
     hash = createHash('sha256');
+    batch = [];
+    batched = 0;
     bytes = 0;
     check = inspect({
       encrypted: backup.encrypted,
@@ -82,15 +98,17 @@ async function verifyFile(backup: BackupToVerify, file: BackupToVerify['files'][
       { name: file.name, url: file.url, size: stated && stated.min === stated.max ? stated.bytes : undefined },
       {
         async write(chunk) {
-          hash.update(chunk);
           bytes += chunk.length;
           o.progress?.add(chunk.length);
-          await check.write(chunk);
+          batch.push(chunk);
+          batched += chunk.length;
+          if (batched >= BATCH_BYTES) await flush();
         },
         restart: fresh,
       },
     );
     resumed = got.resumed;
+    await flush();
   } catch (err) {
     if (o.signal.aborted || err instanceof InterruptedError) throw err;
     transferFailure = `download: ${err instanceof Error ? err.message : String(err)}`;

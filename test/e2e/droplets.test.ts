@@ -342,13 +342,14 @@ describe('droplets snapshot', () => {
   it('list as TSV: size in bytes, the tags set as names; -q prints snapshot ids', async () => {
     const id = ids['db-primary']!;
     const all = (await serviceDroplet(id)).snapshots!;
-    const tsv = await cli(['droplets', 'snapshot', 'list', String(id), '--sort', 'id', '-o', 'tsv']);
+    // Its 36 days of history take several pages: --all walks them.
+    const tsv = await cli(['droplets', 'snapshot', 'list', String(id), '--sort', 'id', '--all', '-o', 'tsv']);
     expect(tsv.code).toBe(0);
     const names = (tags: Record<string, number>) => Object.keys(tags).filter((k) => tags[k] === 1).join(',');
     expect(tsv.stdout).toBe(
       all.map((s) => [s.id, s.name, s.status, s.size, names(s.tags), s.started_at, s.completed_at ?? ''].join('\t') + '\n').join(''),
     );
-    const q = await cli(['droplets', 'snapshot', 'list', String(id), '--sort', 'id', '-q']);
+    const q = await cli(['droplets', 'snapshot', 'list', String(id), '--sort', 'id', '--all', '-q']);
     expect(q.stdout).toBe(all.map((s) => `${s.id}\n`).join(''));
   });
 

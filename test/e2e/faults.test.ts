@@ -101,7 +101,7 @@ async function targetFor(method: Method, emu: Emulator): Promise<Target> {
         done: '',
         okStatus: 201,
         okHasBody: true,
-        hint: 'Check the current state with the matching list command before retrying.',
+        hint: 'Check before retrying: backupctl ssh-keys list --sort -created_at',
       };
     }
   }
@@ -439,7 +439,7 @@ export function faultsMarkdown(): string {
     '',
     'A POST that exits 7 adds a second line: for `jobs backup start` it is',
     '`Check before retrying: backupctl jobs backup list <job> --sort -created_at`; for other POSTs',
-    '`Check the current state with the matching list command before retrying.`',
+    'the command that shows whether it took effect, such as `Check before retrying: backupctl ssh-keys list --sort -created_at`.',
     '',
   );
   return lines.join('\n');

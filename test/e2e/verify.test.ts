@@ -169,7 +169,7 @@ describe('verify: planted faults', () => {
     const r = await cli(['verify', CORRUPTED_DEMO_JOB, '--latest', '--json']);
     expect(r.code).toBe(11);
     const doc = JSON.parse(r.stdout);
-    expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'failed', format: 'tar.gz', reasons: [expect.stringMatching(/^gzip: CRC-32 mismatch/)] });
+    expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'failed', format: 'gzip', reasons: [expect.stringMatching(/^gzip: CRC-32 mismatch/)] });
     expect(doc.backups[0].files[1]).toMatchObject({ verdict: 'not-inspected', format: 'data' });
     const older = await cli(['verify', CORRUPTED_DEMO_JOB, '--since', '3d', '--json']);
     const verdicts = JSON.parse(older.stdout).backups.map((b: Json) => b.verdict);
@@ -213,6 +213,38 @@ describe('verify: selection and input', () => {
       expect(gets[1]!.headers.range).toMatch(/^bytes=\d+-$/);
     } finally {
       emu.setFaults([]);
+    }
+  });
+});
+
+describe('verify: for cron', () => {
+  it('--check --healthcheck-url --lock: /start then the URL when verified, /fail with exit 11 when not; the lock is released', async () => {
+    const http = await import('node:http');
+    const pings: string[] = [];
+    const server = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        pings.push(`${req.url} ${body}`.trim());
+        res.end('OK');
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as import('node:net').AddressInfo).port}/ping/v1`;
+    try {
+      const good = await cli(['verify', 'api postgres', '--latest', '--check', '--lock', 'verify-test', '--healthcheck-url', url]);
+      expect(good.code, good.stderr).toBe(0);
+      expect(pings).toEqual(['/ping/v1/start', '/ping/v1']);
+      pings.length = 0;
+      const bad = await cli(['verify', CORRUPTED_DEMO_JOB, '--latest', '--check', '--lock', 'verify-test', '--healthcheck-url', url]);
+      expect(bad.code).toBe(11);
+      expect(bad.stdout).toMatch(/^Backup [0-9a-f-]{36} \(created [^)]+\): FAILED, 1 of 2 files failed, /);
+      expect(pings[0]).toBe('/ping/v1/start');
+      expect(pings[1]).toMatch(/^\/ping\/v1\/fail exit 11: 1 of 2 files of job git server failed verification/);
+      // The lock lives in the state folder and is released after each run.
+      expect(readdirSync(path.join(state, 'backupctl')).filter((f) => f.endsWith('.lock'))).toEqual([]);
+    } finally {
+      await new Promise<void>((r) => server.close(() => r()));
     }
   });
 });

@@ -248,12 +248,13 @@ describe('volumes snapshot', () => {
     expect(sizes).toEqual([...sizes].sort((a, b) => a - b));
 
     const all = (await serviceVolume(id)).snapshots!;
-    const tsv = await cli(['volumes', 'snapshot', 'list', id, '--sort', 'id', '-o', 'tsv']);
+    // A month of daily snapshots takes more than a page: --all walks them.
+    const tsv = await cli(['volumes', 'snapshot', 'list', id, '--sort', 'id', '--all', '-o', 'tsv']);
     const names = (tags: Record<string, number>) => Object.keys(tags).filter((k) => tags[k] === 1).join(',');
     expect(tsv.stdout).toBe(
       all.map((s) => [s.id, s.name, s.status, s.size, names(s.tags), s.started_at, s.completed_at ?? ''].join('\t') + '\n').join(''),
     );
-    expect((await cli(['volumes', 'snapshot', 'list', id, '--sort', 'id', '-q'])).stdout).toBe(all.map((s) => `${s.id}\n`).join(''));
+    expect((await cli(['volumes', 'snapshot', 'list', id, '--sort', 'id', '--all', '-q'])).stdout).toBe(all.map((s) => `${s.id}\n`).join(''));
   });
 
   it('create requests a manual snapshot that shows in the list', async () => {

@@ -86,7 +86,8 @@ describe('auth status / token / logout', () => {
     const ctx = fakeContext({ configDir: dir, env: { BACKUPCTL_BASE_URL: 'https://api.example.com' } });
     const err = await failure(auth.status!(input(), ctx));
     expect(err.exitCode).toBe(ExitCode.config);
-    expect(err.message).toContain('auth login');
+    expect(err.message).toBe('no API token for profile "default"');
+    expect(err.details[0]).toContain('backupctl auth login');
   });
 
   it('token prints the real token; logout removes it', async () => {

@@ -63,6 +63,7 @@ export function fakeContext(opts: {
     signal: new AbortController().signal,
     spinner: () => ({ update() {}, stop() {} }),
     warn: (message) => void warnings.push(message),
+    note: (message) => void stderr.write(`${message}\n`),
     stdoutText: () => out,
     stderrText: () => err,
     warnings,

@@ -22,7 +22,7 @@ async function lines(ctx: ReturnType<typeof run>['ctx']): Promise<string[]> {
 describe('emulator command', () => {
   it('is a local command with the documented flags and no output of its own kind', () => {
     expect(spec).toMatchObject({ path: ['emulator'], local: true, handler: 'emulator', output: { kind: 'none' } });
-    expect(spec.params.map((p) => p.flag ?? p.name)).toEqual(['port', 'token', 'seed', 'latency', 'fault', 'outcome', 'big-job', 'tick']);
+    expect(spec.params.map((p) => p.flag ?? p.name)).toEqual(['port', 'token', 'seed', 'latency', 'fault', 'outcome', 'big-job', 'damaged_files', 'changing_files', 'big_file', 'tick', 'now']);
     expect(spec.params.every((p) => p.in === 'local')).toBe(true);
   });
 
@@ -41,6 +41,27 @@ describe('emulator command', () => {
     stop();
     await expect(result).resolves.toEqual({ kind: 'empty' });
     await expect(fetch(`${url}/__emulator/health`)).rejects.toThrow();
+  });
+
+  it('--now starts its clock at that instant: the demo history is laid back from it, and new records carry it', async () => {
+    // 01:30 UTC on the night European clocks go forward; git server runs daily at 00:15 Europe/Paris (23:15 UTC in winter).
+    const { ctx, result, stop } = run({ port: 0, token: 'emu_now', seed: 'demo', latency: 0, tick: 5, now: '2027-03-28T01:30:00.000Z' });
+    const url = (await lines(ctx))[0]!.slice('BACKUPCTL_BASE_URL='.length);
+    const headers = { Authorization: 'Bearer emu_now', 'Content-Type': 'application/json' };
+    const jobs = (await (await fetch(`${url}/v1/jobs?page_size=100`, { headers })).json()) as { data: Array<{ id: string; name: string }> };
+    const git = jobs.data.find((j) => j.name === 'git server')!;
+    const backups = async () =>
+      ((await (await fetch(`${url}/v1/jobs/${git.id}/backups?sort=-created_at&page_size=15`, { headers })).json()) as { data: Array<{ created_at: string }> }).data;
+    const newest = Date.parse((await backups())[0]!.created_at);
+    expect(newest - Date.parse('2027-03-27T23:15:00Z')).toBeGreaterThanOrEqual(0);
+    expect(newest - Date.parse('2027-03-27T23:15:00Z')).toBeLessThanOrEqual(90_000);
+    const started = await fetch(`${url}/v1/jobs/${git.id}/backups/start`, { method: 'POST', headers, body: '{}' });
+    expect(started.status).toBeLessThan(300);
+    const created = Date.parse((await backups())[0]!.created_at);
+    expect(created - Date.parse('2027-03-28T01:30:00Z')).toBeGreaterThanOrEqual(0);
+    expect(created - Date.parse('2027-03-28T01:30:00Z')).toBeLessThan(60_000);
+    stop();
+    await result;
   });
 
   it('refuses a bad --fault before starting anything', async () => {

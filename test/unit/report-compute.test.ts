@@ -158,7 +158,7 @@ describe('matching', () => {
     expect(entry).toMatchObject({ expected: 1, missed: 1, unscheduled: 1, unscheduled_manual: 1 });
   });
 
-  it('two schedules at the same instant expect one run; a paused schedule expects none and says so', () => {
+  it('two schedules at the same instant expect one run; a paused schedule still expects its runs (since when it is paused is not in its record) and says so', () => {
     const entry = buildEntry(
       {
         ...job('0 2 * * *', 'UTC', [backup('2026-05-03T02:00:10Z')]),
@@ -173,9 +173,10 @@ describe('matching', () => {
     );
     expect(entry.runs).toEqual([
       { expected_at: '2026-05-03T02:00:00.000Z', schedule_ids: [1, 2], outcome: 'completed', backup_id: 'b-2026-05-03T02:00:10Z', started_at: '2026-05-03T02:00:10.000Z' },
+      { expected_at: '2026-05-03T12:00:00.000Z', schedule_ids: [3], outcome: 'missed', backup_id: null, started_at: null },
     ]);
-    expect(entry.schedules.map((s) => s.expected)).toEqual([1, 1, 0]);
-    expect(entry.notes.join('\n')).toMatch(/schedule 3 is paused/);
+    expect(entry.schedules.map((s) => s.expected)).toEqual([1, 1, 1]);
+    expect(entry.notes.join('\n')).toMatch(/schedule 3 is paused now: its runs are still expected/);
   });
 
   it('each run takes the earliest backup within reach, which matches as many runs as possible', () => {

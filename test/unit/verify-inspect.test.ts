@@ -60,7 +60,10 @@ describe('gzip', () => {
         damaged[at] = damaged[at]! ^ (1 << bit);
         const found = await feed(damaged, 512);
         // The first two bytes are the magic: without them it is not gzip at all ("not inspected", never verified).
-        expect(found.verdict === 'failed' || (at < 2 && found.verdict === 'not-inspected')).toBe(true);
+        // The last byte of the deflate data may end in padding bits after the end-of-block code, which gzip
+        // never reads (fast-check found [3991, 7]): a flip there changes nothing gunzip would give back.
+        const padding = at === gz.length - 9;
+        expect(found.verdict === 'failed' || (at < 2 && found.verdict === 'not-inspected') || padding).toBe(true);
       }),
       { numRuns: 120 },
     );

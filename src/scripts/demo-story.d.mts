@@ -1,0 +1,6 @@
+// Types of demo-story.mjs, for the tests that check the tour's commentary.
+import type { StatusDocument } from '../status/model.js';
+
+export function ageWords(seconds: number): string;
+export function statusStory(doc: StatusDocument): string;
+export function checkStory(doc: StatusDocument): string;

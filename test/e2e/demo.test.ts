@@ -1,0 +1,87 @@
+// `npm run demo` (src/scripts/demo.mjs) as a newcomer runs it: the whole tour
+// passes against its own emulator, what it says about the fleet is what status
+// shows, and a busy or bad DEMO_PORT is one line on stderr, not a stack trace.
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, cleanEnv, tempConfigDir, type CliResult } from '../helpers/cli.js';
+
+const DEMO = path.join(ROOT, 'src', 'scripts', 'demo.mjs');
+
+function runDemo(env: Record<string, string | undefined>, timeoutMs = 60_000): Promise<CliResult> {
+  return new Promise((resolve, reject) => {
+    // CI keeps the tour from waiting for Ctrl-C, whatever the terminal.
+    const child = spawn(process.execPath, [DEMO], { env: cleanEnv({ CI: '1', ...env }), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolve({ code, signal, stdout, stderr });
+    });
+  });
+}
+
+describe('npm run demo', () => {
+  let busy: Server;
+  let busyPort: number;
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    busyPort = (busy.address() as { port: number }).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+
+  it('says in one line that the port is busy and names DEMO_PORT (it died with a stack trace)', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const r = await runDemo({ DEMO_PORT: String(busyPort), BACKUPCTL_CONFIG_DIR: cfg.dir });
+      expect(r.code).toBe(1);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toBe(`demo: port ${busyPort} is busy or not allowed; choose another with DEMO_PORT, e.g. DEMO_PORT=${busyPort + 1} npm run demo\n`);
+    } finally {
+      cfg.cleanup();
+    }
+  });
+
+  it('refuses a DEMO_PORT that is not a port, in one line, exit 2', async () => {
+    const r = await runDemo({ DEMO_PORT: '47800x' });
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: 'demo: DEMO_PORT must be a port number from 0 to 65535, not "47800x"\n' });
+  });
+
+  it('runs the whole tour, and says of the fleet what status shows', async () => {
+    const cfg = tempConfigDir();
+    try {
+      const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir });
+      expect(r.stderr).not.toMatch(/demo: |\n\s+at /);
+      expect(r.code).toBe(0);
+      const lines = r.stdout.split('\n');
+      const title = lines.find((l) => l.startsWith('# Is everything backed up? '))!;
+      // Its last five runs were missed, so its newest completed backup is about 5 days old (4 to 6 in whole days
+      // across a clock change; docs/demo-data.md).
+      const stalenessDays = /archive files \(newest completed backup ([4-6]) days old\)/.exec(title)?.[1];
+      expect(title).toBe(
+        '# Is everything backed up? 8 jobs: 1 failing: crm-db-failing (its last 3 runs failed); ' +
+          '1 stale: archive files (newest completed backup ' + stalenessDays + ' days old); 6 healthy',
+      );
+      // The table printed under that title agrees, row by row.
+      const table = lines.slice(lines.indexOf(title) + 2);
+      expect(table[0]).toBe('Jobs');
+      const health = table.slice(2, 10).map((row) => row.split(/\s{2,}/).slice(0, 2));
+      expect(health.slice(0, 2)).toEqual([
+        ['failing', 'crm-db-failing'],
+        ['stale', 'archive files'],
+      ]);
+      expect(health.slice(2).every(([h]) => h === 'healthy')).toBe(true);
+      expect(lines).toContain('# For cron or monitoring: status --check names crm-db-failing and archive files, with no completed backup within their max age (exit 9)');
+      expect(r.stdout).toContain('(exit 9)\n');
+      expect(r.stderr).toMatch(/^error: 2 of 8 jobs have no completed backup within their max age$/m);
+    } finally {
+      cfg.cleanup();
+    }
+  }, 120_000);
+});
