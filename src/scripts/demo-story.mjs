@@ -50,6 +50,31 @@ export function checkStory(doc) {
   return `status --check names ${list(late)}, with no completed backup within ${late.length === 1 ? 'its' : 'their'} max age (exit 9)`;
 }
 
+/** What verify checked in a file that passed: "a zip of 41 entries, every CRC-32 checked". */
+function checkedWords(file) {
+  const entries = file.entries == null ? '' : ` of ${plural(file.entries, 'entry', 'entries')}`;
+  if (file.format === 'zip') return `a zip${entries}, every CRC-32 checked`;
+  if (file.format === 'tar' || file.format === 'tar.gz') return `a ${file.format}${entries}, every header checked`;
+  if (/^(pg_dump|mysqldump)/.test(file.format)) return `a ${file.format.replace(/\.gz$/, '')} dump with its end marker`;
+  if (file.format === 'gzip') return 'gzip, decompressed whole';
+  return `${file.name}: ${file.reasons[0] ?? 'size and hash only'}`;
+}
+
+/**
+ * The title of a `verify --latest` step, from what `verify --json` returned for it, and the job's
+ * health as status judged it: "Read the newest backup of marketing site back: 1 file, a zip of 41
+ * entries, every CRC-32 checked: verified (exit 0)"; "... of git server back (status calls it healthy):
+ * git-server-….tar.gz fails: gzip: CRC-32 mismatch (...) (exit 11)".
+ */
+export function verifyStory(doc, health) {
+  const name = doc.job.name ?? doc.job.id;
+  const files = doc.backups.flatMap((b) => b.files);
+  const opening = `Read the newest backup of ${name} back${health ? ` (status calls it ${health})` : ''}: `;
+  if (doc.verdict !== 'failed') return `${opening}${plural(files.length, 'file')}, ${list(files.map(checkedWords))}: verified (exit 0)`;
+  const failed = files.filter((f) => f.verdict === 'failed').map((f) => `${f.name} fails: ${f.reasons.join('; ')}`);
+  return `${opening}${list(failed)} (exit 11)`;
+}
+
 /** "archive files 5, api postgres 2 and shop mysql 1": the entries with some of `key`, most first. */
 function countsByName(entries, key) {
   const some = entries.filter((e) => e[key] > 0).sort((a, b) => b[key] - a[key] || String(a.name).localeCompare(String(b.name)));
