@@ -102,6 +102,33 @@ describe('npm run demo', () => {
       expect(lines.slice(bad).find((l) => l.startsWith('Backup '))).toMatch(/: FAILED, 1 of 2 files failed, /);
       expect(lines.slice(bad)).toContain('(exit 11)');
       expect(r.stderr).toMatch(new RegExp(`^error: 1 of 2 files of job ${CORRUPTED_DEMO_JOB} failed verification$`, 'm'));
+
+      // The report step: its title, phrased from report --json, says what the table under it shows.
+      const reportTitle = lines.find((l) => l.startsWith('# Did the schedules keep? '))!;
+      expect(reportTitle).toMatch(/^# Did the schedules keep\? Over 30 days the 8 jobs expected \d+ runs: \d+ completed, 3 with errors, 7 failed/);
+      const at = lines.indexOf(reportTitle);
+      expect(lines[at + 1]).toBe('$ backupctl --profile demo report --since 30d -o table');
+      const totals = lines[at + 3]!;
+      expect(totals).toMatch(/^Jobs: 8 jobs, /);
+      const figure = (re: RegExp, text: string) => Number(re.exec(text)?.[1]);
+      expect(figure(/expected (\d+) runs/, reportTitle)).toBe(figure(/(\d+) expected runs/, totals));
+      expect(figure(/: (\d+) completed/, reportTitle)).toBe(figure(/ (\d+) completed/, totals));
+      expect(figure(/(\d+) missed/, reportTitle)).toBe(figure(/(\d+) missed/, totals));
+      expect(/success (\S+)$/.exec(reportTitle)?.[1]).toBe(/success (\S+)$/.exec(totals)?.[1]);
+      // The jobs it names as missing runs are those of the table's MISSED column, with their counts.
+      const header = lines.indexOf('Jobs', at) + 1;
+      const missedColumn = lines[header]!.split(/\s{2,}/).indexOf('MISSED');
+      const missing = lines
+        .slice(header + 1, header + 9)
+        .map((row) => row.split(/\s{2,}/))
+        .filter((cells) => cells[missedColumn] !== '0')
+        .map((cells) => `${cells[0]} ${cells[missedColumn]}`);
+      // archive files' five missed runs (four while its newest is within the grace), and one or two of four others.
+      expect(missing.length).toBeGreaterThanOrEqual(4);
+      const named = /missed \(([^)]*)\)/.exec(reportTitle)![1]!;
+      expect(named.split(/, | and /).sort()).toEqual(missing.sort());
+      expect(lines).toContain('# The same report as one HTML file: charts, no network request, printable');
+      expect(r.stdout).not.toContain('Open it in a browser');
     } finally {
       cfg.cleanup();
       rmSync(state, { recursive: true, force: true });
