@@ -98,6 +98,7 @@ describe("each command's real --json output is valid against its schema", () => 
   const argsOf = (): Record<string, string[]> => ({
     'auth status': [],
     'profiles list': [],
+    version: [],
     'config get': ['timeout'],
     'config list': [],
     'servers list': [],
