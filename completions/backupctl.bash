@@ -119,6 +119,7 @@ __backupctl_command() {
     'jobs/storage') echo 'jobs storage' ;;
     'jobs backup/start') echo 'jobs backup start' ;;
     'jobs backup/list') echo 'jobs backup list' ;;
+    'jobs backup/get') echo 'jobs backup get' ;;
     'jobs backup/delete') echo 'jobs backup delete' ;;
     'jobs backup/remove') echo 'jobs backup delete' ;;
     'jobs backup/latest') echo 'jobs backup latest' ;;
@@ -162,7 +163,7 @@ __backupctl_subcommands() {
     'volumes') echo 'list get update activate pause resume deactivate snapshot' ;;
     'volumes snapshot') echo 'list create add delete remove' ;;
     'jobs') echo 'list get create add update delete remove backup encryption-key proxy schedule storage' ;;
-    'jobs backup') echo 'start list delete remove latest download' ;;
+    'jobs backup') echo 'start list get delete remove latest download' ;;
     'jobs encryption-key') echo 'set remove delete' ;;
     'jobs proxy') echo 'set remove delete' ;;
     'jobs schedule') echo 'update' ;;
@@ -508,6 +509,7 @@ __backupctl_positional() {
     'jobs delete/0') echo 'ids jobs' ;;
     'jobs backup start/0') echo 'ids jobs' ;;
     'jobs backup list/0') echo 'ids jobs' ;;
+    'jobs backup get/0') echo 'ids jobs' ;;
     'jobs backup delete/0') echo 'ids jobs' ;;
     'jobs encryption-key set/0') echo 'ids jobs' ;;
     'jobs encryption-key remove/0') echo 'ids jobs' ;;
