@@ -45,6 +45,7 @@ __backupctl_command() {
     'profiles/delete') echo 'profiles remove' ;;
     'config/get') echo 'config get' ;;
     'config/set') echo 'config set' ;;
+    'config/unset') echo 'config unset' ;;
     'config/list') echo 'config list' ;;
     'config/path') echo 'config path' ;;
     'servers/list') echo 'servers list' ;;
@@ -151,7 +152,7 @@ __backupctl_subcommands() {
     '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator version help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove delete' ;;
-    'config') echo 'get set list path' ;;
+    'config') echo 'get set unset list path' ;;
     'servers') echo 'list add create code' ;;
     'ssh-keys') echo 'list create add rename delete remove' ;;
     'snapshots') echo 'list get delete remove' ;;
@@ -479,6 +480,7 @@ __backupctl_positional() {
   case "$1/$2" in
     'config get/0') echo 'words base_url output timeout token' ;;
     'config set/0') echo 'words base_url output timeout token' ;;
+    'config unset/0') echo 'words base_url output timeout token' ;;
     'ssh-keys rename/0') echo 'ids ssh-keys' ;;
     'ssh-keys delete/0') echo 'ids ssh-keys' ;;
     'accounts update/0') echo 'ids accounts' ;;
