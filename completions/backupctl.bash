@@ -44,6 +44,7 @@ __backupctl_command() {
     'profiles/remove') echo 'profiles remove' ;;
     'config/get') echo 'config get' ;;
     'config/set') echo 'config set' ;;
+    'config/unset') echo 'config unset' ;;
     'config/list') echo 'config list' ;;
     'config/path') echo 'config path' ;;
     'servers/list') echo 'servers list' ;;
@@ -129,7 +130,7 @@ __backupctl_subcommands() {
     '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove' ;;
-    'config') echo 'get set list path' ;;
+    'config') echo 'get set unset list path' ;;
     'servers') echo 'list add code' ;;
     'ssh-keys') echo 'list create rename delete' ;;
     'snapshots') echo 'list get delete' ;;
@@ -488,6 +489,7 @@ __backupctl_positional() {
     'profiles remove/0') echo 'ids profiles' ;;
     'config get/0') echo 'words base_url output timeout token' ;;
     'config set/0') echo 'words base_url output timeout token' ;;
+    'config unset/0') echo 'words base_url output timeout token' ;;
     'ssh-keys rename/0') echo 'ids ssh-keys' ;;
     'ssh-keys delete/0') echo 'ids ssh-keys' ;;
     'snapshots get/0') echo 'ids snapshots' ;;

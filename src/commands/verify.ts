@@ -195,7 +195,8 @@ async function runVerify(
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
   const transferOptions = { signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug };
-  const showProgress = ctx.io.stderrIsTTY && !ctx.output.quiet && o.format !== 'check';
+  // As `jobs backup download`: a terminal on stderr that can redraw a line (not TERM=dumb), not -q, not --check.
+  const showProgress = ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check';
   let progress;
   if (showProgress) {
     const { ProgressBar } = await import('../output/progress.js');

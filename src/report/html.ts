@@ -6,7 +6,7 @@ import { sanitize } from '../output/format.js';
 import { durationText } from '../status/model.js';
 import { dayCells, type DayCell } from './compute.js';
 import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './model.js';
-import { SECTIONS, entryLabel, lastSuccessText, localTime, percent, seconds, sizeText, totalsLine, utcTime } from './text.js';
+import { SECTIONS, entryLabel, lastSuccessText, localTime, percent, scheduleText, sectionNotes, seconds, sizeText, totalsLine, utcTime } from './text.js';
 
 /** Text from anywhere, made safe for HTML text and attribute values. */
 export function escapeHtml(text: string): string {
@@ -136,17 +136,28 @@ function successChart(entries: readonly ReportEntry[], id: string): string {
 const CELL = 16;
 const GAP = 2;
 
-function cellSvg(c: DayCell | undefined, x: number, label: string): string {
+/** A day of an entry whose runs cannot be computed: its backups (all unscheduled) by their worst outcome. */
+function backupsOfDay(c: DayCell, e: ReportEntry): string {
+  const noun = e.kind === 'job' ? 'backup' : 'snapshot';
+  const backups = !c.unscheduled ? `no ${noun}` : c.unscheduled === 1 ? `1 ${noun}, ${LABELS[c.outcome ?? 'none']}` : `${c.unscheduled} ${noun}s, worst ${LABELS[c.outcome ?? 'none']}`;
+  return `${c.day}: ${backups} (expected runs cannot be computed)`;
+}
+
+function cellSvg(c: DayCell | undefined, x: number, e: ReportEntry): string {
+  const label = entryLabel(e);
   const outcome = c?.outcome ?? 'none';
   const fill = COLOURS[outcome];
-  const title = c
-    ? `${c.day}: ${c.runs ? `${c.runs} expected${c.missed ? `, ${c.missed} missed` : ''}, worst ${LABELS[outcome]}` : 'no run expected'}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`
-    : 'outside the window';
+  const title = !c
+    ? 'outside the window'
+    : !e.computable
+      ? backupsOfDay(c, e)
+      : `${c.day}: ${c.runs ? `${c.runs} expected${c.missed ? `, ${c.missed} missed` : ''}, worst ${LABELS[outcome]}` : 'no run expected'}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`;
   let out = `<rect x="${x}" y="0" width="${CELL}" height="${CELL}" rx="2" fill="${fill}" stroke="${outcome === 'missed' ? COLOURS.failed : 'none'}" stroke-width="${outcome === 'missed' ? 1.5 : 0}"><title>${h(`${label} ${title}`)}</title></rect>`;
   if (c?.missed) {
     out += `<path d="M${x + 4} 4 L${x + CELL - 4} ${CELL - 4} M${x + CELL - 4} 4 L${x + 4} ${CELL - 4}" stroke="${COLOURS.failed}" stroke-width="2"/>`;
   }
-  if (c?.unscheduled) out += `<circle cx="${x + CELL / 2}" cy="${CELL + 4}" r="2" fill="#37474f"/>`;
+  // Without expected runs every backup is unscheduled: a dot on each day would say nothing.
+  if (c?.unscheduled && e.computable) out += `<circle cx="${x + CELL / 2}" cy="${CELL + 4}" r="2" fill="#37474f"/>`;
   return out;
 }
 
@@ -170,7 +181,7 @@ function calendar(entries: readonly ReportEntry[], since: number, until: number,
     const byDay = new Map(cells.map((c) => [c.day, c]));
     out += `<div class="name" title="${h(label)}">${h(label)} <span class="muted">(${h(e.timezone)})</span></div>`;
     out += `<svg class="chart" id="${id}-${r}" role="img" aria-label="${h(`Calendar of ${label}`)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">`;
-    days.forEach((d, i) => (out += cellSvg(byDay.get(d), i * (CELL + GAP), label)));
+    days.forEach((d, i) => (out += cellSvg(byDay.get(d), i * (CELL + GAP), e)));
     out += '</svg>';
   });
   return out + '</div>';
@@ -226,7 +237,7 @@ function entryTable(entries: readonly ReportEntry[], now: Date): string {
     const failed = e.failed + e.expired;
     const cells = [
       `<td>${h(entryLabel(e))}</td>`,
-      `<td class="text">${e.schedules.map((s) => `${h(s.text)} ${h(s.timezone)}`).join('<br>') || 'none'}</td>`,
+      `<td class="text">${scheduleText(e, h, h, '<br>')}</td>`,
       `<td>${e.expected ?? 'n/a'}</td>`,
       `<td>${e.completed}</td>`,
       `<td>${e.completed_with_errors}</td>`,
@@ -247,8 +258,8 @@ function entryTable(entries: readonly ReportEntry[], now: Date): string {
     if (e.missed_runs.length) {
       notes.push(`<li class="missed"><b>${h(entryLabel(e))}</b> missed: ${e.missed_runs.map((t) => `<time datetime="${h(t)}">${h(localTime(t, e.timezone))}</time>`).join(', ')}</li>`);
     }
-    for (const n of e.notes) notes.push(`<li><b>${h(entryLabel(e))}</b>: ${h(n)}</li>`);
   }
+  for (const { entry, note } of sectionNotes(entries)) notes.push(`<li><b>${h(entry ? entryLabel(entry) : `all ${entries.length}`)}</b>: ${h(note)}</li>`);
   return notes.length ? `${out}<ul class="notes">${notes.join('')}</ul>` : out;
 }
 

@@ -140,6 +140,7 @@ export const module: ModuleSpec = {
         ...credentialParams(true),
       ],
       output: { kind: 'record', schema: 'account', columns: 'account' },
+      handler: 'add',
     },
     {
       path: ['accounts', 'update'],
@@ -199,4 +200,18 @@ const update: Handler = async (input, ctx) => {
   return { kind: 'done', message: fillTemplate(input.spec.output.done!, input.values), id };
 };
 
-export const handlers: Record<string, Handler> = { update };
+/**
+ * The generic creation, shown with the provider that was sent: the answer to
+ * a creation carries none (only the list adds it), and the table showed an
+ * empty Provider. --json prints the answer as it came.
+ */
+const add: Handler = async (input, ctx) => {
+  const { runEndpoint } = await import('../cli/generic.js');
+  const result = await runEndpoint(input, ctx, async () => ({ module, schemas, columns }));
+  if (result.kind !== 'record') return result;
+  const sent = String(input.values.provider);
+  const shown = result.columns.map((c) => (c.key === 'provider' ? { ...c, get: (a: { provider?: unknown }) => providerText(a.provider) ?? sent } : c));
+  return { ...result, columns: shown };
+};
+
+export const handlers: Record<string, Handler> = { add, update };

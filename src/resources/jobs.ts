@@ -403,9 +403,20 @@ const createJob: Handler = async (input, ctx) => {
       .filter((k) => v[`schedule_retention_${k}`] !== undefined)
       .map((k) => [`retention_${k}`, v[`schedule_retention_${k}`]]),
   );
-  if (v.cron !== undefined) {
+  // Each schedule flag overrides its own field of the --file's schedule (its time zone,
+  // run_offset and retention stay); without a file they describe the one schedule.
+  const flagged = { ...(v.cron !== undefined ? { cron: v.cron } : {}), ...(v.timezone !== undefined ? { timezone: v.timezone } : {}), ...retention };
+  const fromFile = Array.isArray(body.schedules) ? (body.schedules as unknown[]) : undefined;
+  if (Object.keys(flagged).length && fromFile?.length) {
+    if (fromFile.length > 1) {
+      throw new UsageError(`--file holds ${fromFile.length} schedules: --cron, --timezone and --retention-* change one schedule`, [
+        '  Edit the schedules in the file, or give one schedule there.',
+      ]);
+    }
+    body.schedules = [{ ...(fromFile[0] as object), ...flagged }];
+  } else if (v.cron !== undefined) {
     body.schedules = [{ order: 1, cron: v.cron, timezone: v.timezone ?? 'UTC', ...retention }];
-  } else if (v.timezone !== undefined || Object.keys(retention).length) {
+  } else if (Object.keys(flagged).length) {
     throw new UsageError('--timezone and --retention-* describe the schedule of --cron: give --cron too');
   }
   const missing = [

@@ -29,6 +29,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - text-file: a path or `-`; the text read from it is the value.
  * - cron: a 5-field cron expression that croner reads and that runs at some date.
  * - timezone: an IANA time zone (`Europe/Paris`), sent as the time zone database spells it.
+ * - url: an http:// or https:// URL.
  */
 export type ParamType =
   | 'string'
@@ -47,7 +48,9 @@ export type ParamType =
   /** `--sort name` or `--sort -name`, one of `values` */
   | 'sort'
   | 'cron'
-  | 'timezone';
+  | 'timezone'
+  /** An http:// or https:// URL. */
+  | 'url';
 
 /** Where a parameter goes in the request. `local` is consumed by a custom handler only. */
 export type ParamLocation = 'path' | 'query' | 'body' | 'local';
@@ -87,6 +90,10 @@ export interface ParamSpec {
   min?: number;
   max?: number;
   default?: string | number | boolean;
+  /** A second line under an error about this parameter's value (what to do instead). */
+  hint?: string;
+  /** Given while another parameter has one of these values, exit 2: `--key` with `--provider cloud_m`. */
+  refusedWhen?: Record<string, readonly string[]>;
   /** Placeholder shown in help, e.g. `<key-id>`. */
   placeholder?: string;
   description: string;

@@ -117,7 +117,7 @@ describe('report --json', () => {
     for (const r of doc.resources!) {
       expect(r.computable).toBe(false);
       expect(r.expected).toBeNull();
-      expect(r.notes.join(' ')).toMatch(/states no schedule/);
+      expect(r.notes.join(' ')).toMatch(/does not state its schedule/);
     }
   });
 

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, fileRequests, startTestEmulator } from '../helpers/emulator.js';
+import { inPty, screenLines } from '../helpers/pty.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { CORRUPTED_DEMO_JOB } from '../../src/emulator/verify-fixtures.js';
 
@@ -296,4 +297,48 @@ describe('verify: the ledger', () => {
       rmSync(dir, { recursive: true, force: true });
     }
   });
+});
+
+describe('verify: on a terminal', () => {
+  let big: Emulator;
+  let ptyState: string;
+  beforeAll(async () => {
+    big = await startTestEmulator({ seed: 'empty', bigFile: 64 * 1024 * 1024 });
+    ptyState = mkdtempSync(path.join(tmpdir(), 'backupctl-pty-'));
+  });
+  afterAll(async () => {
+    await big.close();
+    rmSync(ptyState, { recursive: true, force: true });
+  });
+  const ptyEnv = (term: string) => ({ BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: ptyState, TERM: term });
+  /** Every state of the bar the terminal was sent (it redraws its line with \r). */
+  const bars = (output: string) => output.split(/[\r\n]+/).map((l) => l.replace(/\u001b\[K/g, '')).filter((l) => l.startsWith('['));
+
+  it('a progress bar on stderr with share, files, bytes, throughput and time left; the results on stdout', async () => {
+    // stdout goes through sed, which marks its lines; the bar is drawn on the terminal (stderr) itself.
+    const r = await inPty(['verify', 'big file', '--latest', '-o', 'table'], ptyEnv('xterm-256color'), { pipe: "sed 's/^/OUT: /'", timeoutMs: 60_000 });
+    expect(r.code, r.output).toBe(0);
+    const drawn = bars(r.output);
+    // While it reads: a share below 100%, no file done yet, bytes, a rate and the time left.
+    expect(drawn.some((l) => /^\[#*-+\] \d{1,2}%  0\/1 files  [\d.]+ [KM]B  [\d.]+ [KMG]?B\/s  ETA (<1s|\d+s|\d+m\d\ds)$/.test(l)), drawn.join('\n')).toBe(true);
+    // Its last state stays on screen: everything read, no time left to show.
+    expect(drawn.at(-1)).toMatch(/^\[#{30}\] 100%  1\/1 files  64 MB  [\d.]+ [KMG]?B\/s$/);
+    const lines = screenLines(r.output);
+    expect(lines.some((l) => /^OUT: verified\s+[0-9a-f]{8}\s+big-file-\S+\.tar\.gz\s+tar\.gz\s+64 MB\s/.test(l))).toBe(true);
+    expect(lines.some((l) => /^OUT: Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, 64 MB read in /.test(l))).toBe(true);
+    expect(lines.filter((l) => l.startsWith('[')).every((l) => !l.startsWith('OUT: '))).toBe(true);
+  }, 90_000);
+
+  it('no bar with TERM=dumb, with --check, or with -q', async () => {
+    for (const [args, term] of [
+      [['verify', 'big file'], 'dumb'],
+      [['verify', 'big file', '--check'], 'xterm-256color'],
+      [['verify', 'big file', '-q'], 'xterm-256color'],
+    ] as const) {
+      const r = await inPty([...args], ptyEnv(term), { timeoutMs: 60_000 });
+      expect(r.code, r.output).toBe(0);
+      expect(bars(r.output), `${args.join(' ')} TERM=${term}`).toEqual([]);
+      expect(r.output).not.toContain('\u001b[K');
+    }
+  }, 180_000);
 });
