@@ -359,25 +359,37 @@ describe('completion everywhere (issue 17, part 4)', () => {
 });
 
 describe('TAB against a stopped service', () => {
-  /** How long `backupctl --version` takes here now (the longest of three): the start of node and the CLI, which no look-up can save. */
+  /** How long `backupctl --version` takes here now: the start of node and the CLI, which no look-up can save. */
   async function startTime(): Promise<number> {
-    let longest = 0;
-    for (let i = 0; i < 3; i++) {
-      const t = Date.now();
-      await runCli(['--version']);
-      longest = Math.max(longest, Date.now() - t);
-    }
-    return longest;
+    const t = Date.now();
+    await runCli(['--version']);
+    return Date.now() - t;
   }
 
-  async function timedComplete(baseUrl: string, dir: string): Promise<{ ms: number; stdout: string; code: number | null }> {
+  /** A TAB: `__complete ids jobs` against `baseUrl` with the cache folder `dir`; what it printed and how long it took. */
+  async function tab(baseUrl: string, dir: string): Promise<{ ms: number; stdout: string; code: number | null }> {
     const t = Date.now();
     const r = await runCli(['__complete', 'ids', 'jobs'], { env: { BACKUPCTL_BASE_URL: baseUrl, BACKUPCTL_TOKEN: 'x', BACKUPCTL_CONFIG_DIR: dir } });
     return { ms: Date.now() - t, stdout: r.stdout, code: r.code };
   }
 
-  /** Within 0.5 s; on a machine so loaded that node alone starts slower, within its start plus a short attempt. */
-  const bound = (start: number) => Math.max(500, start + 300);
+  /**
+   * Whether TABs are fast enough: within 0.5 s or, on a machine so loaded that
+   * node alone starts slower, within that start plus 0.3 s. Load comes in
+   * spikes, so the best of three tries counts (before the fix each took 4 s
+   * and more). Each TAB must print nothing and exit 0.
+   */
+  async function fastEnough(run: () => Promise<{ ms: number; stdout: string; code: number | null }>): Promise<string> {
+    const seen: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const start = await startTime();
+      const r = await run();
+      expect(r).toMatchObject({ code: 0, stdout: '' });
+      seen.push(`${r.ms} ms (node's start ${start} ms)`);
+      if (r.ms < Math.max(500, start + 300)) return 'fast enough';
+    }
+    return seen.join(', ');
+  }
 
   it('returns within 0.5 s from a refused port, and remembers the failure', async () => {
     // A port that was just free: nothing listens there, so the connection is refused.
@@ -385,16 +397,18 @@ describe('TAB against a stopped service', () => {
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const port = (server.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => server.close(() => resolve()));
-    const dir = tempConfigDir();
+    const dirs: Array<ReturnType<typeof tempConfigDir>> = [];
     try {
-      const start = await startTime();
-      const first = await timedComplete(`http://127.0.0.1:${port}`, dir.dir);
-      expect(first).toMatchObject({ code: 0, stdout: '' });
-      expect(first.ms).toBeLessThan(bound(start));
-      const cached = JSON.parse(readFileSync(path.join(dir.dir, 'cache', 'completion-jobs.json'), 'utf8')) as Record<string, unknown>;
+      const fresh = () => {
+        dirs.push(tempConfigDir());
+        return tab(`http://127.0.0.1:${port}`, dirs.at(-1)!.dir);
+      };
+      expect(await fastEnough(fresh)).toBe('fast enough');
+      const cached = JSON.parse(readFileSync(path.join(dirs.at(-1)!.dir, 'cache', 'completion-jobs.json'), 'utf8')) as Record<string, unknown>;
+      expect(cached).toMatchObject({ profile: 'default', base_url: `http://127.0.0.1:${port}` });
       expect(cached).not.toHaveProperty('items');
     } finally {
-      dir.cleanup();
+      for (const d of dirs) d.cleanup();
     }
   });
 
@@ -410,21 +424,25 @@ describe('TAB against a stopped service', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
-    const dir = tempConfigDir();
+    const dirs: Array<ReturnType<typeof tempConfigDir>> = [];
     try {
-      const start = await startTime();
-      const first = await timedComplete(url, dir.dir);
-      expect(first).toMatchObject({ code: 0, stdout: '' });
-      expect(first.ms).toBeLessThan(bound(start));
-      expect(requests).toBe(1);
-      const second = await timedComplete(url, dir.dir);
-      expect(second).toMatchObject({ code: 0, stdout: '' });
-      expect(second.ms).toBeLessThan(bound(start));
-      expect(requests).toBe(1);
+      let before = 0;
+      const fresh = async () => {
+        dirs.push(tempConfigDir());
+        before = requests;
+        const r = await tab(url, dirs.at(-1)!.dir);
+        // One attempt: a single request, never retried.
+        expect(requests - before).toBe(1);
+        return r;
+      };
+      expect(await fastEnough(fresh)).toBe('fast enough');
+      before = requests;
+      expect(await fastEnough(() => tab(url, dirs.at(-1)!.dir))).toBe('fast enough');
+      expect(requests).toBe(before);
     } finally {
       for (const s of sockets) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      dir.cleanup();
+      for (const d of dirs) d.cleanup();
     }
   });
 
