@@ -31,7 +31,7 @@ type IdResource = CompletionSource;
 /** How long fetched ids are offered again without asking the service. */
 const CACHE_TTL_MS = 60_000;
 /** Completion answers within this long of the process starting (the shell waits for it): node's start included. */
-const ANSWER_WITHIN_MS = 450;
+const ANSWER_WITHIN_MS = 400;
 /** The look-up gets at least this long, however slow the start was. */
 const MIN_LOOKUP_MS = 150;
 /** After a failed look-up the service is not asked again for the same list for this long: every TAB would wait again. */
@@ -49,7 +49,7 @@ export const module: ModuleSpec = {
         'Completes commands, flags, enum values, --profile (the config file\'s profiles), the commands schema takes and ' +
         'each command\'s --columns; from the service, the names of jobs, servers, SSH keys, storage, accounts, droplets and ' +
         'volumes (ids in bash; zsh and fish show each id beside its name) and the ids of snapshots, restores and backups, ' +
-        'cached for a minute. A service that does not answer within 0.45 s of the start is not asked again for 15 s. ' +
+        'cached for a minute. A service that does not answer within 0.4 s of the start is not asked again for 15 s. ' +
         'The same scripts ship in completions/ of the package.',
       examples: [
         'source <(backupctl completion bash)                                   # bash, this shell',
@@ -69,7 +69,7 @@ export const module: ModuleSpec = {
       summary: 'Ids and names for shell completion (used by the completion scripts)',
       description:
         'Prints `id<TAB>description` lines (ids) or, for resources with names, `name<TAB>id` lines (names) of the first 100 records, ' +
-        'cached for 60 s. One attempt, answered within 0.45 s of the start; after a failure the service is not asked for 15 s. ' +
+        'cached for 60 s. One attempt, answered within 0.4 s of the start; after a failure the service is not asked for 15 s. ' +
         'Prints nothing and exits 0 on any error.',
       examples: ['backupctl __complete ids jobs', 'backupctl __complete names servers', 'backupctl __complete ids backups "shop mysql"', 'backupctl __complete ids commands jobs'],
       params: [

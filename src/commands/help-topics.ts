@@ -54,7 +54,7 @@ the environment over the profile. An empty value counts as unset.
                         1: never write that cache
   BACKUPCTL_COMPLETION_TIMEOUT
                         how long TAB waits for ids from the service, e.g. 2s; default: until
-                        0.45 s after backupctl started (one attempt; a failure is kept 15 s)
+                        0.4 s after backupctl started (one attempt; a failure is kept 15 s)
   NO_COLOR              any non-empty value turns colour off (as --no-color), the spinner's too
   LANG, LC_ALL, LC_CTYPE
                         without UTF-8 in them, status draws its marks in ASCII (so does TERM=linux)
