@@ -5,3 +5,4 @@ export function ageWords(seconds: number): string;
 export function statusStory(doc: StatusDocument): string;
 export function checkStory(doc: StatusDocument): string;
 export function reportStory(doc: import('../report/model.js').ReportDocument): string;
+export function verifyStory(doc: import('../verify/model.js').VerifyDocument, health?: string): string;

@@ -29,7 +29,12 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The executable with a cron-like environment: PATH without node, HOME, and what the test adds. */
 function sea(args: string[], extra: Record<string, string> = {}) {
-  return runProgram(exe, args, { cwd: home, env: { PATH: emptyBin, HOME: home, BACKUPCTL_CONFIG_DIR: path.join(work, 'config'), ...extra } });
+  return runProgram(exe, args, { cwd: home, env: { ...fakedClock(), PATH: emptyBin, HOME: home, BACKUPCTL_CONFIG_DIR: path.join(work, 'config'), ...extra } });
+}
+
+/** A suite run under faketime keeps its clock in the executable too (else the two CLIs compare different hours). */
+function fakedClock(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^(FAKETIME|LD_PRELOAD$|DONT_FAKE_MONOTONIC$)/.test(e[0]) && e[1] !== undefined));
 }
 
 describe('the single executable, with no node on PATH', () => {
