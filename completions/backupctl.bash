@@ -433,6 +433,7 @@ __backupctl_flag_value() {
     'jobs backup list/--page-size') echo 'none' ;;
     'jobs backup list/--sort') echo 'words id -id name -name created_at -created_at started_at -started_at completed_at -completed_at' ;;
     'jobs backup list/--columns') echo 'list id status tags created_at started_at completed_at files' ;;
+    'jobs backup get/--columns') echo 'list id status tags created_at started_at completed_at files' ;;
     'jobs schedule update/--timezone') echo 'none' ;;
     'jobs schedule update/--run-offset') echo 'none' ;;
     'jobs schedule update/--cron') echo 'none' ;;

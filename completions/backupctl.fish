@@ -831,6 +831,8 @@ function __backupctl_flag_value
             echo 'words id -id name -name created_at -created_at started_at -started_at completed_at -completed_at'
         case 'jobs backup list/--columns'
             echo 'list id status tags created_at started_at completed_at files'
+        case 'jobs backup get/--columns'
+            echo 'list id status tags created_at started_at completed_at files'
         case 'jobs schedule update/--timezone'
             echo 'none'
         case 'jobs schedule update/--run-offset'
