@@ -51,7 +51,7 @@ export const module: ModuleSpec = {
         'backupctl completion fish > ~/.config/fish/completions/backupctl.fish',
       ],
       params: [
-        { name: 'shell', in: 'local', type: 'enum', values: SHELLS, positional: true, required: true, description: 'bash, zsh or fish' },
+        { name: 'shell', in: 'local', type: 'enum', values: SHELLS, positional: true, required: true, description: 'The shell: bash, zsh or fish' },
       ],
       output: { kind: 'object' },
       handler: 'script',
