@@ -19,6 +19,7 @@ export const plainColorizer: Colorizer = { bold: identity, green: identity, yell
 // Sanitising: in ./sanitize.ts (small, loaded by the stderr writer of every command)
 
 import { sanitize } from './sanitize.js';
+import { parseStatedSize } from '../verify/size.js';
 export { sanitize, sanitizeMultiline, tsvField } from './sanitize.js';
 
 // ---------------------------------------------------------------------------
@@ -159,11 +160,12 @@ export function absoluteAndRelativeTime(value: string | Date | null | undefined,
 // ---------------------------------------------------------------------------
 // Sizes
 
-const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 
 /**
- * Binary multiples (1 KB = 1024 B) with the short labels people expect:
- * 512 B, 1.5 KB, 15.3 MB, 152 GB. One decimal below 100, none above.
+ * The one size formatter (tables, records, progress bars, verify, report):
+ * binary multiples labelled as such (1 KiB = 1024 B): 512 B, 1.5 KiB,
+ * 15.3 MiB, 152 GiB. One decimal below 100, none above.
  */
 export function humanBytes(n: number): string {
   if (!Number.isFinite(n)) return String(n);
@@ -274,9 +276,12 @@ function plainText(value: unknown, column: Column, now: Date | undefined, timeSt
         return timeStyle === 'both' ? absoluteAndRelativeTime(value, now) : relativeTime(value, now);
       }
       break;
-    case 'size':
-      if (typeof value === 'number') return humanBytes(value);
+    case 'size': {
+      // The service states sizes as text ('744 bytes', '12.5 MB', 1024-based): shown in the same units as byte counts.
+      const bytes = typeof value === 'number' ? value : parseStatedSize(value)?.bytes;
+      if (bytes !== undefined) return humanBytes(bytes);
       break;
+    }
     case 'bool':
       if (isTruthyFlag(value)) return 'yes';
       if (isFalsyFlag(value)) return 'no';

@@ -19,7 +19,7 @@
  * - table: borderless columns (cli-table3), a header unless --no-headers,
  *   widths set from the first page and kept for later pages, fitted to the
  *   terminal by cutting the widest columns with `…`. Cells: times relative,
- *   sizes as binary multiples (1 KB = 1024 B), statuses coloured, booleans
+ *   sizes in binary units (1 KiB = 1024 B, the service's own size texts converted), statuses coloured, booleans
  *   yes/no, tags as the names set, objects as compact JSON. An empty list
  *   prints `No results.` on stderr. A record prints `Key:  value` lines (times
  *   absolute and relative) and then its sections.

@@ -139,7 +139,7 @@ describe('droplets get', () => {
     expect(table.stdout).toMatch(/^Retention:\s+h6 d7 w4 m3$/m);
     expect(table.stdout).toMatch(new RegExp(`^Snapshots:\\s+${service.snapshots!.length}$`, 'm'));
     expect(table.stdout).toMatch(/\nSnapshots\nID\s+Name\s+Status\s+Size\s+Tags\s+Started\s+Completed\n/);
-    expect(table.stdout).toMatch(/\d+(\.\d)? [KMG]B/);
+    expect(table.stdout).toMatch(/\d+(\.\d)? [KMG]iB/);
 
     const q = await cli(['droplets', 'get', String(id), '-q']);
     expect(q.stdout).toBe(`${id}\n`);

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import { inPty, screenLines } from '../helpers/pty.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 const JOB = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
@@ -334,4 +335,61 @@ describe('16. accounts add -o table shows the provider', () => {
     expect(post.path).toBe('/v1/snapshots/accounts');
     expect(JSON.parse(j.stdout)).not.toHaveProperty('provider');
   });
+});
+
+describe('14. one unit system for sizes: binary multiples labelled KiB, MiB, GiB, by one formatter', () => {
+  it('storage list: 33,787,215,872 bytes is 31.5 GiB', async () => {
+    const r = await cli(['storage', 'list', '-o', 'table', '--columns', 'id,estimated_size']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[1]).toMatch(/^1 +31\.5 GiB$/);
+    expect(r.stdout).not.toMatch(/\d (KB|MB|GB|TB)\b/);
+  });
+
+  it("the service's size texts are shown in the same units: 390 bytes is 390 B, 204 KB is 204 KiB", async () => {
+    const job = await firstJobId();
+    const backups = (await (await apiFetch(emu, `/v1/jobs/${job}/backups?page_size=15`)).json()) as { data: Array<{ id: string }> };
+    const id = backups.data[0]!.id;
+    const record = (await (await apiFetch(emu, `/v1/backups/${id}`)).json()) as { data: { files: Array<{ name: string; size: string }> } };
+    const r = await cli(['backups', 'get', id, '-o', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    for (const f of record.data.files) {
+      // What the service states ('390 bytes', '204 KB', 1024-based), in the CLI's units.
+      const [amount, unit] = f.size.split(' ');
+      const shown = unit === 'bytes' ? `${amount} B` : `${amount} ${unit!.replace('B', 'iB')}`;
+      expect(r.stdout).toMatch(new RegExp(`^${f.name.replace(/\./g, '\\.')} +${shown.replace('.', '\\.')}$`, 'm'));
+    }
+    expect(r.stdout).not.toMatch(/\d (bytes|KB|MB|GB)\b/);
+    // Snapshots: '6.13 GB' from the service is 6.1 GiB here.
+    const snaps = await cli(['snapshots', 'list', '-o', 'table', '--columns', 'id,size']);
+    expect(snaps.stdout).not.toMatch(/\d (bytes|KB|MB|GB)\b/);
+    expect(snaps.stdout).toMatch(/^\d+ +[\d.]+ GiB$/m);
+  });
+});
+
+describe('14. the table and the progress bar show the same size for the same file', () => {
+  let big: Emulator;
+  let out: string;
+  // Not a round number: the service states it as '290611 bytes'.
+  const BYTES = 290_611;
+  beforeAll(async () => {
+    big = await startTestEmulator({ seed: 'empty', bigFile: BYTES });
+    out = mkdtempSync(path.join(tmpdir(), 'backupctl-units-'));
+  });
+  afterAll(async () => {
+    await big.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it('284 KiB in the backup table, in the bar and in the list of files written', async () => {
+    const bigEnv = { BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token, BACKUPCTL_CONFIG_DIR: cfg.dir };
+    const jobs = JSON.parse((await runCli(['jobs', 'list', '--json'], { env: bigEnv })).stdout) as Array<{ id: string }>;
+    const backup = JSON.parse((await runCli(['jobs', 'backup', 'latest', jobs[0]!.id, '--json'], { env: bigEnv })).stdout) as { id: string };
+    const table = await runCli(['backups', 'get', backup.id, '-o', 'table'], { env: bigEnv });
+    expect(table.stdout).toMatch(/^big-file-\S+\.tar\.gz +284 KiB$/m);
+    const r = await inPty(['jobs', 'backup', 'download', jobs[0]!.id, backup.id, '--dir', out, '-o', 'table'], { ...bigEnv, TERM: 'xterm-256color' }, { timeoutMs: 30_000 });
+    expect(r.code, r.output).toBe(0);
+    const bars = r.output.split(/[\r\n]+/).map((l) => l.replace(/\u001b\[K/g, '')).filter((l) => l.startsWith('['));
+    expect(bars.at(-1)).toMatch(/^\[#{30}\] 100%  1\/1 files  284 KiB  [\d.]+ (B|KiB|MiB|GiB)\/s$/);
+    expect(screenLines(r.output).some((l) => /^big-file-\S+ +284 KiB +\//.test(l)), r.output).toBe(true);
+  }, 60_000);
 });
