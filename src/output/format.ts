@@ -224,20 +224,37 @@ export function colorStatus(text: string, raw: unknown, colorizer: Colorizer): s
 
 /** A record's value for a column: `get`, else the key, walking dotted keys through objects. */
 export function columnValue(record: unknown, column: Column): unknown {
-  if (column.get) {
-    // Getters are written for well-formed records (`(s) => s.key?.name`); a list holding
-    // null or a string, or a field of an unexpected type, must give an empty cell, not a crash.
-    try {
-      return column.get(record);
-    } catch {
-      return undefined;
-    }
+  return column.get ? safely(column.get, record) : valueAt(record, column.key);
+}
+
+/** The value a table or record view shows: the column's display text when it has one, else its raw value. */
+export function shownValue(record: unknown, column: Column): unknown {
+  return column.show ? safely(column.show, record) : columnValue(record, column);
+}
+
+/** The tsv fields of a column: its raw value, or one per `flat` path of it. */
+export function tsvValues(record: unknown, column: Column): unknown[] {
+  const value = columnValue(record, column);
+  return column.flat ? column.flat.map((p) => valueAt(value, p)) : [value];
+}
+
+function safely(get: (record: any) => unknown, record: unknown): unknown {
+  // Getters are written for well-formed records (`(s) => s.key?.name`); a list holding
+  // null or a string, or a field of an unexpected type, must give an empty cell, not a crash.
+  try {
+    return get(record);
+  } catch {
+    return undefined;
   }
+}
+
+/** `record[key]`, or the walk along a dotted key (`credentials.name`). */
+function valueAt(record: unknown, key: string): unknown {
   if (record === null || typeof record !== 'object') return undefined;
-  const direct = (record as Record<string, unknown>)[column.key];
-  if (direct !== undefined || !column.key.includes('.')) return direct;
+  const direct = (record as Record<string, unknown>)[key];
+  if (direct !== undefined || !key.includes('.')) return direct;
   let current: unknown = record;
-  for (const part of column.key.split('.')) {
+  for (const part of key.split('.')) {
     if (current === null || typeof current !== 'object') return undefined;
     current = (current as Record<string, unknown>)[part];
   }

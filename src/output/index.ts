@@ -14,7 +14,8 @@
  *   sent them; control characters survive, escaped by JSON.
  * - ndjson: one compact record per line, written as pages arrive.
  * - tsv: one line per record, the visible columns' raw values (ISO times,
- *   sizes as given, objects as compact JSON, null as empty), tab-separated,
+ *   sizes as given, a column's `flat` parts as fields of their own, other
+ *   objects as compact JSON, null as empty; never a column's `show` text), tab-separated,
  *   no header; tabs, newlines and other control characters become a space.
  * - table: borderless columns (cli-table3), a header unless --no-headers,
  *   widths set from the first page and kept for later pages, fitted to the

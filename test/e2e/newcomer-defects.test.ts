@@ -393,3 +393,54 @@ describe('14. the table and the progress bar show the same size for the same fil
     expect(screenLines(r.output).some((l) => /^big-file-\S+ +284 KiB +\//.test(l)), r.output).toBe(true);
   }, 60_000);
 });
+
+describe('17. tsv carries raw values, like JSON, flattened', () => {
+  type Retention = Partial<Record<'hourly' | 'daily' | 'weekly' | 'monthly', number>>;
+  const retention = (r: Retention) => [r.hourly ?? '', r.daily ?? '', r.weekly ?? '', r.monthly ?? ''];
+  const json = async <T>(args: string[]) => JSON.parse((await cli([...args, '--json'])).stdout) as T;
+
+  it('droplets list: the frequency in hours, the retention as four counts (hourly, daily, weekly, monthly)', async () => {
+    type Droplet = { id: number; name: string; host: string; status: string; frequency: number; retention: Retention; timezone: string; size: string; location: string; estimated_cost?: string; created_at: string };
+    const all = await json<Droplet[]>(['droplets', 'list']);
+    const tsv = await cli(['droplets', 'list', '-o', 'tsv']);
+    expect(tsv.code).toBe(0);
+    expect(tsv.stdout).toBe(
+      all.map((d) => [d.id, d.name, d.host, d.status, d.frequency, ...retention(d.retention), d.timezone, d.size, d.location, d.estimated_cost ?? '', d.created_at].join('\t') + '\n').join(''),
+    );
+    expect(tsv.stdout).not.toMatch(/every \d+h|\bd\d+ w\d+/);
+    // The table keeps its display text.
+    const table = await cli(['droplets', 'list', '-o', 'table']);
+    expect(table.stdout).toMatch(/ every 24h +d7 w4 m3 /);
+  });
+
+  it('volumes list: the same', async () => {
+    type Volume = { id: string; name: string; status: string; frequency: number; retention: Retention; timezone: string; size: string; location: string; estimated_cost?: string; created_at: string };
+    const all = await json<Volume[]>(['volumes', 'list']);
+    const tsv = await cli(['volumes', 'list', '-o', 'tsv']);
+    expect(tsv.stdout).toBe(
+      all.map((v) => [v.id, v.name, v.status, v.frequency, ...retention(v.retention), v.timezone, v.size, v.location, v.estimated_cost ?? '', v.created_at].join('\t') + '\n').join(''),
+    );
+  });
+
+  it('snapshots list: the provider as the service names it (cloud_e, not Cloud E), the resource as type and id', async () => {
+    type Snap = { id: number; name: string; provider: { name: string }; status: string; size: string; tags: Record<string, number>; started_at: string; completed_at: string | null; credentials: { name: string }; resource: { type: string; id: number } };
+    const all = await json<Snap[]>(['snapshots', 'list']);
+    const tsv = await cli(['snapshots', 'list', '-o', 'tsv']);
+    const names = (t: Record<string, number>) => Object.keys(t).filter((k) => t[k]).join(',');
+    expect(tsv.stdout).toBe(
+      all.map((s) => [s.id, s.name, s.provider.name, s.status, s.size, names(s.tags), s.started_at, s.completed_at ?? '', s.credentials.name, s.resource.type, s.resource.id].join('\t') + '\n').join(''),
+    );
+    expect(tsv.stdout).not.toMatch(/Cloud [A-Z]/);
+    const table = await cli(['snapshots', 'list', '-o', 'table']);
+    expect(table.stdout).toMatch(/ Cloud E /);
+  });
+
+  it('accounts and resources list: the provider as the service names it', async () => {
+    const accounts = await json<Array<{ id: number; provider: { name: string } }>>(['accounts', 'list']);
+    const a = await cli(['accounts', 'list', '-o', 'tsv', '--columns', 'id,provider']);
+    expect(a.stdout).toBe(accounts.map((x) => `${x.id}\t${x.provider.name}\n`).join(''));
+    const resources = await json<Array<{ id: number; provider: { name: string } }>>(['resources', 'list']);
+    const r = await cli(['resources', 'list', '-o', 'tsv', '--columns', 'id,provider']);
+    expect(r.stdout).toBe(resources.map((x) => `${x.id}\t${x.provider.name}\n`).join(''));
+  });
+});
