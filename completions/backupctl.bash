@@ -33,6 +33,7 @@ __backupctl_command() {
     '/schema') echo 'schema' ;;
     '/completion') echo 'completion' ;;
     '/emulator') echo 'emulator' ;;
+    '/version') echo 'version' ;;
     '/help') echo 'help' ;;
     'auth/login') echo 'auth login' ;;
     'auth/status') echo 'auth status' ;;
@@ -41,6 +42,7 @@ __backupctl_command() {
     'profiles/list') echo 'profiles list' ;;
     'profiles/use') echo 'profiles use' ;;
     'profiles/remove') echo 'profiles remove' ;;
+    'profiles/delete') echo 'profiles remove' ;;
     'config/get') echo 'config get' ;;
     'config/set') echo 'config set' ;;
     'config/unset') echo 'config unset' ;;
@@ -48,18 +50,24 @@ __backupctl_command() {
     'config/path') echo 'config path' ;;
     'servers/list') echo 'servers list' ;;
     'servers/add') echo 'servers add' ;;
+    'servers/create') echo 'servers add' ;;
     'servers/code') echo 'servers code' ;;
     'ssh-keys/list') echo 'ssh-keys list' ;;
     'ssh-keys/create') echo 'ssh-keys create' ;;
+    'ssh-keys/add') echo 'ssh-keys create' ;;
     'ssh-keys/rename') echo 'ssh-keys rename' ;;
     'ssh-keys/delete') echo 'ssh-keys delete' ;;
+    'ssh-keys/remove') echo 'ssh-keys delete' ;;
     'snapshots/list') echo 'snapshots list' ;;
     'snapshots/get') echo 'snapshots get' ;;
     'snapshots/delete') echo 'snapshots delete' ;;
+    'snapshots/remove') echo 'snapshots delete' ;;
     'accounts/list') echo 'accounts list' ;;
     'accounts/add') echo 'accounts add' ;;
+    'accounts/create') echo 'accounts add' ;;
     'accounts/update') echo 'accounts update' ;;
     'accounts/delete') echo 'accounts delete' ;;
+    'accounts/remove') echo 'accounts delete' ;;
     'accounts/sync') echo 'accounts sync' ;;
     'resources/list') echo 'resources list' ;;
     'resources/get') echo 'resources get' ;;
@@ -68,8 +76,10 @@ __backupctl_command() {
     'resources/clear') echo 'resources clear' ;;
     'storage/list') echo 'storage list' ;;
     'storage/add') echo 'storage add' ;;
+    'storage/create') echo 'storage add' ;;
     'storage/update') echo 'storage update' ;;
     'storage/delete') echo 'storage delete' ;;
+    'storage/remove') echo 'storage delete' ;;
     'droplets/list') echo 'droplets list' ;;
     'droplets/get') echo 'droplets get' ;;
     'droplets/update') echo 'droplets update' ;;
@@ -80,7 +90,9 @@ __backupctl_command() {
     'droplets/snapshot') echo 'droplets snapshot' ;;
     'droplets snapshot/list') echo 'droplets snapshot list' ;;
     'droplets snapshot/create') echo 'droplets snapshot create' ;;
+    'droplets snapshot/add') echo 'droplets snapshot create' ;;
     'droplets snapshot/delete') echo 'droplets snapshot delete' ;;
+    'droplets snapshot/remove') echo 'droplets snapshot delete' ;;
     'volumes/list') echo 'volumes list' ;;
     'volumes/get') echo 'volumes get' ;;
     'volumes/update') echo 'volumes update' ;;
@@ -91,12 +103,16 @@ __backupctl_command() {
     'volumes/snapshot') echo 'volumes snapshot' ;;
     'volumes snapshot/list') echo 'volumes snapshot list' ;;
     'volumes snapshot/create') echo 'volumes snapshot create' ;;
+    'volumes snapshot/add') echo 'volumes snapshot create' ;;
     'volumes snapshot/delete') echo 'volumes snapshot delete' ;;
+    'volumes snapshot/remove') echo 'volumes snapshot delete' ;;
     'jobs/list') echo 'jobs list' ;;
     'jobs/get') echo 'jobs get' ;;
     'jobs/create') echo 'jobs create' ;;
+    'jobs/add') echo 'jobs create' ;;
     'jobs/update') echo 'jobs update' ;;
     'jobs/delete') echo 'jobs delete' ;;
+    'jobs/remove') echo 'jobs delete' ;;
     'jobs/backup') echo 'jobs backup' ;;
     'jobs/encryption-key') echo 'jobs encryption-key' ;;
     'jobs/proxy') echo 'jobs proxy' ;;
@@ -104,21 +120,28 @@ __backupctl_command() {
     'jobs/storage') echo 'jobs storage' ;;
     'jobs backup/start') echo 'jobs backup start' ;;
     'jobs backup/list') echo 'jobs backup list' ;;
+    'jobs backup/get') echo 'jobs backup get' ;;
     'jobs backup/delete') echo 'jobs backup delete' ;;
+    'jobs backup/remove') echo 'jobs backup delete' ;;
     'jobs backup/latest') echo 'jobs backup latest' ;;
     'jobs backup/download') echo 'jobs backup download' ;;
     'jobs encryption-key/set') echo 'jobs encryption-key set' ;;
     'jobs encryption-key/remove') echo 'jobs encryption-key remove' ;;
+    'jobs encryption-key/delete') echo 'jobs encryption-key remove' ;;
     'jobs proxy/set') echo 'jobs proxy set' ;;
     'jobs proxy/remove') echo 'jobs proxy remove' ;;
+    'jobs proxy/delete') echo 'jobs proxy remove' ;;
     'jobs schedule/update') echo 'jobs schedule update' ;;
     'jobs storage/set') echo 'jobs storage set' ;;
     'restores/list') echo 'restores list' ;;
     'restores/get') echo 'restores get' ;;
     'encryption-keys/create') echo 'encryption-keys create' ;;
+    'encryption-keys/add') echo 'encryption-keys create' ;;
     'encryption-keys/delete') echo 'encryption-keys delete' ;;
+    'encryption-keys/remove') echo 'encryption-keys delete' ;;
     'backups/get') echo 'backups get' ;;
     'backups/delete') echo 'backups delete' ;;
+    'backups/remove') echo 'backups delete' ;;
     'backups/urls') echo 'backups urls' ;;
   esac
 }
@@ -126,29 +149,29 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator version help' ;;
     'auth') echo 'login status logout token' ;;
-    'profiles') echo 'list use remove' ;;
+    'profiles') echo 'list use remove delete' ;;
     'config') echo 'get set unset list path' ;;
-    'servers') echo 'list add code' ;;
-    'ssh-keys') echo 'list create rename delete' ;;
-    'snapshots') echo 'list get delete' ;;
-    'accounts') echo 'list add update delete sync' ;;
+    'servers') echo 'list add create code' ;;
+    'ssh-keys') echo 'list create add rename delete remove' ;;
+    'snapshots') echo 'list get delete remove' ;;
+    'accounts') echo 'list add create update delete remove sync' ;;
     'resources') echo 'list get activate deactivate clear' ;;
-    'storage') echo 'list add update delete' ;;
+    'storage') echo 'list add create update delete remove' ;;
     'droplets') echo 'list get update activate pause resume deactivate snapshot' ;;
-    'droplets snapshot') echo 'list create delete' ;;
+    'droplets snapshot') echo 'list create add delete remove' ;;
     'volumes') echo 'list get update activate pause resume deactivate snapshot' ;;
-    'volumes snapshot') echo 'list create delete' ;;
-    'jobs') echo 'list get create update delete backup encryption-key proxy schedule storage' ;;
-    'jobs backup') echo 'start list delete latest download' ;;
-    'jobs encryption-key') echo 'set remove' ;;
-    'jobs proxy') echo 'set remove' ;;
+    'volumes snapshot') echo 'list create add delete remove' ;;
+    'jobs') echo 'list get create add update delete remove backup encryption-key proxy schedule storage' ;;
+    'jobs backup') echo 'start list get delete remove latest download' ;;
+    'jobs encryption-key') echo 'set remove delete' ;;
+    'jobs proxy') echo 'set remove delete' ;;
     'jobs schedule') echo 'update' ;;
     'jobs storage') echo 'set' ;;
     'restores') echo 'list get' ;;
-    'encryption-keys') echo 'create delete' ;;
-    'backups') echo 'get delete urls' ;;
+    'encryption-keys') echo 'create add delete remove' ;;
+    'backups') echo 'get delete remove urls' ;;
   esac
 }
 
@@ -488,6 +511,7 @@ __backupctl_positional() {
     'jobs delete/0') echo 'ids jobs' ;;
     'jobs backup start/0') echo 'ids jobs' ;;
     'jobs backup list/0') echo 'ids jobs' ;;
+    'jobs backup get/0') echo 'ids jobs' ;;
     'jobs backup delete/0') echo 'ids jobs' ;;
     'jobs encryption-key set/0') echo 'ids jobs' ;;
     'jobs encryption-key remove/0') echo 'ids jobs' ;;
@@ -499,7 +523,7 @@ __backupctl_positional() {
     'jobs backup download/0') echo 'ids jobs' ;;
     'verify/0') echo 'ids jobs' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator version' ;;
   esac
 }
 

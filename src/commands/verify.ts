@@ -210,7 +210,8 @@ async function runVerify(
     job,
     selection: o.sel.text,
     transfer: {
-      read: (file, sink) => transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { ...transferOptions, label: file.name, size: file.size }),
+      read: (file, sink) =>
+        transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { ...transferOptions, label: file.name, size: file.size, maxSize: file.maxSize }),
       range: (url, start, end) => readSignedRange(url, start, end, { ...transferOptions, label: 'the zip being verified' }),
     },
     ledger,

@@ -230,7 +230,7 @@ function durationChart(e: ReportEntry, since: number, until: number, id: string)
 // ---------------------------------------------------------------------------
 // Tables
 
-function entryTable(entries: readonly ReportEntry[], now: Date): string {
+function entryTable(entries: readonly ReportEntry[]): string {
   const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success'];
   let out = `<table><thead><tr>${head.map((c, i) => `<th${i === 1 || i === 12 ? ' class="text"' : ''}>${c}</th>`).join('')}</tr></thead><tbody>`;
   for (const e of entries) {
@@ -248,7 +248,7 @@ function entryTable(entries: readonly ReportEntry[], now: Date): string {
       `<td>${h(seconds(e.duration.median_seconds))}</td>`,
       `<td>${h(seconds(e.duration.p95_seconds))}</td>`,
       `<td>${h(sizeText(e))}</td>`,
-      `<td class="text">${h(lastSuccessText(e, now))}</td>`,
+      `<td class="text">${h(lastSuccessText(e, null))}</td>`,
     ];
     out += `<tr>${cells.join('')}</tr>`;
   }
@@ -263,7 +263,7 @@ function entryTable(entries: readonly ReportEntry[], now: Date): string {
   return notes.length ? `${out}<ul class="notes">${notes.join('')}</ul>` : out;
 }
 
-function section(title: string, key: string, entries: readonly ReportEntry[], since: number, until: number, now: Date): string {
+function section(title: string, key: string, entries: readonly ReportEntry[], since: number, until: number): string {
   let out = `<section id="${key}"><h2>${h(title)}</h2>`;
   if (!entries.length) return `${out}<p class="muted">None.</p></section>`;
   out += `<h3>Calendar</h3>${legend()}${calendar(entries, since, until, `calendar-${key}`)}`;
@@ -273,20 +273,19 @@ function section(title: string, key: string, entries: readonly ReportEntry[], si
     const stats = e.duration.count ? ` <span class="muted">median ${h(seconds(e.duration.median_seconds))}, p95 ${h(seconds(e.duration.p95_seconds))}</span>` : '';
     out += `<figure><figcaption>${h(entryLabel(e))}${stats}</figcaption>${durationChart(e, since, until, `durations-${key}-${i}`)}</figure>`;
   });
-  out += `</div><h3>Figures</h3>${entryTable(entries, now)}`;
+  out += `</div><h3>Figures</h3>${entryTable(entries)}`;
   return `${out}</section>`;
 }
 
 export function reportHtml(doc: ReportDocument): string {
   const since = Date.parse(doc.window.since);
   const until = Date.parse(doc.window.until);
-  const now = new Date(doc.generated_at);
   const title = `Backup report ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}`;
   let body = `<header><h1>Backup report</h1><p class="meta">${h(utcTime(doc.window.since))} to ${h(utcTime(doc.window.until))} · grace ${h(durationText(doc.window.grace_seconds * 1000))} · made ${h(utcTime(doc.generated_at))}. Days are counted in each job's time zone.</p></header>`;
   body += summary(doc);
   for (const [key, title] of SECTIONS) {
     const entries = doc[key];
-    if (entries) body += section(title, key, entries, since, until, now);
+    if (entries) body += section(title, key, entries, since, until);
   }
   body += `<footer><h2>Rules</h2><ul>${doc.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul><p>Made by backupctl report; ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'}.</p></footer>`;
   return (

@@ -55,10 +55,16 @@ export function utcTime(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
-export function lastSuccessText(e: ReportEntry, now: Date): string {
+/**
+ * When the last success was: how long ago on a terminal (`now`); in a file (`now` null), which is read
+ * long after it is made, the time at the schedule's clock.
+ */
+export function lastSuccessText(e: ReportEntry, now: Date | null): string {
   const b = e.last_success;
   if (!b) return 'never';
-  return relativeTime(b.completed_at ?? b.started_at, now) || 'yes';
+  const at = b.completed_at ?? b.started_at;
+  if (now === null) return at ? localTime(at, e.timezone) : 'yes';
+  return relativeTime(at, now) || 'yes';
 }
 
 export function entryLabel(e: ReportEntry): string {
@@ -84,7 +90,7 @@ export function sectionNotes(entries: readonly ReportEntry[]): Array<{ entry: Re
 }
 
 /** The figures of one row, the same in the table, tsv and Markdown. */
-function rowValues(e: ReportEntry, now: Date): Record<string, string> {
+function rowValues(e: ReportEntry, now: Date | null): Record<string, string> {
   return {
     name: entryLabel(e),
     schedule: scheduleText(e, sanitize, sanitize, '; '),
@@ -224,7 +230,7 @@ function mdCode(text: string): string {
   return `\`${sanitize(text).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 }
 
-export function reportMarkdown(doc: ReportDocument, now: Date): string {
+export function reportMarkdown(doc: ReportDocument): string {
   const lines: string[] = [];
   lines.push(`# Backup report`, '');
   lines.push(`Window: ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}; grace ${durationText(doc.window.grace_seconds * 1000)}; made ${utcTime(doc.generated_at)}.`, '');
@@ -245,7 +251,7 @@ export function reportMarkdown(doc: ReportDocument, now: Date): string {
     lines.push(`| ${HEADERS.map(([, h]) => h.charAt(0) + h.slice(1).toLowerCase()).join(' | ')} |`);
     lines.push(`|${HEADERS.map(([k]) => (k === 'name' || k === 'schedule' || k === 'last_success' ? ' --- ' : ' ---: ')).join('|')}|`);
     for (const e of entries) {
-      const v = rowValues(e, now);
+      const v = rowValues(e, null);
       const schedule = scheduleText(e, mdCode, mdText, '; ');
       lines.push(`| ${HEADERS.map(([k]) => (k === 'schedule' ? schedule : k === 'name' ? mdText(v[k]!) : v[k]!.replace(/\|/g, '\\|'))).join(' | ')} |`);
     }

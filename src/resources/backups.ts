@@ -2,8 +2,7 @@
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
-import { loose } from './common.js';
-import { backupSchema, columns as jobColumns } from './jobs.js';
+import { backupResult, backupSchema, columns as jobColumns } from './jobs.js';
 import { tsvField } from '../output/format.js';
 
 /** The data of POST /backups/{id}/download: a signed URL by file name. */
@@ -13,10 +12,7 @@ export const schemas = { backup: backupSchema, urls: urlsSchema };
 
 export const columns: Record<string, Column[]> = {
   backup: jobColumns.backup!,
-  file: [
-    { key: 'name', header: 'Name' },
-    { key: 'size', header: 'Size', format: 'size' },
-  ],
+  file: jobColumns.file!,
   url: [
     { key: 'name', header: 'Name' },
     { key: 'url', header: 'URL' },
@@ -66,9 +62,7 @@ export const module: ModuleSpec = {
 const getBackup: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
-  const raw = (res.body as { data?: unknown } | undefined)?.data;
-  const backup = loose(backupSchema, raw);
-  return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: backup?.files ?? [], columns: columns.file! }] };
+  return backupResult((res.body as { data?: unknown } | undefined)?.data);
 };
 
 /**

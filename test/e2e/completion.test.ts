@@ -15,9 +15,13 @@ import type { Emulator } from '../../src/emulator/index.js';
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')) as Manifest;
 const visible = manifest.commands.filter((c) => !c.hidden);
-/** The words that follow `words` in some visible command, in registry order. */
+/** The words that follow `words` in some visible command, in registry order, each followed by its aliases (add after create). */
 const subcommandsOf = (words: string[]) => [
-  ...new Set(visible.filter((c) => c.path.length > words.length && words.every((w, i) => c.path[i] === w)).map((c) => c.path[words.length]!)),
+  ...new Set(
+    visible
+      .filter((c) => c.path.length > words.length && words.every((w, i) => c.path[i] === w))
+      .flatMap((c) => (c.path.length === words.length + 1 ? [c.path[words.length]!, ...(c.aliases ?? [])] : [c.path[words.length]!])),
+  ),
 ];
 const hasShell = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, fileRequests, startTestEmulator } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
+import { startHostileServer } from '../helpers/servers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { CORRUPTED_DEMO_JOB } from '../../src/emulator/verify-fixtures.js';
 
@@ -148,7 +149,8 @@ describe('verify: planted faults', () => {
     ['flipped-byte', /^gzip: CRC-32 mismatch \(incorrect data check\): the data is damaged$/],
     ['bad-tar-header', /^tar: header checksum mismatch after 2 entries: the archive is damaged$/],
     ['no-end-marker', /^mysqldump: no end marker \("-- Dump completed"\): the dump did not finish$/],
-    ['wrong-size', /^size: read \d+ bytes, more than the record states \(32 KB, 32256\.\.33280 bytes\)$/],
+    // Served with its Content-Length: refused before its body is read.
+    ['wrong-size', /^size: the server announces 34304 bytes, more than the record states \(32 KB, 32256\.\.33280 bytes\); not read$/],
   ];
   let backups: Array<{ id: string; files: Array<{ name: string }> }>;
   beforeAll(async () => {
@@ -341,4 +343,78 @@ describe('verify: on a terminal', () => {
       expect(r.output).not.toContain('\u001b[K');
     }
   }, 180_000);
+});
+
+describe('verify: a files host that sends more than the record states', () => {
+  const JOB = '5f0c8a4e-1b2d-4c3e-8f9a-0b1c2d3e4f50';
+  const BACKUP = '6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+  /** An API with one job and one backup whose one file ("12.5 KB") the same server streams as `files` says. */
+  async function hostileService(files: (res: import('node:http').ServerResponse) => void) {
+    let sent = 0;
+    const srv = await startHostileServer((req, res) => {
+      const json = (body: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.url === `/v1/jobs/${JOB}`) return json({ data: { id: JOB, name: 'hostile' } });
+      if (req.url?.startsWith(`/v1/jobs/${JOB}/backups`)) {
+        const file = { name: 'site.tar.gz', size: '12.5 KB', url: `${srv.url}/files/site.tar.gz?signature=x` };
+        return json({ data: [{ id: BACKUP, job_id: JOB, status: 'completed', created_at: '2026-03-01T02:00:00Z', files: [file] }], meta: { current_page: 1, last_page: 1 } });
+      }
+      if (req.url?.startsWith('/files/')) {
+        const write = res.write.bind(res);
+        res.write = ((chunk: Buffer, ...rest: never[]) => {
+          sent += chunk.length;
+          return write(chunk, ...rest);
+        }) as typeof res.write;
+        return files(res);
+      }
+      res.writeHead(404).end();
+    });
+    return { srv, sent: () => sent };
+  }
+  const run = (url: string) =>
+    runCli(['verify', JOB, '--latest', '--json'], { env: { BACKUPCTL_BASE_URL: url, BACKUPCTL_TOKEN: 'tok', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state }, timeoutMs: 30_000 });
+
+  it('an endless stream is stopped once it passes the stated size (12.5 KB: at most 12851 bytes): exit 11, size reason', async () => {
+    const { srv, sent } = await hostileService((res) => {
+      res.writeHead(200, { 'content-type': 'application/gzip' });
+      const chunk = Buffer.alloc(64 * 1024, 0x41);
+      // At most 256 MB, and only while the client reads.
+      const pump = () => {
+        while (sent() < 256 * 1024 * 1024) if (!res.write(chunk)) return void res.once('drain', pump);
+        res.end();
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      pump();
+    });
+    try {
+      const started = Date.now();
+      const r = await run(srv.url);
+      expect(r.code, r.stderr).toBe(11);
+      const file = JSON.parse(r.stdout).backups[0].files[0];
+      expect(file).toMatchObject({ verdict: 'failed', reasons: [expect.stringMatching(/^size: read more than the record states \(12\.5 KB, 12749\.\.12851 bytes\); stopped after \d+ bytes$/)] });
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(sent()).toBeLessThan(16 * 1024 * 1024);
+      expect(srv.received.filter((q) => q.url.startsWith('/files/'))).toHaveLength(1);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('a Content-Length over the stated size is refused before the body is read', async () => {
+    const { srv } = await hostileService((res) => {
+      res.writeHead(200, { 'content-length': '2000000000' });
+      res.write(Buffer.alloc(1000));
+    });
+    try {
+      const r = await run(srv.url);
+      expect(r.code, r.stderr).toBe(11);
+      const file = JSON.parse(r.stdout).backups[0].files[0];
+      expect(file).toMatchObject({ verdict: 'failed', bytes: 0, sha256: null, reasons: ['size: the server announces 2000000000 bytes, more than the record states (12.5 KB, 12749..12851 bytes); not read'] });
+      expect(srv.received.filter((q) => q.url.startsWith('/files/'))).toHaveLength(1);
+    } finally {
+      await srv.close();
+    }
+  });
 });

@@ -197,7 +197,7 @@ describe('argv fuzzing', () => {
           const e = err as { code?: unknown; exitCode?: unknown };
           if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
             // commander's own usage errors exit 2; help and version exit 0.
-            if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') counts.help++;
+            if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || (e.code === 'commander.help' && e.exitCode === 0)) counts.help++;
             else counts.usage++;
             return;
           }

@@ -58,13 +58,22 @@ describe('report renderers', () => {
   });
 
   it('Markdown keeps hostile names inside their cell', () => {
-    const md = reportMarkdown(doc(), new Date('2026-03-31T00:00:00Z'));
+    const md = reportMarkdown(doc());
     const row = md.split('\n').find((l) => l.startsWith('| \\<img'))!;
     expect(row).toBeDefined();
     // 13 cells: 14 unescaped pipes.
     expect(row.replace(/\\\|/g, '').split('|')).toHaveLength(15);
     expect(md).not.toContain('**x**');
     expect(md).not.toContain('\x1b');
+  });
+
+  it('a file (Markdown, HTML) dates the last success at the schedule\'s local time; the terminal says how long ago', () => {
+    // A file is read later than it is made: "2 days ago" would go wrong with every day it sits in an audit folder.
+    const md = reportMarkdown(doc());
+    expect(md).toMatch(/\| 2026-03-27 02:40 GMT\+1 \|$/m);
+    expect(reportHtml(doc())).toContain('<td class="text">2026-03-27 02:40 GMT+1</td>');
+    const text = reportTable(doc(), { palette: plainPalette, width: 200, noHeaders: false, now: new Date('2026-03-31T00:00:00Z') });
+    expect(text).toMatch(/ 3 days ago\n/);
   });
 
   it('the table strips control characters and lists the missed runs', () => {
@@ -110,7 +119,7 @@ describe('entries whose expected runs cannot be computed (snapshot resources: th
     expect(d.summary.resources).toMatchObject({ entries: 2, computable: 0, expected: 0 });
     const text = reportTable(d, { palette: plainPalette, width: 200, noHeaders: false, now: new Date(until) });
     expect(text).toContain('Snapshot resources (backups activated): 2 resources, expected runs cannot be computed, 2 completed, 2 unscheduled; success 100%\n');
-    expect(reportMarkdown(d, new Date(until))).toContain('2 resources, expected runs cannot be computed, 2 completed');
+    expect(reportMarkdown(d)).toContain('2 resources, expected runs cannot be computed, 2 completed');
   });
 
   it('a note every entry shares is written once, and the schedule shows no time zone it did not use', () => {
@@ -119,7 +128,7 @@ describe('entries whose expected runs cannot be computed (snapshot resources: th
     expect(text.match(/expected runs cannot be computed: the record states no schedule/g)).toHaveLength(1);
     expect(text).toContain('  all 2: expected runs cannot be computed: the record states no schedule\n');
     expect(text).toMatch(/^disk 1 +not stated by the service +n\/a /m);
-    const md = reportMarkdown(d, new Date(until));
+    const md = reportMarkdown(d);
     expect(md.match(/the record states no schedule/g)).toHaveLength(1);
     expect(md).toContain('| `not stated by the service` |');
     const html = reportHtml(d);
