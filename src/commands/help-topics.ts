@@ -52,6 +52,9 @@ the environment over the profile. An empty value counts as unset.
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; see README)
   BACKUPCTL_NO_CODE_CACHE
                         1: never write that cache
+  BACKUPCTL_COMPLETION_TIMEOUT
+                        how long TAB waits for ids from the service, e.g. 2s; default: until
+                        0.4 s after backupctl started (one attempt; a failure is kept 15 s)
   NO_COLOR              any non-empty value turns colour off (as --no-color), the spinner's too
   LANG, LC_ALL, LC_CTYPE
                         without UTF-8 in them, status draws its marks in ASCII (so does TERM=linux)

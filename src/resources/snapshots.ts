@@ -98,7 +98,7 @@ export const module: ModuleSpec = {
       examples: ['backupctl snapshots get 118', 'backupctl snapshots get 118 --json'],
       method: 'GET',
       endpoint: '/snapshots/{snapshot_id}',
-      params: [idArg('snapshot_id', 'Snapshot')],
+      params: [{ ...idArg('snapshot_id', 'Snapshot'), complete: 'snapshots' }],
       output: { kind: 'record', schema: 'snapshot', columns: 'snapshotDetail' },
     },
     {
@@ -107,7 +107,7 @@ export const module: ModuleSpec = {
       examples: ['backupctl snapshots delete 118', 'backupctl snapshots delete 118 --yes'],
       method: 'DELETE',
       endpoint: '/snapshots/{snapshot_id}',
-      params: [idArg('snapshot_id', 'Snapshot')],
+      params: [{ ...idArg('snapshot_id', 'Snapshot'), complete: 'snapshots' }],
       confirm: 'Delete snapshot {snapshot_id}?',
       output: { kind: 'none', done: 'Deleted snapshot {snapshot_id}.' },
     },
