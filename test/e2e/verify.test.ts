@@ -126,7 +126,7 @@ describe('verify: good backups', () => {
     expect(rows.length).toBeGreaterThan(4);
     expect(summaries.length).toBe(rows.length);
     // The table shortens the backup id and the sha256; tsv, for scripts, carries them whole.
-    expect(rows[0]).toMatch(/^verified\s+[0-9a-f]{8}\s+\S+\.sql\.gz\s+pg_dump\.gz\s+[\d.]+ KB\s+[0-9a-f]{12}\s/);
+    expect(rows[0]).toMatch(/^verified\s+[0-9a-f]{8}\s+\S+\.sql\.gz\s+pg_dump\.gz\s+[\d.]+ KiB\s+[0-9a-f]{12}\s/);
     const tsv = await cli(['verify', 'api postgres', '--latest', '-o', 'tsv']);
     const json = await cli(['verify', 'api postgres', '--latest', '--json']);
     const file = JSON.parse(json.stdout).backups[0].files[0];
