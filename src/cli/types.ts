@@ -72,6 +72,8 @@ export interface Column {
   format?: 'text' | 'time' | 'size' | 'status' | 'bool' | 'tags' | 'json';
   /** Not shown unless named in --columns. */
   extra?: boolean;
+  /** A table shows only the first `short` characters (an id or a hash, as git shortens them); tsv and JSON carry it whole. */
+  short?: number;
 }
 
 export interface Section {

@@ -13,7 +13,7 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.transient, 'transient failure after retries (network, timeout, 429, 5xx), or --wait-timeout ran out'],
   [ExitCode.outcomeUnknown, 'outcome unknown: a request not safe to repeat (POST) may have reached the service'],
   [ExitCode.waitFailed, 'an awaited operation ended failed (--wait): the backup failed or expired'],
-  [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check'],
+  [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check, verify with no backup matching'],
   [ExitCode.locked, 'another run holds the lock (--lock)'],
   [ExitCode.verifyFailed, 'verify: a file read back failed a check (size, hash changed since an earlier verify, or its content)'],
   [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],

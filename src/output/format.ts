@@ -268,6 +268,7 @@ function tagNames(value: unknown): string {
 /** Plain text of a value, with no colour and no truncation, for a table cell. */
 function plainText(value: unknown, column: Column, now: Date | undefined, timeStyle: 'relative' | 'both'): string {
   if (value === null || value === undefined) return '';
+  if (column.short !== undefined && typeof value === 'string') return sanitize(value).slice(0, column.short);
   switch (column.format) {
     case 'time':
       if (typeof value === 'string' || value instanceof Date) {

@@ -103,6 +103,19 @@ describe('verify: good backups', () => {
     expect(Object.values(data.files).every((f: Json) => /^[0-9a-f]{64}$/.test(f.sha256))).toBe(true);
   });
 
+  it('without XDG_STATE_HOME, the ledger is in ~/.local/state/backupctl', async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'backupctl-home-'));
+    try {
+      const r = await runCli(['verify', 'api postgres', '--latest', '-q'], { env: { ...env(), XDG_STATE_HOME: undefined, HOME: home } });
+      expect(r.code, r.stderr).toBe(0);
+      const ledger = path.join(home, '.local', 'state', 'backupctl', 'verify-ledger.json');
+      expect(statSync(ledger).mode & 0o777).toBe(0o600);
+      expect(Object.keys(JSON.parse(readFileSync(ledger, 'utf8')).files)).toHaveLength(1);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('table: one row per file and a summary line per backup; tsv rows', async () => {
     const r = await cli(['verify', 'api postgres', '--since', '2d', '-o', 'table']);
     expect(r.code, r.stderr).toBe(0);
@@ -112,8 +125,12 @@ describe('verify: good backups', () => {
     const summaries = r.stdout.split('\n').filter((l) => /^Backup [0-9a-f-]{36} \(created .*\): verified, 1 file, /.test(l));
     expect(rows.length).toBeGreaterThan(4);
     expect(summaries.length).toBe(rows.length);
+    // The table shortens the backup id and the sha256; tsv, for scripts, carries them whole.
+    expect(rows[0]).toMatch(/^verified\s+[0-9a-f]{8}\s+\S+\.sql\.gz\s+pg_dump\.gz\s+[\d.]+ KB\s+[0-9a-f]{12}\s/);
     const tsv = await cli(['verify', 'api postgres', '--latest', '-o', 'tsv']);
-    expect(tsv.stdout.split('\n')[0]!.split('\t').slice(0, 4)).toEqual(['verified', expect.stringMatching(/^[0-9a-f]{8}$/), expect.stringMatching(/\.sql\.gz$/), 'pg_dump.gz']);
+    const json = await cli(['verify', 'api postgres', '--latest', '--json']);
+    const file = JSON.parse(json.stdout).backups[0].files[0];
+    expect(tsv.stdout.split('\n')[0]!.split('\t').slice(0, 7)).toEqual(['verified', file.backup_id, file.name, 'pg_dump.gz', String(file.bytes), '', file.sha256]);
   });
 
   it('ndjson: a line per file, then a line per backup', async () => {
