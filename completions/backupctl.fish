@@ -3,7 +3,8 @@
 #
 # Every shell:  backupctl completion fish > ~/.config/fish/completions/backupctl.fish
 # This shell:   backupctl completion fish | source
-# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, come from the service (backupctl __complete names jobs), cached for a minute.
+# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, and the ids of snapshots,
+# restores and backups come from the service (backupctl __complete names jobs), cached for a minute.
 
 # The command that word $argv[2] names below command $argv[1] ('' is the top), or nothing.
 function __backupctl_command
@@ -452,6 +453,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'servers list/--sort'
             echo 'words id -id host -host name -name created_at -created_at last_used_at -last_used_at'
+        case 'servers list/--columns'
+            echo 'list id name host port user status key last_used created_at'
         case 'servers add/--name'
             echo 'none'
         case 'servers add/--host'
@@ -462,6 +465,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'servers add/--key'
             echo 'ids ssh-keys'
+        case 'servers add/--columns'
+            echo 'list id name host port user status key last_used created_at'
         case 'servers code/--key'
             echo 'ids ssh-keys'
         case 'ssh-keys list/--modified-since'
@@ -472,8 +477,12 @@ function __backupctl_flag_value
             echo 'none'
         case 'ssh-keys list/--sort'
             echo 'words id -id name -name created_at -created_at updated_at -updated_at last_used_at -last_used_at'
+        case 'ssh-keys list/--columns'
+            echo 'list id name created_at last_used public_key'
         case 'ssh-keys create/--name'
             echo 'none'
+        case 'ssh-keys create/--columns'
+            echo 'list id name created_at last_used public_key'
         case 'snapshots list/--provider'
             echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h'
         case 'snapshots list/--status'
@@ -492,6 +501,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'snapshots list/--sort'
             echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at'
+        case 'snapshots list/--columns'
+            echo 'list id name provider status size tags started_at completed_at account resource fail_reason'
+        case 'snapshots get/--columns'
+            echo 'list id name provider status size tags started_at completed_at account resource fail_reason'
         case 'accounts list/--provider'
             echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h'
         case 'accounts list/--modified-since'
@@ -502,6 +515,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'accounts list/--sort'
             echo 'words id -id name -name expires_at -expires_at created_at -created_at updated_at -updated_at'
+        case 'accounts list/--columns'
+            echo 'list id name provider expires_at created_at updated_at'
         case 'accounts add/--name'
             echo 'none'
         case 'accounts add/--provider'
@@ -520,6 +535,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'accounts add/--password'
             echo 'none'
+        case 'accounts add/--columns'
+            echo 'list id name provider expires_at created_at updated_at'
         case 'accounts update/--name'
             echo 'none'
         case 'accounts update/--provider'
@@ -548,6 +565,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'resources list/--sort'
             echo 'words id -id last_synced_at -last_synced_at'
+        case 'resources list/--columns'
+            echo 'list id type provider account backups_activated last_known_ip last_synced_at'
+        case 'resources get/--columns'
+            echo 'list id type backups_activated last_known_ip last_synced_at'
         case 'resources activate/--frequency'
             echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5'
         case 'resources activate/--retention-hourly'
@@ -574,6 +595,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'storage list/--sort'
             echo 'words id -id name -name'
+        case 'storage list/--columns'
+            echo 'list id name provider region bucket endpoint estimated_size priority'
         case 'storage add/--name'
             echo 'none'
         case 'storage add/--provider'
@@ -590,6 +613,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'storage add/--region'
             echo 'none'
+        case 'storage add/--columns'
+            echo 'list id name provider region bucket endpoint estimated_size priority'
         case 'storage update/--name'
             echo 'none'
         case 'storage update/--key'
@@ -612,6 +637,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'droplets list/--sort'
             echo 'words id -id name -name host -host size -size created_at -created_at'
+        case 'droplets list/--columns'
+            echo 'list id name host status frequency retention timezone size location estimated_cost created_at run_offset secondary_region account'
+        case 'droplets get/--columns'
+            echo 'list id name host status frequency retention timezone size location estimated_cost snapshots created_at run_offset secondary_region account'
         case 'droplets update/--frequency'
             echo 'none'
         case 'droplets update/--retention-hourly'
@@ -660,6 +689,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'droplets snapshot list/--sort'
             echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at'
+        case 'droplets snapshot list/--columns'
+            echo 'list id name status size tags started_at completed_at'
         case 'volumes list/--name'
             echo 'none'
         case 'volumes list/--status'
@@ -672,6 +703,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'volumes list/--sort'
             echo 'words id -id name -name size -size created_at -created_at'
+        case 'volumes list/--columns'
+            echo 'list id name status frequency retention timezone size location estimated_cost created_at run_offset account'
+        case 'volumes get/--columns'
+            echo 'list id name status frequency retention timezone size location estimated_cost snapshots created_at run_offset account'
         case 'volumes update/--frequency'
             echo 'none'
         case 'volumes update/--retention-hourly'
@@ -716,6 +751,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'volumes snapshot list/--sort'
             echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at'
+        case 'volumes snapshot list/--columns'
+            echo 'list id name status size tags started_at completed_at'
         case 'jobs list/--host'
             echo 'none'
         case 'jobs list/--modified-since'
@@ -726,6 +763,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs list/--sort'
             echo 'words id -id name -name last_ran_at -last_ran_at created_at -created_at updated_at -updated_at'
+        case 'jobs list/--columns'
+            echo 'list id name recipe compute schedule storage last_ran_at created_at'
+        case 'jobs get/--columns'
+            echo 'list id name recipe compute schedule storage last_ran_at created_at'
         case 'jobs create/--file'
             echo 'files'
         case 'jobs create/--name'
@@ -756,6 +797,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs create/--proxy'
             echo 'none'
+        case 'jobs create/--columns'
+            echo 'list id name recipe compute schedule storage last_ran_at created_at'
         case 'jobs update/--file'
             echo 'files'
         case 'jobs update/--storage'
@@ -786,6 +829,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs backup list/--sort'
             echo 'words id -id name -name created_at -created_at started_at -started_at completed_at -completed_at'
+        case 'jobs backup list/--columns'
+            echo 'list id status tags created_at started_at completed_at files'
+        case 'jobs backup get/--columns'
+            echo 'list id status tags created_at started_at completed_at files'
         case 'jobs schedule update/--timezone'
             echo 'none'
         case 'jobs schedule update/--run-offset'
@@ -806,6 +853,8 @@ function __backupctl_flag_value
             echo 'words pending running expired failed completed completed_with_errors'
         case 'jobs backup latest/--max-age'
             echo 'none'
+        case 'jobs backup latest/--columns'
+            echo 'list id status tags created_at started_at completed_at files'
         case 'jobs backup download/--dir'
             echo 'none'
         case 'jobs backup download/--parallel'
@@ -814,18 +863,30 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs backup download/--output' 'jobs backup download/-o'
             echo 'words table json ndjson tsv -'
+        case 'jobs backup download/--columns'
+            echo 'list name bytes path resumed'
         case 'restores list/--status'
             echo 'words pending running failed completed'
         case 'restores list/--page'
             echo 'none'
         case 'restores list/--page-size'
             echo 'none'
+        case 'restores list/--columns'
+            echo 'list id job_id backup_id status compute created_at completed_at'
+        case 'restores get/--columns'
+            echo 'list id job_id backup_id status compute created_at completed_at'
         case 'encryption-keys create/--name'
             echo 'none'
         case 'encryption-keys create/--public-key-file'
             echo 'files'
+        case 'encryption-keys create/--columns'
+            echo 'list id name fingerprint created_at public_key'
+        case 'backups get/--columns'
+            echo 'list id status tags created_at started_at completed_at files'
+        case 'backups urls/--columns'
+            echo 'list name url'
         case 'status/--job'
-            echo 'none'
+            echo 'ids jobs'
         case 'status/--max-age'
             echo 'none'
         case 'status/--output-file'
@@ -897,7 +958,7 @@ function __backupctl_flag_value
         case 'emulator/--now'
             echo 'none'
         case '*/--profile'
-            echo 'none'
+            echo 'ids profiles'
         case '*/--base-url'
             echo 'none'
         case '*/--output' '*/-o'
@@ -916,6 +977,10 @@ end
 # What positional argument $argv[2] (from 0) of command $argv[1] completes to.
 function __backupctl_positional
     switch "$argv[1]/$argv[2]"
+        case 'profiles use/0'
+            echo 'ids profiles'
+        case 'profiles remove/0'
+            echo 'ids profiles'
         case 'config get/0'
             echo 'words base_url output timeout token'
         case 'config set/0'
@@ -926,6 +991,10 @@ function __backupctl_positional
             echo 'ids ssh-keys'
         case 'ssh-keys delete/0'
             echo 'ids ssh-keys'
+        case 'snapshots get/0'
+            echo 'ids snapshots'
+        case 'snapshots delete/0'
+            echo 'ids snapshots'
         case 'accounts update/0'
             echo 'ids accounts'
         case 'accounts delete/0'
@@ -1002,8 +1071,24 @@ function __backupctl_positional
             echo 'ids jobs'
         case 'jobs backup download/0'
             echo 'ids jobs'
+        case 'jobs backup download/1'
+            echo 'ids backups'
+        case 'restores get/0'
+            echo 'ids restores'
+        case 'backups get/0'
+            echo 'ids backups'
+        case 'backups delete/0'
+            echo 'ids backups'
+        case 'backups urls/0'
+            echo 'ids backups'
         case 'verify/0'
             echo 'ids jobs'
+        case 'schema/0'
+            echo 'ids commands'
+        case 'schema/1'
+            echo 'ids commands'
+        case 'schema/2'
+            echo 'ids commands'
         case 'completion/0'
             echo 'words bash zsh fish'
         case 'help/0'
@@ -1012,7 +1097,8 @@ function __backupctl_positional
 end
 
 # Prints the candidates of value spec $argv[1], each after the prefix $argv[2]
-# (--flag= when completing --flag=value); $argv[3..] runs backupctl for ids.
+# (--flag= when completing --flag=value); $argv[3..] up to -- runs backupctl for ids,
+# and the arguments after -- are those before the one completed.
 function __backupctl_values
     set -l parts (string split ' ' -- $argv[1])
     set -l prefix $argv[2]
@@ -1038,7 +1124,12 @@ function __backupctl_values
                 printf '%s%s\n' $prefix $p
             end
         case ids
-            for line in (command $argv[3..-1] __complete names $parts[2] 2>/dev/null)
+            set -l rest $argv[3..-1]
+            set -l sep (contains -i -- -- $rest)
+            set -l before (math $sep - 1)
+            set -l first (math $sep + 1)
+            set -l second (math $sep + 2)
+            for line in (command $rest[1..$before] __complete names $parts[2] $rest[$first..$second] 2>/dev/null)
                 printf '%s%s\n' $prefix $line
             end
     end
@@ -1050,8 +1141,10 @@ function __backupctl_complete
     set -l n (count $tokens)
     set -l node ''
     set -l npos 0
-    # --profile, --base-url and --config-dir given on the line pick the service the ids come from.
+    # --profile, --base-url and --config-dir given on the line pick the service the ids come from;
+    # the arguments before the one completed narrow them (the job of a backup, schema's words).
     set -l run $tokens[1]
+    set -l args
     set -l i 2
     while test $i -le $n
         set -l w $tokens[$i]
@@ -1071,6 +1164,7 @@ function __backupctl_complete
                     set node $next
                 else
                     set npos (math $npos + 1)
+                    set -a args $w
                 end
         end
         set i (math $i + 1)
@@ -1079,14 +1173,14 @@ function __backupctl_complete
         set -l flag (string replace -r '=.*' '' -- $cur)
         set -l spec (__backupctl_flag_value "$node" $flag)
         if test -n "$spec"
-            __backupctl_values "$spec" "$flag=" $run
+            __backupctl_values "$spec" "$flag=" $run -- $args
         end
         return
     end
     if test $n -ge 2; and string match -q -- '-?*' $tokens[-1]
         set -l spec (__backupctl_flag_value "$node" $tokens[-1])
         if test -n "$spec"
-            __backupctl_values "$spec" '' $run
+            __backupctl_values "$spec" '' $run -- $args
             return
         end
     end
@@ -1103,7 +1197,7 @@ function __backupctl_complete
     end
     set -l spec (__backupctl_positional "$node" $npos)
     if test -n "$spec"
-        __backupctl_values "$spec" '' $run
+        __backupctl_values "$spec" '' $run -- $args
     end
 end
 

@@ -16,6 +16,8 @@ export interface HelpExtras {
   endpoint?: string;
   examples?: readonly string[];
   footer?: string;
+  /** Global options that mean more for this command, shown among its own (status: -o prometheus). */
+  options?: ReadonlyArray<readonly [string, string]>;
 }
 
 const extras = new WeakMap<Command, HelpExtras>();
@@ -118,9 +120,12 @@ export class BackupctlHelp extends Help {
     out.push(...section('Arguments:', helper.visibleArguments(cmd).map((a) => [helper.argumentTerm(a), helper.argumentDescription(a)] as const), width));
     out.push(...section('Commands:', helper.visibleCommands(cmd).map((c) => [helper.subcommandTerm(c), helper.subcommandDescription(c)] as const), width));
     const options = (list: readonly Option[]) => list.map((o) => [helper.optionTerm(o), helper.optionDescription(o)] as const);
-    // The root's own options are the ones every command takes.
-    out.push(...section(root ? 'Global options:' : 'Options:', options(helper.visibleOptions(cmd)), width));
     const more = extras.get(cmd);
+    // The root's own options are the ones every command takes; --help stays last.
+    const own = options(helper.visibleOptions(cmd));
+    const helpLast = own.length && own[own.length - 1]![0].endsWith('--help') ? 1 : 0;
+    own.splice(own.length - helpLast, 0, ...(more?.options ?? []));
+    out.push(...section(root ? 'Global options:' : 'Options:', own, width));
     if (more?.endpoint) out.push(`Endpoint: ${more.endpoint}`, '');
     if (more?.examples?.length) out.push('Examples:', ...more.examples.flatMap((e) => wrapExample(e, width)), '');
     if (!root) out.push(...globalOptionsPointer(cmd, width), '');

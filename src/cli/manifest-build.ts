@@ -31,7 +31,8 @@ export async function collectManifest(version: string): Promise<Manifest> {
       for (const m of cmd.endpoint?.matchAll(/\{(\w+)\}/g) ?? []) {
         if (!cmd.params.some((p) => p.name === m[1] && p.in === 'path')) problems.push(`${where}: no param for {${m[1]}}`);
       }
-      commands.push(JSON.parse(JSON.stringify({ ...cmd, module: name })) as ManifestCommand);
+      const columnKeys = cmd.output.columns ? mod.columns?.[cmd.output.columns]?.map((c) => c.key) : undefined;
+      commands.push(JSON.parse(JSON.stringify({ ...cmd, module: name, ...(columnKeys?.length ? { columnKeys } : {}) })) as ManifestCommand);
     }
   }
   addGuessedVerbs(commands);

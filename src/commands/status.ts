@@ -35,7 +35,7 @@ export const module: ModuleSpec = {
         'backupctl status --json | jq \'.jobs[] | select(.health != "healthy") | .name\'',
       ],
       params: [
-        { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', description: 'Only this job, by id or name' },
+        { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', complete: 'jobs', description: 'Only this job, by id or name' },
         { name: 'check', in: 'local', type: 'boolean', description: 'Exit 9 when a job has no completed backup younger than its max age' },
         {
           name: 'max_age',

@@ -2,7 +2,6 @@
 import type { Column, IO, OutputOptions, Result, Section } from '../cli/types.js';
 import { UsageError } from '../errors.js';
 import {
-  columnValue,
   displayWidth,
   padEnd,
   plainColorizer,
@@ -10,9 +9,11 @@ import {
   recordValueText,
   sanitize,
   sanitizeMultiline,
+  shownValue,
   styleCell,
   truncate,
   tsvField,
+  tsvValues,
   type Colorizer,
 } from './format.js';
 import { OutputWriter } from './writer.js';
@@ -83,7 +84,7 @@ function idOf(record: unknown, idField: string): string | undefined {
 }
 
 function tsvLine(record: unknown, columns: readonly Column[]): string {
-  return columns.map((c) => tsvField(rawText(columnValue(record, c)))).join('\t');
+  return columns.flatMap((c) => tsvValues(record, c).map((v) => tsvField(rawText(v)))).join('\t');
 }
 
 // ---------------------------------------------------------------------------
@@ -217,7 +218,7 @@ async function recordView(result: RecordResult, target: Target): Promise<string>
   const room = Math.max(8, target.io.columns - labelWidth);
   let text = '';
   for (const column of columns) {
-    const value = columnValue(result.record, column);
+    const value = shownValue(result.record, column);
     const whole = recordValueText(value, column, target.now);
     const shown = styleCell(column.key === 'id' ? whole : truncate(whole, room), value, column, colorizer);
     text += `${padEnd(column.header + ':', labelWidth)}${shown}`.trimEnd() + '\n';

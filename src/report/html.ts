@@ -56,6 +56,7 @@ td.text, td:first-child { white-space: normal; }
 th { background: var(--panel); font-weight: 600; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 td.bad { color: var(--bad); font-weight: 600; }
+.nowrap { white-space: nowrap; }
 .legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 12px; color: var(--muted); margin: 6px 0 10px; }
 .legend svg { vertical-align: -2px; margin-right: 4px; }
 .strips { display: grid; grid-template-columns: minmax(140px, 220px) 1fr; gap: 4px 12px; align-items: center; }
@@ -75,6 +76,10 @@ footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
   h2 { break-after: avoid; }
   figure, .card, tr, .strips > * { break-inside: avoid; }
   .multiples { grid-template-columns: repeat(2, 1fr); }
+  /* Every column on the paper: smaller, and cells may wrap (a column past the edge is lost). */
+  table { font-size: 7.5pt; }
+  th, td { padding: 2px 3px; }
+  th { white-space: normal; }
 }
 `;
 
@@ -237,7 +242,8 @@ function entryTable(entries: readonly ReportEntry[]): string {
     const failed = e.failed + e.expired;
     const cells = [
       `<td>${h(entryLabel(e))}</td>`,
-      `<td class="text">${scheduleText(e, h, h, '<br>')}</td>`,
+      // A time zone may break after its slash (America/<wbr>New_York): the table fits a printed page.
+      `<td class="text">${scheduleText(e, h, (zone) => h(zone).replace(/\//g, '/<wbr>'), '<br>')}</td>`,
       `<td>${e.expected ?? 'n/a'}</td>`,
       `<td>${e.completed}</td>`,
       `<td>${e.completed_with_errors}</td>`,
@@ -248,7 +254,8 @@ function entryTable(entries: readonly ReportEntry[]): string {
       `<td>${h(seconds(e.duration.median_seconds))}</td>`,
       `<td>${h(seconds(e.duration.p95_seconds))}</td>`,
       `<td>${h(sizeText(e))}</td>`,
-      `<td class="text">${h(lastSuccessText(e, null))}</td>`,
+      // The date stays whole when the cell wraps (2026-11-<br>24 on paper otherwise).
+      `<td class="text">${h(lastSuccessText(e, null)).replace(/^(\d{4}-\d\d-\d\d) /, '<span class="nowrap">$1</span> ')}</td>`,
     ];
     out += `<tr>${cells.join('')}</tr>`;
   }

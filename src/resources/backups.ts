@@ -19,7 +19,7 @@ export const columns: Record<string, Column[]> = {
   ],
 };
 
-const idArg = { name: 'backup_id', flag: 'id', in: 'path', type: 'uuid', positional: true, required: true, description: 'Backup id' } as const;
+const idArg = { name: 'backup_id', flag: 'id', in: 'path', type: 'uuid', positional: true, required: true, complete: 'backups', description: 'Backup id' } as const;
 const EX = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 
 export const module: ModuleSpec = {

@@ -6,6 +6,13 @@
 
 import type { NamedKind } from '../cli/resolve.js';
 
+/**
+ * What shell completion reads values from (`backupctl __complete ids <source>`): the
+ * named resources, and snapshots, restores and backups from the service; the
+ * profiles of the config file and the commands `schema` takes from this machine.
+ */
+export type CompletionSource = NamedKind | 'snapshots' | 'restores' | 'backups' | 'profiles' | 'commands';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -97,6 +104,12 @@ export interface ParamSpec {
    * name, looked up before the request is built (src/cli/resolve.ts).
    */
   names?: NamedKind;
+  /**
+   * What shell completion offers for the value when `names` does not say: the
+   * ids (with a description) of records the service lists, the profiles, or
+   * the commands (src/commands/completion.ts).
+   */
+  complete?: CompletionSource;
 }
 
 export type OutputKind =
@@ -194,6 +207,8 @@ export interface ModuleSpec {
 /** The serialised form written to dist/manifest.json. */
 export interface ManifestCommand extends CommandSpec {
   module: string;
+  /** The keys `--columns` takes (of output.columns), for completion and help. */
+  columnKeys?: string[];
 }
 
 export interface Manifest {

@@ -71,7 +71,7 @@ describe('report renderers', () => {
     // A file is read later than it is made: "2 days ago" would go wrong with every day it sits in an audit folder.
     const md = reportMarkdown(doc());
     expect(md).toMatch(/\| 2026-03-27 02:40 GMT\+1 \|$/m);
-    expect(reportHtml(doc())).toContain('<td class="text">2026-03-27 02:40 GMT+1</td>');
+    expect(reportHtml(doc())).toContain('<td class="text"><span class="nowrap">2026-03-27</span> 02:40 GMT+1</td>');
     const text = reportTable(doc(), { palette: plainPalette, width: 200, noHeaders: false, now: new Date('2026-03-31T00:00:00Z') });
     expect(text).toMatch(/ 3 days ago\n/);
   });
