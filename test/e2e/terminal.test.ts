@@ -3,11 +3,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { withEmulatorCli } from '../helpers/emulator.js';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
 import { displayWidth } from '../../src/output/format.js';
 
-const { env } = withEmulatorCli();
+const { env, emu } = withEmulatorCli();
 
 describe('lists say when there is more', () => {
   it('one page of several ends with a line on stderr saying how to see the rest', async () => {
@@ -93,6 +93,31 @@ describe('tables fit the terminal', () => {
     const list = await runCli(['jobs', 'list', '-o', 'table'], { env: env() });
     expect(list.stdout.split('\n')[0]).toMatch(/^ID +Name +Recipe +Compute +Schedule +Storage +Last ran$/);
     expect(list.stdout).not.toContain('…');
+  });
+});
+
+describe('a new user at a real terminal (issue 13, done when)', () => {
+  it('at 60 and 200 columns: jobs get by name, an ambiguous name lists the candidates, group help shows its commands first', async () => {
+    const twin = async () =>
+      apiFetch(emu, '/v1/ssh-keys', { method: 'POST', json: { name: 'terminal twin' } }).then(async (r) => ((await r.json()) as { data: { id: number } }).data.id);
+    const ids = [await twin(), await twin()];
+    for (const cols of [60, 200]) {
+      const stty = `cols ${cols} rows 100`;
+      const job = screenLines((await inPty(['jobs', 'get', 'shop mysql'], env(), { stty })).output);
+      expect(job.find((l) => l.startsWith('Name:'))).toMatch(/^Name: +shop mysql$/);
+      expect(job.filter((l) => l.length > cols)).toEqual([]);
+
+      const ambiguous = await inPty(['ssh-keys', 'delete', 'Terminal Twin', '--yes'], env(), { stty });
+      expect(ambiguous.code).toBe(2);
+      const lines = screenLines(ambiguous.output);
+      expect(lines).toContain('error: "Terminal Twin" (<id>) names 2 SSH keys: give the id');
+      for (const id of ids) expect(lines.some((l) => new RegExp(`^ {2}${id} +terminal twin$`).test(l))).toBe(true);
+
+      const help = screenLines((await inPty(['jobs'], env(), { stty })).output).filter(Boolean);
+      expect(help[0]).toBe('Usage: backupctl jobs [options] [command]');
+      expect(help.find((l) => /^\S.*:$/.test(l) && !l.startsWith('Usage'))).toBe('Commands:');
+      expect(help.filter((l) => l.length > cols)).toEqual([]);
+    }
   });
 });
 
