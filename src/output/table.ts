@@ -58,9 +58,12 @@ export function fitColumns(
   return { keep, widths: fitWidths(keep.map((i) => natural[i]!), keep.map((i) => minimums[i]!), available) };
 }
 
-/** The narrowest a column is cut to: its header or 8 cells, 16 for a name (what people read a table for), never wider than its cells. */
+/**
+ * The narrowest a column is cut to: its header or 8 cells, 16 for a name (what people read a table for), never wider
+ * than its cells. An id, or an id or hash already shortened (`short`), is never cut: a cut one reads as noise.
+ */
 function minimumWidth(column: Column, natural: number, headerWidth: number): number {
-  if (column.key === 'id') return natural;
+  if (column.key === 'id' || column.short !== undefined) return natural;
   return Math.min(natural, Math.max(column.key === 'name' ? 16 : 8, Math.min(headerWidth, 12)));
 }
 
