@@ -10,7 +10,7 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.config, 'configuration error: no token, no or bad base URL, broken config file'],
   [ExitCode.auth, 'authentication or permission: 401, 403'],
   [ExitCode.notFound, 'not found: 404'],
-  [ExitCode.transient, 'transient failure after retries (network, timeout, 429, 5xx), or --wait-timeout ran out'],
+  [ExitCode.transient, 'transient failure after retries (network, timeout, 429, 5xx), --wait-timeout ran out, or an answer refused (too large, not the expected shape)'],
   [ExitCode.outcomeUnknown, 'outcome unknown: a request not safe to repeat (POST) may have reached the service'],
   [ExitCode.waitFailed, 'an awaited operation ended failed (--wait): the backup failed or expired'],
   [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check'],
@@ -18,6 +18,7 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.verifyFailed, 'verify: a file read back failed a check (size, hash changed since an earlier verify, or its content)'],
   [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
+  [ExitCode.terminated, 'terminated (SIGTERM), handled like Ctrl-C'],
 ];
 
 const exitCodes = `Exit codes (the same for every command):
@@ -42,6 +43,11 @@ the environment over the profile. An empty value counts as unset.
   BACKUPCTL_TIMEOUT     per-request timeout, e.g. 30s or 2m (as --timeout); default 30s
   BACKUPCTL_DEBUG       1 or true: HTTP trace on stderr with the token and secrets redacted (as --debug)
   BACKUPCTL_CONFIG_DIR  where profiles and caches live (as --config-dir)
+  BACKUPCTL_MAX_ANSWER_SIZE
+                        largest answer read from the service, e.g. 128MB (binary units; default
+                        64MB, at most 512MB); a larger answer is refused (exit 6), not retried
+  BACKUPCTL_MAX_PAGES   most pages one walk reads (--all, status; default 10000); past it the
+                        walk stops with a warning on stderr
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl

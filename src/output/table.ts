@@ -44,6 +44,12 @@ function minimumWidth(natural: number, headerWidth: number): number {
 export interface TablePrinter {
   /** The text of one page of rows (with the header on the first page unless noHeaders), '' for no rows. */
   page(records: readonly unknown[]): string;
+  /**
+   * Sets the column widths from these records when none are set yet (page() does so
+   * from its own): a large page printed in chunks is measured whole, then each chunk
+   * keeps those widths.
+   */
+  measure(records: readonly unknown[]): void;
 }
 
 export interface TablePrinterOptions {
@@ -92,19 +98,24 @@ export async function createTablePrinter(columns: readonly Column[], options: Ta
       }),
     );
 
+  const measure = (rows: Array<{ text: string; value: unknown }[]>): number[] => {
+    const headerWidths = columns.map((c) => displayWidth(c.header));
+    const natural = columns.map((_, i) =>
+      rows.reduce((max, row) => Math.max(max, displayWidth(row[i]!.text)), options.noHeaders ? 1 : headerWidths[i]!),
+    );
+    // Ids are what people copy from a table: the id column is never cut, other columns give way.
+    const minimums = natural.map((n, i) => (columns[i]!.key === 'id' ? n : minimumWidth(n, headerWidths[i]!)));
+    return fitWidths(natural, minimums, options.maxWidth);
+  };
+
   return {
+    measure(records) {
+      if (widths === undefined && records.length) widths = measure(texts(records));
+    },
     page(records) {
       if (records.length === 0) return '';
       const rows = texts(records);
-      if (widths === undefined) {
-        const headerWidths = columns.map((c) => displayWidth(c.header));
-        const natural = columns.map((_, i) =>
-          rows.reduce((max, row) => Math.max(max, displayWidth(row[i]!.text)), options.noHeaders ? 1 : headerWidths[i]!),
-        );
-        // Ids are what people copy from a table: the id column is never cut, other columns give way.
-        const minimums = natural.map((n, i) => (columns[i]!.key === 'id' ? n : minimumWidth(n, headerWidths[i]!)));
-        widths = fitWidths(natural, minimums, options.maxWidth);
-      }
+      widths ??= measure(rows);
       const fixed = widths;
       const table = new Table({
         chars: BORDERLESS,

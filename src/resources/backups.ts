@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { loose } from './common.js';
+import { listField, recordOf } from '../http/shape.js';
 import { backupSchema, columns as jobColumns } from './jobs.js';
 import { tsvField } from '../output/format.js';
 
@@ -66,9 +67,9 @@ export const module: ModuleSpec = {
 const getBackup: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
-  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const raw = recordOf(res);
   const backup = loose(backupSchema, raw);
-  return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: backup?.files ?? [], columns: columns.file! }] };
+  return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: listField(res, raw, 'files', 'backup'), columns: columns.file! }] };
 };
 
 /**

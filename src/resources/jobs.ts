@@ -6,6 +6,7 @@ import type { Column, Handler, Section } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
 import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
+import { listField, recordOf } from '../http/shape.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
 
 export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
@@ -379,12 +380,12 @@ export const module: ModuleSpec = {
 const getJob: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
-  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const raw = recordOf(res);
   const job = loose(jobSchema, raw);
   const sections: Section[] = [
-    { title: 'Schedules', rows: job?.schedule ?? [], columns: columns.schedule! },
-    { title: 'Storage', rows: job?.storage ?? [], columns: columns.storage! },
-    { title: 'Last backups', rows: job?.last_backups ?? [], columns: columns.lastBackup! },
+    { title: 'Schedules', rows: listField(res, raw, 'schedule', 'job'), columns: columns.schedule! },
+    { title: 'Storage', rows: listField(res, raw, 'storage', 'job'), columns: columns.storage! },
+    { title: 'Last backups', rows: listField(res, raw, 'last_backups', 'job'), columns: columns.lastBackup! },
   ];
   return { kind: 'record', record: job, columns: columns.job!, idField: 'id', sections };
 };
@@ -421,7 +422,7 @@ const createJob: Handler = async (input, ctx) => {
   if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, { method: 'POST', path: '/jobs', body });
   const client = await ctx.client();
   const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
-  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const raw = recordOf(res);
   return { kind: 'record', record: loose(jobSchema, raw), columns: columns.job!, idField: 'id' };
 };
 
