@@ -24,6 +24,8 @@ const args = process.argv.slice(2);
 const RUNS = Math.max(20, Number(args[args.indexOf('--runs') + 1]) || 30);
 const WRITE = args.includes('--write');
 const BIG = 10_000;
+/** Rounds of the verify section (each reads 1 GiB twice: a download, then a verify). */
+const VERIFY_RUNS = 3;
 
 const median = (xs) => {
   const s = [...xs].sort((a, b) => a - b);
@@ -268,6 +270,11 @@ const SECTIONS = {
     }
   },
 
+  /** `verify` of a 1 GiB .tar.gz against `jobs backup download` writing it, and verify's peak RSS (bench/verify.mjs). */
+  async verify() {
+    await verifyRows({ row, runOnce, startEmulator, env: baseEnv, bin, runs: VERIFY_RUNS });
+  },
+
   /** The emulator's own throughput (the tests and the bench lean on it). */
   async emulator() {
     const small = await emulator('small');
@@ -312,10 +319,13 @@ if (WRITE) {
   } catch {}
   for (const m of previous.matchAll(/^## (.+)\n([\s\S]*?)(?=^## |(?![\s\S]))/gm)) parts.set(m[1], m[2].trim());
   const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
-  const how =
-    `Recorded on ${new Date().toISOString().slice(0, 10)}: ${machine}. Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. ` +
+  const how = (name) =>
+    `Recorded on ${new Date().toISOString().slice(0, 10)}: ${machine}. ` +
+    (name === 'verify'
+      ? `Medians of ${VERIFY_RUNS} rounds of a download and a verify of the same file, alternated, after one warm-up round; peak RSS is the largest of the rounds. `
+      : `Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. `) +
     `${droppedEnv.length ? `Removed from every measured process's environment (see bench.mjs): ${droppedEnv.join(', ')}.` : 'Environment as inherited.'}`;
-  for (const name of only) parts.set(name, `${how}\n\n${tableOf(rows.filter((r) => r.section === name))}`);
+  for (const name of only) parts.set(name, `${how(name)}\n\n${tableOf(rows.filter((r) => r.section === name))}`);
   // The sections in their order, then any other part (an earlier record kept by hand).
   const ordered = [...Object.keys(SECTIONS).filter((name) => parts.has(name)), ...[...parts.keys()].filter((name) => !(name in SECTIONS))];
   writeFileSync(

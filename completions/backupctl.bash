@@ -3,7 +3,8 @@
 #
 # This shell:      source <(backupctl completion bash)
 # Every shell:     backupctl completion bash > ~/.local/share/bash-completion/completions/backupctl
-# Ids of jobs, servers, keys, storage, accounts, droplets and volumes come from the service (backupctl __complete ids jobs), cached for a minute.
+# Ids of jobs, servers, keys, storage, accounts, droplets, volumes, snapshots, restores and backups come from the service
+# (backupctl __complete ids jobs), cached for a minute; profiles from the config file.
 
 # The command that word $2 names below command $1 ('' is the top), or nothing.
 __backupctl_command() {
@@ -33,6 +34,7 @@ __backupctl_command() {
     '/schema') echo 'schema' ;;
     '/completion') echo 'completion' ;;
     '/emulator') echo 'emulator' ;;
+    '/version') echo 'version' ;;
     '/help') echo 'help' ;;
     'auth/login') echo 'auth login' ;;
     'auth/status') echo 'auth status' ;;
@@ -41,24 +43,32 @@ __backupctl_command() {
     'profiles/list') echo 'profiles list' ;;
     'profiles/use') echo 'profiles use' ;;
     'profiles/remove') echo 'profiles remove' ;;
+    'profiles/delete') echo 'profiles remove' ;;
     'config/get') echo 'config get' ;;
     'config/set') echo 'config set' ;;
+    'config/unset') echo 'config unset' ;;
     'config/list') echo 'config list' ;;
     'config/path') echo 'config path' ;;
     'servers/list') echo 'servers list' ;;
     'servers/add') echo 'servers add' ;;
+    'servers/create') echo 'servers add' ;;
     'servers/code') echo 'servers code' ;;
     'ssh-keys/list') echo 'ssh-keys list' ;;
     'ssh-keys/create') echo 'ssh-keys create' ;;
+    'ssh-keys/add') echo 'ssh-keys create' ;;
     'ssh-keys/rename') echo 'ssh-keys rename' ;;
     'ssh-keys/delete') echo 'ssh-keys delete' ;;
+    'ssh-keys/remove') echo 'ssh-keys delete' ;;
     'snapshots/list') echo 'snapshots list' ;;
     'snapshots/get') echo 'snapshots get' ;;
     'snapshots/delete') echo 'snapshots delete' ;;
+    'snapshots/remove') echo 'snapshots delete' ;;
     'accounts/list') echo 'accounts list' ;;
     'accounts/add') echo 'accounts add' ;;
+    'accounts/create') echo 'accounts add' ;;
     'accounts/update') echo 'accounts update' ;;
     'accounts/delete') echo 'accounts delete' ;;
+    'accounts/remove') echo 'accounts delete' ;;
     'accounts/sync') echo 'accounts sync' ;;
     'resources/list') echo 'resources list' ;;
     'resources/get') echo 'resources get' ;;
@@ -67,8 +77,10 @@ __backupctl_command() {
     'resources/clear') echo 'resources clear' ;;
     'storage/list') echo 'storage list' ;;
     'storage/add') echo 'storage add' ;;
+    'storage/create') echo 'storage add' ;;
     'storage/update') echo 'storage update' ;;
     'storage/delete') echo 'storage delete' ;;
+    'storage/remove') echo 'storage delete' ;;
     'droplets/list') echo 'droplets list' ;;
     'droplets/get') echo 'droplets get' ;;
     'droplets/update') echo 'droplets update' ;;
@@ -79,7 +91,9 @@ __backupctl_command() {
     'droplets/snapshot') echo 'droplets snapshot' ;;
     'droplets snapshot/list') echo 'droplets snapshot list' ;;
     'droplets snapshot/create') echo 'droplets snapshot create' ;;
+    'droplets snapshot/add') echo 'droplets snapshot create' ;;
     'droplets snapshot/delete') echo 'droplets snapshot delete' ;;
+    'droplets snapshot/remove') echo 'droplets snapshot delete' ;;
     'volumes/list') echo 'volumes list' ;;
     'volumes/get') echo 'volumes get' ;;
     'volumes/update') echo 'volumes update' ;;
@@ -90,12 +104,16 @@ __backupctl_command() {
     'volumes/snapshot') echo 'volumes snapshot' ;;
     'volumes snapshot/list') echo 'volumes snapshot list' ;;
     'volumes snapshot/create') echo 'volumes snapshot create' ;;
+    'volumes snapshot/add') echo 'volumes snapshot create' ;;
     'volumes snapshot/delete') echo 'volumes snapshot delete' ;;
+    'volumes snapshot/remove') echo 'volumes snapshot delete' ;;
     'jobs/list') echo 'jobs list' ;;
     'jobs/get') echo 'jobs get' ;;
     'jobs/create') echo 'jobs create' ;;
+    'jobs/add') echo 'jobs create' ;;
     'jobs/update') echo 'jobs update' ;;
     'jobs/delete') echo 'jobs delete' ;;
+    'jobs/remove') echo 'jobs delete' ;;
     'jobs/backup') echo 'jobs backup' ;;
     'jobs/encryption-key') echo 'jobs encryption-key' ;;
     'jobs/proxy') echo 'jobs proxy' ;;
@@ -103,21 +121,28 @@ __backupctl_command() {
     'jobs/storage') echo 'jobs storage' ;;
     'jobs backup/start') echo 'jobs backup start' ;;
     'jobs backup/list') echo 'jobs backup list' ;;
+    'jobs backup/get') echo 'jobs backup get' ;;
     'jobs backup/delete') echo 'jobs backup delete' ;;
+    'jobs backup/remove') echo 'jobs backup delete' ;;
     'jobs backup/latest') echo 'jobs backup latest' ;;
     'jobs backup/download') echo 'jobs backup download' ;;
     'jobs encryption-key/set') echo 'jobs encryption-key set' ;;
     'jobs encryption-key/remove') echo 'jobs encryption-key remove' ;;
+    'jobs encryption-key/delete') echo 'jobs encryption-key remove' ;;
     'jobs proxy/set') echo 'jobs proxy set' ;;
     'jobs proxy/remove') echo 'jobs proxy remove' ;;
+    'jobs proxy/delete') echo 'jobs proxy remove' ;;
     'jobs schedule/update') echo 'jobs schedule update' ;;
     'jobs storage/set') echo 'jobs storage set' ;;
     'restores/list') echo 'restores list' ;;
     'restores/get') echo 'restores get' ;;
     'encryption-keys/create') echo 'encryption-keys create' ;;
+    'encryption-keys/add') echo 'encryption-keys create' ;;
     'encryption-keys/delete') echo 'encryption-keys delete' ;;
+    'encryption-keys/remove') echo 'encryption-keys delete' ;;
     'backups/get') echo 'backups get' ;;
     'backups/delete') echo 'backups delete' ;;
+    'backups/remove') echo 'backups delete' ;;
     'backups/urls') echo 'backups urls' ;;
   esac
 }
@@ -125,29 +150,29 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator version help' ;;
     'auth') echo 'login status logout token' ;;
-    'profiles') echo 'list use remove' ;;
-    'config') echo 'get set list path' ;;
-    'servers') echo 'list add code' ;;
-    'ssh-keys') echo 'list create rename delete' ;;
-    'snapshots') echo 'list get delete' ;;
-    'accounts') echo 'list add update delete sync' ;;
+    'profiles') echo 'list use remove delete' ;;
+    'config') echo 'get set unset list path' ;;
+    'servers') echo 'list add create code' ;;
+    'ssh-keys') echo 'list create add rename delete remove' ;;
+    'snapshots') echo 'list get delete remove' ;;
+    'accounts') echo 'list add create update delete remove sync' ;;
     'resources') echo 'list get activate deactivate clear' ;;
-    'storage') echo 'list add update delete' ;;
+    'storage') echo 'list add create update delete remove' ;;
     'droplets') echo 'list get update activate pause resume deactivate snapshot' ;;
-    'droplets snapshot') echo 'list create delete' ;;
+    'droplets snapshot') echo 'list create add delete remove' ;;
     'volumes') echo 'list get update activate pause resume deactivate snapshot' ;;
-    'volumes snapshot') echo 'list create delete' ;;
-    'jobs') echo 'list get create update delete backup encryption-key proxy schedule storage' ;;
-    'jobs backup') echo 'start list delete latest download' ;;
-    'jobs encryption-key') echo 'set remove' ;;
-    'jobs proxy') echo 'set remove' ;;
+    'volumes snapshot') echo 'list create add delete remove' ;;
+    'jobs') echo 'list get create add update delete remove backup encryption-key proxy schedule storage' ;;
+    'jobs backup') echo 'start list get delete remove latest download' ;;
+    'jobs encryption-key') echo 'set remove delete' ;;
+    'jobs proxy') echo 'set remove delete' ;;
     'jobs schedule') echo 'update' ;;
     'jobs storage') echo 'set' ;;
     'restores') echo 'list get' ;;
-    'encryption-keys') echo 'create delete' ;;
-    'backups') echo 'get delete urls' ;;
+    'encryption-keys') echo 'create add delete remove' ;;
+    'backups') echo 'get delete remove urls' ;;
   esac
 }
 
@@ -219,17 +244,21 @@ __backupctl_flag_value() {
     'servers list/--page') echo 'none' ;;
     'servers list/--page-size') echo 'none' ;;
     'servers list/--sort') echo 'words id -id host -host name -name created_at -created_at last_used_at -last_used_at' ;;
+    'servers list/--columns') echo 'list id name host port user status key last_used created_at' ;;
     'servers add/--name') echo 'none' ;;
     'servers add/--host') echo 'none' ;;
     'servers add/--port') echo 'none' ;;
     'servers add/--user') echo 'none' ;;
     'servers add/--key') echo 'ids ssh-keys' ;;
+    'servers add/--columns') echo 'list id name host port user status key last_used created_at' ;;
     'servers code/--key') echo 'ids ssh-keys' ;;
     'ssh-keys list/--modified-since') echo 'none' ;;
     'ssh-keys list/--page') echo 'none' ;;
     'ssh-keys list/--page-size') echo 'none' ;;
     'ssh-keys list/--sort') echo 'words id -id name -name created_at -created_at updated_at -updated_at last_used_at -last_used_at' ;;
+    'ssh-keys list/--columns') echo 'list id name created_at last_used public_key' ;;
     'ssh-keys create/--name') echo 'none' ;;
+    'ssh-keys create/--columns') echo 'list id name created_at last_used public_key' ;;
     'snapshots list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
     'snapshots list/--status') echo 'words pre_request in_progress expired failed completed' ;;
     'snapshots list/--tags') echo 'list manual hourly daily weekly monthly' ;;
@@ -239,11 +268,14 @@ __backupctl_flag_value() {
     'snapshots list/--page') echo 'none' ;;
     'snapshots list/--page-size') echo 'none' ;;
     'snapshots list/--sort') echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at' ;;
+    'snapshots list/--columns') echo 'list id name provider status size tags started_at completed_at account resource fail_reason' ;;
+    'snapshots get/--columns') echo 'list id name provider status size tags started_at completed_at account resource fail_reason' ;;
     'accounts list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
     'accounts list/--modified-since') echo 'none' ;;
     'accounts list/--page') echo 'none' ;;
     'accounts list/--page-size') echo 'none' ;;
     'accounts list/--sort') echo 'words id -id name -name expires_at -expires_at created_at -created_at updated_at -updated_at' ;;
+    'accounts list/--columns') echo 'list id name provider expires_at created_at updated_at' ;;
     'accounts add/--name') echo 'none' ;;
     'accounts add/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
     'accounts add/--credentials-file') echo 'files' ;;
@@ -253,6 +285,7 @@ __backupctl_flag_value() {
     'accounts add/--zone') echo 'none' ;;
     'accounts add/--username') echo 'none' ;;
     'accounts add/--password') echo 'none' ;;
+    'accounts add/--columns') echo 'list id name provider expires_at created_at updated_at' ;;
     'accounts update/--name') echo 'none' ;;
     'accounts update/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
     'accounts update/--credentials-file') echo 'files' ;;
@@ -267,6 +300,8 @@ __backupctl_flag_value() {
     'resources list/--page') echo 'none' ;;
     'resources list/--page-size') echo 'none' ;;
     'resources list/--sort') echo 'words id -id last_synced_at -last_synced_at' ;;
+    'resources list/--columns') echo 'list id type provider account backups_activated last_known_ip last_synced_at' ;;
+    'resources get/--columns') echo 'list id type backups_activated last_known_ip last_synced_at' ;;
     'resources activate/--frequency') echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5' ;;
     'resources activate/--retention-hourly') echo 'none' ;;
     'resources activate/--retention-daily') echo 'none' ;;
@@ -280,6 +315,7 @@ __backupctl_flag_value() {
     'storage list/--page') echo 'none' ;;
     'storage list/--page-size') echo 'none' ;;
     'storage list/--sort') echo 'words id -id name -name' ;;
+    'storage list/--columns') echo 'list id name provider region bucket endpoint estimated_size priority' ;;
     'storage add/--name') echo 'none' ;;
     'storage add/--provider') echo 'words cloud_i cloud_a cloud_j cloud_k cloud_l cloud_f cloud_m cloud_g cloud_c custom' ;;
     'storage add/--key') echo 'none' ;;
@@ -288,6 +324,7 @@ __backupctl_flag_value() {
     'storage add/--bucket') echo 'none' ;;
     'storage add/--endpoint') echo 'none' ;;
     'storage add/--region') echo 'none' ;;
+    'storage add/--columns') echo 'list id name provider region bucket endpoint estimated_size priority' ;;
     'storage update/--name') echo 'none' ;;
     'storage update/--key') echo 'none' ;;
     'storage update/--secret') echo 'none' ;;
@@ -299,6 +336,8 @@ __backupctl_flag_value() {
     'droplets list/--page') echo 'none' ;;
     'droplets list/--page-size') echo 'none' ;;
     'droplets list/--sort') echo 'words id -id name -name host -host size -size created_at -created_at' ;;
+    'droplets list/--columns') echo 'list id name host status frequency retention timezone size location estimated_cost created_at run_offset secondary_region account' ;;
+    'droplets get/--columns') echo 'list id name host status frequency retention timezone size location estimated_cost snapshots created_at run_offset secondary_region account' ;;
     'droplets update/--frequency') echo 'none' ;;
     'droplets update/--retention-hourly') echo 'none' ;;
     'droplets update/--retention-daily') echo 'none' ;;
@@ -323,12 +362,15 @@ __backupctl_flag_value() {
     'droplets snapshot list/--page') echo 'none' ;;
     'droplets snapshot list/--page-size') echo 'none' ;;
     'droplets snapshot list/--sort') echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at' ;;
+    'droplets snapshot list/--columns') echo 'list id name status size tags started_at completed_at' ;;
     'volumes list/--name') echo 'none' ;;
     'volumes list/--status') echo 'words destroyed inactive paused running active' ;;
     'volumes list/--modified-since') echo 'none' ;;
     'volumes list/--page') echo 'none' ;;
     'volumes list/--page-size') echo 'none' ;;
     'volumes list/--sort') echo 'words id -id name -name size -size created_at -created_at' ;;
+    'volumes list/--columns') echo 'list id name status frequency retention timezone size location estimated_cost created_at run_offset account' ;;
+    'volumes get/--columns') echo 'list id name status frequency retention timezone size location estimated_cost snapshots created_at run_offset account' ;;
     'volumes update/--frequency') echo 'none' ;;
     'volumes update/--retention-hourly') echo 'none' ;;
     'volumes update/--retention-daily') echo 'none' ;;
@@ -351,11 +393,14 @@ __backupctl_flag_value() {
     'volumes snapshot list/--page') echo 'none' ;;
     'volumes snapshot list/--page-size') echo 'none' ;;
     'volumes snapshot list/--sort') echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at' ;;
+    'volumes snapshot list/--columns') echo 'list id name status size tags started_at completed_at' ;;
     'jobs list/--host') echo 'none' ;;
     'jobs list/--modified-since') echo 'none' ;;
     'jobs list/--page') echo 'none' ;;
     'jobs list/--page-size') echo 'none' ;;
     'jobs list/--sort') echo 'words id -id name -name last_ran_at -last_ran_at created_at -created_at updated_at -updated_at' ;;
+    'jobs list/--columns') echo 'list id name recipe compute schedule storage last_ran_at created_at' ;;
+    'jobs get/--columns') echo 'list id name recipe compute schedule storage last_ran_at created_at' ;;
     'jobs create/--file') echo 'files' ;;
     'jobs create/--name') echo 'none' ;;
     'jobs create/--recipe-id') echo 'none' ;;
@@ -371,6 +416,7 @@ __backupctl_flag_value() {
     'jobs create/--retention-monthly') echo 'none' ;;
     'jobs create/--encryption-key') echo 'none' ;;
     'jobs create/--proxy') echo 'none' ;;
+    'jobs create/--columns') echo 'list id name recipe compute schedule storage last_ran_at created_at' ;;
     'jobs update/--file') echo 'files' ;;
     'jobs update/--storage') echo 'ids storage' ;;
     'jobs backup start/--wait-timeout') echo 'none' ;;
@@ -386,6 +432,8 @@ __backupctl_flag_value() {
     'jobs backup list/--page') echo 'none' ;;
     'jobs backup list/--page-size') echo 'none' ;;
     'jobs backup list/--sort') echo 'words id -id name -name created_at -created_at started_at -started_at completed_at -completed_at' ;;
+    'jobs backup list/--columns') echo 'list id status tags created_at started_at completed_at files' ;;
+    'jobs backup get/--columns') echo 'list id status tags created_at started_at completed_at files' ;;
     'jobs schedule update/--timezone') echo 'none' ;;
     'jobs schedule update/--run-offset') echo 'none' ;;
     'jobs schedule update/--cron') echo 'none' ;;
@@ -396,16 +444,23 @@ __backupctl_flag_value() {
     'jobs storage set/--storage') echo 'ids storage' ;;
     'jobs backup latest/--status') echo 'words pending running expired failed completed completed_with_errors' ;;
     'jobs backup latest/--max-age') echo 'none' ;;
+    'jobs backup latest/--columns') echo 'list id status tags created_at started_at completed_at files' ;;
     'jobs backup download/--dir') echo 'none' ;;
     'jobs backup download/--parallel') echo 'none' ;;
     'jobs backup download/--file') echo 'none' ;;
     'jobs backup download/--output'|'jobs backup download/-o') echo 'words table json ndjson tsv -' ;;
+    'jobs backup download/--columns') echo 'list name bytes path resumed' ;;
     'restores list/--status') echo 'words pending running failed completed' ;;
     'restores list/--page') echo 'none' ;;
     'restores list/--page-size') echo 'none' ;;
+    'restores list/--columns') echo 'list id job_id backup_id status compute created_at completed_at' ;;
+    'restores get/--columns') echo 'list id job_id backup_id status compute created_at completed_at' ;;
     'encryption-keys create/--name') echo 'none' ;;
     'encryption-keys create/--public-key-file') echo 'files' ;;
-    'status/--job') echo 'none' ;;
+    'encryption-keys create/--columns') echo 'list id name fingerprint created_at public_key' ;;
+    'backups get/--columns') echo 'list id status tags created_at started_at completed_at files' ;;
+    'backups urls/--columns') echo 'list name url' ;;
+    'status/--job') echo 'ids jobs' ;;
     'status/--max-age') echo 'none' ;;
     'status/--output-file') echo 'none' ;;
     'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
@@ -441,7 +496,7 @@ __backupctl_flag_value() {
     'emulator/--big-file') echo 'none' ;;
     'emulator/--tick') echo 'none' ;;
     'emulator/--now') echo 'none' ;;
-    */--profile) echo 'none' ;;
+    */--profile) echo 'ids profiles' ;;
     */--base-url) echo 'none' ;;
     */--output|*/-o) echo 'words table json ndjson tsv' ;;
     */--columns) echo 'none' ;;
@@ -454,10 +509,15 @@ __backupctl_flag_value() {
 # What positional argument $2 (from 0) of command $1 completes to.
 __backupctl_positional() {
   case "$1/$2" in
+    'profiles use/0') echo 'ids profiles' ;;
+    'profiles remove/0') echo 'ids profiles' ;;
     'config get/0') echo 'words base_url output timeout token' ;;
     'config set/0') echo 'words base_url output timeout token' ;;
+    'config unset/0') echo 'words base_url output timeout token' ;;
     'ssh-keys rename/0') echo 'ids ssh-keys' ;;
     'ssh-keys delete/0') echo 'ids ssh-keys' ;;
+    'snapshots get/0') echo 'ids snapshots' ;;
+    'snapshots delete/0') echo 'ids snapshots' ;;
     'accounts update/0') echo 'ids accounts' ;;
     'accounts delete/0') echo 'ids accounts' ;;
     'accounts sync/0') echo 'ids accounts' ;;
@@ -486,6 +546,7 @@ __backupctl_positional() {
     'jobs delete/0') echo 'ids jobs' ;;
     'jobs backup start/0') echo 'ids jobs' ;;
     'jobs backup list/0') echo 'ids jobs' ;;
+    'jobs backup get/0') echo 'ids jobs' ;;
     'jobs backup delete/0') echo 'ids jobs' ;;
     'jobs encryption-key set/0') echo 'ids jobs' ;;
     'jobs encryption-key remove/0') echo 'ids jobs' ;;
@@ -495,9 +556,17 @@ __backupctl_positional() {
     'jobs storage set/0') echo 'ids jobs' ;;
     'jobs backup latest/0') echo 'ids jobs' ;;
     'jobs backup download/0') echo 'ids jobs' ;;
+    'jobs backup download/1') echo 'ids backups' ;;
+    'restores get/0') echo 'ids restores' ;;
+    'backups get/0') echo 'ids backups' ;;
+    'backups delete/0') echo 'ids backups' ;;
+    'backups urls/0') echo 'ids backups' ;;
     'verify/0') echo 'ids jobs' ;;
+    'schema/0') echo 'ids commands' ;;
+    'schema/1') echo 'ids commands' ;;
+    'schema/2') echo 'ids commands' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator version' ;;
   esac
 }
 
@@ -524,14 +593,15 @@ __backupctl_reply() {
     ids)
       while IFS=$'\t' read -r w _; do
         [[ -n $w && $w == "$cur"* ]] && COMPREPLY+=("$w")
-      done < <("${COMP_WORDS[0]}" "${extra[@]}" __complete ids "${values[0]}" 2>/dev/null) ;;
+      done < <("${COMP_WORDS[0]}" "${extra[@]}" __complete ids "${values[0]}" "${args[@]:0:2}" 2>/dev/null) ;;
   esac
 }
 
 _backupctl() {
   local cur="${COMP_WORDS[COMP_CWORD]}" prev="" node="" npos=0 i w next spec
-  # --profile, --base-url and --config-dir given on the line pick the service the ids come from.
-  local -a extra=()
+  # --profile, --base-url and --config-dir given on the line pick the service the ids come from;
+  # the arguments before the one completed narrow them (the job of a backup, schema's words).
+  local -a extra=() args=()
   COMPREPLY=()
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="${COMP_WORDS[i]}"
@@ -547,7 +617,7 @@ _backupctl() {
         fi ;;
       *)
         next="$(__backupctl_command "$node" "$w")"
-        if [[ -n $next && $npos -eq 0 ]]; then node="$next"; else npos=$((npos + 1)); fi ;;
+        if [[ -n $next && $npos -eq 0 ]]; then node="$next"; else npos=$((npos + 1)); args+=("$w"); fi ;;
     esac
   done
   if ((COMP_CWORD > 1)); then prev="${COMP_WORDS[COMP_CWORD - 1]}"; fi

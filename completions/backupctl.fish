@@ -3,7 +3,8 @@
 #
 # Every shell:  backupctl completion fish > ~/.config/fish/completions/backupctl.fish
 # This shell:   backupctl completion fish | source
-# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, come from the service (backupctl __complete names jobs), cached for a minute.
+# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, and the ids of snapshots,
+# restores and backups come from the service (backupctl __complete names jobs), cached for a minute.
 
 # The command that word $argv[2] names below command $argv[1] ('' is the top), or nothing.
 function __backupctl_command
@@ -58,6 +59,8 @@ function __backupctl_command
             echo 'completion'
         case '/emulator'
             echo 'emulator'
+        case '/version'
+            echo 'version'
         case '/help'
             echo 'help'
         case 'auth/login'
@@ -74,10 +77,14 @@ function __backupctl_command
             echo 'profiles use'
         case 'profiles/remove'
             echo 'profiles remove'
+        case 'profiles/delete'
+            echo 'profiles remove'
         case 'config/get'
             echo 'config get'
         case 'config/set'
             echo 'config set'
+        case 'config/unset'
+            echo 'config unset'
         case 'config/list'
             echo 'config list'
         case 'config/path'
@@ -86,15 +93,21 @@ function __backupctl_command
             echo 'servers list'
         case 'servers/add'
             echo 'servers add'
+        case 'servers/create'
+            echo 'servers add'
         case 'servers/code'
             echo 'servers code'
         case 'ssh-keys/list'
             echo 'ssh-keys list'
         case 'ssh-keys/create'
             echo 'ssh-keys create'
+        case 'ssh-keys/add'
+            echo 'ssh-keys create'
         case 'ssh-keys/rename'
             echo 'ssh-keys rename'
         case 'ssh-keys/delete'
+            echo 'ssh-keys delete'
+        case 'ssh-keys/remove'
             echo 'ssh-keys delete'
         case 'snapshots/list'
             echo 'snapshots list'
@@ -102,13 +115,19 @@ function __backupctl_command
             echo 'snapshots get'
         case 'snapshots/delete'
             echo 'snapshots delete'
+        case 'snapshots/remove'
+            echo 'snapshots delete'
         case 'accounts/list'
             echo 'accounts list'
         case 'accounts/add'
             echo 'accounts add'
+        case 'accounts/create'
+            echo 'accounts add'
         case 'accounts/update'
             echo 'accounts update'
         case 'accounts/delete'
+            echo 'accounts delete'
+        case 'accounts/remove'
             echo 'accounts delete'
         case 'accounts/sync'
             echo 'accounts sync'
@@ -126,9 +145,13 @@ function __backupctl_command
             echo 'storage list'
         case 'storage/add'
             echo 'storage add'
+        case 'storage/create'
+            echo 'storage add'
         case 'storage/update'
             echo 'storage update'
         case 'storage/delete'
+            echo 'storage delete'
+        case 'storage/remove'
             echo 'storage delete'
         case 'droplets/list'
             echo 'droplets list'
@@ -150,7 +173,11 @@ function __backupctl_command
             echo 'droplets snapshot list'
         case 'droplets snapshot/create'
             echo 'droplets snapshot create'
+        case 'droplets snapshot/add'
+            echo 'droplets snapshot create'
         case 'droplets snapshot/delete'
+            echo 'droplets snapshot delete'
+        case 'droplets snapshot/remove'
             echo 'droplets snapshot delete'
         case 'volumes/list'
             echo 'volumes list'
@@ -172,7 +199,11 @@ function __backupctl_command
             echo 'volumes snapshot list'
         case 'volumes snapshot/create'
             echo 'volumes snapshot create'
+        case 'volumes snapshot/add'
+            echo 'volumes snapshot create'
         case 'volumes snapshot/delete'
+            echo 'volumes snapshot delete'
+        case 'volumes snapshot/remove'
             echo 'volumes snapshot delete'
         case 'jobs/list'
             echo 'jobs list'
@@ -180,9 +211,13 @@ function __backupctl_command
             echo 'jobs get'
         case 'jobs/create'
             echo 'jobs create'
+        case 'jobs/add'
+            echo 'jobs create'
         case 'jobs/update'
             echo 'jobs update'
         case 'jobs/delete'
+            echo 'jobs delete'
+        case 'jobs/remove'
             echo 'jobs delete'
         case 'jobs/backup'
             echo 'jobs backup'
@@ -198,7 +233,11 @@ function __backupctl_command
             echo 'jobs backup start'
         case 'jobs backup/list'
             echo 'jobs backup list'
+        case 'jobs backup/get'
+            echo 'jobs backup get'
         case 'jobs backup/delete'
+            echo 'jobs backup delete'
+        case 'jobs backup/remove'
             echo 'jobs backup delete'
         case 'jobs backup/latest'
             echo 'jobs backup latest'
@@ -208,9 +247,13 @@ function __backupctl_command
             echo 'jobs encryption-key set'
         case 'jobs encryption-key/remove'
             echo 'jobs encryption-key remove'
+        case 'jobs encryption-key/delete'
+            echo 'jobs encryption-key remove'
         case 'jobs proxy/set'
             echo 'jobs proxy set'
         case 'jobs proxy/remove'
+            echo 'jobs proxy remove'
+        case 'jobs proxy/delete'
             echo 'jobs proxy remove'
         case 'jobs schedule/update'
             echo 'jobs schedule update'
@@ -222,11 +265,17 @@ function __backupctl_command
             echo 'restores get'
         case 'encryption-keys/create'
             echo 'encryption-keys create'
+        case 'encryption-keys/add'
+            echo 'encryption-keys create'
         case 'encryption-keys/delete'
+            echo 'encryption-keys delete'
+        case 'encryption-keys/remove'
             echo 'encryption-keys delete'
         case 'backups/get'
             echo 'backups get'
         case 'backups/delete'
+            echo 'backups delete'
+        case 'backups/remove'
             echo 'backups delete'
         case 'backups/urls'
             echo 'backups urls'
@@ -237,41 +286,41 @@ end
 function __backupctl_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i droplets' 'volumes' 'Snapshot schedules of cloud_i block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'status' 'Fleet health at a glance: every job, newest backup, next run' 'verify' 'Read backups back and check every file: size, sha256, gzip/tar/zip/dump structure' 'report' 'Expected runs against actual backups: missed runs, failures, durations, sizes' 'export' 'Write the backup set-up (storage, jobs, snapshot schedules) as a YAML file' 'plan' 'Show what apply would change to make the service match a backups file' 'apply' 'Make the service match a backups file' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'help' 'Show help for a command, or a topic: exit-codes, environment, cron'
+            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i droplets' 'volumes' 'Snapshot schedules of cloud_i block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'status' 'Fleet health at a glance: every job, newest backup, next run' 'verify' 'Read backups back and check every file: size, sha256, gzip/tar/zip/dump structure' 'report' 'Expected runs against actual backups: missed runs, failures, durations, sizes' 'export' 'Write the backup set-up (storage, jobs, snapshot schedules) as a YAML file' 'plan' 'Show what apply would change to make the service match a backups file' 'apply' 'Make the service match a backups file' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'version' 'Print the version of backupctl and of the Node.js running it' 'help' 'Show help for a command, or a topic: options, exit-codes, environment, cron'
         case 'auth'
             printf '%s\t%s\n' 'login' 'Save an API token for a profile, after checking it with the service' 'status' 'Show the profile, base URL and token in use (token masked)' 'logout' 'Remove the profile\'s stored token' 'token' 'Print the token in use (for scripts)'
         case 'profiles'
-            printf '%s\t%s\n' 'list' 'List the profiles in the config file' 'use' 'Make a profile the current one' 'remove' 'Remove a profile and its stored token'
+            printf '%s\t%s\n' 'list' 'List the profiles in the config file' 'use' 'Make a profile the current one' 'remove' 'Remove a profile and its stored token' 'delete' 'Remove a profile and its stored token'
         case 'config'
-            printf '%s\t%s\n' 'get' 'Print one setting of the profile' 'set' 'Change one setting of the profile' 'list' 'Show the profile\'s settings (token masked)' 'path' 'Print the path of the config file'
+            printf '%s\t%s\n' 'get' 'Print one setting of the profile' 'set' 'Change one setting of the profile' 'unset' 'Remove one setting of the profile, so its default applies again' 'list' 'Show the profile\'s settings (token masked)' 'path' 'Print the path of the config file'
         case 'servers'
-            printf '%s\t%s\n' 'list' 'List servers' 'add' 'Connect a server over SSH' 'code' 'Print the shell line that installs an SSH key on a server'
+            printf '%s\t%s\n' 'list' 'List servers' 'add' 'Connect a server over SSH' 'create' 'Connect a server over SSH' 'code' 'Print the shell line that installs an SSH key on a server'
         case 'ssh-keys'
-            printf '%s\t%s\n' 'list' 'List SSH keys' 'create' 'Create a 4096-bit RSA key pair on the service' 'rename' 'Rename an SSH key' 'delete' 'Delete an SSH key'
+            printf '%s\t%s\n' 'list' 'List SSH keys' 'create' 'Create a 4096-bit RSA key pair on the service' 'add' 'Create a 4096-bit RSA key pair on the service' 'rename' 'Rename an SSH key' 'delete' 'Delete an SSH key' 'remove' 'Delete an SSH key'
         case 'snapshots'
-            printf '%s\t%s\n' 'list' 'List snapshots taken at connected accounts' 'get' 'Show a snapshot' 'delete' 'Delete a snapshot'
+            printf '%s\t%s\n' 'list' 'List snapshots taken at connected accounts' 'get' 'Show a snapshot' 'delete' 'Delete a snapshot' 'remove' 'Delete a snapshot'
         case 'accounts'
-            printf '%s\t%s\n' 'list' 'List connected provider accounts' 'add' 'Connect a provider account' 'update' 'Rename an account or change its provider or credentials' 'delete' 'Disconnect a provider account' 'sync' 'Ask the service to look for new disks and servers in an account'
+            printf '%s\t%s\n' 'list' 'List connected provider accounts' 'add' 'Connect a provider account' 'create' 'Connect a provider account' 'update' 'Rename an account or change its provider or credentials' 'delete' 'Disconnect a provider account' 'remove' 'Disconnect a provider account' 'sync' 'Ask the service to look for new disks and servers in an account'
         case 'resources'
             printf '%s\t%s\n' 'list' 'List disks and servers found in connected accounts' 'get' 'Show a snapshot resource' 'activate' 'Start taking snapshots of a resource on a schedule' 'deactivate' 'Stop taking snapshots of a resource' 'clear' 'Remove all snapshots of a resource'
         case 'storage'
-            printf '%s\t%s\n' 'list' 'List storage destinations' 'add' 'Add a storage destination' 'update' 'Rename a storage destination or change its keys' 'delete' 'Delete a storage destination'
+            printf '%s\t%s\n' 'list' 'List storage destinations' 'add' 'Add a storage destination' 'create' 'Add a storage destination' 'update' 'Rename a storage destination or change its keys' 'delete' 'Delete a storage destination' 'remove' 'Delete a storage destination'
         case 'droplets'
             printf '%s\t%s\n' 'list' 'List droplets and their snapshot schedules' 'get' 'Show a droplet, its schedule and its snapshots' 'update' 'Change the snapshot schedule of a droplet' 'activate' 'Start taking snapshots of a droplet on a schedule' 'pause' 'Pause the snapshot schedule of a droplet' 'resume' 'Resume the paused snapshot schedule of a droplet' 'deactivate' 'Stop taking snapshots of a droplet' 'snapshot' 'Snapshots of one droplet'
         case 'droplets snapshot'
-            printf '%s\t%s\n' 'list' 'List the snapshots of a droplet' 'create' 'Request a manual snapshot of a droplet' 'delete' 'Delete one snapshot of a droplet, or all of them with --all'
+            printf '%s\t%s\n' 'list' 'List the snapshots of a droplet' 'create' 'Request a manual snapshot of a droplet' 'add' 'Request a manual snapshot of a droplet' 'delete' 'Delete one snapshot of a droplet, or all of them with --all' 'remove' 'Delete one snapshot of a droplet, or all of them with --all'
         case 'volumes'
             printf '%s\t%s\n' 'list' 'List volumes and their snapshot schedules' 'get' 'Show a volume, its schedule and its snapshots' 'update' 'Change the snapshot schedule of a volume' 'activate' 'Start taking snapshots of a volume on a schedule' 'pause' 'Pause the snapshot schedule of a volume' 'resume' 'Resume the paused snapshot schedule of a volume' 'deactivate' 'Stop taking snapshots of a volume' 'snapshot' 'Snapshots of one volume'
         case 'volumes snapshot'
-            printf '%s\t%s\n' 'list' 'List the snapshots of a volume' 'create' 'Request a manual snapshot of a volume' 'delete' 'Delete one snapshot of a volume, or all of them with --all'
+            printf '%s\t%s\n' 'list' 'List the snapshots of a volume' 'create' 'Request a manual snapshot of a volume' 'add' 'Request a manual snapshot of a volume' 'delete' 'Delete one snapshot of a volume, or all of them with --all' 'remove' 'Delete one snapshot of a volume, or all of them with --all'
         case 'jobs'
-            printf '%s\t%s\n' 'list' 'List backup jobs' 'get' 'Show a job with its schedules, storage and last backups' 'create' 'Create a backup job' 'update' 'Change the storage or schedules of a job' 'delete' 'Delete a job' 'backup' 'Start, list, download and delete the backups of a job' 'encryption-key' 'Attach or detach the encryption key of a job' 'proxy' 'Attach or detach the proxy of a job' 'schedule' 'Change a schedule of a job' 'storage' 'Set the storage destinations of a job'
+            printf '%s\t%s\n' 'list' 'List backup jobs' 'get' 'Show a job with its schedules, storage and last backups' 'create' 'Create a backup job' 'add' 'Create a backup job' 'update' 'Change the storage or schedules of a job' 'delete' 'Delete a job' 'remove' 'Delete a job' 'backup' 'Start, list, download and delete the backups of a job' 'encryption-key' 'Attach or detach the encryption key of a job' 'proxy' 'Attach or detach the proxy of a job' 'schedule' 'Change a schedule of a job' 'storage' 'Set the storage destinations of a job'
         case 'jobs backup'
-            printf '%s\t%s\n' 'start' 'Start a backup of a job now' 'list' 'List the backups of a job' 'delete' 'Delete ALL backups of a job (--all is required)' 'latest' 'Show the newest backup of a job; exit 9 when none qualifies' 'download' 'Download the files of a backup into a folder, or one file to stdout (--output -)'
+            printf '%s\t%s\n' 'start' 'Start a backup of a job now' 'list' 'List the backups of a job' 'get' 'Show one backup of a job and its files (as backups get does)' 'delete' 'Delete one backup of a job, or ALL of them with --all' 'remove' 'Delete one backup of a job, or ALL of them with --all' 'latest' 'Show the newest backup of a job; exit 9 when none qualifies' 'download' 'Download the files of a backup into a folder, or one file to stdout (--output -)'
         case 'jobs encryption-key'
-            printf '%s\t%s\n' 'set' 'Encrypt the backups of a job with a key' 'remove' 'Stop encrypting the backups of a job'
+            printf '%s\t%s\n' 'set' 'Encrypt the backups of a job with a key' 'remove' 'Stop encrypting the backups of a job' 'delete' 'Stop encrypting the backups of a job'
         case 'jobs proxy'
-            printf '%s\t%s\n' 'set' 'Send the backups of a job through a proxy' 'remove' 'Stop using a proxy for a job'
+            printf '%s\t%s\n' 'set' 'Send the backups of a job through a proxy' 'remove' 'Stop using a proxy for a job' 'delete' 'Stop using a proxy for a job'
         case 'jobs schedule'
             printf '%s\t%s\n' 'update' 'Change a schedule of a job'
         case 'jobs storage'
@@ -279,9 +328,9 @@ function __backupctl_subcommands
         case 'restores'
             printf '%s\t%s\n' 'list' 'List restore jobs' 'get' 'Show a restore job and its files'
         case 'encryption-keys'
-            printf '%s\t%s\n' 'create' 'Upload the public half of an RSA key pair to encrypt backups with' 'delete' 'Delete an encryption key'
+            printf '%s\t%s\n' 'create' 'Upload the public half of an RSA key pair to encrypt backups with' 'add' 'Upload the public half of an RSA key pair to encrypt backups with' 'delete' 'Delete an encryption key' 'remove' 'Delete an encryption key'
         case 'backups'
-            printf '%s\t%s\n' 'get' 'Show a backup and its files' 'delete' 'Delete a backup' 'urls' 'Print signed download URLs of the files of a backup (valid about an hour)'
+            printf '%s\t%s\n' 'get' 'Show a backup and its files' 'delete' 'Delete a backup' 'remove' 'Delete a backup' 'urls' 'Print signed download URLs of the files of a backup (valid about an hour)'
     end
 end
 
@@ -349,7 +398,7 @@ function __backupctl_flags
         case 'jobs backup list'
             printf '%s\t%s\n' '--status' 'Only backups with this status' '--tags' 'Only backups with these tags set' '--without-tags' 'Only backups with these tags unset' '--started-since' 'Started since (ISO 8601 or an age: 24h, 7d)' '--completed-since' 'Completed since (ISO 8601 or an age)' '--page' 'Page number (1-based)' '--page-size' 'Records per page, 15..100' '--all' 'Follow every page and stream all records' '--sort' 'Sort by one field; prefix - for descending' '--fail-if-empty' 'Exit 9 when nothing matched'
         case 'jobs backup delete'
-            printf '%s\t%s\n' '--all' 'Confirms that every backup of the job goes'
+            printf '%s\t%s\n' '--all' 'Delete every backup of the job'
         case 'jobs schedule update'
             printf '%s\t%s\n' '--timezone' 'Time zone' '--run-offset' 'Offset after the scheduled time' '--cron' '5-field cron expression' '--retention-hourly' 'Backups kept, hourly' '--retention-daily' 'Backups kept, daily' '--retention-weekly' 'Backups kept, weekly' '--retention-monthly' 'Backups kept, monthly'
         case 'jobs storage set'
@@ -382,7 +431,7 @@ function __backupctl_flags
 end
 
 function __backupctl_global_flags
-    printf '%s\t%s\n' '--profile' 'config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'same as -o json' '--quiet' 'print only ids, one per line' '-q' 'print only ids, one per line' '--columns' 'table columns to show, comma-separated' '--no-headers' 'omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'no colour (also NO_COLOR)' '--yes' 'do not ask for confirmation' '-y' 'do not ask for confirmation' '--config-dir' 'where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'print the request as a curl command line and send nothing' '--jq' 'filter the JSON output with a jq expression; strings print raw' '--help' 'show help for the command' '-h' 'show help for the command'
+    printf '%s\t%s\n' '--profile' 'Config profile to use (env BACKUPCTL_PROFILE)' '--base-url' 'Service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)' '--output' 'Table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '-o' 'Table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)' '--json' 'Same as -o json' '--quiet' 'Print only ids, one per line' '-q' 'Print only ids, one per line' '--columns' 'Table columns to show, comma-separated' '--no-headers' 'Omit the header row' '--debug' 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)' '--timeout' 'Per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)' '--no-color' 'No colour (also NO_COLOR)' '--yes' 'Do not ask for confirmation' '-y' 'Do not ask for confirmation' '--config-dir' 'Where profiles live (env BACKUPCTL_CONFIG_DIR)' '--dry-run' 'Print the request as a curl command line and send nothing' '--jq' 'Filter the JSON output with a jq expression; strings print raw' '--help' 'show help for the command' '-h' 'show help for the command'
 end
 
 function __backupctl_root_flags
@@ -404,6 +453,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'servers list/--sort'
             echo 'words id -id host -host name -name created_at -created_at last_used_at -last_used_at'
+        case 'servers list/--columns'
+            echo 'list id name host port user status key last_used created_at'
         case 'servers add/--name'
             echo 'none'
         case 'servers add/--host'
@@ -414,6 +465,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'servers add/--key'
             echo 'ids ssh-keys'
+        case 'servers add/--columns'
+            echo 'list id name host port user status key last_used created_at'
         case 'servers code/--key'
             echo 'ids ssh-keys'
         case 'ssh-keys list/--modified-since'
@@ -424,8 +477,12 @@ function __backupctl_flag_value
             echo 'none'
         case 'ssh-keys list/--sort'
             echo 'words id -id name -name created_at -created_at updated_at -updated_at last_used_at -last_used_at'
+        case 'ssh-keys list/--columns'
+            echo 'list id name created_at last_used public_key'
         case 'ssh-keys create/--name'
             echo 'none'
+        case 'ssh-keys create/--columns'
+            echo 'list id name created_at last_used public_key'
         case 'snapshots list/--provider'
             echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h'
         case 'snapshots list/--status'
@@ -444,6 +501,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'snapshots list/--sort'
             echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at'
+        case 'snapshots list/--columns'
+            echo 'list id name provider status size tags started_at completed_at account resource fail_reason'
+        case 'snapshots get/--columns'
+            echo 'list id name provider status size tags started_at completed_at account resource fail_reason'
         case 'accounts list/--provider'
             echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h'
         case 'accounts list/--modified-since'
@@ -454,6 +515,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'accounts list/--sort'
             echo 'words id -id name -name expires_at -expires_at created_at -created_at updated_at -updated_at'
+        case 'accounts list/--columns'
+            echo 'list id name provider expires_at created_at updated_at'
         case 'accounts add/--name'
             echo 'none'
         case 'accounts add/--provider'
@@ -472,6 +535,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'accounts add/--password'
             echo 'none'
+        case 'accounts add/--columns'
+            echo 'list id name provider expires_at created_at updated_at'
         case 'accounts update/--name'
             echo 'none'
         case 'accounts update/--provider'
@@ -500,6 +565,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'resources list/--sort'
             echo 'words id -id last_synced_at -last_synced_at'
+        case 'resources list/--columns'
+            echo 'list id type provider account backups_activated last_known_ip last_synced_at'
+        case 'resources get/--columns'
+            echo 'list id type backups_activated last_known_ip last_synced_at'
         case 'resources activate/--frequency'
             echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5'
         case 'resources activate/--retention-hourly'
@@ -526,6 +595,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'storage list/--sort'
             echo 'words id -id name -name'
+        case 'storage list/--columns'
+            echo 'list id name provider region bucket endpoint estimated_size priority'
         case 'storage add/--name'
             echo 'none'
         case 'storage add/--provider'
@@ -542,6 +613,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'storage add/--region'
             echo 'none'
+        case 'storage add/--columns'
+            echo 'list id name provider region bucket endpoint estimated_size priority'
         case 'storage update/--name'
             echo 'none'
         case 'storage update/--key'
@@ -564,6 +637,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'droplets list/--sort'
             echo 'words id -id name -name host -host size -size created_at -created_at'
+        case 'droplets list/--columns'
+            echo 'list id name host status frequency retention timezone size location estimated_cost created_at run_offset secondary_region account'
+        case 'droplets get/--columns'
+            echo 'list id name host status frequency retention timezone size location estimated_cost snapshots created_at run_offset secondary_region account'
         case 'droplets update/--frequency'
             echo 'none'
         case 'droplets update/--retention-hourly'
@@ -612,6 +689,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'droplets snapshot list/--sort'
             echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at'
+        case 'droplets snapshot list/--columns'
+            echo 'list id name status size tags started_at completed_at'
         case 'volumes list/--name'
             echo 'none'
         case 'volumes list/--status'
@@ -624,6 +703,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'volumes list/--sort'
             echo 'words id -id name -name size -size created_at -created_at'
+        case 'volumes list/--columns'
+            echo 'list id name status frequency retention timezone size location estimated_cost created_at run_offset account'
+        case 'volumes get/--columns'
+            echo 'list id name status frequency retention timezone size location estimated_cost snapshots created_at run_offset account'
         case 'volumes update/--frequency'
             echo 'none'
         case 'volumes update/--retention-hourly'
@@ -668,6 +751,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'volumes snapshot list/--sort'
             echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at'
+        case 'volumes snapshot list/--columns'
+            echo 'list id name status size tags started_at completed_at'
         case 'jobs list/--host'
             echo 'none'
         case 'jobs list/--modified-since'
@@ -678,6 +763,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs list/--sort'
             echo 'words id -id name -name last_ran_at -last_ran_at created_at -created_at updated_at -updated_at'
+        case 'jobs list/--columns'
+            echo 'list id name recipe compute schedule storage last_ran_at created_at'
+        case 'jobs get/--columns'
+            echo 'list id name recipe compute schedule storage last_ran_at created_at'
         case 'jobs create/--file'
             echo 'files'
         case 'jobs create/--name'
@@ -708,6 +797,8 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs create/--proxy'
             echo 'none'
+        case 'jobs create/--columns'
+            echo 'list id name recipe compute schedule storage last_ran_at created_at'
         case 'jobs update/--file'
             echo 'files'
         case 'jobs update/--storage'
@@ -738,6 +829,10 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs backup list/--sort'
             echo 'words id -id name -name created_at -created_at started_at -started_at completed_at -completed_at'
+        case 'jobs backup list/--columns'
+            echo 'list id status tags created_at started_at completed_at files'
+        case 'jobs backup get/--columns'
+            echo 'list id status tags created_at started_at completed_at files'
         case 'jobs schedule update/--timezone'
             echo 'none'
         case 'jobs schedule update/--run-offset'
@@ -758,6 +853,8 @@ function __backupctl_flag_value
             echo 'words pending running expired failed completed completed_with_errors'
         case 'jobs backup latest/--max-age'
             echo 'none'
+        case 'jobs backup latest/--columns'
+            echo 'list id status tags created_at started_at completed_at files'
         case 'jobs backup download/--dir'
             echo 'none'
         case 'jobs backup download/--parallel'
@@ -766,18 +863,30 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs backup download/--output' 'jobs backup download/-o'
             echo 'words table json ndjson tsv -'
+        case 'jobs backup download/--columns'
+            echo 'list name bytes path resumed'
         case 'restores list/--status'
             echo 'words pending running failed completed'
         case 'restores list/--page'
             echo 'none'
         case 'restores list/--page-size'
             echo 'none'
+        case 'restores list/--columns'
+            echo 'list id job_id backup_id status compute created_at completed_at'
+        case 'restores get/--columns'
+            echo 'list id job_id backup_id status compute created_at completed_at'
         case 'encryption-keys create/--name'
             echo 'none'
         case 'encryption-keys create/--public-key-file'
             echo 'files'
+        case 'encryption-keys create/--columns'
+            echo 'list id name fingerprint created_at public_key'
+        case 'backups get/--columns'
+            echo 'list id status tags created_at started_at completed_at files'
+        case 'backups urls/--columns'
+            echo 'list name url'
         case 'status/--job'
-            echo 'none'
+            echo 'ids jobs'
         case 'status/--max-age'
             echo 'none'
         case 'status/--output-file'
@@ -849,7 +958,7 @@ function __backupctl_flag_value
         case 'emulator/--now'
             echo 'none'
         case '*/--profile'
-            echo 'none'
+            echo 'ids profiles'
         case '*/--base-url'
             echo 'none'
         case '*/--output' '*/-o'
@@ -868,14 +977,24 @@ end
 # What positional argument $argv[2] (from 0) of command $argv[1] completes to.
 function __backupctl_positional
     switch "$argv[1]/$argv[2]"
+        case 'profiles use/0'
+            echo 'ids profiles'
+        case 'profiles remove/0'
+            echo 'ids profiles'
         case 'config get/0'
             echo 'words base_url output timeout token'
         case 'config set/0'
+            echo 'words base_url output timeout token'
+        case 'config unset/0'
             echo 'words base_url output timeout token'
         case 'ssh-keys rename/0'
             echo 'ids ssh-keys'
         case 'ssh-keys delete/0'
             echo 'ids ssh-keys'
+        case 'snapshots get/0'
+            echo 'ids snapshots'
+        case 'snapshots delete/0'
+            echo 'ids snapshots'
         case 'accounts update/0'
             echo 'ids accounts'
         case 'accounts delete/0'
@@ -932,6 +1051,8 @@ function __backupctl_positional
             echo 'ids jobs'
         case 'jobs backup list/0'
             echo 'ids jobs'
+        case 'jobs backup get/0'
+            echo 'ids jobs'
         case 'jobs backup delete/0'
             echo 'ids jobs'
         case 'jobs encryption-key set/0'
@@ -950,17 +1071,34 @@ function __backupctl_positional
             echo 'ids jobs'
         case 'jobs backup download/0'
             echo 'ids jobs'
+        case 'jobs backup download/1'
+            echo 'ids backups'
+        case 'restores get/0'
+            echo 'ids restores'
+        case 'backups get/0'
+            echo 'ids backups'
+        case 'backups delete/0'
+            echo 'ids backups'
+        case 'backups urls/0'
+            echo 'ids backups'
         case 'verify/0'
             echo 'ids jobs'
+        case 'schema/0'
+            echo 'ids commands'
+        case 'schema/1'
+            echo 'ids commands'
+        case 'schema/2'
+            echo 'ids commands'
         case 'completion/0'
             echo 'words bash zsh fish'
         case 'help/0'
-            echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator'
+            echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator version'
     end
 end
 
 # Prints the candidates of value spec $argv[1], each after the prefix $argv[2]
-# (--flag= when completing --flag=value); $argv[3..] runs backupctl for ids.
+# (--flag= when completing --flag=value); $argv[3..] up to -- runs backupctl for ids,
+# and the arguments after -- are those before the one completed.
 function __backupctl_values
     set -l parts (string split ' ' -- $argv[1])
     set -l prefix $argv[2]
@@ -986,7 +1124,12 @@ function __backupctl_values
                 printf '%s%s\n' $prefix $p
             end
         case ids
-            for line in (command $argv[3..-1] __complete names $parts[2] 2>/dev/null)
+            set -l rest $argv[3..-1]
+            set -l sep (contains -i -- -- $rest)
+            set -l before (math $sep - 1)
+            set -l first (math $sep + 1)
+            set -l second (math $sep + 2)
+            for line in (command $rest[1..$before] __complete names $parts[2] $rest[$first..$second] 2>/dev/null)
                 printf '%s%s\n' $prefix $line
             end
     end
@@ -998,8 +1141,10 @@ function __backupctl_complete
     set -l n (count $tokens)
     set -l node ''
     set -l npos 0
-    # --profile, --base-url and --config-dir given on the line pick the service the ids come from.
+    # --profile, --base-url and --config-dir given on the line pick the service the ids come from;
+    # the arguments before the one completed narrow them (the job of a backup, schema's words).
     set -l run $tokens[1]
+    set -l args
     set -l i 2
     while test $i -le $n
         set -l w $tokens[$i]
@@ -1019,6 +1164,7 @@ function __backupctl_complete
                     set node $next
                 else
                     set npos (math $npos + 1)
+                    set -a args $w
                 end
         end
         set i (math $i + 1)
@@ -1027,14 +1173,14 @@ function __backupctl_complete
         set -l flag (string replace -r '=.*' '' -- $cur)
         set -l spec (__backupctl_flag_value "$node" $flag)
         if test -n "$spec"
-            __backupctl_values "$spec" "$flag=" $run
+            __backupctl_values "$spec" "$flag=" $run -- $args
         end
         return
     end
     if test $n -ge 2; and string match -q -- '-?*' $tokens[-1]
         set -l spec (__backupctl_flag_value "$node" $tokens[-1])
         if test -n "$spec"
-            __backupctl_values "$spec" '' $run
+            __backupctl_values "$spec" '' $run -- $args
             return
         end
     end
@@ -1051,7 +1197,7 @@ function __backupctl_complete
     end
     set -l spec (__backupctl_positional "$node" $npos)
     if test -n "$spec"
-        __backupctl_values "$spec" '' $run
+        __backupctl_values "$spec" '' $run -- $args
     end
 end
 

@@ -111,6 +111,8 @@ async function report(err: unknown, io: IO, debug: boolean): Promise<number> {
   if (typeof e?.code === 'string' && e.code.startsWith('commander.')) {
     // commander has printed its own message (or the help / version).
     if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') return ExitCode.ok;
+    // A bare group (`backupctl jobs`) prints its help on stdout: an answer, not a mistake.
+    if (e.code === 'commander.help' && e.exitCode === 0) return ExitCode.ok;
     return ExitCode.usage;
   }
   if (err instanceof CliError) {

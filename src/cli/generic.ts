@@ -100,7 +100,7 @@ async function* mapPages(
   } finally {
     spinner.stop();
   }
-  if (count === 0 && values.fail_if_empty) throw new EmptyResultError(`no ${spec.path[0]} matched`);
+  if (count === 0 && values.fail_if_empty) throw new EmptyResultError(`no ${listedNoun(spec)} matched`);
   // On a terminal, one page of several says so (the renderer has written it: it asked for the next page).
   if (last && values.all !== true && ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY) {
     const hint = morePagesHint(query, last.raw, last.records.length);
@@ -133,4 +133,11 @@ function firstPathValue(spec: CommandSpec, values: Record<string, unknown>): str
   const last = m[m.length - 1]!.slice(1, -1);
   const v = values[last];
   return typeof v === 'string' || typeof v === 'number' ? v : undefined;
+}
+
+/** What a list command lists, plural: the word before `list` (`jobs backup list` lists backups). */
+export function listedNoun(spec: CommandSpec): string {
+  const word = spec.path[spec.path.length - 2] ?? spec.path[0]!;
+  if (word === 'ssh-keys') return 'SSH keys';
+  return word.endsWith('s') || word === 'storage' ? word : `${word}s`;
 }

@@ -31,11 +31,32 @@ export async function collectManifest(version: string): Promise<Manifest> {
       for (const m of cmd.endpoint?.matchAll(/\{(\w+)\}/g) ?? []) {
         if (!cmd.params.some((p) => p.name === m[1] && p.in === 'path')) problems.push(`${where}: no param for {${m[1]}}`);
       }
-      commands.push(JSON.parse(JSON.stringify({ ...cmd, module: name })) as ManifestCommand);
+      const columnKeys = cmd.output.columns ? mod.columns?.[cmd.output.columns]?.map((c) => c.key) : undefined;
+      commands.push(JSON.parse(JSON.stringify({ ...cmd, module: name, ...(columnKeys?.length ? { columnKeys } : {}) })) as ManifestCommand);
     }
   }
+  addGuessedVerbs(commands);
   if (problems.length) throw new Error(`command registry problems:\n${problems.join('\n')}`);
   return { version, groups, commands };
+}
+
+/** Verbs a user would guess for the canonical one: each works as an alias of the other. */
+const GUESSED_VERBS: Record<string, string> = { create: 'add', add: 'create', delete: 'remove', remove: 'delete' };
+
+/**
+ * `servers create` and `jobs add` work as `servers add` and `jobs create` do;
+ * `remove` and `delete` likewise. A word a sibling command already has is left alone.
+ */
+function addGuessedVerbs(commands: ManifestCommand[]): void {
+  const words = new Set(commands.flatMap((c) => [c.path.join(' '), ...(c.aliases ?? []).map((a) => [...c.path.slice(0, -1), a].join(' '))]));
+  for (const cmd of commands) {
+    const guess = GUESSED_VERBS[cmd.path[cmd.path.length - 1]!];
+    if (!guess || cmd.hidden) continue;
+    const key = [...cmd.path.slice(0, -1), guess].join(' ');
+    if (words.has(key)) continue;
+    words.add(key);
+    (cmd as { aliases?: readonly string[] }).aliases = [...(cmd.aliases ?? []), guess];
+  }
 }
 
 export { commandsMarkdown } from './docs.js';

@@ -2,11 +2,17 @@
 // groups, and one command per CommandSpec. Runs at start-up, so it imports
 // nothing heavy: handlers, schemas and the HTTP client load when a command runs.
 import type { EventEmitter } from 'node:events';
-import { Command, Help, Option } from 'commander';
+import { type Command, Help, Option } from 'commander';
+import { BackupctlCommand, globalOptionsHelp, setHelpExtras } from './help.js';
 import type { CommandSource, ManifestCommand, ParamSpec } from '../resources/types.js';
 import type { Globals, IO } from './types.js';
 import { effectiveParams, flagName } from './params.js';
 import { UsageError } from '../errors.js';
+import { OUTPUT_FORMATS } from '../output/options.js';
+
+const capitalised = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+/** `a, b or c` */
+const orList = (words: readonly string[]): string => (words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}` : (words[0] ?? ''));
 
 export type RunCommand = (
   spec: ManifestCommand,
@@ -16,29 +22,32 @@ export type RunCommand = (
 ) => Promise<void>;
 
 export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): Command {
-  const program = new Command('backupctl');
+  const program = new BackupctlCommand('backupctl');
   const listedTerms = new WeakMap<Command, string>();
   program
     .description('Operate the backup service from the terminal: servers, keys, snapshots, storage, jobs, backups, restores.')
     .version(manifest.version, '-v, --version', 'Print the version')
+    .helpOption('-h, --help', 'Show help for the command')
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
       writeErr: (s) => io.stderr.write(withoutOptionValues(s)),
+      // Help wraps at the terminal's width; in a pipe at 80 (or $COLUMNS), as man does.
+      getOutHelpWidth: () => helpWidth(io.columns),
+      getErrHelpWidth: () => helpWidth(io.columns),
     })
     .showSuggestionAfterError(true)
     .configureHelp({
-      showGlobalOptions: true,
       sortSubcommands: false,
       // A word listed before its options are declared (see below) is shown with the term the build recorded.
       subcommandTerm(this: Help, cmd: Command): string {
         return listedTerms.get(cmd) ?? Help.prototype.subcommandTerm.call(this, cmd);
       },
-    })
-    .addHelpText(
-      'after',
-      '\nExamples:\n  $ backupctl auth login --base-url https://api.example.com\n  $ backupctl jobs list\n  $ backupctl jobs backup start <job> --manual --wait\n\nExit codes: backupctl help exit-codes. Environment: backupctl help environment.\n',
-    );
+    });
+  setHelpExtras(program, {
+    examples: ['backupctl auth login --base-url https://api.example.com', 'backupctl jobs list', 'backupctl jobs backup start <job> --manual --wait'],
+    footer: 'Exit codes: backupctl help exit-codes. Environment: backupctl help environment.',
+  });
   addGlobalOptions(program);
   refuseRepeats(program);
 
@@ -78,9 +87,12 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
         for (const o of toOptions(p)) cmd.addOption(o);
       }
     }
-    const lines = spec.examples.map((e) => `  $ ${e}`).join('\n');
-    const endpoint = spec.method && spec.endpoint ? `\nEndpoint: ${spec.method} /v1${spec.endpoint}\n` : '';
-    cmd.addHelpText('after', `${endpoint}\nExamples:\n${lines}\n`);
+    setHelpExtras(cmd, {
+      endpoint: spec.method && spec.endpoint ? `${spec.method} /v1${spec.endpoint}` : undefined,
+      examples: spec.examples,
+      // The global -o takes more here: say so where the command's options are.
+      options: spec.extraFormats?.length ? [['-o, --output <format>', `${capitalised(orList([...OUTPUT_FORMATS, ...spec.extraFormats]))} (env BACKUPCTL_OUTPUT)`]] : undefined,
+    });
     refuseRepeats(cmd);
     cmd.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
@@ -100,7 +112,14 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
   const declareGroup = (top: string): void => {
     if (declared.has(top) || !manifest.tops.includes(top)) return;
     declared.add(top);
-    for (const spec of manifest.commandsOf(top)) declare(spec);
+    const commands = manifest.commandsOf(top);
+    for (const spec of commands) declare(spec);
+    // A group (not itself a command) shows examples of its commands.
+    for (const [key, node] of nodes) {
+      if ((key !== top && !key.startsWith(`${top} `)) || commands.some((c) => c.path.join(' ') === key)) continue;
+      const examples = groupExamples(commands, key.split(' '));
+      if (examples.length) setHelpExtras(node, { examples });
+    }
     const node = nodes.get(top);
     if (node) listedTerms.delete(node);
   };
@@ -129,6 +148,26 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
   addHelpCommand(program, nodes, io, declareAll);
   everyGroup.set(program, declareAll);
   return program;
+}
+
+/**
+ * Examples for the help of the group `words`: the first example of each of
+ * its commands and subgroups (a subgroup's first command that has one), in
+ * registry order, at most `max`.
+ */
+export function groupExamples(commands: readonly ManifestCommand[], words: readonly string[], max = 4): string[] {
+  const byChild = new Map<string, string>();
+  for (const c of commands) {
+    if (c.hidden || c.path.length <= words.length || !words.every((w, i) => c.path[i] === w) || !c.examples?.length) continue;
+    const child = c.path[words.length]!;
+    if (!byChild.has(child)) byChild.set(child, c.examples[0]!);
+  }
+  return [...byChild.values()].slice(0, max);
+}
+
+/** Columns help wraps at: the terminal's, else 80 (a pipe without $COLUMNS). */
+function helpWidth(columns: number): number {
+  return Number.isFinite(columns) && columns > 0 ? columns : 80;
 }
 
 const everyGroup = new WeakMap<Command, () => void>();
@@ -178,43 +217,57 @@ function refuseRepeats(cmd: Command): void {
 /** `help [command...]` also answers topics: `backupctl help exit-codes`. */
 function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO, declareAll: () => void): void {
   program.helpCommand(false);
-  program
+  const help = program
     .command('help')
-    .argument('[words...]', 'a command (jobs backup start) or a topic (exit-codes, environment, cron)')
-    .description('Show help for a command, or a topic: exit-codes, environment, cron')
-    .addHelpText('after', '\nExamples:\n  $ backupctl help jobs backup start\n  $ backupctl help exit-codes\n')
+    .argument('[words...]', 'A command (jobs backup start) or a topic (options, exit-codes, environment, cron)')
+    .description('Show help for a command, or a topic: options, exit-codes, environment, cron')
     .action(async (words: string[]) => {
       if (!words.length) return void program.outputHelp();
       declareAll();
       const key = words.join(' ');
-      const node = nodes.get(key);
+      const node = nodes.get(key) ?? aliasNode(program, words);
       if (node) return void node.outputHelp();
+      if (key === 'options') return void io.stdout.write(globalOptionsHelp(program, helpWidth(io.columns)));
       const { helpTopics } = await import('../commands/help-topics.js');
       const topic = helpTopics[key];
       if (topic) return void io.stdout.write(topic.text.endsWith('\n') ? topic.text : `${topic.text}\n`);
-      const { UsageError } = await import('../errors.js');
+      const { editDistance } = await import('../util/suggest.js');
+      const known = ['options', ...Object.keys(helpTopics), ...nodes.keys()];
+      const nearest = known
+        .map((word) => ({ word, distance: editDistance(key.toLowerCase(), word) }))
+        .filter((c) => c.distance <= Math.max(2, Math.floor(c.word.length / 3)))
+        .sort((a, b) => a.distance - b.distance)[0];
       throw new UsageError(`no help for "${key}": not a command or a topic`, [
-        `Topics: ${Object.keys(helpTopics).join(', ')}. Commands: backupctl --help.`,
+        ...(nearest ? [`Did you mean: backupctl help ${nearest.word}`] : []),
+        `Topics: options, ${Object.keys(helpTopics).join(', ')}. Commands: backupctl --help.`,
       ]);
     });
+  setHelpExtras(help, { examples: ['backupctl help jobs backup start', 'backupctl help options', 'backupctl help exit-codes'] });
+}
+
+/** `help jobs backup remove`: the words may name a command by an alias. */
+function aliasNode(program: Command, words: readonly string[]): Command | undefined {
+  let node: Command | undefined = program;
+  for (const word of words) node = node?.commands.find((c) => c.name() === word || c.aliases().includes(word));
+  return node;
 }
 
 function addGlobalOptions(program: Command): void {
   program
-    .option('--profile <name>', 'config profile to use (env BACKUPCTL_PROFILE)')
-    .option('--base-url <url>', 'service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)')
-    .addOption(new Option('-o, --output <format>', 'table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)'))
-    .option('--json', 'same as -o json')
-    .option('-q, --quiet', 'print only ids, one per line')
-    .option('--columns <list>', 'table columns to show, comma-separated')
-    .option('--no-headers', 'omit the header row')
+    .option('--profile <name>', 'Config profile to use (env BACKUPCTL_PROFILE)')
+    .option('--base-url <url>', 'Service address, e.g. https://api.example.com (env BACKUPCTL_BASE_URL)')
+    .addOption(new Option('-o, --output <format>', 'Table, json, ndjson or tsv (env BACKUPCTL_OUTPUT)'))
+    .option('--json', 'Same as -o json')
+    .option('-q, --quiet', 'Print only ids, one per line')
+    .option('--columns <list>', 'Table columns to show, comma-separated')
+    .option('--no-headers', 'Omit the header row')
     .option('--debug', 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)')
-    .option('--timeout <duration>', 'per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)')
-    .option('--no-color', 'no colour (also NO_COLOR)')
-    .option('-y, --yes', 'do not ask for confirmation')
-    .option('--config-dir <dir>', 'where profiles live (env BACKUPCTL_CONFIG_DIR)')
-    .option('--dry-run', 'print the request as a curl command line and send nothing')
-    .option('--jq <expr>', 'filter the JSON output with a jq expression; strings print raw');
+    .option('--timeout <duration>', 'Per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)')
+    .option('--no-color', 'No colour (also NO_COLOR)')
+    .option('-y, --yes', 'Do not ask for confirmation')
+    .option('--config-dir <dir>', 'Where profiles live (env BACKUPCTL_CONFIG_DIR)')
+    .option('--dry-run', 'Print the request as a curl command line and send nothing')
+    .option('--jq <expr>', 'Filter the JSON output with a jq expression; strings print raw');
 }
 
 function describe(p: ParamSpec): string {
@@ -250,6 +303,6 @@ function toOptions(p: ParamSpec): Option[] {
   }
   if (p.hidden) o.hideHelp();
   const out = [o];
-  if (p.nullable) out.push(new Option(`--no-${flag}`, `send ${flag} as null (removes it)`));
+  if (p.nullable) out.push(new Option(`--no-${flag}`, `Send ${flag} as null (removes it)`));
   return out;
 }

@@ -12,6 +12,7 @@ import { redactBody } from '../http/redact.js';
 import { addSecret } from '../util/scrub.js';
 import { encodeQuery } from '../http/query.js';
 import { resolveNames } from './resolve.js';
+import { parseFormat } from '../output/options.js';
 
 export interface RunInput {
   spec: ManifestCommand;
@@ -31,6 +32,8 @@ export async function runCommand(o: RunInput): Promise<void> {
   // output layer or the settings know: they resolve as if -o were absent, and
   // the handler alone sees it, in ctx.globals.output.
   const ownFormat = globals.output !== undefined && spec.extraFormats?.includes(globals.output.trim().toLowerCase());
+  // A format neither knows: the error names the command's own formats with the others.
+  if (globals.output !== undefined && !ownFormat && spec.extraFormats?.length) parseFormat(globals.output, '--output', spec.extraFormats);
   const common = ownFormat ? { ...globals, output: undefined } : globals;
   const output = await resolveOutput(common, env, io);
   if (globals.jq !== undefined) {

@@ -91,6 +91,8 @@ function schemaFor(p: ParamSpec): Check {
     }
     case 'cron':
       return text((s) => CRON_FIELDS.test(s), 'must be 5 fields: minute hour day-of-month month day-of-week, such as "30 2 * * *"');
+    case 'url':
+      return text((s) => /^https?:\/\/[^\s/?#]+\S*$/i.test(s.trim()) && URL.canParse(s.trim()), 'must be an http:// or https:// URL');
     case 'timezone':
       return convert(canonicalTimezone, 'must be an IANA time zone such as UTC, Europe/Paris or America/New_York');
     case 'tags': {
@@ -138,7 +140,7 @@ export async function cronProblem(expression: string): Promise<string | undefine
 
 function fail(p: ParamSpec, raw: string, message: string): never {
   const shown = raw.length > 60 ? `${raw.slice(0, 57)}...` : raw;
-  throw new UsageError(`invalid value ${JSON.stringify(shown)} for ${flagLabel(p)}: ${message}`);
+  throw new UsageError(`invalid value ${JSON.stringify(shown)} for ${flagLabel(p)}: ${message}`, p.hint ? [`  ${p.hint}`] : []);
 }
 
 function check(p: ParamSpec, raw: string): unknown {
@@ -283,6 +285,13 @@ export async function parseValues(
         `  ${flagLabel(p)} applies only with ${flagLabel(needed)}: add ${flagLabel(needed)}, or leave ${flagLabel(p)} out.`,
       ]);
     }
+    for (const [other, when] of Object.entries(p.refusedWhen ?? {})) {
+      const v = values[other] ?? nestedFromFile(values, other);
+      if (typeof v === 'string' && when.includes(v)) {
+        const otherParam = params.find((q) => q.name === other);
+        throw new UsageError(`${flagLabel(p)} does not go with ${otherParam ? flagLabel(otherParam) : other} ${v}: it takes no ${apiName(p)}`);
+      }
+    }
     if (p.type === 'cron' && typeof values[p.name] === 'string') {
       const problem = await cronProblem(values[p.name] as string);
       if (problem) fail(p, values[p.name] as string, problem);
@@ -298,7 +307,9 @@ export async function parseValues(
     if (p.requiredWhen) {
       for (const [other, when] of Object.entries(p.requiredWhen)) {
         const v = values[other] ?? nestedFromFile(values, other);
-        if (typeof v === 'string' && when.includes(v) && nestedFromFile(values, p.name) === undefined) {
+        // Another flag feeding the same field (--secret-file for --secret) supplies it too.
+        const supplied = params.some((q) => apiName(q) === apiName(p) && values[q.name] !== undefined) || nestedFromFile(values, p.name) !== undefined;
+        if (typeof v === 'string' && when.includes(v) && !supplied) {
           const otherParam = params.find((q) => q.name === other);
           throw new UsageError(
             `missing required flag ${flagLabel(p)}: ${otherParam ? flagLabel(otherParam) : other} ${v} needs it`,

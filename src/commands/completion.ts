@@ -2,17 +2,17 @@
 // from the command registry, and the hidden `backupctl __complete ids <what>`
 // the scripts call to offer job and server ids. The same scripts are
 // committed under completions/ (the build's --docs step writes them).
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Handler } from '../cli/types.js';
+import type { Client, Handler, RequestSpec } from '../cli/types.js';
 import { declaredProgram } from '../cli/manifest.js';
-import type { Manifest, ManifestCommand, ModuleSpec, ParamSpec } from '../resources/types.js';
+import type { CompletionSource, Manifest, ManifestCommand, ModuleSpec, ParamSpec } from '../resources/types.js';
 import { effectiveParams, flagName } from '../cli/params.js';
 import { OUTPUT_FORMATS } from '../output/options.js';
 import { helpTopics } from './help-topics.js';
-import { NAMED_KINDS, isNamedKind, type NamedKind } from '../cli/resolve.js';
-import { readBuiltFile } from '../util/built-files.js';
+import { NAMED_KINDS, isNamedKind } from '../cli/resolve.js';
+import { startupSource } from '../main.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];
@@ -24,14 +24,17 @@ export const COMPLETION_FILES: Record<Shell, string> = {
   fish: 'completions/backupctl.fish',
 };
 
-/** Resources whose ids and names the scripts offer: those the service lists (src/cli/resolve.ts). */
-type IdResource = NamedKind;
-const listOf = (resource: string): string | undefined => (isNamedKind(resource) ? NAMED_KINDS[resource].list : undefined);
+/** What the scripts ask `__complete` for: a named resource the service lists, or another source (src/resources/types.ts). */
+type IdResource = CompletionSource;
 
 /** How long fetched ids are offered again without asking the service. */
 const CACHE_TTL_MS = 60_000;
-/** Completion waits this long for the service at most: a slow answer is worse than none. */
-const LOOKUP_TIMEOUT_MS = 4_000;
+/** Completion answers within this long of the process starting (the shell waits for it): node's start included. */
+const ANSWER_WITHIN_MS = 400;
+/** The look-up gets at least this long, however slow the start was. */
+const MIN_LOOKUP_MS = 150;
+/** After a failed look-up the service is not asked again for the same list for this long: every TAB would wait again. */
+const DOWN_TTL_MS = 15_000;
 /** The tag names a `tags` flag takes when its spec lists none (as src/cli/values.ts assumes). */
 const DEFAULT_TAGS = ['manual', 'hourly', 'daily', 'weekly', 'monthly'];
 
@@ -42,8 +45,10 @@ export const module: ModuleSpec = {
       path: ['completion'],
       summary: 'Print the shell completion script for bash, zsh or fish',
       description:
-        'Completes commands, flags, enum values and, from the service, the names of jobs, servers, SSH keys, storage, ' +
-        'accounts, droplets and volumes (ids in bash; zsh and fish show each id beside its name; cached for a minute). ' +
+        'Completes commands, flags, enum values, --profile (the config file\'s profiles), the commands schema takes and ' +
+        'each command\'s --columns; from the service, the names of jobs, servers, SSH keys, storage, accounts, droplets and ' +
+        'volumes (ids in bash; zsh and fish show each id beside its name) and the ids of snapshots, restores and backups, ' +
+        'cached for a minute. A service that does not answer within 0.4 s of the start is not asked again for 15 s. ' +
         'The same scripts ship in completions/ of the package.',
       examples: [
         'source <(backupctl completion bash)                                   # bash, this shell',
@@ -52,7 +57,7 @@ export const module: ModuleSpec = {
         'backupctl completion fish > ~/.config/fish/completions/backupctl.fish',
       ],
       params: [
-        { name: 'shell', in: 'local', type: 'enum', values: SHELLS, positional: true, required: true, description: 'bash, zsh or fish' },
+        { name: 'shell', in: 'local', type: 'enum', values: SHELLS, positional: true, required: true, description: 'The shell: bash, zsh or fish' },
       ],
       output: { kind: 'object' },
       handler: 'script',
@@ -62,16 +67,31 @@ export const module: ModuleSpec = {
       path: ['__complete'],
       summary: 'Ids and names for shell completion (used by the completion scripts)',
       description:
-        'Prints `id<TAB>name` lines (ids) or `name<TAB>id` lines (names) of the first 100 records, cached for 60 s; ' +
-        'prints nothing and exits 0 on any error.',
-      examples: ['backupctl __complete ids jobs', 'backupctl __complete names servers'],
+        'Prints `id<TAB>description` lines (ids) or, for resources with names, `name<TAB>id` lines (names) of the first 100 records, ' +
+        'cached for 60 s. One attempt, answered within 0.4 s of the start; after a failure the service is not asked for 15 s. ' +
+        'Prints nothing and exits 0 on any error.',
+      examples: ['backupctl __complete ids jobs', 'backupctl __complete names servers', 'backupctl __complete ids backups "shop mysql"', 'backupctl __complete ids commands jobs'],
       params: [
         { name: 'what', in: 'local', type: 'string', positional: true, required: true, description: 'What to list: ids or names' },
-        { name: 'resource', in: 'local', type: 'string', positional: true, required: true, description: 'jobs, servers, ssh-keys, storage, accounts, droplets or volumes' },
+        {
+          name: 'resource',
+          in: 'local',
+          type: 'string',
+          positional: true,
+          required: true,
+          description: 'jobs, servers, ssh-keys, storage, accounts, droplets, volumes, snapshots, restores, backups; profiles; commands (those schema takes)',
+        },
+        { name: 'arg1', in: 'local', type: 'string', positional: true, description: 'The first argument on the command line: the job whose backups to list; schema\'s first word' },
+        { name: 'arg2', in: 'local', type: 'string', positional: true, description: "The second argument on the command line: schema's second word" },
       ],
       output: { kind: 'object' },
       handler: 'ids',
-      alsoCalls: Object.values(NAMED_KINDS).flatMap((k) => (k.list ? [`GET ${k.list}`] : [])),
+      alsoCalls: [
+        ...Object.values(NAMED_KINDS).flatMap((k) => (k.list ? [`GET ${k.list}`] : [])),
+        'GET /snapshots',
+        'GET /restore-jobs',
+        'GET /jobs/{job_id}/backups',
+      ],
       hidden: true,
     },
   ],
@@ -119,13 +139,13 @@ export interface CompletionModel {
   rootOnly: FlagInfo[];
 }
 
-/** Which resource's ids (or names) a parameter takes: the one it resolves names of, when the service lists it. */
-function idsFor(_spec: ManifestCommand, p: ParamSpec): IdResource | undefined {
-  return p.names && NAMED_KINDS[p.names].list ? p.names : undefined;
+/** Which resource's ids (or names) a parameter takes: the one it resolves names of when the service lists it, else what its spec says. */
+function idsFor(p: ParamSpec): IdResource | undefined {
+  return p.names && NAMED_KINDS[p.names].list ? p.names : p.complete;
 }
 
-function valuesOf(spec: ManifestCommand, p: ParamSpec): Values {
-  const ids = idsFor(spec, p);
+function valuesOf(p: ParamSpec): Values {
+  const ids = idsFor(p);
   if (ids) return { kind: 'ids', resource: ids };
   switch (p.type) {
     case 'enum':
@@ -147,7 +167,7 @@ function flagsOf(spec: ManifestCommand): FlagInfo[] {
   for (const p of effectiveParams(spec)) {
     if (p.positional || p.hidden) continue;
     const names = [`--${flagName(p)}`, ...(p.short ? [`-${p.short}`] : [])];
-    out.push(p.type === 'boolean' ? { names, summary: p.description } : { names, summary: p.description, values: valuesOf(spec, p) });
+    out.push(p.type === 'boolean' ? { names, summary: p.description } : { names, summary: p.description, values: valuesOf(p) });
     if (p.nullable) out.push({ names: [`--no-${flagName(p)}`], summary: `send ${flagName(p)} as null (removes it)` });
   }
   return out;
@@ -156,6 +176,7 @@ function flagsOf(spec: ManifestCommand): FlagInfo[] {
 function globalValues(long: string | undefined, formats: readonly string[]): Values {
   if (long === '--output') return { kind: 'words', words: [...formats] };
   if (long === '--config-dir') return { kind: 'dirs' };
+  if (long === '--profile') return { kind: 'ids', resource: 'profiles' };
   return { kind: 'none' };
 }
 
@@ -210,11 +231,14 @@ export function completionModel(manifest: Manifest): CompletionModel {
     n.flags = flagsOf(spec);
     n.positionals = effectiveParams(spec)
       .filter((p) => p.positional)
-      .map((p) => valuesOf(spec, p));
+      .map((p) => valuesOf(p));
     if (spec.extraFormats?.length) {
       const output = globals.find((g) => g.names.includes('--output'));
       if (output) n.globalOverrides.push({ ...output, values: globalValues('--output', [...OUTPUT_FORMATS, ...spec.extraFormats]) });
     }
+    // --columns takes the keys of the command's table, comma-separated.
+    const columns = globals.find((g) => g.names.includes('--columns'));
+    if (columns && spec.columnKeys?.length) n.globalOverrides.push({ ...columns, values: { kind: 'list', words: [...spec.columnKeys] } });
   }
   const help = program.commands.find((c) => c.name() === 'help');
   if (help) {
@@ -300,7 +324,8 @@ function bashScript(model: CompletionModel): string {
 #
 # This shell:      source <(backupctl completion bash)
 # Every shell:     backupctl completion bash > ~/.local/share/bash-completion/completions/backupctl
-# Ids of jobs, servers, keys, storage, accounts, droplets and volumes come from the service (backupctl __complete ids jobs), cached for a minute.
+# Ids of jobs, servers, keys, storage, accounts, droplets, volumes, snapshots, restores and backups come from the service
+# (backupctl __complete ids jobs), cached for a minute; profiles from the config file.
 
 # The command that word $2 names below command $1 ('' is the top), or nothing.
 __backupctl_command() {
@@ -358,14 +383,15 @@ __backupctl_reply() {
     ids)
       while IFS=$'\\t' read -r w _; do
         [[ -n $w && $w == "$cur"* ]] && COMPREPLY+=("$w")
-      done < <("\${COMP_WORDS[0]}" "\${extra[@]}" __complete ids "\${values[0]}" 2>/dev/null) ;;
+      done < <("\${COMP_WORDS[0]}" "\${extra[@]}" __complete ids "\${values[0]}" "\${args[@]:0:2}" 2>/dev/null) ;;
   esac
 }
 
 _backupctl() {
   local cur="\${COMP_WORDS[COMP_CWORD]}" prev="" node="" npos=0 i w next spec
-  # --profile, --base-url and --config-dir given on the line pick the service the ids come from.
-  local -a extra=()
+  # --profile, --base-url and --config-dir given on the line pick the service the ids come from;
+  # the arguments before the one completed narrow them (the job of a backup, schema's words).
+  local -a extra=() args=()
   COMPREPLY=()
   for ((i = 1; i < COMP_CWORD; i++)); do
     w="\${COMP_WORDS[i]}"
@@ -381,7 +407,7 @@ _backupctl() {
         fi ;;
       *)
         next="$(__backupctl_command "$node" "$w")"
-        if [[ -n $next && $npos -eq 0 ]]; then node="$next"; else npos=$((npos + 1)); fi ;;
+        if [[ -n $next && $npos -eq 0 ]]; then node="$next"; else npos=$((npos + 1)); args+=("$w"); fi ;;
     esac
   done
   if ((COMP_CWORD > 1)); then prev="\${COMP_WORDS[COMP_CWORD - 1]}"; fi
@@ -431,7 +457,8 @@ compdef _backupctl backupctl
 #                 backupctl completion zsh > "\${fpath[1]}/_backupctl"
 #               (with compinit in ~/.zshrc), then start a new shell.
 # This shell:   source <(backupctl completion zsh)   (after compinit)
-# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, come from the service (backupctl __complete names jobs), cached for a minute.
+# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, and the ids of snapshots,
+# restores and backups come from the service (backupctl __complete names jobs), cached for a minute.
 
 # The command that word $2 names below command $1 ('' is the top), or nothing.
 __backupctl_command() {
@@ -477,7 +504,7 @@ __backupctl_values() {
     files) _files ;;
     dirs) _files -/ ;;
     ids)
-      for line in \${(f)"$("\${words[1]}" "\${extra[@]}" __complete names "\${values[1]}" 2>/dev/null)"}; do
+      for line in \${(f)"$("\${words[1]}" "\${extra[@]}" __complete names "\${values[1]}" \${args[1,2]} 2>/dev/null)"}; do
         if [[ $line == *$'\\t'* ]]; then
           described+=("\${\${line%%$'\\t'*}//:/\\\\:}:\${line#*$'\\t'}")
         else
@@ -491,8 +518,9 @@ __backupctl_values() {
 
 _backupctl() {
   local cur=\${words[CURRENT]} prev='' node='' npos=0 i w next spec ret=1
-  # --profile, --base-url and --config-dir given on the line pick the service the ids come from.
-  local -a extra items
+  # --profile, --base-url and --config-dir given on the line pick the service the ids come from;
+  # the arguments before the one completed narrow them (the job of a backup, schema's words).
+  local -a extra args items
   for ((i = 2; i < CURRENT; i++)); do
     w=\${words[i]}
     case $w in
@@ -505,7 +533,7 @@ _backupctl() {
         fi ;;
       *)
         next=$(__backupctl_command "$node" "$w")
-        if [[ -n $next && $npos -eq 0 ]]; then node=$next; else npos=$((npos + 1)); fi ;;
+        if [[ -n $next && $npos -eq 0 ]]; then node=$next; else npos=$((npos + 1)); args+=("$w"); fi ;;
     esac
   done
   ((CURRENT > 2)) && prev=\${words[CURRENT-1]}
@@ -554,7 +582,8 @@ function fishScript(model: CompletionModel): string {
 #
 # Every shell:  backupctl completion fish > ~/.config/fish/completions/backupctl.fish
 # This shell:   backupctl completion fish | source
-# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, come from the service (backupctl __complete names jobs), cached for a minute.
+# Names of jobs, servers, keys, storage, accounts, droplets and volumes, each with its id, and the ids of snapshots,
+# restores and backups come from the service (backupctl __complete names jobs), cached for a minute.
 
 # The command that word $argv[2] names below command $argv[1] ('' is the top), or nothing.
 function __backupctl_command
@@ -590,7 +619,8 @@ ${fishSwitch('"$argv[1]/$argv[2]"', positionalEntries(model, fq), (b) => `echo $
 end
 
 # Prints the candidates of value spec $argv[1], each after the prefix $argv[2]
-# (--flag= when completing --flag=value); $argv[3..] runs backupctl for ids.
+# (--flag= when completing --flag=value); $argv[3..] up to -- runs backupctl for ids,
+# and the arguments after -- are those before the one completed.
 function __backupctl_values
     set -l parts (string split ' ' -- $argv[1])
     set -l prefix $argv[2]
@@ -616,7 +646,12 @@ function __backupctl_values
                 printf '%s%s\\n' $prefix $p
             end
         case ids
-            for line in (command $argv[3..-1] __complete names $parts[2] 2>/dev/null)
+            set -l rest $argv[3..-1]
+            set -l sep (contains -i -- -- $rest)
+            set -l before (math $sep - 1)
+            set -l first (math $sep + 1)
+            set -l second (math $sep + 2)
+            for line in (command $rest[1..$before] __complete names $parts[2] $rest[$first..$second] 2>/dev/null)
                 printf '%s%s\\n' $prefix $line
             end
     end
@@ -628,8 +663,10 @@ function __backupctl_complete
     set -l n (count $tokens)
     set -l node ''
     set -l npos 0
-    # --profile, --base-url and --config-dir given on the line pick the service the ids come from.
+    # --profile, --base-url and --config-dir given on the line pick the service the ids come from;
+    # the arguments before the one completed narrow them (the job of a backup, schema's words).
     set -l run $tokens[1]
+    set -l args
     set -l i 2
     while test $i -le $n
         set -l w $tokens[$i]
@@ -649,6 +686,7 @@ function __backupctl_complete
                     set node $next
                 else
                     set npos (math $npos + 1)
+                    set -a args $w
                 end
         end
         set i (math $i + 1)
@@ -657,14 +695,14 @@ function __backupctl_complete
         set -l flag (string replace -r '=.*' '' -- $cur)
         set -l spec (__backupctl_flag_value "$node" $flag)
         if test -n "$spec"
-            __backupctl_values "$spec" "$flag=" $run
+            __backupctl_values "$spec" "$flag=" $run -- $args
         end
         return
     end
     if test $n -ge 2; and string match -q -- '-?*' $tokens[-1]
         set -l spec (__backupctl_flag_value "$node" $tokens[-1])
         if test -n "$spec"
-            __backupctl_values "$spec" '' $run
+            __backupctl_values "$spec" '' $run -- $args
             return
         end
     end
@@ -681,7 +719,7 @@ function __backupctl_complete
     end
     set -l spec (__backupctl_positional "$node" $npos)
     if test -n "$spec"
-        __backupctl_values "$spec" '' $run
+        __backupctl_values "$spec" '' $run -- $args
     end
 end
 
@@ -711,17 +749,15 @@ export function completionFiles(manifest: Manifest): Record<string, string> {
 // The manifest at run time
 
 /**
- * dist/manifest.json, found from wherever this code was bundled: a chunk in
- * dist/chunks/, dist/ itself, or the sources (tests import src/ directly).
+ * The whole command tree, read from dist/startup/ (the index and a file per
+ * group, the files start-up reads) through main.ts's startupSource: the same
+ * commands, in the same order, as dist/manifest.json, which neither the npm
+ * package nor the single executable ships (94 kB of the 3 MB an install may
+ * take, issue 14). A test holds the two equal.
  */
 export function readManifest(): Manifest {
-  const locate = (): URL => {
-    const candidates = ['../manifest.json', './manifest.json', '../../dist/manifest.json'].map((p) => new URL(p, import.meta.url));
-    const found = candidates.find((u) => existsSync(u));
-    if (!found) throw new Error('dist/manifest.json not found: run npm run build');
-    return found;
-  };
-  return JSON.parse(readBuiltFile('manifest.json', locate)) as Manifest;
+  const source = startupSource();
+  return { version: source.version, groups: source.groups, commands: source.tops.flatMap((top) => source.commandsOf(top)) };
 }
 
 const script: Handler = async (input) => {
@@ -742,35 +778,42 @@ interface IdCache {
   /** The ids belong to this profile at this service; another one asks afresh. */
   profile: string;
   base_url: string;
-  items: IdItem[];
+  /** Absent when the look-up failed: then nothing is offered until the entry is DOWN_TTL_MS old. */
+  items?: IdItem[];
 }
 
 /** Only plain ids reach a shell; names lose control characters (they are shown as descriptions). */
-function toItems(records: unknown): IdItem[] {
+function toItems(records: unknown, describe: (r: Record<string, unknown>) => unknown = (r) => r.name): IdItem[] {
   if (!Array.isArray(records)) return [];
   const out: IdItem[] = [];
   for (const r of records) {
-    const rec = (r ?? {}) as { id?: unknown; name?: unknown };
+    const rec = (r ?? {}) as Record<string, unknown>;
     const id = typeof rec.id === 'number' || typeof rec.id === 'string' ? String(rec.id) : '';
     if (!/^[\w.:-]+$/.test(id)) continue;
-    const name = typeof rec.name === 'string' ? rec.name.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim() : '';
+    const label = describe(rec);
+    const name = typeof label === 'string' ? label.replace(/[\u0000-\u001f\u007f-\u009f]+/g, ' ').trim() : '';
     out.push({ id, name });
   }
   return out;
 }
 
-async function readCache(file: string, profile: string, baseUrl: string, now: number): Promise<IdItem[] | undefined> {
+async function readJson<T>(file: string): Promise<T | undefined> {
   try {
-    const c = JSON.parse(await readFile(file, 'utf8')) as IdCache;
-    const fresh = now >= c.saved_at && now - c.saved_at < CACHE_TTL_MS;
-    if (fresh && c.profile === profile && c.base_url === baseUrl && Array.isArray(c.items)) return toItems(c.items);
+    return JSON.parse(await readFile(file, 'utf8')) as T;
   } catch {
-    // No cache, or a broken one: ask the service.
+    // No file, or a broken one.
+    return undefined;
   }
-  return undefined;
 }
 
-async function writeCache(file: string, cache: IdCache): Promise<void> {
+/** Whether a cache entry holds the answer for this profile and service: ids for a minute, a failure briefly. */
+function fresh(c: IdCache | undefined, profile: string, baseUrl: string, now: number): c is IdCache {
+  if (!c || typeof c.saved_at !== 'number') return false;
+  const ttl = Array.isArray(c.items) ? CACHE_TTL_MS : DOWN_TTL_MS;
+  return now >= c.saved_at && now - c.saved_at < ttl && c.profile === profile && c.base_url === baseUrl;
+}
+
+async function writeCache(file: string, cache: object): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: 0o700 });
   const tmp = `${file}.${process.pid}.tmp`;
   try {
@@ -781,31 +824,125 @@ async function writeCache(file: string, cache: IdCache): Promise<void> {
   }
 }
 
+/** One day's date and time, for descriptions: `2026-11-22 10:51`. */
+const when = (v: unknown): string => (typeof v === 'string' ? v.replace('T', ' ').slice(0, 16) : '');
+const words = (...parts: unknown[]): string => parts.filter((p) => typeof p === 'string' && p !== '').join(' ');
+
+/** A request for the first page of records, newest first where the endpoint sorts. */
+const firstPage = (path: string, sort?: string, pageSize = 100): RequestSpec => ({ method: 'GET', path, query: { page_size: pageSize, ...(sort ? { sort } : {}) } });
+
+/**
+ * The records a source offers, read from the service with one attempt per
+ * request. `args` are the command line's arguments before the one completed:
+ * for backups, the first is the job (id or name) whose backups are offered;
+ * without it, the newest backups of every job.
+ */
+async function serviceItems(source: Exclude<CompletionSource, 'profiles' | 'commands'>, args: readonly string[], client: Client, signal: AbortSignal): Promise<IdItem[]> {
+  const data = async (req: RequestSpec): Promise<unknown> => ((await client.request(req, { signal })).body as { data?: unknown } | undefined)?.data;
+  switch (source) {
+    case 'snapshots':
+      return toItems(await data(firstPage('/snapshots', '-started_at')));
+    case 'restores':
+      // The service lists restore jobs without page_size.
+      return toItems(await data({ method: 'GET', path: '/restore-jobs' }), (r) =>
+        words((r.compute as { server?: { name?: unknown } } | undefined)?.server?.name, r.status, when(r.created_at)),
+      );
+    case 'backups': {
+      if (args[0]) {
+        const { resolveId } = await import('../cli/resolve.js');
+        const jobId = String(await resolveId(client, 'jobs', args[0], { signal }));
+        return toItems(await data(firstPage(`/jobs/${encodeURIComponent(jobId)}/backups`, '-created_at')), (r) => words(r.status, when(r.created_at)));
+      }
+      // A few of each job's newest: the pages of backups are large, and the answer must come fast.
+      const jobs = await data(firstPage('/jobs'));
+      const lists = await Promise.all(
+        (Array.isArray(jobs) ? (jobs as Array<{ id?: unknown; name?: unknown }>) : [])
+          .filter((j) => typeof j.id === 'string')
+          .map(async (j) => {
+            const records = await data(firstPage(`/jobs/${encodeURIComponent(j.id as string)}/backups`, '-created_at', 15));
+            return Array.isArray(records) ? (records as Array<Record<string, unknown>>).map((r): Record<string, unknown> => ({ ...r, job: j.name })) : [];
+          }),
+      );
+      const newest = lists.flat().sort((a, b) => String(b.created_at ?? '').localeCompare(String(a.created_at ?? '')));
+      return toItems(newest.slice(0, 100), (r) => words(r.job, r.status, when(r.created_at)));
+    }
+    default: {
+      const list = NAMED_KINDS[source].list;
+      return list ? toItems(await data(firstPage(list))) : [];
+    }
+  }
+}
+
+/** The words `schema` takes after `args`: the next word of every command with a JSON schema, with its summary. */
+function commandItems(manifest: Manifest, args: readonly string[]): IdItem[] {
+  const items = new Map<string, string>();
+  if (!args.length) items.set('file', 'the backups file of export, plan and apply');
+  for (const c of manifest.commands) {
+    if (c.hidden || !c.output.schema || c.output.kind === 'none' || c.path.length <= args.length) continue;
+    if (!args.every((a, i) => c.path[i] === a)) continue;
+    const word = c.path[args.length]!;
+    const key = c.path.slice(0, args.length + 1).join(' ');
+    if (!items.has(word)) items.set(word, c.path.length === args.length + 1 ? c.summary : (manifest.groups[key] ?? ''));
+  }
+  return [...items].map(([id, name]) => ({ id, name }));
+}
+
+/** A word as bash and zsh pass it from the line being typed: with its quotes (`"shop mysql"`) or backslashes (`shop\ mysql`). */
+const unquote = (w: string): string => (/^(['"]).*\1$/s.test(w) ? w.slice(1, -1) : w.replace(/\\(.)/g, '$1'));
+
 const ids: Handler = async (input, ctx) => {
   // Completion must never print an error: whatever goes wrong, offer nothing.
+  let client: Client | undefined;
   try {
-    const resource = String(input.values.resource);
+    const source = String(input.values.resource);
     const what = input.values.what;
-    const list = listOf(resource);
-    if ((what !== 'ids' && what !== 'names') || !list || ctx.globals.dryRun) return { kind: 'empty' };
-    const { configDir } = await import('../config/index.js');
-    const settings = await ctx.settings();
-    const file = join(configDir(ctx.env, ctx.globals.configDir), 'cache', `completion-${resource}.json`);
-    let items = await readCache(file, settings.profile, settings.baseUrl, Date.now());
-    if (!items) {
-      const client = await ctx.client();
-      const res = await client.request(
-        { method: 'GET', path: list, query: { page_size: 100 } },
-        { signal: AbortSignal.any([ctx.signal, AbortSignal.timeout(LOOKUP_TIMEOUT_MS)]) },
-      );
-      items = toItems((res.body as { data?: unknown } | undefined)?.data);
-      await writeCache(file, { saved_at: Date.now(), profile: settings.profile, base_url: settings.baseUrl, items });
+    const args = [input.values.arg1, input.values.arg2].filter((a): a is string => typeof a === 'string' && a !== '').map(unquote);
+    const known = isNamedKind(source) ? !!NAMED_KINDS[source].list : ['snapshots', 'restores', 'backups', 'profiles', 'commands'].includes(source);
+    if ((what !== 'ids' && what !== 'names') || !known || ctx.globals.dryRun) return { kind: 'empty' };
+    let items: IdItem[];
+    if (source === 'commands') {
+      items = commandItems(readManifest(), args);
+    } else {
+      const { configDir, openConfig, envValue, parseDuration } = await import('../config/index.js');
+      const dir = configDir(ctx.env, ctx.globals.configDir);
+      if (source === 'profiles') {
+        items = (await openConfig(dir)).profileNames().map((id) => ({ id, name: '' }));
+      } else {
+        const settings = await ctx.settings();
+        const { profile, baseUrl } = settings;
+        const context = args.length ? `-${createHash('sha256').update(args.join('\0')).digest('hex').slice(0, 16)}` : '';
+        const file = join(dir, 'cache', `completion-${source}${context}.json`);
+        const cached = await readJson<IdCache>(file);
+        if (fresh(cached, profile, baseUrl, Date.now())) {
+          items = toItems(cached.items);
+        } else if (!settings.token) {
+          return { kind: 'empty' };
+        } else {
+          // One attempt, no retries, and an answer by ANSWER_WITHIN_MS after the start, unless
+          // BACKUPCTL_COMPLETION_TIMEOUT gives the look-up longer (a distant service).
+          const chosen = envValue(ctx.env, 'BACKUPCTL_COMPLETION_TIMEOUT');
+          const budget = Math.round(chosen !== undefined ? parseDuration(chosen) : Math.max(MIN_LOOKUP_MS, ANSWER_WITHIN_MS - process.uptime() * 1000));
+          const [{ createClient }, { defaultRetryPolicy }] = await Promise.all([import('../http/client.js'), import('../http/retry.js')]);
+          client = createClient({ baseUrl, token: settings.token, timeoutMs: budget, debug: false, stderr: ctx.io.stderr, retry: { ...defaultRetryPolicy, maxRetries: 0 } });
+          try {
+            items = await serviceItems(source as Exclude<CompletionSource, 'profiles' | 'commands'>, args, client, AbortSignal.any([ctx.signal, AbortSignal.timeout(budget)]));
+          } catch {
+            await writeCache(file, { saved_at: Date.now(), profile, base_url: baseUrl } satisfies IdCache);
+            return { kind: 'empty' };
+          }
+          await writeCache(file, { saved_at: Date.now(), profile, base_url: baseUrl, items } satisfies IdCache);
+        }
+      }
     }
-    // Names for zsh and fish, which show the id beside each; a record without a name is offered by its id.
-    const line = what === 'names' ? (i: IdItem) => (i.name ? `${i.name}\t${i.id}` : i.id) : (i: IdItem) => (i.name ? `${i.id}\t${i.name}` : i.id);
+    // Names for zsh and fish, which show the id beside each, where a name may stand for the id; else
+    // the id with its description. A record without a name is offered by its id.
+    const line = what === 'names' && isNamedKind(source) ? (i: IdItem) => (i.name ? `${i.name}\t${i.id}` : i.id) : (i: IdItem) => (i.name ? `${i.id}\t${i.name}` : i.id);
     return { kind: 'text', text: items.map(line).join('\n') };
   } catch {
     return { kind: 'empty' };
+  } finally {
+    // Not waited for: the process exits next (as Context.dispose does with its client).
+    if (client) void client.close().catch(() => undefined);
   }
 };
 

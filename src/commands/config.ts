@@ -1,4 +1,4 @@
-// config get | set | list | path: the settings stored in a profile.
+// config get | set | unset | list | path: the settings stored in a profile.
 import * as z from 'zod/mini';
 import type { Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
@@ -48,10 +48,29 @@ export const module: ModuleSpec = {
       ],
       params: [
         { name: 'key', in: 'local', type: 'enum', values: CONFIG_KEYS, positional: true, required: true, description: KEY_HELP },
-        { name: 'value', in: 'local', type: 'string', positional: true, required: true, description: 'New value' },
+        {
+          name: 'value',
+          in: 'local',
+          type: 'string',
+          positional: true,
+          required: true,
+          description: 'New value',
+          hint: 'To go back to the default: backupctl config unset <key>',
+        },
       ],
       output: { kind: 'none', done: 'Set {key}', idField: 'key' },
       handler: 'set',
+      local: true,
+    },
+    {
+      path: ['config', 'unset'],
+      summary: 'Remove one setting of the profile, so its default applies again',
+      examples: ['backupctl config unset output', 'backupctl --profile work config unset timeout'],
+      params: [
+        { name: 'key', in: 'local', type: 'enum', values: CONFIG_KEYS, positional: true, required: true, description: KEY_HELP },
+      ],
+      output: { kind: 'none', done: 'Unset {key}', idField: 'key' },
+      handler: 'unset',
       local: true,
     },
     {
@@ -79,7 +98,10 @@ function openStore(ctx: Context): Promise<ConfigStore> {
   return openContextConfig(ctx);
 }
 
-function refuseToken(verb: 'get' | 'set'): UsageError {
+type Verb = 'get' | 'set' | 'unset';
+
+function refuseToken(verb: Verb): UsageError {
+  if (verb === 'unset') return new UsageError('config unset does not remove the token', ['  Use: backupctl auth logout']);
   return verb === 'set'
     ? new UsageError('config set does not take the token: on the command line it would stay in shell history and `ps`', [
         '  Use: backupctl auth login --with-token < token.txt',
@@ -88,7 +110,7 @@ function refuseToken(verb: 'get' | 'set'): UsageError {
 }
 
 function invalidValue(key: SettableKey, raw: string, allowed: string): UsageError {
-  return new UsageError(`invalid value ${JSON.stringify(raw)} for ${key}: ${allowed}`);
+  return new UsageError(`invalid value ${JSON.stringify(raw)} for ${key}: ${allowed}`, [`  To go back to the default: backupctl config unset ${key}`]);
 }
 
 /** Checks a value before it is written, and returns the form stored. */
@@ -118,7 +140,7 @@ function normalizeValue(key: SettableKey, raw: string): string {
   }
 }
 
-function settableKey(key: unknown, verb: 'get' | 'set'): SettableKey {
+function settableKey(key: unknown, verb: Verb): SettableKey {
   if (key === 'token') throw refuseToken(verb);
   if (key === 'base_url' || key === 'output' || key === 'timeout') return key;
   throw new UsageError(`unknown setting ${JSON.stringify(key)}: allowed: base_url, output, timeout`);
@@ -129,7 +151,20 @@ const get: Handler = async (input, ctx) => {
   const store = await openStore(ctx);
   const profile = resolveProfileName(ctx.globals, ctx.env, store);
   const value = store.profile(profile)[key];
-  return value === undefined ? { kind: 'text', text: '', value: null } : { kind: 'text', text: `${value}\n`, value };
+  const text = value === undefined ? '' : `${value}\n`;
+  // The raw value, for `$(backupctl config get base_url)`, even when the profile's own output is json;
+  // JSON only when this command line asks for it.
+  const asked = ctx.globals.json === true || /^\s*(nd)?json\s*$/i.test(ctx.globals.output ?? '');
+  return asked ? { kind: 'text', text, value: value ?? null } : { kind: 'text', text };
+};
+
+const unset: Handler = async (input, ctx) => {
+  const key = settableKey(input.values.key, 'unset');
+  const store = await openStore(ctx);
+  const profile = resolveProfileName(ctx.globals, ctx.env, store);
+  assertProfileName(profile);
+  if (store.profile(profile)[key] !== undefined) await store.unsetValue(profile, key);
+  return { kind: 'done', message: `Unset ${key} in profile ${profile}; its default applies.`, id: key };
 };
 
 const set: Handler = async (input, ctx) => {
@@ -185,4 +220,4 @@ const path: Handler = async (_input, ctx) => {
   return { kind: 'text', text: `${file}\n` };
 };
 
-export const handlers: Record<string, Handler> = { get, set, list, path };
+export const handlers: Record<string, Handler> = { get, set, unset, list, path };

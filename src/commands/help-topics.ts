@@ -13,7 +13,7 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.transient, 'transient failure after retries (network, timeout, 429, 5xx), --wait-timeout ran out, or an answer refused (too large, not the expected shape)'],
   [ExitCode.outcomeUnknown, 'outcome unknown: a request not safe to repeat (POST) may have reached the service'],
   [ExitCode.waitFailed, 'an awaited operation ended failed (--wait): the backup failed or expired'],
-  [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check'],
+  [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check, verify with no backup matching'],
   [ExitCode.locked, 'another run holds the lock (--lock)'],
   [ExitCode.verifyFailed, 'verify: a file read back failed a check (size, hash changed since an earlier verify, or its content)'],
   [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
@@ -58,6 +58,9 @@ the environment over the profile. An empty value counts as unset.
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; see README)
   BACKUPCTL_NO_CODE_CACHE
                         1: never write that cache
+  BACKUPCTL_COMPLETION_TIMEOUT
+                        how long TAB waits for ids from the service, e.g. 2s; default: until
+                        0.4 s after backupctl started (one attempt; a failure is kept 15 s)
   NO_COLOR              any non-empty value turns colour off (as --no-color), the spinner's too
   LANG, LC_ALL, LC_CTYPE
                         without UTF-8 in them, status draws its marks in ASCII (so does TERM=linux)

@@ -23,7 +23,7 @@ export const module: ModuleSpec = {
       summary: 'Make a profile the current one',
       examples: ['backupctl profiles use work'],
       params: [
-        { name: 'name', in: 'local', type: 'string', positional: true, required: true, description: 'Profile name' },
+        { name: 'name', in: 'local', type: 'string', positional: true, required: true, complete: 'profiles', description: 'Profile name' },
       ],
       output: { kind: 'none', done: 'Switched to profile {name}', idField: 'name' },
       handler: 'use',
@@ -34,7 +34,7 @@ export const module: ModuleSpec = {
       summary: 'Remove a profile and its stored token',
       examples: ['backupctl profiles remove old', 'backupctl profiles remove old --yes'],
       params: [
-        { name: 'name', in: 'local', type: 'string', positional: true, required: true, description: 'Profile name' },
+        { name: 'name', in: 'local', type: 'string', positional: true, required: true, complete: 'profiles', description: 'Profile name' },
       ],
       output: { kind: 'none', done: 'Removed profile {name}', idField: 'name' },
       handler: 'remove',

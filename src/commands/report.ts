@@ -117,7 +117,7 @@ async function resultFor(doc: ReportDocument, format: Format, color: boolean, wi
     }
     case 'md': {
       const { reportMarkdown } = await import('../report/text.js');
-      return { kind: 'text', text: reportMarkdown(doc, now) };
+      return { kind: 'text', text: reportMarkdown(doc) };
     }
     case 'html': {
       const { reportHtml } = await import('../report/html.js');

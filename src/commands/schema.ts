@@ -21,9 +21,9 @@ export const module: ModuleSpec = {
         'fields may be null or missing, and records may carry fields not listed.',
       examples: ['backupctl schema servers list', 'backupctl schema file > backups.schema.json', 'backupctl schema jobs get', 'backupctl schema jobs backup start --json > start.schema.json'],
       params: [
-        { name: 'command', in: 'local', type: 'string', positional: true, required: true, description: 'The command, e.g. servers; or file, for the backups file of export, plan and apply' },
-        { name: 'subcommand', in: 'local', type: 'string', positional: true, description: 'Its subcommand, e.g. list' },
-        { name: 'action', in: 'local', type: 'string', positional: true, description: 'The third word of longer commands (jobs backup start)' },
+        { name: 'command', in: 'local', type: 'string', positional: true, required: true, complete: 'commands', description: 'The command, e.g. servers; or file, for the backups file of export, plan and apply' },
+        { name: 'subcommand', in: 'local', type: 'string', positional: true, complete: 'commands', description: 'Its subcommand, e.g. list' },
+        { name: 'action', in: 'local', type: 'string', positional: true, complete: 'commands', description: 'The third word of longer commands (jobs backup start)' },
       ],
       output: { kind: 'object' },
       handler: 'schema',

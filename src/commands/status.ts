@@ -35,7 +35,7 @@ export const module: ModuleSpec = {
         'backupctl status --json | jq \'.jobs[] | select(.health != "healthy") | .name\'',
       ],
       params: [
-        { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', description: 'Only this job, by id or name' },
+        { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', complete: 'jobs', description: 'Only this job, by id or name' },
         { name: 'check', in: 'local', type: 'boolean', description: 'Exit 9 when a job has no completed backup younger than its max age' },
         {
           name: 'max_age',
@@ -103,7 +103,9 @@ const status: Handler = async (input, ctx) => {
   });
 
   const { renderToOutput } = await import('../status/output-file.js');
-  await renderToOutput(ctx, outputFile, (out, io) => resultFor(doc, format, out, io, ctx, maxAges, jobKeys));
+  // --check -q: the ids of the jobs that fail the check, so a script can act on them.
+  const shown = v.check === true && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter((j) => !j.within_max_age) } : doc;
+  await renderToOutput(ctx, outputFile, (out, io) => resultFor(shown, format, out, io, ctx, maxAges, jobKeys));
   if (v.check === true) await check(doc);
   return { kind: 'empty' };
 };

@@ -194,7 +194,8 @@ async function runVerify(
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
   const transferOptions = { signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug };
-  const showProgress = ctx.io.stderrIsTTY && !ctx.output.quiet && o.format !== 'check';
+  // As `jobs backup download`: a terminal on stderr that can redraw a line (not TERM=dumb), not -q, not --check.
+  const showProgress = ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check';
   let progress;
   if (showProgress) {
     const { ProgressBar } = await import('../output/progress.js');
@@ -208,7 +209,8 @@ async function runVerify(
     job,
     selection: o.sel.text,
     transfer: {
-      read: (file, sink) => transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { ...transferOptions, label: file.name, size: file.size }),
+      read: (file, sink) =>
+        transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { ...transferOptions, label: file.name, size: file.size, maxSize: file.maxSize }),
       range: (url, start, end) => readSignedRange(url, start, end, { ...transferOptions, label: 'the zip being verified' }),
     },
     ledger,

@@ -81,6 +81,8 @@ export interface TransferOptions {
   label: string;
   /** The length the backup record states; more bytes than this are refused at once. */
   size?: number;
+  /** The most bytes an imprecise stated size allows ("12.5 MB": up to 12.55 MB); more are refused at once. */
+  maxSize?: number;
   /** Attempts (1 + retries). */
   attempts?: number;
   retryDelayMs?: number;
@@ -113,6 +115,17 @@ export function checkDownloadUrl(url: string, label: string): URL {
 
 /** A failure of one attempt that another attempt cannot mend. */
 class FinalTransferError extends CliError {}
+
+/** The file is not the size its record states: announced so (nothing read), or the body passed it (`bytes` read, stopped). */
+export class SizeRefusedError extends FinalTransferError {
+  constructor(
+    message: string,
+    readonly bytes: number,
+    readonly announced: boolean,
+  ) {
+    super(message, ExitCode.transient);
+  }
+}
 
 /** `bytes 40000-99999/100000` -> its parts; `*` for an unknown total. */
 function parseContentRange(value: string | string[] | undefined): { start: number; end: number; total?: number } | undefined {
@@ -205,14 +218,22 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
           total = answerTotal;
           if (o.size !== undefined && total !== o.size) {
             await res.body.dump().catch(() => {});
-            throw new FinalTransferError(`${label}: the server announces ${total} bytes, the backup record says ${o.size}`, ExitCode.transient);
+            throw new SizeRefusedError(`${label}: the server announces ${total} bytes, the backup record says ${o.size}`, total, true);
+          }
+          if (o.maxSize !== undefined && total > o.maxSize) {
+            await res.body.dump().catch(() => {});
+            throw new SizeRefusedError(`${label}: the server announces ${total} bytes, more than the ${o.maxSize} the backup record allows`, total, true);
           }
         }
-        const limit = o.size ?? total;
+        const recordLimit = o.size ?? o.maxSize;
+        const limit = Math.min(recordLimit ?? Infinity, total ?? Infinity);
         for await (const chunk of res.body as AsyncIterable<Buffer>) {
-          if (limit !== undefined && written + chunk.length > limit) {
+          if (written + chunk.length > limit) {
             res.body.destroy();
-            throw new FinalTransferError(`${label}: the server sent more than the ${limit} bytes ${o.size !== undefined ? 'the backup record states' : 'it announced'}; stopped`, ExitCode.transient);
+            const record = limit === recordLimit;
+            const message = `${label}: the server sent more than the ${limit} bytes ${record ? `the backup record ${o.size !== undefined ? 'states' : 'allows'}` : 'it announced'}; stopped`;
+            if (record) throw new SizeRefusedError(message, written + chunk.length, false);
+            throw new FinalTransferError(message, ExitCode.transient);
           }
           await sink.write(chunk);
           written += chunk.length;

@@ -4,10 +4,11 @@ import { ConfigError, UsageError } from '../errors.js';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'tsv'];
 
-function parseFormat(raw: string, source: string): OutputFormat {
+/** `extra`: the formats a command renders itself (report's md and html), named too when `raw` is none of them. */
+export function parseFormat(raw: string, source: string, extra: readonly string[] = []): OutputFormat {
   const value = raw.trim().toLowerCase();
   if ((OUTPUT_FORMATS as readonly string[]).includes(value)) return value as OutputFormat;
-  const message = `unknown output format "${raw}" from ${source}; allowed: ${OUTPUT_FORMATS.join(', ')}`;
+  const message = `unknown output format "${raw}" from ${source}; allowed: ${[...OUTPUT_FORMATS, ...extra].join(', ')}`;
   // A bad flag is a usage error (exit 2); a bad environment or profile setting is configuration (exit 3).
   throw source === '--output' ? new UsageError(message) : new ConfigError(message);
 }

@@ -1,5 +1,6 @@
 // A progress bar on stderr (a terminal only): share done, files, bytes,
-// throughput and time left. Redrawn at most ten times a second. Used by
+// throughput and time left (until every stated byte is in). Redrawn at most
+// ten times a second, the first time 100 ms after it starts. Used by
 // `jobs backup download` and `verify`.
 import type { Writable } from 'node:stream';
 import { humanBytes } from './format.js';
@@ -16,6 +17,8 @@ export class ProgressBar {
     private readonly clock: () => number = () => performance.now(),
   ) {
     this.started = clock();
+    // The first redraw waits like the others: at the first chunk there is no rate to speak of.
+    this.last = this.started;
   }
 
   add(n: number): void {
@@ -39,8 +42,8 @@ export class ProgressBar {
     const filled = Math.round(frac * width);
     const seconds = (this.clock() - this.started) / 1000;
     const rate = seconds > 0 ? this.done / seconds : 0;
-    const left = rate > 0 && this.total > this.done ? (this.total - this.done) / rate : 0;
-    const eta = this.total > 0 && rate > 0 ? `  ETA ${left < 1 ? '<1s' : formatSeconds(left)}` : '';
+    const left = rate > 0 ? (this.total - this.done) / rate : 0;
+    const eta = this.total > this.done && rate > 0 ? `  ETA ${left < 1 ? '<1s' : formatSeconds(left)}` : '';
     return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(frac * 100)}%  ${this.files}/${this.fileCount} files  ${humanBytes(this.done)}  ${humanBytes(rate)}/s${eta}`;
   }
 

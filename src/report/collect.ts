@@ -45,7 +45,7 @@ export const REPORT_RULES = [
   'A backup started within the grace of an expected run (before or after it) fulfils it; manual backups fulfil none.',
   'A paused schedule (or machine) still expects its runs: its record does not say since when it is paused, so the runs since show as missed.',
   'Success rate: expected runs fulfilled by a completed backup, over the runs settled (not pending or in progress); completed with errors and expired are not successes.',
-  'Droplet and volume snapshots are expected every `frequency` hours from `run_offset` hours after 00:00 of their time zone, each day anew.',
+  'Droplet and volume snapshots are expected every frequency hours from run_offset hours after 00:00 of their time zone, each day anew.',
 ];
 
 export async function collectReport(ctx: Context, opts: ReportOptions): Promise<ReportDocument> {
@@ -254,8 +254,9 @@ async function resources(r: Reader, opts: ReportOptions, startedSince: string): 
       const known = source.frequency !== undefined && source.frequency !== null;
       const sched = snapshotSchedule(source, 'active');
       if (!known) {
-        sched.unreadable = 'the service\'s resource record states no schedule (frequency, time zone, run_offset)';
-        sched.text = 'not in the record';
+        sched.unreadable =
+          'the service\'s record of a snapshot resource does not state its schedule (frequency, time zone and run_offset are only sent to activate it); its snapshots in the window are counted by status';
+        sched.text = 'not stated by the service';
       }
       const provider = str(obj(x.provider)?.pretty_name) ?? str(obj(x.provider)?.name);
       const name = [str(x.type), provider, str(obj(x.credentials)?.name), str(x.last_known_ip)].filter(Boolean).join(' ');

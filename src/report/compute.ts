@@ -123,17 +123,19 @@ function expectedRuns(
   const byInstant = new Map<number, Expected>();
   let computable = schedules.length > 0;
   const perSchedule = schedules.map((s) => {
-    const label = `schedule ${s.id ?? s.text}`;
+    // Which schedule a note is about, when there are several.
+    const label = schedules.length > 1 ? `schedule ${s.id ?? s.text}` : 'the schedule';
+    const about = schedules.length > 1 ? `${label}: ` : '';
     // Since when is not in the record: the runs stay expected, and those after the pause show as missed.
     if (s.stopped) notes.push(`${label} is ${s.stopped} now: its runs are still expected (when it stopped is not in its record), so those since show as missed`);
     if (s.unreadable || s.cron === null) {
-      notes.push(`${label}: expected runs cannot be computed: ${s.unreadable ?? 'it has no cron expression'}`);
+      notes.push(`${about}expected runs cannot be computed: ${s.unreadable ?? 'it has no cron expression'}`);
       computable = false;
       return null;
     }
     const runs = from > until ? [] : tools.runsBetween(s.cron, s.timezone, new Date(from), new Date(until));
     if (!runs) {
-      notes.push(`${label}: expected runs cannot be computed: croner cannot read "${s.cron}" in the time zone "${s.timezone}"`);
+      notes.push(`${about}expected runs cannot be computed: croner cannot read "${s.cron}" in the time zone "${s.timezone}"`);
       computable = false;
       return null;
     }
@@ -262,6 +264,7 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
 export function totalsOf(entries: readonly ReportEntry[]): ReportTotals {
   const t: ReportTotals = {
     entries: entries.length,
+    computable: 0,
     expected: 0,
     completed: 0,
     completed_with_errors: 0,
@@ -276,6 +279,7 @@ export function totalsOf(entries: readonly ReportEntry[]): ReportTotals {
   let settled = 0;
   let succeeded = 0;
   for (const e of entries) {
+    if (e.computable) t.computable++;
     t.expected += e.expected ?? 0;
     t.completed += e.completed;
     t.completed_with_errors += e.completed_with_errors;

@@ -6,7 +6,7 @@ import { sanitize } from '../output/format.js';
 import { durationText } from '../status/model.js';
 import { dayCells, type DayCell } from './compute.js';
 import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './model.js';
-import { SECTIONS, entryLabel, lastSuccessText, localTime, percent, seconds, sizeText, totalsLine, utcTime } from './text.js';
+import { SECTIONS, entryLabel, lastSuccessText, localTime, percent, scheduleText, sectionNotes, seconds, sizeText, totalsLine, utcTime } from './text.js';
 
 /** Text from anywhere, made safe for HTML text and attribute values. */
 export function escapeHtml(text: string): string {
@@ -56,6 +56,7 @@ td.text, td:first-child { white-space: normal; }
 th { background: var(--panel); font-weight: 600; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 td.bad { color: var(--bad); font-weight: 600; }
+.nowrap { white-space: nowrap; }
 .legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 12px; color: var(--muted); margin: 6px 0 10px; }
 .legend svg { vertical-align: -2px; margin-right: 4px; }
 .strips { display: grid; grid-template-columns: minmax(140px, 220px) 1fr; gap: 4px 12px; align-items: center; }
@@ -75,6 +76,10 @@ footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
   h2 { break-after: avoid; }
   figure, .card, tr, .strips > * { break-inside: avoid; }
   .multiples { grid-template-columns: repeat(2, 1fr); }
+  /* Every column on the paper: smaller, and cells may wrap (a column past the edge is lost). */
+  table { font-size: 7.5pt; }
+  th, td { padding: 2px 3px; }
+  th { white-space: normal; }
 }
 `;
 
@@ -136,17 +141,28 @@ function successChart(entries: readonly ReportEntry[], id: string): string {
 const CELL = 16;
 const GAP = 2;
 
-function cellSvg(c: DayCell | undefined, x: number, label: string): string {
+/** A day of an entry whose runs cannot be computed: its backups (all unscheduled) by their worst outcome. */
+function backupsOfDay(c: DayCell, e: ReportEntry): string {
+  const noun = e.kind === 'job' ? 'backup' : 'snapshot';
+  const backups = !c.unscheduled ? `no ${noun}` : c.unscheduled === 1 ? `1 ${noun}, ${LABELS[c.outcome ?? 'none']}` : `${c.unscheduled} ${noun}s, worst ${LABELS[c.outcome ?? 'none']}`;
+  return `${c.day}: ${backups} (expected runs cannot be computed)`;
+}
+
+function cellSvg(c: DayCell | undefined, x: number, e: ReportEntry): string {
+  const label = entryLabel(e);
   const outcome = c?.outcome ?? 'none';
   const fill = COLOURS[outcome];
-  const title = c
-    ? `${c.day}: ${c.runs ? `${c.runs} expected${c.missed ? `, ${c.missed} missed` : ''}, worst ${LABELS[outcome]}` : 'no run expected'}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`
-    : 'outside the window';
+  const title = !c
+    ? 'outside the window'
+    : !e.computable
+      ? backupsOfDay(c, e)
+      : `${c.day}: ${c.runs ? `${c.runs} expected${c.missed ? `, ${c.missed} missed` : ''}, worst ${LABELS[outcome]}` : 'no run expected'}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`;
   let out = `<rect x="${x}" y="0" width="${CELL}" height="${CELL}" rx="2" fill="${fill}" stroke="${outcome === 'missed' ? COLOURS.failed : 'none'}" stroke-width="${outcome === 'missed' ? 1.5 : 0}"><title>${h(`${label} ${title}`)}</title></rect>`;
   if (c?.missed) {
     out += `<path d="M${x + 4} 4 L${x + CELL - 4} ${CELL - 4} M${x + CELL - 4} 4 L${x + 4} ${CELL - 4}" stroke="${COLOURS.failed}" stroke-width="2"/>`;
   }
-  if (c?.unscheduled) out += `<circle cx="${x + CELL / 2}" cy="${CELL + 4}" r="2" fill="#37474f"/>`;
+  // Without expected runs every backup is unscheduled: a dot on each day would say nothing.
+  if (c?.unscheduled && e.computable) out += `<circle cx="${x + CELL / 2}" cy="${CELL + 4}" r="2" fill="#37474f"/>`;
   return out;
 }
 
@@ -170,7 +186,7 @@ function calendar(entries: readonly ReportEntry[], since: number, until: number,
     const byDay = new Map(cells.map((c) => [c.day, c]));
     out += `<div class="name" title="${h(label)}">${h(label)} <span class="muted">(${h(e.timezone)})</span></div>`;
     out += `<svg class="chart" id="${id}-${r}" role="img" aria-label="${h(`Calendar of ${label}`)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">`;
-    days.forEach((d, i) => (out += cellSvg(byDay.get(d), i * (CELL + GAP), label)));
+    days.forEach((d, i) => (out += cellSvg(byDay.get(d), i * (CELL + GAP), e)));
     out += '</svg>';
   });
   return out + '</div>';
@@ -219,14 +235,15 @@ function durationChart(e: ReportEntry, since: number, until: number, id: string)
 // ---------------------------------------------------------------------------
 // Tables
 
-function entryTable(entries: readonly ReportEntry[], now: Date): string {
+function entryTable(entries: readonly ReportEntry[]): string {
   const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success'];
   let out = `<table><thead><tr>${head.map((c, i) => `<th${i === 1 || i === 12 ? ' class="text"' : ''}>${c}</th>`).join('')}</tr></thead><tbody>`;
   for (const e of entries) {
     const failed = e.failed + e.expired;
     const cells = [
       `<td>${h(entryLabel(e))}</td>`,
-      `<td class="text">${e.schedules.map((s) => `${h(s.text)} ${h(s.timezone)}`).join('<br>') || 'none'}</td>`,
+      // A time zone may break after its slash (America/<wbr>New_York): the table fits a printed page.
+      `<td class="text">${scheduleText(e, h, (zone) => h(zone).replace(/\//g, '/<wbr>'), '<br>')}</td>`,
       `<td>${e.expected ?? 'n/a'}</td>`,
       `<td>${e.completed}</td>`,
       `<td>${e.completed_with_errors}</td>`,
@@ -237,7 +254,8 @@ function entryTable(entries: readonly ReportEntry[], now: Date): string {
       `<td>${h(seconds(e.duration.median_seconds))}</td>`,
       `<td>${h(seconds(e.duration.p95_seconds))}</td>`,
       `<td>${h(sizeText(e))}</td>`,
-      `<td class="text">${h(lastSuccessText(e, now))}</td>`,
+      // The date stays whole when the cell wraps (2026-11-<br>24 on paper otherwise).
+      `<td class="text">${h(lastSuccessText(e, null)).replace(/^(\d{4}-\d\d-\d\d) /, '<span class="nowrap">$1</span> ')}</td>`,
     ];
     out += `<tr>${cells.join('')}</tr>`;
   }
@@ -247,12 +265,12 @@ function entryTable(entries: readonly ReportEntry[], now: Date): string {
     if (e.missed_runs.length) {
       notes.push(`<li class="missed"><b>${h(entryLabel(e))}</b> missed: ${e.missed_runs.map((t) => `<time datetime="${h(t)}">${h(localTime(t, e.timezone))}</time>`).join(', ')}</li>`);
     }
-    for (const n of e.notes) notes.push(`<li><b>${h(entryLabel(e))}</b>: ${h(n)}</li>`);
   }
+  for (const { entry, note } of sectionNotes(entries)) notes.push(`<li><b>${h(entry ? entryLabel(entry) : `all ${entries.length}`)}</b>: ${h(note)}</li>`);
   return notes.length ? `${out}<ul class="notes">${notes.join('')}</ul>` : out;
 }
 
-function section(title: string, key: string, entries: readonly ReportEntry[], since: number, until: number, now: Date): string {
+function section(title: string, key: string, entries: readonly ReportEntry[], since: number, until: number): string {
   let out = `<section id="${key}"><h2>${h(title)}</h2>`;
   if (!entries.length) return `${out}<p class="muted">None.</p></section>`;
   out += `<h3>Calendar</h3>${legend()}${calendar(entries, since, until, `calendar-${key}`)}`;
@@ -262,20 +280,19 @@ function section(title: string, key: string, entries: readonly ReportEntry[], si
     const stats = e.duration.count ? ` <span class="muted">median ${h(seconds(e.duration.median_seconds))}, p95 ${h(seconds(e.duration.p95_seconds))}</span>` : '';
     out += `<figure><figcaption>${h(entryLabel(e))}${stats}</figcaption>${durationChart(e, since, until, `durations-${key}-${i}`)}</figure>`;
   });
-  out += `</div><h3>Figures</h3>${entryTable(entries, now)}`;
+  out += `</div><h3>Figures</h3>${entryTable(entries)}`;
   return `${out}</section>`;
 }
 
 export function reportHtml(doc: ReportDocument): string {
   const since = Date.parse(doc.window.since);
   const until = Date.parse(doc.window.until);
-  const now = new Date(doc.generated_at);
   const title = `Backup report ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}`;
   let body = `<header><h1>Backup report</h1><p class="meta">${h(utcTime(doc.window.since))} to ${h(utcTime(doc.window.until))} · grace ${h(durationText(doc.window.grace_seconds * 1000))} · made ${h(utcTime(doc.generated_at))}. Days are counted in each job's time zone.</p></header>`;
   body += summary(doc);
   for (const [key, title] of SECTIONS) {
     const entries = doc[key];
-    if (entries) body += section(title, key, entries, since, until, now);
+    if (entries) body += section(title, key, entries, since, until);
   }
   body += `<footer><h2>Rules</h2><ul>${doc.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul><p>Made by backupctl report; ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'}.</p></footer>`;
   return (

@@ -109,6 +109,7 @@ const entry = z.object({
 
 const totals = z.object({
   entries: count('Jobs (or machines) counted'),
+  computable: count('Of those, the ones whose expected runs could be computed'),
   expected: count('Expected runs of those that are computable'),
   completed: z.int(),
   completed_with_errors: z.int(),

@@ -55,21 +55,45 @@ export function utcTime(iso: string): string {
   return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 }
 
-export function lastSuccessText(e: ReportEntry, now: Date): string {
+/**
+ * When the last success was: how long ago on a terminal (`now`); in a file (`now` null), which is read
+ * long after it is made, the time at the schedule's clock.
+ */
+export function lastSuccessText(e: ReportEntry, now: Date | null): string {
   const b = e.last_success;
   if (!b) return 'never';
-  return relativeTime(b.completed_at ?? b.started_at, now) || 'yes';
+  const at = b.completed_at ?? b.started_at;
+  if (now === null) return at ? localTime(at, e.timezone) : 'yes';
+  return relativeTime(at, now) || 'yes';
 }
 
 export function entryLabel(e: ReportEntry): string {
   return sanitize(e.name ?? String(e.id ?? '?'));
 }
 
+/**
+ * The schedules of an entry, each with its time zone; a schedule whose runs could not be computed
+ * shows no time zone (the zone would be a default the report did not use).
+ */
+export function scheduleText(e: ReportEntry, text: (s: string) => string, zone: (s: string) => string, separator: string): string {
+  return e.schedules.map((s) => (s.expected === null ? text(s.text) : `${text(s.text)} ${zone(s.timezone)}`)).join(separator) || 'none';
+}
+
+/**
+ * The notes under a section: each entry's own, then once with `entry: null` a note every entry
+ * shares (when there are two or more entries), instead of the same line under each.
+ */
+export function sectionNotes(entries: readonly ReportEntry[]): Array<{ entry: ReportEntry | null; note: string }> {
+  const shared = entries.length > 1 ? entries[0]!.notes.filter((n) => entries.every((e) => e.notes.includes(n))) : [];
+  const own = entries.flatMap((entry) => entry.notes.filter((n) => !shared.includes(n)).map((note) => ({ entry, note })));
+  return [...own, ...shared.map((note) => ({ entry: null, note }))];
+}
+
 /** The figures of one row, the same in the table, tsv and Markdown. */
-function rowValues(e: ReportEntry, now: Date): Record<string, string> {
+function rowValues(e: ReportEntry, now: Date | null): Record<string, string> {
   return {
     name: entryLabel(e),
-    schedule: e.schedules.map((s) => `${sanitize(s.text)} ${sanitize(s.timezone)}`).join('; ') || 'none',
+    schedule: scheduleText(e, sanitize, sanitize, '; '),
     expected: e.expected === null ? 'n/a' : String(e.expected),
     completed: String(e.completed),
     with_errors: String(e.completed_with_errors),
@@ -121,10 +145,12 @@ export const reportJobColumns: Column[] = [
 ];
 
 export function totalsLine(noun: string, t: ReportTotals): string {
-  const parts = [`${t.entries} ${noun}${t.entries === 1 ? '' : 's'}`, `${t.expected} expected runs`, `${t.completed} completed`];
+  const expected =
+    t.computable === t.entries ? `${t.expected} expected runs` : t.computable === 0 ? 'expected runs cannot be computed' : `${t.expected} expected runs (of ${t.computable} ${noun}s)`;
+  const parts = [`${t.entries} ${noun}${t.entries === 1 ? '' : 's'}`, expected, `${t.completed} completed`];
   if (t.completed_with_errors) parts.push(`${t.completed_with_errors} with errors`);
   if (t.failed + t.expired) parts.push(`${t.failed + t.expired} failed`);
-  parts.push(`${t.missed} missed`);
+  if (t.computable) parts.push(`${t.missed} missed`);
   if (t.pending + t.in_progress) parts.push(`${t.pending + t.in_progress} not finished yet`);
   if (t.unscheduled) parts.push(`${t.unscheduled} unscheduled`);
   return `${parts.join(', ')}; success ${percent(t.success_rate)}`;
@@ -181,14 +207,13 @@ function details(
 ): string {
   let out = '';
   for (const e of entries) {
-    if (e.missed_runs.length) {
-      const shown = e.missed_runs.slice(0, 10).map((t) => localTime(t, e.timezone));
-      const more = e.missed_runs.length > shown.length ? ` and ${e.missed_runs.length - shown.length} more` : '';
-      const text = `${label(e)}: missed ${shown.join(', ')}${more}`;
-      out += indent(p ? p.red(text) : text) + '\n';
-    }
-    for (const note of e.notes) out += indent(`${label(e)}: ${escape(note)}`) + '\n';
+    if (!e.missed_runs.length) continue;
+    const shown = e.missed_runs.slice(0, 10).map((t) => localTime(t, e.timezone));
+    const more = e.missed_runs.length > shown.length ? ` and ${e.missed_runs.length - shown.length} more` : '';
+    const text = `${label(e)}: missed ${shown.join(', ')}${more}`;
+    out += indent(p ? p.red(text) : text) + '\n';
   }
+  for (const { entry, note } of sectionNotes(entries)) out += indent(`${entry ? label(entry) : `all ${entries.length}`}: ${escape(note)}`) + '\n';
   return out;
 }
 
@@ -205,7 +230,7 @@ function mdCode(text: string): string {
   return `\`${sanitize(text).replace(/`/g, "'").replace(/\|/g, '\\|')}\``;
 }
 
-export function reportMarkdown(doc: ReportDocument, now: Date): string {
+export function reportMarkdown(doc: ReportDocument): string {
   const lines: string[] = [];
   lines.push(`# Backup report`, '');
   lines.push(`Window: ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}; grace ${durationText(doc.window.grace_seconds * 1000)}; made ${utcTime(doc.generated_at)}.`, '');
@@ -226,8 +251,8 @@ export function reportMarkdown(doc: ReportDocument, now: Date): string {
     lines.push(`| ${HEADERS.map(([, h]) => h.charAt(0) + h.slice(1).toLowerCase()).join(' | ')} |`);
     lines.push(`|${HEADERS.map(([k]) => (k === 'name' || k === 'schedule' || k === 'last_success' ? ' --- ' : ' ---: ')).join('|')}|`);
     for (const e of entries) {
-      const v = rowValues(e, now);
-      const schedule = e.schedules.map((s) => `${mdCode(s.text)} ${mdText(s.timezone)}`).join('; ') || 'none';
+      const v = rowValues(e, null);
+      const schedule = scheduleText(e, mdCode, mdText, '; ');
       lines.push(`| ${HEADERS.map(([k]) => (k === 'schedule' ? schedule : k === 'name' ? mdText(v[k]!) : v[k]!.replace(/\|/g, '\\|'))).join(' | ')} |`);
     }
     const more = details(entries, (line) => `- ${line}`, (e) => `**${mdText(e.name ?? String(e.id ?? '?'))}**`, mdText);

@@ -53,13 +53,28 @@ export function providerText(provider: unknown): string | undefined {
   return typeof shown === 'string' ? shown : undefined;
 }
 
+/** The provider as the service names it (`cloud_a`): what json and tsv carry. */
+export function providerName(provider: unknown): string | undefined {
+  if (typeof provider === 'string') return provider;
+  const name = provider && typeof provider === 'object' ? (provider as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** A provider column: tables show its display name (`Cloud A`), tsv the raw name (`cloud_a`). */
+export const providerColumn: Column = {
+  key: 'provider',
+  header: 'Provider',
+  get: (r) => providerName(r.provider),
+  show: (r) => providerText(r.provider),
+};
+
 export const schemas = { account: accountSchema };
 
 export const columns: Record<string, Column[]> = {
   account: [
     { key: 'id', header: 'ID' },
     { key: 'name', header: 'Name' },
-    { key: 'provider', header: 'Provider', get: (a) => providerText(a.provider) },
+    providerColumn,
     { key: 'expires_at', header: 'Expires', format: 'time' },
     { key: 'created_at', header: 'Created', format: 'time' },
     { key: 'updated_at', header: 'Updated', format: 'time' },
@@ -140,6 +155,7 @@ export const module: ModuleSpec = {
         ...credentialParams(true),
       ],
       output: { kind: 'record', schema: 'account', columns: 'account' },
+      handler: 'add',
     },
     {
       path: ['accounts', 'update'],
@@ -199,4 +215,22 @@ const update: Handler = async (input, ctx) => {
   return { kind: 'done', message: fillTemplate(input.spec.output.done!, input.values), id };
 };
 
-export const handlers: Record<string, Handler> = { update };
+/**
+ * The generic creation, shown with the provider that was sent: the answer to
+ * a creation carries none (only the list adds it), and the table showed an
+ * empty Provider. --json prints the answer as it came.
+ */
+const add: Handler = async (input, ctx) => {
+  const { runEndpoint } = await import('../cli/generic.js');
+  const result = await runEndpoint(input, ctx, async () => ({ module, schemas, columns }));
+  if (result.kind !== 'record') return result;
+  const sent = String(input.values.provider);
+  const shown = result.columns.map((c) =>
+    c.key === 'provider'
+      ? { ...c, get: (a: { provider?: unknown }) => providerName(a.provider) ?? sent, show: (a: { provider?: unknown }) => providerText(a.provider) ?? sent }
+      : c,
+  );
+  return { ...result, columns: shown };
+};
+
+export const handlers: Record<string, Handler> = { add, update };

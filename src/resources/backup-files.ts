@@ -68,7 +68,7 @@ export const module: ModuleSpec = {
       alsoCalls: ['GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
       params: [
         jobArg(),
-        { name: 'backup', in: 'local', type: 'uuid', positional: true, description: 'Backup id (or --latest)' },
+        { name: 'backup', in: 'local', type: 'uuid', positional: true, complete: 'backups', description: 'Backup id (or --latest)' },
         { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job' },
         { name: 'dir', in: 'local', type: 'string', default: '.', placeholder: 'dir', description: 'Folder to write the files into' },
         { name: 'force', in: 'local', type: 'boolean', description: 'Overwrite files that exist' },

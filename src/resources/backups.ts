@@ -2,9 +2,7 @@
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
-import { loose } from './common.js';
-import { listField, recordOf } from '../http/shape.js';
-import { backupSchema, columns as jobColumns } from './jobs.js';
+import { backupResult, backupSchema, columns as jobColumns } from './jobs.js';
 import { tsvField } from '../output/format.js';
 
 /** The data of POST /backups/{id}/download: a signed URL by file name. */
@@ -14,17 +12,14 @@ export const schemas = { backup: backupSchema, urls: urlsSchema };
 
 export const columns: Record<string, Column[]> = {
   backup: jobColumns.backup!,
-  file: [
-    { key: 'name', header: 'Name' },
-    { key: 'size', header: 'Size', format: 'size' },
-  ],
+  file: jobColumns.file!,
   url: [
     { key: 'name', header: 'Name' },
     { key: 'url', header: 'URL' },
   ],
 };
 
-const idArg = { name: 'backup_id', flag: 'id', in: 'path', type: 'uuid', positional: true, required: true, description: 'Backup id' } as const;
+const idArg = { name: 'backup_id', flag: 'id', in: 'path', type: 'uuid', positional: true, required: true, complete: 'backups', description: 'Backup id' } as const;
 const EX = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 
 export const module: ModuleSpec = {
@@ -67,9 +62,7 @@ export const module: ModuleSpec = {
 const getBackup: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
-  const raw = recordOf(res);
-  const backup = loose(backupSchema, raw);
-  return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: listField(res, raw, 'files', 'backup'), columns: columns.file! }] };
+  return backupResult(res);
 };
 
 /**

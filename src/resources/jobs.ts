@@ -2,9 +2,9 @@
 // where it goes (storage) and when (schedules); their backups; their
 // encryption key, proxy, schedules and storage.
 import * as z from 'zod/mini';
-import type { Column, Handler, Section } from '../cli/types.js';
+import type { ApiResponse, Column, Context, Handler, RequestSpec, Result, Section } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
-import { UsageError } from '../errors.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
 import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
 import { listField, recordOf } from '../http/shape.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
@@ -144,6 +144,11 @@ export const columns: Record<string, Column[]> = {
     { key: 'completed_at', header: 'Completed', format: 'time' },
     { key: 'files', header: 'Files', get: (b) => (Array.isArray(b.files) ? b.files.length : '') },
   ],
+  /** The files of one backup, below it in backups get and jobs backup get. */
+  file: [
+    { key: 'name', header: 'Name' },
+    { key: 'size', header: 'Size', format: 'size' },
+  ],
   /** The newest backups in `jobs get`, at a glance: `backups get <id>` shows one with its files. */
   lastBackup: [
     { key: 'id', header: 'ID' },
@@ -174,6 +179,9 @@ const storageFlag = (required: boolean): ParamSpec => ({
   names: 'storage',
 });
 const EX = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
+const BACKUP_EX = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
+
+const backupArg = (description: string): ParamSpec => ({ name: 'backup_id', flag: 'backup', in: 'path', type: 'uuid', positional: true, required: true, description });
 // The body fields createJob builds from local flags (--server/--serverless/--agent, --config, --cron ...), for docs/openapi.json.
 const COMPUTE_BODY = {
   type: 'object',
@@ -300,15 +308,31 @@ export const module: ModuleSpec = {
       output: { kind: 'list', schema: 'backup', columns: 'backup' },
     },
     {
+      path: ['jobs', 'backup', 'get'],
+      summary: 'Show one backup of a job and its files (as backups get does)',
+      examples: [`backupctl jobs backup get ${EX} ${BACKUP_EX}`, `backupctl jobs backup get "shop mysql" ${BACKUP_EX} --json`],
+      method: 'GET',
+      endpoint: '/backups/{backup_id}',
+      params: [{ ...jobArg(), in: 'local' }, backupArg('Backup id')],
+      output: { kind: 'record', schema: 'backup', columns: 'backup' },
+      handler: 'getJobBackup',
+    },
+    {
       path: ['jobs', 'backup', 'delete'],
-      summary: 'Delete ALL backups of a job (--all is required)',
-      examples: [`backupctl jobs backup delete ${EX} --all`, `backupctl jobs backup delete ${EX} --all --yes`],
+      summary: 'Delete one backup of a job, or ALL of them with --all',
+      description: 'Give exactly one of <backup> and --all. One backup is deleted as backups delete does, once it is checked to be a backup of the job.',
+      examples: [`backupctl jobs backup delete ${EX} ${BACKUP_EX}`, `backupctl jobs backup delete ${EX} --all`, `backupctl jobs backup delete ${EX} --all --yes`],
       method: 'DELETE',
       endpoint: '/jobs/{job_id}/backups',
-      params: [jobArg(), { name: 'all', in: 'local', type: 'boolean', required: true, description: 'Confirms that every backup of the job goes' }],
-      confirm: 'Delete ALL backups of job {job_id}?',
+      params: [
+        jobArg(),
+        { ...backupArg('Backup id (leave out with --all)'), in: 'local', required: false },
+        { name: 'all', in: 'local', type: 'boolean', description: 'Delete every backup of the job' },
+      ],
       output: { kind: 'object', schema: 'backupsDeleted' },
-      handler: 'deleteAllBackups',
+      handler: 'deleteJobBackups',
+      alsoCalls: ['GET /backups/{backup_id}', 'DELETE /backups/{backup_id}'],
+      dryRunInHandler: true,
     },
     {
       path: ['jobs', 'encryption-key', 'set'],
@@ -404,9 +428,20 @@ const createJob: Handler = async (input, ctx) => {
       .filter((k) => v[`schedule_retention_${k}`] !== undefined)
       .map((k) => [`retention_${k}`, v[`schedule_retention_${k}`]]),
   );
-  if (v.cron !== undefined) {
+  // Each schedule flag overrides its own field of the --file's schedule (its time zone,
+  // run_offset and retention stay); without a file they describe the one schedule.
+  const flagged = { ...(v.cron !== undefined ? { cron: v.cron } : {}), ...(v.timezone !== undefined ? { timezone: v.timezone } : {}), ...retention };
+  const fromFile = Array.isArray(body.schedules) ? (body.schedules as unknown[]) : undefined;
+  if (Object.keys(flagged).length && fromFile?.length) {
+    if (fromFile.length > 1) {
+      throw new UsageError(`--file holds ${fromFile.length} schedules: --cron, --timezone and --retention-* change one schedule`, [
+        '  Edit the schedules in the file, or give one schedule there.',
+      ]);
+    }
+    body.schedules = [{ ...(fromFile[0] as object), ...flagged }];
+  } else if (v.cron !== undefined) {
     body.schedules = [{ order: 1, cron: v.cron, timezone: v.timezone ?? 'UTC', ...retention }];
-  } else if (v.timezone !== undefined || Object.keys(retention).length) {
+  } else if (Object.keys(flagged).length) {
     throw new UsageError('--timezone and --retention-* describe the schedule of --cron: give --cron too');
   }
   const missing = [
@@ -447,13 +482,62 @@ const updateSchedule: Handler = async (input, ctx) => {
 };
 
 /** 200 with {message}: the message on stderr, the whole answer with --json. */
-const deleteAllBackups: Handler = async (input, ctx) => {
+/** A backup with its files as a section below it: backups get and jobs backup get. */
+export function backupResult(res: ApiResponse): Result {
+  const raw = recordOf(res);
+  const backup = loose(backupSchema, raw);
+  return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: listField(res, raw, 'files', 'backup'), columns: columns.file! }] };
+}
+
+/** GET /backups/{id}, refused (exit 5) when the backup belongs to another job than the one named. */
+async function backupOfJob(job: string, backup: string, ctx: Context): Promise<ApiResponse> {
+  const client = await ctx.client();
+  const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(backup)}` }, { signal: ctx.signal });
+  const owner = recordOf(res).job_id;
+  if (typeof owner === 'string' && owner !== job) {
+    throw new CliError(`backup ${backup} is not a backup of job ${job} (it belongs to job ${owner})`, ExitCode.notFound, [
+      `  Its backups: backupctl jobs backup list ${job}`,
+    ]);
+  }
+  return res;
+}
+
+const getJobBackup: Handler = async (input, ctx) =>
+  backupResult(await backupOfJob(String(input.values.job_id), String(input.values.backup_id), ctx));
+
+const deleteJobBackups: Handler = async (input, ctx) => {
+  const job = String(input.values.job_id);
+  const backup = input.values.backup_id as string | undefined;
+  const all = input.values.all === true;
+  if (all && backup !== undefined) {
+    throw new UsageError('give either <backup> or --all, not both', [
+      `One backup: backupctl jobs backup delete ${job} ${backup}`,
+      `Every backup: backupctl jobs backup delete ${job} --all`,
+    ]);
+  }
+  if (!all && backup === undefined) {
+    throw new UsageError('missing argument <backup>, or --all to delete every backup of the job', [
+      `One backup: backupctl jobs backup delete ${job} <backup> (backupctl jobs backup list ${job} lists them)`,
+      `Every backup: backupctl jobs backup delete ${job} --all`,
+    ]);
+  }
+  const { printDryRun } = await import('../cli/dry-run.js');
+  if (backup !== undefined) {
+    const request: RequestSpec = { method: 'DELETE', path: `/backups/${encodeURIComponent(backup)}` };
+    if (ctx.globals.dryRun) return printDryRun(ctx, request);
+    if (!(await ctx.confirm(`Delete backup ${backup} of job ${job}?`))) throw new UsageError('Cancelled; nothing was sent.');
+    await backupOfJob(job, backup, ctx);
+    await (await ctx.client()).request(request, { signal: ctx.signal });
+    return { kind: 'done', message: `Deleted backup ${backup} of job ${job}.`, id: backup };
+  }
+  if (ctx.globals.dryRun) return printDryRun(ctx, input.request!);
+  if (!(await ctx.confirm(`Delete ALL backups of job ${job}?`))) throw new UsageError('Cancelled; nothing was sent.');
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
   const body = (res.body ?? {}) as { message?: unknown };
-  const message = typeof body.message === 'string' ? body.message : `All backups of job ${String(input.values.job_id)} scheduled for deletion.`;
+  const message = typeof body.message === 'string' ? body.message : `All backups of job ${job} scheduled for deletion.`;
   if (ctx.output.format !== 'table' || ctx.output.quiet) return { kind: 'object', value: body, text: message };
   return { kind: 'done', message };
 };
 
-export const handlers: Record<string, Handler> = { getJob, createJob, updateJob, updateSchedule, deleteAllBackups, startBackup };
+export const handlers: Record<string, Handler> = { getJob, createJob, updateJob, updateSchedule, getJobBackup, deleteJobBackups, startBackup };

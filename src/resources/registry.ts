@@ -37,6 +37,7 @@ export const moduleLoaders: Record<string, () => Promise<LoadedModule>> = {
   schema: () => import('../commands/schema.js'),
   completion: () => import('../commands/completion.js'),
   emulator: () => import('../commands/emulator.js'),
+  version: () => import('../commands/version.js'),
 };
 
 /** One line per top-level command group, for `backupctl --help`. */

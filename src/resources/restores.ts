@@ -57,7 +57,7 @@ export const module: ModuleSpec = {
       examples: ['backupctl restores get 7c1e2d3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f'],
       method: 'GET',
       endpoint: '/restore-jobs/{restore_job_id}',
-      params: [{ name: 'restore_job_id', flag: 'id', in: 'path', type: 'uuid', positional: true, required: true, description: 'Restore job id' }],
+      params: [{ name: 'restore_job_id', flag: 'id', in: 'path', type: 'uuid', positional: true, required: true, complete: 'restores', description: 'Restore job id' }],
       output: { kind: 'record', schema: 'restore', columns: 'restore' },
       handler: 'getRestore',
     },

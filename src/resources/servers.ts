@@ -78,7 +78,8 @@ const code: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
   const body = (res.body ?? {}) as { code?: unknown };
-  return { kind: 'object', value: body, text: typeof body.code === 'string' ? body.code : JSON.stringify(body) };
+  // Text whatever the format (-q and tsv included: `backupctl -q servers code --key 12 | ssh host sh`); --json the whole answer.
+  return { kind: 'text', text: `${typeof body.code === 'string' ? body.code : JSON.stringify(body)}\n`, value: body };
 };
 
 export const handlers: Record<string, Handler> = { code };

@@ -15,6 +15,9 @@ export const STORAGE_PROVIDERS = ['cloud_i', 'cloud_a', 'cloud_j', 'cloud_k', 'c
 const REGIONAL_PROVIDERS = STORAGE_PROVIDERS.filter((p) => p !== 'custom');
 /** Providers that take no key or secret (the interface names cloud_m; the other three are not shown). */
 export const KEYLESS_PROVIDERS: readonly string[] = ['cloud_m'];
+/** storage add: every other provider needs a key and a secret; the keyless ones refuse them. */
+const keyed = { provider: STORAGE_PROVIDERS.filter((p) => !KEYLESS_PROVIDERS.includes(p)) };
+const keyless = { provider: KEYLESS_PROVIDERS };
 
 export const storageSchema = record({
   id: z.int(),
@@ -50,9 +53,18 @@ const storageId = idArg('storage_id', 'Storage', 'integer', 'storage');
  * or `echo` leaves a newline that would otherwise become part of the secret).
  */
 const secretParams: ParamSpec[] = [
-  { name: 'secret', in: 'body', type: 'string', placeholder: 'secret', description: 'Secret access key; prefer --secret-file to keep it out of the process list' },
+  {
+    name: 'secret',
+    in: 'body',
+    type: 'string',
+    placeholder: 'secret',
+    requiredWhen: keyed,
+    refusedWhen: keyless,
+    description: 'Secret access key; prefer --secret-file to keep it out of the process list',
+  },
   {
     name: 'secret#file',
+    refusedWhen: keyless,
     flag: 'secret-file',
     in: 'body',
     type: 'text-file',
@@ -93,13 +105,13 @@ export const module: ModuleSpec = {
       params: [
         { name: 'name', in: 'body', type: 'string', required: true, description: 'Name of the destination' },
         { name: 'provider', in: 'body', type: 'enum', values: STORAGE_PROVIDERS, required: true, description: 'Storage provider' },
-        { name: 'key', in: 'body', type: 'string', placeholder: 'key', description: 'Access key id' },
+        { name: 'key', in: 'body', type: 'string', placeholder: 'key', requiredWhen: keyed, refusedWhen: keyless, description: 'Access key id' },
         ...secretParams,
         { name: 'bucket', in: 'body', type: 'string', required: true, description: 'Bucket the backups are written to' },
         {
           name: 'endpoint',
           in: 'body',
-          type: 'string',
+          type: 'url',
           requiredWhen: { provider: ['custom'] },
           placeholder: 'url',
           description: 'S3-compatible endpoint URL',
@@ -149,7 +161,6 @@ function withSecretFromFile(input: CommandInput): RequestSpec {
   const request = input.request!;
   const fromFile = input.values['secret#file'];
   if (typeof fromFile !== 'string') return request;
-  if (input.values.secret !== undefined) throw new UsageError('give --secret or --secret-file, not both');
   const secret = fromFile.trim();
   // The runner registered the untrimmed text; a service echoing the secret would echo this.
   addSecret(secret);

@@ -6,6 +6,13 @@
 
 import type { NamedKind } from '../cli/resolve.js';
 
+/**
+ * What shell completion reads values from (`backupctl __complete ids <source>`): the
+ * named resources, and snapshots, restores and backups from the service; the
+ * profiles of the config file and the commands `schema` takes from this machine.
+ */
+export type CompletionSource = NamedKind | 'snapshots' | 'restores' | 'backups' | 'profiles' | 'commands';
+
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
 /**
@@ -22,6 +29,7 @@ export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
  * - text-file: a path or `-`; the text read from it is the value.
  * - cron: a 5-field cron expression that croner reads and that runs at some date.
  * - timezone: an IANA time zone (`Europe/Paris`), sent as the time zone database spells it.
+ * - url: an http:// or https:// URL.
  */
 export type ParamType =
   | 'string'
@@ -40,7 +48,9 @@ export type ParamType =
   /** `--sort name` or `--sort -name`, one of `values` */
   | 'sort'
   | 'cron'
-  | 'timezone';
+  | 'timezone'
+  /** An http:// or https:// URL. */
+  | 'url';
 
 /** Where a parameter goes in the request. `local` is consumed by a custom handler only. */
 export type ParamLocation = 'path' | 'query' | 'body' | 'local';
@@ -80,6 +90,10 @@ export interface ParamSpec {
   min?: number;
   max?: number;
   default?: string | number | boolean;
+  /** A second line under an error about this parameter's value (what to do instead). */
+  hint?: string;
+  /** Given while another parameter has one of these values, exit 2: `--key` with `--provider cloud_m`. */
+  refusedWhen?: Record<string, readonly string[]>;
   /** Placeholder shown in help, e.g. `<key-id>`. */
   placeholder?: string;
   description: string;
@@ -90,6 +104,12 @@ export interface ParamSpec {
    * name, looked up before the request is built (src/cli/resolve.ts).
    */
   names?: NamedKind;
+  /**
+   * What shell completion offers for the value when `names` does not say: the
+   * ids (with a description) of records the service lists, the profiles, or
+   * the commands (src/commands/completion.ts).
+   */
+  complete?: CompletionSource;
 }
 
 export type OutputKind =
@@ -187,6 +207,8 @@ export interface ModuleSpec {
 /** The serialised form written to dist/manifest.json. */
 export interface ManifestCommand extends CommandSpec {
   module: string;
+  /** The keys `--columns` takes (of output.columns), for completion and help. */
+  columnKeys?: string[];
 }
 
 export interface Manifest {

@@ -1,8 +1,9 @@
 // Builds dist/: the whole CLI as one CommonJS bundle (dist/main.cjs) with
 // the V8 code cache for it (dist/main.cache, see src/boot.cjs), the loader
 // (dist/boot.cjs), dist/startup/ (the command tree start-up reads: an index
-// and a file per group) and dist/manifest.json (the whole tree, for
-// completion and tests).
+// and a file per group; completion and schema read the whole tree from it too)
+// and dist/manifest.json (the same tree in one file, for the tests; the
+// package and the single executable leave it out).
 // Handlers, schemas and libraries stay lazy inside the bundle: esbuild turns
 // each `await import()` into a module initialised on first use.
 import { build } from 'esbuild';
@@ -53,7 +54,7 @@ await build({
   entryPoints: { main: 'src/main.ts' },
   outfile: path.join(dist, 'main.cjs'),
   format: 'cjs',
-  // The two places that find files next to the bundle (startup/, manifest.json) use import.meta.url.
+  // The places that find files next to the bundle (startup/, jq.wasm.gz) use import.meta.url.
   define: { ...common.define, 'import.meta.url': '__backupctlMetaUrl' },
   banner: { js: 'const __backupctlMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   plugins: [lazyBuiltins],

@@ -4,3 +4,5 @@ import type { StatusDocument } from '../status/model.js';
 export function ageWords(seconds: number): string;
 export function statusStory(doc: StatusDocument): string;
 export function checkStory(doc: StatusDocument): string;
+export function reportStory(doc: import('../report/model.js').ReportDocument): string;
+export function verifyStory(doc: import('../verify/model.js').VerifyDocument, health?: string): string;

@@ -49,3 +49,52 @@ export function checkStory(doc) {
   if (!late.length) return 'status --check: every job has a completed backup within its max age (exit 0)';
   return `status --check names ${list(late)}, with no completed backup within ${late.length === 1 ? 'its' : 'their'} max age (exit 9)`;
 }
+
+/** What verify checked in a file that passed: "a zip of 41 entries, every CRC-32 checked". */
+function checkedWords(file) {
+  const entries = file.entries == null ? '' : ` of ${plural(file.entries, 'entry', 'entries')}`;
+  if (file.format === 'zip') return `a zip${entries}, every CRC-32 checked`;
+  if (file.format === 'tar' || file.format === 'tar.gz') return `a ${file.format}${entries}, every header checked`;
+  if (/^(pg_dump|mysqldump)/.test(file.format)) return `a ${file.format.replace(/\.gz$/, '')} dump with its end marker`;
+  if (file.format === 'gzip') return 'gzip, decompressed whole';
+  return `${file.name}: ${file.reasons[0] ?? 'size and hash only'}`;
+}
+
+/**
+ * The title of a `verify --latest` step, from what `verify --json` returned for it, and the job's
+ * health as status judged it: "Read the newest backup of marketing site back: 1 file, a zip of 41
+ * entries, every CRC-32 checked: verified (exit 0)"; "... of git server back (status calls it healthy):
+ * git-server-….tar.gz fails: gzip: CRC-32 mismatch (...) (exit 11)".
+ */
+export function verifyStory(doc, health) {
+  const name = doc.job.name ?? doc.job.id;
+  const files = doc.backups.flatMap((b) => b.files);
+  const opening = `Read the newest backup of ${name} back${health ? ` (status calls it ${health})` : ''}: `;
+  if (doc.verdict !== 'failed') return `${opening}${plural(files.length, 'file')}, ${list(files.map(checkedWords))}: verified (exit 0)`;
+  const failed = files.filter((f) => f.verdict === 'failed').map((f) => `${f.name} fails: ${f.reasons.join('; ')}`);
+  return `${opening}${list(failed)} (exit 11)`;
+}
+
+/** "archive files 5, api postgres 2 and shop mysql 1": the entries with some of `key`, most first. */
+function countsByName(entries, key) {
+  const some = entries.filter((e) => e[key] > 0).sort((a, b) => b[key] - a[key] || String(a.name).localeCompare(String(b.name)));
+  return list(some.map((e) => `${e.name ?? e.id} ${e[key]}`));
+}
+
+/**
+ * The title of the report step, from `report --json`: "Over 30 days the 8 jobs expected 330 runs: 310
+ * completed, 3 with errors, 7 failed and 10 missed (archive files 5, api postgres 2, ...); success 93.9%".
+ */
+export function reportStory(doc) {
+  const t = doc.summary.jobs;
+  const days = Math.round((Date.parse(doc.window.until) - Date.parse(doc.window.since)) / 86_400_000);
+  const parts = [`${t.completed} completed`];
+  if (t.completed_with_errors) parts.push(`${t.completed_with_errors} with errors`);
+  if (t.failed) parts.push(`${t.failed} failed`);
+  if (t.expired) parts.push(`${t.expired} expired`);
+  parts.push(t.missed ? `${t.missed} missed (${countsByName(doc.jobs, 'missed')})` : 'none missed');
+  const open = t.pending + t.in_progress;
+  if (open) parts.push(`${open} not judged yet`);
+  const rate = t.success_rate === null ? '' : `; success ${(t.success_rate * 100).toFixed(1)}%`;
+  return `Over ${plural(days, 'day')} the ${plural(t.entries, 'job')} expected ${plural(t.expected, 'run')}: ${list(parts)}${rate}`;
+}

@@ -4,12 +4,15 @@
 // CI it stops when the tour ends. The emulator listens on a fixed port
 // (DEMO_PORT, default 47800) with a fixed token so the profile stays valid when
 // it is started again with `backupctl emulator --port 47800 --token demo-token-0000`.
-// What the tour says about the fleet is phrased from `status --json` (demo-story.mjs).
+// What the tour says about the fleet is phrased from `status --json` and
+// `report --json` (demo-story.mjs).
 import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkStory, statusStory } from './demo-story.mjs';
+import { checkStory, reportStory, statusStory, verifyStory } from './demo-story.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin', 'backupctl.cjs');
@@ -58,10 +61,16 @@ const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${s
 const childEnv = { ...process.env };
 for (const k of ['BACKUPCTL_BASE_URL', 'BACKUPCTL_TOKEN', 'BACKUPCTL_PROFILE', 'BACKUPCTL_OUTPUT']) delete childEnv[k];
 
+/** An argument as it would be typed in a shell: a name with a space in quotes ("marketing site"). */
+function shellWord(arg) {
+  if (/^[\w./:=@,+%-]+$/.test(arg)) return arg;
+  return /["$`\\!]/.test(arg) ? `'${arg.replace(/'/g, `'\\''`)}'` : `"${arg}"`;
+}
+
 let unexpected = 0;
 /** Shows and runs one command of the tour; `expect` is the exit code it should give. */
 function run(title, args, { input, expect = 0 } = {}) {
-  process.stdout.write(`\n${bold(`# ${title}`)}\n${bold(`$ backupctl ${args.join(' ')}`)}\n`);
+  process.stdout.write(`\n${bold(`# ${title}`)}\n${bold(`$ backupctl ${args.map(shellWord).join(' ')}`)}\n`);
   const r = spawnSync(process.execPath, [bin, ...args], {
     env: childEnv,
     input,
@@ -74,16 +83,19 @@ function run(title, args, { input, expect = 0 } = {}) {
   }
 }
 
-/** Runs a command for the tour's own use (not shown); its stdout, or undefined when it failed. */
-function read(args) {
+/** Runs a command for the tour's own use (not shown); its stdout, or undefined when it failed (an exit not in `codes`). */
+function read(args, codes = [0]) {
   const r = spawnSync(process.execPath, [bin, ...args], { env: childEnv, encoding: 'utf8' });
-  if (r.status === 0) return r.stdout;
+  if (codes.includes(r.status)) return r.stdout;
   unexpected++;
   process.stderr.write(`demo: backupctl ${args.join(' ')} exited ${r.status}: ${r.stderr.trim()}\n`);
   return undefined;
 }
 
 const demo = ['--profile', 'demo'];
+/** Where the tour writes the HTML report; kept while the emulator runs on a terminal, removed otherwise. */
+let reportDir;
+let reportFile;
 try {
   run('Log a "demo" profile in to the emulator (the token comes on stdin)', ['auth', 'login', ...demo, '--base-url', env.BACKUPCTL_BASE_URL, '--with-token'], {
     input: `${env.BACKUPCTL_TOKEN}\n`,
@@ -99,6 +111,14 @@ try {
     const late = doc.jobs.filter((j) => !j.within_max_age).length;
     run(`For cron or monitoring: ${checkStory(doc)}`, [...demo, 'status', '--check', '-q'], { expect: late ? 9 : 0 });
   }
+  // verify: a good job's newest backup reads back whole; git server's newest (CORRUPTED_DEMO_JOB of
+  // src/emulator/verify-fixtures.ts) has a flipped byte that status cannot see. Titles from verify --json.
+  for (const [name, code] of [['marketing site', 0], ['git server', 11]]) {
+    const verifyJson = read([...demo, 'verify', name, '--latest', '--json'], [code]);
+    if (verifyJson === undefined) continue;
+    const health = statusJson === undefined ? undefined : JSON.parse(statusJson).jobs.find((j) => j.name === name)?.health;
+    run(verifyStory(JSON.parse(verifyJson), health), [...demo, 'verify', name, '--latest', '-o', 'table'], { expect: code });
+  }
   const job = read([...demo, 'jobs', 'list', '-q', '--page-size', '15'])?.split('\n').find(Boolean);
   if (job) {
     run('Start a manual backup of the first job', [...demo, 'jobs', 'backup', 'start', job, '--manual', '-o', 'table']);
@@ -106,12 +126,24 @@ try {
   }
   run('Completed provider snapshots tagged daily', [...demo, 'snapshots', 'list', '--status', 'completed', '--tags', 'daily', '-o', 'table']);
   run('A bad flag value is caught before anything is sent (exit 2)', [...demo, 'snapshots', 'list', '--status', 'done'], { expect: 2 });
+
+  // Did the schedules keep? `report` over the demo's history (docs/demo-data.md); the title is phrased from its JSON.
+  const reportJson = read([...demo, 'report', '--since', '30d', '--json']);
+  if (reportJson !== undefined) {
+    run(`Did the schedules keep? ${reportStory(JSON.parse(reportJson))}`, [...demo, 'report', '--since', '30d', '-o', 'table']);
+    reportDir = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-report-'));
+    reportFile = path.join(reportDir, 'report.html');
+    run('The same report as one HTML file: charts, no network request, printable', [...demo, 'report', '--since', '30d', '-o', 'html', '--output-file', reportFile]);
+    // Kept only while the emulator runs on a terminal (the closing words say where); a pipe or CI leaves nothing behind.
+    if (interactive && existsSync(reportFile)) process.stdout.write(`Open it in a browser: file://${reportFile}\n`);
+  }
 } finally {
   if (interactive) {
     process.stdout.write(
       `\n${bold('The emulator is still running.')} In another terminal, go on with the demo profile:\n` +
         `  npx backupctl --profile demo jobs list        (or: node bin/backupctl.cjs --profile demo ...)\n` +
         `  npx backupctl profiles use demo               (make it the default)\n` +
+        (reportFile && existsSync(reportFile) ? `The HTML report stays at ${reportFile}\n` : '') +
         `Press Ctrl-C here to stop the emulator; start it again with: node bin/backupctl.cjs emulator --port ${port} --token ${TOKEN}\n`,
     );
     await new Promise((resolve) => {
@@ -121,6 +153,7 @@ try {
   }
   emulator.removeAllListeners('exit');
   emulator.kill('SIGTERM');
+  if (reportDir && !interactive) rmSync(reportDir, { recursive: true, force: true });
 }
 process.exitCode = unexpected === 0 ? 0 : 1;
 if (unexpected) process.stderr.write(`demo: ${unexpected} step(s) went unexpectedly\n`);

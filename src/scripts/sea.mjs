@@ -4,9 +4,10 @@
 // installed, but only on the platform and architecture it was built on.
 //
 // The blob's main script is src/sea.cjs bundled with src/boot.cjs; the bundle
-// dist/main.cjs, its code cache dist/main.cache and the files start-up reads
-// (dist/startup/, dist/manifest.json) are assets of the blob under their
-// names in dist/ (src/util/built-files.ts reads them there). `useCodeCache`
+// dist/main.cjs, its code cache dist/main.cache, the files start-up reads
+// (dist/startup/, which also give completion and schema the whole command
+// tree) and jq's dist/jq.wasm.gz are assets of the blob under their names in
+// dist/ (src/util/built-files.ts reads them there). `useCodeCache`
 // puts V8's cache of the small main script in the blob too; the bundle's
 // cache is the build's own (src/boot.cjs), which holds the functions a few
 // real commands ran, not only those compiled eagerly.
@@ -44,7 +45,7 @@ try {
     minifyWhitespace: true,
     logLevel: 'warning',
   });
-  const assets = { 'main.cjs': path.join(dist, 'main.cjs'), 'main.cache': path.join(dist, 'main.cache'), 'manifest.json': path.join(dist, 'manifest.json'), 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz') };
+  const assets = { 'main.cjs': path.join(dist, 'main.cjs'), 'main.cache': path.join(dist, 'main.cache'), 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz') };
   for (const file of await readdir(path.join(dist, 'startup'))) assets[`startup/${file}`] = path.join(dist, 'startup', file);
   for (const file of Object.values(assets)) await readFile(file).catch(() => Promise.reject(new Error(`${path.relative(root, file)} is missing: run npm run build first`)));
   const blob = path.join(work, 'sea-prep.blob');

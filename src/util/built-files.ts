@@ -1,4 +1,4 @@
-// Files the build writes beside the bundle: dist/startup/ and dist/manifest.json.
+// Files the build writes beside the bundle that the CLI reads: dist/startup/ and dist/jq.wasm.gz.
 // The single executable (`npm run package`, src/scripts/sea.mjs) has no dist/:
 // there the same files are assets of its blob, under the same names.
 import { readFileSync } from 'node:fs';

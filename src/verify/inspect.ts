@@ -9,7 +9,7 @@
 //   other     nothing: "not inspected".
 // A check never throws: the first problem is kept as the reason, later bytes are ignored.
 import { once } from 'node:events';
-import type { Readable, Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { createGunzip, crc32 } from 'node:zlib';
 
 export type ContentVerdict = 'verified' | 'not-inspected' | 'encrypted' | 'failed';
@@ -353,6 +353,18 @@ class DumpCheck extends GuardedCheck {
   }
 }
 
+/** The bytes [start, end) of a list of chunks, as slices (no copy). */
+function* sliceChunks(chunks: readonly Buffer[], start: number, end: number): Generator<Buffer> {
+  let offset = 0;
+  for (const c of chunks) {
+    const from = Math.max(start, offset);
+    const to = Math.min(end, offset + c.length);
+    if (from < to) yield c.subarray(from - offset, to - offset);
+    offset += c.length;
+    if (offset >= end) return;
+  }
+}
+
 /**
  * yauzl reads the central directory from the end, then every entry, whose
  * CRC-32 we compute (yauzl checks sizes, not CRCs). Held in memory up to the
@@ -374,7 +386,7 @@ class ZipCheck extends GuardedCheck {
   protected async take(chunk: Buffer): Promise<void> {
     this.total += chunk.length;
     if (this.held + chunk.length > this.limit) {
-      if (!this.options.readRange) throw new Error(`larger than ${Math.round(this.limit / 1048576)} MB and the storage cannot be read by ranges`);
+      if (!this.options.readRange) throw new Error(`larger than ${Math.round(this.limit / 1048576)} MiB and the storage cannot be read by ranges`);
       this.chunks = [];
       this.held = Infinity;
       return;
@@ -386,19 +398,17 @@ class ZipCheck extends GuardedCheck {
   }
   protected async finish(): Promise<ContentFinding> {
     const yauzl = await import('yauzl');
-    let zip: import('yauzl').ZipFile;
-    if (this.held !== Infinity) {
-      zip = await yauzl.fromBufferPromise(Buffer.concat(this.chunks), { lazyEntries: true });
-      this.chunks = [];
-    } else {
-      const readRange = this.options.readRange!;
-      class HttpRanges extends yauzl.RandomAccessReader {
-        override _readStreamForRange(start: number, end: number): Readable {
-          return readRange(start, end - 1);
-        }
+    // The chunks as they came (no copy into one buffer: that would hold the zip twice), or the storage again by ranges.
+    const chunks = this.chunks;
+    const readRange =
+      this.held !== Infinity ? (start: number, end: number) => Readable.from(sliceChunks(chunks, start, end + 1)) : this.options.readRange!;
+    const total = this.held !== Infinity ? this.held : (this.options.totalBytes?.() ?? this.total);
+    class Ranges extends yauzl.RandomAccessReader {
+      override _readStreamForRange(start: number, end: number): Readable {
+        return readRange(start, end - 1);
       }
-      zip = await yauzl.fromRandomAccessReaderPromise(new HttpRanges(), this.options.totalBytes?.() ?? this.total, { lazyEntries: true });
     }
+    const zip = await yauzl.fromRandomAccessReaderPromise(new Ranges(), total, { lazyEntries: true });
     let entries = 0;
     let contentBytes = 0;
     try {

@@ -5,10 +5,11 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { InterruptedError } from '../errors.js';
+import { SizeRefusedError } from '../jobs/download.js';
 import { inspect, type Check } from './inspect.js';
 import { ledgerKey, type Ledger } from './ledger.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
-import { parseStatedSize } from './size.js';
+import { parseStatedSize, type StatedSize } from './size.js';
 
 export interface BackupToVerify {
   id: string;
@@ -26,7 +27,7 @@ export interface ByteSink {
 
 export interface Transfer {
   /** Streams the file into `sink`, resuming a broken transfer; throws when it cannot be read. */
-  read(file: { name: string; url: string; size?: number }, sink: ByteSink): Promise<{ bytes: number; resumed: boolean }>;
+  read(file: { name: string; url: string; size?: number; maxSize?: number }, sink: ByteSink): Promise<{ bytes: number; resumed: boolean }>;
   /** A range of the file again (inclusive end), for a large zip. */
   range(url: string, start: number, end: number): Readable;
 }
@@ -54,11 +55,20 @@ const MB = 1024 * 1024;
 const BATCH_BYTES = MB / 2;
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
 
+/** "12.5 KB, 12749..12851 bytes"; "744 bytes". */
+const statedWords = (stated: StatedSize) => `${stated.text}${stated.min === stated.max ? '' : `, ${stated.min}..${stated.max} bytes`}`;
+
 function sizeReason(bytes: number, size: unknown): string | undefined {
   const stated = parseStatedSize(size);
   if (!stated || (bytes >= stated.min && bytes <= stated.max)) return undefined;
   const what = bytes < stated.min ? 'fewer' : 'more';
-  return `size: read ${bytes} bytes, ${what} than the record states (${stated.text}${stated.min === stated.max ? '' : `, ${stated.min}..${stated.max} bytes`})`;
+  return `size: read ${bytes} bytes, ${what} than the record states (${statedWords(stated)})`;
+}
+
+/** The transfer refused a file not of its stated size: announced so (nothing read), or stopped once past it. */
+function refusedReason(err: SizeRefusedError, stated: StatedSize): string {
+  if (!err.announced) return `size: read more than the record states (${statedWords(stated)}); stopped after ${err.bytes} bytes`;
+  return `size: the server announces ${err.bytes} bytes, ${err.bytes < stated.min ? 'fewer' : 'more'} than the record states (${statedWords(stated)}); not read`;
 }
 
 async function verifyFile(backup: BackupToVerify, file: BackupToVerify['files'][number], o: VerifyOptions): Promise<FileResult> {
@@ -95,7 +105,8 @@ async function verifyFile(backup: BackupToVerify, file: BackupToVerify['files'][
   let transferFailure: string | undefined;
   try {
     const got = await o.transfer.read(
-      { name: file.name, url: file.url, size: stated && stated.min === stated.max ? stated.bytes : undefined },
+      // Bytes past what the stated size allows end the transfer: an endless stream cannot keep verify busy.
+      { name: file.name, url: file.url, size: stated && stated.min === stated.max ? stated.bytes : undefined, maxSize: stated?.max },
       {
         async write(chunk) {
           bytes += chunk.length;
@@ -111,7 +122,12 @@ async function verifyFile(backup: BackupToVerify, file: BackupToVerify['files'][
     await flush();
   } catch (err) {
     if (o.signal.aborted || err instanceof InterruptedError) throw err;
-    transferFailure = `download: ${err instanceof Error ? err.message : String(err)}`;
+    if (err instanceof SizeRefusedError && stated) {
+      transferFailure = refusedReason(err, stated);
+      if (err.announced) bytes = 0;
+    } else {
+      transferFailure = `download: ${err instanceof Error ? err.message : String(err)}`;
+    }
   }
   const seconds = (performance.now() - started) / 1000;
   const base = {

@@ -5,19 +5,17 @@ import { humanBytes, sanitize } from '../output/format.js';
 import type { JobMarks } from './ledger.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
 
-const shortId = (id: string) => id.slice(0, 8);
-
-/** One row per file; the same columns for the table and tsv (`--columns` picks among them). */
+/** One row per file; the same columns for the table and tsv (`--columns` picks among them); ids and hashes whole in tsv. */
 export const fileColumns: Column[] = [
   { key: 'verdict', header: 'Verdict', format: 'status' },
-  { key: 'backup_id', header: 'Backup', get: (f: FileResult) => shortId(f.backup_id) },
+  { key: 'backup_id', header: 'Backup', short: 8 },
   { key: 'name', header: 'File' },
   { key: 'format', header: 'Format' },
   { key: 'bytes', header: 'Size', format: 'size' },
   { key: 'entries', header: 'Entries', get: (f: FileResult) => (f.entries === null ? '' : f.entries) },
-  { key: 'sha256', header: 'SHA-256', get: (f: FileResult) => (f.sha256 ? `${f.sha256.slice(0, 12)}…` : '') },
+  { key: 'sha256', header: 'SHA-256', short: 12 },
   { key: 'seconds', header: 'Time', get: (f: FileResult) => `${f.seconds.toFixed(2)}s` },
-  { key: 'mb_per_s', header: 'MB/s', get: (f: FileResult) => f.mb_per_s.toFixed(1) },
+  { key: 'mb_per_s', header: 'MiB/s', get: (f: FileResult) => f.mb_per_s.toFixed(1) },
   { key: 'reasons', header: 'Note', get: (f: FileResult) => f.reasons.join('; ') },
 ];
 

@@ -97,8 +97,9 @@ describe('profiles and precedence', () => {
 
   it('config set/get/list/path, strictly checked', async () => {
     expect((await cli(['config', 'set', 'output', 'json'])).code).toBe(0);
-    // The profile now says json, so plain text answers come as JSON unless a flag says otherwise.
-    expect((await cli(['config', 'get', 'output'])).stdout).toBe('"json"\n');
+    // config get prints the raw value even when the profile says json (issue 16 §2.11); --json asks for JSON.
+    expect((await cli(['config', 'get', 'output'])).stdout).toBe('json\n');
+    expect((await cli(['config', 'get', 'output', '--json'])).stdout).toBe('"json"\n');
     expect((await cli(['config', 'get', 'output', '-o', 'tsv'])).stdout).toBe('json\n');
     const bad = await cli(['config', 'set', 'output', 'yaml']);
     expect(bad.code).toBe(2);

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { execFile, execFileSync, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
 import path from 'node:path';
 import { BIN, ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiRequests, startTestEmulator } from '../helpers/emulator.js';
@@ -15,9 +16,13 @@ import type { Emulator } from '../../src/emulator/index.js';
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')) as Manifest;
 const visible = manifest.commands.filter((c) => !c.hidden);
-/** The words that follow `words` in some visible command, in registry order. */
+/** The words that follow `words` in some visible command, in registry order, each followed by its aliases (add after create). */
 const subcommandsOf = (words: string[]) => [
-  ...new Set(visible.filter((c) => c.path.length > words.length && words.every((w, i) => c.path[i] === w)).map((c) => c.path[words.length]!)),
+  ...new Set(
+    visible
+      .filter((c) => c.path.length > words.length && words.every((w, i) => c.path[i] === w))
+      .flatMap((c) => (c.path.length === words.length + 1 ? [c.path[words.length]!, ...(c.aliases ?? [])] : [c.path[words.length]!])),
+  ),
 ];
 const hasShell = (shell: string) => spawnSync('sh', ['-c', `command -v ${shell}`]).status === 0;
 
@@ -25,7 +30,9 @@ let emu: Emulator;
 let cfg: ReturnType<typeof tempConfigDir>;
 /** A folder with a `backupctl` launcher, so the scripts can call the built CLI by name. */
 let binDir: string;
-const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
+// The look-ups answered by the emulator get longer than the 0.4 s a TAB waits: this
+// process, busy with the tests, answers them, on a machine shared with other work.
+const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, BACKUPCTL_COMPLETION_TIMEOUT: '20s' });
 const shellEnv = () => ({ ...process.env, ...env(), PATH: `${binDir}:${process.env.PATH}` });
 
 /** Runs the committed bash script's completion function on a command line; the last word is completed. */
@@ -255,6 +262,214 @@ describe('backupctl __complete ids', () => {
       expect(down).toMatchObject({ code: 0, stdout: '', stderr: '' });
       const unknown = await runCli(['__complete', 'ids', 'passwords'], { env: { ...env(), BACKUPCTL_CONFIG_DIR: dir.dir } });
       expect(unknown).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    } finally {
+      dir.cleanup();
+    }
+  });
+});
+
+describe('completion everywhere (issue 17, part 4)', () => {
+  /** The records of a list endpoint, as the service gives them. */
+  const listed = async (endpoint: string, ...fields: string[]) =>
+    JSON.parse((await runCli(['api', endpoint, '-X', 'GET', ...fields.flatMap((f) => ['-F', f])], { env: env() })).stdout).data as Array<Record<string, unknown>>;
+  const idsOf = (records: Array<Record<string, unknown>>) => records.map((r) => String(r.id));
+
+  it('offers the profiles of the config file for --profile and profiles use|remove, asking no service', async () => {
+    const dir = tempConfigDir();
+    try {
+      for (const name of ['work', 'home']) {
+        expect((await runCli(['--profile', name, 'config', 'set', 'output', 'json'], { env: { BACKUPCTL_CONFIG_DIR: dir.dir } })).code).toBe(0);
+      }
+      const complete = (words: string[]) =>
+        execFileAsync('bash', ['-c', `source completions/backupctl.bash; COMP_WORDS=("$@"); COMP_CWORD=$((\${#COMP_WORDS[@]} - 1)); _backupctl; printf '%s\\n' "\${COMPREPLY[@]}"`, 'bash', ...words], {
+          cwd: ROOT,
+          env: { ...shellEnv(), BACKUPCTL_CONFIG_DIR: dir.dir },
+          encoding: 'utf8',
+        }).then((r) => r.stdout.split('\n').filter(Boolean).sort());
+      expect(await complete(['backupctl', '--profile', ''])).toEqual(['home', 'work']);
+      expect(await complete(['backupctl', 'servers', 'list', '--profile', 'w'])).toEqual(['work']);
+      expect(await complete(['backupctl', 'profiles', 'use', ''])).toEqual(['home', 'work']);
+      expect(await complete(['backupctl', 'profiles', 'remove', 'h'])).toEqual(['home']);
+      expect(apiRequests(emu)).toHaveLength(0);
+    } finally {
+      dir.cleanup();
+    }
+  });
+
+  it('offers the commands schema takes, word by word, and only those with a JSON schema', async () => {
+    const withSchema = visible.filter((c) => c.output.schema && c.output.kind !== 'none');
+    const next = (words: string[]) => [...new Set(withSchema.filter((c) => c.path.length > words.length && words.every((w, i) => c.path[i] === w)).map((c) => c.path[words.length]!))].sort();
+    const top = (await bashCompleteAsync(['backupctl', 'schema', ''])).sort();
+    expect(top).toEqual([...next([]), 'file'].sort());
+    expect(top).toEqual(expect.arrayContaining(['jobs', 'servers', 'auth', 'profiles', 'config']));
+    expect((await bashCompleteAsync(['backupctl', 'schema', 'jobs', 'backup', ''])).sort()).toEqual(next(['jobs', 'backup']));
+    expect(next(['jobs', 'backup'])).toContain('start');
+    // Every candidate names a command schema answers for.
+    for (const word of next(['servers'])) expect((await runCli(['schema', 'servers', word])).code).toBe(0);
+  });
+
+  it.skipIf(!hasShell('fish'))('fish shows each schema word with its summary', async () => {
+    const { stdout } = await execFileAsync('fish', ['-c', `source completions/backupctl.fish; complete -C ${JSON.stringify('backupctl schema servers ')}`], { cwd: ROOT, env: shellEnv(), encoding: 'utf8' });
+    expect(stdout).toContain(`list\t${visible.find((c) => c.path.join(' ') === 'servers list')!.summary}\n`);
+  });
+
+  it('offers the --columns of each command, comma-separated, and each one is accepted by the command', async () => {
+    const keys = visible.find((c) => c.path.join(' ') === 'servers list')!.columnKeys!;
+    expect(keys.length).toBeGreaterThan(2);
+    expect(bashComplete(['backupctl', 'servers', 'list', '--columns', ''])).toEqual(keys);
+    expect(bashComplete(['backupctl', 'servers', 'list', '--columns', `${keys[0]},`])).toEqual(keys.slice(1).map((k) => `${keys[0]},${k}`));
+    const jobKeys = visible.find((c) => c.path.join(' ') === 'jobs list')!.columnKeys!;
+    expect(bashComplete(['backupctl', 'jobs', 'list', '--columns', ''])).toEqual(jobKeys);
+    expect(jobKeys).not.toEqual(keys);
+    const r = await runCli(['servers', 'list', '--columns', keys.join(','), '-o', 'tsv', '--no-headers'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout.split('\n')[0]!.split('\t')).toHaveLength(keys.length);
+  });
+
+  it('offers job ids for status --job', async () => {
+    const jobs = await listed('/jobs', 'page_size=100');
+    expect((await bashCompleteAsync(['backupctl', 'status', '--job', ''])).sort()).toEqual(idsOf(jobs).sort());
+  });
+
+  it('offers the ids of snapshots, restores, droplets and volumes, with their names as descriptions', async () => {
+    const snapshots = await listed('/snapshots', 'page_size=100', 'sort=-started_at');
+    expect(await bashCompleteAsync(['backupctl', 'snapshots', 'get', ''])).toEqual(idsOf(snapshots));
+    const lines = (await runCli(['__complete', 'names', 'snapshots'], { env: env() })).stdout;
+    expect(lines).toBe(snapshots.map((s) => `${s.id}\t${s.name}\n`).join(''));
+    const restores = await listed('/restore-jobs');
+    expect(restores.length).toBeGreaterThan(0);
+    expect(await bashCompleteAsync(['backupctl', 'restores', 'get', ''])).toEqual(idsOf(restores));
+    for (const [command, endpoint] of [['droplets', '/cloud_i/droplets'], ['volumes', '/cloud_i/volumes']] as const) {
+      const records = await listed(endpoint, 'page_size=100');
+      expect((await bashCompleteAsync(['backupctl', command, 'get', ''])).sort()).toEqual(idsOf(records).sort());
+    }
+  });
+
+  it('offers backup ids: of the job named on the line, else the newest of every job', async () => {
+    const jobs = await listed('/jobs', 'page_size=100');
+    const shop = jobs.find((j) => j.name === 'shop mysql')!;
+    const shopBackups = await listed(`/jobs/${shop.id}/backups`, 'page_size=100', 'sort=-created_at');
+    expect(shopBackups.length).toBeGreaterThan(1);
+    expect(await bashCompleteAsync(['backupctl', 'jobs', 'backup', 'download', String(shop.id), ''])).toEqual(idsOf(shopBackups));
+    // By name, as bash passes a quoted word: quotes and all.
+    expect(await bashCompleteAsync(['backupctl', 'jobs', 'backup', 'download', '"shop mysql"', ''])).toEqual(idsOf(shopBackups));
+    const all = await bashCompleteAsync(['backupctl', 'backups', 'get', '']);
+    expect(all).toEqual(expect.arrayContaining(idsOf(shopBackups.slice(0, 3))));
+    const other = jobs.find((j) => j.id !== shop.id)!;
+    expect(all).toEqual(expect.arrayContaining(idsOf((await listed(`/jobs/${other.id}/backups`, 'page_size=15', 'sort=-created_at')).slice(0, 1))));
+    const described = (await runCli(['__complete', 'names', 'backups', String(shop.id)], { env: env() })).stdout.split('\n')[0]!;
+    expect(described).toMatch(new RegExp(`^${shopBackups[0]!.id}\\t${shopBackups[0]!.status} \\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d$`));
+  });
+});
+
+describe('TAB against a stopped service', () => {
+  /**
+   * How long a TAB takes here now when it asks nothing (a failure just cached):
+   * the start of node, the CLI and its config, which no look-up can save.
+   */
+  async function startTime(baseUrl: string): Promise<number> {
+    const dir = tempConfigDir();
+    try {
+      mkdirSync(path.join(dir.dir, 'cache'));
+      writeFileSync(path.join(dir.dir, 'cache', 'completion-jobs.json'), JSON.stringify({ saved_at: Date.now(), profile: 'default', base_url: baseUrl }));
+      return (await tab(baseUrl, dir.dir)).ms;
+    } finally {
+      dir.cleanup();
+    }
+  }
+
+  /** A TAB: `__complete ids jobs` against `baseUrl` with the cache folder `dir`; what it printed and how long it took. */
+  async function tab(baseUrl: string, dir: string): Promise<{ ms: number; stdout: string; code: number | null }> {
+    const t = Date.now();
+    const r = await runCli(['__complete', 'ids', 'jobs'], { env: { BACKUPCTL_BASE_URL: baseUrl, BACKUPCTL_TOKEN: 'x', BACKUPCTL_CONFIG_DIR: dir } });
+    return { ms: Date.now() - t, stdout: r.stdout, code: r.code };
+  }
+
+  /**
+   * Whether TABs are fast enough: within 0.5 s or, on a machine so loaded that
+   * the CLI alone starts slower, within that start plus 0.3 s. Load comes in
+   * spikes, so the best of five tries counts (before the fix each took 4 s
+   * and more). Each TAB must print nothing and exit 0.
+   */
+  async function fastEnough(baseUrl: string, run: () => Promise<{ ms: number; stdout: string; code: number | null }>): Promise<string> {
+    const seen: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const start = await startTime(baseUrl);
+      const r = await run();
+      expect(r).toMatchObject({ code: 0, stdout: '' });
+      seen.push(`${r.ms} ms (the start ${start} ms)`);
+      if (r.ms < Math.max(500, start + 300)) return 'fast enough';
+    }
+    return seen.join(', ');
+  }
+
+  it('returns within 0.5 s from a refused port, and remembers the failure', async () => {
+    // A port that was just free: nothing listens there, so the connection is refused.
+    const server = net.createServer();
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    const dirs: Array<ReturnType<typeof tempConfigDir>> = [];
+    try {
+      const fresh = () => {
+        dirs.push(tempConfigDir());
+        return tab(`http://127.0.0.1:${port}`, dirs.at(-1)!.dir);
+      };
+      expect(await fastEnough(`http://127.0.0.1:${port}`, fresh)).toBe('fast enough');
+      const cached = JSON.parse(readFileSync(path.join(dirs.at(-1)!.dir, 'cache', 'completion-jobs.json'), 'utf8')) as Record<string, unknown>;
+      expect(cached).toMatchObject({ profile: 'default', base_url: `http://127.0.0.1:${port}` });
+      expect(cached).not.toHaveProperty('items');
+    } finally {
+      for (const d of dirs) d.cleanup();
+    }
+  });
+
+  it('returns within 0.5 s from a service that never answers, and the next TAB asks nothing', async () => {
+    const sockets = new Set<net.Socket>();
+    // Requests that reached the server (undici may open a spare connection after the abort, which asks nothing).
+    let requests = 0;
+    const server = net.createServer((s) => {
+      sockets.add(s);
+      s.once('data', () => requests++);
+      s.on('error', () => undefined);
+      s.on('close', () => sockets.delete(s));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+    const dirs: Array<ReturnType<typeof tempConfigDir>> = [];
+    try {
+      let before = 0;
+      const fresh = async () => {
+        dirs.push(tempConfigDir());
+        before = requests;
+        const r = await tab(url, dirs.at(-1)!.dir);
+        // One attempt: a single request, never retried.
+        expect(requests - before).toBe(1);
+        return r;
+      };
+      expect(await fastEnough(url, fresh)).toBe('fast enough');
+      before = requests;
+      expect(await fastEnough(url, () => tab(url, dirs.at(-1)!.dir))).toBe('fast enough');
+      expect(requests).toBe(before);
+    } finally {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      for (const d of dirs) d.cleanup();
+    }
+  });
+
+  it('asks again once the failure is 15 s old, and a working service is cached for a minute', async () => {
+    const dir = tempConfigDir();
+    try {
+      const file = path.join(dir.dir, 'cache', 'completion-jobs.json');
+      mkdirSync(path.dirname(file), { recursive: true });
+      const saved = (ago: number) => ({ saved_at: Date.now() - ago, profile: 'default', base_url: emu.url });
+      writeFileSync(file, JSON.stringify(saved(5_000)));
+      expect((await runCli(['__complete', 'ids', 'jobs'], { env: { ...env(), BACKUPCTL_CONFIG_DIR: dir.dir } })).stdout).toBe('');
+      expect(apiRequests(emu)).toHaveLength(0);
+      writeFileSync(file, JSON.stringify(saved(16_000)));
+      expect((await runCli(['__complete', 'ids', 'jobs'], { env: { ...env(), BACKUPCTL_CONFIG_DIR: dir.dir } })).stdout).not.toBe('');
+      expect(apiRequests(emu)).toHaveLength(1);
     } finally {
       dir.cleanup();
     }

@@ -5,7 +5,10 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { ROOT, cleanEnv, tempConfigDir, type CliResult } from '../helpers/cli.js';
+import { CORRUPTED_DEMO_JOB } from '../../src/emulator/verify-fixtures.js';
 
 const DEMO = path.join(ROOT, 'src', 'scripts', 'demo.mjs');
 
@@ -55,8 +58,10 @@ describe('npm run demo', () => {
 
   it('runs the whole tour, and says of the fleet what status shows', async () => {
     const cfg = tempConfigDir();
+    // verify's ledger goes to the state folder: a temporary one, not the home of whoever runs the tests.
+    const state = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-state-'));
     try {
-      const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir });
+      const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state });
       expect(r.stderr).not.toMatch(/demo: |\n\s+at /);
       expect(r.code).toBe(0);
       const lines = r.stdout.split('\n');
@@ -80,8 +85,53 @@ describe('npm run demo', () => {
       expect(lines).toContain('# For cron or monitoring: status --check names crm-db-failing and archive files, with no completed backup within their max age (exit 9)');
       expect(r.stdout).toContain('(exit 9)\n');
       expect(r.stderr).toMatch(/^error: 2 of 8 jobs have no completed backup within their max age$/m);
+
+      // verify --latest: the good job's newest backup reads back, the corrupted one's does not, though status
+      // calls both healthy; each title says what the table under it shows.
+      const good = lines.findIndex((l) => l.startsWith('# Read the newest backup of marketing site back'));
+      expect(lines[good]).toMatch(/^# Read the newest backup of marketing site back \(status calls it healthy\): 1 file, a zip of (\d+) entries, every CRC-32 checked: verified \(exit 0\)$/);
+      const entries = /a zip of (\d+) entries/.exec(lines[good]!)![1]!;
+      expect(lines[good + 1]).toBe('$ backupctl --profile demo verify "marketing site" --latest -o table');
+      expect(lines[good + 3]).toMatch(new RegExp(`^verified\\s+[0-9a-f]{8}\\s+marketing-site-\\S+\\.zip\\s+zip\\s+[\\d.]+ KB\\s+${entries}\\s`));
+      expect(lines[good + 5]).toMatch(/^Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, /);
+      const bad = lines.findIndex((l) => l.startsWith(`# Read the newest backup of ${CORRUPTED_DEMO_JOB} back`));
+      expect(lines[bad]).toMatch(
+        new RegExp(`^# Read the newest backup of ${CORRUPTED_DEMO_JOB} back \\(status calls it healthy\\): git-server-\\S+\\.tar\\.gz fails: gzip: CRC-32 mismatch \\(incorrect data check\\): the data is damaged \\(exit 11\\)$`),
+      );
+      expect(lines[bad + 3]).toMatch(/^failed\s+[0-9a-f]{8}\s+git-server-\S+\.tar\.gz\s+gzip\s.*gzip: CRC-32 mismatch/);
+      expect(lines.slice(bad).find((l) => l.startsWith('Backup '))).toMatch(/: FAILED, 1 of 2 files failed, /);
+      expect(lines.slice(bad)).toContain('(exit 11)');
+      expect(r.stderr).toMatch(new RegExp(`^error: 1 of 2 files of job ${CORRUPTED_DEMO_JOB} failed verification$`, 'm'));
+
+      // The report step: its title, phrased from report --json, says what the table under it shows.
+      const reportTitle = lines.find((l) => l.startsWith('# Did the schedules keep? '))!;
+      expect(reportTitle).toMatch(/^# Did the schedules keep\? Over 30 days the 8 jobs expected \d+ runs: \d+ completed, 3 with errors, 7 failed/);
+      const at = lines.indexOf(reportTitle);
+      expect(lines[at + 1]).toBe('$ backupctl --profile demo report --since 30d -o table');
+      const totals = lines[at + 3]!;
+      expect(totals).toMatch(/^Jobs: 8 jobs, /);
+      const figure = (re: RegExp, text: string) => Number(re.exec(text)?.[1]);
+      expect(figure(/expected (\d+) runs/, reportTitle)).toBe(figure(/(\d+) expected runs/, totals));
+      expect(figure(/: (\d+) completed/, reportTitle)).toBe(figure(/ (\d+) completed/, totals));
+      expect(figure(/(\d+) missed/, reportTitle)).toBe(figure(/(\d+) missed/, totals));
+      expect(/success (\S+)$/.exec(reportTitle)?.[1]).toBe(/success (\S+)$/.exec(totals)?.[1]);
+      // The jobs it names as missing runs are those of the table's MISSED column, with their counts.
+      const header = lines.indexOf('Jobs', at) + 1;
+      const missedColumn = lines[header]!.split(/\s{2,}/).indexOf('MISSED');
+      const missing = lines
+        .slice(header + 1, header + 9)
+        .map((row) => row.split(/\s{2,}/))
+        .filter((cells) => cells[missedColumn] !== '0')
+        .map((cells) => `${cells[0]} ${cells[missedColumn]}`);
+      // archive files' five missed runs (four while its newest is within the grace), and one or two of four others.
+      expect(missing.length).toBeGreaterThanOrEqual(4);
+      const named = /missed \(([^)]*)\)/.exec(reportTitle)![1]!;
+      expect(named.split(/, | and /).sort()).toEqual(missing.sort());
+      expect(lines).toContain('# The same report as one HTML file: charts, no network request, printable');
+      expect(r.stdout).not.toContain('Open it in a browser');
     } finally {
       cfg.cleanup();
+      rmSync(state, { recursive: true, force: true });
     }
   }, 120_000);
 });

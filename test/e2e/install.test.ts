@@ -11,6 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, cleanEnv, runProgram } from '../helpers/cli.js';
 import { emulatorEnv, requestsTo, withEmulator } from '../helpers/emulator.js';
 import { bytesUnder, packAndInstall, withoutNpmVars } from '../../src/scripts/pack-install.mjs';
+import { COMPLETION_FILES } from '../../src/commands/completion.js';
+import type { ManifestCommand, StartupIndex } from '../../src/resources/types.js';
 
 /** The largest installed package the issue allows: 3 MB (decimal, the stricter reading). */
 const MAX_INSTALLED_BYTES = 3_000_000;
@@ -52,6 +54,8 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(packOutput).toMatch(/LICENSE/);
     // No completions/: `backupctl completion <shell>` prints the same scripts (and the 3 MB are tight).
     expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
+    // No dist/manifest.json either: the same tree is in dist/startup/ (94 kB saved).
+    expect(readdirSync(path.join(installed, 'dist')).sort()).toEqual(['backupctl.1', 'boot.cjs', 'jq.wasm.gz', 'main.cache', 'main.cjs', 'startup']);
     expect(bytesUnder(installed)).toBeLessThanOrEqual(MAX_INSTALLED_BYTES);
   });
 
@@ -63,6 +67,13 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(external.length).toBeGreaterThan(0);
     // node:sqlite (undici's optional cache store, required only when used) is newer than node 20: a node: name is never a package.
     expect(external.filter((p) => !p.startsWith('node:') && !isBuiltin(p))).toEqual([]);
+  });
+
+  it('the bundle leaves out what conf imports for options backupctl does not use (ajv, ajv-formats, fast-uri, semver)', () => {
+    const meta = JSON.parse(readFileSync(path.join(sources, '.tmp', 'meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
+    const inputs = Object.keys(meta.inputs);
+    expect(inputs.some((f) => f.includes('node_modules/conf/'))).toBe(true);
+    expect(inputs.filter((f) => /node_modules\/(ajv|ajv-formats|fast-uri|semver)\//.test(f))).toEqual([]);
   });
 
   it('runs --help, servers list against the emulator and completion bash', async () => {
@@ -78,10 +89,17 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(servers.length).toBeGreaterThan(0);
     expect(requestsTo(emu, '/v1/servers', 'GET')).toHaveLength(1);
 
+    // The whole command tree read from dist/startup/: the same script as the one generated from dist/manifest.json.
     const completion = await backupctl(['completion', 'bash']);
     expect(completion.code, completion.stderr).toBe(0);
     expect(completion.stdout).toContain('complete -F');
-    expect(completion.stdout).toContain('backupctl');
+    expect(completion.stdout).toBe(readFileSync(path.join(ROOT, COMPLETION_FILES.bash), 'utf8'));
+  });
+
+  it('schema reads the command tree without dist/manifest.json', async () => {
+    const schema = await backupctl(['schema', 'servers', 'list']);
+    expect(schema.code, schema.stderr).toBe(0);
+    expect(JSON.parse(schema.stdout)).toMatchObject({ title: 'backupctl servers list --json', type: 'array' });
   });
 
   it('logs a profile in (the config writes load conf from the bundle) and lists with it', async () => {
@@ -92,5 +110,15 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(list.code, list.stderr).toBe(0);
     expect(list.stdout).toMatch(/^\d+\n/);
     expect(requestsTo(emu, '/v1/servers', 'GET')).toHaveLength(1);
+  });
+});
+
+describe('dist/startup/', () => {
+  it('holds the whole command tree: the same commands in the same order as dist/manifest.json', () => {
+    const read = (name: string): unknown => JSON.parse(readFileSync(path.join(ROOT, 'dist', 'startup', name), 'utf8'));
+    const index = read('index.json') as StartupIndex;
+    const eager = new Set(index.eager.map((c) => c.path[0]));
+    const commands = index.tops.flatMap((top) => (eager.has(top) ? index.eager.filter((c) => c.path[0] === top) : (read(`${top}.json`) as ManifestCommand[])));
+    expect({ version: index.version, groups: index.groups, commands }).toEqual(JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')));
   });
 });

@@ -224,6 +224,57 @@ describe('jobs backup delete', () => {
   });
 });
 
+describe('jobs backup get|delete <job> <backup> (as backups get|delete do)', () => {
+  it('get shows the backup with its files, by the job\'s name too; a backup of another job exits 5', async () => {
+    const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as { data: Job[] }).data;
+    const job = jobs.find((j) => j.name === 'shop mysql')!;
+    const [backup] = await serviceBackups(job.id);
+    emu.clearRequests();
+    const r = await cli(['jobs', 'backup', 'get', 'Shop MySQL', backup!.id, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual(JSON.parse((await cli(['backups', 'get', backup!.id, '--json'])).stdout));
+    expect(sent().map((q) => `${q.method} ${q.path.split('?')[0]}`)).toEqual(['GET /v1/jobs', `GET /v1/backups/${backup!.id}`, `GET /v1/backups/${backup!.id}`]);
+    const table = await cli(['jobs', 'backup', 'get', job.id, backup!.id, '-o', 'table']);
+    expect(table.stdout).toContain('\nFiles\n');
+
+    const other = await newJob();
+    const wrong = await cli(['jobs', 'backup', 'get', other.id, backup!.id]);
+    expect(wrong.code).toBe(5);
+    expect(wrong.stderr).toContain(`backup ${backup!.id} is not a backup of job ${other.id}`);
+  });
+
+  it('delete <job> <backup> deletes that backup only (after a confirmation), and refuses one of another job', async () => {
+    const job = await newJob();
+    await cli(['jobs', 'backup', 'start', job.id]);
+    await cli(['jobs', 'backup', 'start', job.id]);
+    const [first, second] = await serviceBackups(job.id);
+    const other = await newJob();
+    emu.clearRequests();
+    const refused = await cli(['jobs', 'backup', 'delete', other.id, first!.id, '--yes']);
+    expect(refused.code).toBe(5);
+    expect(sent().filter((q) => q.method === 'DELETE')).toHaveLength(0);
+
+    const asked = await cli(['jobs', 'backup', 'delete', job.id, first!.id]);
+    expect(asked.code).toBe(2);
+    expect(asked.stderr).toContain(`Delete backup ${first!.id} of job ${job.id}: confirmation needed`);
+    expect(sent().filter((q) => q.method === 'DELETE')).toHaveLength(0);
+
+    const dry = await cli(['jobs', 'backup', 'delete', job.id, first!.id, '--dry-run']);
+    expect(dry.stdout).toMatch(new RegExp(`^curl -X DELETE '[^']*/v1/backups/${first!.id}'`));
+
+    emu.clearRequests();
+    const r = await cli(['jobs', 'backup', 'delete', job.id, first!.id, '--yes']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe(`Deleted backup ${first!.id} of job ${job.id}.\n`);
+    expect(sent().filter((q) => q.method === 'DELETE').map((q) => q.path)).toEqual([`/v1/backups/${first!.id}`]);
+    expect((await serviceBackups(job.id)).map((b) => b.id)).toEqual([second!.id]);
+
+    const both = await cli(['jobs', 'backup', 'delete', job.id, second!.id, '--all', '--yes']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('not both');
+  });
+});
+
 describe('jobs encryption-key', () => {
   it('set sends encryption_key_id as an integer; 204 confirms on stderr; -q prints the job id', async () => {
     const job = await newJob();

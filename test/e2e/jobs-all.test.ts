@@ -136,18 +136,18 @@ describe('jobs backup', () => {
   });
 
   it('start --wait: exit 0 on completed, 8 on failed; -q the backup id', async () => {
-    const ok = await cli(['jobs', 'backup', 'start', healthy().id, '--wait', '--poll-interval', '50ms', '-q']);
+    const ok = await cli(['jobs', 'backup', 'start', healthy().id, '--wait', '--poll-interval', '1s', '-q']);
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stdout).toMatch(/^[0-9a-f-]{36}\n$/);
     const failing = jobs.find((j) => /fail/.test(j.name));
     expect(failing).toBeTruthy();
-    const bad = await cli(['jobs', 'backup', 'start', failing!.id, '--wait', '--poll-interval', '50ms']);
+    const bad = await cli(['jobs', 'backup', 'start', failing!.id, '--wait', '--poll-interval', '1s']);
     expect(bad.code).toBe(8);
     expect(bad.stderr).toMatch(/ended failed/);
   });
 
   it('start --wait-timeout ends the wait with exit 6', async () => {
-    const r = await cli(['jobs', 'backup', 'start', healthy().id, '--wait', '--poll-interval', '10ms', '--wait-timeout', '15ms']);
+    const r = await cli(['jobs', 'backup', 'start', healthy().id, '--wait', '--poll-interval', '1s', '--wait-timeout', '15ms']);
     expect(r.code).toBe(6);
     expect(r.stderr).toContain('gave up waiting');
   });

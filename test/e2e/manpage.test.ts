@@ -16,7 +16,8 @@ const hasMan = spawnSync('man', ['--version'], { stdio: 'ignore' }).status === 0
 function render(width: number): { status: number | null; stdout: string; stderr: string } {
   const r = spawnSync('man', ['--warnings', '-l', page], {
     encoding: 'utf8',
-    env: { ...process.env, MANWIDTH: String(width), MANPAGER: 'cat', PAGER: 'cat', LANG: 'C.UTF-8' },
+    // MAN_DISABLE_SECCOMP: man-db's sandbox refuses the semaphore libfaketime opens when the suite runs under faketime.
+    env: { ...process.env, MANWIDTH: String(width), MANPAGER: 'cat', PAGER: 'cat', LANG: 'C.UTF-8', MAN_DISABLE_SECCOMP: '1' },
     timeout: 30_000,
   });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import { inPty, screenLines } from '../helpers/pty.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 const JOB = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
@@ -190,5 +191,256 @@ describe('10. wait options without --wait', () => {
     expect([0, 8]).toContain(r.code);
     const plain = await cli(['jobs', 'backup', 'start', id, '-q']);
     expect(plain.code).toBe(0);
+  });
+});
+
+describe('4. flags beside --file override only their own fields of its schedule', () => {
+  const fileSchedule = { order: 1, cron: '0 2 * * *', timezone: 'Europe/Paris', run_offset: 2, retention_daily: 7, retention_weekly: 4 };
+  const job = (schedules: unknown[]) =>
+    file('job.json', JSON.stringify({ name: 'from-file', recipe_id: 1, compute: { type: 'server', server_id: 1 }, storage: [{ storage_id: 1, priority: 1 }], schedules }));
+
+  it('--cron changes the cron alone: time zone, run_offset and retention stay', async () => {
+    const r = await cli(['jobs', 'create', '--file', job([fileSchedule]), '--cron', '0 5 * * *', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const post = sent().find((q) => q.method === 'POST');
+    expect((post!.body as { schedules: unknown[] }).schedules).toEqual([{ ...fileSchedule, cron: '0 5 * * *' }]);
+  });
+
+  it('--timezone and --retention-daily alone override theirs', async () => {
+    const r = await cli(['jobs', 'create', '--file', job([fileSchedule]), '--timezone', 'Asia/Tokyo', '--retention-daily', '14', '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    const body = JSON.parse(/--data '(.*)'/.exec(r.stdout)![1]!) as { schedules: unknown[] };
+    expect(body.schedules).toEqual([{ ...fileSchedule, timezone: 'Asia/Tokyo', retention_daily: 14 }]);
+  });
+
+  it('a file with two schedules: a schedule flag cannot say which, exit 2', async () => {
+    await refused(['jobs', 'create', '--file', job([fileSchedule, { ...fileSchedule, order: 2 }]), '--cron', '0 5 * * *'], '--cron', '--file');
+  });
+});
+
+describe('6. status --check -q prints only the ids that fail the check', () => {
+  it('the ids of the jobs past their max age, and nothing else', async () => {
+    const doc = JSON.parse((await cli(['status', '--json'])).stdout) as { jobs: Array<{ id: string; within_max_age: boolean }> };
+    const failing = doc.jobs.filter((j) => !j.within_max_age).map((j) => j.id);
+    expect(failing.length).toBeGreaterThan(0);
+    expect(failing.length).toBeLessThan(doc.jobs.length);
+    const r = await cli(['status', '--check', '-q']);
+    expect(r.code).toBe(9);
+    expect(r.stdout).toBe(failing.map((id) => `${id}\n`).join(''));
+    // Without --check, -q still lists every job.
+    const all = await cli(['status', '-q']);
+    expect(all.stdout.trim().split('\n').sort()).toEqual(doc.jobs.map((j) => j.id).sort());
+  });
+});
+
+describe('7. servers code -q prints the code line', () => {
+  it('so that `backupctl -q servers code --key 1 | sh` runs it', async () => {
+    const plain = await cli(['servers', 'code', '--key', '1']);
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(/\S/);
+    for (const args of [['-q', 'servers', 'code', '--key', '1'], ['servers', 'code', '--key', '1', '-q'], ['servers', 'code', '--key', '1', '-o', 'tsv']]) {
+      const q = await cli(args);
+      expect(q.code).toBe(0);
+      // The service makes a new install token per answer: the same line, one line.
+      expect(q.stdout.replace(/token=\w+/, 'token=T')).toBe(plain.stdout.replace(/token=\w+/, 'token=T'));
+      expect(q.stdout).toMatch(/^[^\n]+\n$/);
+    }
+  });
+});
+
+describe('8. --fail-if-empty names the resource listed', () => {
+  it.each([
+    [['jobs', 'backup', 'list', '@job'], 'no backups matched'],
+    [['droplets', 'snapshot', 'list', '301234567'], 'no snapshots matched'],
+    [['volumes', 'snapshot', 'list', '@volume'], 'no snapshots matched'],
+    [['jobs', 'list', '--modified-since', '2099-01-01'], 'no jobs matched'],
+    [['ssh-keys', 'list', '--modified-since', '2099-01-01'], 'no SSH keys matched'],
+  ])('%j', async (args, message) => {
+    const volumes = (await (await apiFetch(emu, '/v1/cloud_i/volumes?page_size=100')).json()) as { data: Array<{ id: string }> };
+    const job = await firstJobId();
+    const filled = args.map((a) => (a === '@job' ? job : a === '@volume' ? String(volumes.data[0]!.id) : a));
+    const filters = filled[0] === 'jobs' && filled[1] === 'list' || filled[0] === 'ssh-keys' ? [] : ['--started-since', '2099-01-01'];
+    const r = await cli([...filled, ...filters, '--fail-if-empty']);
+    expect(r.code, r.stderr).toBe(9);
+    expect(r.stderr).toBe(`error: ${message}\n`);
+  });
+});
+
+describe('11. config unset, and config get prints the raw value', () => {
+  const conf = (args: string[]) => runCli(['--config-dir', cfg.dir, ...args], { env: { BACKUPCTL_CONFIG_DIR: undefined } });
+  it('config unset output goes back to the default; get prints the value without quotes', async () => {
+    expect((await conf(['config', 'set', 'output', 'json'])).code).toBe(0);
+    const got = await conf(['config', 'get', 'output']);
+    expect(got.code).toBe(0);
+    expect(got.stdout).toBe('json\n');
+    const url = await conf(['config', 'set', 'base_url', 'https://api.example.com']);
+    expect(url.code).toBe(0);
+    expect((await conf(['config', 'get', 'base_url'])).stdout).toBe('https://api.example.com\n');
+    // --json asks for JSON: the value as a JSON string.
+    expect((await conf(['config', 'get', 'base_url', '--json'])).stdout).toBe('"https://api.example.com"\n');
+
+    const unset = await conf(['config', 'unset', 'output']);
+    expect(unset.code, unset.stderr).toBe(0);
+    expect((await conf(['config', 'get', 'output'])).stdout).toBe('');
+    expect(JSON.parse((await conf(['config', 'list', '--json'])).stdout)).toMatchObject({ output: null, base_url: 'https://api.example.com' });
+    // Unsetting what is not set is not an error.
+    expect((await conf(['config', 'unset', 'output'])).code).toBe(0);
+  });
+  it('config unset of an unknown key or the token exits 2', async () => {
+    const bad = await conf(['config', 'unset', 'colour']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('base_url');
+    const token = await conf(['config', 'unset', 'token']);
+    expect(token.code).toBe(2);
+    expect(token.stderr).toContain('auth logout');
+  });
+  it('config set output "" points at config unset', async () => {
+    const r = await conf(['config', 'set', 'output', '']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('config unset');
+    const auto = await conf(['config', 'set', 'output', 'auto']);
+    expect(auto.code).toBe(2);
+    expect(auto.stderr).toContain('backupctl config unset output');
+  });
+});
+
+describe('12. storage add input the client can check is refused before sending', () => {
+  const add = ['storage', 'add', '--name', 's', '--bucket', 'b'];
+  it('--endpoint notaurl', async () => {
+    await refused([...add, '--provider', 'custom', '--endpoint', 'notaurl', '--key', 'K', '--secret', 'S'], '--endpoint', 'notaurl');
+  });
+  it('cloud_a without --key and --secret', async () => {
+    await refused([...add, '--provider', 'cloud_a', '--region', 'eu'], '--key', 'cloud_a');
+    await refused([...add, '--provider', 'cloud_a', '--region', 'eu', '--key', 'K'], '--secret', 'cloud_a');
+    // --secret-file stands for --secret.
+    const f = file('s.txt', 'S\n');
+    const r = await cli([...add, '--provider', 'cloud_a', '--region', 'eu', '--key', 'K', '--secret-file', f, '-q']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+  it('cloud_m with --key or --secret', async () => {
+    await refused([...add, '--provider', 'cloud_m', '--region', 'eu', '--key', 'K'], '--key', 'cloud_m');
+    await refused([...add, '--provider', 'cloud_m', '--region', 'eu', '--secret', 'S'], '--secret', 'cloud_m');
+    const r = await cli([...add, '--provider', 'cloud_m', '--region', 'eu', '-q']);
+    expect(r.code, r.stderr).toBe(0);
+  });
+});
+
+describe('16. accounts add -o table shows the provider', () => {
+  it('the answer to a creation has no provider: the table shows the one sent; --json stays the answer', async () => {
+    const r = await cli(['accounts', 'add', '--name', 'p16', '--provider', 'cloud_e', '--key', 'K-1', '--zone', 'europe-west4-a', '-o', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/Provider:?\s+cloud_e/);
+    const j = await cli(['accounts', 'add', '--name', 'p16j', '--provider', 'cloud_e', '--key', 'K-1', '--zone', 'europe-west4-a', '--json']);
+    const post = sent().filter((q) => q.method === 'POST').pop()!;
+    expect(post.path).toBe('/v1/snapshots/accounts');
+    expect(JSON.parse(j.stdout)).not.toHaveProperty('provider');
+  });
+});
+
+describe('14. one unit system for sizes: binary multiples labelled KiB, MiB, GiB, by one formatter', () => {
+  it('storage list: 33,787,215,872 bytes is 31.5 GiB', async () => {
+    const r = await cli(['storage', 'list', '-o', 'table', '--columns', 'id,estimated_size']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[1]).toMatch(/^1 +31\.5 GiB$/);
+    expect(r.stdout).not.toMatch(/\d (KB|MB|GB|TB)\b/);
+  });
+
+  it("the service's size texts are shown in the same units: 390 bytes is 390 B, 204 KB is 204 KiB", async () => {
+    const job = await firstJobId();
+    const backups = (await (await apiFetch(emu, `/v1/jobs/${job}/backups?page_size=15`)).json()) as { data: Array<{ id: string }> };
+    const id = backups.data[0]!.id;
+    const record = (await (await apiFetch(emu, `/v1/backups/${id}`)).json()) as { data: { files: Array<{ name: string; size: string }> } };
+    const r = await cli(['backups', 'get', id, '-o', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    for (const f of record.data.files) {
+      // What the service states ('390 bytes', '204 KB', 1024-based), in the CLI's units.
+      const [amount, unit] = f.size.split(' ');
+      const shown = unit === 'bytes' ? `${amount} B` : `${amount} ${unit!.replace('B', 'iB')}`;
+      expect(r.stdout).toMatch(new RegExp(`^${f.name.replace(/\./g, '\\.')} +${shown.replace('.', '\\.')}$`, 'm'));
+    }
+    expect(r.stdout).not.toMatch(/\d (bytes|KB|MB|GB)\b/);
+    // Snapshots: '6.13 GB' from the service is 6.1 GiB here.
+    const snaps = await cli(['snapshots', 'list', '-o', 'table', '--columns', 'id,size']);
+    expect(snaps.stdout).not.toMatch(/\d (bytes|KB|MB|GB)\b/);
+    expect(snaps.stdout).toMatch(/^\d+ +[\d.]+ GiB$/m);
+  });
+});
+
+describe('14. the table and the progress bar show the same size for the same file', () => {
+  let big: Emulator;
+  let out: string;
+  // Not a round number: the service states it as '290611 bytes'.
+  const BYTES = 290_611;
+  beforeAll(async () => {
+    big = await startTestEmulator({ seed: 'empty', bigFile: BYTES });
+    out = mkdtempSync(path.join(tmpdir(), 'backupctl-units-'));
+  });
+  afterAll(async () => {
+    await big.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it('284 KiB in the backup table, in the bar and in the list of files written', async () => {
+    const bigEnv = { BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token, BACKUPCTL_CONFIG_DIR: cfg.dir };
+    const jobs = JSON.parse((await runCli(['jobs', 'list', '--json'], { env: bigEnv })).stdout) as Array<{ id: string }>;
+    const backup = JSON.parse((await runCli(['jobs', 'backup', 'latest', jobs[0]!.id, '--json'], { env: bigEnv })).stdout) as { id: string };
+    const table = await runCli(['backups', 'get', backup.id, '-o', 'table'], { env: bigEnv });
+    expect(table.stdout).toMatch(/^big-file-\S+\.tar\.gz +284 KiB$/m);
+    const r = await inPty(['jobs', 'backup', 'download', jobs[0]!.id, backup.id, '--dir', out, '-o', 'table'], { ...bigEnv, TERM: 'xterm-256color' }, { timeoutMs: 30_000 });
+    expect(r.code, r.output).toBe(0);
+    const bars = r.output.split(/[\r\n]+/).map((l) => l.replace(/\u001b\[K/g, '')).filter((l) => l.startsWith('['));
+    expect(bars.at(-1)).toMatch(/^\[#{30}\] 100%  1\/1 files  284 KiB  [\d.]+ (B|KiB|MiB|GiB)\/s$/);
+    expect(screenLines(r.output).some((l) => /^big-file-\S+ +284 KiB +\//.test(l)), r.output).toBe(true);
+  }, 60_000);
+});
+
+describe('17. tsv carries raw values, like JSON, flattened', () => {
+  type Retention = Partial<Record<'hourly' | 'daily' | 'weekly' | 'monthly', number>>;
+  const retention = (r: Retention) => [r.hourly ?? '', r.daily ?? '', r.weekly ?? '', r.monthly ?? ''];
+  const json = async <T>(args: string[]) => JSON.parse((await cli([...args, '--json'])).stdout) as T;
+
+  it('droplets list: the frequency in hours, the retention as four counts (hourly, daily, weekly, monthly)', async () => {
+    type Droplet = { id: number; name: string; host: string; status: string; frequency: number; retention: Retention; timezone: string; size: string; location: string; estimated_cost?: string; created_at: string };
+    const all = await json<Droplet[]>(['droplets', 'list']);
+    const tsv = await cli(['droplets', 'list', '-o', 'tsv']);
+    expect(tsv.code).toBe(0);
+    expect(tsv.stdout).toBe(
+      all.map((d) => [d.id, d.name, d.host, d.status, d.frequency, ...retention(d.retention), d.timezone, d.size, d.location, d.estimated_cost ?? '', d.created_at].join('\t') + '\n').join(''),
+    );
+    expect(tsv.stdout).not.toMatch(/every \d+h|\bd\d+ w\d+/);
+    // The table keeps its display text.
+    const table = await cli(['droplets', 'list', '-o', 'table']);
+    expect(table.stdout).toMatch(/ every 24h +d7 w4 m3 /);
+  });
+
+  it('volumes list: the same', async () => {
+    type Volume = { id: string; name: string; status: string; frequency: number; retention: Retention; timezone: string; size: string; location: string; estimated_cost?: string; created_at: string };
+    const all = await json<Volume[]>(['volumes', 'list']);
+    const tsv = await cli(['volumes', 'list', '-o', 'tsv']);
+    expect(tsv.stdout).toBe(
+      all.map((v) => [v.id, v.name, v.status, v.frequency, ...retention(v.retention), v.timezone, v.size, v.location, v.estimated_cost ?? '', v.created_at].join('\t') + '\n').join(''),
+    );
+  });
+
+  it('snapshots list: the provider as the service names it (cloud_e, not Cloud E), the resource as type and id', async () => {
+    type Snap = { id: number; name: string; provider: { name: string }; status: string; size: string; tags: Record<string, number>; started_at: string; completed_at: string | null; credentials: { name: string }; resource: { type: string; id: number } };
+    const all = await json<Snap[]>(['snapshots', 'list']);
+    const tsv = await cli(['snapshots', 'list', '-o', 'tsv']);
+    const names = (t: Record<string, number>) => Object.keys(t).filter((k) => t[k]).join(',');
+    expect(tsv.stdout).toBe(
+      all.map((s) => [s.id, s.name, s.provider.name, s.status, s.size, names(s.tags), s.started_at, s.completed_at ?? '', s.credentials.name, s.resource.type, s.resource.id].join('\t') + '\n').join(''),
+    );
+    expect(tsv.stdout).not.toMatch(/Cloud [A-Z]/);
+    const table = await cli(['snapshots', 'list', '-o', 'table']);
+    expect(table.stdout).toMatch(/ Cloud E /);
+  });
+
+  it('accounts and resources list: the provider as the service names it', async () => {
+    const accounts = await json<Array<{ id: number; provider: { name: string } }>>(['accounts', 'list']);
+    const a = await cli(['accounts', 'list', '-o', 'tsv', '--columns', 'id,provider']);
+    expect(a.stdout).toBe(accounts.map((x) => `${x.id}\t${x.provider.name}\n`).join(''));
+    const resources = await json<Array<{ id: number; provider: { name: string } }>>(['resources', 'list']);
+    const r = await cli(['resources', 'list', '-o', 'tsv', '--columns', 'id,provider']);
+    expect(r.stdout).toBe(resources.map((x) => `${x.id}\t${x.provider.name}\n`).join(''));
   });
 });

@@ -98,6 +98,7 @@ describe("each command's real --json output is valid against its schema", () => 
   const argsOf = (): Record<string, string[]> => ({
     'auth status': [],
     'profiles list': [],
+    version: [],
     'config get': ['timeout'],
     'config list': [],
     'servers list': [],
@@ -130,6 +131,7 @@ describe("each command's real --json output is valid against its schema", () => 
     'restores get': [ids.restore!],
     'encryption-keys create': ['--name', 'schema-check', '--public-key-file', path.join(dir, 'backup.pub')],
     'backups get': [ids.backup!],
+    'jobs backup get': [ids.job!, ids.backup!],
     'backups urls': [ids.backup!],
     status: [],
     export: [],

@@ -53,6 +53,9 @@ describe('report -o html in headless Chromium', () => {
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
       viewport: { width: 1280, height: 900 },
       offline: true,
+      // Chromium hangs at start under libfaketime (a suite run under faketime to check the hour does not
+      // matter); it only renders the file the CLI wrote above, on the faked clock, so it runs on the real one.
+      env: Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined && !/^(LD_PRELOAD$|FAKETIME)/.test(e[0]))),
     });
     try {
       const url = `file://${file}`;
@@ -94,6 +97,18 @@ describe('report -o html in headless Chromium', () => {
       const printed = await boxes();
       expect(printed).toHaveLength(screen.length);
       expect(printed.filter((b) => !(b.width > 0 && b.height > 0))).toEqual([]);
+      // On A4 paper (210 mm less the 12 mm margins of @page: 703 CSS px) nothing is wider than the page:
+      // a column cut off at the edge is lost on paper (the tables were 1040 to 1120 px wide).
+      await page.setViewportSize({ width: 703, height: 900 });
+      const placed = await page.$$eval('table, svg.chart, .strips, .cards, .legend', (nodes) =>
+        nodes.map((n) => ({
+          what: n.id || `${n.tagName.toLowerCase()} in ${n.closest('section')?.id ?? 'the page'}`,
+          right: Math.round(n.getBoundingClientRect().right),
+          page: n.ownerDocument.documentElement.clientWidth,
+        })),
+      );
+      expect(placed.length).toBeGreaterThan(screen.length);
+      expect(placed.filter((n) => n.right > n.page)).toEqual([]);
       const pdf = await page.pdf({ path: path.join(ARTIFACTS, 'report.pdf'), format: 'A4', printBackground: true });
       expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
 

@@ -117,7 +117,7 @@ describe('report --json', () => {
     for (const r of doc.resources!) {
       expect(r.computable).toBe(false);
       expect(r.expected).toBeNull();
-      expect(r.notes.join(' ')).toMatch(/states no schedule/);
+      expect(r.notes.join(' ')).toMatch(/does not state its schedule/);
     }
   });
 
@@ -205,7 +205,8 @@ describe('report refuses bad input before sending anything', () => {
     [['--since', '1d', '--until', '2d'], /--since .* must be before --until/],
     [['--grace', 'soon'], /invalid value "soon" for --grace/],
     [['-o', 'html', '--json'], /--json and -o html ask for two formats/],
-    [['-o', 'pdf'], /unknown output format "pdf"/],
+    // The allowed formats named are the report's: md and html too (it listed table, json, ndjson, tsv only).
+    [['-o', 'pdf'], /^error: unknown output format "pdf" from --output; allowed: table, json, ndjson, tsv, md, html$/m],
     [['--output-file', '/nonexistent-dir/x.html'], /invalid value "\/nonexistent-dir\/x.html" for --output-file/],
   ];
   for (const [args, message] of cases) {

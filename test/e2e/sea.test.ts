@@ -3,13 +3,14 @@
 // runs it on a server without Node.js: a minimal environment whose PATH has no
 // `node`, from a folder of its own.
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, runProgram } from '../helpers/cli.js';
 import { emulatorEnv, requestsTo, withEmulator } from '../helpers/emulator.js';
+import { COMPLETION_FILES } from '../../src/commands/completion.js';
 
 let work: string;
 let exe: string;
@@ -29,7 +30,12 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 /** The executable with a cron-like environment: PATH without node, HOME, and what the test adds. */
 function sea(args: string[], extra: Record<string, string> = {}) {
-  return runProgram(exe, args, { cwd: home, env: { PATH: emptyBin, HOME: home, BACKUPCTL_CONFIG_DIR: path.join(work, 'config'), ...extra } });
+  return runProgram(exe, args, { cwd: home, env: { ...fakedClock(), PATH: emptyBin, HOME: home, BACKUPCTL_CONFIG_DIR: path.join(work, 'config'), ...extra } });
+}
+
+/** A suite run under faketime keeps its clock in the executable too (else the two CLIs compare different hours). */
+function fakedClock(): Record<string, string> {
+  return Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => /^(FAKETIME|LD_PRELOAD$|DONT_FAKE_MONOTONIC$)/.test(e[0]) && e[1] !== undefined));
 }
 
 describe('the single executable, with no node on PATH', () => {
@@ -68,6 +74,12 @@ describe('the single executable, with no node on PATH', () => {
     const ages = (text: string) => text.replace(/\d+h\d+m/g, '<age>');
     expect(ages(r.stderr)).toBe(ages(viaNode.stderr));
     expect(r.stderr).toMatch(/^error: 2 of \d+ jobs have no completed backup within their max age\n/);
+  });
+
+  it('completion bash prints the committed script (the command tree from the startup/ assets)', async () => {
+    const r = await sea(['completion', 'bash']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(readFileSync(path.join(ROOT, COMPLETION_FILES.bash), 'utf8'));
   });
 
   it('uses the code cache from its blob (it wrote none of its own under HOME)', () => {

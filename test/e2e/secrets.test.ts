@@ -120,6 +120,8 @@ function valueFor(p: ParamSpec): string[] {
       return ['0 2 * * *'];
     case 'timezone':
       return ['UTC'];
+    case 'url':
+      return ['https://s3.example.com'];
     case 'tags':
       return [(p.values ?? ['manual'])[0]!];
     case 'kv':

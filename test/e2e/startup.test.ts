@@ -89,18 +89,33 @@ describe('built-ins kept off the start-up path', () => {
   const emu = withEmulator({ seed: 'demo' });
   const configDir = () => path.join(work, 'config');
 
-  it('a list request loads none of node:http, http2, assert, child_process, crypto, fs/promises', async () => {
+  /** The public built-in modules `args` loaded, from a preload that lists them at exit. */
+  async function builtinsLoaded(args: string[]): Promise<{ r: { code: number | null; stdout: string; stderr: string }; loaded: string[] }> {
     const preload = path.join(work, 'loaded.cjs');
     writeFileSync(
       preload,
       "process.on('exit', () => process.stderr.write('LOADED ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ') && !m.includes('internal/')).map((m) => m.slice(13)).join(' ') + '\\n'));\n",
     );
-    const r = await node(['-r', preload, BIN, 'servers', 'list', '--json'], { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: configDir() });
+    const r = await node(['-r', preload, BIN, ...args], { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: configDir() });
+    return { r, loaded: /LOADED (.*)/.exec(r.stderr)?.[1]?.split(' ') ?? [] };
+  }
+  const OFF_PATH = ['http', 'http2', 'assert', 'child_process', 'crypto', 'fs/promises'];
+
+  it('a list request loads none of node:http, http2, assert, child_process, crypto, fs/promises', async () => {
+    const { r, loaded } = await builtinsLoaded(['servers', 'list', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout).length).toBeGreaterThan(0);
-    const loaded = /LOADED (.*)/.exec(r.stderr)?.[1]?.split(' ') ?? [];
     expect(loaded).toContain('net');
-    for (const name of ['http', 'http2', 'assert', 'child_process', 'crypto', 'fs/promises']) expect(loaded).not.toContain(name);
+    for (const name of OFF_PATH) expect(loaded).not.toContain(name);
+  });
+
+  it('nor does the long list of the bench (jobs backup list --all -o ndjson: the jobs module and what it imports)', async () => {
+    const jobs = await runCli(['jobs', 'list', '--json'], { env: emulatorEnv(emu) });
+    const job = (JSON.parse(jobs.stdout) as { id: string }[])[0]!;
+    const { r, loaded } = await builtinsLoaded(['jobs', 'backup', 'list', job.id, '--all', '-o', 'ndjson']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean).length).toBeGreaterThan(0);
+    for (const name of OFF_PATH) expect(loaded).not.toContain(name);
   });
 
   it('the same CLI still writes the config (crypto and fs.promises load when needed)', async () => {

@@ -344,8 +344,8 @@ describe('status of the demo team', () => {
   it('--check exits 9 with one line per job that has no completed backup within its max age', async () => {
     const r = await h.cli(['status', '--check', '-q']);
     expect(r.code).toBe(9);
-    // The usual output still goes to stdout.
-    expect(r.stdout).toBe(doc.jobs.map((j) => `${j.id}\n`).join(''));
+    // -q prints the ids of the jobs that fail the check, and no others (issue 16 §2.6).
+    expect(r.stdout).toBe(`${doc.jobs[0]!.id}\n${doc.jobs[1]!.id}\n`);
     const lines = r.stderr.trimEnd().split('\n');
     expect(lines[0]).toBe(`error: 2 of ${doc.jobs.length} jobs have no completed backup within their max age`);
     expect(lines).toHaveLength(3);

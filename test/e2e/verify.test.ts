@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, fileRequests, startTestEmulator } from '../helpers/emulator.js';
+import { inPty, screenLines } from '../helpers/pty.js';
+import { startHostileServer } from '../helpers/servers.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { CORRUPTED_DEMO_JOB } from '../../src/emulator/verify-fixtures.js';
 
@@ -101,17 +103,34 @@ describe('verify: good backups', () => {
     expect(Object.values(data.files).every((f: Json) => /^[0-9a-f]{64}$/.test(f.sha256))).toBe(true);
   });
 
+  it('without XDG_STATE_HOME, the ledger is in ~/.local/state/backupctl', async () => {
+    const home = mkdtempSync(path.join(tmpdir(), 'backupctl-home-'));
+    try {
+      const r = await runCli(['verify', 'api postgres', '--latest', '-q'], { env: { ...env(), XDG_STATE_HOME: undefined, HOME: home } });
+      expect(r.code, r.stderr).toBe(0);
+      const ledger = path.join(home, '.local', 'state', 'backupctl', 'verify-ledger.json');
+      expect(statSync(ledger).mode & 0o777).toBe(0o600);
+      expect(Object.keys(JSON.parse(readFileSync(ledger, 'utf8')).files)).toHaveLength(1);
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+
   it('table: one row per file and a summary line per backup; tsv rows', async () => {
     const r = await cli(['verify', 'api postgres', '--since', '2d', '-o', 'table']);
     expect(r.code, r.stderr).toBe(0);
     const [header] = r.stdout.split('\n');
-    expect(header).toMatch(/^Verdict\s+Backup\s+File\s+Format\s+Size\s+Entries\s+SHA-256\s+Time\s+MB\/s\s+Note$/);
+    expect(header).toMatch(/^Verdict\s+Backup\s+File\s+Format\s+Size\s+Entries\s+SHA-256\s+Time\s+MiB\/s\s+Note$/);
     const rows = r.stdout.split('\n').filter((l) => /^verified\s/.test(l));
     const summaries = r.stdout.split('\n').filter((l) => /^Backup [0-9a-f-]{36} \(created .*\): verified, 1 file, /.test(l));
     expect(rows.length).toBeGreaterThan(4);
     expect(summaries.length).toBe(rows.length);
+    // The table shortens the backup id and the sha256; tsv, for scripts, carries them whole.
+    expect(rows[0]).toMatch(/^verified\s+[0-9a-f]{8}\s+\S+\.sql\.gz\s+pg_dump\.gz\s+[\d.]+ KiB\s+[0-9a-f]{12}\s/);
     const tsv = await cli(['verify', 'api postgres', '--latest', '-o', 'tsv']);
-    expect(tsv.stdout.split('\n')[0]!.split('\t').slice(0, 4)).toEqual(['verified', expect.stringMatching(/^[0-9a-f]{8}$/), expect.stringMatching(/\.sql\.gz$/), 'pg_dump.gz']);
+    const json = await cli(['verify', 'api postgres', '--latest', '--json']);
+    const file = JSON.parse(json.stdout).backups[0].files[0];
+    expect(tsv.stdout.split('\n')[0]!.split('\t').slice(0, 7)).toEqual(['verified', file.backup_id, file.name, 'pg_dump.gz', String(file.bytes), '', file.sha256]);
   });
 
   it('ndjson: a line per file, then a line per backup', async () => {
@@ -147,7 +166,8 @@ describe('verify: planted faults', () => {
     ['flipped-byte', /^gzip: CRC-32 mismatch \(incorrect data check\): the data is damaged$/],
     ['bad-tar-header', /^tar: header checksum mismatch after 2 entries: the archive is damaged$/],
     ['no-end-marker', /^mysqldump: no end marker \("-- Dump completed"\): the dump did not finish$/],
-    ['wrong-size', /^size: read \d+ bytes, more than the record states \(32 KB, 32256\.\.33280 bytes\)$/],
+    // Served with its Content-Length: refused before its body is read.
+    ['wrong-size', /^size: the server announces 34304 bytes, more than the record states \(32 KB, 32256\.\.33280 bytes\); not read$/],
   ];
   let backups: Array<{ id: string; files: Array<{ name: string }> }>;
   beforeAll(async () => {
@@ -294,6 +314,124 @@ describe('verify: the ledger', () => {
       expect(readFileSync(path.join(dir, 'backupctl', 'verify-ledger.json'), 'utf8')).toBe('{"version":1,"files":');
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('verify: on a terminal', () => {
+  let big: Emulator;
+  let ptyState: string;
+  beforeAll(async () => {
+    big = await startTestEmulator({ seed: 'empty', bigFile: 64 * 1024 * 1024 });
+    ptyState = mkdtempSync(path.join(tmpdir(), 'backupctl-pty-'));
+  });
+  afterAll(async () => {
+    await big.close();
+    rmSync(ptyState, { recursive: true, force: true });
+  });
+  const ptyEnv = (term: string) => ({ BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: ptyState, TERM: term });
+  /** Every state of the bar the terminal was sent (it redraws its line with \r). */
+  const bars = (output: string) => output.split(/[\r\n]+/).map((l) => l.replace(/\u001b\[K/g, '')).filter((l) => l.startsWith('['));
+
+  it('a progress bar on stderr with share, files, bytes, throughput and time left; the results on stdout', async () => {
+    // stdout goes through sed, which marks its lines; the bar is drawn on the terminal (stderr) itself.
+    const r = await inPty(['verify', 'big file', '--latest', '-o', 'table'], ptyEnv('xterm-256color'), { pipe: "sed 's/^/OUT: /'", timeoutMs: 60_000 });
+    expect(r.code, r.output).toBe(0);
+    const drawn = bars(r.output);
+    // While it reads: a share below 100%, no file done yet, bytes, a rate and the time left.
+    expect(drawn.some((l) => /^\[#*-+\] \d{1,2}%  0\/1 files  [\d.]+ [KM]iB  [\d.]+ ([KMG]i)?B\/s  ETA (<1s|\d+s|\d+m\d\ds)$/.test(l)), drawn.join('\n')).toBe(true);
+    // Its last state stays on screen: everything read, no time left to show.
+    expect(drawn.at(-1)).toMatch(/^\[#{30}\] 100%  1\/1 files  64 MiB  [\d.]+ ([KMG]i)?B\/s$/);
+    const lines = screenLines(r.output);
+    expect(lines.some((l) => /^OUT: verified\s+[0-9a-f]{8}\s+big-file-\S+\.tar\.gz\s+tar\.gz\s+64 MiB\s/.test(l))).toBe(true);
+    expect(lines.some((l) => /^OUT: Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, 64 MiB read in /.test(l))).toBe(true);
+    expect(lines.filter((l) => l.startsWith('[')).every((l) => !l.startsWith('OUT: '))).toBe(true);
+  }, 90_000);
+
+  it('no bar with TERM=dumb, with --check, or with -q', async () => {
+    for (const [args, term] of [
+      [['verify', 'big file'], 'dumb'],
+      [['verify', 'big file', '--check'], 'xterm-256color'],
+      [['verify', 'big file', '-q'], 'xterm-256color'],
+    ] as const) {
+      const r = await inPty([...args], ptyEnv(term), { timeoutMs: 60_000 });
+      expect(r.code, r.output).toBe(0);
+      expect(bars(r.output), `${args.join(' ')} TERM=${term}`).toEqual([]);
+      expect(r.output).not.toContain('\u001b[K');
+    }
+  }, 180_000);
+});
+
+describe('verify: a files host that sends more than the record states', () => {
+  const JOB = '5f0c8a4e-1b2d-4c3e-8f9a-0b1c2d3e4f50';
+  const BACKUP = '6a1b2c3d-4e5f-4a6b-8c7d-9e0f1a2b3c4d';
+  /** An API with one job and one backup whose one file ("12.5 KB") the same server streams as `files` says. */
+  async function hostileService(files: (res: import('node:http').ServerResponse) => void) {
+    let sent = 0;
+    const srv = await startHostileServer((req, res) => {
+      const json = (body: unknown) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(body));
+      };
+      if (req.url === `/v1/jobs/${JOB}`) return json({ data: { id: JOB, name: 'hostile' } });
+      if (req.url?.startsWith(`/v1/jobs/${JOB}/backups`)) {
+        const file = { name: 'site.tar.gz', size: '12.5 KB', url: `${srv.url}/files/site.tar.gz?signature=x` };
+        return json({ data: [{ id: BACKUP, job_id: JOB, status: 'completed', created_at: '2026-03-01T02:00:00Z', files: [file] }], meta: { current_page: 1, last_page: 1 } });
+      }
+      if (req.url?.startsWith('/files/')) {
+        const write = res.write.bind(res);
+        res.write = ((chunk: Buffer, ...rest: never[]) => {
+          sent += chunk.length;
+          return write(chunk, ...rest);
+        }) as typeof res.write;
+        return files(res);
+      }
+      res.writeHead(404).end();
+    });
+    return { srv, sent: () => sent };
+  }
+  const run = (url: string) =>
+    runCli(['verify', JOB, '--latest', '--json'], { env: { BACKUPCTL_BASE_URL: url, BACKUPCTL_TOKEN: 'tok', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state }, timeoutMs: 30_000 });
+
+  it('an endless stream is stopped once it passes the stated size (12.5 KB: at most 12851 bytes): exit 11, size reason', async () => {
+    const { srv, sent } = await hostileService((res) => {
+      res.writeHead(200, { 'content-type': 'application/gzip' });
+      const chunk = Buffer.alloc(64 * 1024, 0x41);
+      // At most 256 MB, and only while the client reads.
+      const pump = () => {
+        while (sent() < 256 * 1024 * 1024) if (!res.write(chunk)) return void res.once('drain', pump);
+        res.end();
+      };
+      res.on('close', () => res.removeAllListeners('drain'));
+      pump();
+    });
+    try {
+      const started = Date.now();
+      const r = await run(srv.url);
+      expect(r.code, r.stderr).toBe(11);
+      const file = JSON.parse(r.stdout).backups[0].files[0];
+      expect(file).toMatchObject({ verdict: 'failed', reasons: [expect.stringMatching(/^size: read more than the record states \(12\.5 KB, 12749\.\.12851 bytes\); stopped after \d+ bytes$/)] });
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(sent()).toBeLessThan(16 * 1024 * 1024);
+      expect(srv.received.filter((q) => q.url.startsWith('/files/'))).toHaveLength(1);
+    } finally {
+      await srv.close();
+    }
+  });
+
+  it('a Content-Length over the stated size is refused before the body is read', async () => {
+    const { srv } = await hostileService((res) => {
+      res.writeHead(200, { 'content-length': '2000000000' });
+      res.write(Buffer.alloc(1000));
+    });
+    try {
+      const r = await run(srv.url);
+      expect(r.code, r.stderr).toBe(11);
+      const file = JSON.parse(r.stdout).backups[0].files[0];
+      expect(file).toMatchObject({ verdict: 'failed', bytes: 0, sha256: null, reasons: ['size: the server announces 2000000000 bytes, more than the record states (12.5 KB, 12749..12851 bytes); not read'] });
+      expect(srv.received.filter((q) => q.url.startsWith('/files/'))).toHaveLength(1);
+    } finally {
+      await srv.close();
     }
   });
 });

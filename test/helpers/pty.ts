@@ -18,7 +18,9 @@ export function inPty(args: string[], env: Record<string, string>, opts: PtyOpti
   return new Promise((resolve) => {
     const cli = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const cmd = (opts.stty ? `stty ${opts.stty}; ` : '') + (opts.pipe ? `${cli} | ${opts.pipe}` : `exec ${cli}`);
-    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv(env), stdio: ['pipe', 'pipe', 'pipe'] });
+    // The same terminal wherever the suite runs: CI has no TERM (and may set CI,
+    // which turns chalk's colour off), a developer's shell has its own.
+    const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv({ TERM: 'xterm-256color', CI: undefined, ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     let typed = false;
     const onData = (d: Buffer) => {

@@ -82,6 +82,8 @@ function validValue(p: ParamSpec): fc.Arbitrary<string> {
       return fc.constantFrom('0 2 * * *', '*/15 * * * *', '30 3 * * 1-5', '0 0 29 2 *');
     case 'timezone':
       return fc.constantFrom('UTC', 'Europe/Paris', 'Asia/Tokyo', 'america/new_york');
+    case 'url':
+      return fc.constantFrom('https://minio.example.com:9000', 'http://127.0.0.1:9000/s3');
     case 'tags':
       return fc.subarray(p.values ? [...p.values] : DEFAULT_TAGS, { minLength: 1 }).map((t) => t.join(','));
     case 'kv':
@@ -195,7 +197,7 @@ describe('argv fuzzing', () => {
           const e = err as { code?: unknown; exitCode?: unknown };
           if (typeof e.code === 'string' && e.code.startsWith('commander.')) {
             // commander's own usage errors exit 2; help and version exit 0.
-            if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version') counts.help++;
+            if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || (e.code === 'commander.help' && e.exitCode === 0)) counts.help++;
             else counts.usage++;
             return;
           }

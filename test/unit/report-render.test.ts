@@ -58,7 +58,7 @@ describe('report renderers', () => {
   });
 
   it('Markdown keeps hostile names inside their cell', () => {
-    const md = reportMarkdown(doc(), new Date('2026-03-31T00:00:00Z'));
+    const md = reportMarkdown(doc());
     const row = md.split('\n').find((l) => l.startsWith('| \\<img'))!;
     expect(row).toBeDefined();
     // 13 cells: 14 unescaped pipes.
@@ -67,10 +67,80 @@ describe('report renderers', () => {
     expect(md).not.toContain('\x1b');
   });
 
+  it('a file (Markdown, HTML) dates the last success at the schedule\'s local time; the terminal says how long ago', () => {
+    // A file is read later than it is made: "2 days ago" would go wrong with every day it sits in an audit folder.
+    const md = reportMarkdown(doc());
+    expect(md).toMatch(/\| 2026-03-27 02:40 GMT\+1 \|$/m);
+    expect(reportHtml(doc())).toContain('<td class="text"><span class="nowrap">2026-03-27</span> 02:40 GMT+1</td>');
+    const text = reportTable(doc(), { palette: plainPalette, width: 200, noHeaders: false, now: new Date('2026-03-31T00:00:00Z') });
+    expect(text).toMatch(/ 3 days ago\n/);
+  });
+
   it('the table strips control characters and lists the missed runs', () => {
     const text = reportTable(doc(), { palette: plainPalette, width: 200, noHeaders: false, now: new Date('2026-03-31T00:00:00Z') });
     expect(text).not.toContain('\x1b');
     expect(text).toContain('Jobs: 1 job, 5 expected runs, 1 completed, 4 missed; success 20.0%');
     expect(text).toMatch(/missed 2026-03-26 02:30 GMT\+1, 2026-03-28 02:30 GMT\+1, 2026-03-29 03:00 GMT\+2, 2026-03-30 02:30 GMT\+2/);
+  });
+});
+
+describe('entries whose expected runs cannot be computed (snapshot resources: their record states no schedule)', () => {
+  const since = Date.parse('2026-03-26T00:00:00Z');
+  const until = Date.parse('2026-03-29T00:00:00Z');
+  const resource = (id: number) =>
+    buildEntry(
+      {
+        kind: 'resource',
+        id,
+        name: `disk ${id}`,
+        createdAt: undefined,
+        schedules: [{ id: null, cron: null, text: 'not stated by the service', timezone: 'UTC', status: 'active', unreadable: 'the record states no schedule' }],
+        attempts: [{ id: `s${id}`, status: 'completed', startedAt: Date.parse('2026-03-27T01:00:30Z'), completedAt: Date.parse('2026-03-27T01:20:30Z'), manual: false, sizeBytes: 2048 }],
+      },
+      { since, until, graceMs: 3_600_000, now: until },
+      tools,
+    );
+  function resourcesDoc(): ReportDocument {
+    const entries = [resource(1), resource(2)];
+    return {
+      generated_at: new Date(until).toISOString(),
+      window: { since: new Date(since).toISOString(), until: new Date(until).toISOString(), grace_seconds: 3600 },
+      summary: { jobs: totalsOf([]), droplets: null, volumes: null, resources: totalsOf(entries) },
+      jobs: [],
+      droplets: null,
+      volumes: null,
+      resources: entries,
+      notes: [],
+    };
+  }
+
+  it('the totals say the expected runs cannot be computed, rather than 0 expected and 0 missed', () => {
+    const d = resourcesDoc();
+    expect(d.summary.resources).toMatchObject({ entries: 2, computable: 0, expected: 0 });
+    const text = reportTable(d, { palette: plainPalette, width: 200, noHeaders: false, now: new Date(until) });
+    expect(text).toContain('Snapshot resources (backups activated): 2 resources, expected runs cannot be computed, 2 completed, 2 unscheduled; success 100%\n');
+    expect(reportMarkdown(d)).toContain('2 resources, expected runs cannot be computed, 2 completed');
+  });
+
+  it('a note every entry shares is written once, and the schedule shows no time zone it did not use', () => {
+    const d = resourcesDoc();
+    const text = reportTable(d, { palette: plainPalette, width: 200, noHeaders: false, now: new Date(until) });
+    expect(text.match(/expected runs cannot be computed: the record states no schedule/g)).toHaveLength(1);
+    expect(text).toContain('  all 2: expected runs cannot be computed: the record states no schedule\n');
+    expect(text).toMatch(/^disk 1 +not stated by the service +n\/a /m);
+    const md = reportMarkdown(d);
+    expect(md.match(/the record states no schedule/g)).toHaveLength(1);
+    expect(md).toContain('| `not stated by the service` |');
+    const html = reportHtml(d);
+    expect(html.match(/the record states no schedule/g)).toHaveLength(1);
+    expect(html).toContain('<td class="text">not stated by the service</td>');
+  });
+
+  it('the calendar colours the days by the snapshots themselves, without an "unscheduled" dot on each', () => {
+    const html = reportHtml(resourcesDoc());
+    const strips = html.match(/<svg class="chart" id="calendar-resources-\d+"[^]*?<\/svg>/g)!;
+    expect(strips).toHaveLength(2);
+    for (const strip of strips) expect(strip).not.toContain('<circle');
+    expect(html).toContain('2026-03-27: 1 snapshot, completed (expected runs cannot be computed)');
   });
 });

@@ -1,0 +1,181 @@
+// Help laid out as gh lays it out: a command's own arguments, commands and
+// options first, the options every command takes behind one pointer line
+// (`backupctl help options`), examples last; everything wrapped at the
+// terminal's width (80 in a pipe). Loaded at start-up with the program, so it
+// imports nothing but commander.
+import { Command, Help, type Option } from 'commander';
+
+const INDENT = 2;
+const GAP = 2;
+/** Narrower than this, a term's description starts on the line below it. */
+const MIN_DESCRIPTION = 24;
+
+/** What a command's help shows after its options: the endpoint, examples, a closing line. */
+export interface HelpExtras {
+  endpoint?: string;
+  examples?: readonly string[];
+  footer?: string;
+  /** Global options that mean more for this command, shown among its own (status: -o prometheus). */
+  options?: ReadonlyArray<readonly [string, string]>;
+}
+
+const extras = new WeakMap<Command, HelpExtras>();
+
+export function setHelpExtras(cmd: Command, value: HelpExtras): void {
+  extras.set(cmd, value);
+}
+
+/**
+ * What non-root help ends with in place of the 15 options every command
+ * takes, each with its description: their flags in a few lines, and where
+ * the descriptions are.
+ */
+function globalOptionsPointer(cmd: Command, width: number): string[] {
+  let root = cmd;
+  while (root.parent) root = root.parent;
+  const flags = root.options
+    .filter((o) => !o.hidden && o.long !== '--version' && o.long !== '--help')
+    .map((o) => (o.short ? `${o.short}/${o.long}` : o.long!));
+  return ['Global options (details: backupctl help options):', ...wrapText(flags.join(', '), width - INDENT).map((l) => ' '.repeat(INDENT) + l)];
+}
+
+/**
+ * Words of `text` in lines of at most `width` cells, keeping its line breaks;
+ * a word longer than a line is cut across lines (a terminal would wrap it anyway, badly).
+ */
+export function wrapText(text: string, width: number): string[] {
+  const lines: string[] = [];
+  for (const raw of text.split('\n')) {
+    const words = raw.split(/\s+/).filter(Boolean);
+    let line = '';
+    for (let word of words) {
+      while (word.length > width) {
+        if (line) {
+          lines.push(line);
+          line = '';
+        }
+        lines.push(word.slice(0, width));
+        word = word.slice(width);
+      }
+      if (!word) continue;
+      if (!line) line = word;
+      else if (line.length + 1 + word.length <= width) line += ' ' + word;
+      else {
+        lines.push(line);
+        line = word;
+      }
+    }
+    lines.push(line);
+  }
+  return lines;
+}
+
+/**
+ * An example command in lines of at most `width` cells, broken at spaces with
+ * a shell continuation (` \`), so it stays one command when pasted
+ * (runs of spaces before a `# comment` become one).
+ */
+export function wrapExample(example: string, width: number): string[] {
+  const prefix = '  $ ';
+  const more = '      ';
+  if (prefix.length + example.length <= width) return [prefix + example];
+  // Words, a quoted string counting as part of its word: a break inside quotes would put spaces in it.
+  const words = example.match(/(?:[^\s"']+|"[^"]*"|'[^']*')+/g) ?? [example];
+  const lines: string[] = [];
+  let line = prefix + words.shift()!;
+  for (const word of words) {
+    // Room for the ' \' that continues the line.
+    if (line.length + 1 + word.length <= width - 2) line += ' ' + word;
+    else {
+      lines.push(line + ' \\');
+      line = more + word;
+    }
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** term / description pairs aligned in two columns, as one block of lines. */
+export function formatItems(items: ReadonlyArray<readonly [string, string]>, width: number): string[] {
+  if (items.length === 0) return [];
+  const longest = Math.max(...items.map(([term]) => term.length));
+  // The description column starts after the longest term, unless that leaves it too narrow:
+  // then it starts at a cap, and longer terms put their description on the next line.
+  const cap = Math.max(12, Math.min(width - INDENT - GAP - MIN_DESCRIPTION, Math.floor(width * 0.4)));
+  const termWidth = Math.min(longest, cap);
+  const column = INDENT + termWidth + GAP;
+  const descriptionWidth = Math.max(MIN_DESCRIPTION, width - column);
+  const lines: string[] = [];
+  for (const [term, description] of items) {
+    const wrapped = description ? wrapText(description, descriptionWidth) : [];
+    if (term.length > termWidth) {
+      lines.push(' '.repeat(INDENT) + term);
+      for (const l of wrapped) lines.push(' '.repeat(column) + l);
+      continue;
+    }
+    const first = wrapped.shift() ?? '';
+    lines.push((' '.repeat(INDENT) + term.padEnd(termWidth + GAP) + first).trimEnd());
+    for (const l of wrapped) lines.push(' '.repeat(column) + l);
+  }
+  return lines;
+}
+
+function section(title: string, items: ReadonlyArray<readonly [string, string]>, width: number): string[] {
+  return items.length ? [title, ...formatItems(items, width), ''] : [];
+}
+
+export class BackupctlHelp extends Help {
+  override formatHelp(cmd: Command, helper: Help): string {
+    const width = helper.helpWidth ?? 80;
+    const root = !cmd.parent;
+    const out = [...wrapText(`Usage: ${helper.commandUsage(cmd)}`, width), ''];
+    const description = helper.commandDescription(cmd);
+    if (description) out.push(...wrapText(description, width), '');
+    out.push(...section('Arguments:', helper.visibleArguments(cmd).map((a) => [helper.argumentTerm(a), helper.argumentDescription(a)] as const), width));
+    out.push(...section('Commands:', helper.visibleCommands(cmd).map((c) => [helper.subcommandTerm(c), helper.subcommandDescription(c)] as const), width));
+    const options = (list: readonly Option[]) => list.map((o) => [helper.optionTerm(o), helper.optionDescription(o)] as const);
+    const more = extras.get(cmd);
+    // The root's own options are the ones every command takes; --help stays last.
+    const own = options(helper.visibleOptions(cmd));
+    const helpLast = own.length && own[own.length - 1]![0].endsWith('--help') ? 1 : 0;
+    own.splice(own.length - helpLast, 0, ...(more?.options ?? []));
+    out.push(...section(root ? 'Global options:' : 'Options:', own, width));
+    if (more?.endpoint) out.push(`Endpoint: ${more.endpoint}`, '');
+    if (more?.examples?.length) out.push('Examples:', ...more.examples.flatMap((e) => wrapExample(e, width)), '');
+    if (!root) out.push(...globalOptionsPointer(cmd, width), '');
+    if (more?.footer) out.push(...wrapText(more.footer, width), '');
+    return out.join('\n');
+  }
+}
+
+/** `backupctl help options`: the options every command takes, at `width`. */
+export function globalOptionsHelp(program: Command, width: number): string {
+  const helper = program.createHelp();
+  const list = helper
+    .visibleOptions(program)
+    .filter((o) => o.long !== '--version')
+    .map((o) => [helper.optionTerm(o), helper.optionDescription(o)] as const);
+  return [...wrapText('Global options: every command takes them, before or after its own.', width), '', ...formatItems(list, width), ''].join('\n');
+}
+
+/**
+ * Commands of backupctl: help from BackupctlHelp, and a bare group (or bare
+ * `backupctl`) prints its help on stdout and exits 0 (commander writes it to
+ * stderr and exits 1, as for a mistake).
+ */
+export class BackupctlCommand extends Command {
+  override createCommand(name?: string): Command {
+    // No `help` subcommand in every group: `backupctl help <words>` and --help cover it.
+    return new BackupctlCommand(name).helpCommand(false);
+  }
+
+  override createHelp(): Help {
+    return Object.assign(new BackupctlHelp(), this.configureHelp());
+  }
+
+  override help(context?: { error: boolean } | ((text: string) => string)): never {
+    // commander calls help({error: true}) only for a group given no command.
+    const bare = typeof context === 'object' && context.error;
+    return super.help(bare ? undefined : (context as { error: boolean } | undefined));
+  }
+}
