@@ -44,8 +44,8 @@ the environment over the profile. An empty value counts as unset.
   BACKUPCTL_DEBUG       1 or true: HTTP trace on stderr with the token and secrets redacted (as --debug)
   BACKUPCTL_CONFIG_DIR  where profiles and caches live (as --config-dir)
   BACKUPCTL_MAX_ANSWER_SIZE
-                        largest answer read from the service, e.g. 128MB (binary units; default
-                        64MB, at most 512MB); a larger answer is refused (exit 6), not retried
+                        largest answer read from the service, e.g. 128MiB (default 64MiB, at
+                        most 512MiB); a larger answer is refused (exit 6), not retried
   BACKUPCTL_MAX_PAGES   most pages one walk reads (--all, status; default 10000); past it the
                         walk stops with a warning on stderr
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in

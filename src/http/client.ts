@@ -40,7 +40,7 @@ export interface ClientOptions {
 export const DEFAULT_MAX_PAGES = 10_000;
 
 /**
- * 64 MB: far above any answer of the API (a page of 100 records is tens of KB), far
+ * 64 MiB: far above any answer of the API (a page of 100 records is tens of KB), far
  * below what would exhaust memory (a 500 MB body reached 2.1 GB RSS) or V8's string
  * limit (~512 MB, past which the answer cannot be decoded at all).
  */

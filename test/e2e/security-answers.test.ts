@@ -47,23 +47,23 @@ describe('finding 7: a bound on an answer\'s size', () => {
     const r = await cli(['servers', 'list', '--json'], { BACKUPCTL_MAX_ANSWER_SIZE: '2MB' });
     expect(r.code).toBe(6);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toContain('error: GET /v1/servers: the answer (200) is larger than 2 MB, the limit on an answer\'s size; refused, not retried (raise it with BACKUPCTL_MAX_ANSWER_SIZE)');
+    expect(r.stderr).toContain('error: GET /v1/servers: the answer (200) is larger than 2 MiB, the limit on an answer\'s size; refused, not retried (raise it with BACKUPCTL_MAX_ANSWER_SIZE)');
     expect(r.stderr).not.toMatch(/cut off|attempts/);
     expect(service.received).toHaveLength(1);
     // Reading stopped near the limit (socket buffers aside), not at the 200 MB the server had to give.
     expect(written).toBeLessThan(40 * 1024 * 1024);
   });
 
-  it('the default limit is 64 MB: a 70 MB answer is refused; a POST answered so is exit 7', async () => {
+  it('the default limit is 64 MiB: a 70 MiB answer is refused; a POST answered so is exit 7', async () => {
     service.handle = endless;
     const r = await cli(['servers', 'list', '--json']);
     expect(r.code).toBe(6);
-    expect(r.stderr).toContain('larger than 64 MB');
+    expect(r.stderr).toContain('larger than 64 MiB');
     expect(service.received).toHaveLength(1);
     service.received.length = 0;
     const post = await cli(['jobs', 'backup', 'start', JOB]);
     expect(post.code).toBe(7);
-    expect(post.stderr).toContain('larger than 64 MB');
+    expect(post.stderr).toContain('larger than 64 MiB');
     expect(post.stderr).toContain('may or may not have reached the service');
     expect(service.received).toHaveLength(1);
   });
@@ -75,7 +75,7 @@ describe('finding 7: a bound on an answer\'s size', () => {
     };
     const r = await cli(['servers', 'list', '--json']);
     expect(r.code).toBe(6);
-    expect(r.stderr).toContain('larger than 64 MB');
+    expect(r.stderr).toContain('larger than 64 MiB');
     expect(service.received).toHaveLength(1);
   });
 
@@ -87,7 +87,7 @@ describe('finding 7: a bound on an answer\'s size', () => {
     expect(ok.stdout.trimEnd().split('\n')).toHaveLength(30_000);
     const refused = await cli(['servers', 'list', '-q'], { BACKUPCTL_MAX_ANSWER_SIZE: '1MB' });
     expect(refused.code).toBe(6);
-    expect(refused.stderr).toContain('larger than 1 MB');
+    expect(refused.stderr).toContain('larger than 1 MiB');
   });
 
   it('a bad setting is a configuration error naming the variable, nothing sent', async () => {
