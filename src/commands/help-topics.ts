@@ -42,6 +42,11 @@ the environment over the profile. An empty value counts as unset.
   BACKUPCTL_TIMEOUT     per-request timeout, e.g. 30s or 2m (as --timeout); default 30s
   BACKUPCTL_DEBUG       1 or true: HTTP trace on stderr with the token and secrets redacted (as --debug)
   BACKUPCTL_CONFIG_DIR  where profiles and caches live (as --config-dir)
+  BACKUPCTL_RETRY_BASE  first wait before a retry, e.g. 500ms or 2s; it doubles on each retry
+                        (jittered); default 500ms
+  BACKUPCTL_RETRY_MAX_WAIT
+                        longest single wait between retries, a Retry-After answer included,
+                        e.g. 10s; default 30s. A bad value of either exits 3 naming it
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
