@@ -24,8 +24,10 @@ const exitCodes = `Exit codes (the same for every command):
 
 ${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(5)}${meaning}`).join('\n')}
 
-Errors are one line on stderr; stdout carries results only, so a script can
-test the exit code and still parse stdout. Exit 7 is the one to read twice: the
+An error is a line on stderr starting with "error:", often followed by indented
+lines: a hint for a usage error (what to do instead), the field errors of a 422.
+stdout carries results only, so a script can test the exit code and still parse
+stdout. Exit 7 is the one to read twice: the
 request may have been carried out, so check before sending it again (for a
 backup: backupctl jobs backup list <job> --sort -created_at).
 `;
