@@ -1,6 +1,7 @@
 // The handler every endpoint gets unless its spec names a custom one: send the
 // request, parse the answer leniently with the resource's schema, and hand the
 // output layer records and columns.
+import { wordParts, wrapParts } from '../util/wrap.js';
 import type { CommandSpec } from '../resources/types.js';
 import type { LoadedModule } from '../resources/registry.js';
 import type { Column, CommandInput, Context, Page, QueryValue, Result } from './types.js';
@@ -104,7 +105,8 @@ async function* mapPages(
   // On a terminal, one page of several says so (the renderer has written it: it asked for the next page).
   if (last && values.all !== true && ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY) {
     const hint = morePagesHint(query, last.raw, last.records.length);
-    if (hint) ctx.io.stderr.write(`${hint}\n`);
+    // Wrapped at the terminal's width, as the table above it fits it.
+    if (hint) ctx.io.stderr.write(wrapParts(wordParts(hint), ctx.io.columns).join('\n') + '\n');
   }
 }
 

@@ -25,8 +25,10 @@ const exitCodes = `Exit codes (the same for every command):
 
 ${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(5)}${meaning}`).join('\n')}
 
-Errors are one line on stderr; stdout carries results only, so a script can
-test the exit code and still parse stdout. Exit 7 is the one to read twice: the
+An error is a line on stderr starting with "error:", often followed by indented
+lines: a hint for a usage error (what to do instead), the field errors of a 422.
+stdout carries results only, so a script can test the exit code and still parse
+stdout. Exit 7 is the one to read twice: the
 request may have been carried out, so check before sending it again (for a
 backup: backupctl jobs backup list <job> --sort -created_at).
 `;
@@ -48,6 +50,11 @@ the environment over the profile. An empty value counts as unset.
                         most 512MiB); a larger answer is refused (exit 6), not retried
   BACKUPCTL_MAX_PAGES   most pages one walk reads (--all, status; default 10000); past it the
                         walk stops with a warning on stderr
+  BACKUPCTL_RETRY_BASE  first wait before a retry, e.g. 500ms or 2s; it doubles on each retry
+                        (jittered); default 500ms
+  BACKUPCTL_RETRY_MAX_WAIT
+                        longest single wait between retries, a Retry-After answer included,
+                        e.g. 10s; default 30s. A bad value of either exits 3 naming it
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl

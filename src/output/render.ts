@@ -12,6 +12,7 @@ import {
   sanitizeMultiline,
   shownValue,
   styleCell,
+  truncate,
   tsvField,
   tsvValues,
   type Colorizer,
@@ -144,7 +145,7 @@ async function renderList(result: ListResult, target: Target): Promise<void> {
     }
     case 'table': {
       const columns = selectColumns(result.columns, out.columns);
-      const printer = await tablePrinter(columns, target);
+      const printer = await tablePrinter(columns, target, (out.columns?.length ?? 0) > 0);
       const count = await eachPage(tableChunks(result.pages, printer, target), target, (chunk) => printer.page(chunk));
       if (count === 0 && target.stdout.open) await target.stderr.write('No results.\n');
       return;
@@ -195,11 +196,13 @@ async function* tableChunks(pages: AsyncIterable<unknown[]>, printer: TablePrint
 /** Rows cli-table3 lays out at once: ~5 ms of work at most, linear time overall. */
 export const TABLE_CHUNK_ROWS = 200;
 
-async function tablePrinter(columns: readonly Column[], target: Target, noHeaders = target.out.noHeaders) {
+/** `chosen`: the user named the columns (--columns), so none is left out to fit the terminal. */
+async function tablePrinter(columns: readonly Column[], target: Target, chosen: boolean, noHeaders = target.out.noHeaders) {
   const { createTablePrinter } = await import('./table.js');
   return createTablePrinter(columns, {
     colorizer: await makeColorizer(target.out),
     noHeaders,
+    chosen,
     maxWidth: target.io.columns,
     now: target.now,
   });
@@ -236,10 +239,13 @@ async function recordView(result: RecordResult, target: Target): Promise<string>
   const colorizer = await makeColorizer(target.out);
   const columns = selectColumns(result.columns, target.out.columns);
   const labelWidth = columns.reduce((max, c) => Math.max(max, displayWidth(c.header) + 1), 0) + 2;
+  // Values are cut to the terminal (never the id); in a pipe the width is unbounded.
+  const room = Math.max(8, target.io.columns - labelWidth);
   let text = '';
   for (const column of columns) {
     const value = shownValue(result.record, column);
-    const shown = styleCell(recordValueText(value, column, target.now), value, column, colorizer);
+    const whole = recordValueText(value, column, target.now);
+    const shown = styleCell(column.key === 'id' ? whole : truncate(whole, room), value, column, colorizer);
     text += `${padEnd(column.header + ':', labelWidth)}${shown}`.trimEnd() + '\n';
   }
   for (const section of result.sections ?? []) text += await sectionView(section, target, colorizer);
@@ -249,7 +255,7 @@ async function recordView(result: RecordResult, target: Target): Promise<string>
 async function sectionView(section: Section, target: Target, colorizer: Colorizer): Promise<string> {
   const title = '\n' + colorizer.bold(sanitize(section.title)) + '\n';
   if (section.rows.length === 0) return title + '(none)\n';
-  const printer = await tablePrinter(selectColumns(section.columns, undefined), target, false);
+  const printer = await tablePrinter(selectColumns(section.columns, undefined), target, false, false);
   let text = title;
   for await (const chunk of tableChunks(single(section.rows), printer, target)) text += printer.page(chunk);
   return text;

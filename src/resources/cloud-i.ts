@@ -376,6 +376,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
           type: 'integer',
           min: 1,
           positional: true,
+          complete: `${plural}-snapshots`,
           description: 'Snapshot id (leave out with --all)',
         },
         { name: 'all', in: 'local', type: 'boolean', description: `Delete every snapshot of the ${singular}` },
