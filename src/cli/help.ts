@@ -4,6 +4,7 @@
 // terminal's width (80 in a pipe). Loaded at start-up with the program, so it
 // imports nothing but commander.
 import { Command, Help, type Option } from 'commander';
+import { wrapParts } from '../util/wrap.js';
 
 const INDENT = 2;
 const GAP = 2;
@@ -15,6 +16,8 @@ export interface HelpExtras {
   endpoint?: string;
   examples?: readonly string[];
   footer?: string;
+  /** Global options that mean more for this command, shown among its own (status: -o prometheus). */
+  options?: ReadonlyArray<readonly [string, string]>;
 }
 
 const extras = new WeakMap<Command, HelpExtras>();
@@ -42,30 +45,15 @@ function globalOptionsPointer(cmd: Command, width: number): string[] {
  * a word longer than a line is cut across lines (a terminal would wrap it anyway, badly).
  */
 export function wrapText(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const raw of text.split('\n')) {
-    const words = raw.split(/\s+/).filter(Boolean);
-    let line = '';
-    for (let word of words) {
-      while (word.length > width) {
-        if (line) {
-          lines.push(line);
-          line = '';
-        }
-        lines.push(word.slice(0, width));
-        word = word.slice(width);
-      }
-      if (!word) continue;
-      if (!line) line = word;
-      else if (line.length + 1 + word.length <= width) line += ' ' + word;
-      else {
-        lines.push(line);
-        line = word;
-      }
-    }
-    lines.push(line);
-  }
-  return lines;
+  return text.split('\n').flatMap((raw) => {
+    const words = raw.split(/\s+/).filter(Boolean).flatMap((word) => {
+      const pieces: string[] = [];
+      for (let rest = word; rest; rest = rest.slice(width)) pieces.push(rest.slice(0, width));
+      return pieces;
+    });
+    const lines = wrapParts(words.map((w) => ({ plain: w, shown: w })), width);
+    return lines.length ? lines : [''];
+  });
 }
 
 /**
@@ -132,9 +120,12 @@ export class BackupctlHelp extends Help {
     out.push(...section('Arguments:', helper.visibleArguments(cmd).map((a) => [helper.argumentTerm(a), helper.argumentDescription(a)] as const), width));
     out.push(...section('Commands:', helper.visibleCommands(cmd).map((c) => [helper.subcommandTerm(c), helper.subcommandDescription(c)] as const), width));
     const options = (list: readonly Option[]) => list.map((o) => [helper.optionTerm(o), helper.optionDescription(o)] as const);
-    // The root's own options are the ones every command takes.
-    out.push(...section(root ? 'Global options:' : 'Options:', options(helper.visibleOptions(cmd)), width));
     const more = extras.get(cmd);
+    // The root's own options are the ones every command takes; --help stays last.
+    const own = options(helper.visibleOptions(cmd));
+    const helpLast = own.length && own[own.length - 1]![0].endsWith('--help') ? 1 : 0;
+    own.splice(own.length - helpLast, 0, ...(more?.options ?? []));
+    out.push(...section(root ? 'Global options:' : 'Options:', own, width));
     if (more?.endpoint) out.push(`Endpoint: ${more.endpoint}`, '');
     if (more?.examples?.length) out.push('Examples:', ...more.examples.flatMap((e) => wrapExample(e, width)), '');
     if (!root) out.push(...globalOptionsPointer(cmd, width), '');

@@ -8,6 +8,11 @@ import type { CommandSource, ManifestCommand, ParamSpec } from '../resources/typ
 import type { Globals, IO } from './types.js';
 import { effectiveParams, flagName } from './params.js';
 import { UsageError } from '../errors.js';
+import { OUTPUT_FORMATS } from '../output/options.js';
+
+const capitalised = (s: string): string => s.charAt(0).toUpperCase() + s.slice(1);
+/** `a, b or c` */
+const orList = (words: readonly string[]): string => (words.length > 1 ? `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}` : (words[0] ?? ''));
 
 export type RunCommand = (
   spec: ManifestCommand,
@@ -82,7 +87,12 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
         for (const o of toOptions(p)) cmd.addOption(o);
       }
     }
-    setHelpExtras(cmd, { endpoint: spec.method && spec.endpoint ? `${spec.method} /v1${spec.endpoint}` : undefined, examples: spec.examples });
+    setHelpExtras(cmd, {
+      endpoint: spec.method && spec.endpoint ? `${spec.method} /v1${spec.endpoint}` : undefined,
+      examples: spec.examples,
+      // The global -o takes more here: say so where the command's options are.
+      options: spec.extraFormats?.length ? [['-o, --output <format>', `${capitalised(orList([...OUTPUT_FORMATS, ...spec.extraFormats]))} (env BACKUPCTL_OUTPUT)`]] : undefined,
+    });
     refuseRepeats(cmd);
     cmd.action(async (...args: unknown[]) => {
       const self = args[args.length - 1] as Command;
@@ -102,7 +112,14 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
   const declareGroup = (top: string): void => {
     if (declared.has(top) || !manifest.tops.includes(top)) return;
     declared.add(top);
-    for (const spec of manifest.commandsOf(top)) declare(spec);
+    const commands = manifest.commandsOf(top);
+    for (const spec of commands) declare(spec);
+    // A group (not itself a command) shows examples of its commands.
+    for (const [key, node] of nodes) {
+      if ((key !== top && !key.startsWith(`${top} `)) || commands.some((c) => c.path.join(' ') === key)) continue;
+      const examples = groupExamples(commands, key.split(' '));
+      if (examples.length) setHelpExtras(node, { examples });
+    }
     const node = nodes.get(top);
     if (node) listedTerms.delete(node);
   };
@@ -131,6 +148,21 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
   addHelpCommand(program, nodes, io, declareAll);
   everyGroup.set(program, declareAll);
   return program;
+}
+
+/**
+ * Examples for the help of the group `words`: the first example of each of
+ * its commands and subgroups (a subgroup's first command that has one), in
+ * registry order, at most `max`.
+ */
+export function groupExamples(commands: readonly ManifestCommand[], words: readonly string[], max = 4): string[] {
+  const byChild = new Map<string, string>();
+  for (const c of commands) {
+    if (c.hidden || c.path.length <= words.length || !words.every((w, i) => c.path[i] === w) || !c.examples?.length) continue;
+    const child = c.path[words.length]!;
+    if (!byChild.has(child)) byChild.set(child, c.examples[0]!);
+  }
+  return [...byChild.values()].slice(0, max);
 }
 
 /** Columns help wraps at: the terminal's, else 80 (a pipe without $COLUMNS). */

@@ -9,6 +9,7 @@ import { UsageError } from '../errors.js';
 import { lenient } from '../cli/lenient.js';
 import { fillTemplate } from '../cli/request.js';
 import { datetime, modifiedSince, record, setTagNames, status } from './common.js';
+import { recordOf } from '../http/shape.js';
 
 export interface CloudIKind {
   /** Command group, module name and path segment under /cloud_i: `droplets`. */
@@ -104,6 +105,9 @@ export function retentionText(retention: unknown): string | undefined {
   return parts.length ? parts.join(' ') : undefined;
 }
 
+/** Tables show `d7 w4 m3`; tsv the hourly, daily, weekly and monthly counts, one field each. */
+export const retentionColumn: Column = { key: 'retention', header: 'Retention', show: (r) => retentionText(r.retention), flat: RETENTION_KEYS };
+
 export const snapshotColumns: Column[] = [
   { key: 'id', header: 'ID' },
   { key: 'name', header: 'Name' },
@@ -122,8 +126,9 @@ function machineColumns(kind: CloudIKind): Column[] {
     { key: 'name', header: 'Name' },
     ...optional(kind.host, { key: 'host', header: 'Host' }),
     { key: 'status', header: 'Status', format: 'status' },
-    { key: 'frequency', header: 'Frequency', get: (m) => frequencyText(m.frequency) },
-    { key: 'retention', header: 'Retention', get: (m) => retentionText(m.retention) },
+    // tsv: the hours, and the four retention counts.
+    { key: 'frequency', header: 'Frequency', show: (m) => frequencyText(m.frequency) },
+    retentionColumn,
     { key: 'timezone', header: 'Timezone' },
     { key: 'size', header: 'Size' },
     { key: 'location', header: 'Location' },
@@ -371,6 +376,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
           type: 'integer',
           min: 1,
           positional: true,
+          complete: `${plural}-snapshots`,
           description: 'Snapshot id (leave out with --all)',
         },
         { name: 'all', in: 'local', type: 'boolean', description: `Delete every snapshot of the ${singular}` },
@@ -395,9 +401,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
     const client = await ctx.client();
     const spinner = ctx.spinner('Loading…');
     const res = await client.request(input.request!, { signal: ctx.signal }).finally(() => spinner.stop());
-    const body = res.body as { data?: unknown } | undefined;
-    const data = body && typeof body === 'object' && 'data' in body ? body.data : body;
-    const machine = lenient(loaded, schemaKey, ctx)(data) as { snapshots?: unknown } | null | undefined;
+    const machine = lenient(loaded, schemaKey, ctx)(recordOf(res)) as { snapshots?: unknown } | null | undefined;
     const snapshots = machine && Array.isArray(machine.snapshots) ? machine.snapshots : [];
     return {
       kind: 'record',

@@ -15,6 +15,13 @@
 //   client always passes maxHeaderSize (src/http/client.ts), so node:http is
 //   never loaded. Each patch must match undici's source exactly once, or the
 //   build fails: an undici upgrade cannot silently skip one.
+// And three packages are left out of the bundle altogether: conf (loaded only
+// to write the config file) imports ajv and ajv-formats for its `schema`
+// option and semver for its `migrations` option, and src/config/store.ts
+// passes neither (zod checks the file), so conf never calls them. Leaving
+// them out (with ajv's fast-uri) keeps ~170 kB out of dist/main.cjs, of the
+// 3 MB an install may take (issue 14); their stand-in throws, naming the
+// package, should conf ever reach one.
 import { readFile } from 'node:fs/promises';
 import { constants } from 'node:http2';
 
@@ -76,6 +83,9 @@ export function patchSource(file, text, patches) {
   return text;
 }
 
+/** The packages conf imports for options backupctl does not use (see the top of this file). */
+const LEFT_OUT = { from: /[\\/]node_modules[\\/]conf[\\/]/, filter: /^(ajv\/dist\/2020\.js|ajv-formats|semver)$/ };
+
 export const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
@@ -91,8 +101,18 @@ export const lazyBuiltins = {
       return { path: args.path, namespace: 'lazy-builtin' };
     });
     build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: STAND_INS[args.path].contents, loader: 'js' }));
+    build.onResolve({ filter: LEFT_OUT.filter }, (args) => (LEFT_OUT.from.test(args.importer) ? { path: args.path, namespace: 'left-out' } : undefined));
+    build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({ contents: leftOutSource(args.path), loader: 'js' }));
   },
 };
+
+/** A left-out package's stand-in: any member it is asked for throws when called or constructed. */
+export function leftOutSource(name) {
+  const message = `${name} is left out of backupctl's bundle (src/scripts/lazy-builtins.mjs): conf's schema and migrations options are not used`;
+  return `function leftOut() { throw new Error(${JSON.stringify(message)}); }
+module.exports = new Proxy({}, { get: (target, key) => (typeof key === 'symbol' || key === '__esModule' ? undefined : leftOut) });
+`;
+}
 
 /** The stand-in's source for a built-in, and the undici patches (for tests). */
 export function standInSource(name) {

@@ -15,11 +15,12 @@ function everyCommand(cmd: Command): Command[] {
 }
 
 describe('help layout', () => {
-  it('a group lists its commands first, then its options, then one pointer to the global options', async () => {
+  it('a group lists its commands first, then its options and examples, then one pointer to the global options', async () => {
     const r = await runCli(['jobs', '--help']);
     expect(r.code).toBe(0);
     const headings = r.stdout.split('\n').filter((l) => /^\S.*:$/.test(l));
-    expect(headings).toEqual(['Commands:', 'Options:', 'Global options (details: backupctl help options):']);
+    // Examples of the group's commands (issue 17 part 7), before the pointer as on a command's help.
+    expect(headings).toEqual(['Commands:', 'Options:', 'Examples:', 'Global options (details: backupctl help options):']);
     expect(r.stdout).not.toContain('--profile <name>');
     expect(r.stdout).toMatch(/^ {2}.*--profile, --base-url, -o\/--output, --json/m);
     expect(r.stdout).not.toMatch(/^ {2}help /m);

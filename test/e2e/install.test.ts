@@ -69,6 +69,13 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(external.filter((p) => !p.startsWith('node:') && !isBuiltin(p))).toEqual([]);
   });
 
+  it('the bundle leaves out what conf imports for options backupctl does not use (ajv, ajv-formats, fast-uri, semver)', () => {
+    const meta = JSON.parse(readFileSync(path.join(sources, '.tmp', 'meta.json'), 'utf8')) as { inputs: Record<string, unknown> };
+    const inputs = Object.keys(meta.inputs);
+    expect(inputs.some((f) => f.includes('node_modules/conf/'))).toBe(true);
+    expect(inputs.filter((f) => /node_modules\/(ajv|ajv-formats|fast-uri|semver)\//.test(f))).toEqual([]);
+  });
+
   it('runs --help, servers list against the emulator and completion bash', async () => {
     const help = await backupctl(['--help']);
     expect(help.code, help.stderr).toBe(0);

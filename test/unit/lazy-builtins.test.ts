@@ -10,7 +10,7 @@ import http2 from 'node:http2';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 // @ts-expect-error: a build script without type declarations
-import { UNDICI_PATCHES, patchSource, standInSource } from '../../src/scripts/lazy-builtins.mjs';
+import { UNDICI_PATCHES, leftOutSource, patchSource, standInSource } from '../../src/scripts/lazy-builtins.mjs';
 import { ROOT } from '../helpers/cli.js';
 
 const require = createRequire(import.meta.url);
@@ -51,6 +51,19 @@ describe('stand-ins', () => {
     expect(loaded).toEqual([]);
     expect(exports.spawn).toBe(spawn);
     expect(loaded).toEqual(['node:child_process']);
+  });
+});
+
+describe('packages left out of the bundle (conf\'s schema and migrations options)', () => {
+  it('any member, called or constructed, throws naming the package; loading it loads nothing', () => {
+    const { exports: semver, loaded } = evaluate(leftOutSource('semver'));
+    expect(loaded).toEqual([]);
+    expect(() => (semver.eq as (a: string, b: string) => boolean)('1.0.0', '1.0.0')).toThrow(/^semver is left out of backupctl's bundle/);
+    const { exports: ajv } = evaluate(leftOutSource('ajv/dist/2020.js'));
+    const Ajv = ajv.Ajv2020 as new () => unknown;
+    expect(() => new Ajv()).toThrow(/^ajv\/dist\/2020\.js is left out of backupctl's bundle/);
+    // What esbuild's interop reads when an ES module imports it.
+    expect(ajv.__esModule).toBeUndefined();
   });
 });
 
