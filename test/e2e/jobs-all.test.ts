@@ -147,9 +147,18 @@ describe('jobs backup', () => {
   });
 
   it('start --wait-timeout ends the wait with exit 6', async () => {
-    const r = await cli(['jobs', 'backup', 'start', healthy().id, '--wait', '--poll-interval', '1s', '--wait-timeout', '15ms']);
-    expect(r.code).toBe(6);
-    expect(r.stderr).toContain('gave up waiting');
+    // An emulator whose backups take a minute: with the suite's 20 ms ticks a loaded machine
+    // saw the backup completed at the first poll (exit 0).
+    const slow = await startTestEmulator({ seed: 'demo', tickMs: 60_000 });
+    try {
+      const r = await runCli(['jobs', 'backup', 'start', healthy().name, '--wait', '--poll-interval', '1s', '--wait-timeout', '15ms'], {
+        env: { BACKUPCTL_BASE_URL: slow.url, BACKUPCTL_TOKEN: slow.token, BACKUPCTL_CONFIG_DIR: cfg.dir },
+      });
+      expect(r.code, r.stderr).toBe(6);
+      expect(r.stderr).toContain('gave up waiting');
+    } finally {
+      await slow.close();
+    }
   });
 
   it('start --lock: a held lock exits 10 and sends nothing', async () => {
