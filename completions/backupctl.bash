@@ -532,6 +532,7 @@ __backupctl_positional() {
     'droplets snapshot list/0') echo 'ids droplets' ;;
     'droplets snapshot create/0') echo 'ids droplets' ;;
     'droplets snapshot delete/0') echo 'ids droplets' ;;
+    'droplets snapshot delete/1') echo 'ids droplets-snapshots' ;;
     'volumes get/0') echo 'ids volumes' ;;
     'volumes update/0') echo 'ids volumes' ;;
     'volumes activate/0') echo 'ids volumes' ;;
@@ -541,6 +542,7 @@ __backupctl_positional() {
     'volumes snapshot list/0') echo 'ids volumes' ;;
     'volumes snapshot create/0') echo 'ids volumes' ;;
     'volumes snapshot delete/0') echo 'ids volumes' ;;
+    'volumes snapshot delete/1') echo 'ids volumes-snapshots' ;;
     'jobs get/0') echo 'ids jobs' ;;
     'jobs update/0') echo 'ids jobs' ;;
     'jobs delete/0') echo 'ids jobs' ;;

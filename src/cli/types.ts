@@ -62,8 +62,15 @@ export interface Column {
   key: string;
   /** Header in table mode. */
   header: string;
-  /** Value from the record; default: record[key] (dotted keys walk objects). */
+  /** The raw value from the record, as JSON has it (tsv prints this); default: record[key] (dotted keys walk objects). */
   get?: (record: any) => unknown;
+  /** What a table or record view shows instead of the raw value (`every 24h` for 24); tsv keeps the raw value. */
+  show?: (record: any) => unknown;
+  /**
+   * tsv writes an object value flattened: one field per path given here
+   * (`retention` as its hourly, daily, weekly and monthly counts), empty when absent.
+   */
+  flat?: readonly string[];
   /**
    * How the value is shown in a table:
    * time: relative ("3 hours ago"), size: human bytes from a number or passes a human string,

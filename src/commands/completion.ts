@@ -79,9 +79,17 @@ export const module: ModuleSpec = {
           type: 'string',
           positional: true,
           required: true,
-          description: 'jobs, servers, ssh-keys, storage, accounts, droplets, volumes, snapshots, restores, backups; profiles; commands (those schema takes)',
+          description:
+            'jobs, servers, ssh-keys, storage, accounts, droplets, volumes, snapshots, droplets-snapshots, volumes-snapshots, restores, backups; ' +
+            'profiles; commands (those schema takes)',
         },
-        { name: 'arg1', in: 'local', type: 'string', positional: true, description: 'The first argument on the command line: the job whose backups to list; schema\'s first word' },
+        {
+          name: 'arg1',
+          in: 'local',
+          type: 'string',
+          positional: true,
+          description: "The first argument on the command line: the job whose backups, the droplet or volume whose snapshots to list; schema's first word",
+        },
         { name: 'arg2', in: 'local', type: 'string', positional: true, description: "The second argument on the command line: schema's second word" },
       ],
       output: { kind: 'object' },
@@ -91,6 +99,8 @@ export const module: ModuleSpec = {
         'GET /snapshots',
         'GET /restore-jobs',
         'GET /jobs/{job_id}/backups',
+        'GET /cloud_i/droplets/{droplet_id}/snapshots',
+        'GET /cloud_i/volumes/{volume_id}/snapshots',
       ],
       hidden: true,
     },
@@ -834,14 +844,24 @@ const firstPage = (path: string, sort?: string, pageSize = 100): RequestSpec => 
 /**
  * The records a source offers, read from the service with one attempt per
  * request. `args` are the command line's arguments before the one completed:
- * for backups, the first is the job (id or name) whose backups are offered;
- * without it, the newest backups of every job.
+ * for backups, the first is the job (id or name) whose backups are offered,
+ * without it the newest backups of every job; for the snapshots of a droplet
+ * or volume, the first is the droplet or volume.
  */
 async function serviceItems(source: Exclude<CompletionSource, 'profiles' | 'commands'>, args: readonly string[], client: Client, signal: AbortSignal): Promise<IdItem[]> {
   const data = async (req: RequestSpec): Promise<unknown> => ((await client.request(req, { signal })).body as { data?: unknown } | undefined)?.data;
   switch (source) {
     case 'snapshots':
       return toItems(await data(firstPage('/snapshots', '-started_at')));
+    case 'droplets-snapshots':
+    case 'volumes-snapshots': {
+      // Those of the droplet or volume already on the line (by id or name).
+      if (!args[0]) return [];
+      const kind = source === 'droplets-snapshots' ? 'droplets' : 'volumes';
+      const { resolveId } = await import('../cli/resolve.js');
+      const owner = String(await resolveId(client, kind, args[0], { signal }));
+      return toItems(await data(firstPage(`${NAMED_KINDS[kind].list}/${encodeURIComponent(owner)}/snapshots`, '-started_at')));
+    }
     case 'restores':
       // The service lists restore jobs without page_size.
       return toItems(await data({ method: 'GET', path: '/restore-jobs' }), (r) =>
@@ -897,7 +917,7 @@ const ids: Handler = async (input, ctx) => {
     const source = String(input.values.resource);
     const what = input.values.what;
     const args = [input.values.arg1, input.values.arg2].filter((a): a is string => typeof a === 'string' && a !== '').map(unquote);
-    const known = isNamedKind(source) ? !!NAMED_KINDS[source].list : ['snapshots', 'restores', 'backups', 'profiles', 'commands'].includes(source);
+    const known = isNamedKind(source) ? !!NAMED_KINDS[source].list : ['snapshots', 'droplets-snapshots', 'volumes-snapshots', 'restores', 'backups', 'profiles', 'commands'].includes(source);
     if ((what !== 'ids' && what !== 'names') || !known || ctx.globals.dryRun) return { kind: 'empty' };
     let items: IdItem[];
     if (source === 'commands') {

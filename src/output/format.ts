@@ -19,6 +19,7 @@ export const plainColorizer: Colorizer = { bold: identity, green: identity, yell
 // Sanitising: in ./sanitize.ts (small, loaded by the stderr writer of every command)
 
 import { sanitize } from './sanitize.js';
+import { parseStatedSize } from '../verify/size.js';
 export { sanitize, sanitizeMultiline, tsvField } from './sanitize.js';
 
 // ---------------------------------------------------------------------------
@@ -159,11 +160,12 @@ export function absoluteAndRelativeTime(value: string | Date | null | undefined,
 // ---------------------------------------------------------------------------
 // Sizes
 
-const BYTE_UNITS = ['B', 'KB', 'MB', 'GB', 'TB', 'PB', 'EB'];
+const BYTE_UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB'];
 
 /**
- * Binary multiples (1 KB = 1024 B) with the short labels people expect:
- * 512 B, 1.5 KB, 15.3 MB, 152 GB. One decimal below 100, none above.
+ * The one size formatter (tables, records, progress bars, verify, report):
+ * binary multiples labelled as such (1 KiB = 1024 B): 512 B, 1.5 KiB,
+ * 15.3 MiB, 152 GiB. One decimal below 100, none above.
  */
 export function humanBytes(n: number): string {
   if (!Number.isFinite(n)) return String(n);
@@ -222,20 +224,37 @@ export function colorStatus(text: string, raw: unknown, colorizer: Colorizer): s
 
 /** A record's value for a column: `get`, else the key, walking dotted keys through objects. */
 export function columnValue(record: unknown, column: Column): unknown {
-  if (column.get) {
-    // Getters are written for well-formed records (`(s) => s.key?.name`); a list holding
-    // null or a string, or a field of an unexpected type, must give an empty cell, not a crash.
-    try {
-      return column.get(record);
-    } catch {
-      return undefined;
-    }
+  return column.get ? safely(column.get, record) : valueAt(record, column.key);
+}
+
+/** The value a table or record view shows: the column's display text when it has one, else its raw value. */
+export function shownValue(record: unknown, column: Column): unknown {
+  return column.show ? safely(column.show, record) : columnValue(record, column);
+}
+
+/** The tsv fields of a column: its raw value, or one per `flat` path of it. */
+export function tsvValues(record: unknown, column: Column): unknown[] {
+  const value = columnValue(record, column);
+  return column.flat ? column.flat.map((p) => valueAt(value, p)) : [value];
+}
+
+function safely(get: (record: any) => unknown, record: unknown): unknown {
+  // Getters are written for well-formed records (`(s) => s.key?.name`); a list holding
+  // null or a string, or a field of an unexpected type, must give an empty cell, not a crash.
+  try {
+    return get(record);
+  } catch {
+    return undefined;
   }
+}
+
+/** `record[key]`, or the walk along a dotted key (`credentials.name`). */
+function valueAt(record: unknown, key: string): unknown {
   if (record === null || typeof record !== 'object') return undefined;
-  const direct = (record as Record<string, unknown>)[column.key];
-  if (direct !== undefined || !column.key.includes('.')) return direct;
+  const direct = (record as Record<string, unknown>)[key];
+  if (direct !== undefined || !key.includes('.')) return direct;
   let current: unknown = record;
-  for (const part of column.key.split('.')) {
+  for (const part of key.split('.')) {
     if (current === null || typeof current !== 'object') return undefined;
     current = (current as Record<string, unknown>)[part];
   }
@@ -275,9 +294,12 @@ function plainText(value: unknown, column: Column, now: Date | undefined, timeSt
         return timeStyle === 'both' ? absoluteAndRelativeTime(value, now) : relativeTime(value, now);
       }
       break;
-    case 'size':
-      if (typeof value === 'number') return humanBytes(value);
+    case 'size': {
+      // The service states sizes as text ('744 bytes', '12.5 MB', 1024-based): shown in the same units as byte counts.
+      const bytes = typeof value === 'number' ? value : parseStatedSize(value)?.bytes;
+      if (bytes !== undefined) return humanBytes(bytes);
       break;
+    }
     case 'bool':
       if (isTruthyFlag(value)) return 'yes';
       if (isFalsyFlag(value)) return 'no';

@@ -14,12 +14,13 @@
  *   sent them; control characters survive, escaped by JSON.
  * - ndjson: one compact record per line, written as pages arrive.
  * - tsv: one line per record, the visible columns' raw values (ISO times,
- *   sizes as given, objects as compact JSON, null as empty), tab-separated,
+ *   sizes as given, a column's `flat` parts as fields of their own, other
+ *   objects as compact JSON, null as empty; never a column's `show` text), tab-separated,
  *   no header; tabs, newlines and other control characters become a space.
  * - table: borderless columns (cli-table3), a header unless --no-headers,
  *   widths set from the first page and kept for later pages, fitted to the
  *   terminal by cutting the widest columns with `…`. Cells: times relative,
- *   sizes as binary multiples (1 KB = 1024 B), statuses coloured, booleans
+ *   sizes in binary units (1 KiB = 1024 B, the service's own size texts converted), statuses coloured, booleans
  *   yes/no, tags as the names set, objects as compact JSON. An empty list
  *   prints `No results.` on stderr. A record prints `Key:  value` lines (times
  *   absolute and relative) and then its sections.

@@ -2,7 +2,6 @@
 import type { Column, IO, OutputOptions, Result, Section } from '../cli/types.js';
 import { UsageError } from '../errors.js';
 import {
-  columnValue,
   displayWidth,
   padEnd,
   plainColorizer,
@@ -10,8 +9,10 @@ import {
   recordValueText,
   sanitize,
   sanitizeMultiline,
+  shownValue,
   styleCell,
   tsvField,
+  tsvValues,
   type Colorizer,
 } from './format.js';
 import { OutputWriter } from './writer.js';
@@ -82,7 +83,7 @@ function idOf(record: unknown, idField: string): string | undefined {
 }
 
 function tsvLine(record: unknown, columns: readonly Column[]): string {
-  return columns.map((c) => tsvField(rawText(columnValue(record, c)))).join('\t');
+  return columns.flatMap((c) => tsvValues(record, c).map((v) => tsvField(rawText(v)))).join('\t');
 }
 
 // ---------------------------------------------------------------------------
@@ -212,7 +213,7 @@ async function recordView(result: RecordResult, target: Target): Promise<string>
   const labelWidth = columns.reduce((max, c) => Math.max(max, displayWidth(c.header) + 1), 0) + 2;
   let text = '';
   for (const column of columns) {
-    const value = columnValue(result.record, column);
+    const value = shownValue(result.record, column);
     const shown = styleCell(recordValueText(value, column, target.now), value, column, colorizer);
     text += `${padEnd(column.header + ':', labelWidth)}${shown}`.trimEnd() + '\n';
   }

@@ -2,7 +2,7 @@
 // separated by two spaces, no box characters. Loaded only for table output,
 // so cli-table3 costs nothing to the json/ndjson/tsv paths.
 import type { Column } from '../cli/types.js';
-import { cellText, columnValue, displayWidth, styleCell, truncate, type Colorizer } from './format.js';
+import { cellText, displayWidth, shownValue, styleCell, truncate, type Colorizer } from './format.js';
 
 /** Spaces between columns. */
 export const COLUMN_GAP = 2;
@@ -87,7 +87,7 @@ export async function createTablePrinter(columns: readonly Column[], options: Ta
   const texts = (records: readonly unknown[]): Array<{ text: string; value: unknown }[]> =>
     records.map((record) =>
       columns.map((column) => {
-        const value = columnValue(record, column);
+        const value = shownValue(record, column);
         return { text: cellText(value, column, options.now), value };
       }),
     );

@@ -53,13 +53,28 @@ export function providerText(provider: unknown): string | undefined {
   return typeof shown === 'string' ? shown : undefined;
 }
 
+/** The provider as the service names it (`cloud_a`): what json and tsv carry. */
+export function providerName(provider: unknown): string | undefined {
+  if (typeof provider === 'string') return provider;
+  const name = provider && typeof provider === 'object' ? (provider as { name?: unknown }).name : undefined;
+  return typeof name === 'string' ? name : undefined;
+}
+
+/** A provider column: tables show its display name (`Cloud A`), tsv the raw name (`cloud_a`). */
+export const providerColumn: Column = {
+  key: 'provider',
+  header: 'Provider',
+  get: (r) => providerName(r.provider),
+  show: (r) => providerText(r.provider),
+};
+
 export const schemas = { account: accountSchema };
 
 export const columns: Record<string, Column[]> = {
   account: [
     { key: 'id', header: 'ID' },
     { key: 'name', header: 'Name' },
-    { key: 'provider', header: 'Provider', get: (a) => providerText(a.provider) },
+    providerColumn,
     { key: 'expires_at', header: 'Expires', format: 'time' },
     { key: 'created_at', header: 'Created', format: 'time' },
     { key: 'updated_at', header: 'Updated', format: 'time' },
@@ -210,7 +225,11 @@ const add: Handler = async (input, ctx) => {
   const result = await runEndpoint(input, ctx, async () => ({ module, schemas, columns }));
   if (result.kind !== 'record') return result;
   const sent = String(input.values.provider);
-  const shown = result.columns.map((c) => (c.key === 'provider' ? { ...c, get: (a: { provider?: unknown }) => providerText(a.provider) ?? sent } : c));
+  const shown = result.columns.map((c) =>
+    c.key === 'provider'
+      ? { ...c, get: (a: { provider?: unknown }) => providerName(a.provider) ?? sent, show: (a: { provider?: unknown }) => providerText(a.provider) ?? sent }
+      : c,
+  );
   return { ...result, columns: shown };
 };
 

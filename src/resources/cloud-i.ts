@@ -104,6 +104,9 @@ export function retentionText(retention: unknown): string | undefined {
   return parts.length ? parts.join(' ') : undefined;
 }
 
+/** Tables show `d7 w4 m3`; tsv the hourly, daily, weekly and monthly counts, one field each. */
+export const retentionColumn: Column = { key: 'retention', header: 'Retention', show: (r) => retentionText(r.retention), flat: RETENTION_KEYS };
+
 export const snapshotColumns: Column[] = [
   { key: 'id', header: 'ID' },
   { key: 'name', header: 'Name' },
@@ -122,8 +125,9 @@ function machineColumns(kind: CloudIKind): Column[] {
     { key: 'name', header: 'Name' },
     ...optional(kind.host, { key: 'host', header: 'Host' }),
     { key: 'status', header: 'Status', format: 'status' },
-    { key: 'frequency', header: 'Frequency', get: (m) => frequencyText(m.frequency) },
-    { key: 'retention', header: 'Retention', get: (m) => retentionText(m.retention) },
+    // tsv: the hours, and the four retention counts.
+    { key: 'frequency', header: 'Frequency', show: (m) => frequencyText(m.frequency) },
+    retentionColumn,
     { key: 'timezone', header: 'Timezone' },
     { key: 'size', header: 'Size' },
     { key: 'location', header: 'Location' },
@@ -371,6 +375,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
           type: 'integer',
           min: 1,
           positional: true,
+          complete: `${plural}-snapshots`,
           description: 'Snapshot id (leave out with --all)',
         },
         { name: 'all', in: 'local', type: 'boolean', description: `Delete every snapshot of the ${singular}` },

@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import type { Column } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { datetime, idArg, modifiedSince, record } from './common.js';
-import { ACCOUNT_PROVIDERS, accountSchema, providerSchema, providerText } from './accounts.js';
+import { ACCOUNT_PROVIDERS, accountSchema, providerColumn, providerSchema } from './accounts.js';
 
 /**
  * The real service's schedule frequencies (api-facts): hours, then minutes.
@@ -27,7 +27,7 @@ export const resourceSchema = record({
 const resourceColumns: Column[] = [
   { key: 'id', header: 'ID' },
   { key: 'type', header: 'Type' },
-  { key: 'provider', header: 'Provider', get: (r) => providerText(r.provider) },
+  providerColumn,
   { key: 'account', header: 'Account', get: (r) => r.credentials?.name },
   { key: 'backups_activated', header: 'Activated', format: 'bool' },
   { key: 'last_known_ip', header: 'IP' },

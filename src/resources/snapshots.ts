@@ -4,7 +4,7 @@ import * as z from 'zod/mini';
 import type { Column } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { datetime, idArg, record, status } from './common.js';
-import { ACCOUNT_PROVIDERS, accountSchema, providerSchema, providerText } from './accounts.js';
+import { ACCOUNT_PROVIDERS, accountSchema, providerColumn, providerSchema } from './accounts.js';
 import { resourceSchema } from './snapshot-resources.js';
 import { setTagNames } from './common.js';
 
@@ -38,7 +38,7 @@ function resourceText(resource: unknown): string | undefined {
 const snapshotColumns: Column[] = [
   { key: 'id', header: 'ID' },
   { key: 'name', header: 'Name' },
-  { key: 'provider', header: 'Provider', get: (s) => providerText(s.provider) },
+  providerColumn,
   { key: 'status', header: 'Status', format: 'status' },
   { key: 'size', header: 'Size', format: 'size' },
   // The names of the tags set, so TSV holds `daily,weekly` rather than the 0/1 object.
@@ -46,7 +46,8 @@ const snapshotColumns: Column[] = [
   { key: 'started_at', header: 'Started', format: 'time' },
   { key: 'completed_at', header: 'Completed', format: 'time' },
   { key: 'account', header: 'Account', get: (s) => s.credentials?.name },
-  { key: 'resource', header: 'Resource', get: (s) => resourceText(s.resource) },
+  // tsv: its type and id, two fields.
+  { key: 'resource', header: 'Resource', show: (s) => resourceText(s.resource), flat: ['type', 'id'] },
   { key: 'fail_reason', header: 'Fail reason', extra: true },
 ];
 

@@ -386,7 +386,7 @@ class ZipCheck extends GuardedCheck {
   protected async take(chunk: Buffer): Promise<void> {
     this.total += chunk.length;
     if (this.held + chunk.length > this.limit) {
-      if (!this.options.readRange) throw new Error(`larger than ${Math.round(this.limit / 1048576)} MB and the storage cannot be read by ranges`);
+      if (!this.options.readRange) throw new Error(`larger than ${Math.round(this.limit / 1048576)} MiB and the storage cannot be read by ranges`);
       this.chunks = [];
       this.held = Infinity;
       return;

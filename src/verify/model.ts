@@ -26,7 +26,7 @@ export const fileResultSchema = describe(
     sha256: describe(z.nullable(z.string()), 'SHA-256 of the bytes read (null when the transfer failed)'),
     first_seen: describe(z.nullable(z.string()), 'When the ledger first recorded this hash for this file (ISO 8601)'),
     seconds: describe(z.number(), 'Time to read and check the file'),
-    mb_per_s: describe(z.number(), 'Throughput in MB (2^20 bytes) per second'),
+    mb_per_s: describe(z.number(), 'Throughput in MiB (2^20 bytes) per second'),
     resumed: describe(z.boolean(), 'The transfer broke and was resumed with a Range request'),
     reasons: describe(z.array(z.string()), 'Why the file failed (empty when it did not), or a note such as "encrypted: size and hash only"'),
   }),

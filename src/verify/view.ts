@@ -15,7 +15,7 @@ export const fileColumns: Column[] = [
   { key: 'entries', header: 'Entries', get: (f: FileResult) => (f.entries === null ? '' : f.entries) },
   { key: 'sha256', header: 'SHA-256', short: 12 },
   { key: 'seconds', header: 'Time', get: (f: FileResult) => `${f.seconds.toFixed(2)}s` },
-  { key: 'mb_per_s', header: 'MB/s', get: (f: FileResult) => f.mb_per_s.toFixed(1) },
+  { key: 'mb_per_s', header: 'MiB/s', get: (f: FileResult) => f.mb_per_s.toFixed(1) },
   { key: 'reasons', header: 'Note', get: (f: FileResult) => f.reasons.join('; ') },
 ];
 

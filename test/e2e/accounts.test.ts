@@ -75,7 +75,7 @@ describe('accounts list', () => {
     const tsv = await cli(['accounts', 'list', '-o', 'tsv']);
     expect(tsv.code).toBe(0);
     expect(tsv.stdout).toBe(
-      accounts.map((a) => `${[a.id, a.name, a.provider!.pretty_name, a.expires_at ?? '', a.created_at, a.updated_at].join('\t')}\n`).join(''),
+      accounts.map((a) => `${[a.id, a.name, a.provider!.name, a.expires_at ?? '', a.created_at, a.updated_at].join('\t')}\n`).join(''),
     );
     expect(accounts[0]!.created_at).toMatch(SQL_DATETIME);
   });

@@ -4,6 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { humanBytes } from '../../src/output/format.js';
+import { parseStatedSize } from '../../src/verify/size.js';
 
 interface Backup {
   id: string;
@@ -62,7 +64,9 @@ describe('backups get', () => {
     expect(r.stdout).toMatch(new RegExp(`^Files:\\s+${b.files.length}$`, 'm'));
     const files = r.stdout.slice(r.stdout.indexOf('\nFiles\n'));
     expect(files).toMatch(/Name\s+Size/);
-    for (const f of b.files) expect(files).toMatch(new RegExp(`${escape(f.name)}\\s+${escape(f.size)}`));
+    // The service's size text ('204 KB', '390 bytes') in the CLI's binary units (issue 16 §2.14).
+    for (const f of b.files) expect(files).toMatch(new RegExp(`${escape(f.name)}\\s+${escape(humanBytes(parseStatedSize(f.size)!.bytes))}$`, 'm'));
+    expect(files).not.toMatch(/ (bytes|KB|MB|GB)$/m);
   });
 
   it('tsv: one line with the backup columns', async () => {

@@ -331,7 +331,7 @@ describe('completion everywhere (issue 17, part 4)', () => {
     expect((await bashCompleteAsync(['backupctl', 'status', '--job', ''])).sort()).toEqual(idsOf(jobs).sort());
   });
 
-  it('offers the ids of snapshots, restores, droplets and volumes, with their names as descriptions', async () => {
+  it('offers the ids of snapshots (of a droplet or volume too), restores, droplets and volumes, with their names as descriptions', async () => {
     const snapshots = await listed('/snapshots', 'page_size=100', 'sort=-started_at');
     expect(await bashCompleteAsync(['backupctl', 'snapshots', 'get', ''])).toEqual(idsOf(snapshots));
     const lines = (await runCli(['__complete', 'names', 'snapshots'], { env: env() })).stdout;
@@ -342,6 +342,12 @@ describe('completion everywhere (issue 17, part 4)', () => {
     for (const [command, endpoint] of [['droplets', '/cloud_i/droplets'], ['volumes', '/cloud_i/volumes']] as const) {
       const records = await listed(endpoint, 'page_size=100');
       expect((await bashCompleteAsync(['backupctl', command, 'get', ''])).sort()).toEqual(idsOf(records).sort());
+      // The snapshots of the droplet or volume on the line, by id or by name (as bash passes it: quoted).
+      const owner = records[0]!;
+      const snapshots = await listed(`${endpoint}/${owner.id}/snapshots`, 'page_size=100', 'sort=-started_at');
+      expect(snapshots.length, command).toBeGreaterThan(0);
+      expect(await bashCompleteAsync(['backupctl', command, 'snapshot', 'delete', String(owner.id), '']), command).toEqual(idsOf(snapshots));
+      expect(await bashCompleteAsync(['backupctl', command, 'snapshot', 'delete', `'${String(owner.name)}'`, '']), command).toEqual(idsOf(snapshots));
     }
   });
 

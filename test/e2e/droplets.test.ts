@@ -75,7 +75,8 @@ describe('droplets list', () => {
     const db = droplets.find((d) => d.name === 'db-primary')!;
     const line = tsv.stdout.split('\n').find((l) => l.startsWith(`${db.id}\t`));
     expect(line).toBe(
-      [db.id, 'db-primary', db.host, 'active', 'every 6h', 'h6 d7 w4 m3', db.timezone, db.size, db.location, db.estimated_cost, db.created_at].join('\t'),
+      // Raw values (issue 16 §2.17): the frequency in hours, the retention as four counts.
+      [db.id, 'db-primary', db.host, 'active', 6, 6, 7, 4, 3, db.timezone, db.size, db.location, db.estimated_cost, db.created_at].join('\t'),
     );
     expect(tsv.stdout.trimEnd().split('\n')).toHaveLength(4);
   });
@@ -139,14 +140,14 @@ describe('droplets get', () => {
     expect(table.stdout).toMatch(/^Retention:\s+h6 d7 w4 m3$/m);
     expect(table.stdout).toMatch(new RegExp(`^Snapshots:\\s+${service.snapshots!.length}$`, 'm'));
     expect(table.stdout).toMatch(/\nSnapshots\nID\s+Name\s+Status\s+Size\s+Tags\s+Started\s+Completed\n/);
-    expect(table.stdout).toMatch(/\d+(\.\d)? [KMG]B/);
+    expect(table.stdout).toMatch(/\d+(\.\d)? [KMG]iB/);
 
     const q = await cli(['droplets', 'get', String(id), '-q']);
     expect(q.stdout).toBe(`${id}\n`);
     const tsv = await cli(['droplets', 'get', String(id), '-o', 'tsv']);
     expect(tsv.stdout).toBe(
       [
-        id, 'db-primary', service.host, 'active', 'every 6h', 'h6 d7 w4 m3', service.timezone, service.size, service.location,
+        id, 'db-primary', service.host, 'active', 6, 6, 7, 4, 3, service.timezone, service.size, service.location,
         service.estimated_cost, service.snapshots!.length, service.created_at, service.run_offset, 'ops@example.com',
       ].join('\t') + '\n',
     );

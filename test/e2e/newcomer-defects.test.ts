@@ -9,6 +9,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import { inPty, screenLines } from '../helpers/pty.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 const JOB = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
@@ -333,5 +334,113 @@ describe('16. accounts add -o table shows the provider', () => {
     const post = sent().filter((q) => q.method === 'POST').pop()!;
     expect(post.path).toBe('/v1/snapshots/accounts');
     expect(JSON.parse(j.stdout)).not.toHaveProperty('provider');
+  });
+});
+
+describe('14. one unit system for sizes: binary multiples labelled KiB, MiB, GiB, by one formatter', () => {
+  it('storage list: 33,787,215,872 bytes is 31.5 GiB', async () => {
+    const r = await cli(['storage', 'list', '-o', 'table', '--columns', 'id,estimated_size']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n')[1]).toMatch(/^1 +31\.5 GiB$/);
+    expect(r.stdout).not.toMatch(/\d (KB|MB|GB|TB)\b/);
+  });
+
+  it("the service's size texts are shown in the same units: 390 bytes is 390 B, 204 KB is 204 KiB", async () => {
+    const job = await firstJobId();
+    const backups = (await (await apiFetch(emu, `/v1/jobs/${job}/backups?page_size=15`)).json()) as { data: Array<{ id: string }> };
+    const id = backups.data[0]!.id;
+    const record = (await (await apiFetch(emu, `/v1/backups/${id}`)).json()) as { data: { files: Array<{ name: string; size: string }> } };
+    const r = await cli(['backups', 'get', id, '-o', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    for (const f of record.data.files) {
+      // What the service states ('390 bytes', '204 KB', 1024-based), in the CLI's units.
+      const [amount, unit] = f.size.split(' ');
+      const shown = unit === 'bytes' ? `${amount} B` : `${amount} ${unit!.replace('B', 'iB')}`;
+      expect(r.stdout).toMatch(new RegExp(`^${f.name.replace(/\./g, '\\.')} +${shown.replace('.', '\\.')}$`, 'm'));
+    }
+    expect(r.stdout).not.toMatch(/\d (bytes|KB|MB|GB)\b/);
+    // Snapshots: '6.13 GB' from the service is 6.1 GiB here.
+    const snaps = await cli(['snapshots', 'list', '-o', 'table', '--columns', 'id,size']);
+    expect(snaps.stdout).not.toMatch(/\d (bytes|KB|MB|GB)\b/);
+    expect(snaps.stdout).toMatch(/^\d+ +[\d.]+ GiB$/m);
+  });
+});
+
+describe('14. the table and the progress bar show the same size for the same file', () => {
+  let big: Emulator;
+  let out: string;
+  // Not a round number: the service states it as '290611 bytes'.
+  const BYTES = 290_611;
+  beforeAll(async () => {
+    big = await startTestEmulator({ seed: 'empty', bigFile: BYTES });
+    out = mkdtempSync(path.join(tmpdir(), 'backupctl-units-'));
+  });
+  afterAll(async () => {
+    await big.close();
+    rmSync(out, { recursive: true, force: true });
+  });
+
+  it('284 KiB in the backup table, in the bar and in the list of files written', async () => {
+    const bigEnv = { BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token, BACKUPCTL_CONFIG_DIR: cfg.dir };
+    const jobs = JSON.parse((await runCli(['jobs', 'list', '--json'], { env: bigEnv })).stdout) as Array<{ id: string }>;
+    const backup = JSON.parse((await runCli(['jobs', 'backup', 'latest', jobs[0]!.id, '--json'], { env: bigEnv })).stdout) as { id: string };
+    const table = await runCli(['backups', 'get', backup.id, '-o', 'table'], { env: bigEnv });
+    expect(table.stdout).toMatch(/^big-file-\S+\.tar\.gz +284 KiB$/m);
+    const r = await inPty(['jobs', 'backup', 'download', jobs[0]!.id, backup.id, '--dir', out, '-o', 'table'], { ...bigEnv, TERM: 'xterm-256color' }, { timeoutMs: 30_000 });
+    expect(r.code, r.output).toBe(0);
+    const bars = r.output.split(/[\r\n]+/).map((l) => l.replace(/\u001b\[K/g, '')).filter((l) => l.startsWith('['));
+    expect(bars.at(-1)).toMatch(/^\[#{30}\] 100%  1\/1 files  284 KiB  [\d.]+ (B|KiB|MiB|GiB)\/s$/);
+    expect(screenLines(r.output).some((l) => /^big-file-\S+ +284 KiB +\//.test(l)), r.output).toBe(true);
+  }, 60_000);
+});
+
+describe('17. tsv carries raw values, like JSON, flattened', () => {
+  type Retention = Partial<Record<'hourly' | 'daily' | 'weekly' | 'monthly', number>>;
+  const retention = (r: Retention) => [r.hourly ?? '', r.daily ?? '', r.weekly ?? '', r.monthly ?? ''];
+  const json = async <T>(args: string[]) => JSON.parse((await cli([...args, '--json'])).stdout) as T;
+
+  it('droplets list: the frequency in hours, the retention as four counts (hourly, daily, weekly, monthly)', async () => {
+    type Droplet = { id: number; name: string; host: string; status: string; frequency: number; retention: Retention; timezone: string; size: string; location: string; estimated_cost?: string; created_at: string };
+    const all = await json<Droplet[]>(['droplets', 'list']);
+    const tsv = await cli(['droplets', 'list', '-o', 'tsv']);
+    expect(tsv.code).toBe(0);
+    expect(tsv.stdout).toBe(
+      all.map((d) => [d.id, d.name, d.host, d.status, d.frequency, ...retention(d.retention), d.timezone, d.size, d.location, d.estimated_cost ?? '', d.created_at].join('\t') + '\n').join(''),
+    );
+    expect(tsv.stdout).not.toMatch(/every \d+h|\bd\d+ w\d+/);
+    // The table keeps its display text.
+    const table = await cli(['droplets', 'list', '-o', 'table']);
+    expect(table.stdout).toMatch(/ every 24h +d7 w4 m3 /);
+  });
+
+  it('volumes list: the same', async () => {
+    type Volume = { id: string; name: string; status: string; frequency: number; retention: Retention; timezone: string; size: string; location: string; estimated_cost?: string; created_at: string };
+    const all = await json<Volume[]>(['volumes', 'list']);
+    const tsv = await cli(['volumes', 'list', '-o', 'tsv']);
+    expect(tsv.stdout).toBe(
+      all.map((v) => [v.id, v.name, v.status, v.frequency, ...retention(v.retention), v.timezone, v.size, v.location, v.estimated_cost ?? '', v.created_at].join('\t') + '\n').join(''),
+    );
+  });
+
+  it('snapshots list: the provider as the service names it (cloud_e, not Cloud E), the resource as type and id', async () => {
+    type Snap = { id: number; name: string; provider: { name: string }; status: string; size: string; tags: Record<string, number>; started_at: string; completed_at: string | null; credentials: { name: string }; resource: { type: string; id: number } };
+    const all = await json<Snap[]>(['snapshots', 'list']);
+    const tsv = await cli(['snapshots', 'list', '-o', 'tsv']);
+    const names = (t: Record<string, number>) => Object.keys(t).filter((k) => t[k]).join(',');
+    expect(tsv.stdout).toBe(
+      all.map((s) => [s.id, s.name, s.provider.name, s.status, s.size, names(s.tags), s.started_at, s.completed_at ?? '', s.credentials.name, s.resource.type, s.resource.id].join('\t') + '\n').join(''),
+    );
+    expect(tsv.stdout).not.toMatch(/Cloud [A-Z]/);
+    const table = await cli(['snapshots', 'list', '-o', 'table']);
+    expect(table.stdout).toMatch(/ Cloud E /);
+  });
+
+  it('accounts and resources list: the provider as the service names it', async () => {
+    const accounts = await json<Array<{ id: number; provider: { name: string } }>>(['accounts', 'list']);
+    const a = await cli(['accounts', 'list', '-o', 'tsv', '--columns', 'id,provider']);
+    expect(a.stdout).toBe(accounts.map((x) => `${x.id}\t${x.provider.name}\n`).join(''));
+    const resources = await json<Array<{ id: number; provider: { name: string } }>>(['resources', 'list']);
+    const r = await cli(['resources', 'list', '-o', 'tsv', '--columns', 'id,provider']);
+    expect(r.stdout).toBe(resources.map((x) => `${x.id}\t${x.provider.name}\n`).join(''));
   });
 });

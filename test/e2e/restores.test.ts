@@ -4,6 +4,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { humanBytes } from '../../src/output/format.js';
+import { parseStatedSize } from '../../src/verify/size.js';
 
 interface Restore {
   id: string;
@@ -96,7 +98,7 @@ describe('restores get', () => {
     expect(r.stdout).toMatch(/^Status:\s+completed$/m);
     const files = r.stdout.slice(r.stdout.indexOf('\nFiles\n'));
     expect(files).toMatch(/Name\s+Size\s+URL/);
-    for (const f of restore.files!) expect(files).toMatch(new RegExp(`${f.name.replace(/\./g, '\\.')}\\s+${f.size}\\s+http://127\\.0\\.0\\.1:\\d+/`));
+    for (const f of restore.files!) expect(files).toMatch(new RegExp(`${f.name.replace(/\./g, '\\.')}\\s+${humanBytes(parseStatedSize(f.size)!.bytes)}\\s+http://127\\.0\\.0\\.1:\\d+/`));
     // -q prints the id of the record
     const q = await cli(['restores', 'get', restore.id, '-q']);
     expect(q.stdout).toBe(`${restore.id}\n`);

@@ -75,7 +75,7 @@ describe('resources list', () => {
     const tsv = await cli(['resources', 'list', '-o', 'tsv']);
     expect(tsv.stdout).toBe(
       resources
-        .map((x) => `${[x.id, x.type, x.provider!.pretty_name, x.credentials!.name, x.backups_activated, x.last_known_ip, x.last_synced_at].join('\t')}\n`)
+        .map((x) => `${[x.id, x.type, x.provider!.name, x.credentials!.name, x.backups_activated, x.last_known_ip, x.last_synced_at].join('\t')}\n`)
         .join(''),
     );
     const table = await cli(['resources', 'list', '-o', 'table']);

@@ -38,15 +38,15 @@ async function serviceSnapshot(id: number): Promise<{ status: number; data?: Sna
   return { status: res.status, data: res.status === 200 ? ((await res.json()) as { data: Snapshot }).data : undefined };
 }
 
-/** The TSV line the default columns give: set tag names, provider's display name, `type id` of the resource. */
+/** The TSV line the default columns give: set tag names, the provider's name, the resource's type and id (raw, issue 16 §2.17). */
 function tsvLine(s: Snapshot): string {
   const tags = Object.entries(s.tags)
     .filter(([, v]) => v === 1)
     .map(([k]) => k)
     .join(',');
   return [
-    s.id, s.name, s.provider?.pretty_name ?? '', s.status, s.size, tags, s.started_at, s.completed_at ?? '',
-    s.credentials?.name ?? '', s.resource ? `${s.resource.type} ${s.resource.id}` : '',
+    s.id, s.name, s.provider?.name ?? '', s.status, s.size, tags, s.started_at, s.completed_at ?? '',
+    s.credentials?.name ?? '', s.resource?.type ?? '', s.resource?.id ?? '',
   ].join('\t');
 }
 

@@ -120,13 +120,13 @@ describe('verify: good backups', () => {
     const r = await cli(['verify', 'api postgres', '--since', '2d', '-o', 'table']);
     expect(r.code, r.stderr).toBe(0);
     const [header] = r.stdout.split('\n');
-    expect(header).toMatch(/^Verdict\s+Backup\s+File\s+Format\s+Size\s+Entries\s+SHA-256\s+Time\s+MB\/s\s+Note$/);
+    expect(header).toMatch(/^Verdict\s+Backup\s+File\s+Format\s+Size\s+Entries\s+SHA-256\s+Time\s+MiB\/s\s+Note$/);
     const rows = r.stdout.split('\n').filter((l) => /^verified\s/.test(l));
     const summaries = r.stdout.split('\n').filter((l) => /^Backup [0-9a-f-]{36} \(created .*\): verified, 1 file, /.test(l));
     expect(rows.length).toBeGreaterThan(4);
     expect(summaries.length).toBe(rows.length);
     // The table shortens the backup id and the sha256; tsv, for scripts, carries them whole.
-    expect(rows[0]).toMatch(/^verified\s+[0-9a-f]{8}\s+\S+\.sql\.gz\s+pg_dump\.gz\s+[\d.]+ KB\s+[0-9a-f]{12}\s/);
+    expect(rows[0]).toMatch(/^verified\s+[0-9a-f]{8}\s+\S+\.sql\.gz\s+pg_dump\.gz\s+[\d.]+ KiB\s+[0-9a-f]{12}\s/);
     const tsv = await cli(['verify', 'api postgres', '--latest', '-o', 'tsv']);
     const json = await cli(['verify', 'api postgres', '--latest', '--json']);
     const file = JSON.parse(json.stdout).backups[0].files[0];
@@ -339,12 +339,12 @@ describe('verify: on a terminal', () => {
     expect(r.code, r.output).toBe(0);
     const drawn = bars(r.output);
     // While it reads: a share below 100%, no file done yet, bytes, a rate and the time left.
-    expect(drawn.some((l) => /^\[#*-+\] \d{1,2}%  0\/1 files  [\d.]+ [KM]B  [\d.]+ [KMG]?B\/s  ETA (<1s|\d+s|\d+m\d\ds)$/.test(l)), drawn.join('\n')).toBe(true);
+    expect(drawn.some((l) => /^\[#*-+\] \d{1,2}%  0\/1 files  [\d.]+ [KM]iB  [\d.]+ ([KMG]i)?B\/s  ETA (<1s|\d+s|\d+m\d\ds)$/.test(l)), drawn.join('\n')).toBe(true);
     // Its last state stays on screen: everything read, no time left to show.
-    expect(drawn.at(-1)).toMatch(/^\[#{30}\] 100%  1\/1 files  64 MB  [\d.]+ [KMG]?B\/s$/);
+    expect(drawn.at(-1)).toMatch(/^\[#{30}\] 100%  1\/1 files  64 MiB  [\d.]+ ([KMG]i)?B\/s$/);
     const lines = screenLines(r.output);
-    expect(lines.some((l) => /^OUT: verified\s+[0-9a-f]{8}\s+big-file-\S+\.tar\.gz\s+tar\.gz\s+64 MB\s/.test(l))).toBe(true);
-    expect(lines.some((l) => /^OUT: Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, 64 MB read in /.test(l))).toBe(true);
+    expect(lines.some((l) => /^OUT: verified\s+[0-9a-f]{8}\s+big-file-\S+\.tar\.gz\s+tar\.gz\s+64 MiB\s/.test(l))).toBe(true);
+    expect(lines.some((l) => /^OUT: Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, 64 MiB read in /.test(l))).toBe(true);
     expect(lines.filter((l) => l.startsWith('[')).every((l) => !l.startsWith('OUT: '))).toBe(true);
   }, 90_000);
 

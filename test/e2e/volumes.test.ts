@@ -75,7 +75,8 @@ describe('volumes list', () => {
     expect(tsv.stdout).toBe(
       volumes
         .map((v) =>
-          [v.id, v.name, v.status, `every ${v.frequency}h`, `d${v.retention.daily} w${v.retention.weekly} m${v.retention.monthly}`,
+          // Raw values (issue 16 §2.17): the frequency in hours, the retention as four counts (no hourly here).
+          [v.id, v.name, v.status, v.frequency, '', v.retention.daily, v.retention.weekly, v.retention.monthly,
             v.timezone, v.size, v.location, v.estimated_cost ?? '', v.created_at].join('\t') + '\n',
         )
         .join(''),

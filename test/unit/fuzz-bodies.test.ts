@@ -202,7 +202,9 @@ describe('response body fuzzing', () => {
           } else if (c.format === 'tsv') {
             const lines = list.out === '' ? [] : list.out.replace(/\n$/, '').split('\n');
             expect(lines).toHaveLength(records.length);
-            const shown = c.columns?.length ?? c.kind.columns.filter((col) => !col.extra).length;
+            // A flattened column (retention) is one field per part.
+            const fields = (cols: readonly Column[]) => cols.reduce((n, col) => n + (col.flat?.length ?? 1), 0);
+            const shown = fields(c.columns ? c.kind.columns.filter((col) => c.columns!.includes(col.key)) : c.kind.columns.filter((col) => !col.extra));
             for (const line of lines) expect(line.split('\t')).toHaveLength(shown);
             checkTerminalSafe(list.out.replace(/\t/g, ' '), false);
           } else {

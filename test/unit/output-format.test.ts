@@ -65,14 +65,15 @@ describe('relativeTime', () => {
 });
 
 describe('humanBytes', () => {
-  it('uses binary multiples with short labels', () => {
+  it('uses binary multiples labelled as such (KiB, MiB, GiB)', () => {
     expect(humanBytes(0)).toBe('0 B');
     expect(humanBytes(744)).toBe('744 B');
-    expect(humanBytes(1024)).toBe('1 KB');
-    expect(humanBytes(1536)).toBe('1.5 KB');
-    expect(humanBytes(1.5 * 1024 * 1024)).toBe('1.5 MB');
-    expect(humanBytes(152 * 1024 ** 3)).toBe('152 GB');
-    expect(humanBytes(1024 * 1024 - 1)).toBe('1 MB');
+    expect(humanBytes(1024)).toBe('1 KiB');
+    expect(humanBytes(1536)).toBe('1.5 KiB');
+    expect(humanBytes(1.5 * 1024 * 1024)).toBe('1.5 MiB');
+    expect(humanBytes(152 * 1024 ** 3)).toBe('152 GiB');
+    expect(humanBytes(1024 * 1024 - 1)).toBe('1 MiB');
+    expect(humanBytes(33_787_215_872)).toBe('31.5 GiB');
   });
 });
 
@@ -121,8 +122,12 @@ describe('truncate and displayWidth', () => {
 describe('formatCell', () => {
   it('formats by the column format', () => {
     expect(formatCell('2026-11-22T07:00:00.000000Z', col('time'), tagged, now)).toBe('3 hours ago');
-    expect(formatCell(1536, col('size'), tagged)).toBe('1.5 KB');
-    expect(formatCell('255.89 MB', col('size'), tagged)).toBe('255.89 MB');
+    expect(formatCell(1536, col('size'), tagged)).toBe('1.5 KiB');
+    // The service's size texts (1024-based) in the same units as byte counts.
+    expect(formatCell('255.89 MB', col('size'), tagged)).toBe('256 MiB');
+    expect(formatCell('1.5 KB', col('size'), tagged)).toBe('1.5 KiB');
+    expect(formatCell('0 bytes', col('size'), tagged)).toBe('0 B');
+    expect(formatCell('about a gigabyte', col('size'), tagged)).toBe('about a gigabyte');
     expect(formatCell(true, col('bool'), tagged)).toBe('yes');
     expect(formatCell(0, col('bool'), tagged)).toBe('no');
     expect(formatCell({ manual: 1, daily: 0, weekly: true }, col('tags'), tagged)).toBe('manual,weekly');

@@ -24,11 +24,11 @@ describe('progress bar', () => {
     const { b, tick, drawn } = bar(100 * MiB, 2);
     tick(2_000);
     b.add(25 * MiB);
-    expect(drawn()).toEqual(['[########----------------------] 25%  0/2 files  25 MB  12.5 MB/s  ETA 6s']);
+    expect(drawn()).toEqual(['[########----------------------] 25%  0/2 files  25 MiB  12.5 MiB/s  ETA 6s']);
     tick(8_000);
     b.add(50 * MiB);
     b.fileDone();
-    expect(drawn().at(-1)).toBe('[#######################-------] 75%  1/2 files  75 MB  7.5 MB/s  ETA 4s');
+    expect(drawn().at(-1)).toBe('[#######################-------] 75%  1/2 files  75 MiB  7.5 MiB/s  ETA 4s');
   });
 
   it('waits 100 ms before its first redraw (a first chunk gives no rate to speak of), then redraws at most ten times a second', () => {
@@ -50,7 +50,7 @@ describe('progress bar', () => {
     b.add(4 * MiB);
     b.fileDone();
     b.end();
-    expect(drawn().at(-1)).toBe('[##############################] 100%  1/1 files  4 MB  4 MB/s\n');
+    expect(drawn().at(-1)).toBe('[##############################] 100%  1/1 files  4 MiB  4 MiB/s\n');
   });
 
   it('without stated sizes, the share follows the files and there is no ETA', () => {
@@ -58,6 +58,6 @@ describe('progress bar', () => {
     tick(1_000);
     b.add(3 * MiB);
     b.fileDone();
-    expect(drawn().at(-1)).toBe('[########----------------------] 25%  1/4 files  3 MB  3 MB/s');
+    expect(drawn().at(-1)).toBe('[########----------------------] 25%  1/4 files  3 MiB  3 MiB/s');
   });
 });

@@ -211,8 +211,8 @@ describe('render list', () => {
     const lines = io.out().split('\n');
     expect(lines.pop()).toBe('');
     expect(lines[0]).toMatch(/^ID {2}Name {2,}Status {2,}Created {2,}Size {2,}Region$/);
-    expect(lines[1]).toMatch(/^1 {3}web-1 +completed +3 hours ago +1\.5 KB +eu$/);
-    expect(lines[2]).toMatch(/^2 {3}db "main" X +failed +2 days ago +255\.89 MB$/);
+    expect(lines[1]).toMatch(/^1 {3}web-1 +completed +3 hours ago +1\.5 KiB +eu$/);
+    expect(lines[2]).toMatch(/^2 {3}db "main" X +failed +2 days ago +256 MiB$/);
     expect(lines[3]).toMatch(/^3 {3}cache +running +us$/);
     expect(io.out()).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f│─┌]/);
     expect(io.err()).toBe('');
@@ -289,12 +289,12 @@ describe('render record', () => {
         'Name:     web-1',
         'Status:   completed',
         'Created:  2026-11-22 07:00 UTC (3 hours ago)',
-        'Size:     1.5 KB',
+        'Size:     1.5 KiB',
         'Region:   eu',
         '',
         'Files',
         'File      Size',
-        'dump.sql  2 KB',
+        'dump.sql  2 KiB',
         '',
         'Schedules',
         '(none)',
