@@ -1,6 +1,7 @@
 // The handler every endpoint gets unless its spec names a custom one: send the
 // request, parse the answer leniently with the resource's schema, and hand the
 // output layer records and columns.
+import { wordParts, wrapParts } from '../util/wrap.js';
 import type { CommandSpec } from '../resources/types.js';
 import type { LoadedModule } from '../resources/registry.js';
 import type { Column, CommandInput, Context, Page, QueryValue, Result } from './types.js';
@@ -8,6 +9,7 @@ import { nextPageQuery, toInt } from '../http/paging.js';
 import { EmptyResultError } from '../errors.js';
 import { fillTemplate } from './request.js';
 import { lenient } from './lenient.js';
+import { recordOf } from '../http/shape.js';
 
 export async function runEndpoint(input: CommandInput, ctx: Context, loadModule: () => Promise<LoadedModule>): Promise<Result> {
   const { spec, request, values } = input;
@@ -30,8 +32,7 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
       answer.catch(() => {}); // awaited below
       const mod = await loadWhileSending(loadModule);
       const res = await answer;
-      const body = res.body as { data?: unknown } | undefined;
-      const record = lenient(mod, spec.output.schema, ctx)(body && typeof body === 'object' && 'data' in body ? body.data : body);
+      const record = lenient(mod, spec.output.schema, ctx)(recordOf(res));
       return { kind: 'record', record, columns: columnsOf(mod, spec), idField };
     }
     case 'object': {
@@ -104,7 +105,8 @@ async function* mapPages(
   // On a terminal, one page of several says so (the renderer has written it: it asked for the next page).
   if (last && values.all !== true && ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY) {
     const hint = morePagesHint(query, last.raw, last.records.length);
-    if (hint) ctx.io.stderr.write(`${hint}\n`);
+    // Wrapped at the terminal's width, as the table above it fits it.
+    if (hint) ctx.io.stderr.write(wrapParts(wordParts(hint), ctx.io.columns).join('\n') + '\n');
   }
 }
 

@@ -4,6 +4,7 @@
 // terminal's width (80 in a pipe). Loaded at start-up with the program, so it
 // imports nothing but commander.
 import { Command, Help, type Option } from 'commander';
+import { wrapParts } from '../util/wrap.js';
 
 const INDENT = 2;
 const GAP = 2;
@@ -44,30 +45,15 @@ function globalOptionsPointer(cmd: Command, width: number): string[] {
  * a word longer than a line is cut across lines (a terminal would wrap it anyway, badly).
  */
 export function wrapText(text: string, width: number): string[] {
-  const lines: string[] = [];
-  for (const raw of text.split('\n')) {
-    const words = raw.split(/\s+/).filter(Boolean);
-    let line = '';
-    for (let word of words) {
-      while (word.length > width) {
-        if (line) {
-          lines.push(line);
-          line = '';
-        }
-        lines.push(word.slice(0, width));
-        word = word.slice(width);
-      }
-      if (!word) continue;
-      if (!line) line = word;
-      else if (line.length + 1 + word.length <= width) line += ' ' + word;
-      else {
-        lines.push(line);
-        line = word;
-      }
-    }
-    lines.push(line);
-  }
-  return lines;
+  return text.split('\n').flatMap((raw) => {
+    const words = raw.split(/\s+/).filter(Boolean).flatMap((word) => {
+      const pieces: string[] = [];
+      for (let rest = word; rest; rest = rest.slice(width)) pieces.push(rest.slice(0, width));
+      return pieces;
+    });
+    const lines = wrapParts(words.map((w) => ({ plain: w, shown: w })), width);
+    return lines.length ? lines : [''];
+  });
 }
 
 /**

@@ -37,18 +37,61 @@ export function fitWidths(natural: readonly number[], minimums: readonly number[
   return widths;
 }
 
-function minimumWidth(natural: number, headerWidth: number): number {
-  return Math.min(natural, Math.max(5, Math.min(headerWidth, 10)));
+/**
+ * The columns to show and their widths, to fit `available` cells: while even
+ * the narrowest widths (`minimums`) do not fit, whole columns go, those in
+ * `dropOrder` first in its order; then the widest of the rest give way
+ * (fitWidths). A column cut below its minimum would read as noise.
+ */
+export function fitColumns(
+  natural: readonly number[],
+  minimums: readonly number[],
+  available: number,
+  dropOrder: readonly number[],
+): { keep: number[]; widths: number[] } {
+  let keep = natural.map((_, i) => i);
+  const fits = () => keep.reduce((sum, i) => sum + minimums[i]!, 0) + COLUMN_GAP * Math.max(0, keep.length - 1) <= available;
+  for (const drop of dropOrder) {
+    if (fits()) break;
+    keep = keep.filter((i) => i !== drop);
+  }
+  return { keep, widths: fitWidths(keep.map((i) => natural[i]!), keep.map((i) => minimums[i]!), available) };
+}
+
+/**
+ * The narrowest a column is cut to: its header or 8 cells, 16 for a name (what people read a table for), never wider
+ * than its cells. An id, or an id or hash already shortened (`short`), is never cut: a cut one reads as noise.
+ */
+function minimumWidth(column: Column, natural: number, headerWidth: number): number {
+  if (column.key === 'id' || column.short !== undefined) return natural;
+  return Math.min(natural, Math.max(column.key === 'name' ? 16 : 8, Math.min(headerWidth, 12)));
+}
+
+/**
+ * Which columns go first on a narrow terminal: from the right, never the id
+ * nor the first column (what a row is about). Named in --columns, none goes.
+ */
+function dropOrderOf(columns: readonly Column[], chosen: boolean): number[] {
+  if (chosen) return [];
+  return columns.map((_, i) => i).filter((i) => i > 0 && columns[i]!.key !== 'id').reverse();
 }
 
 export interface TablePrinter {
   /** The text of one page of rows (with the header on the first page unless noHeaders), '' for no rows. */
   page(records: readonly unknown[]): string;
+  /**
+   * Sets the column widths from these records when none are set yet (page() does so
+   * from its own): a large page printed in chunks is measured whole, then each chunk
+   * keeps those widths.
+   */
+  measure(records: readonly unknown[]): void;
 }
 
 export interface TablePrinterOptions {
   colorizer: Colorizer;
   noHeaders: boolean;
+  /** The user named the columns (--columns): none is left out to fit. */
+  chosen?: boolean;
   /** Terminal width. */
   maxWidth: number;
   now?: Date;
@@ -79,32 +122,42 @@ const BORDERLESS = {
  * then keeps them for every later page (cutting longer cells), so a streamed
  * list stays aligned without holding every record.
  */
-export async function createTablePrinter(columns: readonly Column[], options: TablePrinterOptions): Promise<TablePrinter> {
+export async function createTablePrinter(allColumns: readonly Column[], options: TablePrinterOptions): Promise<TablePrinter> {
   const { default: Table } = (await import('cli-table3')) as unknown as { default: TableConstructor };
   let widths: number[] | undefined;
+  let columns = allColumns;
   let headerDone = options.noHeaders;
 
-  const texts = (records: readonly unknown[]): Array<{ text: string; value: unknown }[]> =>
+  const texts = (records: readonly unknown[], of: readonly Column[]): Array<{ text: string; value: unknown }[]> =>
     records.map((record) =>
-      columns.map((column) => {
+      of.map((column) => {
         const value = shownValue(record, column);
         return { text: cellText(value, column, options.now), value };
       }),
     );
 
+  /** The first page (all of it, when it is printed in chunks) sets the columns and their widths for every page after it. */
+  const measure = (records: readonly unknown[]): number[] => {
+    const first = texts(records, allColumns);
+    const headerWidths = allColumns.map((c) => displayWidth(c.header));
+    const natural = allColumns.map((_, i) =>
+      first.reduce((max, row) => Math.max(max, displayWidth(row[i]!.text)), options.noHeaders ? 1 : headerWidths[i]!),
+    );
+    // Ids are what people copy from a table: the id column is never cut, other columns give way or go.
+    const minimums = allColumns.map((c, i) => minimumWidth(c, natural[i]!, headerWidths[i]!));
+    const fitted = fitColumns(natural, minimums, options.maxWidth, dropOrderOf(allColumns, options.chosen === true));
+    columns = fitted.keep.map((i) => allColumns[i]!);
+    return fitted.widths;
+  };
+
   return {
+    measure(records) {
+      if (widths === undefined && records.length) widths = measure(records);
+    },
     page(records) {
       if (records.length === 0) return '';
-      const rows = texts(records);
-      if (widths === undefined) {
-        const headerWidths = columns.map((c) => displayWidth(c.header));
-        const natural = columns.map((_, i) =>
-          rows.reduce((max, row) => Math.max(max, displayWidth(row[i]!.text)), options.noHeaders ? 1 : headerWidths[i]!),
-        );
-        // Ids are what people copy from a table: the id column is never cut, other columns give way.
-        const minimums = natural.map((n, i) => (columns[i]!.key === 'id' ? n : minimumWidth(n, headerWidths[i]!)));
-        widths = fitWidths(natural, minimums, options.maxWidth);
-      }
+      widths ??= measure(records);
+      const rows = texts(records, columns);
       const fixed = widths;
       const table = new Table({
         chars: BORDERLESS,

@@ -3,7 +3,8 @@
 // columns that -o tsv, -q and --columns use.
 import type { Column } from '../cli/types.js';
 import { displayWidth, relativeTime, sanitize, truncate } from '../output/format.js';
-import { COLUMN_GAP, fitWidths } from '../output/table.js';
+import { COLUMN_GAP, fitColumns } from '../output/table.js';
+import { wordParts, wrapParts, type Part } from '../util/wrap.js';
 import type { Health, JobStatus, MachineStatus, ResourceStatus, SnapshotSummary, StatusDocument, BackupSummary } from './model.js';
 
 export interface Palette {
@@ -196,25 +197,15 @@ interface Fit {
  * frequency, for one).
  */
 export function table<R>(rows: readonly R[], allCols: readonly ViewColumn<R>[], o: Pick<ViewOptions, 'palette' | 'width' | 'noHeaders'>, fit: Fit = {}): string {
-  const dropOrder = fit.dropOrder ?? [];
-  let cols = fit.keepEmpty ? [...allCols] : allCols.filter((c) => rows.some((row) => c.text(row) !== ''));
-  const texts = () => rows.map((row) => cols.map((c) => c.text(row)));
-  const measure = () => {
-    const t = texts();
-    const headerWidths = cols.map((c) => displayWidth(c.header));
-    const natural = cols.map((_, i) => t.reduce((max, row) => Math.max(max, displayWidth(row[i]!)), o.noHeaders ? 1 : headerWidths[i]!));
-    const minimums = natural.map((n, i) => (cols[i]!.fixed ? n : Math.min(n, cols[i]!.floor ?? Math.max(8, Math.min(headerWidths[i]!, 12)))));
-    return { t, natural, minimums };
-  };
-  let m = measure();
-  const gaps = () => COLUMN_GAP * Math.max(0, cols.length - 1);
-  for (const key of dropOrder) {
-    if (m.minimums.reduce((a, b) => a + b, 0) + gaps() <= o.width) break;
-    if (!cols.some((c) => c.key === key)) continue;
-    cols = cols.filter((c) => c.key !== key);
-    m = measure();
-  }
-  const widths = fitWidths(m.natural, m.minimums, o.width);
+  const present = fit.keepEmpty ? [...allCols] : allCols.filter((c) => rows.some((row) => c.text(row) !== ''));
+  const all = rows.map((row) => present.map((c) => c.text(row)));
+  const headerWidths = present.map((c) => displayWidth(c.header));
+  const natural = present.map((_, i) => all.reduce((max, row) => Math.max(max, displayWidth(row[i]!)), o.noHeaders ? 1 : headerWidths[i]!));
+  const minimums = natural.map((n, i) => (present[i]!.fixed ? n : Math.min(n, present[i]!.floor ?? Math.max(8, Math.min(headerWidths[i]!, 12)))));
+  const dropOrder = (fit.dropOrder ?? []).map((key) => present.findIndex((c) => c.key === key)).filter((i) => i >= 0);
+  const { keep, widths } = fitColumns(natural, minimums, o.width, dropOrder);
+  const cols = keep.map((i) => present[i]!);
+  const cells = all.map((row) => keep.map((i) => row[i]!));
   const line = (cells: string[], styled: (text: string, i: number) => string) =>
     cells
       .map((cell, i) => {
@@ -226,7 +217,7 @@ export function table<R>(rows: readonly R[], allCols: readonly ViewColumn<R>[], 
       .trimEnd();
   let out = '';
   if (!o.noHeaders) out += line(cols.map((c) => c.header), (t) => o.palette.bold(t)) + '\n';
-  m.t.forEach((t, r) => {
+  cells.forEach((t, r) => {
     out += line(t, (cut, i) => cols[i]!.style?.(cut, rows[r]!, o.palette) ?? cut) + '\n';
   });
   return out;
@@ -310,21 +301,35 @@ function resourceColumns(now: Date): ViewColumn<ResourceStatus>[] {
   ];
 }
 
+/** Lines of at most the terminal's width: the summary lines never run past it either. */
+function fitted(parts: readonly Part[], o: ViewOptions, separator = ' '): string {
+  return wrapParts(parts, o.width, separator, displayWidth).map((l) => l + '\n').join('');
+}
+
 function legend(jobs: readonly JobStatus[], o: ViewOptions): string {
   const seen = new Set(jobs.flatMap((j) => j.recent.map((s) => markOf(s))));
   if (!seen.size) return '';
-  const parts = [...Object.values(MARKS), OTHER_MARK]
+  const parts: Part[] = [...Object.values(MARKS), OTHER_MARK]
     .filter((m) => seen.has(m))
-    .map((m) => `${o.palette[m.hue](o.unicode ? m.unicode : m.ascii)} ${m.label}`);
-  return `${parts.join('  ')}  ${o.palette.dim('(last 10: oldest left, newest right)')}\n`;
+    .map((m) => {
+      const mark = o.unicode ? m.unicode : m.ascii;
+      return { plain: `${mark} ${m.label}`, shown: `${o.palette[m.hue](mark)} ${m.label}` };
+    });
+  const note = '(last 10: oldest left, newest right)';
+  return fitted([...parts, { plain: note, shown: o.palette.dim(note) }], o, '  ');
 }
 
 function summaryLine(doc: StatusDocument, o: ViewOptions): string {
   const n = doc.jobs.length;
-  const parts = (['failing', 'stale', 'unknown', 'healthy'] as const)
-    .filter((h) => doc.summary[h] > 0)
-    .map((h) => o.palette[HEALTH_HUE[h]](`${doc.summary[h]} ${h}`));
-  return `${n} job${n === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}. Max age ${o.maxAgeText}.\n`;
+  const counts = (['failing', 'stale', 'unknown', 'healthy'] as const).filter((h) => doc.summary[h] > 0);
+  const head = `${n} job${n === 1 ? '' : 's'}${counts.length ? ':' : '.'}`;
+  const parts: Part[] = [{ plain: head, shown: head }];
+  counts.forEach((h, i) => {
+    const text = `${doc.summary[h]} ${h}`;
+    const end = i === counts.length - 1 ? '.' : ',';
+    parts.push({ plain: text + end, shown: o.palette[HEALTH_HUE[h]](text) + end });
+  });
+  return fitted([...parts, ...wordParts(`Max age ${o.maxAgeText}.`)], o);
 }
 
 /** The whole terminal view. */

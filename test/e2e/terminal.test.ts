@@ -3,10 +3,11 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { withEmulatorCli } from '../helpers/emulator.js';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
+import { displayWidth } from '../../src/output/format.js';
 
-const { env } = withEmulatorCli();
+const { env, emu } = withEmulatorCli();
 
 describe('lists say when there is more', () => {
   it('one page of several ends with a line on stderr saying how to see the rest', async () => {
@@ -27,6 +28,96 @@ describe('lists say when there is more', () => {
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     expect(r.stdout.trimEnd().split('\n')).toHaveLength(15);
+  });
+});
+
+describe('tables fit the terminal', () => {
+  const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+  const screens = async (args: string[], cols: number) => {
+    const r = await inPty(args, env(), { stty: `cols ${cols} rows 100` });
+    expect(r.code, `${args.join(' ')} at ${cols}: ${r.output}`).toBe(0);
+    return screenLines(r.output);
+  };
+
+  it('at 60 and 200 columns no line of a list, a record, jobs get or status runs past the edge; ids are never cut', async () => {
+    const backup = (await runCli(['jobs', 'backup', 'list', 'shop mysql', '-q'], { env: env() })).stdout.split('\n')[0]!;
+    const commands = [
+      ['jobs', 'list'],
+      ['servers', 'list'],
+      ['storage', 'list'],
+      ['jobs', 'backup', 'list', 'shop mysql'],
+      ['jobs', 'get', 'shop mysql'],
+      ['backups', 'get', backup],
+      ['status'],
+    ];
+    for (const cols of [60, 200]) {
+      for (const args of commands) {
+        const lines = await screens(args, cols);
+        const wide = lines.filter((l) => displayWidth(l) > cols);
+        expect(wide, `${args.join(' ')} at ${cols}`).toEqual([]);
+        // An id is shown whole or not at all.
+        for (const line of lines) expect(line, `${args.join(' ')} at ${cols}`).not.toMatch(/\b[0-9a-f]{8}-[0-9a-f-]{0,26}…/);
+      }
+    }
+    const narrow = await screens(['jobs', 'list'], 60);
+    expect(narrow[0]).toMatch(/^ID {2,}Name$/);
+    const ids = (await runCli(['jobs', 'list', '-q'], { env: env() })).stdout.trim().split('\n');
+    expect(narrow.filter((l) => UUID.test(l)).map((l) => UUID.exec(l)![0])).toEqual(ids);
+    const wide = await screens(['jobs', 'list'], 200);
+    expect(wide[0]).toMatch(/^ID +Name +Recipe +Compute +Schedule +Storage +Last ran$/);
+    expect(wide.join('\n')).not.toContain('…');
+  });
+
+  it('status keeps the strip of the last 10 whole and wraps its legend and summary at 60 columns', async () => {
+    const lines = await screens(['status'], 60);
+    const rows = lines.filter((l) => /^(healthy|failing|stale|unknown) /.test(l));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toMatch(/[✔✖!?·]{10}$/u);
+    expect(lines).toContain('(last 10: oldest left, newest right)');
+    expect(lines.some((l) => /^\d+ jobs: .*Max age/.test(l))).toBe(true);
+    const wide = await screens(['status'], 200);
+    expect(wide.some((l) => /completed .*\(last 10: oldest left, newest right\)$/.test(l))).toBe(true);
+  });
+
+  it('a record cuts long values to the terminal, the id never', async () => {
+    const lines = await screens(['jobs', 'get', 'shop mysql', '--columns', 'id,name,storage'], 40);
+    expect(lines.find((l) => l.startsWith('ID:'))).toMatch(UUID);
+    expect(lines.find((l) => l.startsWith('Storage:'))).toMatch(/…$/);
+    expect(lines.filter((l) => displayWidth(l) > 40 && !l.startsWith('ID:'))).toEqual([]);
+  });
+
+  it('piped output is never cut', async () => {
+    const r = await runCli(['jobs', 'get', 'shop mysql', '-o', 'table'], { env: env() });
+    expect(r.stdout).not.toContain('…');
+    expect(r.stdout).toContain('Primary object storage, Spaces fra1');
+    const list = await runCli(['jobs', 'list', '-o', 'table'], { env: env() });
+    expect(list.stdout.split('\n')[0]).toMatch(/^ID +Name +Recipe +Compute +Schedule +Storage +Last ran$/);
+    expect(list.stdout).not.toContain('…');
+  });
+});
+
+describe('a new user at a real terminal (issue 13, done when)', () => {
+  it('at 60 and 200 columns: jobs get by name, an ambiguous name lists the candidates, group help shows its commands first', async () => {
+    const twin = async () =>
+      apiFetch(emu, '/v1/ssh-keys', { method: 'POST', json: { name: 'terminal twin' } }).then(async (r) => ((await r.json()) as { data: { id: number } }).data.id);
+    const ids = [await twin(), await twin()];
+    for (const cols of [60, 200]) {
+      const stty = `cols ${cols} rows 100`;
+      const job = screenLines((await inPty(['jobs', 'get', 'shop mysql'], env(), { stty })).output);
+      expect(job.find((l) => l.startsWith('Name:'))).toMatch(/^Name: +shop mysql$/);
+      expect(job.filter((l) => l.length > cols)).toEqual([]);
+
+      const ambiguous = await inPty(['ssh-keys', 'delete', 'Terminal Twin', '--yes'], env(), { stty });
+      expect(ambiguous.code).toBe(2);
+      const lines = screenLines(ambiguous.output);
+      expect(lines).toContain('error: "Terminal Twin" (<id>) names 2 SSH keys: give the id');
+      for (const id of ids) expect(lines.some((l) => new RegExp(`^ {2}${id} +terminal twin$`).test(l))).toBe(true);
+
+      const help = screenLines((await inPty(['jobs'], env(), { stty })).output).filter(Boolean);
+      expect(help[0]).toBe('Usage: backupctl jobs [options] [command]');
+      expect(help.find((l) => /^\S.*:$/.test(l) && !l.startsWith('Usage'))).toBe('Commands:');
+      expect(help.filter((l) => l.length > cols)).toEqual([]);
+    }
   });
 });
 

@@ -45,8 +45,11 @@ export function inPty(args: string[], env: Record<string, string>, opts: PtyOpti
 /** The lines a terminal shows: colours and cursor codes removed, `\r\n` split. */
 export function screenLines(output: string): string[] {
   return output
+    // Cursor to column 1 (the spinner clears its line so) acts as a carriage return.
+    .replace(/\u001b\[1?G/g, '\r')
     .replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '')
     .replace(/\u001b\][^\u0007]*\u0007/g, '')
     .split(/\r?\n/)
-    .map((l) => l.replace(/^.*\r(?!$)/, '').replace(/\r$/, ''));
+    // What follows the last carriage return of a line overwrote what came before it.
+    .map((l) => l.replace(/\r$/, '').replace(/^[^]*\r/, ''));
 }

@@ -2,6 +2,7 @@
 // it is what people copy out of a table.
 import { describe, expect, it } from 'vitest';
 import { render } from '../../src/output/index.js';
+import { fitColumns } from '../../src/output/table.js';
 import { memoryIO } from '../helpers/fuzz.js';
 
 describe('table widths', () => {
@@ -28,5 +29,21 @@ describe('table widths', () => {
     expect(row.startsWith(`${id}  `)).toBe(true);
     expect(row).toContain('…');
     expect(Math.max(...io.out().trimEnd().split('\n').map((l) => l.trimEnd().length))).toBeLessThanOrEqual(70);
+  });
+});
+
+describe('fitColumns', () => {
+  it('keeps every column when the narrowest widths fit, cutting the widest first', () => {
+    expect(fitColumns([36, 30, 20], [36, 16, 8], 80, [2, 1])).toEqual({ keep: [0, 1, 2], widths: [36, 20, 20] });
+  });
+
+  it('leaves columns out in the order given while even their narrowest widths do not fit', () => {
+    // 36 + 2 + 16 + 2 + 8 + 2 + 8 = 74 > 60: the last goes, then 64 > 60: the one before it.
+    expect(fitColumns([36, 20, 12, 12], [36, 16, 8, 8], 60, [3, 2, 1])).toEqual({ keep: [0, 1], widths: [36, 20] });
+    expect(fitColumns([36, 20, 12, 12], [36, 16, 8, 8], 200, [3, 2, 1])).toEqual({ keep: [0, 1, 2, 3], widths: [36, 20, 12, 12] });
+  });
+
+  it('with nothing left to leave out, fits what it can', () => {
+    expect(fitColumns([36, 20], [36, 16], 40, [])).toEqual({ keep: [0, 1], widths: [36, 16] });
   });
 });

@@ -1,0 +1,37 @@
+// Greedy line filling, for help text and the status view's summary lines:
+// parts joined by a separator while they fit, a new line when the next does not.
+
+/** One unit of text kept whole: its plain text (for measuring) and what is printed (it may carry colour). */
+export interface Part {
+  plain: string;
+  shown: string;
+}
+
+/**
+ * `parts` in lines of at most `width` cells (measured by `measure` on the
+ * plain text), joined by `separator`. A part wider than a line gets a line of its own.
+ */
+export function wrapParts(parts: readonly Part[], width: number, separator = ' ', measure: (text: string) => number = (t) => t.length): string[] {
+  const lines: string[] = [];
+  let line = '';
+  let used = -1;
+  for (const part of parts) {
+    const w = measure(part.plain);
+    if (used >= 0 && used + measure(separator) + w > width) {
+      lines.push(line);
+      used = -1;
+    }
+    line = used < 0 ? part.shown : line + separator + part.shown;
+    used = used < 0 ? w : used + measure(separator) + w;
+  }
+  if (used >= 0) lines.push(line);
+  return lines;
+}
+
+/** Plain words as parts. */
+export function wordParts(text: string): Part[] {
+  return text
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word) => ({ plain: word, shown: word }));
+}
