@@ -17,6 +17,8 @@ export const ExitCode = {
   /** plan: the service differs from the file (a drift check in CI). */
   changesPending: 12,
   interrupted: 130,
+  /** SIGTERM: handled like Ctrl-C (work aborted, .part files removed), exit 128 + 15. */
+  terminated: 143,
 } as const;
 export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
@@ -153,6 +155,10 @@ export function exitCodeForStatus(status: number): number {
 }
 
 const STATUS_TEXT: Record<number, string> = {
+  200: 'OK',
+  201: 'Created',
+  202: 'Accepted',
+  204: 'No Content',
   300: 'Multiple Choices',
   301: 'Moved Permanently',
   302: 'Found',

@@ -62,14 +62,21 @@ export function startupSource(): CommandSource {
 
 export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promise<number> {
   const controller = new AbortController();
-  let interrupted = false;
-  const onSigint = () => {
-    // A second Ctrl-C stops at once.
-    if (interrupted) process.exit(ExitCode.interrupted);
-    interrupted = true;
-    controller.abort(new InterruptedError());
+  // Ctrl-C (SIGINT) and SIGTERM (kill, systemd, a container stopping) end the work the
+  // same way: the signal aborts what is under way, so .part files are removed and a POST
+  // that may have arrived says so. Exit 130 or 143 (128 + the signal's number).
+  let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
+  const exitFor = (signal: 'SIGINT' | 'SIGTERM') => (signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted);
+  const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
+    // A second signal stops at once.
+    if (interrupted) process.exit(exitFor(interrupted));
+    interrupted = signal;
+    controller.abort(new InterruptedError(signal === 'SIGTERM' ? 'Terminated' : 'Interrupted'));
   };
+  const onSigint = () => onSignal('SIGINT');
+  const onSigterm = () => onSignal('SIGTERM');
   process.on('SIGINT', onSigint);
+  process.on('SIGTERM', onSigterm);
   const debug = argv.includes('--debug') || env.BACKUPCTL_DEBUG === '1';
   let untilInterrupted = false;
   try {
@@ -80,17 +87,18 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
       await runCommand({ spec, positionals, options, globals, io, env, signal: controller.signal });
     });
     await program.parseAsync(argv, { from: 'user' });
-    return interrupted && !untilInterrupted ? ExitCode.interrupted : ExitCode.ok;
+    return interrupted && !untilInterrupted ? exitFor(interrupted) : ExitCode.ok;
   } catch (err) {
     if (interrupted) {
-      io.stderr.write('Interrupted.\n');
+      io.stderr.write(interrupted === 'SIGTERM' ? 'Terminated.\n' : 'Interrupted.\n');
       // What goes on without us, and how to follow it (a backup started before --wait was interrupted).
       if (err instanceof InterruptedError) for (const line of err.details) io.stderr.write(scrub(`${line}\n`));
-      return ExitCode.interrupted;
+      return exitFor(interrupted);
     }
     return await report(err, io, debug);
   } finally {
     process.off('SIGINT', onSigint);
+    process.off('SIGTERM', onSigterm);
   }
 }
 

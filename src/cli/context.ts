@@ -26,8 +26,7 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
     output: init.output,
     settings() {
       settingsP ??= (async () => {
-        const { configDir, openConfig, resolveSettings } = await import('../config/index.js');
-        const store = await openConfig(configDir(init.env, init.globals.configDir));
+        const [{ resolveSettings }, store] = await Promise.all([import('../config/index.js'), openContextConfig(ctx)]);
         const s = resolveSettings({ globals: init.globals, env: init.env, store });
         if (s.token) addSecret(s.token);
         return s;
@@ -40,8 +39,20 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
         if (!s.token) {
           throw noTokenError(s.profile);
         }
-        const [{ createClient }, retry] = await Promise.all([import('../http/client.js'), retryPolicyFromEnv(init.env)]);
-        const client = createClient({ baseUrl: s.baseUrl, token: s.token, timeoutMs: s.timeoutMs, debug: s.debug, stderr: init.io.stderr, retry });
+        const [{ createClient }, retry, limits] = await Promise.all([
+          import('../http/client.js'),
+          retryPolicyFromEnv(init.env),
+          clientLimitsFromEnv(init.env),
+        ]);
+        const client = createClient({
+          baseUrl: s.baseUrl,
+          token: s.token,
+          timeoutMs: s.timeoutMs,
+          debug: s.debug,
+          stderr: init.io.stderr,
+          retry,
+          ...limits,
+        });
         return withTokenHint(client, tokenHint(s));
       })();
       return clientP;
@@ -104,6 +115,18 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
 }
 
 /**
+ * The config of this command's folder (--config-dir, BACKUPCTL_CONFIG_DIR, …), with a
+ * warning on stderr when it holds a token other local users can reach (the one place
+ * every command that reads the config goes through).
+ */
+export async function openContextConfig(ctx: Pick<Context, 'env' | 'globals' | 'warn'>): Promise<import('../config/index.js').ConfigStore> {
+  const { configDir, exposureWarnings, openConfig } = await import('../config/index.js');
+  const store = await openConfig(configDir(ctx.env, ctx.globals.configDir));
+  for (const warning of exposureWarnings(store)) ctx.warn(warning);
+  return store;
+}
+
+/**
  * The retry waits, from the environment: BACKUPCTL_RETRY_BASE is the first
  * backoff (default 500ms, doubling each retry), BACKUPCTL_RETRY_MAX_WAIT the
  * longest single wait between retries, Retry-After included (default 30s).
@@ -129,6 +152,39 @@ export async function retryPolicyFromEnv(env: NodeJS.ProcessEnv): Promise<RetryP
     baseDelayMs: read('BACKUPCTL_RETRY_BASE', defaultRetryPolicy.baseDelayMs),
     maxDelayMs: read('BACKUPCTL_RETRY_MAX_WAIT', defaultRetryPolicy.maxDelayMs),
   };
+}
+
+/**
+ * The client's bounds, from the environment: BACKUPCTL_MAX_ANSWER_SIZE, the largest answer
+ * read (64MiB by default, at most 512MiB, V8's longest string), and BACKUPCTL_MAX_PAGES, the
+ * most pages one walk reads (10000). A bad value is a configuration error (exit 3).
+ */
+export async function clientLimitsFromEnv(env: NodeJS.ProcessEnv): Promise<{ maxAnswerBytes: number; maxPages: number }> {
+  const [{ DEFAULT_MAX_ANSWER_BYTES, DEFAULT_MAX_PAGES, MAX_ANSWER_BYTES_LIMIT }, { envValue, parseSize }] = await Promise.all([
+    import('../http/client.js'),
+    import('../config/index.js'),
+  ]);
+  let maxAnswerBytes = DEFAULT_MAX_ANSWER_BYTES;
+  const size = envValue(env, 'BACKUPCTL_MAX_ANSWER_SIZE');
+  if (size !== undefined) {
+    try {
+      maxAnswerBytes = parseSize(size);
+    } catch (err) {
+      throw new ConfigError(`${(err as Error).message} (from BACKUPCTL_MAX_ANSWER_SIZE)`);
+    }
+    if (maxAnswerBytes > MAX_ANSWER_BYTES_LIMIT) {
+      throw new ConfigError(`invalid size ${JSON.stringify(size)} (from BACKUPCTL_MAX_ANSWER_SIZE): at most 512MiB, the longest text Node.js can hold`);
+    }
+  }
+  let maxPages = DEFAULT_MAX_PAGES;
+  const pages = envValue(env, 'BACKUPCTL_MAX_PAGES');
+  if (pages !== undefined) {
+    maxPages = /^\s*\d+\s*$/.test(pages) ? Number(pages) : NaN;
+    if (!Number.isSafeInteger(maxPages) || maxPages < 1) {
+      throw new ConfigError(`invalid number of pages ${JSON.stringify(pages)} (from BACKUPCTL_MAX_PAGES): use a whole number, 1 or more`);
+    }
+  }
+  return { maxAnswerBytes, maxPages };
 }
 
 /** What to do about a refused token (401), by where the token came from. */

@@ -9,6 +9,7 @@ import { nextPageQuery, toInt } from '../http/paging.js';
 import { EmptyResultError } from '../errors.js';
 import { fillTemplate } from './request.js';
 import { lenient } from './lenient.js';
+import { recordOf } from '../http/shape.js';
 
 export async function runEndpoint(input: CommandInput, ctx: Context, loadModule: () => Promise<LoadedModule>): Promise<Result> {
   const { spec, request, values } = input;
@@ -31,8 +32,7 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
       answer.catch(() => {}); // awaited below
       const mod = await loadWhileSending(loadModule);
       const res = await answer;
-      const body = res.body as { data?: unknown } | undefined;
-      const record = lenient(mod, spec.output.schema, ctx)(body && typeof body === 'object' && 'data' in body ? body.data : body);
+      const record = lenient(mod, spec.output.schema, ctx)(recordOf(res));
       return { kind: 'record', record, columns: columnsOf(mod, spec), idField };
     }
     case 'object': {

@@ -72,7 +72,7 @@ export async function runCommand(o: RunInput): Promise<void> {
     }
     const result = await handler({ spec, values, request }, ctx);
     const { render } = await import('../output/index.js');
-    await render(result, output, io);
+    await render(result, output, io, { signal: ctx.signal });
   } finally {
     await ctx.dispose();
   }

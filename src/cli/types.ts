@@ -119,6 +119,8 @@ export interface ApiResponse {
   headers: Record<string, string | string[] | undefined>;
   /** Parsed JSON, or the text when the body is not JSON, or undefined when empty. */
   body: unknown;
+  /** The request as shown in errors ("GET /v1/backups/…"), set by the client. */
+  display?: string;
 }
 
 export interface Page {

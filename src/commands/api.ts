@@ -167,6 +167,15 @@ function isObject(v: unknown): v is FieldObject {
   return !!v && typeof v === 'object' && !Array.isArray(v);
 }
 
+/**
+ * An object without a prototype: a key such as `__proto__` or `constructor` from
+ * `-f '__proto__[x]=1'` is then a field like any other, sent as written, and cannot
+ * reach Object.prototype (JSON.stringify writes these objects like any other).
+ */
+function bare(): FieldObject {
+  return Object.create(null) as FieldObject;
+}
+
 /** Places one field into the body being built, nesting by its segments. */
 function place(target: FieldObject | FieldValue[], segments: readonly string[], value: FieldValue | undefined, raw: string): void {
   const [seg, ...rest] = segments as [string, ...string[]];
@@ -179,7 +188,7 @@ function place(target: FieldObject | FieldValue[], segments: readonly string[], 
     }
     // `items[][name]=a -F items[][size]=1`: fill the last object until a key repeats, then start a new one.
     const last = target[target.length - 1];
-    const element = isObject(last) && !has(last, rest) ? last : ({} as FieldObject);
+    const element = isObject(last) && !has(last, rest) ? last : bare();
     if (element !== last) target.push(element);
     place(element, rest, value, raw);
     return;
@@ -191,8 +200,8 @@ function place(target: FieldObject | FieldValue[], segments: readonly string[], 
   }
   const wantArray = rest[0] === '';
   let next = target[seg];
-  if (next === undefined) {
-    next = wantArray ? [] : {};
+  if (!Object.hasOwn(target, seg)) {
+    next = wantArray ? [] : bare();
     target[seg] = next;
   } else if (next === null || typeof next !== 'object' || Array.isArray(next) !== wantArray) {
     throw clash();
@@ -212,7 +221,7 @@ function has(obj: FieldObject, segments: readonly string[]): boolean {
 }
 
 function nest(fields: readonly Field[]): FieldObject {
-  const body: FieldObject = {};
+  const body = bare();
   for (const f of fields) place(body, f.segments, f.value, f.raw);
   return body;
 }

@@ -3,14 +3,13 @@ import type { Readable } from 'node:stream';
 import * as z from 'zod/mini';
 import type { Column, CommandInput, Context, Handler, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
+import { clientLimitsFromEnv, openContextConfig } from '../cli/context.js';
 import { ApiError, ConfigError, InterruptedError, UsageError, noTokenError } from '../errors.js';
 import {
   NO_BASE_URL_MESSAGE,
   assertProfileName,
-  configDir,
   envValue,
   maskToken,
-  openConfig,
   resolveBaseUrl,
   resolveDebug,
   resolveProfileName,
@@ -97,7 +96,7 @@ const statusSchema = z.object({
 export const schemas = { status: statusSchema };
 
 function openStore(ctx: Context): Promise<ConfigStore> {
-  return openConfig(configDir(ctx.env, ctx.globals.configDir));
+  return openContextConfig(ctx);
 }
 
 async function readTokenFromStdin(stdin: Readable): Promise<string> {
@@ -181,6 +180,7 @@ const login: Handler = async (input, ctx) => {
     timeoutMs,
     debug: resolveDebug(ctx.globals, ctx.env),
     stderr: ctx.io.stderr,
+    ...(await clientLimitsFromEnv(ctx.env)),
   });
   try {
     const response = await client.request(

@@ -2,6 +2,7 @@
 import * as z from 'zod/mini';
 import type { Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
+import { openContextConfig } from '../cli/context.js';
 import { CliError, UsageError } from '../errors.js';
 import {
   DURATION_HINT,
@@ -10,7 +11,6 @@ import {
   configDir,
   configFilePath,
   maskToken,
-  openConfig,
   parseDuration,
   resolveProfileName,
   validateBaseUrl,
@@ -95,7 +95,7 @@ export const module: ModuleSpec = {
 };
 
 function openStore(ctx: Context): Promise<ConfigStore> {
-  return openConfig(configDir(ctx.env, ctx.globals.configDir));
+  return openContextConfig(ctx);
 }
 
 type Verb = 'get' | 'set' | 'unset';

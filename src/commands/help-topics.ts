@@ -10,7 +10,7 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.config, 'configuration error: no token, no or bad base URL, broken config file'],
   [ExitCode.auth, 'authentication or permission: 401, 403'],
   [ExitCode.notFound, 'not found: 404'],
-  [ExitCode.transient, 'transient failure after retries (network, timeout, 429, 5xx), or --wait-timeout ran out'],
+  [ExitCode.transient, 'transient failure after retries (network, timeout, 429, 5xx), --wait-timeout ran out, or an answer refused (too large, not the expected shape)'],
   [ExitCode.outcomeUnknown, 'outcome unknown: a request not safe to repeat (POST) may have reached the service'],
   [ExitCode.waitFailed, 'an awaited operation ended failed (--wait): the backup failed or expired'],
   [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check, verify with no backup matching'],
@@ -18,14 +18,17 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.verifyFailed, 'verify: a file read back failed a check (size, hash changed since an earlier verify, or its content)'],
   [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
+  [ExitCode.terminated, 'terminated (SIGTERM), handled like Ctrl-C'],
 ];
 
 const exitCodes = `Exit codes (the same for every command):
 
 ${EXIT_CODES.map(([code, meaning]) => `  ${String(code).padEnd(5)}${meaning}`).join('\n')}
 
-Errors are one line on stderr; stdout carries results only, so a script can
-test the exit code and still parse stdout. Exit 7 is the one to read twice: the
+An error is a line on stderr starting with "error:", often followed by indented
+lines: a hint for a usage error (what to do instead), the field errors of a 422.
+stdout carries results only, so a script can test the exit code and still parse
+stdout. Exit 7 is the one to read twice: the
 request may have been carried out, so check before sending it again (for a
 backup: backupctl jobs backup list <job> --sort -created_at).
 `;
@@ -42,6 +45,16 @@ the environment over the profile. An empty value counts as unset.
   BACKUPCTL_TIMEOUT     per-request timeout, e.g. 30s or 2m (as --timeout); default 30s
   BACKUPCTL_DEBUG       1 or true: HTTP trace on stderr with the token and secrets redacted (as --debug)
   BACKUPCTL_CONFIG_DIR  where profiles and caches live (as --config-dir)
+  BACKUPCTL_MAX_ANSWER_SIZE
+                        largest answer read from the service, e.g. 128MiB (default 64MiB, at
+                        most 512MiB); a larger answer is refused (exit 6), not retried
+  BACKUPCTL_MAX_PAGES   most pages one walk reads (--all, status; default 10000); past it the
+                        walk stops with a warning on stderr
+  BACKUPCTL_RETRY_BASE  first wait before a retry, e.g. 500ms or 2s; it doubles on each retry
+                        (jittered); default 500ms
+  BACKUPCTL_RETRY_MAX_WAIT
+                        longest single wait between retries, a Retry-After answer included,
+                        e.g. 10s; default 30s. A bad value of either exits 3 naming it
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl

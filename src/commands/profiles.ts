@@ -2,8 +2,9 @@
 import * as z from 'zod/mini';
 import type { Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
+import { openContextConfig } from '../cli/context.js';
 import { UsageError } from '../errors.js';
-import { DEFAULT_PROFILE, configDir, openConfig, type ConfigStore } from '../config/index.js';
+import { DEFAULT_PROFILE, type ConfigStore } from '../config/index.js';
 
 export const module: ModuleSpec = {
   name: 'profiles',
@@ -55,7 +56,7 @@ const PROFILE_COLUMNS: Column[] = [
 ];
 
 function openStore(ctx: Context): Promise<ConfigStore> {
-  return openConfig(configDir(ctx.env, ctx.globals.configDir));
+  return openContextConfig(ctx);
 }
 
 function unknownProfile(store: ConfigStore, name: string): UsageError {

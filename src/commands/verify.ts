@@ -102,12 +102,11 @@ type Backup = import('../resources/backup-files.js').Backup;
 const hasFiles = (b: Backup) => (b.status === 'completed' || b.status === 'completed_with_errors') && (b.files?.length ?? 0) > 0;
 
 async function chooseBackups(ctx: Context, jobId: string, sel: Selection): Promise<Backup[]> {
-  const { newestBackup } = await import('../resources/backup-files.js');
+  const { newestBackup, checkedBackup } = await import('../resources/backup-files.js');
   const client = await ctx.client();
   if (sel.backup) {
     const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(sel.backup)}` }, { signal: ctx.signal });
-    const backup = (res.body as { data?: Backup } | undefined)?.data;
-    if (!backup || typeof backup !== 'object') throw new EmptyResultError(`backup ${sel.backup} has no record`);
+    const backup = checkedBackup(res);
     if (backup.job_id && backup.job_id !== jobId) throw new UsageError(`backup ${sel.backup} belongs to job ${backup.job_id}, not to ${jobId}`);
     return [backup];
   }

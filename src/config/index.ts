@@ -4,9 +4,10 @@
 export { configDir, configFilePath, envValue, CONFIG_FILE_NAME } from './paths.js';
 export { validateBaseUrl, isLoopbackHost } from './base-url.js';
 export { parseDuration, DURATION_HINT } from './duration.js';
+export { parseSize, SIZE_HINT } from './size.js';
 export { maskToken } from './mask.js';
 export { withFileLock, type LockOptions } from './lock.js';
-export { openConfig, assertProfileName, DEFAULT_PROFILE, type ConfigStore } from './store.js';
+export { openConfig, assertProfileName, exposureWarnings, DEFAULT_PROFILE, type ConfigStore } from './store.js';
 export {
   resolveSettings,
   resolveProfileName,

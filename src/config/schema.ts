@@ -30,6 +30,13 @@ export function loadConfigChecker(): Promise<(value: unknown) => ConfigCheck> {
       profiles: z.optional(z.record(name, profile)),
     });
     return (value: unknown): ConfigCheck => {
+      // zod drops a `__proto__` key without a word (so that it cannot set a prototype): a
+      // profile of that name would vanish on the next write. It is no valid profile name,
+      // so the file is reported as broken, and kept as it is.
+      const profiles = (value as { profiles?: unknown } | null)?.profiles;
+      if (profiles && typeof profiles === 'object' && Object.hasOwn(profiles, '__proto__')) {
+        return { ok: false, problems: [`profiles.__proto__: invalid profile name (${nameRule})`] };
+      }
       const r = file.safeParse(value);
       if (r.success) {
         const data: ConfigData = { profiles: (r.data.profiles ?? {}) as ConfigData['profiles'] };

@@ -17,7 +17,7 @@
 //   is opened for a write.
 // - conf has no locking: see ./lock.ts.
 // fs.promises, not node:fs/promises: that module costs ~3 ms to load; only a write needs it.
-import { promises as fsp, readFileSync } from 'node:fs';
+import { promises as fsp, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
 import { withFileLock } from './lock.js';
@@ -263,3 +263,31 @@ export async function openConfig(dir: string): Promise<ConfigStore> {
 }
 
 export { assertProfileName };
+
+/**
+ * Warnings for a config that holds a token and that other local users can reach: the
+ * file readable by group or others, or its folder readable or enterable by them (as
+ * ssh warns of a private key others can read). On Windows, modes say nothing of that.
+ */
+export function exposureWarnings(store: ConfigStore): string[] {
+  if (process.platform === 'win32') return [];
+  if (!store.profileNames().some((name) => store.profile(name).token)) return [];
+  const mode = (p: string): number | undefined => {
+    try {
+      return statSync(p).mode & 0o777;
+    } catch {
+      return undefined;
+    }
+  };
+  const octal = (m: number) => `0${m.toString(8).padStart(3, '0')}`;
+  const out: string[] = [];
+  const fileMode = mode(store.file);
+  if (fileMode !== undefined && fileMode & 0o044) {
+    out.push(`the config file ${store.file} holds a token and other users can read it (mode ${octal(fileMode)}); run: chmod 600 ${store.file}`);
+  }
+  const dirMode = mode(store.dir);
+  if (fileMode !== undefined && dirMode !== undefined && dirMode & 0o055) {
+    out.push(`the config folder ${store.dir} can be read or entered by other users (mode ${octal(dirMode)}); run: chmod 700 ${store.dir}`);
+  }
+  return out;
+}

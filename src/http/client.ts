@@ -11,6 +11,7 @@ import { redactBody, redactHeaders } from './redact.js';
 import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
 import { lastPage, nextPageQuery, toInt } from './paging.js';
 import { addSecret } from '../util/scrub.js';
+import { humanBytes } from '../output/format.js';
 import { writeServiceLine } from '../output/sanitize.js';
 
 declare const __VERSION__: string;
@@ -25,7 +26,29 @@ export interface ClientOptions {
   retry?: RetryPolicy;
   /** Concurrent page requests for --all when the last page is known. */
   pageConcurrency?: number;
+  /** Largest answer body read (BACKUPCTL_MAX_ANSWER_SIZE); a larger one is refused. */
+  maxAnswerBytes?: number;
+  /** Most pages one walk reads (BACKUPCTL_MAX_PAGES); past it the walk stops with a warning. */
+  maxPages?: number;
 }
+
+/**
+ * 10,000 pages: 150,000 records at the default page size, a million at 100 a page. Every
+ * walk (links, last_page, status's lists) stops there and says so: a service claiming
+ * last_page 1e9, or a next link that never ends, cannot make it walk for hours.
+ */
+export const DEFAULT_MAX_PAGES = 10_000;
+
+/**
+ * 64 MiB: far above any answer of the API (a page of 100 records is tens of KB), far
+ * below what would exhaust memory (a 500 MB body reached 2.1 GB RSS) or V8's string
+ * limit (~512 MB, past which the answer cannot be decoded at all).
+ */
+export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
+/** The highest BACKUPCTL_MAX_ANSWER_SIZE: V8's longest string, less room for the decoding. */
+export const MAX_ANSWER_BYTES_LIMIT = 512 * 1024 * 1024;
+/** Deeper JSON than any answer of the API: refused before parsing, as the renderers recurse. */
+export const MAX_ANSWER_DEPTH = 256;
 
 export function createClient(opts: ClientOptions): Client {
   return new HttpClient(opts);
@@ -79,17 +102,19 @@ class HttpClient implements Client {
 
   async request(req: RequestSpec, o: { signal?: AbortSignal } = {}): Promise<ApiResponse> {
     const policy = this.opts.retry ?? defaultRetryPolicy;
-    return runWithRetries(req, (attempt) => this.sendOnce(req, attempt, o.signal), policy, {
+    const display = `${req.method} ${this.displayPath(req)}`;
+    const res = await runWithRetries(req, (attempt, budgetMs) => this.sendOnce(req, attempt, budgetMs, o.signal), policy, {
       signal: o.signal,
       trace: (line) => this.trace(line),
-      display: `${req.method} ${this.displayPath(req)}`,
+      display,
       timeoutMs: this.opts.timeoutMs,
       origin: isAbsolute(req.path) ? new URL(req.path).origin : this.origin,
     });
+    return { ...res, display };
   }
 
   /** One attempt. Returns the answer for any status; the retry layer decides what is an error. */
-  private async sendOnce(req: RequestSpec, attempt: number, signal?: AbortSignal): Promise<ApiResponse> {
+  private async sendOnce(req: RequestSpec, attempt: number, budgetMs: number, signal?: AbortSignal): Promise<ApiResponse> {
     const dispatcher = await this.getDispatcher();
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -110,7 +135,9 @@ class HttpClient implements Client {
       if (req.body !== undefined) this.trace(`> ${JSON.stringify(redactBody(req.body))}`);
     }
     let res: Dispatcher.ResponseData;
-    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    // The attempt ends at its timeout or at the overall deadline of the retries, whichever is first.
+    const limitMs = Math.min(this.opts.timeoutMs, budgetMs);
+    const timeout = AbortSignal.timeout(limitMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
       const u = new URL(url);
@@ -121,17 +148,18 @@ class HttpClient implements Client {
         headers,
         body,
         signal: combined,
-        headersTimeout: this.opts.timeoutMs,
-        bodyTimeout: this.opts.timeoutMs,
+        headersTimeout: limitMs,
+        bodyTimeout: limitMs,
       });
     } catch (err) {
-      throw this.attemptError(err, signal, timeout);
+      throw this.attemptError(err, signal, timeout, limitMs);
     }
     let text: string;
     try {
-      text = await res.body.text();
+      text = await readAnswer(res, this.opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
     } catch (err) {
-      const failure = this.attemptError(err, signal, timeout);
+      if (err instanceof AttemptError) throw err;
+      const failure = this.attemptError(err, signal, timeout, limitMs);
       // The status line arrived, then the connection dropped mid-body: say so, rather than
       // "connection reset", because the service did answer (and for a POST, most likely acted).
       if (failure instanceof AttemptError && failure.kind === 'network') {
@@ -156,7 +184,7 @@ class HttpClient implements Client {
     return { status: res.statusCode, headers: res.headers, body: parsed };
   }
 
-  private attemptError(err: unknown, signal: AbortSignal | undefined, timeout: AbortSignal): Error {
+  private attemptError(err: unknown, signal: AbortSignal | undefined, timeout: AbortSignal, limitMs: number): Error {
     if (signal?.aborted) return signal.reason instanceof Error ? signal.reason : new Error('aborted');
     const e = err as { code?: string; name?: string; message?: string; cause?: { code?: string } };
     const code = e.code ?? e.cause?.code;
@@ -166,7 +194,11 @@ class HttpClient implements Client {
       code === 'UND_ERR_BODY_TIMEOUT' ||
       code === 'UND_ERR_CONNECT_TIMEOUT'
     ) {
-      return new AttemptError(`timed out after ${formatMs(this.opts.timeoutMs)}`, code === 'UND_ERR_CONNECT_TIMEOUT', 'timeout', code);
+      const why =
+        limitMs < this.opts.timeoutMs
+          ? `timed out after ${formatMs(limitMs)}, at the overall deadline of the retries`
+          : `timed out after ${formatMs(this.opts.timeoutMs)}`;
+      return new AttemptError(why, code === 'UND_ERR_CONNECT_TIMEOUT', 'timeout', code);
     }
     if (code && TLS_CERT_CODES.has(code)) {
       // Refused before any HTTP was sent; retrying cannot change the verdict.
@@ -207,6 +239,14 @@ class HttpClient implements Client {
     yield page;
     if (!o.all) return;
 
+    // Every walk stops at the same number of pages, and says so: what was printed is not all.
+    const maxPages = this.opts.maxPages ?? DEFAULT_MAX_PAGES;
+    const stopped = (claim: string) =>
+      writeServiceLine(
+        this.opts.stderr,
+        `warning: ${req.method} ${this.displayPath({ ...req, query: {} })}: stopped after ${maxPages} pages, the most one walk reads (BACKUPCTL_MAX_PAGES), ${claim}; the list is incomplete`,
+      );
+
     // When the answer says how many pages there are, fetch the rest a few at a
     // time and hand them on in order: the walk costs about pages/concurrency
     // round trips instead of one per page, and memory stays bounded.
@@ -214,16 +254,17 @@ class HttpClient implements Client {
     const last = lastPage(page.raw);
     const concurrency = this.opts.pageConcurrency ?? 8;
     if (last !== undefined && last > current && concurrency > 1) {
+      const end = Math.min(last, current + maxPages - 1);
       const inflight = new Map<number, Promise<Page>>();
       let next = current + 1;
       const fill = () => {
-        while (inflight.size < concurrency && next <= last) {
+        while (inflight.size < concurrency && next <= end) {
           const p = fetchPage({ ...query, page: next });
           p.catch(() => {}); // awaited in order below; a consumer that stops early leaves none unhandled
           inflight.set(next++, p);
         }
       };
-      for (let n = current + 1; n <= last; n++) {
+      for (let n = current + 1; n <= end; n++) {
         fill();
         page = await inflight.get(n)!;
         inflight.delete(n);
@@ -232,16 +273,17 @@ class HttpClient implements Client {
         if (page.records.length === 0) return;
         yield page;
       }
+      if (end < last) stopped(`while the answer claims ${last} (meta.last_page)`);
       return;
     }
 
-    let guard = 0;
-    for (;;) {
+    for (let walked = 1; ; walked++) {
       // An empty page ends the walk whatever its links say: a next link on an empty page
       // would otherwise lead on for ever.
       if (page.records.length === 0) return;
       const next = nextPageQuery(query, page.raw, page.records.length);
-      if (!next || ++guard > 100_000) return;
+      if (!next) return;
+      if (walked >= maxPages) return stopped('and the answer names a next page');
       query = next;
       page = await fetchPage(query);
       yield page;
@@ -286,11 +328,61 @@ function toPage(body: unknown, display: string, method: string): Page {
   });
 }
 
+/**
+ * The body as text, at most `limit` bytes: a larger one (announced by Content-Length,
+ * or found while reading) is refused at once and not retried, as the service would
+ * send it again. Reading stops there, so memory holds the limit, not the body.
+ */
+async function readAnswer(res: Dispatcher.ResponseData, limit: number): Promise<string> {
+  const tooLarge = () => {
+    res.body.destroy();
+    return new AttemptError(
+      `the answer (${res.statusCode}) is larger than ${humanBytes(limit)}, the limit on an answer's size; refused, not retried (raise it with BACKUPCTL_MAX_ANSWER_SIZE)`,
+      false,
+      'refused',
+    );
+  };
+  const announced = Number(res.headers['content-length']);
+  if (Number.isFinite(announced) && announced > limit) throw tooLarge();
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of res.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/**
+ * How deep the JSON text nests, counted without parsing and stopping past `max`: the
+ * parser copes with 100,000 levels, but every reader after it (redaction, schemas,
+ * the renderers) recurses, and "Maximum call stack size exceeded" is no answer.
+ */
+export function nestsDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* backslash */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) inString = true;
+    else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > max) return true;
+    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+  }
+  return false;
+}
+
 function parseBody(text: string, contentType: string | string[] | undefined): unknown {
   if (!text) return undefined;
   const ct = String(contentType ?? '');
   const looksJson = /json/i.test(ct) || /^[\s]*[[{]/.test(text);
   if (looksJson) {
+    if (nestsDeeperThan(text, MAX_ANSWER_DEPTH)) {
+      throw new AttemptError(`the answer nests deeper than ${MAX_ANSWER_DEPTH} levels; refused, not retried`, false, 'refused');
+    }
     try {
       return JSON.parse(text);
     } catch {

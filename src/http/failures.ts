@@ -13,8 +13,10 @@ export class AttemptError extends Error {
      * network, timeout: worth another try. answer: a 2xx whose body is not the
      * JSON the API speaks (a proxy's HTML page, a cut-off body); retried like a
      * network error. tls: the certificate was refused; another try cannot help.
+     * refused: an answer we will not read (too large, too deeply nested); the
+     * service would send it again, so it is not retried either.
      */
-    readonly kind: 'network' | 'timeout' | 'answer' | 'tls',
+    readonly kind: 'network' | 'timeout' | 'answer' | 'tls' | 'refused',
     readonly code?: string,
   ) {
     super(message);
@@ -100,7 +102,7 @@ const CHECK_COMMANDS: Array<[RegExp, string]> = [
   [/^\/cloud_i\/(droplets|volumes)\/([^/]+)\/\w+$/, 'backupctl $1 get $2'],
 ];
 
-function checkHint(req: RequestSpec): string {
+export function checkHint(req: RequestSpec): string {
   for (const [pattern, command] of CHECK_COMMANDS) {
     const m = pattern.exec(req.path);
     if (m) return `Check before retrying: ${command.replace(/\$(\d)/g, (_, i: string) => decodeURIComponent(m[Number(i)] ?? ''))}`;

@@ -4,7 +4,8 @@
 // or was turned away with 429. Anything else after a POST was sent is
 // "outcome unknown" (exit 7): sending it again could start a second backup.
 import type { ApiResponse, RequestSpec } from '../cli/types.js';
-import { AttemptError, errorForResponse, outcomeUnknownError, redirectError, transientError, formatMs } from './failures.js';
+import { InterruptedError } from '../errors.js';
+import { AttemptError, checkHint, errorForResponse, outcomeUnknownError, redirectError, transientError, formatMs } from './failures.js';
 
 export interface RetryPolicy {
   maxRetries: number;
@@ -38,7 +39,8 @@ const RETRYABLE_STATUS = (s: number) => s === 408 || s === 429 || s >= 500;
 
 export async function runWithRetries(
   req: RequestSpec,
-  attemptOnce: (attempt: number) => Promise<ApiResponse>,
+  /** One attempt; `budgetMs` is what is left of the overall deadline (the attempt is cut there). */
+  attemptOnce: (attempt: number, budgetMs: number) => Promise<ApiResponse>,
   policy: RetryPolicy,
   ctx: RetryContext,
 ): Promise<ApiResponse> {
@@ -54,9 +56,9 @@ export async function runWithRetries(
     let res: ApiResponse | undefined;
     let failure: AttemptError | undefined;
     try {
-      res = await attemptOnce(attempt);
+      res = await attemptOnce(attempt, Math.max(1, deadline - Date.now()));
     } catch (err) {
-      if (!(err instanceof AttemptError)) throw err;
+      if (!(err instanceof AttemptError)) throw interrupted(err, req, ctx);
       failure = err;
     }
     if (res && res.status < 300) return res;
@@ -75,7 +77,7 @@ export async function runWithRetries(
 
     const retryable = res
       ? RETRYABLE_STATUS(res.status) && (idempotent || res.status === 429)
-      : failure!.kind !== 'tls' && (idempotent || failure!.notSent);
+      : failure!.kind !== 'tls' && failure!.kind !== 'refused' && (idempotent || failure!.notSent);
     const retriesLeft = attempt <= policy.maxRetries;
     let wait = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (attempt - 1)) * random();
     const retryAfter = res ? parseRetryAfter(res.headers['retry-after']) : undefined;
@@ -87,7 +89,10 @@ export async function runWithRetries(
       ctx.trace(
         `${res ? `got ${res.status}` : failure!.message}; retry ${attempt} of ${policy.maxRetries} in ${formatMs(Math.round(wait))}`,
       );
-      await sleep(wait, ctx.signal);
+      await sleep(wait, ctx.signal).catch((err: unknown) => {
+        // Interrupted between attempts: an earlier POST may have arrived all the same.
+        throw mayHaveArrived ? interrupted(err, req, ctx) : err;
+      });
       continue;
     }
 
@@ -106,11 +111,25 @@ export async function runWithRetries(
   }
 }
 
-/** Retry-After in seconds or as an HTTP date; milliseconds, or undefined when absent or unreadable. */
+/**
+ * Ctrl-C (or SIGTERM) while a POST was out, or after one that may have arrived: the
+ * service may have acted on it, so the interruption says so and how to check.
+ */
+function interrupted(err: unknown, req: RequestSpec, ctx: RetryContext): unknown {
+  if (!(err instanceof InterruptedError) || req.method !== 'POST' || !ctx.signal?.aborted || err.details.length) return err;
+  return new InterruptedError(err.message, [`${ctx.display} was sent and may have reached the service.`, checkHint(req)]);
+}
+
+/**
+ * Retry-After in seconds (digits only, RFC 9110) or as an HTTP date (…GMT); milliseconds,
+ * or undefined when absent or unreadable. Junk (`-5`, which Date.parse reads as a date in
+ * the past, `1e3`, `5s`) is unreadable, so the backoff applies, never "retry at once".
+ */
 export function parseRetryAfter(value: string | string[] | undefined, now = Date.now()): number | undefined {
-  const v = Array.isArray(value) ? value[0] : value;
+  const v = (Array.isArray(value) ? value[0] : value)?.trim();
   if (!v) return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(v)) return Math.round(Number(v) * 1000);
+  if (/^\d+$/.test(v)) return Number(v) * 1000;
+  if (!/^[A-Za-z]{3},? .*\d{1,2}:\d{2}:\d{2} GMT$/.test(v)) return undefined;
   const t = Date.parse(v);
   if (Number.isNaN(t)) return undefined;
   return Math.max(0, t - now);

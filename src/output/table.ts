@@ -58,9 +58,12 @@ export function fitColumns(
   return { keep, widths: fitWidths(keep.map((i) => natural[i]!), keep.map((i) => minimums[i]!), available) };
 }
 
-/** The narrowest a column is cut to: its header or 8 cells, 16 for a name (what people read a table for), never wider than its cells. */
+/**
+ * The narrowest a column is cut to: its header or 8 cells, 16 for a name (what people read a table for), never wider
+ * than its cells. An id, or an id or hash already shortened (`short`), is never cut: a cut one reads as noise.
+ */
 function minimumWidth(column: Column, natural: number, headerWidth: number): number {
-  if (column.key === 'id') return natural;
+  if (column.key === 'id' || column.short !== undefined) return natural;
   return Math.min(natural, Math.max(column.key === 'name' ? 16 : 8, Math.min(headerWidth, 12)));
 }
 
@@ -76,6 +79,12 @@ function dropOrderOf(columns: readonly Column[], chosen: boolean): number[] {
 export interface TablePrinter {
   /** The text of one page of rows (with the header on the first page unless noHeaders), '' for no rows. */
   page(records: readonly unknown[]): string;
+  /**
+   * Sets the column widths from these records when none are set yet (page() does so
+   * from its own): a large page printed in chunks is measured whole, then each chunk
+   * keeps those widths.
+   */
+  measure(records: readonly unknown[]): void;
 }
 
 export interface TablePrinterOptions {
@@ -127,22 +136,27 @@ export async function createTablePrinter(allColumns: readonly Column[], options:
       }),
     );
 
+  /** The first page (all of it, when it is printed in chunks) sets the columns and their widths for every page after it. */
+  const measure = (records: readonly unknown[]): number[] => {
+    const first = texts(records, allColumns);
+    const headerWidths = allColumns.map((c) => displayWidth(c.header));
+    const natural = allColumns.map((_, i) =>
+      first.reduce((max, row) => Math.max(max, displayWidth(row[i]!.text)), options.noHeaders ? 1 : headerWidths[i]!),
+    );
+    // Ids are what people copy from a table: the id column is never cut, other columns give way or go.
+    const minimums = allColumns.map((c, i) => minimumWidth(c, natural[i]!, headerWidths[i]!));
+    const fitted = fitColumns(natural, minimums, options.maxWidth, dropOrderOf(allColumns, options.chosen === true));
+    columns = fitted.keep.map((i) => allColumns[i]!);
+    return fitted.widths;
+  };
+
   return {
+    measure(records) {
+      if (widths === undefined && records.length) widths = measure(records);
+    },
     page(records) {
       if (records.length === 0) return '';
-      if (widths === undefined) {
-        // The first page sets the columns and their widths for every page after it.
-        const first = texts(records, allColumns);
-        const headerWidths = allColumns.map((c) => displayWidth(c.header));
-        const natural = allColumns.map((_, i) =>
-          first.reduce((max, row) => Math.max(max, displayWidth(row[i]!.text)), options.noHeaders ? 1 : headerWidths[i]!),
-        );
-        // Ids are what people copy from a table: the id column is never cut, other columns give way or go.
-        const minimums = allColumns.map((c, i) => minimumWidth(c, natural[i]!, headerWidths[i]!));
-        const fitted = fitColumns(natural, minimums, options.maxWidth, dropOrderOf(allColumns, options.chosen === true));
-        columns = fitted.keep.map((i) => allColumns[i]!);
-        widths = fitted.widths;
-      }
+      widths ??= measure(records);
       const rows = texts(records, columns);
       const fixed = widths;
       const table = new Table({

@@ -2,12 +2,13 @@
 // entries ask of a job's backups. The newest backup is found the way the
 // service offers it, the job's backups sorted -created_at.
 import * as z from 'zod/mini';
-import type { Column, Context, Handler } from '../cli/types.js';
+import type { ApiResponse, Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
-import { parseServiceTime } from '../util/time.js';
+import { ageMs, parseServiceTime } from '../util/time.js';
 import { jobArg, loose, record } from './common.js';
 import { sanitize } from '../output/format.js';
+import { idOf, listField, recordOf } from '../http/shape.js';
 import { BACKUP_STATUSES, backupSchema, columns as jobColumns } from './jobs.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
@@ -93,8 +94,19 @@ export async function newestBackup(ctx: Context, jobId: string, status: string |
   );
   const data = (res.body as { data?: unknown[] } | undefined)?.data;
   const first = Array.isArray(data) ? data[0] : undefined;
-  if (!first) return undefined;
-  return loose(backupSchema, first);
+  if (first === undefined) return undefined;
+  return checkedBackup({ ...res, body: { data: first } });
+}
+
+/**
+ * The backup record of an answer, with what the download path builds on checked: an
+ * object, an `id` (the next request's path), `files` a list when present.
+ */
+export function checkedBackup(res: ApiResponse): Backup {
+  const raw = recordOf(res);
+  idOf(res, raw, 'backup');
+  listField(res, raw, 'files', 'backup');
+  return loose(backupSchema, raw);
 }
 
 const latest: Handler = async (input, ctx) => {
@@ -105,11 +117,11 @@ const latest: Handler = async (input, ctx) => {
   const maxAge = input.values.max_age as number | undefined;
   if (maxAge !== undefined) {
     const when = parseServiceTime(backup.completed_at) ?? parseServiceTime(backup.created_at);
-    const age = when === undefined ? Infinity : Date.now() - when;
+    // A time in the future (past the clock skew) has no age: it is not fresh either.
+    const age = ageMs(when, Date.now()) ?? Infinity;
     if (age > maxAge) {
-      throw new EmptyResultError(
-        `the newest ${status ? `${status} ` : ''}backup of job ${jobId} (${backup.id}) is ${when === undefined ? 'of unknown age' : `${Math.floor(age / 3_600_000)}h old`}, older than --max-age`,
-      );
+      const how = when === undefined ? 'of unknown age' : age === Infinity ? 'dated in the future' : `${Math.floor(age / 3_600_000)}h old`;
+      throw new EmptyResultError(`the newest ${status ? `${status} ` : ''}backup of job ${jobId} (${backup.id}) is ${how}, ${when !== undefined && age === Infinity ? 'not within' : 'older than'} --max-age`);
     }
   }
   return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id' };
@@ -121,7 +133,7 @@ const latest: Handler = async (input, ctx) => {
  */
 export async function filesOf(ctx: Context, backup: Backup): Promise<Array<{ name: string; url: string; size?: number; stated?: unknown }>> {
   const { exactSize } = await import('../jobs/download.js');
-  const listed = (backup.files ?? []).filter((f) => f && typeof f.name === 'string');
+  const listed = (Array.isArray(backup.files) ? backup.files : []).filter((f) => f && typeof f.name === 'string');
   if (listed.length && listed.every((f) => typeof f.url === 'string' && f.url)) {
     return listed.map((f) => ({ name: f.name, url: f.url as string, size: exactSize(f.size), stated: f.size }));
   }
@@ -155,8 +167,7 @@ const download: Handler = async (input, ctx) => {
   } else {
     const client = await ctx.client();
     const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(String(v.backup))}` }, { signal: ctx.signal });
-    backup = ((res.body as { data?: Backup } | undefined)?.data ?? undefined) as Backup | undefined;
-    if (!backup) throw new EmptyResultError(`backup ${String(v.backup)} has no record`);
+    backup = checkedBackup(res);
   }
   const toStdout = ctx.globals.output?.trim() === '-';
   const all = await filesOf(ctx, backup);

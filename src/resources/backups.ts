@@ -62,7 +62,7 @@ export const module: ModuleSpec = {
 const getBackup: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
-  return backupResult((res.body as { data?: unknown } | undefined)?.data);
+  return backupResult(res);
 };
 
 /**

@@ -9,6 +9,7 @@ import { UsageError } from '../errors.js';
 import { lenient } from '../cli/lenient.js';
 import { fillTemplate } from '../cli/request.js';
 import { datetime, modifiedSince, record, setTagNames, status } from './common.js';
+import { recordOf } from '../http/shape.js';
 
 export interface CloudIKind {
   /** Command group, module name and path segment under /cloud_i: `droplets`. */
@@ -400,9 +401,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
     const client = await ctx.client();
     const spinner = ctx.spinner('Loading…');
     const res = await client.request(input.request!, { signal: ctx.signal }).finally(() => spinner.stop());
-    const body = res.body as { data?: unknown } | undefined;
-    const data = body && typeof body === 'object' && 'data' in body ? body.data : body;
-    const machine = lenient(loaded, schemaKey, ctx)(data) as { snapshots?: unknown } | null | undefined;
+    const machine = lenient(loaded, schemaKey, ctx)(recordOf(res)) as { snapshots?: unknown } | null | undefined;
     const snapshots = machine && Array.isArray(machine.snapshots) ? machine.snapshots : [];
     return {
       kind: 'record',

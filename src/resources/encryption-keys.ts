@@ -6,6 +6,7 @@ import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { UsageError } from '../errors.js';
 import { record } from './common.js';
+import { recordOf } from '../http/shape.js';
 
 const keySchema = record({ id: z.nullish(z.union([z.int(), z.string()])), name: z.nullish(z.string()), public_key: z.nullish(z.string()) });
 export const schemas = { encryptionKey: keySchema };
@@ -77,8 +78,7 @@ const createKey: Handler = async (input, ctx) => {
   }
   const client = await ctx.client();
   const res = await client.request({ ...input.request!, body: { name: input.values.name, public_key: `${pem}\n` } }, { signal: ctx.signal });
-  const raw = (res.body as { data?: unknown } | undefined)?.data;
-  return { kind: 'record', record: raw, columns: columns.encryptionKey!, idField: 'id' };
+  return { kind: 'record', record: recordOf(res), columns: columns.encryptionKey!, idField: 'id' };
 };
 
 export const handlers: Record<string, Handler> = { createKey };

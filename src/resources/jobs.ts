@@ -2,10 +2,11 @@
 // where it goes (storage) and when (schedules); their backups; their
 // encryption key, proxy, schedules and storage.
 import * as z from 'zod/mini';
-import type { Column, Context, Handler, RequestSpec, Result, Section } from '../cli/types.js';
+import type { ApiResponse, Column, Context, Handler, RequestSpec, Result, Section } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
+import { listField, recordOf } from '../http/shape.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
 
 export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
@@ -403,12 +404,12 @@ export const module: ModuleSpec = {
 const getJob: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
-  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const raw = recordOf(res);
   const job = loose(jobSchema, raw);
   const sections: Section[] = [
-    { title: 'Schedules', rows: job?.schedule ?? [], columns: columns.schedule! },
-    { title: 'Storage', rows: job?.storage ?? [], columns: columns.storage! },
-    { title: 'Last backups', rows: job?.last_backups ?? [], columns: columns.lastBackup! },
+    { title: 'Schedules', rows: listField(res, raw, 'schedule', 'job'), columns: columns.schedule! },
+    { title: 'Storage', rows: listField(res, raw, 'storage', 'job'), columns: columns.storage! },
+    { title: 'Last backups', rows: listField(res, raw, 'last_backups', 'job'), columns: columns.lastBackup! },
   ];
   return { kind: 'record', record: job, columns: columns.job!, idField: 'id', sections };
 };
@@ -456,7 +457,7 @@ const createJob: Handler = async (input, ctx) => {
   if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, { method: 'POST', path: '/jobs', body });
   const client = await ctx.client();
   const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
-  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const raw = recordOf(res);
   return { kind: 'record', record: loose(jobSchema, raw), columns: columns.job!, idField: 'id' };
 };
 
@@ -482,23 +483,23 @@ const updateSchedule: Handler = async (input, ctx) => {
 
 /** 200 with {message}: the message on stderr, the whole answer with --json. */
 /** A backup with its files as a section below it: backups get and jobs backup get. */
-export function backupResult(raw: unknown): Result {
+export function backupResult(res: ApiResponse): Result {
+  const raw = recordOf(res);
   const backup = loose(backupSchema, raw);
-  return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: backup?.files ?? [], columns: columns.file! }] };
+  return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: listField(res, raw, 'files', 'backup'), columns: columns.file! }] };
 }
 
 /** GET /backups/{id}, refused (exit 5) when the backup belongs to another job than the one named. */
-async function backupOfJob(job: string, backup: string, ctx: Context): Promise<unknown> {
+async function backupOfJob(job: string, backup: string, ctx: Context): Promise<ApiResponse> {
   const client = await ctx.client();
   const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(backup)}` }, { signal: ctx.signal });
-  const raw = (res.body as { data?: unknown } | undefined)?.data;
-  const owner = (raw as { job_id?: unknown } | undefined)?.job_id;
+  const owner = recordOf(res).job_id;
   if (typeof owner === 'string' && owner !== job) {
     throw new CliError(`backup ${backup} is not a backup of job ${job} (it belongs to job ${owner})`, ExitCode.notFound, [
       `  Its backups: backupctl jobs backup list ${job}`,
     ]);
   }
-  return raw;
+  return res;
 }
 
 const getJobBackup: Handler = async (input, ctx) =>

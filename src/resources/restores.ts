@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { datetime, loose, record, serverSchema } from './common.js';
+import { listField, recordOf } from '../http/shape.js';
 
 const fileSchema = record({ id: z.nullish(z.union([z.string(), z.number()])), name: z.string(), size: z.nullish(z.union([z.string(), z.number()])), url: z.nullish(z.string()) });
 
@@ -66,9 +67,9 @@ export const module: ModuleSpec = {
 const getRestore: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
-  const raw = (res.body as { data?: unknown } | undefined)?.data;
+  const raw = recordOf(res);
   const restore = loose(restoreSchema, raw);
-  return { kind: 'record', record: restore, columns: columns.restore!, idField: 'id', sections: [{ title: 'Files', rows: restore?.files ?? [], columns: columns.file! }] };
+  return { kind: 'record', record: restore, columns: columns.restore!, idField: 'id', sections: [{ title: 'Files', rows: listField(res, raw, 'files', 'restore'), columns: columns.file! }] };
 };
 
 export const handlers: Record<string, Handler> = { getRestore };

@@ -6,6 +6,7 @@ import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
 import { fillTemplate } from '../cli/request.js';
 import { lenient } from '../cli/lenient.js';
+import { recordOf } from '../http/shape.js';
 import { addSecret } from '../util/scrub.js';
 import { idArg, modifiedSince, record } from './common.js';
 
@@ -171,10 +172,8 @@ const add: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const spinner = ctx.spinner('Adding storage…');
   const res = await client.request(request, { signal: ctx.signal }).finally(() => spinner.stop());
-  const body = res.body as { data?: unknown } | undefined;
-  const data = body && typeof body === 'object' && 'data' in body ? body.data : body;
   const loaded: LoadedModule = { module, schemas, columns };
-  return { kind: 'record', record: lenient(loaded, 'storage', ctx)(data), columns: columns.storage!, idField: 'id' };
+  return { kind: 'record', record: lenient(loaded, 'storage', ctx)(recordOf(res)), columns: columns.storage!, idField: 'id' };
 };
 
 /** A PATCH without a body would change nothing yet look like success. */

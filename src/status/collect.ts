@@ -91,20 +91,25 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
       : undefined;
     // Awaited below; when the jobs fail first, their end must not surface as an unhandled rejection.
     for (const p of Object.values(side ?? {})) p.catch(() => {});
-    const all = await listAll(reader, { method: 'GET', path: '/jobs', query: { page_size: 100 } });
-    const chosen = chooseJobs(all, opts.jobs);
-    checkMaxAgeNames(all, opts.maxAges);
-
-    let done = 0;
-    spinner.update(`Reading backups: 0/${chosen.length} jobs…`);
-    const jobs = await Promise.all(
-      chosen.map(async (job) => {
-        const status = await jobStatus(reader, job, opts);
-        done++;
-        spinner.update(`Reading backups: ${done}/${chosen.length} jobs…`);
-        return status;
-      }),
-    );
+    const jobsList: RequestSpec = { method: 'GET', path: '/jobs', query: { page_size: 100 } };
+    let jobs: Array<JobStatus | undefined>;
+    if (opts.jobs.length) {
+      // --job names are matched against every job (a name must be unique): read them all first.
+      const all = await listAll(reader, jobsList);
+      const chosen = chooseJobs(all, opts.jobs);
+      checkMaxAgeNames(knownJobs(all), opts.maxAges);
+      let done = 0;
+      spinner.update(`Reading backups: 0/${chosen.length} jobs…`);
+      jobs = await Promise.all(
+        chosen.map(async (job) => {
+          const status = await jobStatus(reader, job, opts);
+          spinner.update(`Reading backups: ${++done}/${chosen.length} jobs…`);
+          return status;
+        }),
+      );
+    } else {
+      jobs = await everyJobStatus(reader, jobsList, opts, (done, seen) => spinner.update(`Reading backups: ${done}/${seen} jobs…`));
+    }
     const present = jobs.filter((j): j is JobStatus => j !== undefined).sort(compareJobs);
     const summary = { failing: 0, stale: 0, healthy: 0, unknown: 0 };
     for (const j of present) summary[j.health]++;
@@ -175,10 +180,58 @@ export function chooseJobs(all: Rec[], wanted: readonly string[]): Rec[] {
   return all.filter((j) => chosen.has(j));
 }
 
+/**
+ * Every job's status, read as the pages of the job list arrive: a page's jobs are handed
+ * to jobStatus and the page is dropped, so memory holds the statuses, not every record
+ * of the walk (a service claiming a billion pages is cut by the client's page cap). At
+ * most a few pages of jobs wait for their backups at a time.
+ */
+async function everyJobStatus(
+  r: Reader,
+  req: RequestSpec,
+  opts: CollectOptions,
+  progress: (done: number, seen: number) => void,
+): Promise<Array<JobStatus | undefined>> {
+  const statuses: Array<Promise<JobStatus | undefined>> = [];
+  const pending = new Set<Promise<void>>();
+  const known = new Set<unknown>();
+  let failure: { err: unknown } | undefined;
+  let done = 0;
+  for await (const page of r.client.pages(req, { all: true, signal: r.signal })) {
+    for (const job of page.records) {
+      const rec = obj(job);
+      if (rec === undefined) continue;
+      known.add(rec.id);
+      known.add(rec.name);
+      const status = jobStatus(r, rec, opts);
+      statuses.push(status);
+      const settled: Promise<void> = status.then(
+        () => progress(++done, statuses.length),
+        (err: unknown) => void (failure ??= { err }),
+      );
+      pending.add(settled);
+      void settled.then(() => pending.delete(settled));
+    }
+    progress(done, statuses.length);
+    // At most a few pages of jobs wait for their backups; a failure ends the run now, not after the walk.
+    while (pending.size > JOBS_WAITING && !failure) await Promise.race(pending);
+    if (failure) throw failure.err;
+  }
+  checkMaxAgeNames((name) => known.has(name), opts.maxAges);
+  return Promise.all(statuses);
+}
+
+/** Jobs whose backups are being read or wait for a slot, at most (four pages of 100). */
+const JOBS_WAITING = 400;
+
+function knownJobs(all: Rec[]): (name: string) => boolean {
+  return (name) => all.some((j) => j.id === name || j.name === name);
+}
+
 /** A `--max-age <job>=...` naming no job is a typo that would silently check nothing. */
-function checkMaxAgeNames(all: Rec[], rules: MaxAgeRules): void {
+function checkMaxAgeNames(known: (name: string) => boolean, rules: MaxAgeRules): void {
   for (const rule of rules.perJob) {
-    if (!all.some((j) => j.id === rule.job || j.name === rule.job)) {
+    if (!known(rule.job)) {
       throw new UsageError(`invalid value "${rule.job}=${rule.text}" for --max-age: no job has the id or name "${rule.job}"`);
     }
   }

@@ -14,7 +14,7 @@
 //   Resource = {id, type, provider, account, last_known_ip, frequency, newest, last_completed}
 //   Snapshot = {id, status, started_at, completed_at, age_seconds}
 import * as z from 'zod/mini';
-import { parseServiceTime } from '../util/time.js';
+import { ageMs, parseServiceTime } from '../util/time.js';
 
 export const HEALTH_VALUES = ['failing', 'stale', 'healthy', 'unknown'] as const;
 export type Health = (typeof HEALTH_VALUES)[number];
@@ -167,8 +167,18 @@ export function isFailure(status: string | null | undefined, allowErrors: boolea
   return status === 'failed' || status === 'expired' || (!allowErrors && status === 'completed_with_errors');
 }
 
+function inFuture(when: number | undefined, now: number): boolean {
+  return when !== undefined && ageMs(when, now) === undefined;
+}
+
 function ageSeconds(when: number | undefined, now: number): number | null {
-  return when === undefined ? null : Math.max(0, Math.round((now - when) / 1000));
+  const age = ageMs(when, now);
+  return age === undefined ? null : Math.round(age / 1000);
+}
+
+/** When a backup finished (else began), for its age. */
+function whenOf(b: BackupLike): number | undefined {
+  return parseServiceTime(str(b.completed_at)) ?? parseServiceTime(str(b.created_at));
 }
 
 export function backupSummaryOf(b: BackupLike, now: number): BackupSummary {
@@ -265,12 +275,13 @@ export function judge(input: JudgeInput): Judgement {
   const { allowErrors, now, maxAgeMs } = input;
   const recent = newestFirst(input.recent, 'created_at');
   const newest = recent[0];
-  const success = recent.find((b) => isSuccess(str(b.status), allowErrors)) ?? input.lastSuccess;
+  const plausible = (b: BackupLike | undefined) => b !== undefined && !inFuture(whenOf(b), now);
+  const success = recent.find((b) => isSuccess(str(b.status), allowErrors) && plausible(b)) ?? (plausible(input.lastSuccess) ? input.lastSuccess : undefined);
   const lastCompleted = success ? backupSummaryOf(success, now) : null;
   const finished = recent.find((b) => !isInProgress(str(b.status)));
   const fresh = lastCompleted?.age_seconds != null && lastCompleted.age_seconds * 1000 <= maxAgeMs;
   const created = parseServiceTime(input.jobCreatedAt);
-  const newJob = !lastCompleted && created !== undefined && now - created < maxAgeMs;
+  const newJob = !lastCompleted && created !== undefined && !inFuture(created, now) && now - created < maxAgeMs;
   let health: Health;
   if (finished && isFailure(str(finished.status), allowErrors)) health = 'failing';
   else if (fresh) health = 'healthy';

@@ -65,3 +65,16 @@ export function parseServiceTime(value: unknown): number | undefined {
   const t = Date.parse(s);
   return Number.isNaN(t) ? undefined : t;
 }
+
+/**
+ * How far ahead of our clock a service time may be and still count as now (the two
+ * clocks differ a little). A time further ahead (a backup dated 2099) has no age: it is
+ * not fresh, whatever --max-age asks.
+ */
+export const CLOCK_SKEW_MS = 5 * 60_000;
+
+/** Milliseconds from `when` to `now` (0 within the clock skew); undefined when unknown or in the future. */
+export function ageMs(when: number | undefined, now: number): number | undefined {
+  if (when === undefined || when > now + CLOCK_SKEW_MS) return undefined;
+  return Math.max(0, now - when);
+}

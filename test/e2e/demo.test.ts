@@ -92,7 +92,7 @@ describe('npm run demo', () => {
       expect(lines[good]).toMatch(/^# Read the newest backup of marketing site back \(status calls it healthy\): 1 file, a zip of (\d+) entries, every CRC-32 checked: verified \(exit 0\)$/);
       const entries = /a zip of (\d+) entries/.exec(lines[good]!)![1]!;
       expect(lines[good + 1]).toBe('$ backupctl --profile demo verify "marketing site" --latest -o table');
-      expect(lines[good + 3]).toMatch(new RegExp(`^verified\\s+[0-9a-f]{8}\\s+marketing-site-\\S+\\.zip\\s+zip\\s+[\\d.]+ KB\\s+${entries}\\s`));
+      expect(lines[good + 3]).toMatch(new RegExp(`^verified\\s+[0-9a-f]{8}\\s+marketing-site-\\S+\\.zip\\s+zip\\s+[\\d.]+ KiB\\s+${entries}\\s`));
       expect(lines[good + 5]).toMatch(/^Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, /);
       const bad = lines.findIndex((l) => l.startsWith(`# Read the newest backup of ${CORRUPTED_DEMO_JOB} back`));
       expect(lines[bad]).toMatch(

@@ -3,14 +3,15 @@
 // that nothing did), the bytes on stdout and stderr, and the exit code.
 import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
+import { ROOT, cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
 import type { Emulator } from '../../src/emulator/index.js';
+import { EXIT_CODES } from '../../src/commands/help-topics.js';
 
 const JOB = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
 
@@ -442,5 +443,49 @@ describe('17. tsv carries raw values, like JSON, flattened', () => {
     const resources = await json<Array<{ id: number; provider: { name: string } }>>(['resources', 'list']);
     const r = await cli(['resources', 'list', '-o', 'tsv', '--columns', 'id,provider']);
     expect(r.stdout).toBe(resources.map((x) => `${x.id}\t${x.provider.name}\n`).join(''));
+  });
+});
+
+describe('21. the README tells what the CLI does', () => {
+  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
+  const section = (title: string) => {
+    const start = readme.indexOf(`\n## ${title}\n`);
+    expect(start, title).toBeGreaterThan(0);
+    const end = readme.indexOf('\n## ', start + 4);
+    return readme.slice(start, end < 0 ? undefined : end);
+  };
+
+  it('the exit-code table has every code, and each row names the flags and commands `help exit-codes` names for it', async () => {
+    const rows = new Map([...section('Exit codes').matchAll(/^\| (\d+) \| (.*) \|$/gm)].map((m) => [Number(m[1]), m[2]!]));
+    for (const [code, meaning] of EXIT_CODES) {
+      expect(rows.has(code), `exit ${code}`).toBe(true);
+      for (const flag of meaning.match(/--[a-z-]+/g) ?? []) expect(rows.get(code), `exit ${code}: ${flag}`).toContain(flag);
+    }
+    expect(rows.get(9)).toContain('`status --check`');
+    expect(rows.get(6)).toContain('`--wait-timeout`');
+  });
+
+  it('the emulator section names every flag `backupctl emulator --help` lists', async () => {
+    const help = await runCli(['emulator', '--help']);
+    // The emulator's own options: the block under "Options:", not the global ones after it.
+    const own = help.stdout.slice(help.stdout.indexOf('\nOptions:\n')).split(/\n\n/)[0]!;
+    const flags = [...new Set(own.match(/^ {2}(--[a-z-]+)/gm)!.map((f) => f.trim()))].filter((f) => f !== '--help');
+    expect(flags).toEqual(expect.arrayContaining(['--outcome', '--big-job', '--tick']));
+    const text = section('The emulator');
+    for (const flag of flags) expect(text, flag).toMatch(new RegExp(`\`[^\`]*${flag}\\b`));
+  });
+
+  it('usage errors are documented as they are printed: the error, then an indented hint; the example runs as shown', async () => {
+    const text = section('Exit codes');
+    const block = /```\n\$ (backupctl [^\n]+)\n(error: [^\n]+\n {2}[^\n]+\n)```/.exec(text);
+    expect(block, 'a usage error example: the command line, then its stderr').not.toBeNull();
+    const args = block![1]!.split(' ').slice(1);
+    const r = await cli(args);
+    expect(r.code).toBe(2);
+    expect(sent()).toHaveLength(0);
+    expect(r.stderr).toBe(block![2]);
+    // help exit-codes says so too.
+    const help = await runCli(['help', 'exit-codes']);
+    expect(help.stdout).toMatch(/hint/);
   });
 });

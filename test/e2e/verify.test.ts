@@ -348,6 +348,16 @@ describe('verify: on a terminal', () => {
     expect(lines.filter((l) => l.startsWith('[')).every((l) => !l.startsWith('OUT: '))).toBe(true);
   }, 90_000);
 
+  it('on a narrow terminal the table gives way elsewhere: the short backup id and sha256 are never cut further', async () => {
+    const r = await inPty(['verify', 'big file', '--latest'], ptyEnv('xterm-256color'), { stty: 'cols 80 rows 40', timeoutMs: 60_000 });
+    expect(r.code, r.output).toBe(0);
+    const row = screenLines(r.output).find((l) => l.startsWith('verified '))!;
+    expect(row.length).toBeLessThanOrEqual(80);
+    // Verdict, backup, file, format, size, entries, sha256 (columns on the right may have gone).
+    const [, backup, , , , , sha] = row.split(/\s{2,}/);
+    expect([backup, sha], row).toEqual([expect.stringMatching(/^[0-9a-f]{8}$/), expect.stringMatching(/^[0-9a-f]{12}$/)]);
+  }, 90_000);
+
   it('no bar with TERM=dumb, with --check, or with -q', async () => {
     for (const [args, term] of [
       [['verify', 'big file'], 'dumb'],

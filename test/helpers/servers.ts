@@ -6,6 +6,8 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import { runCli, tempConfigDir } from './cli.js';
 
 export interface LocalServer {
   url: string;
@@ -173,4 +175,42 @@ export async function startHostileServer(
     handle(req, res, received.length);
   });
   return { ...(await listen(server, 'http')), received };
+}
+
+export type HostileHandler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/**
+ * A hostile service for one test file: started before its tests, closed after them,
+ * its request log emptied before each; `service.handle` is what it answers (each test
+ * sets its own), and `service.cli()` runs the built CLI against it with a token and a
+ * config folder of its own.
+ */
+export function hostileService(env: Record<string, string> = {}) {
+  const service = {
+    handle: ((_req, res) => res.end()) as HostileHandler,
+    srv: undefined as unknown as LocalServer & { received: HostileRequest[] },
+    configDir: '',
+    get received(): HostileRequest[] {
+      return service.srv.received;
+    },
+    cli: (args: string[], extra: Record<string, string> = {}, opts: { timeoutMs?: number } = {}) =>
+      runCli(args, {
+        env: { BACKUPCTL_BASE_URL: service.srv.url, BACKUPCTL_TOKEN: 'tok-hostile-secret', BACKUPCTL_CONFIG_DIR: service.configDir, ...env, ...extra },
+        timeoutMs: opts.timeoutMs,
+      }),
+  };
+  let cfg: ReturnType<typeof tempConfigDir> | undefined;
+  beforeAll(async () => {
+    cfg = tempConfigDir();
+    service.configDir = cfg.dir;
+    service.srv = await startHostileServer((req, res) => service.handle(req, res));
+  });
+  afterAll(async () => {
+    await service.srv?.close();
+    cfg?.cleanup();
+  });
+  beforeEach(() => {
+    service.srv.received.length = 0;
+  });
+  return service;
 }

@@ -10,6 +10,7 @@ import {
   parseMaxAges,
   frequencyHours,
   snapshotHealth,
+  snapshotSummaryOf,
   type BackupLike,
   type JobStatus,
   type StatusDocument,
@@ -270,5 +271,41 @@ describe('the health of a droplet, volume or snapshot resource', () => {
   });
   it('reads the frequency as the service sends it', () => {
     expect([24, '24', 'h24', 'H6', 0, 'daily', null, undefined].map(frequencyHours)).toEqual([24, 24, 24, 6, undefined, undefined, undefined, undefined]);
+  });
+});
+
+describe('issue 18, finding 10: a backup dated in the future', () => {
+  const future = (status: string, hoursAhead: number): BackupLike => ({
+    id: `${status}+${hoursAhead}`,
+    status,
+    created_at: at(-hoursAhead),
+    completed_at: at(-hoursAhead),
+  });
+
+  it('a backup dated 2099 is not fresh: no age, stale, --check fails', () => {
+    const in2099: BackupLike = { id: 'b2099', status: 'completed', created_at: '2099-01-01T00:00:00Z', completed_at: '2099-01-01T00:10:00Z' };
+    const j = judge({ ...base, recent: [in2099] });
+    expect(j.last_completed).toBeNull();
+    expect(j.newest?.age_seconds).toBeNull();
+    expect(j).toMatchObject({ health: 'stale', within_max_age: false });
+    // It does not hide an older success within the max age either (it would sort first until 2099).
+    expect(judge({ ...base, recent: [in2099, backup('completed', 3)] })).toMatchObject({ health: 'healthy', within_max_age: true });
+  });
+
+  it('a job created in the future is not a "new job" that passes --check', () => {
+    expect(judge({ ...base, recent: [], jobCreatedAt: '2099-01-01T00:00:00Z' })).toMatchObject({ health: 'stale', within_max_age: false });
+  });
+
+  it('a few minutes ahead (clock skew) is age 0, as before', () => {
+    const j = judge({ ...base, recent: [future('completed', 0.05)] });
+    expect(j.last_completed?.age_seconds).toBe(0);
+    expect(j.health).toBe('healthy');
+  });
+
+  it('snapshots likewise', () => {
+    const in2099 = snapshotSummaryOf({ id: 1, status: 'completed', started_at: '2099-01-01T00:00:00Z', completed_at: '2099-01-01T00:05:00Z' }, NOW);
+    expect(in2099.age_seconds).toBeNull();
+    const s = snapshotHealth({ newest: in2099, last_completed: in2099 }, 24);
+    expect(s).toBe('stale');
   });
 });
