@@ -71,7 +71,7 @@ the environment over the profile. An empty value counts as unset.
   NO_COLOR              any non-empty value turns colour off (as --no-color), the spinner's too
   LANG, LC_ALL, LC_CTYPE
                         without UTF-8 in them, status draws its marks in ASCII (so does TERM=linux)
-  TERM                  dumb: no colour (unless FORCE_COLOR), no spinner or progress bar
+  TERM                  dumb: no colour (unless FORCE_COLOR), no spinner or progress bar;
                         linux: the console font lacks the marks status draws; ASCII is used
   COLUMNS               table width when stdout is not a terminal (on a terminal, its width)
   FORCE_COLOR           0 or false turns colour off; another value turns it on for TERM=dumb;
