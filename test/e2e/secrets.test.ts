@@ -145,13 +145,13 @@ function valueFor(p: ParamSpec): string[] {
 const HANDLER_ARGS: Record<string, string[]> = {
   'jobs create': ['--agent', '--cron', '0 2 * * *'],
   'jobs backup download': ['--latest'],
-  // One backup or --all: --all is the request the command's endpoint names.
+  // The job is checked by the handler (the request goes to /backups/{id}); one of <backup> and --all.
+  'jobs backup get': ['3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c'],
   'jobs backup delete': ['--all'],
 };
 
 function argVariants(spec: ManifestCommand): Array<{ args: string[]; secrets: number }> {
-  // Local parameters are read by a handler; a required positional one (`jobs backup get <job> <backup>`) is still needed.
-  const params = effectiveParams(spec).filter((p) => p.type !== 'boolean' && (p.in !== 'local' || (p.positional && p.required)));
+  const params = effectiveParams(spec).filter((p) => p.type !== 'boolean' && p.in !== 'local');
   const byField = new Map<string, ParamSpec[]>();
   for (const p of params) byField.set(apiName(p), [...(byField.get(apiName(p)) ?? []), p]);
   const count = Math.max(...[...byField.values()].map((g) => g.length), 1);
