@@ -2,7 +2,7 @@
 // options first, the options every command takes behind one pointer line
 // (`backupctl help options`), examples last; everything wrapped at the
 // terminal's width (80 in a pipe). Loaded at start-up with the program, so it
-// imports nothing but commander.
+// imports nothing but commander and the small line filler.
 import { Command, Help, type Option } from 'commander';
 import { wrapParts } from '../util/wrap.js';
 
