@@ -47,7 +47,7 @@ the environment over the profile. An empty value counts as unset.
   BACKUPCTL_CONFIG_DIR  where profiles and caches live (as --config-dir)
   BACKUPCTL_MAX_ANSWER_SIZE
                         largest answer read from the service, e.g. 128MiB (default 64MiB, at
-                        most 512MiB); a larger answer is refused (exit 6), not retried
+                        most 500MiB); a larger answer is refused (exit 6), not retried
   BACKUPCTL_MAX_PAGES   most pages one walk reads (--all, status; default 10000); past it the
                         walk stops with a warning on stderr
   BACKUPCTL_RETRY_BASE  first wait before a retry, e.g. 500ms or 2s; it doubles on each retry
