@@ -521,6 +521,10 @@ __backupctl_positional() {
     'accounts update/0') echo 'ids accounts' ;;
     'accounts delete/0') echo 'ids accounts' ;;
     'accounts sync/0') echo 'ids accounts' ;;
+    'resources get/0') echo 'ids resources' ;;
+    'resources activate/0') echo 'ids resources' ;;
+    'resources deactivate/0') echo 'ids resources' ;;
+    'resources clear/0') echo 'ids resources' ;;
     'storage update/0') echo 'ids storage' ;;
     'storage delete/0') echo 'ids storage' ;;
     'droplets get/0') echo 'ids droplets' ;;
@@ -549,7 +553,9 @@ __backupctl_positional() {
     'jobs backup start/0') echo 'ids jobs' ;;
     'jobs backup list/0') echo 'ids jobs' ;;
     'jobs backup get/0') echo 'ids jobs' ;;
+    'jobs backup get/1') echo 'ids backups' ;;
     'jobs backup delete/0') echo 'ids jobs' ;;
+    'jobs backup delete/1') echo 'ids backups' ;;
     'jobs encryption-key set/0') echo 'ids jobs' ;;
     'jobs encryption-key remove/0') echo 'ids jobs' ;;
     'jobs proxy set/0') echo 'ids jobs' ;;
@@ -564,6 +570,7 @@ __backupctl_positional() {
     'backups delete/0') echo 'ids backups' ;;
     'backups urls/0') echo 'ids backups' ;;
     'verify/0') echo 'ids jobs' ;;
+    'verify/1') echo 'ids backups' ;;
     'schema/0') echo 'ids commands' ;;
     'schema/1') echo 'ids commands' ;;
     'schema/2') echo 'ids commands' ;;

@@ -156,7 +156,7 @@ export async function retryPolicyFromEnv(env: NodeJS.ProcessEnv): Promise<RetryP
 
 /**
  * The client's bounds, from the environment: BACKUPCTL_MAX_ANSWER_SIZE, the largest answer
- * read (64MiB by default, at most 512MiB, V8's longest string), and BACKUPCTL_MAX_PAGES, the
+ * read (64MiB by default, at most 500MiB, below V8's longest string), and BACKUPCTL_MAX_PAGES, the
  * most pages one walk reads (10000). A bad value is a configuration error (exit 3).
  */
 export async function clientLimitsFromEnv(env: NodeJS.ProcessEnv): Promise<{ maxAnswerBytes: number; maxPages: number }> {
@@ -173,7 +173,7 @@ export async function clientLimitsFromEnv(env: NodeJS.ProcessEnv): Promise<{ max
       throw new ConfigError(`${(err as Error).message} (from BACKUPCTL_MAX_ANSWER_SIZE)`);
     }
     if (maxAnswerBytes > MAX_ANSWER_BYTES_LIMIT) {
-      throw new ConfigError(`invalid size ${JSON.stringify(size)} (from BACKUPCTL_MAX_ANSWER_SIZE): at most 512MiB, the longest text Node.js can hold`);
+      throw new ConfigError(`invalid size ${JSON.stringify(size)} (from BACKUPCTL_MAX_ANSWER_SIZE): at most 500MiB (Node.js cannot hold a longer text)`);
     }
   }
   let maxPages = DEFAULT_MAX_PAGES;

@@ -2,7 +2,7 @@
 // options first, the options every command takes behind one pointer line
 // (`backupctl help options`), examples last; everything wrapped at the
 // terminal's width (80 in a pipe). Loaded at start-up with the program, so it
-// imports nothing but commander.
+// imports nothing but commander and the small line filler.
 import { Command, Help, type Option } from 'commander';
 import { wrapParts } from '../util/wrap.js';
 
@@ -79,6 +79,52 @@ export function wrapExample(example: string, width: number): string[] {
   }
   lines.push(line);
   return lines;
+}
+
+/** A command to copy as it is (a crontab line, `backupctl ...`): a shell or crontab needs it on one line. */
+const isCommandLine = (line: string): boolean => /^ {2}(?:(?:\S+ ){5}(?:[A-Z_]+=\S+ )*)?backupctl /.test(line);
+
+/** The column where the description of a two-column item (`  term  description`) starts, or -1. */
+function itemColumn(line: string, next: string | undefined): number {
+  // A description continued on the next line sets the column (a term may be followed by one space only).
+  const continued = next === undefined ? -1 : (/^( +)\S/.exec(next)?.[1]!.length ?? -1);
+  if (continued > 2 && line.length > continued && line[continued - 1] === ' ' && line[continued] !== ' ' && line.slice(0, continued).trim() !== '') {
+    return continued;
+  }
+  const m = /^( +)(\S.*?)( {2,})\S/.exec(line);
+  return m ? m[0].length - 1 : -1;
+}
+
+/**
+ * A help topic's text (backupctl help environment) at `width`: each
+ * two-column item (`  term  description`, the description continued under
+ * itself) and each indented block reflowed under its column; a paragraph as
+ * written when it fits, else reflowed; commands to copy kept whole.
+ */
+export function wrapTopic(text: string, width: number): string {
+  const lines = text.split('\n');
+  const out: string[] = [];
+  const indentOf = (line: string) => /^ */.exec(line)![0].length;
+  for (let i = 0; i < lines.length; i++) {
+    const line = lines[i]!;
+    if (line === '' || isCommandLine(line)) {
+      out.push(line);
+      continue;
+    }
+    const item = itemColumn(line, lines[i + 1]);
+    const at = item > 0 ? item : indentOf(line);
+    if (at > 0) {
+      const words = [line.slice(at)];
+      while (i + 1 < lines.length && /^ +\S/.test(lines[i + 1]!) && indentOf(lines[i + 1]!) === at && !isCommandLine(lines[i + 1]!)) words.push(lines[++i]!.trim());
+      const wrapped = wrapText(words.join(' '), Math.max(MIN_DESCRIPTION, width - at));
+      out.push(line.slice(0, at) + wrapped[0], ...wrapped.slice(1).map((l) => ' '.repeat(at) + l));
+      continue;
+    }
+    const paragraph = [line];
+    while (i + 1 < lines.length && /^\S/.test(lines[i + 1]!)) paragraph.push(lines[++i]!);
+    out.push(...(paragraph.some((l) => l.length > width) ? wrapText(paragraph.join(' '), width) : paragraph));
+  }
+  return out.join('\n');
 }
 
 /** term / description pairs aligned in two columns, as one block of lines. */

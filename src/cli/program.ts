@@ -3,7 +3,7 @@
 // nothing heavy: handlers, schemas and the HTTP client load when a command runs.
 import type { EventEmitter } from 'node:events';
 import { type Command, Help, Option } from 'commander';
-import { BackupctlCommand, globalOptionsHelp, setHelpExtras } from './help.js';
+import { BackupctlCommand, globalOptionsHelp, setHelpExtras, wrapTopic } from './help.js';
 import type { CommandSource, ManifestCommand, ParamSpec } from '../resources/types.js';
 import type { Globals, IO } from './types.js';
 import { effectiveParams, flagName } from './params.js';
@@ -230,7 +230,10 @@ function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO, d
       if (key === 'options') return void io.stdout.write(globalOptionsHelp(program, helpWidth(io.columns)));
       const { helpTopics } = await import('../commands/help-topics.js');
       const topic = helpTopics[key];
-      if (topic) return void io.stdout.write(topic.text.endsWith('\n') ? topic.text : `${topic.text}\n`);
+      if (topic) {
+        const text = wrapTopic(topic.text, helpWidth(io.columns));
+        return void io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
+      }
       const { editDistance } = await import('../util/suggest.js');
       const known = ['options', ...Object.keys(helpTopics), ...nodes.keys()];
       const nearest = known

@@ -80,7 +80,7 @@ export const module: ModuleSpec = {
           positional: true,
           required: true,
           description:
-            'jobs, servers, ssh-keys, storage, accounts, droplets, volumes, snapshots, droplets-snapshots, volumes-snapshots, restores, backups; ' +
+            'jobs, servers, ssh-keys, storage, accounts, droplets, volumes, snapshots, droplets-snapshots, volumes-snapshots, resources, restores, backups; ' +
             'profiles; commands (those schema takes)',
         },
         {
@@ -101,6 +101,7 @@ export const module: ModuleSpec = {
         'GET /jobs/{job_id}/backups',
         'GET /cloud_i/droplets/{droplet_id}/snapshots',
         'GET /cloud_i/volumes/{volume_id}/snapshots',
+        'GET /snapshots/resources',
       ],
       hidden: true,
     },
@@ -862,6 +863,11 @@ async function serviceItems(source: Exclude<CompletionSource, 'profiles' | 'comm
       const owner = String(await resolveId(client, kind, args[0], { signal }));
       return toItems(await data(firstPage(`${NAMED_KINDS[kind].list}/${encodeURIComponent(owner)}/snapshots`, '-started_at')));
     }
+    case 'resources':
+      // Disks and servers of connected accounts: no name; their type, provider and address describe them.
+      return toItems(await data(firstPage('/snapshots/resources')), (r) =>
+        words(r.type, (r.provider as { pretty_name?: unknown } | undefined)?.pretty_name, r.last_known_ip),
+      );
     case 'restores':
       // The service lists restore jobs without page_size.
       return toItems(await data({ method: 'GET', path: '/restore-jobs' }), (r) =>
@@ -917,7 +923,7 @@ const ids: Handler = async (input, ctx) => {
     const source = String(input.values.resource);
     const what = input.values.what;
     const args = [input.values.arg1, input.values.arg2].filter((a): a is string => typeof a === 'string' && a !== '').map(unquote);
-    const known = isNamedKind(source) ? !!NAMED_KINDS[source].list : ['snapshots', 'droplets-snapshots', 'volumes-snapshots', 'restores', 'backups', 'profiles', 'commands'].includes(source);
+    const known = isNamedKind(source) ? !!NAMED_KINDS[source].list : ['snapshots', 'droplets-snapshots', 'volumes-snapshots', 'resources', 'restores', 'backups', 'profiles', 'commands'].includes(source);
     if ((what !== 'ids' && what !== 'names') || !known || ctx.globals.dryRun) return { kind: 'empty' };
     let items: IdItem[];
     if (source === 'commands') {

@@ -47,7 +47,7 @@ the environment over the profile. An empty value counts as unset.
   BACKUPCTL_CONFIG_DIR  where profiles and caches live (as --config-dir)
   BACKUPCTL_MAX_ANSWER_SIZE
                         largest answer read from the service, e.g. 128MiB (default 64MiB, at
-                        most 512MiB); a larger answer is refused (exit 6), not retried
+                        most 500MiB); a larger answer is refused (exit 6), not retried
   BACKUPCTL_MAX_PAGES   most pages one walk reads (--all, status; default 10000); past it the
                         walk stops with a warning on stderr
   BACKUPCTL_RETRY_BASE  first wait before a retry, e.g. 500ms or 2s; it doubles on each retry
@@ -71,7 +71,7 @@ the environment over the profile. An empty value counts as unset.
   NO_COLOR              any non-empty value turns colour off (as --no-color), the spinner's too
   LANG, LC_ALL, LC_CTYPE
                         without UTF-8 in them, status draws its marks in ASCII (so does TERM=linux)
-  TERM                  dumb: no colour (unless FORCE_COLOR), no spinner or progress bar
+  TERM                  dumb: no colour (unless FORCE_COLOR), no spinner or progress bar;
                         linux: the console font lacks the marks status draws; ASCII is used
   COLUMNS               table width when stdout is not a terminal (on a terminal, its width)
   FORCE_COLOR           0 or false turns colour off; another value turns it on for TERM=dumb;

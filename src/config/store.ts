@@ -141,9 +141,10 @@ function readStore(conf: ConfInstance, file: string, check: (v: unknown) => Conf
 
 /**
  * Reads the file the way conf's reader does (the whole file, then parseConfigText,
- * as `deserialize` above), without loading conf: conf brings ajv,
+ * as `deserialize` above), without loading conf: conf brought ajv,
  * semver and atomically, ~20 ms on every command of anyone with a config
- * file, and is needed only to write.
+ * file, and is needed only to write (the bundle has since left ajv and
+ * semver out: src/scripts/lazy-builtins.mjs).
  */
 async function readConfigFile(file: string): Promise<ConfigData> {
   let text: string;

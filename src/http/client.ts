@@ -42,11 +42,11 @@ export const DEFAULT_MAX_PAGES = 10_000;
 /**
  * 64 MiB: far above any answer of the API (a page of 100 records is tens of KB), far
  * below what would exhaust memory (a 500 MB body reached 2.1 GB RSS) or V8's string
- * limit (~512 MB, past which the answer cannot be decoded at all).
+ * limit (~512 MiB, past which the answer cannot be decoded at all).
  */
 export const DEFAULT_MAX_ANSWER_BYTES = 64 * 1024 * 1024;
-/** The highest BACKUPCTL_MAX_ANSWER_SIZE: V8's longest string, less room for the decoding. */
-export const MAX_ANSWER_BYTES_LIMIT = 512 * 1024 * 1024;
+/** The highest BACKUPCTL_MAX_ANSWER_SIZE: below V8's longest string (512 MiB less 24 characters), which a 512 MiB answer would pass. */
+export const MAX_ANSWER_BYTES_LIMIT = 500 * 1024 * 1024;
 /** Deeper JSON than any answer of the API: refused before parsing, as the renderers recurse. */
 export const MAX_ANSWER_DEPTH = 256;
 

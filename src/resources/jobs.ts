@@ -181,7 +181,7 @@ const storageFlag = (required: boolean): ParamSpec => ({
 const EX = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
 const BACKUP_EX = '9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 
-const backupArg = (description: string): ParamSpec => ({ name: 'backup_id', flag: 'backup', in: 'path', type: 'uuid', positional: true, required: true, description });
+const backupArg = (description: string): ParamSpec => ({ name: 'backup_id', flag: 'backup', in: 'path', type: 'uuid', positional: true, required: true, complete: 'backups', description });
 // The body fields createJob builds from local flags (--server/--serverless/--agent, --config, --cron ...), for docs/openapi.json.
 const COMPUTE_BODY = {
   type: 'object',

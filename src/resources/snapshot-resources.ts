@@ -42,7 +42,7 @@ export const columns: Record<string, Column[]> = {
   resourceDetail: resourceColumns.filter((c) => c.key !== 'provider' && c.key !== 'account'),
 };
 
-const resourceId = idArg('resource_id', 'Resource');
+const resourceId: ParamSpec = { ...idArg('resource_id', 'Resource'), complete: 'resources' };
 
 const scheduleParams: ParamSpec[] = [
   {

@@ -8,10 +8,19 @@ import type { NamedKind } from '../cli/resolve.js';
 
 /**
  * What shell completion reads values from (`backupctl __complete ids <source>`): the
- * named resources, and snapshots (of a droplet or volume too), restores and backups from the service; the
+ * named resources, and snapshots (of a droplet or volume too), snapshot resources, restores and backups from the service; the
  * profiles of the config file and the commands `schema` takes from this machine.
  */
-export type CompletionSource = NamedKind | 'snapshots' | 'droplets-snapshots' | 'volumes-snapshots' | 'restores' | 'backups' | 'profiles' | 'commands';
+export type CompletionSource =
+  | NamedKind
+  | 'snapshots'
+  | 'droplets-snapshots'
+  | 'volumes-snapshots'
+  | 'resources'
+  | 'restores'
+  | 'backups'
+  | 'profiles'
+  | 'commands';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 

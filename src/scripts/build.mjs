@@ -87,8 +87,11 @@ await build({
 const generated = await import(pathToFileURL(path.join(tmp, 'manifest-build.js')).href);
 const manifest = await generated.collectManifest(pkg.version);
 await writeFile(path.join(dist, 'manifest.json'), JSON.stringify(manifest));
-// The manual page, shipped through package.json `man`.
-await writeFile(path.join(dist, 'backupctl.1'), generated.manPage(manifest, pkg.description));
+// The manual page: dist/backupctl.1 for a clone (`man -l`), and gzipped for package.json `man`
+// (npm links it as man1/backupctl.1.gz): 71 kB -> 16 kB of the 3 MB an install may take (issue 14).
+const manPage = generated.manPage(manifest, pkg.description);
+await writeFile(path.join(dist, 'backupctl.1'), manPage);
+await writeFile(path.join(dist, 'backupctl.1.gz'), gzipSync(manPage, { level: 9 }));
 // What start-up reads: an index, and one file per command group (src/main.ts).
 await mkdir(path.join(dist, 'startup'), { recursive: true });
 for (const [name, content] of Object.entries(generated.startupFiles(manifest))) {

@@ -58,7 +58,8 @@ export const verifyDocumentSchema = describe(
     summary: z.object({ backups: z.number(), files: z.number(), files_failed: z.number(), bytes_read: z.number(), seconds: z.number() }),
     backups: z.array(backupResultSchema),
   }),
-  'backupctl verify: every file of every chosen backup read back and checked',
+  'backupctl verify: every file of every chosen backup read back and checked. -o ndjson prints the same records one per ' +
+    'line: each file as it is judged ({"type":"file"} and the file), then each backup ({"type":"backup"} and the backup without files)',
 );
 
 export type FileResult = z.infer<typeof fileResultSchema>;

@@ -331,11 +331,14 @@ describe('completion everywhere (issue 17, part 4)', () => {
     expect((await bashCompleteAsync(['backupctl', 'status', '--job', ''])).sort()).toEqual(idsOf(jobs).sort());
   });
 
-  it('offers the ids of snapshots (of a droplet or volume too), restores, droplets and volumes, with their names as descriptions', async () => {
+  it('offers the ids of snapshots (of a droplet or volume too), snapshot resources, restores, droplets and volumes, with their names as descriptions', async () => {
     const snapshots = await listed('/snapshots', 'page_size=100', 'sort=-started_at');
     expect(await bashCompleteAsync(['backupctl', 'snapshots', 'get', ''])).toEqual(idsOf(snapshots));
     const lines = (await runCli(['__complete', 'names', 'snapshots'], { env: env() })).stdout;
     expect(lines).toBe(snapshots.map((s) => `${s.id}\t${s.name}\n`).join(''));
+    const resources = await listed('/snapshots/resources', 'page_size=100');
+    expect(resources.length).toBeGreaterThan(0);
+    expect(await bashCompleteAsync(['backupctl', 'resources', 'get', ''])).toEqual(idsOf(resources));
     const restores = await listed('/restore-jobs');
     expect(restores.length).toBeGreaterThan(0);
     expect(await bashCompleteAsync(['backupctl', 'restores', 'get', ''])).toEqual(idsOf(restores));
@@ -359,6 +362,9 @@ describe('completion everywhere (issue 17, part 4)', () => {
     expect(await bashCompleteAsync(['backupctl', 'jobs', 'backup', 'download', String(shop.id), ''])).toEqual(idsOf(shopBackups));
     // By name, as bash passes a quoted word: quotes and all.
     expect(await bashCompleteAsync(['backupctl', 'jobs', 'backup', 'download', '"shop mysql"', ''])).toEqual(idsOf(shopBackups));
+    for (const words of [['jobs', 'backup', 'get'], ['jobs', 'backup', 'delete'], ['verify']]) {
+      expect(await bashCompleteAsync(['backupctl', ...words, String(shop.id), '']), words.join(' ')).toEqual(idsOf(shopBackups));
+    }
     const all = await bashCompleteAsync(['backupctl', 'backups', 'get', '']);
     expect(all).toEqual(expect.arrayContaining(idsOf(shopBackups.slice(0, 3))));
     const other = jobs.find((j) => j.id !== shop.id)!;

@@ -81,3 +81,30 @@ describe('help text', () => {
     expect(bare.stdout).toContain('Examples:\n  $ backupctl jobs backup start ');
   });
 });
+
+describe('help topics', () => {
+  /** A crontab line or a `backupctl ...` line to copy: kept on one line, as a crontab needs it. */
+  const command = /^ {2}(?:(?:\S+ ){5}(?:[A-Z_]+=\S+ )*)?backupctl /;
+
+  it('wrap at 80 in a pipe and at $COLUMNS, items under their column, nothing lost; only commands to copy stay whole', async () => {
+    const { helpTopics } = await import('../../src/commands/help-topics.js');
+    for (const [topic, { text }] of Object.entries(helpTopics)) {
+      for (const columns of [undefined, '60']) {
+        const width = Number(columns ?? 80);
+        const r = await runCli(['help', topic], { env: { COLUMNS: columns } });
+        expect(r.code, topic).toBe(0);
+        const long = r.stdout.split('\n').filter((l) => l.length > width && !command.test(l));
+        expect(long, `${topic} at ${width}`).toEqual([]);
+        expect(r.stdout.split(/\s+/).filter(Boolean), `${topic} at ${width}`).toEqual(text.split(/\s+/).filter(Boolean));
+      }
+    }
+    const env = await runCli(['help', 'environment'], { env: { COLUMNS: undefined } });
+    expect(env.stdout).toMatch(/^ {2}BACKUPCTL_BASE_URL {4}service address, e\.g\. https:\/\/api\.example\.com \(as\n {24}--base-url\); \/v1 is added\./m);
+    expect(env.stdout).toMatch(/^ {2}BACKUPCTL_COMPLETION_TIMEOUT\n {24}how long TAB waits/m);
+    const codes = await runCli(['help', 'exit-codes'], { env: { COLUMNS: undefined } });
+    expect(codes.stdout).toMatch(/^ {2}9 {4}a check found nothing: .*\n {7}\S/m);
+    const cron = await runCli(['help', 'cron'], { env: { COLUMNS: undefined } });
+    expect(cron.stdout).toMatch(/^ {2}15 2 \* \* \* BACKUPCTL_PROFILE=prod backupctl jobs backup start <job> --daily .* 2>&1$/m);
+    expect(cron.stdout).toMatch(/^ {2}--healthcheck-url <url> reports the run .*\n {26}\S/m);
+  });
+});

@@ -3,6 +3,7 @@
 // of the tarball, offline (the package has no run-time dependencies: the
 // bundle holds them), and the installed `backupctl` run from a folder outside
 // the sources, with only that prefix's bin/ and node's folder on PATH.
+import { spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
@@ -54,8 +55,19 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(packOutput).toMatch(/LICENSE/);
     // No completions/: `backupctl completion <shell>` prints the same scripts (and the 3 MB are tight).
     expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
-    // No dist/manifest.json either: the same tree is in dist/startup/ (94 kB saved).
-    expect(readdirSync(path.join(installed, 'dist')).sort()).toEqual(['backupctl.1', 'boot.cjs', 'jq.wasm.gz', 'main.cache', 'main.cjs', 'startup']);
+    // No dist/manifest.json either: the same tree is in dist/startup/ (94 kB saved); the man page gzipped (55 kB saved).
+    expect(readdirSync(path.join(installed, 'dist')).sort()).toEqual(['backupctl.1.gz', 'boot.cjs', 'jq.wasm.gz', 'main.cache', 'main.cjs', 'startup']);
+    // npm links the page where man finds it: <prefix>/share/man/man1.
+    expect(readdirSync(path.join(prefix, 'share', 'man', 'man1'))).toEqual(['backupctl.1.gz']);
+    if (spawnSync('man', ['--version'], { stdio: 'ignore' }).status === 0) {
+      const man = spawnSync('man', ['-l', path.join(prefix, 'share', 'man', 'man1', 'backupctl.1.gz')], {
+        encoding: 'utf8',
+        // MAN_DISABLE_SECCOMP: as in manpage.test.ts, for a suite run under faketime.
+        env: { ...process.env, MANPAGER: 'cat', PAGER: 'cat', LANG: 'C.UTF-8', MAN_DISABLE_SECCOMP: '1' },
+        timeout: 30_000,
+      });
+      expect(man.stdout).toMatch(/^BACKUPCTL\(1\)/);
+    }
     expect(bytesUnder(installed)).toBeLessThanOrEqual(MAX_INSTALLED_BYTES);
   });
 

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.js';
 import type { Manifest } from '../../src/resources/types.js';
@@ -24,10 +25,12 @@ function render(width: number): { status: number | null; stdout: string; stderr:
 }
 
 describe('backupctl.1', () => {
-  it('is shipped through package.json man, from dist/ which the package includes', () => {
-    expect(pkg.man).toEqual(['./dist/backupctl.1']);
+  it('is shipped through package.json man, gzipped, from dist/ which the package includes', () => {
+    // npm links a man entry ending in .gz as is (man1/backupctl.1.gz): the same page in 16 kB instead of 71.
+    expect(pkg.man).toEqual(['./dist/backupctl.1.gz']);
     expect(pkg.files).toContain('dist/');
     expect(readFileSync(page, 'utf8')).toMatch(/^\.TH BACKUPCTL 1 /);
+    expect(gunzipSync(readFileSync(`${page}.gz`)).toString('utf8')).toBe(readFileSync(page, 'utf8'));
   });
 
   it.runIf(hasMan)('renders with man -l without a warning, at 80 and 60 columns', () => {
@@ -55,6 +58,6 @@ describe('backupctl.1', () => {
   it.skipIf(hasMan)('SKIPPED: man(1) is not installed here (Debian: apt-get install man-db groff-base; .ci/run does)', () => {});
 
   it('is made at build time from the registry, not checked in', () => {
-    expect(execFileSync('git', ['ls-files', 'backupctl.1', 'dist/backupctl.1', 'docs/backupctl.1'], { cwd: ROOT, encoding: 'utf8' })).toBe('');
+    expect(execFileSync('git', ['ls-files', 'backupctl.1', 'dist/backupctl.1', 'dist/backupctl.1.gz', 'docs/backupctl.1'], { cwd: ROOT, encoding: 'utf8' })).toBe('');
   });
 });

@@ -354,10 +354,13 @@ describe('14. one unit system for sizes: binary multiples labelled KiB, MiB, GiB
     const r = await cli(['backups', 'get', id, '-o', 'table']);
     expect(r.code, r.stderr).toBe(0);
     for (const f of record.data.files) {
-      // What the service states ('390 bytes', '204 KB', 1024-based), in the CLI's units.
+      // What the service states ('390 bytes', '272.25 KB', 1024-based), in the CLI's units and
+      // precision: the same amount, one decimal below 100 and none above.
       const [amount, unit] = f.size.split(' ');
-      const shown = unit === 'bytes' ? `${amount} B` : `${amount} ${unit!.replace('B', 'iB')}`;
-      expect(r.stdout).toMatch(new RegExp(`^${f.name.replace(/\./g, '\\.')} +${shown.replace('.', '\\.')}$`, 'm'));
+      const row = new RegExp(`^${f.name.replace(/\./g, '\\.')} +(\\d+(?:\\.\\d)?) (\\S+)$`, 'm').exec(r.stdout);
+      expect(row, f.name).not.toBeNull();
+      expect(row![2]).toBe(unit === 'bytes' ? 'B' : unit!.replace('B', 'iB'));
+      expect(Math.abs(Number(row![1]) - Number(amount))).toBeLessThanOrEqual((Number(amount) < 100 ? 0.05 : 0.5) + 1e-9);
     }
     expect(r.stdout).not.toMatch(/\d (bytes|KB|MB|GB)\b/);
     // Snapshots: '6.13 GB' from the service is 6.1 GiB here.

@@ -145,6 +145,9 @@ function valueFor(p: ParamSpec): string[] {
 const HANDLER_ARGS: Record<string, string[]> = {
   'jobs create': ['--agent', '--cron', '0 2 * * *'],
   'jobs backup download': ['--latest'],
+  // The job is checked by the handler (the request goes to /backups/{id}); one of <backup> and --all.
+  'jobs backup get': ['3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c'],
+  'jobs backup delete': ['--all'],
 };
 
 function argVariants(spec: ManifestCommand): Array<{ args: string[]; secrets: number }> {

@@ -91,7 +91,7 @@ describe('finding 7: a bound on an answer\'s size', () => {
   });
 
   it('a bad setting is a configuration error naming the variable, nothing sent', async () => {
-    for (const bad of ['lots', '0', '1TB']) {
+    for (const bad of ['lots', '0', '1TB', '512MiB']) {
       const r = await cli(['servers', 'list'], { BACKUPCTL_MAX_ANSWER_SIZE: bad });
       expect(r.code, bad).toBe(3);
       expect(r.stderr, bad).toContain('BACKUPCTL_MAX_ANSWER_SIZE');

@@ -62,6 +62,49 @@ describe('finding 8: every walk has the same cap, and says when it hits it', () 
     expect(JSON.parse(r.stdout).jobs).toHaveLength(60);
   });
 
+  it('status judges each page of jobs as it arrives, not after holding the whole list', async () => {
+    // Page 3 of the job list is held until a job's backups were asked for (at most 4 s):
+    // a status that reads every job before judging any asks for none until then.
+    let backupsAsked = false;
+    let asked = () => {};
+    const backupsSeen = new Promise<void>((resolve) => (asked = resolve));
+    let heldPageWaitedFor = false;
+    service.handle = (req, res) => {
+      const u = new URL(req.url ?? '/', 'http://x');
+      const n = page(u.searchParams);
+      if (u.pathname === '/v1/jobs') {
+        const answer = () =>
+          send(res, {
+            data: [0, 1].map((i) => ({ id: `job-${n}-${i}`, name: `job ${n}.${i}`, schedule: [] })),
+            links: { next: n < 4 ? `${service.srv.url}/v1/jobs?page=${n + 1}` : null },
+          });
+        if (n !== 3) return answer();
+        let answered = false;
+        const timer = setTimeout(() => {
+          answered = true;
+          answer();
+        }, 4000);
+        void backupsSeen.then(() => {
+          if (answered) return;
+          heldPageWaitedFor = true;
+          clearTimeout(timer);
+          answer();
+        });
+        return;
+      }
+      if (/\/backups$/.test(u.pathname)) {
+        backupsAsked = true;
+        asked();
+      }
+      send(res, { data: [], links: { next: null } });
+    };
+    const r = await cli(['status', '--json']);
+    expect(r.code).toBe(0);
+    expect(backupsAsked).toBe(true);
+    expect(heldPageWaitedFor).toBe(true);
+    expect(JSON.parse(r.stdout).jobs).toHaveLength(8);
+  });
+
   it('the default cap is 10,000 pages', async () => {
     service.handle = billion;
     const client = createClient({ baseUrl: service.srv.url, token: 't', timeoutMs: 5000, debug: false, stderr: new PassThrough(), pageConcurrency: 16 });

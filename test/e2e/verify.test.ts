@@ -6,6 +6,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, fileRequests, startTestEmulator } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
@@ -139,6 +140,20 @@ describe('verify: good backups', () => {
     const lines = r.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.type)).toEqual(['file', 'file', 'backup', 'backup']);
     expect(new Set(lines.filter((l) => l.type === 'backup').map((l) => l.id)).size).toBe(2);
+    // Each line is a record of `schema verify` with its type: a file, or a backup without its files.
+    const schema = JSON.parse((await runCli(['schema', 'verify'])).stdout);
+    expect(schema.description).toContain('-o ndjson');
+    const backupSchema = schema.properties.backups.items;
+    const { files: _files, ...backupProps } = backupSchema.properties;
+    const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true });
+    const check = {
+      file: ajv.compile(_files.items),
+      backup: ajv.compile({ ...backupSchema, properties: backupProps, required: backupSchema.required.filter((k: string) => k !== 'files') }),
+    };
+    for (const { type, ...record } of lines) {
+      const validate = check[type as 'file' | 'backup'];
+      expect(validate(record), `${type}: ${ajv.errorsText(validate.errors)}`).toBe(true);
+    }
   });
 
   it('-o prometheus: last verify, last success, bytes read, files failed per job', async () => {
