@@ -122,7 +122,7 @@ function isStale(info: LockInfo, staleMs: number): boolean {
  * (Renaming the lock aside and linking it back when it was not the stale one let
  * a third process create a lock in between: two holders at once.)
  */
-function removeStaleLock(lockPath: string, info: LockInfo): boolean {
+function removeStaleLock(lockPath: string, info: LockInfo, staleMs: number): boolean {
   const breaker = `${lockPath}.break`;
   try {
     closeSync(openSync(breaker, 'wx', 0o600));
@@ -137,13 +137,11 @@ function removeStaleLock(lockPath: string, info: LockInfo): boolean {
     return false;
   }
   try {
-    let current: number;
-    try {
-      current = statSync(lockPath).ino;
-    } catch {
-      return true;
-    }
-    if (current === info.ino) unlinkSync(lockPath);
+    // Judge the file there now, not only its inode: a lock removed by another breaker frees its
+    // inode number, and the next process's new (live) lock may get the same number (ext4 reuses
+    // them at once): comparing inodes alone then removed a live lock and let two runs through.
+    const current = readLock(lockPath);
+    if (current && current.ino === info.ino && isStale(current, staleMs)) unlinkSync(lockPath);
     return true;
   } finally {
     try {
@@ -241,7 +239,7 @@ export async function acquireFileLock(lockPath: string, opts: AcquireOptions): P
       throw opts.cannotCreate(err as Error);
     }
     if (!holder) continue;
-    if (isStale(holder, staleMs) && removeStaleLock(lockPath, holder)) continue;
+    if (isStale(holder, staleMs) && removeStaleLock(lockPath, holder, staleMs)) continue;
     if (Date.now() >= deadline) throw opts.busy({ pid: holder.pid, since: new Date(holder.mtimeMs) });
     await sleep(5 + Math.random() * 20);
   }
