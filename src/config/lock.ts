@@ -100,8 +100,19 @@ function processAlive(pid: number): boolean {
   }
 }
 
+/**
+ * The file system's clock: the mtime of a file written last (each attempt to take the lock
+ * writes one). Lock ages compare file times with file times: a file server whose clock
+ * differs from ours (or a process under faketime, whose files the kernel still dates by the
+ * real clock) made a live lock look months old, or a dead one young for ever.
+ */
+let fsNow: { mtimeMs: number; at: number } | undefined;
+function fileClock(): number {
+  return fsNow === undefined ? Date.now() : fsNow.mtimeMs + (Date.now() - fsNow.at);
+}
+
 function isStale(info: LockInfo, staleMs: number): boolean {
-  const age = Date.now() - info.mtimeMs;
+  const age = fileClock() - info.mtimeMs;
   if (age > staleMs) return true;
   if (info.pid === undefined) return age > UNREADABLE_STALE_MS;
   if (info.pid === process.pid) return info.started !== undefined && info.started !== ownStartTicks();
@@ -130,7 +141,7 @@ function removeStaleLock(lockPath: string, info: LockInfo, staleMs: number): boo
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     // Another process is removing it now. A breaker left by a killed process goes after a while.
     try {
-      if (Date.now() - statSync(breaker).mtimeMs > UNREADABLE_STALE_MS) unlinkSync(breaker);
+      if (fileClock() - statSync(breaker).mtimeMs > UNREADABLE_STALE_MS) unlinkSync(breaker);
     } catch {
       // Gone already.
     }
@@ -176,6 +187,7 @@ function createLock(lockPath: string): number {
   const content = lockContent();
   try {
     writeSync(fd, content);
+    fsNow = { mtimeMs: fstatSync(fd).mtimeMs, at: Date.now() };
   } finally {
     closeSync(fd);
   }

@@ -1,7 +1,7 @@
 // Issue 18, finding 5, in-process: many takers of one run lock at once, the
 // lock holding what an older version or a killed run left. Exactly one wins.
 import { afterEach, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { acquireRunLock } from '../../src/jobs/cron.js';
@@ -42,7 +42,8 @@ describe('finding 5: one taker of a stale lock', () => {
     for (let round = 0; round < 5; round++) {
       const file = lockFile();
       writeFileSync(file, '');
-      const old = new Date(Date.now() - 60_000);
+      // A minute before the file's own time: the kernel dates files by the real clock, also under faketime.
+      const old = new Date(statSync(file).mtimeMs - 60_000);
       utimesSync(file, old, old);
       expect(await takers(file, 20)).toBe(1);
     }
