@@ -247,7 +247,9 @@ function jobViewColumns(o: ViewOptions): ViewColumn<JobStatus>[] {
     {
       key: 'newest',
       header: 'Newest backup',
-      floor: 24,
+      // 20: health (7) + a 16-cell name + this + the strip (10) + gaps fit 60 columns; at 24
+      // "completed 54 minutes ago" made 61 (seen at 01:30 on a clock-change night).
+      floor: 20,
       text: (j) => statusAndAge(j.newest, now),
       style: (t, j, p) => styleStatusAndAge(t, j.newest?.status, p),
     },
