@@ -264,7 +264,7 @@ async function outputResult(
       // The table of files first, then a summary line per backup under it.
       const { render } = await import('../output/index.js');
       await render(list, out, io);
-      return { kind: 'text', text: `\n${view.summaryText(doc)}` };
+      return { kind: 'text', text: `\n${view.summaryText(doc, io.columns)}` };
     }
   }
 }

@@ -37,14 +37,20 @@ export class ProgressBar {
 
   /** The line as drawn: bar, percent, files, bytes, throughput, time left. */
   line(): string {
-    const width = 30;
     const frac = this.total > 0 ? Math.min(1, this.done / this.total) : this.files / Math.max(1, this.fileCount);
-    const filled = Math.round(frac * width);
     const seconds = (this.clock() - this.started) / 1000;
     const rate = seconds > 0 ? this.done / seconds : 0;
     const left = rate > 0 ? (this.total - this.done) / rate : 0;
     const eta = this.total > this.done && rate > 0 ? `  ETA ${left < 1 ? '<1s' : formatSeconds(left)}` : '';
-    return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${Math.round(frac * 100)}%  ${this.files}/${this.fileCount} files  ${humanBytes(this.done)}  ${humanBytes(rate)}/s${eta}`;
+    const figures = `${Math.round(frac * 100)}%  ${this.files}/${this.fileCount} files  ${humanBytes(this.done)}  ${humanBytes(rate)}/s${eta}`;
+    // A line as wide as the terminal wraps, and '\r' then redraws only its last part, a new
+    // line each time: on a narrow terminal the bar shrinks, then goes, then the figures are cut.
+    const columns = (this.out as { columns?: number }).columns;
+    const room = columns ? columns - 1 : Infinity;
+    const width = Math.min(30, room - figures.length - 3);
+    if (width < 10) return figures.length <= room ? figures : `${figures.slice(0, Math.max(0, room - 1))}…`;
+    const filled = Math.round(frac * width);
+    return `[${'#'.repeat(filled)}${'-'.repeat(width - filled)}] ${figures}`;
   }
 
   private draw(): void {

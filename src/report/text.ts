@@ -2,7 +2,8 @@
 // audit folder). Both read the document only; service text is sanitised
 // (and escaped for Markdown).
 import type { Column } from '../cli/types.js';
-import { humanBytes, relativeTime, sanitize } from '../output/format.js';
+import { displayWidth, humanBytes, relativeTime, sanitize } from '../output/format.js';
+import { wrapText } from '../util/wrap.js';
 import { durationText } from '../status/model.js';
 import { table, type Palette, type ViewColumn } from '../status/view.js';
 import type { ReportDocument, ReportEntry, ReportTotals } from './model.js';
@@ -166,10 +167,16 @@ export interface TableOptions {
 /** The terminal view. */
 export function reportTable(doc: ReportDocument, o: TableOptions): string {
   const p = o.palette;
-  let out = `${p.bold('Report')} ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}, grace ${durationText(doc.window.grace_seconds * 1000)}\n`;
+  // Lines of prose wrap at the terminal's width (a piped width is infinite: never cut or wrapped).
+  const wrapped = (text: string, style: (line: string) => string = (line) => line) =>
+    wrapText(text, o.width, '  ', displayWidth)
+      .map((line) => `${style(line)}\n`)
+      .join('');
+  const [first, ...rest] = wrapText(`Report ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}, grace ${durationText(doc.window.grace_seconds * 1000)}`, o.width, '  ', displayWidth);
+  let out = [`${p.bold('Report')}${first!.slice('Report'.length)}`, ...rest].map((line) => `${line}\n`).join('');
   for (const [key, title, noun] of SECTIONS) {
     const totals = doc.summary[key];
-    if (totals) out += `${title}: ${totalsLine(noun, totals)}\n`;
+    if (totals) out += wrapped(`${title}: ${totalsLine(noun, totals)}`);
   }
   for (const [key, title] of SECTIONS) {
     const entries = doc[key];
@@ -190,10 +197,11 @@ export function reportTable(doc: ReportDocument, o: TableOptions): string {
           : {}),
       ...(k === 'name' ? { floor: 12 } : {}),
     }));
-    out += table(entries, columns, o, { dropOrder: ['schedule', 'size', 'p95', 'last_success'] });
-    out += details(entries, (line) => `  ${line}`, (e) => entryLabel(e), sanitize, p);
+    // At 60 columns what is left is name, expected, ok, errors, failed, missed and success.
+    out += table(entries, columns, o, { dropOrder: ['schedule', 'size', 'p95', 'last_success', 'median', 'unscheduled', 'with_errors'] });
+    out += details(entries, (line) => `  ${line}`, (e) => entryLabel(e), sanitize, p, o.width);
   }
-  out += `\n${p.dim('Rules: ' + doc.notes.join(' '))}\n`;
+  out += `\n${wrapped('Rules: ' + doc.notes.join(' '), (line) => p.dim(line))}`;
   return out;
 }
 
@@ -204,16 +212,21 @@ function details(
   label: (e: ReportEntry) => string,
   escape: (text: string) => string,
   p?: Palette,
+  width = Infinity,
 ): string {
+  // Wrapped before colouring, so the width is measured on what shows.
+  const lines = (text: string, style: (line: string) => string = (line) => line) =>
+    wrapText(indent(text), width, '  ', displayWidth)
+      .map((line) => `${style(line)}\n`)
+      .join('');
   let out = '';
   for (const e of entries) {
     if (!e.missed_runs.length) continue;
     const shown = e.missed_runs.slice(0, 10).map((t) => localTime(t, e.timezone));
     const more = e.missed_runs.length > shown.length ? ` and ${e.missed_runs.length - shown.length} more` : '';
-    const text = `${label(e)}: missed ${shown.join(', ')}${more}`;
-    out += indent(p ? p.red(text) : text) + '\n';
+    out += lines(`${label(e)}: missed ${shown.join(', ')}${more}`, p ? (line) => p.red(line) : undefined);
   }
-  for (const { entry, note } of sectionNotes(entries)) out += indent(`${entry ? label(entry) : `all ${entries.length}`}: ${escape(note)}`) + '\n';
+  for (const { entry, note } of sectionNotes(entries)) out += lines(`${entry ? label(entry) : `all ${entries.length}`}: ${escape(note)}`);
   return out;
 }
 

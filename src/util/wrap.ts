@@ -35,3 +35,24 @@ export function wordParts(text: string): Part[] {
     .filter(Boolean)
     .map((word) => ({ plain: word, shown: word }));
 }
+
+/**
+ * A line of plain text in lines of at most `width` cells, words kept whole;
+ * lines after the first start with the line's own leading spaces plus
+ * `indent`. An infinite width (piped output) leaves the line as it is.
+ */
+export function wrapText(text: string, width: number, indent = '  ', measure: (text: string) => number = (t) => t.length): string[] {
+  if (!Number.isFinite(width) || measure(text) <= width) return [text];
+  const lead = /^ */.exec(text)![0];
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.slice(lead.length).split(/ +/).filter(Boolean)) {
+    const next = line ? `${line} ${word}` : `${lines.length ? lead + indent : lead}${word}`;
+    if (line && measure(next) > width) {
+      lines.push(line);
+      line = `${lead}${indent}${word}`;
+    } else line = next;
+  }
+  if (line) lines.push(line);
+  return lines;
+}

@@ -1,7 +1,8 @@
 // How a verify document is shown: a table of files with a summary line per
 // backup, tsv rows, the lines --check writes, and Prometheus metrics per job.
 import type { Column } from '../cli/types.js';
-import { humanBytes, sanitize } from '../output/format.js';
+import { displayWidth, humanBytes, sanitize } from '../output/format.js';
+import { wrapText } from '../util/wrap.js';
 import type { JobMarks } from './ledger.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
 
@@ -33,8 +34,9 @@ export function failureLines(doc: VerifyDocument): string[] {
   );
 }
 
-export function summaryText(doc: VerifyDocument): string {
-  return `${doc.backups.map(backupSummaryLine).join('\n')}\n`;
+/** The summary lines, wrapped at `width` (a terminal's; piped output is never wrapped). */
+export function summaryText(doc: VerifyDocument, width = Infinity): string {
+  return `${doc.backups.flatMap((b) => wrapText(backupSummaryLine(b), width, '  ', displayWidth)).join('\n')}\n`;
 }
 
 /** Metrics for node_exporter's textfile collector, labelled job_id and job_name. */

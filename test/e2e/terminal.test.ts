@@ -1,7 +1,10 @@
 // What a user at a real terminal sees (issue 13): the CLI in a pty (`script`)
 // against the emulator, at 60 and 200 columns.
 import { createHash } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
@@ -33,13 +36,19 @@ describe('lists say when there is more', () => {
 
 describe('tables fit the terminal', () => {
   const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
+  // verify keeps its ledger under XDG_STATE_HOME: a folder of the test's, not the user's.
+  let state = '';
+  beforeAll(() => {
+    state = mkdtempSync(join(tmpdir(), 'backupctl-terminal-state-'));
+  });
+  afterAll(() => rmSync(state, { recursive: true, force: true }));
   const screens = async (args: string[], cols: number) => {
-    const r = await inPty(args, env(), { stty: `cols ${cols} rows 100` });
+    const r = await inPty(args, { ...env(), XDG_STATE_HOME: state }, { stty: `cols ${cols} rows 100` });
     expect(r.code, `${args.join(' ')} at ${cols}: ${r.output}`).toBe(0);
     return screenLines(r.output);
   };
 
-  it('at 60 and 200 columns no line of a list, a record, jobs get or status runs past the edge; ids are never cut', async () => {
+  it('at 60 and 200 columns no line of a list, a record, jobs get, status, report or verify runs past the edge; ids are never cut', async () => {
     const backup = (await runCli(['jobs', 'backup', 'list', 'shop mysql', '-q'], { env: env() })).stdout.split('\n')[0]!;
     const commands = [
       ['jobs', 'list'],
@@ -49,6 +58,8 @@ describe('tables fit the terminal', () => {
       ['jobs', 'get', 'shop mysql'],
       ['backups', 'get', backup],
       ['status'],
+      ['report', '--since', '30d'],
+      ['verify', 'marketing site', '--latest'],
     ];
     for (const cols of [60, 200]) {
       for (const args of commands) {

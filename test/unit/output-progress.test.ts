@@ -6,9 +6,10 @@ import { ProgressBar } from '../../src/output/progress.js';
 
 const MiB = 1024 * 1024;
 
-function bar(total: number, files: number) {
+function bar(total: number, files: number, columns?: number) {
   let now = 5_000;
-  const out = new PassThrough();
+  // A terminal's stderr has columns; a PassThrough stands for one.
+  const out = Object.assign(new PassThrough(), columns === undefined ? {} : { columns });
   let written = '';
   out.setEncoding('utf8').on('data', (d: string) => (written += d));
   const b = new ProgressBar(out, total, files, () => now);
@@ -59,5 +60,19 @@ describe('progress bar', () => {
     b.add(3 * MiB);
     b.fileDone();
     expect(drawn().at(-1)).toBe('[########----------------------] 25%  1/4 files  3 MiB  3 MiB/s');
+  });
+
+  it('fits a narrow terminal: the bar shrinks, then goes, then the figures are cut; a redraw must never wrap', () => {
+    const at = (columns: number) => {
+      const { b, tick, drawn } = bar(100 * MiB, 12, columns);
+      tick(2_000);
+      b.add(25 * MiB);
+      return drawn()[0]!;
+    };
+    expect(at(200)).toBe('[########----------------------] 25%  0/12 files  25 MiB  12.5 MiB/s  ETA 6s');
+    for (const columns of [20, 30, 40, 50, 60, 70, 80]) expect(at(columns).length, `${columns} columns`).toBeLessThan(columns);
+    expect(at(60)).toBe('[###----------] 25%  0/12 files  25 MiB  12.5 MiB/s  ETA 6s');
+    expect(at(50)).toBe('25%  0/12 files  25 MiB  12.5 MiB/s  ETA 6s');
+    expect(at(30)).toBe('25%  0/12 files  25 MiB  12.…');
   });
 });
