@@ -3,7 +3,7 @@
 // (and escaped for Markdown).
 import type { Column } from '../cli/types.js';
 import { displayWidth, humanBytes, relativeTime, sanitize } from '../output/format.js';
-import { wrapText } from '../util/wrap.js';
+import { wordParts, wrapHanging, wrapParts } from '../util/wrap.js';
 import { durationText } from '../status/model.js';
 import { table, type Palette, type ViewColumn } from '../status/view.js';
 import type { ReportDocument, ReportEntry, ReportTotals } from './model.js';
@@ -167,16 +167,13 @@ export interface TableOptions {
 /** The terminal view. */
 export function reportTable(doc: ReportDocument, o: TableOptions): string {
   const p = o.palette;
-  // Lines of prose wrap at the terminal's width (a piped width is infinite: never cut or wrapped).
-  const wrapped = (text: string, style: (line: string) => string = (line) => line) =>
-    wrapText(text, o.width, '  ', displayWidth)
-      .map((line) => `${style(line)}\n`)
-      .join('');
-  const [first, ...rest] = wrapText(`Report ${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}, grace ${durationText(doc.window.grace_seconds * 1000)}`, o.width, '  ', displayWidth);
-  let out = [`${p.bold('Report')}${first!.slice('Report'.length)}`, ...rest].map((line) => `${line}\n`).join('');
+  const window = `${utcTime(doc.window.since)} to ${utcTime(doc.window.until)}, grace ${durationText(doc.window.grace_seconds * 1000)}`;
+  let out = wrapParts([{ plain: 'Report', shown: p.bold('Report') }, ...wordParts(window)], o.width, ' ', displayWidth, '  ')
+    .map((line) => `${line}\n`)
+    .join('');
   for (const [key, title, noun] of SECTIONS) {
     const totals = doc.summary[key];
-    if (totals) out += wrapped(`${title}: ${totalsLine(noun, totals)}`);
+    if (totals) out += proseLines(`${title}: ${totalsLine(noun, totals)}`, o.width);
   }
   for (const [key, title] of SECTIONS) {
     const entries = doc[key];
@@ -201,8 +198,19 @@ export function reportTable(doc: ReportDocument, o: TableOptions): string {
     out += table(entries, columns, o, { dropOrder: ['schedule', 'size', 'p95', 'last_success', 'median', 'unscheduled', 'with_errors'] });
     out += details(entries, (line) => `  ${line}`, (e) => entryLabel(e), sanitize, p, o.width);
   }
-  out += `\n${wrapped('Rules: ' + doc.notes.join(' '), (line) => p.dim(line))}`;
+  out += `\n${proseLines('Rules: ' + doc.notes.join(' '), o.width, (line) => p.dim(line))}`;
   return out;
+}
+
+/**
+ * A line of prose wrapped at the terminal's width (a piped width is infinite: never
+ * wrapped), the lines after the first indented; each line styled after wrapping,
+ * so the width is measured on what shows.
+ */
+function proseLines(text: string, width: number, style: (line: string) => string = (line) => line): string {
+  return wrapHanging(text, width, '  ', displayWidth)
+    .map((line) => `${style(line)}\n`)
+    .join('');
 }
 
 /** Missed runs and notes under a section, one line per entry that has some. */
@@ -214,19 +222,14 @@ function details(
   p?: Palette,
   width = Infinity,
 ): string {
-  // Wrapped before colouring, so the width is measured on what shows.
-  const lines = (text: string, style: (line: string) => string = (line) => line) =>
-    wrapText(indent(text), width, '  ', displayWidth)
-      .map((line) => `${style(line)}\n`)
-      .join('');
   let out = '';
   for (const e of entries) {
     if (!e.missed_runs.length) continue;
     const shown = e.missed_runs.slice(0, 10).map((t) => localTime(t, e.timezone));
     const more = e.missed_runs.length > shown.length ? ` and ${e.missed_runs.length - shown.length} more` : '';
-    out += lines(`${label(e)}: missed ${shown.join(', ')}${more}`, p ? (line) => p.red(line) : undefined);
+    out += proseLines(indent(`${label(e)}: missed ${shown.join(', ')}${more}`), width, p ? (line) => p.red(line) : undefined);
   }
-  for (const { entry, note } of sectionNotes(entries)) out += lines(`${entry ? label(entry) : `all ${entries.length}`}: ${escape(note)}`);
+  for (const { entry, note } of sectionNotes(entries)) out += proseLines(indent(`${entry ? label(entry) : `all ${entries.length}`}: ${escape(note)}`), width);
   return out;
 }
 

@@ -9,9 +9,16 @@ export interface Part {
 
 /**
  * `parts` in lines of at most `width` cells (measured by `measure` on the
- * plain text), joined by `separator`. A part wider than a line gets a line of its own.
+ * plain text), joined by `separator`; lines after the first start with
+ * `indent`. A part wider than a line gets a line of its own.
  */
-export function wrapParts(parts: readonly Part[], width: number, separator = ' ', measure: (text: string) => number = (t) => t.length): string[] {
+export function wrapParts(
+  parts: readonly Part[],
+  width: number,
+  separator = ' ',
+  measure: (text: string) => number = (t) => t.length,
+  indent = '',
+): string[] {
   const lines: string[] = [];
   let line = '';
   let used = -1;
@@ -21,8 +28,14 @@ export function wrapParts(parts: readonly Part[], width: number, separator = ' '
       lines.push(line);
       used = -1;
     }
-    line = used < 0 ? part.shown : line + separator + part.shown;
-    used = used < 0 ? w : used + measure(separator) + w;
+    if (used < 0) {
+      const lead = lines.length ? indent : '';
+      line = lead + part.shown;
+      used = measure(lead) + w;
+    } else {
+      line += separator + part.shown;
+      used += measure(separator) + w;
+    }
   }
   if (used >= 0) lines.push(line);
   return lines;
@@ -41,18 +54,10 @@ export function wordParts(text: string): Part[] {
  * lines after the first start with the line's own leading spaces plus
  * `indent`. An infinite width (piped output) leaves the line as it is.
  */
-export function wrapText(text: string, width: number, indent = '  ', measure: (text: string) => number = (t) => t.length): string[] {
-  if (!Number.isFinite(width) || measure(text) <= width) return [text];
+export function wrapHanging(text: string, width: number, indent = '  ', measure: (text: string) => number = (t) => t.length): string[] {
+  const parts = wordParts(text);
+  if (!Number.isFinite(width) || measure(text) <= width || !parts.length) return [text];
   const lead = /^ */.exec(text)![0];
-  const lines: string[] = [];
-  let line = '';
-  for (const word of text.slice(lead.length).split(/ +/).filter(Boolean)) {
-    const next = line ? `${line} ${word}` : `${lines.length ? lead + indent : lead}${word}`;
-    if (line && measure(next) > width) {
-      lines.push(line);
-      line = `${lead}${indent}${word}`;
-    } else line = next;
-  }
-  if (line) lines.push(line);
-  return lines;
+  parts[0] = { plain: lead + parts[0]!.plain, shown: lead + parts[0]!.shown };
+  return wrapParts(parts, width, ' ', measure, lead + indent);
 }

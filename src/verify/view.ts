@@ -2,7 +2,7 @@
 // backup, tsv rows, the lines --check writes, and Prometheus metrics per job.
 import type { Column } from '../cli/types.js';
 import { displayWidth, humanBytes, sanitize } from '../output/format.js';
-import { wrapText } from '../util/wrap.js';
+import { wrapHanging } from '../util/wrap.js';
 import type { JobMarks } from './ledger.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
 
@@ -36,7 +36,7 @@ export function failureLines(doc: VerifyDocument): string[] {
 
 /** The summary lines, wrapped at `width` (a terminal's; piped output is never wrapped). */
 export function summaryText(doc: VerifyDocument, width = Infinity): string {
-  return `${doc.backups.flatMap((b) => wrapText(backupSummaryLine(b), width, '  ', displayWidth)).join('\n')}\n`;
+  return `${doc.backups.flatMap((b) => wrapHanging(backupSummaryLine(b), width, '  ', displayWidth)).join('\n')}\n`;
 }
 
 /** Metrics for node_exporter's textfile collector, labelled job_id and job_name. */
