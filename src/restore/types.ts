@@ -1,0 +1,137 @@
+// The shared shapes of `backupctl restore-test` (issue 24). The engines
+// (src/restore/sql/*), the archive checkers (mongo, files) and the command
+// meet here; nothing in this file does any work.
+//
+// Flow: the one read pipeline streams each file's raw bytes (as they arrive,
+// possibly gzipped) into a RestoreSink. The sink gunzips when the bytes are
+// gzip, sniffs what they hold (sniffDump), and streams them into the engine:
+// a scratch SQL database, the bson walker, or an extraction folder. end()
+// waits for the engine, runs the checks (row counts, --assert, --exec) and
+// returns the FileRestore. Nothing holds a whole dump in memory.
+
+/** What the decompressed bytes are, sniffed from the content, never the name. */
+export type DumpKind =
+  | 'mysql' // mysqldump / mariadb-dump SQL
+  | 'pg-plain' // pg_dump -Fp
+  | 'pg-custom' // pg_dump -Fc ("PGDMP" magic)
+  | 'mongo-archive' // mongodump --archive
+  | 'tar'
+  | 'zip'
+  | 'unknown';
+
+export type SqlDialect = 'postgres' | 'mysql';
+
+/** --engine: auto tries server (--into / BACKUPCTL_RESTORE_URL), then local binaries, then embedded PGlite. */
+export type EngineChoice = 'auto' | 'server' | 'local' | 'embedded';
+
+/** Which engine restored the file. */
+export interface EngineInfo {
+  /** server: the user's --into; local: an ephemeral server started from local binaries; embedded: PGlite;
+   *  bson: mongo archive parsed, not restored; extract: a file archive extracted to a private folder. */
+  mode: 'server' | 'local' | 'embedded' | 'bson' | 'extract';
+  /** "PostgreSQL", "MariaDB", "MySQL", "PGlite", "bson", "tar", "zip" */
+  product: string;
+  /** e.g. "15.18", "10.11.6"; null when not known */
+  version: string | null;
+}
+
+/** One table's rows: what the dump holds (counted while it streamed) and what the database holds after the restore. */
+export interface TableRows {
+  /** Qualified as the dump names it: "public.orders", "shop.orders"; a mongo collection "shop.orders". */
+  table: string;
+  expected: number;
+  /** SELECT count(*) after the restore (documents parsed, for mongo); null when it could not be counted. */
+  restored: number | null;
+}
+
+/** A --assert SQL and what its first cell gave. */
+export interface AssertionResult {
+  sql: string;
+  ok: boolean;
+  /** The first cell as text (null for SQL NULL or no row). */
+  value: string | null;
+  error?: string;
+}
+
+export interface ExecResult {
+  command: string;
+  exit_code: number | null;
+  signal: string | null;
+  timed_out: boolean;
+  /** The last lines of its stdout and stderr, for the report. */
+  output_tail: string;
+  seconds: number;
+}
+
+/** Why a restore failed: the engine's message, and where in the dump when known. */
+export interface RestoreFailure {
+  message: string;
+  /** 1-based line of the decompressed dump where the failing statement starts. */
+  line?: number;
+  /** The failing statement, cut to 200 characters. */
+  statement?: string;
+}
+
+export type RestoreVerdict =
+  | 'restored' // loaded and every check passed
+  | 'structure-checked' // mongo archive: every document parsed and counted, not restored
+  | 'extracted' // file archive: extracted, counted against its own listing, --exec passed
+  | 'failed'
+  | 'not-restorable'; // a kind backupctl does not restore (unknown bytes, encrypted): said, not hidden
+
+export interface FileRestore {
+  kind: DumpKind;
+  verdict: RestoreVerdict;
+  engine: EngineInfo | null;
+  /** The scratch database restored into (kept with --keep), when there is one. */
+  database: string | null;
+  tables: TableRows[];
+  /** Sum of `restored` (or of `expected` when nothing could be counted). */
+  rows: number;
+  /** File archives: files and bytes extracted, against the archive's listing. */
+  files: number | null;
+  bytes: number | null;
+  /** Skipped statements and other noise of a dump taken elsewhere (OWNER TO a missing role, GRANT, unknown SET, ...). */
+  warnings: string[];
+  failure: RestoreFailure | null;
+  assertions: AssertionResult[];
+  exec: ExecResult | null;
+  /** Time from the first byte handed to the engine until the checks ended. */
+  restore_seconds: number;
+}
+
+/** Options every restore sink gets from the command. */
+export interface RestoreOptions {
+  engine: EngineChoice;
+  /** --into URL (postgres://… or mysql://…), or BACKUPCTL_RESTORE_URL. Never printed with its password. */
+  into?: string;
+  /** --assert SQL, each must return a true first cell. */
+  asserts: string[];
+  /** --exec CMD run inside an extracted file archive. */
+  exec?: string;
+  execTimeoutMs: number;
+  keep: boolean;
+  allowEmpty: boolean;
+  /** --run-as USER for ephemeral local servers when running as root (default: postgres / mysql where they exist). */
+  runAs?: string;
+  signal: AbortSignal;
+  /** Warnings for stderr while the restore runs (never the password). */
+  warn?: (line: string) => void;
+}
+
+/**
+ * Where one file's bytes go while they arrive. The same shape as verify's
+ * byte sink, so the one read pipeline fans out to both.
+ */
+export interface RestoreSink {
+  write(chunk: Buffer): Promise<void>;
+  /** The transfer starts over (the server ignored Range): the sink drops what it had. */
+  restart(): void;
+  /** The last byte arrived: finish the restore, run the checks. Never throws for a failed restore: the verdict says it. */
+  end(): Promise<FileRestore>;
+  /** Stop now (Ctrl-C, SIGTERM, transfer failed): stop servers, drop scratch databases, remove folders. */
+  abort(reason?: unknown): Promise<void>;
+}
+
+/** Exit codes of restore-test (numbers live in src/errors.ts): 14 restore or a check failed, 15 no engine available. */
+export const RESTORE_EXIT = { restoreFailed: 14, noEngine: 15 } as const;
