@@ -16,6 +16,12 @@ export const ExitCode = {
   verifyFailed: 11,
   /** plan: the service differs from the file (a drift check in CI). */
   changesPending: 12,
+  /** report --check: a job broke a threshold (--max-missed, --min-success). */
+  thresholdBroken: 13,
+  /** restore-test: the restore or a check after it (row counts, --assert, --exec) failed. */
+  restoreFailed: 14,
+  /** restore-test: no engine to restore into (no --into, no local server binaries, no PGlite). */
+  noRestoreEngine: 15,
   interrupted: 130,
   /** SIGTERM: handled like Ctrl-C (work aborted, .part files removed), exit 128 + 15. */
   terminated: 143,

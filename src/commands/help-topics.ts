@@ -17,6 +17,9 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.locked, 'another run holds the lock (--lock)'],
   [ExitCode.verifyFailed, 'verify: a file read back failed a check (size, hash changed since an earlier verify, or its content)'],
   [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
+  [ExitCode.thresholdBroken, 'report --check: a job broke a threshold (--max-missed, --min-success)'],
+  [ExitCode.restoreFailed, 'restore-test: the restore or a check after it failed (rows, --assert, --exec)'],
+  [ExitCode.noRestoreEngine, 'restore-test: no engine to restore into (give --into, install the server package, or add PGlite)'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
   [ExitCode.terminated, 'terminated (SIGTERM), handled like Ctrl-C'],
 ];

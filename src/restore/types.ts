@@ -133,5 +133,4 @@ export interface RestoreSink {
   abort(reason?: unknown): Promise<void>;
 }
 
-/** Exit codes of restore-test (numbers live in src/errors.ts): 14 restore or a check failed, 15 no engine available. */
-export const RESTORE_EXIT = { restoreFailed: 14, noEngine: 15 } as const;
+// Exit codes (src/errors.ts ExitCode): restoreFailed 14, noRestoreEngine 15, verifyFailed 11 (a file failed verify's checks on the way).
