@@ -70,3 +70,14 @@ export function jsonAnswer(status: number, body: unknown, headers: Record<string
     body: Buffer.from(JSON.stringify(body)),
   };
 }
+
+/**
+ * The emulator's report of a failure of its own (a bug, never a client's mistake), in the CLI's style:
+ * one line starting `error:`, then the stack's frames indented by two spaces, on stderr. Node's
+ * console.error(err) would print "Error: ..." beside the CLI's "error: ..." (issue 25 §12).
+ */
+export function reportInternalError(err: unknown, write: (text: string) => void = (text) => void process.stderr.write(text)): void {
+  const message = err instanceof Error ? err.message : String(err);
+  const frames = err instanceof Error && err.stack ? err.stack.split('\n').filter((line) => /^\s+at /.test(line)) : [];
+  write(`error: emulator: internal error: ${message}\n${frames.map((line) => `  ${line.trim()}\n`).join('')}`);
+}

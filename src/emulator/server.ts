@@ -5,7 +5,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Socket } from 'node:net';
 import { FaultInjector, FaultSpecError, checkFaultRule, faultAnswer, isImmediateFault, type ActiveFault } from './faults.js';
 import { FileBytes, answerFileRequest } from './files.js';
-import { jsonAnswer, type Answer } from './reply.js';
+import { jsonAnswer, reportInternalError, type Answer } from './reply.js';
 import type { Query } from './router.js';
 import { createService, findRoute, replyToAnswer, runRoute } from './service.js';
 import type { Emulator, EmulatorOptions, RecordedRequest } from './types.js';
@@ -265,7 +265,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
   }
 
   const onError = (res: ServerResponse) => (err: unknown) => {
-    console.error('[emulator] internal error:', err);
+    reportInternalError(err);
     if (!res.headersSent) send(res, jsonAnswer(500, { message: 'Server Error' }), undefined);
   };
   const api = createServer((req, res) => void handleApi(req, res).catch(onError(res)));

@@ -3,7 +3,7 @@
 // test can ask it directly, in-process, at any instant (createService({ now })).
 import { randomBytes } from 'node:crypto';
 import { FileSigner } from './files.js';
-import { HttpError, jsonAnswer, type Answer, type Reply } from './reply.js';
+import { HttpError, jsonAnswer, reportInternalError, type Answer, type Reply } from './reply.js';
 import { matchRoute, type Query, type RouteDef } from './router.js';
 import { Runtime } from './runtime.js';
 import { seedStore } from './seed.js';
@@ -75,7 +75,7 @@ export function runRoute(
     return replyToAnswer(reply);
   } catch (err) {
     if (err instanceof HttpError) return jsonAnswer(err.status, err.body, err.headers);
-    console.error('[emulator] internal error:', err);
+    reportInternalError(err);
     return jsonAnswer(500, { message: 'Server Error' });
   }
 }

@@ -52,7 +52,7 @@ async function readLedger(file: string): Promise<LedgerData> {
     return { version: 1, files: data.files, jobs: typeof data.jobs === 'object' && data.jobs !== null ? data.jobs : {} };
   } catch (err) {
     throw new ConfigError(`the verify ledger ${file} is broken (${(err as Error).message}); it was left as it is`, [
-      'Move it aside to start a new ledger (the "changed since" history is then lost).',
+      '  Move it aside to start a new ledger (the "changed since" history is then lost).',
     ]);
   }
 }

@@ -16,10 +16,11 @@ let work: string;
 let exe: string;
 let home: string;
 let emptyBin: string;
+let buildStderr: string;
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'backupctl-sea-'));
-  await promisify(execFile)(process.execPath, [path.join(ROOT, 'src', 'scripts', 'sea.mjs'), '--out', path.join(work, 'out')], { cwd: ROOT });
+  ({ stderr: buildStderr } = await promisify(execFile)(process.execPath, [path.join(ROOT, 'src', 'scripts', 'sea.mjs'), '--out', path.join(work, 'out')], { cwd: ROOT }));
   exe = path.join(work, 'out', `backupctl-${process.platform}-${process.arch}`);
   home = path.join(work, 'home');
   emptyBin = path.join(work, 'bin');
@@ -40,6 +41,11 @@ function fakedClock(): Record<string, string> {
 
 describe('the single executable, with no node on PATH', () => {
   const emu = withEmulator();
+
+  it('builds without the harmless ".note.100" warnings of postject (issue 25 §12), and says what it built', () => {
+    expect(buildStderr).not.toContain("Can't find string offset");
+    expect(buildStderr).toMatch(/^built .*backupctl-/m);
+  });
 
   it('is a standalone file, and PATH really has no node', () => {
     expect(statSync(exe).mode & 0o111).not.toBe(0);

@@ -326,6 +326,7 @@ describe('verify: the ledger', () => {
       const r = await cli(['verify', 'api postgres'], { XDG_STATE_HOME: dir });
       expect(r.code).toBe(3);
       expect(r.stderr).toContain('is broken');
+      expect(r.stderr).toMatch(/\n  Move it aside to start a new ledger/); // indented like every other hint (issue 25 §12)
       expect(readFileSync(path.join(dir, 'backupctl', 'verify-ledger.json'), 'utf8')).toBe('{"version":1,"files":');
     } finally {
       rmSync(dir, { recursive: true, force: true });
