@@ -1,7 +1,8 @@
 // `npm run demo`: starts the built-in emulator with demo data, logs a `demo`
 // profile in to it, and runs a short tour of real commands. On a terminal the
 // emulator keeps running afterwards so the profile can be used; in a pipe or
-// CI it stops when the tour ends. The emulator listens on a fixed port
+// CI it stops when the tour ends, and the tour says so. The HTML report is
+// kept in both cases (its path is printed). The emulator listens on a fixed port
 // (DEMO_PORT, default 47800) with a fixed token so the profile stays valid when
 // it is started again with `backupctl emulator --port 47800 --token demo-token-0000`.
 // What the tour says about the fleet is phrased from `status --json` and
@@ -52,9 +53,12 @@ const env = await new Promise((resolve) => {
   emulator.on('error', (err) => failed(err.message));
   emulator.on('exit', (code) => failed(emulatorErrors || `exit ${code}`));
 });
-// Ready: from here on the emulator's own messages go to the terminal.
+// Ready: from here on the emulator's own messages go to the terminal, except its "Emulator running; Ctrl-C
+// to stop" line: the tour says itself whether the emulator keeps running (off a terminal it does not).
 emulator.stderr.off('data', collectErrors);
-emulator.stderr.pipe(process.stderr);
+createInterface({ input: emulator.stderr }).on('line', (line) => {
+  if (!line.startsWith('Emulator running; Ctrl-C to stop')) process.stderr.write(`${line}\n`);
+});
 const port = new URL(env.BACKUPCTL_BASE_URL).port;
 
 const bold = (s) => (process.stdout.isTTY && !process.env.NO_COLOR ? `\x1b[1m${s}\x1b[22m` : s);
@@ -93,14 +97,14 @@ function read(args, codes = [0]) {
 }
 
 const demo = ['--profile', 'demo'];
-/** Where the tour writes the HTML report; kept while the emulator runs on a terminal, removed otherwise. */
+/** Where the tour writes the HTML report; kept when the tour ends (the closing words say where). */
 let reportDir;
 let reportFile;
 try {
   run('Log a "demo" profile in to the emulator (the token comes on stdin)', ['auth', 'login', ...demo, '--base-url', env.BACKUPCTL_BASE_URL, '--with-token'], {
     input: `${env.BACKUPCTL_TOKEN}\n`,
   });
-  run('Who am I?', [...demo, 'auth', 'status']);
+  run('Who am I?', [...demo, 'auth', 'status', '-o', 'table']);
   run('The SSH keys the service logs in with', [...demo, 'ssh-keys', 'list', '-o', 'table']);
   run('Servers, first page (the list has more: --all walks every page)', [...demo, 'servers', 'list', '-o', 'table']);
   run('Backup jobs', [...demo, 'jobs', 'list', '-o', 'table']);
@@ -119,10 +123,11 @@ try {
     const health = statusJson === undefined ? undefined : JSON.parse(statusJson).jobs.find((j) => j.name === name)?.health;
     run(verifyStory(JSON.parse(verifyJson), health), [...demo, 'verify', name, '--latest', '-o', 'table'], { expect: code });
   }
-  const job = read([...demo, 'jobs', 'list', '-q', '--page-size', '15'])?.split('\n').find(Boolean);
+  const jobs = read([...demo, 'jobs', 'list', '--page-size', '15', '--json']);
+  const job = jobs === undefined ? undefined : JSON.parse(jobs)[0]?.name;
   if (job) {
-    run('Start a manual backup of the first job', [...demo, 'jobs', 'backup', 'start', job, '--manual', '-o', 'table']);
-    run('Its newest backups, newest first, as JSON for scripts', [...demo, 'jobs', 'backup', 'list', job, '--sort', '-created_at', '--page-size', '15', '--json']);
+    run(`Start a manual backup of ${job}`, [...demo, 'jobs', 'backup', 'start', job, '--manual', '-o', 'table']);
+    run('Its newest backups (--json or --jq for scripts)', [...demo, 'jobs', 'backup', 'list', job, '--sort', '-created_at', '--page-size', '15', '-o', 'table']);
   }
   run('Completed provider snapshots tagged daily', [...demo, 'snapshots', 'list', '--status', 'completed', '--tags', 'daily', '-o', 'table']);
   run('A bad flag value is caught before anything is sent (exit 2)', [...demo, 'snapshots', 'list', '--status', 'done'], { expect: 2 });
@@ -134,8 +139,7 @@ try {
     reportDir = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-report-'));
     reportFile = path.join(reportDir, 'report.html');
     run('The same report as one HTML file: charts, no network request, printable', [...demo, 'report', '--since', '30d', '-o', 'html', '--output-file', reportFile]);
-    // Kept only while the emulator runs on a terminal (the closing words say where); a pipe or CI leaves nothing behind.
-    if (interactive && existsSync(reportFile)) process.stdout.write(`Open it in a browser: file://${reportFile}\n`);
+    if (existsSync(reportFile)) process.stdout.write(`Open it in a browser: file://${reportFile}\n`);
   }
 } finally {
   if (interactive) {
@@ -150,10 +154,17 @@ try {
       process.on('SIGINT', resolve);
       emulator.on('exit', resolve);
     });
+  } else {
+    // Off a terminal (a pipe, `| tee log`, CI) nobody can press Ctrl-C: the emulator stops with the tour.
+    process.stdout.write(
+      `\n${bold('Not on a terminal (or CI is set), so the emulator stops now, with the tour.')} Run \`npm run demo\` on a terminal to keep it running,\n` +
+        `or start it again yourself: node bin/backupctl.cjs emulator --port ${port} --token ${TOKEN}\n` +
+        (reportFile && existsSync(reportFile) ? `The HTML report stays at ${reportFile}\n` : ''),
+    );
   }
   emulator.removeAllListeners('exit');
   emulator.kill('SIGTERM');
-  if (reportDir && !interactive) rmSync(reportDir, { recursive: true, force: true });
+  if (reportDir && !existsSync(reportFile)) rmSync(reportDir, { recursive: true, force: true });
 }
 process.exitCode = unexpected === 0 ? 0 : 1;
 if (unexpected) process.stderr.write(`demo: ${unexpected} step(s) went unexpectedly\n`);

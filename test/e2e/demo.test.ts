@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { ROOT, cleanEnv, tempConfigDir, type CliResult } from '../helpers/cli.js';
 import { CORRUPTED_DEMO_JOB } from '../../src/emulator/verify-fixtures.js';
@@ -60,8 +60,10 @@ describe('npm run demo', () => {
     const cfg = tempConfigDir();
     // verify's ledger goes to the state folder: a temporary one, not the home of whoever runs the tests.
     const state = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-state-'));
+    // The HTML report is kept when the tour ends: in a temporary folder of the test's own.
+    const tmp = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-tmp-'));
     try {
-      const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state });
+      const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state, TMPDIR: tmp });
       expect(r.stderr).not.toMatch(/demo: |\n\s+at /);
       expect(r.code).toBe(0);
       const lines = r.stdout.split('\n');
@@ -128,10 +130,35 @@ describe('npm run demo', () => {
       const named = /missed \(([^)]*)\)/.exec(reportTitle)![1]!;
       expect(named.split(/, | and /).sort()).toEqual(missing.sort());
       expect(lines).toContain('# The same report as one HTML file: charts, no network request, printable');
-      expect(r.stdout).not.toContain('Open it in a browser');
+
+      // Issue 25 §11: off a terminal the tour says the emulator stops, never "Ctrl-C to stop", and keeps the
+      // HTML report whose path it printed.
+      expect(r.stderr).not.toContain('Ctrl-C');
+      expect(r.stdout).not.toContain('Ctrl-C');
+      expect(r.stdout).toContain('Not on a terminal (or CI is set), so the emulator stops now, with the tour.');
+      const kept = /^The HTML report stays at (.+)$/m.exec(r.stdout)?.[1];
+      expect(kept?.startsWith(tmp)).toBe(true);
+      expect(r.stdout).toContain(`Open it in a browser: file://${kept}`);
+      expect(existsSync(kept!)).toBe(true);
+      expect(readFileSync(kept!, 'utf8')).toMatch(/^<!DOCTYPE html>/i);
+
+      // auth status as a person reads it (labels, the token masked), not raw tsv.
+      const who = lines.indexOf('$ backupctl --profile demo auth status -o table');
+      expect(who).toBeGreaterThan(0);
+      expect(lines[who + 1]).toMatch(/^Profile:\s+demo$/);
+      expect(lines.slice(who + 1, who + 7).join('\n')).toMatch(/^Token:\s+\*{4}\w{0,4}$/m);
+      // The backups as a table: no giant JSON line, no encryption key, no signed URL.
+      const list = lines.findIndex((l) => /^\$ backupctl --profile demo jobs backup list /.test(l));
+      expect(lines[list]).toMatch(/ -o table$/);
+      expect(lines[list + 1]).toMatch(/^ID\s+Status\s/);
+      expect(r.stdout).not.toMatch(/encryption_key|X-Amz-Signature|Signature=/);
+      const listed = lines.slice(list + 1, lines.findIndex((l, i) => i > list && l.startsWith('# ')));
+      expect(listed.length).toBeGreaterThan(2);
+      expect(Math.max(...listed.map((l) => l.length))).toBeLessThan(200);
     } finally {
       cfg.cleanup();
       rmSync(state, { recursive: true, force: true });
+      rmSync(tmp, { recursive: true, force: true });
     }
   }, 120_000);
 });
