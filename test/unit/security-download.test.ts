@@ -166,6 +166,21 @@ describe('finding 4: a resume is checked against what is written', () => {
     expect(readdirSync(dir)).toEqual([]);
   });
 
+  it('a chunked body (no Content-Length) shorter than the record is an error, exit non-zero, and leaves no file (issue 23 §6)', async () => {
+    const srv = await hostile((_req, res) => {
+      // Chunked: the client learns the length only from the record.
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'transfer-encoding': 'chunked' });
+      res.write(pattern(600));
+      res.end(pattern(399));
+    });
+    const dir = tmp();
+    const err = await downloadFiles([{ name: 'short.tar.gz', url: `${srv.url}/short`, size: 1000 }], options(dir)).catch((e) => e);
+    expect(err).toBeInstanceOf(CliError);
+    expect((err as CliError).exitCode).not.toBe(0);
+    expect((err as Error).message).toMatch(/got 999 bytes, the backup record says 1000/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('a Content-Length over the record size is refused before reading the body', async () => {
     const srv = await hostile((_req, res) => {
       res.writeHead(200, { 'content-length': '2000000000' });
