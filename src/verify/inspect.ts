@@ -254,6 +254,8 @@ interface TarHeader {
   byteOffset?: number;
 }
 
+const END_BLOCKS_MISSING = 'tar: no end-of-archive blocks (the archive was cut after its last entry)';
+
 /** Every header through tar-stream (its checksum), every entry drained, then the two zero blocks. */
 class TarCheck extends GuardedCheck {
   format = 'tar';
@@ -270,7 +272,11 @@ class TarCheck extends GuardedCheck {
     const text = message(err);
     if (/Invalid tar header\. Maybe/.test(text)) return `tar: header checksum mismatch after ${this.entries} entr${this.entries === 1 ? 'y' : 'ies'}: the archive is damaged`;
     if (/unknown format/.test(text)) return `tar: a header of unknown format after ${this.entries} entries`;
-    if (/Unexpected end of data/.test(text)) return `tar: truncated inside entry ${this.entries}`;
+    if (/Unexpected end of data/.test(text)) {
+      // Cut past the last entry's data (inside the end blocks): that is what is missing, not entry data.
+      if (this.entries > 0 && this.seen > this.lastEnd) return END_BLOCKS_MISSING;
+      return `tar: truncated inside entry ${this.entries}`;
+    }
     return text.startsWith('tar: ') ? text : `tar: ${text}`;
   }
 
@@ -314,7 +320,7 @@ class TarCheck extends GuardedCheck {
     }
     if (this.extractError) throw this.extractError;
     if (this.entries === 0) throw new Error('tar: no entries');
-    if (this.seen - this.lastEnd < 1024) throw new Error('tar: no end-of-archive blocks (the archive was cut after its last entry)');
+    if (this.seen - this.lastEnd < 1024) throw new Error(END_BLOCKS_MISSING);
     return { format: 'tar', verdict: 'verified', entries: this.entries, content_bytes: this.contentBytes };
   }
 }

@@ -46,6 +46,28 @@ describe('tar and tar.gz', () => {
       { numRuns: 25 },
     );
   });
+
+  it('refuses a tar (plain or gzipped) cut 1 to 1023 bytes into its two end blocks (issue 23 §6)', async () => {
+    const entries = [
+      { name: 'srv/a.txt', data: Buffer.from('alpha\n'.repeat(100)) },
+      { name: 'srv/b.txt', data: Buffer.from('beta\n') },
+    ];
+    const tar = tarArchive(entries);
+    const cutBy = (n: number) => tar.subarray(0, tar.length - n);
+    const reason = 'tar: no end-of-archive blocks (the archive was cut after its last entry)';
+    // Each boundary, both sides of the block edge, and a random sample of the rest.
+    const cuts = [1, 2, 511, 512, 513, 1022, 1023];
+    const examples = cuts.flatMap((n): Array<[number, boolean, number]> => [[n, false, 700], [n, true, 700]]);
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 1023 }), fc.boolean(), fc.integer({ min: 1, max: 3000 }), async (n, gzip, chunk) => {
+        const bytes = gzip ? gzipSync(cutBy(n)) : cutBy(n);
+        expect(await feed(bytes, chunk)).toMatchObject({ verdict: 'failed', reason });
+      }),
+      { numRuns: 60, examples },
+    );
+    // Whole, it verifies: the cut is what fails it.
+    expect(await feed(tar, 700)).toMatchObject({ verdict: 'verified', entries: 2 });
+  });
 });
 
 describe('gzip', () => {
