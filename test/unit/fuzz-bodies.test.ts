@@ -371,10 +371,23 @@ describe('--all against a service that answers hostile pages', () => {
           retry: { maxRetries: 4, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => {} },
           pageConcurrency: CONCURRENCY,
         });
+        // The records the script holds: the walk may yield some of them, never one it was not sent.
+        const scripted = script.flatMap(recordsSent);
         try {
-          let records = 0;
-          for await (const p of client.pages({ method: 'GET', path: '/things' }, { all: true })) records += p.records.length;
-          expect(records).toBeGreaterThanOrEqual(0);
+          const yielded: unknown[] = [];
+          for await (const p of client.pages({ method: 'GET', path: '/things' }, { all: true })) yielded.push(...p.records);
+          // Each scripted answer is served once, so each of its records is yielded at most once.
+          const left = scripted.map((r) => JSON.stringify(r));
+          for (const r of yielded) {
+            const at = left.indexOf(JSON.stringify(r));
+            expect(at, `a record the service never sent: ${JSON.stringify(r)}`).toBeGreaterThanOrEqual(0);
+            left.splice(at, 1);
+          }
+          // The first answer is page 1: when it is a page of records, the walk starts with them, in order.
+          const first = recordsSent(script[0]);
+          expect(yielded.slice(0, first.length)).toEqual(first);
+          // Past the script the service has no records: a walk of no scripted records yields none.
+          if (scripted.length === 0) expect(yielded).toEqual([]);
         } catch (err) {
           if (!(err instanceof CliError)) throw err;
           expect(DOCUMENTED.has(err.exitCode)).toBe(true);
@@ -390,6 +403,21 @@ describe('--all against a service that answers hostile pages', () => {
 });
 
 const DOCUMENTED = new Set<number>(Object.values(ExitCode));
+
+/** The records one scripted answer holds, as a client may read them: a page's `data`, or a bare JSON array. */
+function recordsSent(answer: unknown): unknown[] {
+  let value = answer;
+  if (typeof value === 'string') {
+    try {
+      value = JSON.parse(value);
+    } catch {
+      return [];
+    }
+  }
+  if (Array.isArray(value)) return value;
+  if (typeof value === 'object' && value !== null && Array.isArray((value as { data?: unknown }).data)) return (value as { data: unknown[] }).data;
+  return [];
+}
 
 describe('error answers on hostile bodies', () => {
   const REQ: RequestSpec = { method: 'GET', path: '/servers' };
