@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createClient } from '../../src/http/client.js';
+import { memoryIO } from '../helpers/fuzz.js';
 import { nextPageQuery } from '../../src/http/paging.js';
 import { encodeQuery } from '../../src/http/query.js';
 import { redactBody, redactHeaders } from '../../src/http/redact.js';
@@ -143,5 +146,66 @@ describe('retries', () => {
     const now = Date.parse('2026-01-01T00:00:00Z');
     expect(parseRetryAfter('Thu, 01 Jan 2026 00:00:10 GMT', now)).toBe(10_000);
     expect(parseRetryAfter('soon')).toBeUndefined();
+  });
+});
+
+// Issue 23 §6: the client's own classification of a reset, from a real socket reset by a local server
+// (a TCP RST after the request arrived), not an AttemptError built by hand.
+describe('a connection reset by the service, classified by the client itself', () => {
+  let server: net.Server;
+  let base = '';
+  let connections = 0;
+  let requests = 0;
+  beforeAll(async () => {
+    server = net.createServer((socket) => {
+      connections++;
+      socket.once('data', () => {
+        // The request arrived: the service may have acted on it. Then a reset, not a clean close.
+        requests++;
+        socket.resetAndDestroy();
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as net.AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  const client = (baseUrl = base) =>
+    createClient({ baseUrl, token: 'reset-token', timeoutMs: 5_000, debug: false, stderr: memoryIO().stderr, retry: { maxRetries: 4, baseDelayMs: 1, maxDelayMs: 1, sleep: async () => {} } });
+
+  it('a GET reset after sending is retried, then transient (exit 6), named a reset', async () => {
+    connections = requests = 0;
+    const c = client();
+    const err = await c.request({ method: 'GET', path: '/servers' }).catch((e: unknown) => e);
+    await c.close();
+    expect(err).toBeInstanceOf(TransientError);
+    expect((err as TransientError).exitCode).toBe(6);
+    expect((err as Error).message).toMatch(/connection reset by the service.*after 5 attempts/);
+    expect(requests).toBe(5);
+  });
+
+  it('a POST reset after sending is never resent: outcome unknown, exit 7', async () => {
+    connections = requests = 0;
+    const c = client();
+    const err = await c.request({ method: 'POST', path: '/jobs/j1/backups/start', body: {} }).catch((e: unknown) => e);
+    await c.close();
+    expect(err).toBeInstanceOf(OutcomeUnknownError);
+    expect((err as OutcomeUnknownError).exitCode).toBe(7);
+    expect((err as Error).message).toContain('connection reset by the service');
+    expect(connections).toBe(1);
+    expect(requests).toBe(1);
+  });
+
+  it('a POST whose connection is refused never arrived: it is retried (exit 6 at the end, not 7)', async () => {
+    // A port that was open a moment ago and is closed now: the connection is refused.
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const c = client(`http://127.0.0.1:${port}`);
+    const err = await c.request({ method: 'POST', path: '/jobs/j1/backups/start', body: {} }).catch((e: unknown) => e);
+    await c.close();
+    expect(err).toBeInstanceOf(TransientError);
+    expect((err as Error).message).toMatch(/connection refused.*after 5 attempts/);
   });
 });
