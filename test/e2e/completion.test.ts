@@ -1,5 +1,5 @@
 // Shell completion as a user meets it: the committed scripts are the ones the
-// registry generates, bash (and zsh and fish where installed) complete
+// registry generates, bash, zsh and fish complete
 // commands, flags and enum values, and ids come from the service through a
 // short-lived cache.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -133,7 +133,11 @@ describe('bash completion', () => {
   });
 });
 
-describe.skipIf(!hasShell('fish'))('fish completion', () => {
+describe('fish completion', () => {
+  it('has fish to run in (.ci/run installs it; a missing shell fails, never skips)', () => {
+    expect(hasShell('fish'), 'fish is not installed: apt-get install fish').toBe(true);
+  });
+
   const fishCompleteAsync = async (line: string): Promise<string[]> =>
     (await execFileAsync('fish', ['-c', `source completions/backupctl.fish; complete -C ${JSON.stringify(line)}`], { cwd: ROOT, env: shellEnv(), encoding: 'utf8' })).stdout
       .split('\n')
@@ -160,7 +164,11 @@ describe.skipIf(!hasShell('fish'))('fish completion', () => {
   });
 });
 
-describe.skipIf(!hasShell('zsh'))('zsh completion', () => {
+describe('zsh completion', () => {
+  it('has zsh to run in (.ci/run installs it; a missing shell fails, never skips)', () => {
+    expect(hasShell('zsh'), 'zsh is not installed: apt-get install zsh').toBe(true);
+  });
+
   // zsh's completion system needs a terminal; stand-ins for its builtins print what the script offers.
   const stubs = [
     'compdef() { }',
@@ -308,7 +316,7 @@ describe('completion everywhere (issue 17, part 4)', () => {
     for (const word of next(['servers'])) expect((await runCli(['schema', 'servers', word])).code).toBe(0);
   });
 
-  it.skipIf(!hasShell('fish'))('fish shows each schema word with its summary', async () => {
+  it('fish shows each schema word with its summary', async () => {
     const { stdout } = await execFileAsync('fish', ['-c', `source completions/backupctl.fish; complete -C ${JSON.stringify('backupctl schema servers ')}`], { cwd: ROOT, env: shellEnv(), encoding: 'utf8' });
     expect(stdout).toContain(`list\t${visible.find((c) => c.path.join(' ') === 'servers list')!.summary}\n`);
   });
