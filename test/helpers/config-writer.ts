@@ -18,9 +18,11 @@ if (!store.hasProfile('pad-0') && padding > 0) {
     }
   });
 }
-const current = Number(/^(\d+)s$/.exec(String(store.profile('counter').timeout ?? ''))?.[1] ?? '0');
-process.stdout.write(`ready ${current}\n`);
-for (let n = current + 1; ; n++) {
+// `none` when no run has written the counter yet (every earlier run was killed before its first write):
+// an absent value, which `config list` shows as null, not a counter of 0.
+const found = /^(\d+)s$/.exec(String(store.profile('counter').timeout ?? ''))?.[1];
+process.stdout.write(`ready ${found ?? 'none'}\n`);
+for (let n = Number(found ?? '0') + 1; ; n++) {
   await store.setValue('counter', 'timeout', `${n}s`);
   process.stdout.write(`wrote ${n}\n`);
 }
