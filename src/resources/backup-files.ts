@@ -61,7 +61,7 @@ export const module: ModuleSpec = {
       examples: [
         'backupctl jobs backup download 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c --latest --dir ./restore',
         'backupctl jobs backup download 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d --force',
-        'backupctl jobs backup download "shop mysql" --latest --output - | gunzip | mysql shop_production',
+        'backupctl jobs backup download "api postgres" --latest --output - | gunzip | psql api_production',
       ],
       method: 'GET',
       endpoint: '/jobs/{job_id}/backups',
