@@ -65,7 +65,7 @@ the environment over the profile. An empty value counts as unset.
                         ~/.local/state/backupctl): run locks named without a slash (--lock NAME)
                         and verify's ledger of file hashes (verify-ledger.json)
   XDG_CACHE_HOME        where a start-up code cache for another node version is kept
-                        ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; see README)
+                        ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; docs/startup.md)
   BACKUPCTL_NO_CODE_CACHE
                         1: never write that cache
   BACKUPCTL_COMPLETION_TIMEOUT
@@ -78,7 +78,7 @@ the environment over the profile. An empty value counts as unset.
                         linux: the console font lacks the marks status draws; ASCII is used
   COLUMNS               table width when stdout is not a terminal (on a terminal, its width)
   FORCE_COLOR           0 or false turns colour off; another value turns it on for TERM=dumb;
-                        nothing turns it on when stdout is not a terminal (see README: Output)
+                        nothing turns it on when stdout is not a terminal (docs/scripting.md)
   HTTPS_PROXY, HTTP_PROXY, NO_PROXY
                         proxy for requests to the service (lower-case names too); NO_PROXY lists
                         hosts reached directly; loopback hosts (localhost, 127.0.0.0/8, ::1)

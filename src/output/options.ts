@@ -33,7 +33,7 @@ function resolveFormat(globals: Globals, env: NodeJS.ProcessEnv, io: IO, profile
  * Whether the user and the terminal type allow colour on a terminal: --no-color,
  * a non-empty NO_COLOR and FORCE_COLOR=0/false turn it off; TERM=dumb too, unless
  * FORCE_COLOR asks for it. Colour never goes where no terminal is, whatever
- * FORCE_COLOR says (README: Output): escape codes in a pipe or file corrupt what
+ * FORCE_COLOR says (docs/scripting.md, Colour): escape codes in a pipe or file corrupt what
  * scripts read.
  */
 function colorAllowed(globals: Globals, env: NodeJS.ProcessEnv): boolean {

@@ -3,7 +3,7 @@
 // no output; `now` and the cron tools are always given, so tests build any
 // history by hand (daylight-saving changes included).
 //
-// The rules, also in the README:
+// The rules, also in docs/report.md:
 // - A schedule's expected runs are croner's runs of its cron expression in its
 //   time zone, from the later of --since and the job's creation, to --until. On a
 //   spring-forward day a wall-clock time inside the skipped hour (02:30 in

@@ -29,7 +29,7 @@ beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'backupctl-install-'));
   // A fresh clone's files (no dist/), with the dependencies `npm ci` would have installed.
   sources = path.join(work, 'clone');
-  for (const part of ['package.json', 'package-lock.json', 'LICENSE', 'README.md', 'tsconfig.json', 'bin', 'src', 'completions']) {
+  for (const part of ['package.json', 'package-lock.json', 'LICENSE', 'README.md', 'docs', 'tsconfig.json', 'bin', 'src', 'completions']) {
     cpSync(path.join(ROOT, part), path.join(sources, part), { recursive: true });
   }
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(sources, 'node_modules'), 'dir');
@@ -54,7 +54,10 @@ describe('npm pack, then npm install -g of the tarball', () => {
     expect(packOutput).toMatch(/dist\/main\.cache/);
     expect(packOutput).toMatch(/LICENSE/);
     // No completions/: `backupctl completion <shell>` prints the same scripts (and the 3 MB are tight).
-    expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
+    expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'docs', 'package.json']);
+    // The README links its pages in docs/: they ship (the Markdown only, not openapi.json or the schema).
+    expect(readdirSync(path.join(installed, 'docs')).every((f) => f.endsWith('.md'))).toBe(true);
+    expect(readdirSync(path.join(installed, 'docs'))).toEqual(expect.arrayContaining(['exit-codes.md', 'scripting.md']));
     // No dist/manifest.json either: the same tree is in dist/startup/ (94 kB saved); the man page gzipped (55 kB saved).
     expect(readdirSync(path.join(installed, 'dist')).sort()).toEqual(['backupctl.1.gz', 'boot.cjs', 'jq.wasm.gz', 'main.cache', 'main.cjs', 'startup']);
     // npm links the page where man finds it: <prefix>/share/man/man1.
