@@ -145,8 +145,8 @@ try {
   if (interactive) {
     process.stdout.write(
       `\n${bold('The emulator is still running.')} In another terminal, go on with the demo profile:\n` +
-        `  npx backupctl --profile demo jobs list        (or: node bin/backupctl.cjs --profile demo ...)\n` +
-        `  npx backupctl profiles use demo               (make it the default)\n` +
+        `  node bin/backupctl.cjs --profile demo jobs list\n` +
+        `  node bin/backupctl.cjs profiles use demo      (make it the default)\n` +
         (reportFile && existsSync(reportFile) ? `The HTML report stays at ${reportFile}\n` : '') +
         `Press Ctrl-C here to stop the emulator; start it again with: node bin/backupctl.cjs emulator --port ${port} --token ${TOKEN}\n`,
     );
