@@ -161,4 +161,42 @@ describe('npm run demo', () => {
       rmSync(tmp, { recursive: true, force: true });
     }
   }, 120_000);
+
+  it('on a terminal, keeps the emulator running until Ctrl-C, says so once, and keeps the report', async () => {
+    const cfg = tempConfigDir();
+    const state = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-state-'));
+    const tmp = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-tmp-'));
+    try {
+      const env = cleanEnv({ CI: undefined, TERM: 'xterm-256color', DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state, TMPDIR: tmp });
+      const child = spawn('script', ['-qec', `exec '${process.execPath}' '${DEMO}'`, '/dev/null'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+      let output = '';
+      let pressed = false;
+      const onData = (d: Buffer) => {
+        output += d.toString('utf8');
+        if (!pressed && output.includes('Press Ctrl-C here')) {
+          pressed = true;
+          setTimeout(() => child.stdin.write('\x03'), 300);
+        }
+      };
+      child.stdout.on('data', onData);
+      child.stderr.on('data', onData);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 110_000);
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      clearTimeout(timer);
+      const text = output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
+      expect(pressed, text.slice(-2000)).toBe(true);
+      expect(code).toBe(0);
+      expect(text).toContain('The emulator is still running.');
+      // The emulator's own "Emulator running; Ctrl-C to stop" line is the tour's to say, once.
+      expect(text).not.toContain('Emulator running; Ctrl-C to stop');
+      expect(text).not.toContain('npx backupctl');
+      const kept = /^The HTML report stays at (.+)$/m.exec(text)?.[1]?.trim();
+      expect(kept?.startsWith(tmp)).toBe(true);
+      expect(existsSync(kept!)).toBe(true);
+    } finally {
+      cfg.cleanup();
+      rmSync(state, { recursive: true, force: true });
+      rmSync(tmp, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
