@@ -406,7 +406,7 @@ function __backupctl_flags
         case 'jobs backup latest'
             printf '%s\t%s\n' '--status' 'Only backups with this status' '--max-age' 'Exit 9 when the newest backup is older than this (26h, 2d)'
         case 'jobs backup download'
-            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job' '--dir' 'Folder to write the files into' '--force' 'Overwrite files that exist' '--parallel' 'Files fetched at once' '--file' 'Only this file of the backup (needed with --output - when it has several)'
+            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job' '--dir' 'Folder to write the files into' '--force' 'Overwrite files that exist; with --output -, write to a terminal' '--parallel' 'Files fetched at once' '--file' 'Only this file of the backup (needed with --output - when it has several)'
         case 'restores list'
             printf '%s\t%s\n' '--status' 'Only restore jobs with this status' '--page' 'Page number (1-based)' '--page-size' 'Records per page, 15..100' '--all' 'Follow every page and stream all records' '--fail-if-empty' 'Exit 9 when nothing matched'
         case 'encryption-keys create'
