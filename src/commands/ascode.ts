@@ -170,17 +170,33 @@ const exportSetup: Handler = async (input, ctx) => {
       problems.map((p) => `  ${p.kind} "${p.name}": ids ${p.ids.join(', ')}`),
     );
   }
+  if (ctx.output.jq !== undefined && (target === undefined || target === '-')) {
+    await printJson(ctx, file);
+    return { kind: 'empty' };
+  }
   const text = ctx.globals.json || ctx.output.format === 'json' ? `${JSON.stringify(file, null, 2)}\n` : toYaml(file, comments);
   if (target !== undefined && target !== '-') {
     const { writeFileAtomic } = await import('../status/output-file.js');
     // Private: it names every secret's variable, and a user may paste a value in.
     await writeFileAtomic(target, text, { mode: 0o600, failure: (err) => new UsageError(`cannot write --file ${target}: ${err.message}`) });
-    ctx.warn(`Wrote ${target}.`);
+    ctx.note(`Wrote ${target}.`);
     return { kind: 'empty' };
   }
   ctx.io.stdout.write(text);
   return { kind: 'empty' };
 };
+
+/** JSON on stdout, through --jq when given (as render does for other commands; these write their own output). */
+async function printJson(ctx: Context, value: unknown): Promise<void> {
+  if (ctx.output.jq !== undefined) {
+    const { applyJq } = await import('../output/jq.js');
+    const { text, error } = await applyJq(value, ctx.output.jq, ctx.io.stdoutIsTTY);
+    ctx.io.stdout.write(text);
+    if (error) throw error;
+    return;
+  }
+  ctx.io.stdout.write(`${JSON.stringify(value, null, ctx.output.pretty ? 2 : undefined)}\n`);
+}
 
 function dryRunNote(ctx: Context, text: string): Result {
   ctx.io.stderr.write(`${text}\n`);
@@ -363,7 +379,7 @@ const planOptions = (input: { values: Record<string, unknown> }, forApply: boole
 const planSetup: Handler = async (input, ctx) => {
   const { plan, resolved } = await planFor(ctx, input.values.file as string, planOptions(input, false));
   const json = ctx.globals.json || ctx.output.format === 'json' || ctx.output.format === 'ndjson';
-  if (json) ctx.io.stdout.write(`${JSON.stringify({ ...planJson(plan, resolved), summary: (await import('../ascode/plan.js')).summary(plan) }, null, ctx.output.pretty ? 2 : undefined)}\n`);
+  if (json) await printJson(ctx, { ...planJson(plan, resolved), summary: (await import('../ascode/plan.js')).summary(plan) });
   else ctx.io.stdout.write(await planText(plan, ctx.output.color, ctx.io.columns, resolved));
   if (plan.changes.length) throw new ChangesPendingError();
   return { kind: 'empty' };
@@ -375,7 +391,7 @@ const applySetup: Handler = async (input, ctx) => {
   const width = ctx.io.stderrIsTTY ? ctx.io.columns : Infinity;
   const text = await planText(plan, ctx.output.color, width, resolved);
   if (!plan.changes.length) {
-    if (json) ctx.io.stdout.write(`${JSON.stringify({ applied: [], not_applied: [] })}\n`);
+    if (json) await printJson(ctx, { applied: [], not_applied: [] });
     else ctx.io.stdout.write(text);
     return { kind: 'empty' };
   }
@@ -432,7 +448,7 @@ const applySetup: Handler = async (input, ctx) => {
     throw err;
   }
   const s = summary(plan);
-  if (json) ctx.io.stdout.write(`${JSON.stringify({ applied: planJson(plan, resolved).changes, not_applied: [] }, null, ctx.output.pretty ? 2 : undefined)}\n`);
+  if (json) await printJson(ctx, { applied: planJson(plan, resolved).changes, not_applied: [] });
   else ctx.io.stdout.write(`Applied: ${s.create} created, ${s.update} updated, ${s.replace} replaced, ${s.delete} deleted.\n`);
   return { kind: 'empty' };
 };

@@ -280,6 +280,20 @@ describe('14. smaller points', () => {
   });
 });
 
+describe('--jq on export, plan and apply', () => {
+  it('filters their JSON like any other command\'s, and plan still exits 12 on a drift', async () => {
+    const { file, text } = await exported();
+    expect((await run(['plan', '-f', file, '--jq', '.summary.update'])).stdout).toBe('0\n');
+    writeFileSync(file, text.replace('cron: 0 2 * * *', 'cron: 0 3 * * *'));
+    const plan = await run(['plan', '-f', file, '--jq', '.summary.update']);
+    expect([plan.stdout, plan.code]).toEqual(['1\n', 12]);
+    const ex = await run(['export', '--only', 'jobs', '--jq', '.jobs["shop mysql"].recipe']);
+    expect([ex.stdout, ex.code]).toEqual(['mysql\n', 0]);
+    const apply = await run(['apply', '-f', file, '--yes', '--jq', '.applied[].name']);
+    expect([apply.stdout, apply.code]).toEqual(['web-01 files\n', 0]);
+  });
+});
+
 describe('§6: plan and apply tests that can fail', () => {
   it('apply without --prune sends no DELETE, and its plan lists none', async () => {
     const { file, text } = await exported();
