@@ -340,11 +340,15 @@ export async function planText(plan: Plan, color: boolean, width = Infinity, res
   const s = summary(plan);
   const lines = [`Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`, ''];
   for (const c of plan.changes) {
-    lines.push(`${markColor(c)} ${c.kind} ${sanitize(JSON.stringify(c.name))}${c.id !== undefined ? ` (${sanitize(String(c.id))})` : ''}${c.note ? `: ${c.note}` : ''}`);
+    // The head's note is prose too: wrapped under the head, the colour of the mark not counted.
+    const head = `${MARKS[c.action].padEnd(3)} ${c.kind} ${sanitize(JSON.stringify(c.name))}${c.id !== undefined ? ` (${sanitize(String(c.id))})` : ''}${c.note ? `: ${c.note}` : ''}`;
+    const wrapped = wrapHanging(head, width, '    ');
+    wrapped[0] = markColor(c) + wrapped[0]!.slice(3);
+    lines.push(...wrapped);
     for (const f of c.fields) lines.push(`      ${sanitize(fieldLine(f, c.action))}`);
   }
   const secrets = secretLines(plan, resolved);
-  if (secrets.length) lines.push('', ...secrets.map(sanitize));
+  if (secrets.length) lines.push('', ...secrets.flatMap((l) => wrapHanging(sanitize(l), width, '    ')));
   for (const n of plan.notes) lines.push('', ...noteLines(n));
   return `${lines.join('\n')}\n`;
 }
@@ -430,7 +434,15 @@ const applySetup: Handler = async (input, ctx) => {
         if (check?.recipe) await learnRecipe(recipes.stateDir, recipes.baseUrl, check.recipe.id, check.recipe.slug, change.name, new Date()).catch(() => {});
         if (check?.problem) {
           // Never leave a job of another recipe behind: take the create back, then stop.
-          if (check.undo) await client.request(check.undo, { signal: ctx.signal });
+          if (check.undo) {
+            try {
+              await client.request(check.undo, { signal: ctx.signal });
+            } catch (undoErr) {
+              throw new CliError(check.problem.replace(/; the job was deleted again$/, ''), ExitCode.refused, [
+                `The job could not be deleted again (${(undoErr as Error).message}): delete it with \`backupctl jobs delete ${check.undo.path.split('/').pop()}\`.`,
+              ]);
+            }
+          }
           throw new CliError(check.problem, ExitCode.refused, ['The service made something other than the file says.']);
         }
       }

@@ -260,6 +260,10 @@ describe('14. smaller points', () => {
       'secret: (not shown) -> (sensitive)',
     ]);
     expect(block(/^-\/\+ job "archive files"/)).toEqual(['config.root_path: "/srv/archive" -> "/srv/x"']);
+    // A change's own note wraps too, words whole.
+    const narrow = await run(['plan', '-f', file], { COLUMNS: '60' });
+    for (const l of narrow.stdout.split('\n')) expect(l.length, l).toBeLessThanOrEqual(60);
+    expect(narrow.stdout).toMatch(/the service\n\s+cannot change config of a job|the service cannot\n\s+change config|replacing it loses the\n\s+link/);
   });
 
   it('a tab in the YAML is one problem that says YAML forbids tabs', async () => {

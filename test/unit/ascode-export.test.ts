@@ -40,3 +40,23 @@ describe('export of config values', () => {
     expect(config.compression_level).toBe(6);
   });
 });
+
+describe('recipe ids the team\'s jobs show', () => {
+  it('a job record with recipe_id beside its slug makes the pair known to plan and export', async () => {
+    const { knownRecipes } = await import('../../src/ascode/recipes.js');
+    const { mkdtempSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const dir = mkdtempSync(`${tmpdir()}/backupctl-recipes-`);
+    try {
+      const job = jobOf({ ...record({}), name: 'site', recipe: 'files', recipe_id: 1 });
+      const ids = await knownRecipes(dir, 'http://127.0.0.1:1', [job]);
+      expect(ids.problem('files', 3)).toBe('files is recipe_id 1, not 3 (job "site" shows it)');
+      expect(ids.problem('mysql', 1)).toBe('recipe_id 1 is files, not mysql (job "site" shows it)');
+      expect(ids.problem('files', 1)).toBeUndefined();
+      const { file } = exportState({ jobs: [job], storage: [], servers: [] }, ['jobs'], ids);
+      expect(file.jobs!.site!.recipe_id).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
