@@ -327,7 +327,9 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
           id: cur.id,
           fields: forced,
           note: `the service cannot change ${forced.map((f) => f.field.split('.')[0]).filter((x, i, a) => a.indexOf(x) === i).join(', ')} of a job; replacing it loses the link to its backups`,
-          steps: [{ method: 'DELETE', path: `/jobs/${cur.id}`, request: async () => ({ method: 'DELETE', path: `/jobs/${enc(cur.id)}` }) }, createStep()],
+          // Create before delete: the old job is deleted only once the new one proved to be what the file says
+          // (a create answered with another recipe is taken back, and the old job keeps running).
+          steps: [createStep(), { method: 'DELETE', path: `/jobs/${cur.id}`, request: async () => ({ method: 'DELETE', path: `/jobs/${enc(cur.id)}` }) }],
         });
         continue;
       }

@@ -129,6 +129,25 @@ describe('9. never a job of another recipe', () => {
     expect(wrong.stderr).toContain('jobs."other files".recipe_id: files is recipe_id 1, not 5 (learnt when job "new files" was created)');
   });
 
+  it('a replace creates first: a new job of another recipe is taken back and the old job stays', async () => {
+    const { file, text } = await exported();
+    edit(file, text, (doc) => {
+      doc.setIn(['jobs', 'archive files', 'config', 'root_path'], '/srv/archive-2');
+      doc.setIn(['jobs', 'archive files', 'recipe_id'], 3);
+    });
+    const before = JSON.parse((await run(['jobs', 'list', '--json'])).stdout) as Array<{ id: string; name: string }>;
+    const old = before.find((j) => j.name === 'archive files')!.id;
+    emu.clearRequests();
+    const r = await run(['apply', '-f', file, '--yes', '--allow-replace']);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('job "archive files": recipe_id 3 made a postgresql job, not files; the job was deleted again');
+    const sent = changed();
+    expect(sent.map((x) => x.method)).toEqual(['POST', 'DELETE']);
+    expect(sent[1]!.path).not.toContain(old);
+    const after = JSON.parse((await run(['jobs', 'list', '--json'])).stdout) as Array<{ id: string; name: string }>;
+    expect(after.filter((j) => j.name === 'archive files').map((j) => j.id)).toEqual([old]);
+  });
+
   it('an unknown recipe id is said in the plan', async () => {
     const { file, text } = await exported();
     edit(file, text, (doc) => doc.setIn(['jobs', 'new site'], doc.createNode(newJob('website', 5))));

@@ -225,8 +225,9 @@ describe('plan and apply', () => {
     expect(changed()).toEqual([]);
     const ok = await run(['apply', '-f', file, '--yes', '--allow-replace'], env);
     expect(ok.code).toBe(0);
-    expect(changed().map((r) => r.method)).toEqual(['DELETE', 'POST']);
-    const created = changed()[1]!.body as Record<string, unknown>;
+    // Create before delete: the old job goes only once the new one is what the file says.
+    expect(changed().map((r) => r.method)).toEqual(['POST', 'DELETE']);
+    const created = changed()[0]!.body as Record<string, unknown>;
     expect(created).toMatchObject({ name: 'archive files', recipe_id: 1, compute: { type: 'ss_agent' } });
     expect((await run(['plan', '-f', file], env)).code).toBe(0);
   });
