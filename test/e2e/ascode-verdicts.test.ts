@@ -170,7 +170,7 @@ describe('10-12. provider values, references, ${file:}', () => {
 
   it('11. a storage named in another case is the same storage: no change', async () => {
     const { file, text } = await exported();
-    writeFileSync(file, text.replace('      - storage: Cold archive', '      - storage: cold archive'));
+    writeFileSync(file, text.replace('      - storage: Cold archive', '      - storage: cold archive').replace('server: db-01', 'server: DB-01'));
     const r = await run(['plan', '-f', file]);
     expect(r.stdout).toMatch(/^No changes/);
     expect(r.code).toBe(0);
