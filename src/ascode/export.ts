@@ -66,6 +66,10 @@ export function exportState(state: CurrentState, sections: readonly Section[], r
     const ref = (items: ReadonlyArray<{ id: number | string; name: string | null }>, id: number | string, name: string | null, kind: 'servers' | 'storage') =>
       name !== null && findByName(items, name, kind).found?.id === id ? name : String(id);
     file.jobs = {};
+    if (recipes?.byId.size) {
+      const known = [...recipes.byId.values()].sort((a, b) => a.id - b.id).map((r) => `${r.slug} = ${r.id}`);
+      comments.set('jobs', ` Recipe ids known to backupctl (the service lists none): ${known.join(', ')}`);
+    }
     for (const j of [...state.jobs].sort((a, b) => a.name.localeCompare(b.name))) {
       const compute: JobEntry['compute'] =
         j.compute.type === 'server'

@@ -36,7 +36,9 @@ export const module: ModuleSpec = {
       description:
         'Storage destinations, jobs (recipe, compute, config, storage with priority, schedules), droplet and volume ' +
         'snapshot schedules, and snapshot resources with backups activated, keyed by name (resources by id). Secrets ' +
-        'are never written: each is a ${env:NAME} reference with a comment naming the field. Two resources of one ' +
+        'are never written: each is a ${env:NAME} reference with a comment naming the field (a key that names a ' +
+        'secret, a value the service masks or whose type is password), and the file is written at mode 0600. ' +
+        'Recipe ids known to backupctl (learnt from what apply created) are written as recipe_id. Two resources of one ' +
         'kind with the same name are an error that lists them. Check the file with `backupctl plan -f`, apply it with ' +
         '`backupctl apply -f`; `backupctl schema file` prints its JSON Schema.',
       examples: ['backupctl export -f backups.yaml', 'backupctl export --only storage,jobs > jobs.yaml'],

@@ -121,6 +121,7 @@ describe('9. never a job of another recipe', () => {
     expect(doc.jobs['web-01 files'].recipe_id).toBe(1);
     expect(doc.jobs['api postgres'].recipe_id).toBe(3);
     expect(doc.jobs['shop mysql'].recipe_id).toBeUndefined();
+    expect(again.text).toContain('\n# Recipe ids known to backupctl (the service lists none): files = 1, postgresql = 3\njobs:\n');
     expect((await run(['plan', '-f', again.file])).code).toBe(0);
     // A slug whose id is known, with another id, is refused too.
     edit(again.file, again.text, (d) => d.setIn(['jobs', 'other files'], d.createNode(newJob('files', 5))));
