@@ -356,4 +356,22 @@ describe('§6: plan and apply tests that can fail', () => {
     ]);
     expect((await run(['plan', '-f', file])).code).toBe(0);
   });
+
+  it('run_offset, timezone and retention edits of droplet and volume schedules show in plan and are sent', async () => {
+    const { file, text } = await exported('droplets,volumes');
+    edit(file, text, (doc) => {
+      doc.setIn(['droplets', 'web-01', 'run_offset'], 6);
+      doc.setIn(['volumes', 'pgdata-fra1', 'timezone'], 'Europe/Paris');
+      doc.setIn(['volumes', 'uploads-fra1', 'retention', 'monthly'], 12);
+    });
+    const plan = await run(['plan', '-f', file]);
+    expect(plan.code).toBe(12);
+    expect(plan.stdout).toContain('      run_offset: 5 -> 6');
+    expect(plan.stdout).toContain('      timezone: "Europe/Amsterdam" -> "Europe/Paris"');
+    expect(plan.stdout).toContain('      retention: "daily 7, weekly 4, monthly 3" -> "daily 7, weekly 4, monthly 12"');
+    emu.clearRequests();
+    expect((await run(['apply', '-f', file, '--yes'])).code).toBe(0);
+    expect(changed().map((r) => r.body)).toEqual([{ run_offset: 6 }, { timezone: 'Europe/Paris' }, { retention: { hourly: 0, daily: 7, weekly: 4, monthly: 12 } }]);
+    expect((await run(['plan', '-f', file])).code).toBe(0);
+  });
 });
