@@ -133,7 +133,8 @@ export const HEADER = [
   ' yaml-language-server: $schema=./backups.schema.json',
   ' The backup set-up, as `backupctl export` wrote it. `backupctl schema file > backups.schema.json` writes',
   ' the schema named above. Check with `backupctl plan -f <this file>`, change with `backupctl apply -f <this file>`.',
-  ' Secrets are references: set each ${env:...} variable (or use ${file:path}) before plan or apply.',
+  ' Secrets are references (${env:NAME}, or ${file:path} inside this folder). apply needs one only to create or',
+  ' replace what holds it; plan needs none, and lists the secrets and files apply would read.',
 ].join('\n');
 
 /** The YAML text of the file, comments placed on the values they name. */
