@@ -4,7 +4,7 @@
 // a pull request must not make a CI `apply` send /etc/shadow or ~/.ssh/id_rsa.
 // Anything else needs --allow-outside-files. `${env:NAME}` is read from the
 // environment. Nothing here reads a secret: only whether it is there.
-import { existsSync, realpathSync } from 'node:fs';
+import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { SECRET_REFERENCE } from './filespec.js';
 
@@ -14,7 +14,7 @@ export interface ResolvedReference {
   name: string;
   /** For a file: its absolute path. */
   file: string | null;
-  /** The variable is set (not empty), or the file exists. */
+  /** The variable is set (not empty), or the file exists and is a regular file. */
   available: boolean;
   /** A file outside the backups file's folder. */
   outside: boolean;
@@ -39,7 +39,8 @@ export function resolveReference(ref: string, baseDir: string, env: NodeJS.Proce
   const name = m[2]!;
   if (m[1] === 'env') return { kind: 'env', name, file: null, available: env[name] !== undefined && env[name] !== '', outside: false };
   const file = path.resolve(baseDir, name);
-  const available = existsSync(file);
+  // A regular file (a link to one included): a folder or a device is no secret.
+  const available = statSync(file, { throwIfNoEntry: false })?.isFile() === true;
   // Lexically inside, and still inside once every symbolic link is followed.
   const outside = !inside(baseDir, file) || (available && !inside(real(baseDir), real(file)));
   return { kind: 'file', name, file, available, outside };
