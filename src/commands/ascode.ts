@@ -285,7 +285,7 @@ async function planFor(ctx: Context, fileArg: string, opts: { prune: boolean; al
       problems.push({
         ...parsed.parsed.where(use.at),
         at: use.at,
-        message: res.kind === 'env' ? `the environment variable ${res.name} is not set ${why}` : `the file ${res.name} does not exist ${why}`,
+        message: res.kind === 'env' ? `the environment variable ${res.name} is not set ${why}` : `the file ${res.name} does not exist or is not a regular file ${why}`,
       });
     }
   }
