@@ -289,10 +289,12 @@ describe('14. smaller points', () => {
   it('a tab in the YAML is one problem that says YAML forbids tabs', async () => {
     const { file, text } = await exported();
     writeFileSync(file, text.replace('    provider: cloud_j', '\tprovider: cloud_j'));
+    const line = text.split('\n').indexOf('    provider: cloud_j') + 1;
     const r = await run(['plan', '-f', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/backups\.yaml: 1 problem; nothing was changed\n/);
-    expect(r.stderr).toMatch(/backups\.yaml:9:1: a tab: YAML forbids tabs for indentation; indent with spaces/);
+    expect(r.stderr).toContain(`backups.yaml:${line}:1: a tab: YAML forbids tabs for indentation; indent with spaces`);
+    expect(r.stderr.trimEnd().split('\n')).toHaveLength(2);
   });
 
   it('an unknown storage name gets "did you mean"', async () => {
