@@ -220,8 +220,8 @@ __backupctl_flags() {
     'verify') echo '--latest --since --sample --parallel --check --jitter --lock --healthcheck-url --output-file' ;;
     'report') echo '--since --until --job --grace --output-file' ;;
     'export') echo '--file -f --only' ;;
-    'plan') echo '--file -f --prune' ;;
-    'apply') echo '--file -f --prune --allow-replace' ;;
+    'plan') echo '--file -f --prune --allow-outside-files' ;;
+    'apply') echo '--file -f --prune --allow-outside-files --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
     'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --changing-files --big-file --tick --now' ;;
   esac

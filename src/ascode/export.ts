@@ -4,6 +4,7 @@
 import { Document, isMap, isScalar, YAMLMap, type Pair } from 'yaml';
 import { KEYLESS_PROVIDERS } from '../resources/storage.js';
 import type { BackupsFile, JobEntry, MachineEntry, Section } from './filespec.js';
+import type { RecipeIds } from './recipes.js';
 import { duplicateNames, findByName, NOT_SET, type CurrentMachine, type CurrentState, type Retention } from './state.js';
 
 export interface ExportProblem {
@@ -17,7 +18,11 @@ export function secretVariable(...parts: string[]): string {
   return ['BACKUPCTL', ...parts].map((p) => p.toUpperCase().replace(/[^A-Z0-9]+/g, '_').replace(/^_|_$/g, '')).join('_');
 }
 
-const SECRET_KEY = /pass(word)?|secret|token|private|api_?key/i;
+/** Keys that name a secret: a password, a DSN or connection string with its password, a credential, a key. */
+const SECRET_KEY = /pass(word)?|pwd|secret|token|private|api_?key|access_?key|credential|dsn|connection_?string/i;
+/** Whole words of a key (split at _ or -): `auth` but not `author`, `uri` but not `security`. */
+const SECRET_WORD = /(^|[_-])(auth|uri)([_-]|$)/i;
+const secretKey = (k: string) => SECRET_KEY.test(k) || SECRET_WORD.test(k);
 const retention = (r: Retention): Partial<Retention> => Object.fromEntries(Object.entries(r).filter(([, v]) => v > 0));
 const scheduled = (m: CurrentMachine) => m.status !== null && m.status !== 'inactive' && m.status !== 'destroyed';
 
@@ -28,7 +33,7 @@ function fileValue(v: string | number | boolean): string | number | boolean {
   return v;
 }
 
-export function exportState(state: CurrentState, sections: readonly Section[]): { file: BackupsFile; comments: Map<string, string>; problems: ExportProblem[] } {
+export function exportState(state: CurrentState, sections: readonly Section[], recipes?: RecipeIds): { file: BackupsFile; comments: Map<string, string>; problems: ExportProblem[] } {
   const file: BackupsFile = { version: 1 };
   const comments = new Map<string, string>();
   const problems: ExportProblem[] = [];
@@ -61,6 +66,10 @@ export function exportState(state: CurrentState, sections: readonly Section[]): 
     const ref = (items: ReadonlyArray<{ id: number | string; name: string | null }>, id: number | string, name: string | null, kind: 'servers' | 'storage') =>
       name !== null && findByName(items, name, kind).found?.id === id ? name : String(id);
     file.jobs = {};
+    if (recipes?.byId.size) {
+      const known = [...recipes.byId.values()].sort((a, b) => a.id - b.id).map((r) => `${r.slug} = ${r.id}`);
+      comments.set('jobs', ` Recipe ids known to backupctl (the service lists none): ${known.join(', ')}`);
+    }
     for (const j of [...state.jobs].sort((a, b) => a.name.localeCompare(b.name))) {
       const compute: JobEntry['compute'] =
         j.compute.type === 'server'
@@ -71,13 +80,15 @@ export function exportState(state: CurrentState, sections: readonly Section[]): 
       const config: Record<string, string | number | boolean> = {};
       for (const [k, v] of Object.entries(j.config)) {
         if (v === NOT_SET) continue;
-        if (SECRET_KEY.test(k) || (typeof v === 'string' && /^\*+$/.test(v))) {
+        if (secretKey(k) || j.secretKeys.includes(k) || (typeof v === 'string' && /^\*+$/.test(v))) {
           config[k] = `\${env:${secretVariable('job', j.name, k)}}`;
           comments.set(`jobs\0${j.name}\0config\0${k}`, ` secret: config ${k} of job "${j.name}" (the service shows it masked)`);
         } else config[k] = fileValue(v);
       }
+      const recipeId = j.recipe ? recipes?.bySlug.get(j.recipe)?.id : undefined;
       const entry: JobEntry = {
         recipe: j.recipe ?? '',
+        ...(recipeId !== undefined ? { recipe_id: recipeId } : {}),
         compute,
         ...(Object.keys(config).length ? { config } : {}),
         storage: j.storage.map((s, i) => ({ storage: ref(storage, s.id, s.name, 'storage'), priority: i + 1 })),
@@ -86,7 +97,7 @@ export function exportState(state: CurrentState, sections: readonly Section[]): 
       if (j.encryption_key_id !== undefined && j.encryption_key_id !== null) entry.encryption_key = String(j.encryption_key_id);
       if (j.proxy_id !== undefined && j.proxy_id !== null) entry.proxy = j.proxy_id;
       file.jobs[j.name] = entry;
-      comments.set(`jobs\0${j.name}\0recipe`, ' add recipe_id: <n> to create this job where it does not exist (the service shows the slug only)');
+      if (recipeId === undefined) comments.set(`jobs\0${j.name}\0recipe`, ' add recipe_id: <n> to create this job where it does not exist (the service shows the slug only)');
     }
   }
 
@@ -122,7 +133,8 @@ export const HEADER = [
   ' yaml-language-server: $schema=./backups.schema.json',
   ' The backup set-up, as `backupctl export` wrote it. `backupctl schema file > backups.schema.json` writes',
   ' the schema named above. Check with `backupctl plan -f <this file>`, change with `backupctl apply -f <this file>`.',
-  ' Secrets are references: set each ${env:...} variable (or use ${file:path}) before plan or apply.',
+  ' Secrets are references (${env:NAME}, or ${file:path} inside this folder). apply needs one only to create or',
+  ' replace what holds it; plan needs none, and lists the secrets and files apply would read.',
 ].join('\n');
 
 /** The YAML text of the file, comments placed on the values they name. */

@@ -3,6 +3,8 @@
 // docs/backups.schema.json) and the checks that report each problem with its
 // line and column are both made from this description.
 
+import { STORAGE_PROVIDERS } from '../resources/storage.js';
+
 export type Check = 'cron' | 'timezone';
 
 export type FieldNode =
@@ -40,7 +42,7 @@ const retention: FieldNode = {
 const timezone: FieldNode = { t: 'string', check: 'timezone', description: 'IANA time zone, e.g. Europe/Paris' };
 
 export const STORAGE_FIELDS: Record<string, Field> = {
-  provider: f({ t: 'string', description: 'Storage provider value (cloud_a, custom, ...)' }, true),
+  provider: f({ t: 'string', enum: STORAGE_PROVIDERS, description: 'Storage provider value: the list `storage add --provider` takes' }, true),
   region: f({ t: 'string', description: 'Region; every provider but custom needs one' }),
   bucket: f({ t: 'string' }),
   endpoint: f({ t: 'string', description: 'Endpoint URL; custom providers only' }),

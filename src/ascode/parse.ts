@@ -1,9 +1,7 @@
 // Reads a backups file: YAML parsed with positions, then every problem found
 // at once (unknown keys with a near miss, types, required fields, cron
 // expressions, time zones, secret references), each with its line and column.
-import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import path from 'node:path';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { FILE_NODE, SECRET_REFERENCE, type BackupsFile, type FieldNode } from './filespec.js';
 import { editDistance } from '../util/suggest.js';
@@ -16,8 +14,17 @@ export interface Problem {
   message: string;
 }
 
+/** A `${env:NAME}` or `${file:PATH}` of the file, where it stands. */
+export interface Reference {
+  ref: string;
+  /** Dotted path of the value, e.g. storage.S3.key */
+  at: string;
+}
+
 export interface ParsedFile {
   file: BackupsFile;
+  /** Every secret reference of the file, in file order. */
+  references: Reference[];
   /** Where each value stands, by dotted path, for problems found later (references). */
   where(at: string): { line: number; col: number };
   /** Name of the file, for messages. */
@@ -36,8 +43,25 @@ export function pathText(parts: ReadonlyArray<string | number>): string {
     .join('');
 }
 
-/** Parses and checks the whole file; returns the file or every problem found. */
-export async function parseBackupsFile(text: string, name: string, tools: CheckTools, baseDir: string, env: NodeJS.ProcessEnv): Promise<{ ok: true; parsed: ParsedFile } | { ok: false; problems: Problem[] }> {
+/** The cron macros croner and most crons take, as the 5 fields the service takes. */
+export const CRON_MACROS: Readonly<Record<string, string>> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+/** A schedule's cron as the service takes it: a macro becomes its 5 fields. */
+export const cronFields = (expr: string): string => CRON_MACROS[expr.trim().toLowerCase()] ?? expr;
+
+/**
+ * Parses and checks the whole file; returns the file or every problem found.
+ * References are checked for their form only: whether a secret is needed
+ * depends on the plan (it is sent only where something is created).
+ */
+export async function parseBackupsFile(text: string, name: string, tools: CheckTools): Promise<{ ok: true; parsed: ParsedFile } | { ok: false; problems: Problem[] }> {
   const lc = new LineCounter();
   const doc = parseDocument(text, { lineCounter: lc, uniqueKeys: true, prettyErrors: false });
   const problems: Problem[] = [];
@@ -45,12 +69,22 @@ export async function parseBackupsFile(text: string, name: string, tools: CheckT
     const p = lc.linePos(offset ?? 0);
     return { line: p.line, col: p.col };
   };
+  if (doc.errors.length) {
+    // A tab in the indentation sends the parser astray for the rest of the file: say that one thing.
+    const lines = text.split('\n');
+    const line = lines.findIndex((l) => /^[ ]*\t/.test(l));
+    if (line >= 0) {
+      const col = lines[line]!.indexOf('\t') + 1;
+      return { ok: false, problems: [{ line: line + 1, col, at: '', message: 'a tab: YAML forbids tabs for indentation; indent with spaces' }] };
+    }
+  }
   for (const e of doc.errors) {
     const p = pos(e.pos[0]);
     problems.push({ ...p, at: '', message: e.message.split('\n')[0]! });
   }
   if (problems.length) return { ok: false, problems };
   const positions = new Map<string, { line: number; col: number }>();
+  const references: Reference[] = [];
   const problem = (node: YamlNode | null | undefined, parts: ReadonlyArray<string | number>, message: string, fallback?: number) => {
     problems.push({ ...pos(node?.range?.[0] ?? fallback), at: pathText(parts), message });
   };
@@ -136,10 +170,8 @@ export async function parseBackupsFile(text: string, name: string, tools: CheckT
     }
   };
 
-  const checkSecret = (node: YamlNode, parts: ReadonlyArray<string | number>, ref: string) => {
-    const m = SECRET_REFERENCE.exec(ref)!;
-    if (m[1] === 'env' && (env[m[2]!] === undefined || env[m[2]!] === '')) problem(node, parts, `the environment variable ${m[2]} is not set`);
-    if (m[1] === 'file' && !existsSync(path.resolve(baseDir, m[2]!))) problem(node, parts, `the file ${m[2]} does not exist`);
+  const checkSecret = (_node: YamlNode, parts: ReadonlyArray<string | number>, ref: string) => {
+    references.push({ ref, at: pathText(parts) });
   };
 
   if (doc.contents === null) {
@@ -148,7 +180,8 @@ export async function parseBackupsFile(text: string, name: string, tools: CheckT
   }
   walk(doc.contents as YamlNode, FILE_NODE, []);
   for (const c of crons) {
-    const err = c.expr.trim().split(/\s+/).length !== 5 ? 'must be a 5-field cron expression (minute hour day month weekday)' : await tools.cronError(c.expr);
+    if (CRON_MACROS[c.expr.trim().toLowerCase()]) continue;
+    const err = c.expr.trim().split(/\s+/).length !== 5 ? `must be a 5-field cron expression (minute hour day month weekday) or one of ${Object.keys(CRON_MACROS).join(', ')}` : await tools.cronError(c.expr);
     if (err) problem(c.node, c.parts, `"${c.expr}" is not a valid cron expression: ${err}`);
   }
   if (problems.length) return { ok: false, problems: problems.sort((a, b) => a.line - b.line || a.col - b.col) };
@@ -158,6 +191,7 @@ export async function parseBackupsFile(text: string, name: string, tools: CheckT
     parsed: {
       file,
       name,
+      references,
       where: (at) => positions.get(at) ?? { line: 1, col: 1 },
     },
   };
@@ -184,10 +218,14 @@ function nearest(word: string, candidates: readonly string[]): string | undefine
   return best?.c;
 }
 
-/** The value of a `${env:NAME}` / `${file:path}` reference (a file's text, trimmed of its final newline). */
-export async function resolveSecret(ref: string, baseDir: string, env: NodeJS.ProcessEnv): Promise<string> {
+/**
+ * The value of a `${env:NAME}` / `${file:path}` reference (a file's text,
+ * trimmed of its final newline). `where` says the file to read: the plan
+ * checked it (src/ascode/references.ts) before anything was sent.
+ */
+export async function resolveSecret(ref: string, env: NodeJS.ProcessEnv, where: (ref: string) => string): Promise<string> {
   const m = SECRET_REFERENCE.exec(ref);
   if (!m) return ref;
   if (m[1] === 'env') return env[m[2]!] ?? '';
-  return (await readFile(path.resolve(baseDir, m[2]!), 'utf8')).replace(/\r?\n$/, '').trim();
+  return (await readFile(where(ref), 'utf8')).replace(/\r?\n$/, '').trim();
 }

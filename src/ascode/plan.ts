@@ -5,9 +5,11 @@
 import type { HttpMethod } from '../resources/types.js';
 import { KEYLESS_PROVIDERS } from '../resources/storage.js';
 import type { RequestSpec } from '../cli/types.js';
+import { editDistance } from '../util/suggest.js';
+import type { RecipeIds } from './recipes.js';
 import { SECRET_REFERENCE, type BackupsFile, type JobEntry, type MachineEntry, type Retention as FileRetention, type ScheduleEntry, type Section } from './filespec.js';
-import { pathText, type ParsedFile, type Problem } from './parse.js';
-import { duplicateNames, findByName, NOT_SET, type CurrentJob, type CurrentMachine, type CurrentState, type Named, type Retention } from './state.js';
+import { cronFields, pathText, type ParsedFile, type Problem } from './parse.js';
+import { duplicateNames, findByName, jobOf, NOT_SET, type CurrentJob, type CurrentMachine, type CurrentState, type Named, type Retention } from './state.js';
 
 export type Action = 'create' | 'update' | 'replace' | 'delete';
 export const MARKS: Record<Action, string> = { create: '+', update: '~', replace: '-/+', delete: '-' };
@@ -19,6 +21,29 @@ export interface FieldChange {
   after?: unknown;
   /** A secret: shown as (sensitive). */
   sensitive?: boolean;
+  /** What `after` means, when it is shorthand (a cron macro's 5 fields). */
+  means?: string;
+}
+
+/** A secret reference that apply sends: only where something is created (or replaced). */
+export interface SecretUse {
+  ref: string;
+  /** Dotted path of the value in the file. */
+  at: string;
+  kind: Kind;
+  name: string;
+  field: string;
+  action: 'create' | 'replace';
+}
+
+/** What apply checks in the service's answer to a create. */
+export interface CreateCheck {
+  /** A recipe id and the recipe the service made of it, to remember. */
+  recipe?: { id: number; slug: string };
+  /** The answer differs from the file: apply stops, loudly. */
+  problem?: string;
+  /** Sent before stopping: the create is taken back (a job of another recipe is never left behind). */
+  undo?: RequestSpec;
 }
 
 /** Ids learnt while applying: a storage created early is used by the jobs after it. */
@@ -33,6 +58,8 @@ export interface Step {
   request(ids: Ids, secret: (ref: string) => Promise<string>): Promise<RequestSpec>;
   /** After the request: learn the id of what it created. */
   learn?(ids: Ids, body: unknown): void;
+  /** After a create: compare the service's answer with the file. */
+  check?(body: unknown): CreateCheck;
 }
 
 export interface Change {
@@ -50,6 +77,8 @@ export interface Plan {
   changes: Change[];
   /** Things the plan could not compare (write-only fields), said once each. */
   notes: string[];
+  /** The secret references apply sends, in plan order. */
+  secrets: SecretUse[];
 }
 
 const RETENTION_KEYS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
@@ -79,7 +108,7 @@ function scheduleBody(s: ScheduleEntry, order: number) {
   const r = full(s.retention);
   return {
     order,
-    cron: s.cron,
+    cron: cronFields(s.cron),
     timezone: s.timezone ?? 'UTC',
     run_offset: s.run_offset ?? 0,
     retention_hourly: r.hourly,
@@ -94,7 +123,17 @@ function orderedStorage(j: JobEntry) {
   return j.storage.map((s, i) => ({ name: s.storage, priority: s.priority ?? i + 1, i })).sort((a, b) => a.priority - b.priority || a.i - b.i);
 }
 
-export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune: boolean }): { plan: Plan; problems: Problem[] } {
+/** The nearest of `names` to `word` (case ignored), for "did you mean". */
+function nearest(word: string, names: Iterable<string>): string | undefined {
+  let best: { n: string; d: number } | undefined;
+  for (const n of names) {
+    const d = editDistance(word.toLowerCase(), n.toLowerCase());
+    if (d <= Math.max(2, Math.floor(n.length / 3)) && (!best || d < best.d)) best = { n, d };
+  }
+  return best?.n;
+}
+
+export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune: boolean; recipes?: RecipeIds }): { plan: Plan; problems: Problem[] } {
   const file: BackupsFile = parsed.file;
   const problems: Problem[] = [];
   const problem = (parts: Array<string | number>, message: string) => {
@@ -104,6 +143,10 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
   const changes: Change[] = [];
   const notes = new Set<string>();
   const deletions: Change[] = [];
+  const secrets: SecretUse[] = [];
+  const sends = (action: 'create' | 'replace', kind: Kind, name: string, field: string, parts: Array<string | number>, ref: unknown) => {
+    if (isSecretRef(ref)) secrets.push({ ref: ref as string, at: pathText(parts), kind, name, field, action });
+  };
 
   // ---- storage
   const storageNow = state.storage ?? [];
@@ -141,7 +184,9 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
         ['endpoint', want.endpoint ?? null],
       ];
       const secrets: FieldChange[] = (['key', 'secret'] as const).filter((k) => want[k] !== undefined).map((k) => ({ field: k, after: want[k], sensitive: true }));
+      const sendSecrets = (action: 'create' | 'replace') => (['key', 'secret'] as const).forEach((k) => sends(action, 'storage', name, k, ['storage', name, k], want[k]));
       if (!have.length) {
+        sendSecrets('create');
         if (want.region === undefined && want.provider !== 'custom') problem(['storage', name], `"region" is needed to create storage "${name}" (every provider but custom has one)`);
         if (want.endpoint === undefined && want.provider === 'custom') problem(['storage', name], `"endpoint" is needed to create custom storage "${name}"`);
         const keyless = KEYLESS_PROVIDERS.includes(want.provider);
@@ -154,6 +199,7 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
       const differ = wantFields.filter(([k, v]) => (cur as unknown as Record<string, unknown>)[k] !== v && !(v === null && (cur as unknown as Record<string, unknown>)[k] === ''));
       if (secrets.length) notes.add('Storage keys and secrets are sent when a storage is created; the service never shows them, so a plan cannot see them change.');
       if (!differ.length) continue;
+      sendSecrets('replace');
       replacedStorage.add(name);
       changes.push({
         action: 'replace',
@@ -184,8 +230,20 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
         if (!r.found) problem([...at, 'compute', 'server'], r.error!);
       }
       want.storage.forEach((s, i) => {
-        if (!storageKnown(s.storage)) problem([...at, 'storage', i, 'storage'], `no storage named "${s.storage}" in the file or the service`);
+        if (storageKnown(s.storage)) return;
+        const near = nearest(s.storage, [...Object.keys(file.storage ?? {}), ...storageNow.map((x) => x.name)]);
+        problem([...at, 'storage', i, 'storage'], `no storage named "${s.storage}" in the file or the service${near ? `: did you mean "${near}"?` : ''}`);
       });
+      // Recipe ids: a pair known to say otherwise stops the plan; an unknown one is checked in the answer to the create.
+      if (want.recipe_id !== undefined && opts.recipes) {
+        const wrong = opts.recipes.problem(want.recipe, want.recipe_id);
+        if (wrong) problem([...at, 'recipe_id'], wrong);
+      }
+      const sendConfig = (action: 'create' | 'replace') => Object.entries(want.config ?? {}).forEach(([k, v]) => sends(action, 'job', name, `config.${k}`, [...at, 'config', k], v));
+      const unknownRecipe = () => {
+        if (want.recipe_id !== undefined && !opts.recipes?.known(want.recipe, want.recipe_id))
+          notes.add(`recipe_id ${want.recipe_id} of job "${name}" is not yet known to be ${want.recipe} (the service lists no recipes): apply compares the service's answer with the file, and deletes the job again if its recipe differs.`);
+      };
       const have = jobsNow.filter((j) => j.name === name);
       if (have.length > 1) continue;
       const createStep = (): Step => ({
@@ -206,18 +264,36 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
           if (want.proxy !== undefined) body.proxy_id = want.proxy;
           return { method: 'POST', path: '/jobs', body };
         },
+        check(answer) {
+          const data = (answer as { data?: unknown } | undefined)?.data;
+          if (data === null || typeof data !== 'object') return { problem: `job "${name}": the service's answer to the create holds no job record to compare with the file` };
+          const got = jobOf(data as Record<string, unknown>);
+          const undo: RequestSpec = { method: 'DELETE', path: `/jobs/${enc(got.id)}` };
+          const out: CreateCheck = {};
+          if (got.recipe !== null && want.recipe_id !== undefined) out.recipe = { id: want.recipe_id, slug: got.recipe };
+          if (got.recipe !== want.recipe)
+            return { ...out, undo, problem: `job "${name}": recipe_id ${want.recipe_id} made a ${got.recipe ?? 'job of no recipe'} job, not ${want.recipe}; the job was deleted again` };
+          const wantCompute = computeOf(want, servers);
+          if (got.compute.type !== null && got.compute.type !== wantCompute.type)
+            return { ...out, problem: `job "${name}": the service made a job with compute ${computeText(got.compute)}, not ${computeText({ ...wantCompute, server_name: want.compute.server })}` };
+          if (got.schedules.length && got.schedules.map((x) => x.cron).join('|') !== want.schedules.map((x) => cronFields(x.cron)).join('|'))
+            return { ...out, problem: `job "${name}": the service made a job with the schedules ${got.schedules.map((x) => x.cron).join(', ')}, not ${want.schedules.map((x) => cronFields(x.cron)).join(', ')}` };
+          return out;
+        },
       });
       const createFields = (): FieldChange[] => [
         { field: 'recipe', after: want.recipe },
         { field: 'compute', after: want.compute.server !== undefined ? `server ${want.compute.server}` : want.compute.serverless !== undefined ? `serverless ${want.compute.serverless}` : 'agent' },
         ...Object.entries(want.config ?? {}).map(([k, v]) => ({ field: `config.${k}`, after: v, ...(isSecretRef(v) ? { sensitive: true } : {}) })),
         { field: 'storage', after: orderedStorage(want).map((s) => `${s.name}:${s.priority}`).join(', ') },
-        ...want.schedules.map((s, i) => ({ field: `schedules[${i}]`, after: `${s.cron} ${s.timezone ?? 'UTC'}, offset ${s.run_offset ?? 0}, keep ${retentionText(full(s.retention))}` })),
+        ...want.schedules.map((s, i) => ({ field: `schedules[${i}]`, after: `${cronFields(s.cron)} ${s.timezone ?? 'UTC'}, offset ${s.run_offset ?? 0}, keep ${retentionText(full(s.retention))}` })),
         ...(want.encryption_key !== undefined ? [{ field: 'encryption_key', after: want.encryption_key }] : []),
         ...(want.proxy !== undefined ? [{ field: 'proxy', after: want.proxy }] : []),
       ];
       if (!have.length) {
         if (want.recipe_id === undefined) problem(at, `"recipe_id" is needed to create job "${name}" (the service shows a recipe's slug, not its id)`);
+        sendConfig('create');
+        unknownRecipe();
         changes.push({ action: 'create', kind: 'job', name, fields: createFields(), steps: [createStep()] });
         continue;
       }
@@ -242,6 +318,8 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
       }
       if (forced.length) {
         if (want.recipe_id === undefined) problem(at, `"recipe_id" is needed to replace job "${name}" (the service shows a recipe's slug, not its id)`);
+        sendConfig('replace');
+        unknownRecipe();
         changes.push({
           action: 'replace',
           kind: 'job',
@@ -249,11 +327,13 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
           id: cur.id,
           fields: forced,
           note: `the service cannot change ${forced.map((f) => f.field.split('.')[0]).filter((x, i, a) => a.indexOf(x) === i).join(', ')} of a job; replacing it loses the link to its backups`,
-          steps: [{ method: 'DELETE', path: `/jobs/${cur.id}`, request: async () => ({ method: 'DELETE', path: `/jobs/${enc(cur.id)}` }) }, createStep()],
+          // Create before delete: the old job is deleted only once the new one proved to be what the file says
+          // (a create answered with another recipe is taken back, and the old job keeps running).
+          steps: [createStep(), { method: 'DELETE', path: `/jobs/${cur.id}`, request: async () => ({ method: 'DELETE', path: `/jobs/${enc(cur.id)}` }) }],
         });
         continue;
       }
-      const update = jobUpdate(cur, want, name, storageIdOf, replacedStorage);
+      const update = jobUpdate(cur, want, name, storageIdOf, replacedStorage, (ref) => findByName(storageNow, ref, 'storage').found?.id);
       if (update) changes.push(update);
       if ((want.encryption_key !== undefined && cur.encryption_key_id === undefined) || (want.proxy !== undefined && cur.proxy_id === undefined))
         notes.add('A job\'s encryption key and proxy are set when the job is created; the service does not show them, so a plan cannot see them change.');
@@ -322,10 +402,17 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
     }
   }
 
-  return { plan: { changes: [...changes, ...deletions], notes: [...notes] }, problems };
+  return { plan: { changes: [...changes, ...deletions], notes: [...notes], secrets }, problems };
 }
 
-function jobUpdate(cur: CurrentJob, want: JobEntry, name: string, storageIdOf: (ids: Ids, name: string) => number, replacedStorage: ReadonlySet<string>): Change | undefined {
+function jobUpdate(
+  cur: CurrentJob,
+  want: JobEntry,
+  name: string,
+  storageIdOf: (ids: Ids, name: string) => number,
+  replacedStorage: ReadonlySet<string>,
+  existingStorageId: (ref: string) => number | undefined,
+): Change | undefined {
   const fields: FieldChange[] = [];
   const steps: Step[] = [];
   const jobPath = `/jobs/${enc(cur.id)}`;
@@ -341,7 +428,8 @@ function jobUpdate(cur: CurrentJob, want: JobEntry, name: string, storageIdOf: (
       const tz = s.timezone ?? 'UTC';
       const off = s.run_offset ?? 0;
       const r = full(s.retention);
-      if (c.cron !== s.cron) (fields.push({ field: `schedules[${i}].cron`, before: c.cron, after: s.cron }), (body.cron = s.cron));
+      const cron = cronFields(s.cron);
+      if (c.cron !== cron) (fields.push({ field: `schedules[${i}].cron`, before: c.cron, after: s.cron, ...(cron !== s.cron ? { means: cron } : {}) }), (body.cron = cron));
       if (c.timezone !== tz) (fields.push({ field: `schedules[${i}].timezone`, before: c.timezone, after: tz }), (body.timezone = tz));
       if (c.run_offset !== off) (fields.push({ field: `schedules[${i}].run_offset`, before: c.run_offset, after: off }), (body.run_offset = off));
       if (!sameRetention(c.retention, r)) {
@@ -363,7 +451,8 @@ function jobUpdate(cur: CurrentJob, want: JobEntry, name: string, storageIdOf: (
   const wantOrder = orderedStorage(want);
   const curNames = cur.storage.map((s) => s.name ?? String(s.id));
   const relinked = wantOrder.some((s) => replacedStorage.has(s.name));
-  if (relinked || wantOrder.length !== curNames.length || wantOrder.some((s, i) => s.name !== cur.storage[i]!.name && s.name !== String(cur.storage[i]!.id))) {
+  // A name resolves as everywhere in the CLI (an id, the exact name, else the one name equal ignoring case): same storage, no change.
+  if (relinked || wantOrder.length !== curNames.length || wantOrder.some((s, i) => existingStorageId(s.name) !== cur.storage[i]!.id)) {
     fields.push({ field: 'storage', before: curNames.map((n, i) => `${n}:${i + 1}`).join(', '), after: wantOrder.map((s) => `${s.name}:${s.priority}`).join(', ') });
     const path = `${jobPath}/storage`;
     steps.push({

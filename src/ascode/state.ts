@@ -35,9 +35,13 @@ export interface CurrentJob {
   id: string;
   name: string;
   recipe: string | null;
+  /** Only when the service shows it beside the slug (the interface's job record does not). */
+  recipe_id?: number | null;
   compute: { type: string | null; server_id: number | null; server_name: string | null; region: string | null };
   /** Config values as the service shows them ("True"/"False", numbers, "********" for a secret). */
   config: Record<string, string | number | boolean>;
+  /** Config keys whose own `type` says the value is secret (password). */
+  secretKeys: string[];
   /** Storage ids in priority order (the service lists a job's storage by priority). */
   storage: Array<{ id: number; name: string | null }>;
   schedules: CurrentSchedule[];
@@ -94,13 +98,19 @@ async function all(client: Client, path: string, signal: AbortSignal): Promise<R
   return out;
 }
 
-function job(r: Rec): CurrentJob {
+/** A config field's `type` that marks its value secret. */
+const SECRET_TYPE = /^(password|secret)$/i;
+
+/** A job record of the service, reduced to what a backups file describes. */
+export function jobOf(r: Rec): CurrentJob {
   const compute = obj(r.compute);
   const server = obj(compute.server);
   const config: CurrentJob['config'] = {};
+  const secretKeys: string[] = [];
   for (const [k, v] of Object.entries(obj(r.config))) {
     const value = typeof v === 'object' && v !== null ? (v as Rec).value : v;
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') config[k] = value;
+    if (typeof v === 'object' && v !== null && typeof (v as Rec).type === 'string' && SECRET_TYPE.test((v as Rec).type as string)) secretKeys.push(k);
   }
   const schedules = arr(r.schedule)
     .map((s, i) => ({
@@ -123,9 +133,11 @@ function job(r: Rec): CurrentJob {
       region: str(compute.region),
     },
     config,
+    secretKeys,
     storage: arr(r.storage).flatMap((s) => (int(s.id) === null ? [] : [{ id: int(s.id)!, name: str(s.name) }])),
     schedules,
   };
+  if ('recipe_id' in r) out.recipe_id = int(r.recipe_id);
   if ('encryption_key_id' in r) out.encryption_key_id = (r.encryption_key_id as string | number | null) ?? null;
   if ('proxy_id' in r) out.proxy_id = int(r.proxy_id);
   return out;
@@ -163,7 +175,7 @@ export async function readState(client: Client, sections: readonly Section[], si
     read('/storage', (rs) => {
       state.storage = rs.map((s) => ({ id: int(s.id)!, name: str(s.name) ?? '', provider: str(s.provider), region: str(s.region), bucket: str(s.bucket), endpoint: str(s.endpoint) }));
     });
-  if (want.has('jobs')) read('/jobs', (rs) => (state.jobs = rs.map(job)));
+  if (want.has('jobs')) read('/jobs', (rs) => (state.jobs = rs.map(jobOf)));
   if (want.has('servers')) read('/servers', (rs) => (state.servers = rs.map((s) => ({ id: int(s.id) ?? String(s.id), name: str(s.name) }))));
   if (want.has('droplets')) read('/cloud_i/droplets', (rs) => (state.droplets = rs.map(machine)));
   if (want.has('volumes')) read('/cloud_i/volumes', (rs) => (state.volumes = rs.map(machine)));

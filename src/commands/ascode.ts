@@ -10,6 +10,7 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import { SECTIONS, backupsFileSchema, type Section } from '../ascode/filespec.js';
 import type { Change, FieldChange, Plan } from '../ascode/plan.js';
 import type { CheckTools, Problem } from '../ascode/parse.js';
+import type { ResolvedReference } from '../ascode/references.js';
 
 const sectionsText = SECTIONS.join(',');
 /** What export and plan read (apply too, before it changes anything). */
@@ -18,6 +19,12 @@ const READS = ['GET /storage', 'GET /jobs', 'GET /servers', 'GET /cloud_i/drople
 const fileAndPrune: ParamSpec[] = [
   { name: 'file', short: 'f', in: 'local', type: 'string', required: true, placeholder: 'path', description: 'The backups file (YAML), or - for standard input' },
   { name: 'prune', in: 'local', type: 'boolean', description: 'Also delete what the file does not name (in the sections it has)' },
+  {
+    name: 'allow_outside_files',
+    in: 'local',
+    type: 'boolean',
+    description: 'Let ${file:PATH} read files outside the backups file\'s folder (refused without it, symbolic links included)',
+  },
 ];
 
 export const module: ModuleSpec = {
@@ -29,7 +36,9 @@ export const module: ModuleSpec = {
       description:
         'Storage destinations, jobs (recipe, compute, config, storage with priority, schedules), droplet and volume ' +
         'snapshot schedules, and snapshot resources with backups activated, keyed by name (resources by id). Secrets ' +
-        'are never written: each is a ${env:NAME} reference with a comment naming the field. Two resources of one ' +
+        'are never written: each is a ${env:NAME} reference with a comment naming the field (a key that names a ' +
+        'secret, a value the service masks or whose type is password), and the file is written at mode 0600. ' +
+        'Recipe ids known to backupctl (learnt from what apply created) are written as recipe_id. Two resources of one ' +
         'kind with the same name are an error that lists them. Check the file with `backupctl plan -f`, apply it with ' +
         '`backupctl apply -f`; `backupctl schema file` prints its JSON Schema.',
       examples: ['backupctl export -f backups.yaml', 'backupctl export --only storage,jobs > jobs.yaml'],
@@ -48,7 +57,9 @@ export const module: ModuleSpec = {
       description:
         'Marks: + create, ~ update in place (field by field, before -> after), -/+ replace (what the service cannot ' +
         'change: a job\'s recipe, compute or config; a storage\'s provider, region, bucket or endpoint), - delete ' +
-        '(only with --prune, and only in the sections the file has). Secrets show as (sensitive). Exit 0: no ' +
+        '(only with --prune, and only in the sections the file has). Secrets show as (sensitive); the plan lists ' +
+        'the secrets apply would send (only for what it creates or replaces) and every file it would read, so a ' +
+        'drift check needs no secret set. Exit 0: no ' +
         'changes; exit 12: changes pending (for a drift check in CI); exit 2: a problem in the file, each with its ' +
         'line and column. Only GET requests are sent.',
       examples: ['backupctl plan -f backups.yaml', 'backupctl plan -f backups.yaml --prune --json', 'backupctl plan -f backups.yaml >/dev/null || echo "drift (exit $?)"'],
@@ -117,6 +128,12 @@ export const schemas = {
   plan: z.object({
     changes: z.array(changeSchema),
     notes: z.array(z.string()),
+    /** The secret references apply sends (creates and replaces only): never a value. */
+    secrets: z.array(
+      z.object({ reference: z.string(), kind: z.string(), name: z.string(), field: z.string(), available: z.boolean(), file: z.nullable(z.string()) }),
+    ),
+    /** Every file apply reads (the ${file:} references it sends), absolute. */
+    files: z.array(z.string()),
     summary: z.object({ create: z.int(), update: z.int(), replace: z.int(), delete: z.int() }),
   }),
   apply: z.object({ applied: z.array(changeSchema), not_applied: z.array(changeSchema) }),
@@ -146,23 +163,42 @@ const exportSetup: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const spinner = ctx.spinner('Reading the set-up');
   const state = await readState(client, sections, ctx.signal).finally(() => spinner.stop());
-  const { file, comments, problems } = exportState(state, sections);
+  const [{ knownRecipes }, { stateDir }] = await Promise.all([import('../ascode/recipes.js'), import('../config/paths.js')]);
+  const recipes = await knownRecipes(stateDir(ctx.env), (await ctx.settings()).baseUrl, state.jobs ?? []);
+  const { file, comments, problems } = exportState(state, sections, recipes);
   if (problems.length) {
     throw new UsageError(
       'names must be unique to be exported: rename these first',
       problems.map((p) => `  ${p.kind} "${p.name}": ids ${p.ids.join(', ')}`),
     );
   }
+  if (ctx.output.jq !== undefined && (target === undefined || target === '-')) {
+    await printJson(ctx, file);
+    return { kind: 'empty' };
+  }
   const text = ctx.globals.json || ctx.output.format === 'json' ? `${JSON.stringify(file, null, 2)}\n` : toYaml(file, comments);
   if (target !== undefined && target !== '-') {
     const { writeFileAtomic } = await import('../status/output-file.js');
-    await writeFileAtomic(target, text);
-    ctx.warn(`Wrote ${target}.`);
+    // Private: it names every secret's variable, and a user may paste a value in.
+    await writeFileAtomic(target, text, { mode: 0o600, failure: (err) => new UsageError(`cannot write --file ${target}: ${err.message}`) });
+    ctx.note(`Wrote ${target}.`);
     return { kind: 'empty' };
   }
   ctx.io.stdout.write(text);
   return { kind: 'empty' };
 };
+
+/** JSON on stdout, through --jq when given (as render does for other commands; these write their own output). */
+async function printJson(ctx: Context, value: unknown): Promise<void> {
+  if (ctx.output.jq !== undefined) {
+    const { applyJq } = await import('../output/jq.js');
+    const { text, error } = await applyJq(value, ctx.output.jq, ctx.io.stdoutIsTTY);
+    ctx.io.stdout.write(text);
+    if (error) throw error;
+    return;
+  }
+  ctx.io.stdout.write(`${JSON.stringify(value, null, ctx.output.pretty ? 2 : undefined)}\n`);
+}
 
 function dryRunNote(ctx: Context, text: string): Result {
   ctx.io.stderr.write(`${text}\n`);
@@ -201,25 +237,60 @@ async function cronChecks(): Promise<CheckTools> {
 
 interface Planned {
   plan: Plan;
-  baseDir: string;
+  /** Each secret reference apply sends, resolved (not read): where it comes from, whether it is there. */
+  resolved: Map<string, ResolvedReference>;
+  /** The backups file as given (for messages), or `-`. */
+  fileArg: string;
+  recipes: { stateDir: string; baseUrl: string };
 }
 
-/** Reads and checks the file, reads the service, and plans; every problem is exit 2 before anything changes. */
-async function planFor(ctx: Context, fileArg: string, prune: boolean): Promise<Planned> {
-  const [{ parseBackupsFile }, { readState }, { makePlan, sectionsOf }] = await Promise.all([
+/**
+ * Reads and checks the file, reads the service, and plans; every problem is
+ * exit 2 before anything changes. A `${file:}` outside the file's folder is a
+ * problem wherever it stands (without --allow-outside-files); a secret that is
+ * not there is a problem only for apply, and only when apply sends it.
+ */
+async function planFor(ctx: Context, fileArg: string, opts: { prune: boolean; allowOutside: boolean; forApply: boolean }): Promise<Planned> {
+  const [{ parseBackupsFile }, { readState }, { makePlan, sectionsOf }, { resolveReference }, { knownRecipes }, { stateDir }] = await Promise.all([
     import('../ascode/parse.js'),
     import('../ascode/state.js'),
     import('../ascode/plan.js'),
+    import('../ascode/references.js'),
+    import('../ascode/recipes.js'),
+    import('../config/paths.js'),
   ]);
   const { text, name, baseDir } = await readFileArg(ctx, fileArg);
-  const parsed = await parseBackupsFile(text, name, await cronChecks(), baseDir, ctx.env);
+  const parsed = await parseBackupsFile(text, name, await cronChecks());
   if (!parsed.ok) throw problemsError(name, parsed.problems);
+  const resolved = new Map<string, ResolvedReference>();
+  const fileProblems: Problem[] = [];
+  for (const r of parsed.parsed.references) {
+    const res = resolveReference(r.ref, baseDir, ctx.env);
+    resolved.set(r.ref, res);
+    if (res.outside && !opts.allowOutside) {
+      fileProblems.push({ ...parsed.parsed.where(r.at), at: r.at, message: `${r.ref} is outside the folder of the backups file (${baseDir}); give --allow-outside-files to read it` });
+    }
+  }
+  if (fileProblems.length) throw problemsError(name, fileProblems);
   const client = await ctx.client();
   const spinner = ctx.spinner('Reading the set-up');
   const state = await readState(client, sectionsOf(parsed.parsed.file), ctx.signal).finally(() => spinner.stop());
-  const { plan, problems } = makePlan(parsed.parsed, state, { prune });
+  const recipes = { stateDir: stateDir(ctx.env), baseUrl: (await ctx.settings()).baseUrl };
+  const { plan, problems } = makePlan(parsed.parsed, state, { prune: opts.prune, recipes: await knownRecipes(recipes.stateDir, recipes.baseUrl, state.jobs ?? []) });
+  if (opts.forApply) {
+    for (const use of plan.secrets) {
+      const res = resolved.get(use.ref)!;
+      if (res.available) continue;
+      const why = `(apply sends it: ${use.kind} "${use.name}" is ${use.action === 'create' ? 'created' : 'replaced'})`;
+      problems.push({
+        ...parsed.parsed.where(use.at),
+        at: use.at,
+        message: res.kind === 'env' ? `the environment variable ${res.name} is not set ${why}` : `the file ${res.name} does not exist or is not a regular file ${why}`,
+      });
+    }
+  }
   if (problems.length) throw problemsError(name, problems.sort((a, b) => a.line - b.line || a.col - b.col));
-  return { plan, baseDir };
+  return { plan, resolved, fileArg, recipes };
 }
 
 // ---------------------------------------------------------------------------
@@ -227,34 +298,65 @@ async function planFor(ctx: Context, fileArg: string, prune: boolean): Promise<P
 
 const show = (v: unknown) => (v === undefined || v === null ? '(none)' : typeof v === 'string' ? JSON.stringify(v) : String(v));
 
-function fieldLine(f: FieldChange): string {
-  if (f.sensitive) return `${f.field}: (sensitive)`;
-  if (f.before === undefined) return `${f.field}: ${show(f.after)}`;
-  return `${f.field}: ${show(f.before)} -> ${show(f.after)}`;
+function fieldLine(f: FieldChange, action: Change['action']): string {
+  // A replace sends the secret again: the service never showed what it was.
+  if (f.sensitive) return action === 'replace' ? `${f.field}: (not shown) -> (sensitive)` : `${f.field}: (sensitive)`;
+  const after = `${show(f.after)}${f.means ? ` (${f.means})` : ''}`;
+  if (f.before === undefined) return `${f.field}: ${after}`;
+  return `${f.field}: ${show(f.before)} -> ${after}`;
 }
 
-export async function planText(plan: Plan, color: boolean): Promise<string> {
-  const { summary, MARKS } = await import('../ascode/plan.js');
-  const { sanitize } = await import('../output/format.js');
+/** A path as the user may type it again (quoted for a POSIX shell when needed). */
+const shellWord = (p: string) => (/^[\w@%+=:,./-]+$/.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`);
+
+/** Each secret apply sends, with where it comes from and whether it is there (never its value). */
+function secretLines(plan: Plan, resolved: ReadonlyMap<string, ResolvedReference>): string[] {
+  if (!plan.secrets.length) return [];
+  const lines = ['Secrets apply sends:'];
+  for (const use of plan.secrets) {
+    const r = resolved.get(use.ref);
+    const where = !r ? '' : r.kind === 'env' ? (r.available ? 'set' : 'not set') : `file ${r.file}${r.available ? '' : ' (missing)'}`;
+    lines.push(`  ${use.ref} for ${use.kind} ${JSON.stringify(use.name)} ${use.field}: ${where}`);
+  }
+  const files = filesRead(plan, resolved);
+  if (files.length) lines.push(`Files apply reads: ${files.join(', ')}`);
+  return lines;
+}
+
+function filesRead(plan: Plan, resolved: ReadonlyMap<string, ResolvedReference>): string[] {
+  const files = plan.secrets.map((u) => resolved.get(u.ref)?.file).filter((f): f is string => typeof f === 'string');
+  return [...new Set(files)];
+}
+
+export async function planText(plan: Plan, color: boolean, width = Infinity, resolved: ReadonlyMap<string, ResolvedReference> = new Map()): Promise<string> {
+  const [{ summary, MARKS }, { sanitize }, { wrapHanging }] = await Promise.all([import('../ascode/plan.js'), import('../output/format.js'), import('../util/wrap.js')]);
   const paint = color ? (await import('chalk')).default : undefined;
   const markColor = (c: Change) => {
     const m = MARKS[c.action].padEnd(3);
     if (!paint) return m;
     return c.action === 'create' ? paint.green(m) : c.action === 'update' ? paint.yellow(m) : paint.red(m);
   };
-  if (!plan.changes.length) return `No changes: the service matches the file.\n${plan.notes.map((n) => `Note: ${n}\n`).join('')}`;
+  // Notes are prose: wrapped at the terminal's width, words kept whole.
+  const noteLines = (n: string) => wrapHanging(`Note: ${sanitize(n)}`, width, '      ');
+  if (!plan.changes.length) return `No changes: the service matches the file.\n${plan.notes.flatMap(noteLines).map((l) => `${l}\n`).join('')}`;
   const s = summary(plan);
   const lines = [`Plan: ${s.create} to create, ${s.update} to update, ${s.replace} to replace, ${s.delete} to delete.`, ''];
   for (const c of plan.changes) {
-    lines.push(`${markColor(c)} ${c.kind} ${sanitize(JSON.stringify(c.name))}${c.id !== undefined ? ` (${sanitize(String(c.id))})` : ''}${c.note ? `: ${c.note}` : ''}`);
-    for (const f of c.fields) lines.push(`      ${sanitize(fieldLine(f))}`);
+    // The head's note is prose too: wrapped under the head, the colour of the mark not counted.
+    const head = `${MARKS[c.action].padEnd(3)} ${c.kind} ${sanitize(JSON.stringify(c.name))}${c.id !== undefined ? ` (${sanitize(String(c.id))})` : ''}${c.note ? `: ${c.note}` : ''}`;
+    const wrapped = wrapHanging(head, width, '    ');
+    wrapped[0] = markColor(c) + wrapped[0]!.slice(3);
+    lines.push(...wrapped);
+    for (const f of c.fields) lines.push(`      ${sanitize(fieldLine(f, c.action))}`);
   }
-  for (const n of plan.notes) lines.push('', `Note: ${n}`);
+  const secrets = secretLines(plan, resolved);
+  if (secrets.length) lines.push('', ...secrets.flatMap((l) => wrapHanging(sanitize(l), width, '    ')));
+  for (const n of plan.notes) lines.push('', ...noteLines(n));
   return `${lines.join('\n')}\n`;
 }
 
 /** The plan as JSON: what `schema plan` describes. */
-export function planJson(plan: Plan) {
+export function planJson(plan: Plan, resolved: ReadonlyMap<string, ResolvedReference> = new Map()) {
   return {
     changes: plan.changes.map((c) => ({
       action: c.action,
@@ -266,25 +368,36 @@ export function planJson(plan: Plan) {
       requests: c.steps.map((s) => ({ method: s.method, path: `/v1${s.path}` })),
     })),
     notes: plan.notes,
+    secrets: plan.secrets.map((u) => {
+      const r = resolved.get(u.ref);
+      return { reference: u.ref, kind: u.kind, name: u.name, field: u.field, available: r?.available ?? false, file: r?.file ?? null };
+    }),
+    files: filesRead(plan, resolved),
   };
 }
 
+const planOptions = (input: { values: Record<string, unknown> }, forApply: boolean) => ({
+  prune: input.values.prune === true,
+  allowOutside: input.values.allow_outside_files === true,
+  forApply,
+});
+
 const planSetup: Handler = async (input, ctx) => {
-  const { plan } = await planFor(ctx, input.values.file as string, input.values.prune === true);
+  const { plan, resolved } = await planFor(ctx, input.values.file as string, planOptions(input, false));
   const json = ctx.globals.json || ctx.output.format === 'json' || ctx.output.format === 'ndjson';
-  if (json) ctx.io.stdout.write(`${JSON.stringify({ ...planJson(plan), summary: (await import('../ascode/plan.js')).summary(plan) }, null, ctx.output.pretty ? 2 : undefined)}\n`);
-  else ctx.io.stdout.write(await planText(plan, ctx.output.color));
+  if (json) await printJson(ctx, { ...planJson(plan, resolved), summary: (await import('../ascode/plan.js')).summary(plan) });
+  else ctx.io.stdout.write(await planText(plan, ctx.output.color, ctx.io.columns, resolved));
   if (plan.changes.length) throw new ChangesPendingError();
   return { kind: 'empty' };
 };
 
 const applySetup: Handler = async (input, ctx) => {
-  const prune = input.values.prune === true;
-  const { plan, baseDir } = await planFor(ctx, input.values.file as string, prune);
+  const { plan, resolved, fileArg, recipes } = await planFor(ctx, input.values.file as string, planOptions(input, true));
   const json = ctx.globals.json || ctx.output.format === 'json' || ctx.output.format === 'ndjson';
-  const text = await planText(plan, ctx.output.color);
+  const width = ctx.io.stderrIsTTY ? ctx.io.columns : Infinity;
+  const text = await planText(plan, ctx.output.color, width, resolved);
   if (!plan.changes.length) {
-    if (json) ctx.io.stdout.write(`${JSON.stringify({ applied: [], not_applied: [] })}\n`);
+    if (json) await printJson(ctx, { applied: [], not_applied: [] });
     else ctx.io.stdout.write(text);
     return { kind: 'empty' };
   }
@@ -300,10 +413,16 @@ const applySetup: Handler = async (input, ctx) => {
   if (ctx.globals.dryRun) return dryRunNote(ctx, 'Dry run: nothing was changed.');
   if (!(await ctx.confirm('Apply these changes?'))) throw new UsageError('Cancelled; nothing was changed.');
 
-  const { resolveSecret } = await import('../ascode/parse.js');
+  const [{ resolveSecret }, { learnRecipe }, { MARKS, summary }] = await Promise.all([import('../ascode/parse.js'), import('../ascode/recipes.js'), import('../ascode/plan.js')]);
   const client = await ctx.client();
   const ids = { storage: new Map<string, number>() };
-  const secret = (ref: string) => resolveSecret(ref, baseDir, ctx.env);
+  const secret = (ref: string) =>
+    resolveSecret(ref, ctx.env, (r) => {
+      const res = resolved.get(r);
+      // The plan checked every reference: one it did not see is never read.
+      if (!res?.file || (res.outside && input.values.allow_outside_files !== true)) throw new UsageError(`${r}: not a file the plan checked; nothing more was sent`);
+      return res.file;
+    });
   const done: Change[] = [];
   let current: Change | undefined;
   try {
@@ -313,23 +432,37 @@ const applySetup: Handler = async (input, ctx) => {
         const req = await step.request(ids, secret);
         const res = await client.request(req, { signal: ctx.signal });
         step.learn?.(ids, res.body);
+        const check = step.check?.(res.body);
+        if (check?.recipe) await learnRecipe(recipes.stateDir, recipes.baseUrl, check.recipe.id, check.recipe.slug, change.name, new Date()).catch(() => {});
+        if (check?.problem) {
+          // Never leave a job of another recipe behind: take the create back, then stop.
+          if (check.undo) {
+            try {
+              await client.request(check.undo, { signal: ctx.signal });
+            } catch (undoErr) {
+              throw new CliError(check.problem.replace(/; the job was deleted again$/, ''), ExitCode.refused, [
+                `The job could not be deleted again (${(undoErr as Error).message}): delete it with \`backupctl jobs delete ${check.undo.path.split('/').pop()}\`.`,
+              ]);
+            }
+          }
+          throw new CliError(check.problem, ExitCode.refused, ['The service made something other than the file says.']);
+        }
       }
       done.push(change);
-      ctx.note(`${(await import('../ascode/plan.js')).MARKS[change.action]} ${change.kind} ${JSON.stringify(change.name)}: done`);
+      ctx.note(`${MARKS[change.action]} ${change.kind} ${JSON.stringify(change.name)}: done`);
     }
   } catch (err) {
     const left = plan.changes.filter((c) => !done.includes(c));
     const lines = [
       `Stopped at ${current!.kind} "${current!.name}". Done: ${done.length ? done.map((c) => `${c.kind} "${c.name}"`).join(', ') : 'nothing'}.`,
       `Not done: ${left.map((c) => `${c.kind} "${c.name}"`).join(', ')}.`,
-      'Run `backupctl plan -f <file>` to see where the service stands now.',
+      `Run \`backupctl plan -f ${shellWord(fileArg)}\` to see where the service stands now.`,
     ];
     if (err instanceof CliError) throw new CliError(err.message, err.exitCode, [...err.details, ...lines]);
     throw err;
   }
-  const { summary } = await import('../ascode/plan.js');
   const s = summary(plan);
-  if (json) ctx.io.stdout.write(`${JSON.stringify({ applied: planJson(plan).changes, not_applied: [] }, null, ctx.output.pretty ? 2 : undefined)}\n`);
+  if (json) await printJson(ctx, { applied: planJson(plan, resolved).changes, not_applied: [] });
   else ctx.io.stdout.write(`Applied: ${s.create} created, ${s.update} updated, ${s.replace} replaced, ${s.delete} deleted.\n`);
   return { kind: 'empty' };
 };

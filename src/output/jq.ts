@@ -8,6 +8,7 @@ import { existsSync } from 'node:fs';
 // a code cache, where import() of a built-in fails (src/boot.cjs).
 import { gunzipSync } from 'node:zlib';
 import { UsageError } from '../errors.js';
+import { sanitizeMultiline } from './sanitize.js';
 import { readBuiltBinary } from '../util/built-files.js';
 
 interface JqEngine {
@@ -48,11 +49,15 @@ export async function checkJqExpression(expr: string): Promise<void> {
 /**
  * What jq prints for `value` (each result on its own line) and, when it
  * failed part way, its message as a usage error: what it printed before
- * failing is kept, as jq keeps it.
+ * failing is kept, as jq keeps it. On a terminal the text is made safe as
+ * every other output is (escape sequences and control characters removed:
+ * a job name cannot set the clipboard or clear the screen); into a pipe or
+ * a file it stays jq -r's raw text, for the script that reads it.
  */
-export async function applyJq(value: unknown, expr: string): Promise<{ text: string; error?: UsageError }> {
+export async function applyJq(value: unknown, expr: string, terminal = false): Promise<{ text: string; error?: UsageError }> {
   const jq = await load();
   const r = jq.raw(value === undefined ? null : (value as object), expr, ['-r']);
-  const text = r.stdout === '' ? '' : `${r.stdout}\n`;
+  const out = terminal ? sanitizeMultiline(r.stdout) : r.stdout;
+  const text = out === '' ? '' : `${out}\n`;
   return r.exitCode === 0 ? { text } : { text, error: jqError(r.stderr) };
 }

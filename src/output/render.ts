@@ -328,7 +328,7 @@ async function renderJq(result: Result, expr: string, target: Target): Promise<v
       return;
   }
   const { applyJq } = await import('./jq.js');
-  const { text, error } = await applyJq(value, expr);
+  const { text, error } = await applyJq(value, expr, target.io.stdoutIsTTY);
   if (text) await target.stdout.write(text);
   if (error) throw error;
 }

@@ -71,7 +71,7 @@ export const module: ModuleSpec = {
         { name: 'backup', in: 'local', type: 'uuid', positional: true, complete: 'backups', description: 'Backup id (or --latest)' },
         { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job' },
         { name: 'dir', in: 'local', type: 'string', default: '.', placeholder: 'dir', description: 'Folder to write the files into' },
-        { name: 'force', in: 'local', type: 'boolean', description: 'Overwrite files that exist' },
+        { name: 'force', in: 'local', type: 'boolean', description: 'Overwrite files that exist; with --output -, write to a terminal' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files fetched at once' },
         { name: 'file', in: 'local', type: 'string', placeholder: 'name', description: 'Only this file of the backup (needed with --output - when it has several)' },
       ],
@@ -152,6 +152,12 @@ const download: Handler = async (input, ctx) => {
   if ((v.backup === undefined) === (v.latest !== true)) {
     throw new UsageError('give a backup id or --latest (one of them)', [
       `  backupctl jobs backup download ${jobId} --latest`,
+    ]);
+  }
+  // As curl does: a backup's bytes would garble the terminal (and mix with the progress bar).
+  if (ctx.globals.output?.trim() === '-' && ctx.io.stdoutIsTTY && v.force !== true) {
+    throw new UsageError('--output - would write the backup to the terminal: binary output can mess up your terminal; nothing was sent', [
+      '  Pipe it (... --output - | gunzip | mysql db), redirect it (> file), or give --force to write it to the terminal anyway.',
     ]);
   }
   if (ctx.globals.dryRun) {

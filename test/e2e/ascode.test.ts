@@ -124,7 +124,7 @@ describe('plan and apply', () => {
     expect(plan.code).toBe(12);
     const lines = plan.stdout.split('\n');
     expect(lines[0]).toBe('Plan: 1 to create, 3 to update, 0 to replace, 1 to delete.');
-    const heads = lines.filter((l) => /^\S/.test(l) && !l.startsWith('Plan:') && !l.startsWith('Note:'));
+    const heads = lines.filter((l) => /^\S/.test(l) && !/^(Plan|Note|Secrets apply sends|Files apply reads):/.test(l));
     expect(heads).toEqual([
       '+   storage "Backup bucket 2"',
       expect.stringMatching(/^~   job "git server" \([0-9a-f-]{36}\)$/),
@@ -225,8 +225,9 @@ describe('plan and apply', () => {
     expect(changed()).toEqual([]);
     const ok = await run(['apply', '-f', file, '--yes', '--allow-replace'], env);
     expect(ok.code).toBe(0);
-    expect(changed().map((r) => r.method)).toEqual(['DELETE', 'POST']);
-    const created = changed()[1]!.body as Record<string, unknown>;
+    // Create before delete: the old job goes only once the new one is what the file says.
+    expect(changed().map((r) => r.method)).toEqual(['POST', 'DELETE']);
+    const created = changed()[0]!.body as Record<string, unknown>;
     expect(created).toMatchObject({ name: 'archive files', recipe_id: 1, compute: { type: 'ss_agent' } });
     expect((await run(['plan', '-f', file], env)).code).toBe(0);
   });
@@ -260,11 +261,11 @@ describe('plan and apply', () => {
     const r = await run(['plan', '-f', file], lessEnv);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^error: .*backups\.yaml: 3 problems; nothing was changed\n/);
+    // A secret of a job that exists is never sent: its variable may be unset (issue 23, finding 8).
+    expect(r.stderr).toMatch(/^error: .*backups\.yaml: 2 problems; nothing was changed\n/);
     expect(r.stderr).toContain(`backups.yaml:${lineOf('recipe_idd')}:5: jobs."api postgres".recipe_idd: unknown key "recipe_idd": did you mean "recipe_id"?`);
     expect(r.stderr).toMatch(new RegExp(`backups\\.yaml:${lineOf('99 4 * * *')}:\\d+: jobs\\."archive files"\\.schedules\\[0\\]\\.cron: "99 4 \\* \\* \\*" is not a valid cron expression`));
-    expect(r.stderr).toContain(`backups.yaml:${lineOf('mysql_password')}:`);
-    expect(r.stderr).toContain('the environment variable BACKUPCTL_JOB_SHOP_MYSQL_MYSQL_PASSWORD is not set');
+    expect(r.stderr).not.toContain('BACKUPCTL_JOB_SHOP_MYSQL_MYSQL_PASSWORD');
     // Problems of the file alone: not even a GET.
     expect(apiRequests(emu)).toEqual([]);
 
