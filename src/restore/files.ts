@@ -131,7 +131,8 @@ class Extraction {
       case 'symlink': {
         const target = e.linkname ?? '';
         if (path.isAbsolute(target)) throw new Refused(`refused the link ${JSON.stringify(e.name)}: it points to an absolute path`);
-        const resolved = await physical(path.resolve(path.dirname(full), target));
+        // Against the parent as it really is (a folder reached through an earlier link), then every existing part followed.
+        const resolved = await physical(path.resolve(await realpath(path.dirname(full)), target));
         if (!inside(this.realRoot, resolved)) throw new Refused(`refused the link ${JSON.stringify(e.name)} -> ${JSON.stringify(target)}: it points outside the folder`);
         await symlink(target, full);
         return;

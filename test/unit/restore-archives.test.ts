@@ -1,0 +1,174 @@
+// The non-SQL restore sinks in-process: links that lead outside an extracted
+// archive are refused (directly, through an earlier link, or by a chain), the
+// counts are checked against the listing, and the mongodump archive parser
+// catches a damaged document, a wrong CRC and a cut archive.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pack } from 'tar-stream';
+import { Crc64 } from '../../src/restore/crc64.js';
+import { FileArchiveSink, unsafeEntryName } from '../../src/restore/files.js';
+import { MongoArchiveSink } from '../../src/restore/mongo.js';
+import { mongodumpArchive } from '../../src/emulator/mongo-archive.js';
+import { createRng } from '../../src/emulator/util.js';
+import type { RestoreOptions } from '../../src/restore/types.js';
+
+type Entry = { name: string; type?: 'file' | 'symlink' | 'link' | 'directory'; linkname?: string; data?: string };
+
+async function tarOf(entries: Entry[]): Promise<Buffer> {
+  const p = pack();
+  for (const e of entries) {
+    if (e.type === 'symlink' || e.type === 'link') p.entry({ name: e.name, type: e.type, linkname: e.linkname });
+    else if (e.type === 'directory') p.entry({ name: e.name, type: 'directory' });
+    else p.entry({ name: e.name }, e.data ?? 'x\n');
+  }
+  p.finalize();
+  const chunks: Buffer[] = [];
+  for await (const c of p as AsyncIterable<Buffer>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+let tmp: string;
+let saved: string | undefined;
+beforeEach(() => {
+  // A folder inside a folder: what escapes lands in the outer one.
+  tmp = path.join(mkdtempSync(path.join(tmpdir(), 'backupctl-unit-')), 'tmp');
+  mkdirSync(tmp);
+  saved = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+});
+afterEach(() => {
+  if (saved === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = saved;
+  rmSync(path.dirname(tmp), { recursive: true, force: true });
+});
+
+const options = (o: Partial<RestoreOptions> = {}): RestoreOptions => ({
+  engine: 'auto',
+  asserts: [],
+  execTimeoutMs: 5_000,
+  keep: false,
+  allowEmpty: false,
+  signal: new AbortController().signal,
+  ...o,
+});
+
+async function extract(entries: Entry[], o: Partial<RestoreOptions> = {}) {
+  const sink = new FileArchiveSink('tar', options(o));
+  const bytes = await tarOf(entries);
+  // In odd pieces, as the network hands them.
+  for (let at = 0; at < bytes.length; at += 700) await sink.write(bytes.subarray(at, at + 700));
+  return sink.end();
+}
+
+describe('file archives', () => {
+  it('names: absolute and `..` paths are unsafe, ordinary ones are not', () => {
+    expect(unsafeEntryName('/etc/passwd')).toBe('an absolute path');
+    expect(unsafeEntryName('a/../../b')).toMatch(/\.\./);
+    expect(unsafeEntryName('..\\b')).toMatch(/\.\./);
+    expect(unsafeEntryName('a/b..c/d')).toBeUndefined();
+    expect(unsafeEntryName('./a/b')).toBeUndefined();
+  });
+
+  it('a plain archive: files and bytes counted, links inside kept, the folder removed', async () => {
+    const r = await extract([
+      { name: 'site/', type: 'directory' },
+      { name: 'site/index.html', data: '<h1>hi</h1>\n' },
+      { name: 'site/current', type: 'symlink', linkname: 'index.html' },
+      { name: 'site/copy.html', type: 'link', linkname: 'site/index.html' },
+    ], { exec: 'test -s site/index.html && test -L site/current && test "$(cat site/copy.html)" = "<h1>hi</h1>"' });
+    expect(r.failure).toBeNull();
+    expect(r).toMatchObject({ verdict: 'extracted', files: 1, bytes: 12, exec: { exit_code: 0 } });
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it.each<[string, Entry[], RegExp]>([
+    ['an absolute symlink', [{ name: 'etc', type: 'symlink', linkname: '/etc' }], /points to an absolute path/],
+    ['a symlink up and out', [{ name: 'a/up', type: 'symlink', linkname: '../../..' }], /points outside the folder/],
+    ['a file written through a link to outside', [{ name: 'out', type: 'symlink', linkname: '..' }, { name: 'out/escaped.txt' }], /points outside/],
+    ['a link through an earlier link', [{ name: 'd', type: 'symlink', linkname: '.' }, { name: 'd/d/e', type: 'symlink', linkname: '../..' }], /outside the folder/],
+    ['a hard link to outside', [{ name: 'h', type: 'link', linkname: '../../etc/passwd' }], /hard link .* outside the folder/],
+    ['a `..` file', [{ name: 'ok.txt' }, { name: 'a/../../escaped.txt' }], /refused the entry "a\/\.\.\/\.\.\/escaped\.txt"/],
+  ])('%s is refused and nothing lands outside', async (_what, entries, message) => {
+    const r = await extract(entries);
+    expect(r.verdict).toBe('failed');
+    expect(r.failure?.message).toMatch(message);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(readdirSync(path.dirname(tmp))).toEqual(['tmp']);
+  });
+
+  it('an archive cut in the middle of an entry fails', async () => {
+    const sink = new FileArchiveSink('tar', options());
+    const bytes = await tarOf([{ name: 'a.txt', data: 'y'.repeat(5000) }]);
+    await sink.write(bytes.subarray(0, 2048));
+    const r = await sink.end();
+    expect(r.verdict).toBe('failed');
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('an empty archive fails unless --allow-empty', async () => {
+    expect((await extract([{ name: 'only/', type: 'directory' }])).failure?.message).toMatch(/holds no file/);
+    expect((await extract([{ name: 'only/', type: 'directory' }], { allowEmpty: true })).verdict).toBe('extracted');
+  });
+
+  it('--exec is stopped at its time limit', async () => {
+    const r = await extract([{ name: 'a.txt' }], { exec: 'sleep 5', execTimeoutMs: 200 });
+    expect(r.failure?.message).toMatch(/--exec timed out/);
+    expect(r.exec?.timed_out).toBe(true);
+  });
+
+  it('abort removes the folder at once', async () => {
+    const sink = new FileArchiveSink('tar', options());
+    const bytes = await tarOf([{ name: 'a.txt', data: 'z'.repeat(100_000) }]);
+    await sink.write(bytes.subarray(0, 50_000));
+    expect(readdirSync(tmp)).toHaveLength(1);
+    await sink.abort();
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe('mongodump archives', () => {
+  it('CRC-64/ECMA as Go computes it (the check value of "123456789")', () => {
+    expect(BigInt.asUintN(64, new Crc64().update(Buffer.from('123456789')).signed()).toString(16)).toBe('995dc9bbdf1939fa');
+  });
+
+  const archive = () => mongodumpArchive(createRng(7), 'shop', 20_000);
+
+  async function parse(bytes: Buffer) {
+    const sink = await MongoArchiveSink.create();
+    for (let at = 0; at < bytes.length; at += 333) await sink.write(bytes.subarray(at, at + 333));
+    return sink.end();
+  }
+
+  it('every document counted per collection', async () => {
+    const r = await parse(archive());
+    expect(r.failure).toBeNull();
+    expect(r.verdict).toBe('structure-checked');
+    expect(r.tables.map((t) => t.table)).toEqual(['shop.users', 'shop.sessions', 'shop.pageviews', 'shop.orders']);
+    expect(r.rows).toBeGreaterThan(40);
+  });
+
+  it('a changed byte inside a document: the CRC (or the document) fails', async () => {
+    const bytes = archive();
+    bytes[Math.floor(bytes.length / 2)] ^= 0x01;
+    const r = await parse(bytes);
+    expect(r.verdict).toBe('failed');
+    expect(r.failure?.message).toMatch(/^mongodump archive: /);
+  });
+
+  it('a cut archive fails', async () => {
+    const bytes = archive();
+    const r = await parse(bytes.subarray(0, bytes.length - 100));
+    expect(r.verdict).toBe('failed');
+  });
+
+  it('not an archive: no magic', async () => {
+    expect((await parse(Buffer.from('hello world, not bson'))).failure?.message).toMatch(/no magic number/);
+  });
+
+  it('the generator is deterministic', () => {
+    expect(archive().equals(archive())).toBe(true);
+    expect(existsSync(tmp)).toBe(true);
+  });
+});
