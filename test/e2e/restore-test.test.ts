@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiRequests, fileRequests, startTestEmulator } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -259,5 +259,28 @@ describe('restore-test: Ctrl-C and SIGTERM in the middle', () => {
     const r = await run.done;
     expect(r.code, r.stderr).toBe(code);
     expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe('docs/restore-tests-command.md', () => {
+  /** The `backupctl ...` lines of its sh blocks, split as sh would split them (double quotes only). */
+  const examples = () => {
+    const text = readFileSync(path.join(ROOT, 'docs', 'restore-tests-command.md'), 'utf8');
+    const blocks = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+    return blocks.flatMap((b) => b.split('\n')).filter((l) => l.startsWith('backupctl ')).map((l) => [...l.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1));
+  };
+
+  it('every example runs against the demo emulator, exit 0', async () => {
+    const list = examples();
+    expect(list.length).toBeGreaterThan(4);
+    const cwd = mkdtempSync(path.join(tmpdir(), 'backupctl-docs-'));
+    try {
+      for (const args of list) {
+        const r = await runCli(args, { env: env(), cwd, timeoutMs: 40_000 });
+        expect(r.code, `backupctl ${args.join(' ')}: ${r.stderr}`).toBe(0);
+      }
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
   });
 });
