@@ -196,6 +196,12 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     import('../restore/state.js'),
   ]);
   const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
+  // As verify: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.
+  let progress: import('../output/progress.js').ProgressBar | undefined;
+  if (ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check') {
+    const [{ ProgressBar }, { parseStatedSize }] = await Promise.all([import('../output/progress.js'), import('../verify/size.js')]);
+    progress = new ProgressBar(ctx.io.stderr, files.reduce((n, f) => n + (parseStatedSize(f.stated)?.bytes ?? 0), 0), files.length);
+  }
   const doc = await restoreBackup(
     {
       id: backup.id,
@@ -207,14 +213,17 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
       job: { id: job.id, name: job.name },
       selection: o.backupId ? 'backup' : 'latest',
       read: (file, sink, signal) =>
-        transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug, label: file.name, size: file.size, maxSize: file.maxSize }),
+        transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug, label: file.name, size: file.size, maxSize: file.maxSize, onBytes: (n) => progress?.add(n) }),
       restore: o.restore,
       timeoutMs: o.timeoutMs,
       signal: ctx.signal,
       now: () => new Date(),
-      onFile: streamNdjson ? (f) => ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`) : undefined,
+      onFile: (f) => {
+        progress?.fileDone();
+        if (streamNdjson) ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`);
+      },
     },
-  );
+  ).finally(() => progress?.end());
   const b = doc.backups[0]!;
   const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
   const dir = stateDir(ctx.env);

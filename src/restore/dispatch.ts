@@ -187,7 +187,7 @@ export class DispatchSink implements RestoreSink {
         return sqlRestoreSink(kind, this.o);
       }
       default:
-        return new Drain(notRestorable('unknown', `${this.gzip ? 'gzip holding ' : ''}data of a kind backupctl does not restore (not a SQL dump, mongodump archive, tar or zip)`));
+        return new Drain(notRestorable('unknown', `not restored: ${this.gzip ? 'gzip holding ' : ''}neither a SQL dump, a mongodump archive, a tar nor a zip`));
     }
   }
 

@@ -19,6 +19,8 @@ export function fileNote(f: RestoreFileResult): string {
   const parts: string[] = [];
   if (f.check.verdict === 'failed') parts.push(`failed the checks on the way: ${f.check.reason}`);
   else if (f.failure) parts.push(`${f.failure.message}${f.failure.line ? ` (line ${f.failure.line})` : ''}`);
+  const said = f.exec?.output_tail.trim().split('\n').at(-1);
+  if (f.exec && f.failure && said) parts.push(`its output ends: ${said.slice(0, 200)}`);
   for (const a of f.assertions.filter((a) => !a.ok)) parts.push(`--assert ${JSON.stringify(a.sql)} gave ${a.error ?? a.value ?? 'NULL'}`);
   if (f.verdict === 'structure-checked') parts.push('structure checked, not restored');
   if (f.exec && !f.failure) parts.push(`--exec exited 0 in ${f.exec.seconds.toFixed(2)} s`);
@@ -28,13 +30,16 @@ export function fileNote(f: RestoreFileResult): string {
 
 const secs = (n: number) => `${n.toFixed(2)}s`;
 
+/** Files whose tables (collections) mean something: a database dump, restored or tried. */
+const hasTables = (f: RestoreFileResult) => f.verdict !== 'not-restorable' && (f.tables.length > 0 || f.kind === 'mongo-archive' || f.kind === 'pg-plain' || f.kind === 'pg-custom' || f.kind === 'mysql');
+
 /** One row per file, for the table and tsv. */
 export const restoreFileColumns: Column[] = [
   { key: 'verdict', header: 'Verdict', format: 'status' },
   { key: 'name', header: 'File' },
   { key: 'engine', header: 'Engine', get: (f: RestoreFileResult) => engineText(f) },
-  { key: 'tables', header: 'Tables', get: (f: RestoreFileResult) => (f.tables.length || f.kind === 'mongo-archive' || f.kind.startsWith('pg') || f.kind === 'mysql' ? f.tables.length : '') },
-  { key: 'rows', header: 'Rows', get: (f: RestoreFileResult) => (f.files !== null ? `${f.files} files` : f.rows) },
+  { key: 'tables', header: 'Tables', get: (f: RestoreFileResult) => (hasTables(f) ? f.tables.length : '') },
+  { key: 'rows', header: 'Rows', get: (f: RestoreFileResult) => (f.files !== null ? `${f.files} files` : hasTables(f) ? f.rows : '') },
   { key: 'bytes_read', header: 'Size', format: 'size' },
   { key: 'read_seconds', header: 'Read', get: (f: RestoreFileResult) => secs(f.read_seconds) },
   { key: 'restore_seconds', header: 'Restore', get: (f: RestoreFileResult) => secs(f.restore_seconds) },
@@ -74,8 +79,8 @@ export function restoreMarkdown(doc: RestoreDocument): string {
     if (b.reason) lines.push(`- Reason: ${mdCell(b.reason)}`);
     lines.push('', '| Verdict | File | Engine | Tables | Rows | Size | Read | Restore | Note |', '|---|---|---|---:|---:|---:|---:|---:|---|');
     for (const f of b.files) {
-      const rows = f.files !== null ? `${f.files} files` : String(f.rows);
-      lines.push(`| ${f.verdict} | ${mdCell(f.name)} | ${mdCell(engineText(f))} | ${f.tables.length} | ${rows} | ${humanBytes(f.bytes_read)} | ${secs(f.read_seconds)} | ${secs(f.restore_seconds)} | ${mdCell(fileNote(f))} |`);
+      const rows = f.files !== null ? `${f.files} files` : hasTables(f) ? String(f.rows) : '';
+      lines.push(`| ${f.verdict} | ${mdCell(f.name)} | ${mdCell(engineText(f))} | ${hasTables(f) ? f.tables.length : ''} | ${rows} | ${humanBytes(f.bytes_read)} | ${secs(f.read_seconds)} | ${secs(f.restore_seconds)} | ${mdCell(fileNote(f))} |`);
     }
     const tables = b.files.flatMap((f) => f.tables);
     if (tables.length) {

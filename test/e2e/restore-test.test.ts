@@ -79,7 +79,7 @@ describe('restore-test: file archives', () => {
     expect(r.stdout).toMatch(/^# Restore test: marketing site\n/);
     expect(r.stdout).toContain('- Verdict: **passed**');
     expect(r.stdout).toMatch(/- Time to read: [\d.]+ s; time to restore: [\d.]+ s; recovery time: [\d.]+ s/);
-    expect(r.stdout).toMatch(/\| extracted \| marketing-site-.*\.zip \| zip \| 0 \| \d+ files \|/);
+    expect(r.stdout).toMatch(/\| extracted \| marketing-site-.*\.zip \| zip \|  \| \d+ files \|/);
   });
 
   it('--exec failing: exit 14, the command and its exit in the report; the ledger records the failure', async () => {
@@ -89,6 +89,7 @@ describe('restore-test: file archives', () => {
     expect(doc.verdict).toBe('failed');
     expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'failed', failure: { message: '--exec exited with 3' }, exec: { exit_code: 3, output_tail: 'missing index' } });
     expect(r.stderr).toContain('error: the restore test of job archive files failed: --exec exited with 3');
+    expect(r.stderr).toContain('--exec exited with 3; its output ends: missing index');
     const entry = ledger().jobs[doc.job.id];
     expect(entry.last).toMatchObject({ verdict: 'failed', reason: '--exec exited with 3' });
     // The last passing run (the test above) is kept.
@@ -242,6 +243,14 @@ describe('restore-test: Ctrl-C and SIGTERM in the middle', () => {
   });
   afterAll(async () => {
     await big.close();
+  });
+
+  it('--timeout: a test that takes longer fails (exit 14), the folder removed', async () => {
+    const r = await cli(['restore-test', 'big file', '--timeout', '1s', '--json'], { BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token });
+    expect(r.code, r.stderr).toBe(14);
+    const b = JSON.parse(r.stdout).backups[0];
+    expect(b.reason).toBe('the restore test took longer than --timeout (1 s)');
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it.each([
