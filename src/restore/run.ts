@@ -75,6 +75,8 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
           throw reason instanceof Error ? reason : new InterruptedError();
         }
       }
+      // Ctrl-C or SIGTERM while the checks ran (--exec killed): nothing to record, nothing to judge.
+      if (o.signal.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new InterruptedError();
       const result: RestoreFileResult = {
         backup_id: backup.id,
         name: file.name,

@@ -235,6 +235,25 @@ describe('restore-test: --check for cron', () => {
   });
 });
 
+describe('restore-test: Ctrl-C while --exec runs', () => {
+  it('the command is killed, the folder removed, exit 130', async () => {
+    const marker = path.join(state, 'exec.pid');
+    const run = startCli(['restore-test', 'archive files', '--exec', 'echo $$ > "$EXEC_PID_FILE"; exec sleep 30'], { ...env(), EXEC_PID_FILE: marker });
+    await until(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('\n'), 20_000);
+    const pid = Number(readFileSync(marker, 'utf8'));
+    expect(pid).toBeGreaterThan(1);
+    run.child.kill('SIGINT');
+    const r = await run.done;
+    expect(r.code, r.stderr).toBe(130);
+    expect(readdirSync(tmp)).toEqual([]);
+    // Interrupted is not failed: nothing recorded for it.
+    const reasons = existsSync(path.join(state, 'backupctl', 'restore-tests.json')) ? Object.values(ledger().jobs).map((j: Json) => j.last.reason) : [];
+    expect(reasons.join('\n')).not.toMatch(/signal/);
+    // The child it started (found by its pid, not by name) is gone.
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
+  });
+});
+
 describe('restore-test: Ctrl-C and SIGTERM in the middle', () => {
   let big: Emulator;
   beforeAll(async () => {
