@@ -77,6 +77,8 @@ export class DispatchSink implements RestoreSink {
   private innerError?: unknown;
   private pending: Promise<void> = Promise.resolve();
   private gzip = false;
+  /** Bumped by restart(): work of an earlier attempt still under way checks it. */
+  private generation = 0;
 
   constructor(private readonly o: DispatchOptions) {}
 
@@ -102,11 +104,16 @@ export class DispatchSink implements RestoreSink {
       this.gzip = true;
       const gunzip = createGunzip();
       this.gunzip = gunzip;
+      // A restart() leaves this pump behind: it must not touch the next attempt's state.
+      const generation = this.generation;
       this.pump = (async () => {
         try {
-          for await (const piece of gunzip as AsyncIterable<Buffer>) await this.plain(piece);
+          for await (const piece of gunzip as AsyncIterable<Buffer>) {
+            if (generation !== this.generation) return;
+            await this.plain(piece);
+          }
         } catch (err) {
-          this.gunzipError = `gzip: ${(err as Error).message}`;
+          if (generation === this.generation) this.gunzipError = `gzip: ${(err as Error).message}`;
         }
       })();
     }
@@ -192,6 +199,7 @@ export class DispatchSink implements RestoreSink {
   }
 
   restart(): void {
+    this.generation++;
     const inner = this.inner;
     this.pending = (async () => {
       this.gunzip?.destroy();
@@ -223,7 +231,9 @@ export class DispatchSink implements RestoreSink {
     if (this.innerError) throw this.innerError;
     const result = await this.inner!.end();
     if (this.gunzipError) {
-      return { ...result, verdict: 'failed', failure: result.failure ?? { message: this.gunzipError } };
+      // The damaged gzip is the cause; what the engine then said is its consequence.
+      const after = result.failure ? [`then: ${result.failure.message}`] : [];
+      return { ...result, verdict: 'failed', failure: { message: this.gunzipError }, warnings: [...result.warnings, ...after] };
     }
     return result;
   }

@@ -229,6 +229,7 @@ export class FileArchiveSink implements RestoreSink {
   private failure?: string;
   private started = 0;
   private aborted = false;
+  private generation = 0;
 
   constructor(
     private readonly format: ArchiveFormat,
@@ -246,27 +247,33 @@ export class FileArchiveSink implements RestoreSink {
     const { extract } = await import('tar-stream');
     const x = extract();
     this.tar = x as unknown as TarWriter;
+    // After a restart() this loop belongs to the dropped attempt: it must not touch the next one.
+    const generation = this.generation;
+    const extraction = this.extraction;
+    const fail = (message: string) => {
+      if (generation === this.generation) this.failure ??= message;
+    };
     this.tarDone = (async () => {
       try {
         for await (const entry of x) {
           const header = entry.header;
-          if (!this.failure) {
+          if (!this.failure && generation === this.generation) {
             const t = header.type;
             const type = t === 'file' || t === 'contiguous-file' ? 'file' : t === 'directory' ? 'directory' : t === 'symlink' ? 'symlink' : t === 'link' ? 'link' : 'other';
             try {
-              await this.extraction!.entry(
+              await extraction.entry(
                 { name: header.name, type, size: header.size ?? 0, mode: header.mode ?? 0o644, linkname: header.linkname ?? undefined },
                 type === 'file' ? (entry as AsyncIterable<Buffer>) : undefined,
               );
             } catch (err) {
-              this.failure ??= err instanceof Refused ? err.message : `extracting ${JSON.stringify(header.name)}: ${(err as Error).message}`;
+              fail(err instanceof Refused ? err.message : `extracting ${JSON.stringify(header.name)}: ${(err as Error).message}`);
             }
           }
           // What was not written (a refused entry, the rest after one) is read past.
           for await (const _ of entry as AsyncIterable<Buffer>) void _;
         }
       } catch (err) {
-        this.failure ??= `tar: ${(err as Error).message}`;
+        fail(`tar: ${(err as Error).message}`);
       }
     })();
   }
@@ -298,6 +305,7 @@ export class FileArchiveSink implements RestoreSink {
 
   restart(): void {
     // The transfer starts over: a fresh folder for the new first byte.
+    this.generation++;
     void this.cleanUp();
     this.extraction = undefined;
     this.tar = undefined;

@@ -118,6 +118,18 @@ describe('file archives', () => {
     expect(r.exec?.timed_out).toBe(true);
   });
 
+  it('restart: the transfer starts over, the first attempt leaves nothing behind', async () => {
+    const sink = new FileArchiveSink('tar', options());
+    const bytes = await tarOf([{ name: 'a.txt', data: 'a'.repeat(3000) }, { name: 'b.txt', data: 'b'.repeat(3000) }]);
+    await sink.write(bytes.subarray(0, 2000));
+    sink.restart();
+    for (let at = 0; at < bytes.length; at += 900) await sink.write(bytes.subarray(at, at + 900));
+    const r = await sink.end();
+    expect(r).toMatchObject({ verdict: 'extracted', files: 2, bytes: 6000, failure: null });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it('abort removes the folder at once', async () => {
     const sink = new FileArchiveSink('tar', options());
     const bytes = await tarOf([{ name: 'a.txt', data: 'z'.repeat(100_000) }]);
@@ -170,5 +182,86 @@ describe('mongodump archives', () => {
   it('the generator is deterministic', () => {
     expect(archive().equals(archive())).toBe(true);
     expect(existsSync(tmp)).toBe(true);
+  });
+});
+
+describe('zip archives', () => {
+  async function unzip(entries: Array<{ name: string; data: string }>, o: Partial<RestoreOptions> = {}) {
+    const { zipArchive } = await import('../../src/emulator/archives.js');
+    const bytes = zipArchive(entries.map((e) => ({ name: e.name, data: Buffer.from(e.data), method: 8 as const })));
+    const sink = new FileArchiveSink('zip', options(o));
+    for (let at = 0; at < bytes.length; at += 500) await sink.write(bytes.subarray(at, at + 500));
+    return sink.end();
+  }
+
+  it('extracted and counted against the central directory', async () => {
+    const r = await unzip([{ name: 'site/index.html', data: '<h1>hi</h1>' }, { name: 'site/a.css', data: 'body{}' }], { exec: 'test -s site/index.html' });
+    expect(r).toMatchObject({ verdict: 'extracted', files: 2, bytes: 17, failure: null, exec: { exit_code: 0 } });
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it.each(['../evil.txt', '/etc/evil.txt', 'a/../../evil.txt'])('%s is refused, nothing outside', async (name) => {
+    const r = await unzip([{ name: 'ok.txt', data: 'ok' }, { name, data: 'evil' }]);
+    expect(r.verdict).toBe('failed');
+    expect(r.failure?.message).toMatch(/relative path|absolute path|"\.\."/);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(readdirSync(path.dirname(tmp))).toEqual(['tmp']);
+  });
+});
+
+describe('the dispatch: sniffed from the bytes, gunzipped on the way', () => {
+  const { gzipSync } = require('node:zlib') as typeof import('node:zlib');
+
+  async function through(bytes: Buffer, o: Partial<RestoreOptions> & { encrypted?: boolean } = {}, restartAfter?: number) {
+    const { DispatchSink } = await import('../../src/restore/dispatch.js');
+    const fatal: unknown[] = [];
+    const sink = new DispatchSink({ ...options(o), encrypted: o.encrypted ?? false, onFatal: (e) => fatal.push(e) });
+    if (restartAfter !== undefined) {
+      // The transfer starts over (the server ignored Range): what was written is dropped.
+      await sink.write(bytes.subarray(0, restartAfter));
+      sink.restart();
+    }
+    for (let at = 0; at < bytes.length; at += 1000) await sink.write(bytes.subarray(at, at + 1000));
+    try {
+      return { result: await sink.end(), fatal };
+    } catch (err) {
+      return { error: err as Error, fatal };
+    }
+  }
+
+  it('a gzipped tar is extracted; a restart midway starts afresh', async () => {
+    const tar = gzipSync(await tarOf([{ name: 'a/b.txt', data: 'hello\n' }]));
+    expect((await through(tar)).result).toMatchObject({ kind: 'tar', verdict: 'extracted', files: 1 });
+    expect((await through(tar, {}, 30)).result).toMatchObject({ kind: 'tar', verdict: 'extracted', files: 1 });
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('a plain (not gzipped) mongodump archive is parsed', async () => {
+    const { result } = await through(mongodumpArchive(createRng(3), 'db', 8000));
+    expect(result).toMatchObject({ kind: 'mongo-archive', verdict: 'structure-checked' });
+  });
+
+  it('a damaged gzip fails with the gzip error', async () => {
+    const gz = gzipSync(await tarOf([{ name: 'a.txt', data: 'x'.repeat(20000) }]));
+    gz[gz.length - 6] ^= 0xff;
+    const { result } = await through(gz);
+    expect(result?.verdict).toBe('failed');
+    expect(result?.failure?.message).toMatch(/gzip|tar/);
+  });
+
+  it('unknown bytes and encrypted backups are not restorable, said plainly', async () => {
+    expect((await through(Buffer.from('just some text\n'.repeat(400)))).result).toMatchObject({ kind: 'unknown', verdict: 'not-restorable' });
+    expect((await through(gzipSync(Buffer.from('Salted__xxxxxxxx')), { encrypted: true })).result?.warnings[0]).toMatch(/^encrypted/);
+  });
+
+  it('--assert on a tar stops the run with a usage error', async () => {
+    const { error, fatal } = await through(await tarOf([{ name: 'a.txt' }]), { asserts: ['select 1'] });
+    expect(error?.message).toMatch(/^--assert runs SQL in a restored database, but this backup holds a tar archive/);
+    expect(fatal).toHaveLength(1);
+  });
+
+  it('a SQL dump finds the engines seam', async () => {
+    const { error } = await through(Buffer.from('-- PostgreSQL database dump\n\nSET statement_timeout = 0;\n'));
+    expect((error as { exitCode?: number }).exitCode).toBe(15);
   });
 });
