@@ -31,8 +31,8 @@ export const module: ModuleSpec = {
         'removed afterwards, on Ctrl-C and SIGTERM too, unless --keep.\n\n' +
         'The global --timeout is the longest the test may take (default 30m). Exit 0 when restored and checked, 14 when ' +
         'the restore or a check failed, 15 when no engine is available, 11 when a file failed the checks on the way, 2 ' +
-        'for flags that do not fit. Each run is recorded beside verify\'s ledger (restore-tests.json): status and report ' +
-        'show the last one. --check is for cron: one summary line on stdout; --lock, --jitter and --healthcheck-url work ' +
+        'for flags that do not fit. Each run is recorded beside verify\'s ledger (restore-tests.json), where status and report ' +
+        'read the last one. --check is for cron: one summary line on stdout; --lock, --jitter and --healthcheck-url work ' +
         'as for verify. -o md writes a record for an audit folder, -o prometheus metrics per job; backupctl schema ' +
         'restore-test describes --json.',
       examples: [
@@ -48,7 +48,7 @@ export const module: ModuleSpec = {
         { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job (the default)' },
         { name: 'into', in: 'local', type: 'string', placeholder: 'url', description: 'A scratch server to restore SQL into (postgres://… or mysql://…; env BACKUPCTL_RESTORE_URL): a fresh database is made and dropped' },
         { name: 'engine', in: 'local', type: 'enum', values: ['auto', 'server', 'local', 'embedded'], default: 'auto', description: 'Where SQL is restored: auto tries --into, then local binaries, then PGlite' },
-        { name: 'assert', in: 'local', type: 'string', repeatable: true, placeholder: 'sql', description: 'SQL that must return a true first cell after the restore (repeatable)' },
+        { name: 'assert', in: 'local', type: 'string', repeatable: true, placeholder: 'sql', description: 'SQL that must return a true first cell after the restore' },
         { name: 'exec', in: 'local', type: 'string', placeholder: 'command', description: 'Run this (sh -c) inside an extracted file archive; its exit decides' },
         { name: 'keep', in: 'local', type: 'boolean', description: 'Keep the scratch database or the extracted folder (their place is printed)' },
         { name: 'allow_empty', in: 'local', type: 'boolean', description: 'A restore that leaves no table (or an archive with no file) passes' },
