@@ -4,6 +4,8 @@
 // the ledger, the `../` entry refused with nothing written outside, and
 // Ctrl-C / SIGTERM in the middle leaving no temporary folder behind.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -232,6 +234,32 @@ describe('restore-test: --check for cron', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
     expect(r.stdout).toMatch(/^Backup \S+ \(created [^)]+\): restore test passed, 4 tables/);
+  });
+});
+
+describe('restore-test: --healthcheck-url through the cron helper', () => {
+  it('pings /start, then the URL on success or /fail with the exit code', async () => {
+    const pings: string[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.on('data', (d) => (body += d));
+      req.on('end', () => {
+        pings.push(`${req.method} ${req.url} ${body}`.trim());
+        res.end('OK');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/check-uuid`;
+    try {
+      expect((await cli(['restore-test', 'archive files', '--exec', 'true', '--check', '--healthcheck-url', url])).code).toBe(0);
+      expect(pings).toEqual(['POST /check-uuid/start', 'POST /check-uuid']);
+      pings.length = 0;
+      expect((await cli(['restore-test', 'archive files', '--exec', 'false', '--check', '--healthcheck-url', url])).code).toBe(14);
+      expect(pings[0]).toBe('POST /check-uuid/start');
+      expect(pings[1]).toMatch(/^POST \/check-uuid\/fail exit 14: the restore test of job archive files failed: --exec exited with 1$/);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
