@@ -208,7 +208,7 @@ function postgresDump(rng: Rng, database: string, budget: number, complete: bool
 
 /** mongodump --archive, as mongo-tools writes it (mongo-archive.ts). */
 function mongoArchive(rng: Rng, database: string, budget: number): Buffer {
-  return mongodumpArchive(rng, database, budget);
+  return mongodumpArchive(rng, database, budget, prose);
 }
 
 // ---------------------------------------------------------------- zip

@@ -22,22 +22,31 @@ function objectId(rng: Rng): ObjectId {
   return new ObjectId(bytes);
 }
 
-type Maker = (rng: Rng, i: number) => Record<string, unknown>;
+type Maker = (rng: Rng, i: number, text: string) => Record<string, unknown>;
 
 const COLLECTIONS: Array<[string, Maker]> = [
-  ['users', (rng, i) => ({ _id: objectId(rng), user_id: i + 1, email: `user${i + 1}@example.org`, country: pick(rng, COUNTRIES), created: new Date(EPOCH_MS - randInt(rng, 0, 400) * 86_400_000), plan: pick(rng, ['free', 'pro', 'team']) })],
-  ['sessions', (rng, i) => ({ _id: objectId(rng), session: new Binary(Buffer.from(Array.from({ length: 16 }, () => randInt(rng, 0, 255)))), user_id: randInt(rng, 1, 200), started: new Date(EPOCH_MS - randInt(rng, 0, 86_400) * 1000), pages: randInt(rng, 1, 30), n: i })],
-  ['pageviews', (rng, i) => ({ _id: objectId(rng), ts: new Date(EPOCH_MS - randInt(rng, 0, 86_400_000)), path: pick(rng, PATHS), ua: pick(rng, AGENTS), ms: randInt(rng, 3, 2400), bytes: Long.fromNumber(randInt(rng, 200, 2_000_000)), seq: i })],
-  ['orders', (rng, i) => ({ _id: objectId(rng), order: i + 1, user_id: randInt(rng, 1, 200), total: Decimal128.fromString(`${randInt(rng, 1, 999)}.${String(randInt(rng, 0, 99)).padStart(2, '0')}`), items: Array.from({ length: randInt(rng, 1, 4) }, () => ({ sku: `SKU-${randInt(rng, 100, 999)}`, qty: randInt(rng, 1, 5) })), paid: rng() < 0.9 })],
+  ['users', (rng, i, text) => ({ _id: objectId(rng), user_id: i + 1, email: `user${i + 1}@example.org`, country: pick(rng, COUNTRIES), created: new Date(EPOCH_MS - randInt(rng, 0, 400) * 86_400_000), plan: pick(rng, ['free', 'pro', 'team']), bio: text })],
+  ['sessions', (rng, i, text) => ({ _id: objectId(rng), session: new Binary(Buffer.from(Array.from({ length: 16 }, () => randInt(rng, 0, 255)))), user_id: randInt(rng, 1, 200), started: new Date(EPOCH_MS - randInt(rng, 0, 86_400) * 1000), pages: randInt(rng, 1, 30), n: i, trail: text })],
+  ['pageviews', (rng, i, text) => ({ _id: objectId(rng), ts: new Date(EPOCH_MS - randInt(rng, 0, 86_400_000)), path: pick(rng, PATHS), ua: pick(rng, AGENTS), ms: randInt(rng, 3, 2400), bytes: Long.fromNumber(randInt(rng, 200, 2_000_000)), seq: i, referrer_text: text })],
+  ['orders', (rng, i, text) => ({ _id: objectId(rng), order: i + 1, user_id: randInt(rng, 1, 200), total: Decimal128.fromString(`${randInt(rng, 1, 999)}.${String(randInt(rng, 0, 99)).padStart(2, '0')}`), items: Array.from({ length: randInt(rng, 1, 4) }, () => ({ sku: `SKU-${randInt(rng, 100, 999)}`, qty: randInt(rng, 1, 5) })), paid: rng() < 0.9, note: text })],
 ];
 
-/** A mongodump archive of the database `db`, about `budget` bytes (at least a few documents per collection). */
-export function mongodumpArchive(rng: Rng, db: string, budget: number): Buffer {
-  const perCollection = Math.max(3, Math.floor(budget / 4 / 110));
+/** At most this many documents per collection (a few hundred, as a real small database): larger archives get longer text fields. */
+const MAX_PER_COLLECTION = 300;
+/** The fixed fields of a document, about. */
+const BASE_DOCUMENT = 150;
+
+/**
+ * A mongodump archive of the database `db`, about `budget` bytes (at least a few documents per
+ * collection); `text(rng, n)` draws a text field of n characters.
+ */
+export function mongodumpArchive(rng: Rng, db: string, budget: number, text: (rng: Rng, n: number) => string = (_r, n) => 'x'.repeat(n)): Buffer {
+  const perCollection = Math.max(3, Math.min(MAX_PER_COLLECTION, Math.floor(budget / 4 / BASE_DOCUMENT)));
+  const textLength = Math.max(0, Math.floor(budget / 4 / perCollection) - BASE_DOCUMENT);
   const bodies: Buffer[] = [];
   const metadata: Buffer[] = [];
   for (const [name, make] of COLLECTIONS) {
-    const docs = Array.from({ length: perCollection }, (_, i) => Buffer.from(BSON.serialize(make(rng, i))));
+    const docs = Array.from({ length: perCollection }, (_, i) => Buffer.from(BSON.serialize(make(rng, i, textLength ? text(rng, randInt(rng, Math.floor(textLength / 2), textLength * 2)) : ''))));
     const crc = new Crc64();
     for (const d of docs) crc.update(d);
     const size = docs.reduce((n, d) => n + d.length, 0);
