@@ -189,7 +189,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   if (!files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
 
   const settings = await ctx.settings();
-  const [{ transfer }, { restoreBackup }, { stateDir }, { recordRestoreRun, readRestoreStates }] = await Promise.all([
+  const [{ transfer, readSignedRange }, { restoreBackup }, { stateDir }, { recordRestoreRun, readRestoreStates }] = await Promise.all([
     import('../jobs/download.js'),
     import('../restore/run.js'),
     import('../config/paths.js'),
@@ -214,6 +214,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
       selection: o.backupId ? 'backup' : 'latest',
       read: (file, sink, signal) =>
         transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug, label: file.name, size: file.size, maxSize: file.maxSize, onBytes: (n) => progress?.add(n) }),
+      range: (url, start, end) => readSignedRange(url, start, end, { signal: ctx.signal, timeoutMs: settings.timeoutMs, label: 'the zip being checked' }),
       restore: o.restore,
       timeoutMs: o.timeoutMs,
       signal: ctx.signal,
