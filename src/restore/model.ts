@@ -39,6 +39,7 @@ export const restoreFileSchema = describe(
     files: describe(z.nullable(z.number()), 'Files extracted from a file archive'),
     bytes: describe(z.nullable(z.number()), 'Bytes extracted from a file archive (a mongo archive: its decompressed bytes)'),
     bytes_read: describe(z.number(), 'Bytes read from the storage'),
+    resumed: describe(z.boolean(), 'The transfer broke and was resumed with a Range request'),
     read_seconds: describe(z.number(), 'Time to read the file from the storage'),
     restore_seconds: describe(z.number(), 'Time from its first byte handed to the engine until the checks ended (overlaps the read: the file streams)'),
     check: describe(

@@ -97,6 +97,7 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
         files: restore.files,
         bytes: restore.bytes,
         bytes_read: outcome.bytes,
+        resumed: outcome.resumed,
         read_seconds: round(outcome.read_seconds),
         restore_seconds: round(restore.restore_seconds),
         check: outcome.check,

@@ -135,6 +135,21 @@ describe('restore-test: the mongodump archive', () => {
     expect(file.rows).toBeGreaterThan(100);
   });
 
+  it('a transfer broken midway is resumed with Range; the archive still parses whole', async () => {
+    emu.setFaults([{ fault: 'truncated', path: '/files', count: 1 }]);
+    try {
+      const r = await cli(['restore-test', 'events mongodb', '--json']);
+      expect(r.code, r.stderr).toBe(0);
+      const file = JSON.parse(r.stdout).backups[0].files[0];
+      expect(file).toMatchObject({ verdict: 'structure-checked', resumed: true, failure: null });
+      const gets = fileRequests(emu);
+      expect(gets.length).toBe(2);
+      expect(gets[1]!.headers.range).toMatch(/^bytes=\d+-$/);
+    } finally {
+      emu.setFaults([]);
+    }
+  });
+
   it('-o table: a row per file, then the summary line with the recovery time', async () => {
     const r = await cli(['restore-test', 'events mongodb', '-o', 'table']);
     expect(r.code, r.stderr).toBe(0);
