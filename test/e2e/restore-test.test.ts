@@ -300,8 +300,9 @@ describe('restore-test: Ctrl-C while --exec runs', () => {
 describe('restore-test: Ctrl-C and SIGTERM in the middle', () => {
   let big: Emulator;
   beforeAll(async () => {
-    // A 256 MB .tar.gz made while it is sent: its extraction takes long enough to be interrupted.
-    big = await startTestEmulator({ seed: 'empty', bigFile: 256 * 1024 * 1024 });
+    // A 1 GiB .tar.gz made while it is sent: its extraction takes seconds, long enough to be interrupted
+    // on any machine (each test stops it within a second, so no more than that is ever written).
+    big = await startTestEmulator({ seed: 'empty', bigFile: 1024 * 1024 * 1024 });
   });
   afterAll(async () => {
     await big.close();
