@@ -46,14 +46,14 @@ export const restoreFileColumns: Column[] = [
   { key: 'note', header: 'Note', get: (f: RestoreFileResult) => fileNote(f) },
 ];
 
-/** "Backup 1a2b… (created …): PASSED, 3 tables, 412 rows; read 0.21 s + restore 0.34 s, recovery time 0.40 s" */
+/** "Backup 1a2b… (created …): restore test passed, 3 tables, 412 rows; read in 0.21 s, restored in 0.34 s as it streamed: recovery time 0.40 s" */
 export function backupSummaryLine(b: RestoreBackupResult): string {
   const created = b.created_at ? ` (created ${sanitize(b.created_at)})` : '';
   const what = b.files.some((f) => f.files !== null)
     ? `${b.files.reduce((n, f) => n + (f.files ?? 0), 0)} files, ${humanBytes(b.files.reduce((n, f) => n + (f.files !== null ? (f.bytes ?? 0) : 0), 0))} extracted`
     : `${b.tables} table${b.tables === 1 ? '' : 's'}, ${b.rows} row${b.rows === 1 ? '' : 's'}`;
   const outcome = b.verdict === 'passed' ? 'restore test passed' : `restore test FAILED (${sanitize(b.reason ?? 'failed')})`;
-  return `Backup ${sanitize(b.id)}${created}: ${outcome}, ${what}; read ${b.read_seconds.toFixed(2)} s + restore ${b.restore_seconds.toFixed(2)} s (streamed together): recovery time ${b.total_seconds.toFixed(2)} s`;
+  return `Backup ${sanitize(b.id)}${created}: ${outcome}, ${what}; read in ${b.read_seconds.toFixed(2)} s, restored in ${b.restore_seconds.toFixed(2)} s as it streamed: recovery time ${b.total_seconds.toFixed(2)} s`;
 }
 
 export function summaryText(doc: RestoreDocument, width = Infinity): string {
