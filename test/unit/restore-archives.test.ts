@@ -112,6 +112,18 @@ describe('file archives', () => {
     expect((await extract([{ name: 'only/', type: 'directory' }], { allowEmpty: true })).verdict).toBe('extracted');
   });
 
+  it('--exec never sees the API token or the --into URL', async () => {
+    process.env.BACKUPCTL_TOKEN = 'tok-secret';
+    process.env.BACKUPCTL_RESTORE_URL = 'postgres://u:pw@h/';
+    try {
+      const r = await extract([{ name: 'a.txt' }], { exec: 'test -z "$BACKUPCTL_TOKEN$BACKUPCTL_RESTORE_URL" && test -n "$PATH"' });
+      expect(r.exec?.exit_code).toBe(0);
+    } finally {
+      delete process.env.BACKUPCTL_TOKEN;
+      delete process.env.BACKUPCTL_RESTORE_URL;
+    }
+  });
+
   it('--exec is stopped at its time limit', async () => {
     const r = await extract([{ name: 'a.txt' }], { exec: 'sleep 5', execTimeoutMs: 200 });
     expect(r.failure?.message).toMatch(/--exec timed out/);
