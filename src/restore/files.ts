@@ -233,6 +233,8 @@ export class FileArchiveSink implements RestoreSink {
   private started = 0;
   private aborted = false;
   private generation = 0;
+  /** The folder being made: an abort that comes meanwhile waits for it, then removes it. */
+  private ready?: Promise<void>;
 
   constructor(
     private readonly format: ArchiveFormat,
@@ -281,12 +283,16 @@ export class FileArchiveSink implements RestoreSink {
     })();
   }
 
+  private async start(): Promise<void> {
+    this.started = performance.now();
+    this.ready = this.setUp();
+    await this.ready;
+  }
+
   async write(chunk: Buffer): Promise<void> {
     if (this.aborted) return;
-    if (!this.started) {
-      this.started = performance.now();
-      await this.setUp();
-    }
+    if (!this.started) await this.start();
+    if (this.aborted) return;
     if (this.zipFile) {
       await this.zipFile.write(chunk);
       return;
@@ -307,15 +313,23 @@ export class FileArchiveSink implements RestoreSink {
   }
 
   restart(): void {
-    // The transfer starts over: a fresh folder for the new first byte.
+    // The transfer starts over (it does so between writes, after the folder was made): the
+    // dropped attempt's folder goes, and the next first byte makes a fresh one.
     this.generation++;
-    void this.cleanUp();
+    const { base, tar, zipFile } = this;
+    tar?.destroy();
+    void (async () => {
+      await zipFile?.close().catch(() => {});
+      if (base) await rm(base, { recursive: true, force: true });
+    })();
+    this.base = undefined;
     this.extraction = undefined;
     this.tar = undefined;
     this.tarDone = undefined;
     this.zipFile = undefined;
     this.failure = undefined;
     this.started = 0;
+    this.ready = undefined;
   }
 
   private async cleanUp(): Promise<void> {
@@ -328,6 +342,7 @@ export class FileArchiveSink implements RestoreSink {
 
   async abort(): Promise<void> {
     this.aborted = true;
+    await this.ready?.catch(() => {});
     await this.cleanUp();
   }
 
@@ -370,10 +385,7 @@ export class FileArchiveSink implements RestoreSink {
   }
 
   async end(): Promise<FileRestore> {
-    if (!this.started) {
-      this.started = performance.now();
-      await this.setUp();
-    }
+    if (!this.started) await this.start();
     if (this.format === 'zip') await this.extractZip();
     else {
       this.tar!.end();

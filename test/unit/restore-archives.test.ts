@@ -142,6 +142,15 @@ describe('file archives', () => {
     expect(readdirSync(tmp)).toEqual([]);
   });
 
+  it('an abort that comes while the folder is being made still removes it', async () => {
+    const sink = new FileArchiveSink('tar', options());
+    const bytes = await tarOf([{ name: 'a.txt', data: 'z'.repeat(100_000) }]);
+    const writing = sink.write(bytes.subarray(0, 50_000));
+    await sink.abort();
+    await writing;
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it('abort removes the folder at once', async () => {
     const sink = new FileArchiveSink('tar', options());
     const bytes = await tarOf([{ name: 'a.txt', data: 'z'.repeat(100_000) }]);
