@@ -79,6 +79,8 @@ export class DispatchSink implements RestoreSink {
   private gzip = false;
   /** Bumped by restart(): work of an earlier attempt still under way checks it. */
   private generation = 0;
+  /** The engine being made (a server starting): an abort waits for it, then stops it. */
+  private creating?: Promise<RestoreSink>;
 
   constructor(private readonly o: DispatchOptions) {}
 
@@ -158,7 +160,8 @@ export class DispatchSink implements RestoreSink {
     const { sniffDump } = await import('./sniff.js');
     this.kind = this.o.encrypted ? 'unknown' : sniffDump(head);
     try {
-      this.inner = await this.create(this.kind);
+      this.creating = this.create(this.kind);
+      this.inner = await this.creating;
     } catch (err) {
       // No engine (exit 15), or --assert on a file that is not SQL (exit 2): the whole run stops.
       this.innerError = err;
@@ -200,11 +203,12 @@ export class DispatchSink implements RestoreSink {
 
   restart(): void {
     this.generation++;
-    const inner = this.inner;
+    const { inner, creating } = this;
     this.pending = (async () => {
       this.gunzip?.destroy();
       await this.pump?.catch(() => {});
-      if (inner) await inner.abort(new Error('restart')).catch(() => {});
+      const dropped = inner ?? (await creating?.catch(() => undefined));
+      if (dropped) await dropped.abort(new Error('restart')).catch(() => {});
     })();
     this.head = [];
     this.headLength = 0;
@@ -214,6 +218,7 @@ export class DispatchSink implements RestoreSink {
     this.plainHead = [];
     this.plainLength = 0;
     this.inner = undefined;
+    this.creating = undefined;
     this.innerError = undefined;
     this.kind = 'unknown';
     this.gzip = false;
@@ -242,6 +247,7 @@ export class DispatchSink implements RestoreSink {
     await this.pending.catch(() => {});
     this.gunzip?.destroy();
     await this.pump?.catch(() => {});
-    await this.inner?.abort(reason).catch(() => {});
+    const inner = this.inner ?? (await this.creating?.catch(() => undefined));
+    await inner?.abort(reason).catch(() => {});
   }
 }
