@@ -183,7 +183,7 @@ export class DispatchSink implements RestoreSink {
     switch (kind) {
       case 'mongo-archive': {
         const { MongoArchiveSink } = await import('./mongo.js');
-        return MongoArchiveSink.create();
+        return MongoArchiveSink.create({ allowEmpty: this.o.allowEmpty });
       }
       case 'tar':
       case 'zip': {

@@ -43,10 +43,13 @@ export class MongoArchiveSink implements RestoreSink {
   private started = 0;
   private serverVersion: string | null = null;
 
-  constructor(private readonly bson: BsonLib) {}
+  constructor(
+    private readonly bson: BsonLib,
+    private readonly allowEmpty = false,
+  ) {}
 
-  static async create(): Promise<MongoArchiveSink> {
-    return new MongoArchiveSink(await import('bson'));
+  static async create(options: { allowEmpty?: boolean } = {}): Promise<MongoArchiveSink> {
+    return new MongoArchiveSink(await import('bson'), options.allowEmpty);
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -199,6 +202,7 @@ export class MongoArchiveSink implements RestoreSink {
       else {
         const open = [...this.namespaces.values()].filter((n) => !n.closed).map((n) => n.name);
         if (open.length) this.failure = `the archive ends before the end of ${open.join(', ')}`;
+        else if (!this.namespaces.size && !this.allowEmpty) this.failure = 'the archive holds no collection (give --allow-empty to accept an empty dump)';
       }
     }
     const tables: TableRows[] = [...this.namespaces.values()].map((n) => ({ table: n.name, expected: n.documents, restored: n.documents }));

@@ -196,6 +196,15 @@ describe('mongodump archives', () => {
     expect(r.verdict).toBe('failed');
   });
 
+  it('an archive of no collection fails unless --allow-empty', async () => {
+    const { BSON } = await import('bson');
+    const empty = Buffer.concat([Buffer.from([0x6d, 0xe2, 0x99, 0x81]), Buffer.from(BSON.serialize({ version: '0.1', server_version: '7.0.14' })), Buffer.from([0xff, 0xff, 0xff, 0xff])]);
+    expect((await parse(empty)).failure?.message).toMatch(/holds no collection/);
+    const sink = await MongoArchiveSink.create({ allowEmpty: true });
+    await sink.write(empty);
+    expect((await sink.end()).verdict).toBe('structure-checked');
+  });
+
   it('not an archive: no magic', async () => {
     expect((await parse(Buffer.from('hello world, not bson'))).failure?.message).toMatch(/no magic number/);
   });
