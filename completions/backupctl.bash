@@ -26,6 +26,7 @@ __backupctl_command() {
     '/backups') echo 'backups' ;;
     '/status') echo 'status' ;;
     '/verify') echo 'verify' ;;
+    '/restore-test') echo 'restore-test' ;;
     '/report') echo 'report' ;;
     '/export') echo 'export' ;;
     '/plan') echo 'plan' ;;
@@ -150,7 +151,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator version help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report export plan apply api schema completion emulator version help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove delete' ;;
     'config') echo 'get set unset list path' ;;
@@ -218,6 +219,7 @@ __backupctl_flags() {
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file' ;;
     'verify') echo '--latest --since --sample --parallel --check --jitter --lock --healthcheck-url --output-file' ;;
+    'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --jitter --lock --healthcheck-url --output-file' ;;
     'report') echo '--since --until --job --grace --output-file' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
@@ -472,6 +474,16 @@ __backupctl_flag_value() {
     'verify/--healthcheck-url') echo 'none' ;;
     'verify/--output-file') echo 'none' ;;
     'verify/--output'|'verify/-o') echo 'words table json ndjson tsv prometheus' ;;
+    'restore-test/--into') echo 'none' ;;
+    'restore-test/--engine') echo 'words auto server local embedded' ;;
+    'restore-test/--assert') echo 'none' ;;
+    'restore-test/--exec') echo 'none' ;;
+    'restore-test/--run-as') echo 'none' ;;
+    'restore-test/--jitter') echo 'none' ;;
+    'restore-test/--lock') echo 'none' ;;
+    'restore-test/--healthcheck-url') echo 'none' ;;
+    'restore-test/--output-file') echo 'none' ;;
+    'restore-test/--output'|'restore-test/-o') echo 'words table json ndjson tsv md prometheus' ;;
     'report/--since') echo 'none' ;;
     'report/--until') echo 'none' ;;
     'report/--job') echo 'none' ;;
@@ -571,11 +583,13 @@ __backupctl_positional() {
     'backups urls/0') echo 'ids backups' ;;
     'verify/0') echo 'ids jobs' ;;
     'verify/1') echo 'ids backups' ;;
+    'restore-test/0') echo 'ids jobs' ;;
+    'restore-test/1') echo 'ids backups' ;;
     'schema/0') echo 'ids commands' ;;
     'schema/1') echo 'ids commands' ;;
     'schema/2') echo 'ids commands' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify report export plan apply api schema completion emulator version' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report export plan apply api schema completion emulator version' ;;
   esac
 }
 

@@ -58,12 +58,15 @@ the environment over the profile. An empty value counts as unset.
   BACKUPCTL_RETRY_MAX_WAIT
                         longest single wait between retries, a Retry-After answer included,
                         e.g. 10s; default 30s. A bad value of either exits 3 naming it
+  BACKUPCTL_RESTORE_URL scratch server restore-test restores SQL into (as --into), postgres://… or
+                        mysql://…; its password is never printed
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
   XDG_STATE_HOME        when absolute, backupctl keeps its state in $XDG_STATE_HOME/backupctl (else
-                        ~/.local/state/backupctl): run locks named without a slash (--lock NAME)
-                        and verify's ledger of file hashes (verify-ledger.json)
+                        ~/.local/state/backupctl): run locks named without a slash (--lock NAME),
+                        verify's ledger of file hashes (verify-ledger.json) and the restore
+                        tests' record (restore-tests.json)
   XDG_CACHE_HOME        where a start-up code cache for another node version is kept
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; docs/startup.md)
   BACKUPCTL_NO_CODE_CACHE
@@ -154,6 +157,14 @@ and checked: size, sha256, gzip/tar/zip/dump structure; nothing written to disk)
 
 exits 0 when every file verified, 11 when one failed (the reason is on stderr),
 9 when the job has no completed backup.
+
+Proving the data comes back (restored into a scratch database, or extracted with a
+check run inside; removed afterwards), once a week:
+
+  30 5 * * 0 BACKUPCTL_PROFILE=prod backupctl restore-test <job> --check --lock restore-<job> --healthcheck-url https://hc-ping.com/<uuid> >>/var/log/backupctl-restore.log 2>&1
+
+exits 0 when restored and checked, 14 when the restore or a check failed, 15 when
+no engine is available, 11 when a file failed verify's checks on the way.
 `;
 
 export const helpTopics: Record<string, { summary: string; text: string }> = {

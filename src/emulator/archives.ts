@@ -8,13 +8,14 @@
 import { createCipheriv, createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { crc32, deflateRawSync } from 'node:zlib';
+import { mongodumpArchive } from './mongo-archive.js';
 import { createRng, pick, randInt, type Rng } from './util.js';
 
 export type ArchiveKind = 'tar.gz' | 'mysql' | 'postgres' | 'mongo' | 'zip' | 'checksums' | 'encrypted';
 
-/** A damage the files server plants, for `verify` to find. */
-export type FileFault = 'truncated' | 'flipped-byte' | 'bad-tar-header' | 'no-end-marker' | 'wrong-size';
-export const FILE_FAULTS: readonly FileFault[] = ['truncated', 'flipped-byte', 'bad-tar-header', 'no-end-marker', 'wrong-size'];
+/** A damage the files server plants, for `verify` to find; `dotdot-entry` (a valid tar.gz with a `../` entry) is for restore-test, not in FILE_FAULTS. */
+export type FileFault = 'truncated' | 'flipped-byte' | 'bad-tar-header' | 'no-end-marker' | 'wrong-size' | 'dotdot-entry';
+export const FILE_FAULTS = ['truncated', 'flipped-byte', 'bad-tar-header', 'no-end-marker', 'wrong-size'] as const satisfies readonly FileFault[];
 
 /** 2024-03-01T00:00:00Z: every archive's inner dates are fixed, never "now". */
 const ARCHIVE_EPOCH_S = 1_709_251_200;
@@ -205,10 +206,9 @@ function postgresDump(rng: Rng, database: string, budget: number, complete: bool
   return Buffer.from(head + parts.join('') + tail);
 }
 
-/** mongodump --archive: its magic number, then BSON-ish records. */
-function mongoArchive(rng: Rng, budget: number): Buffer {
-  const magic = Buffer.from([0x6d, 0xe2, 0x99, 0x81]);
-  return Buffer.concat([magic, Buffer.from(prose(rng, budget))]);
+/** mongodump --archive, as mongo-tools writes it (mongo-archive.ts). */
+function mongoArchive(rng: Rng, database: string, budget: number): Buffer {
+  return mongodumpArchive(rng, database, budget, prose);
 }
 
 // ---------------------------------------------------------------- zip
@@ -315,6 +315,8 @@ export interface ArchiveSpec {
   incomplete?: boolean;
   /** Break the second tar header (its checksum no longer matches). */
   badTarHeader?: boolean;
+  /** A tar entry named `../<name>` after the first file: intact bytes, a path that leads outside (restore-test refuses it). */
+  dotdotEntry?: boolean;
   /** The gzip header's MTIME (the files server's --changing-files moves it). */
   gzipMtime?: number;
 }
@@ -329,7 +331,9 @@ export function buildArchive(spec: ArchiveSpec): Buffer {
       return fitGzip(
         spec.length,
         (budget) => {
-          const tar = tarArchive(directoryTree(createRng(seed ^ budget), 'data', budget));
+          const tree = directoryTree(createRng(seed ^ budget), 'data', budget);
+          if (spec.dotdotEntry) tree.splice(tree.findIndex((e) => e.type !== 'directory') + 1, 0, { name: '../escaped-by-archive.txt', data: Buffer.from('written outside the extraction folder\n') });
+          const tar = tarArchive(tree);
           // The name of the second entry changes after its checksum was written.
           if (spec.badTarHeader) tar[512 * 2] = tar[512 * 2]! ^ 0x20;
           return tar;
@@ -341,7 +345,7 @@ export function buildArchive(spec: ArchiveSpec): Buffer {
     case 'postgres':
       return fitGzip(spec.length, (budget) => postgresDump(createRng(seed ^ budget), database, budget, !spec.incomplete), spec.gzipMtime);
     case 'mongo':
-      return fitGzip(spec.length, (budget) => mongoArchive(createRng(seed ^ budget), budget), spec.gzipMtime);
+      return fitGzip(spec.length, (budget) => mongoArchive(createRng(seed ^ budget), database, budget), spec.gzipMtime);
     case 'zip':
       return websiteZip(rng, spec.length);
     case 'encrypted':

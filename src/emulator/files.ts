@@ -53,6 +53,7 @@ export function fileContent(ownerId: string, file: FileRecord, version = 0): Buf
     length: content.fault === 'wrong-size' ? wrongSize(file.size) : file.size,
     incomplete: content.fault === 'no-end-marker',
     badTarHeader: content.fault === 'bad-tar-header',
+    dotdotEntry: content.fault === 'dotdot-entry',
     gzipMtime: version ? 1_709_251_200 + version : undefined,
   };
   const bytes = buildArchive(spec);

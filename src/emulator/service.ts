@@ -9,10 +9,10 @@ import { Runtime } from './runtime.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
 import type { EmulatorOptions } from './types.js';
-import { addBigFileJob, addDamagedFilesJob, plantDemoCorruption } from './verify-fixtures.js';
+import { addBigFileJob, addDamagedFilesJob, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
 import { isObject } from './validate.js';
 
-export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile'> & {
+export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults'> & {
   /** Days of scheduled history to seed (see SeedOptions.historyDays). */
   historyDays?: number;
 };
@@ -88,6 +88,7 @@ export function createService(opts: ServiceOptions = {}): Service {
   if ((opts.seed ?? 'demo') === 'demo') plantDemoCorruption(store);
   if (opts.damagedFiles) addDamagedFilesJob(store, rt.startedAt);
   if (opts.bigFile) addBigFileJob(store, rt.startedAt, opts.bigFile);
+  if (opts.archiveFaults) addUnsafeArchiveJob(store, rt.startedAt);
   return {
     store,
     rt,

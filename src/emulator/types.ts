@@ -74,6 +74,8 @@ export interface EmulatorOptions {
   changingFiles?: boolean;
   /** Adds a job "big file" whose backup holds one .tar.gz of this many bytes, made while it is sent. */
   bigFile?: number;
+  /** Adds a job "unsafe archive" whose backup is a .tar.gz with a `../` entry (restore-test must refuse it). */
+  archiveFaults?: boolean;
 }
 
 export interface RecordedRequest {

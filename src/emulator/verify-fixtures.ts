@@ -53,7 +53,7 @@ function fixtureBackup(store: Store, rng: Rng, job: JobRecord, at: number, file:
 }
 
 /** Which archive each planted fault damages. */
-const FAULT_FILES: Record<FileFault, { kind: FileContent['kind']; suffix: string; size: number }> = {
+const FAULT_FILES: Record<(typeof FILE_FAULTS)[number], { kind: FileContent['kind']; suffix: string; size: number }> = {
   truncated: { kind: 'tar.gz', suffix: '.tar.gz', size: 48 * 1024 },
   'flipped-byte': { kind: 'tar.gz', suffix: '.tar.gz', size: 40 * 1024 },
   'bad-tar-header': { kind: 'tar.gz', suffix: '.tar.gz', size: 36 * 1024 },
@@ -78,4 +78,14 @@ export function addBigFileJob(store: Store, now: number, bytes: number): void {
   const job = fixtureJob(store, rng, 'big file', now);
   const at = now - 30 * MINUTE;
   fixtureBackup(store, rng, job, at, { name: `big-file-${fileStamp(at)}.tar.gz`, size: bytes, content: { kind: 'tar.gz', streamed: true } });
+}
+
+/** The job of restore-test's `../` fault: its one backup is a valid .tar.gz holding an entry `../escaped-by-archive.txt`. */
+export const UNSAFE_ARCHIVE_JOB = 'unsafe archive';
+
+export function addUnsafeArchiveJob(store: Store, now: number): void {
+  const rng = createRng(nameSeed(UNSAFE_ARCHIVE_JOB));
+  const job = fixtureJob(store, rng, UNSAFE_ARCHIVE_JOB, now);
+  const at = now - 45 * MINUTE;
+  fixtureBackup(store, rng, job, at, { name: `unsafe-archive-${fileStamp(at)}.tar.gz`, size: 20 * 1024, content: { kind: 'tar.gz', fault: 'dotdot-entry' } });
 }

@@ -6,3 +6,4 @@ export function statusStory(doc: StatusDocument): string;
 export function checkStory(doc: StatusDocument): string;
 export function reportStory(doc: import('../report/model.js').ReportDocument): string;
 export function verifyStory(doc: import('../verify/model.js').VerifyDocument, health?: string): string;
+export function restoreStory(doc: import('../restore/model.js').RestoreDocument): string;

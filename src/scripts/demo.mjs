@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkStory, reportStory, statusStory, verifyStory } from './demo-story.mjs';
+import { checkStory, reportStory, restoreStory, statusStory, verifyStory } from './demo-story.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin', 'backupctl.cjs');
@@ -122,6 +122,17 @@ try {
     if (verifyJson === undefined) continue;
     const health = statusJson === undefined ? undefined : JSON.parse(statusJson).jobs.find((j) => j.name === name)?.health;
     run(verifyStory(JSON.parse(verifyJson), health), [...demo, 'verify', name, '--latest', '-o', 'table'], { expect: code });
+  }
+  // restore-test: the data comes back. The PostgreSQL job when an engine is at hand (a local server,
+  // BACKUPCTL_RESTORE_URL or PGlite), else a file archive extracted with a check run inside it.
+  {
+    const tries = [[['api postgres'], [0]], [['archive files', '--exec', 'test -d data'], [0]]];
+    for (const [args] of tries) {
+      const restoreJson = spawnSync(process.execPath, [bin, ...demo, 'restore-test', ...args, '--json'], { env: childEnv, encoding: 'utf8' });
+      if (restoreJson.status !== 0) continue;
+      run(restoreStory(JSON.parse(restoreJson.stdout)), [...demo, 'restore-test', ...args, '-o', 'table']);
+      break;
+    }
   }
   const jobs = read([...demo, 'jobs', 'list', '--page-size', '15', '--json']);
   const job = jobs === undefined ? undefined : JSON.parse(jobs)[0]?.name;

@@ -105,6 +105,14 @@ describe('npm run demo', () => {
       expect(lines.slice(bad)).toContain('(exit 11)');
       expect(r.stderr).toMatch(new RegExp(`^error: 1 of 2 files of job ${CORRUPTED_DEMO_JOB} failed verification$`, 'm'));
 
+      // restore-test: the PostgreSQL job when an engine is at hand, else the file archive with --exec; the title says what the table shows.
+      const restore = lines.findIndex((l) => l.startsWith('# Restore the newest backup of '));
+      expect(lines[restore]).toMatch(
+        /^# Restore the newest backup of (api postgres: \d+ tables and \d+ rows restored into .*, every row counted|archive files: \d+ files extracted and --exec `test -d data` passed); recovery time [\d.]+ s \(exit 0\)$/,
+      );
+      expect(lines[restore + 1]).toMatch(/^\$ backupctl --profile demo restore-test ("api postgres"|"archive files" --exec "test -d data") -o table$/);
+      expect(lines.slice(restore).find((l) => l.startsWith('Backup '))).toMatch(/: restore test passed, .*recovery time [\d.]+ s$/);
+
       // The report step: its title, phrased from report --json, says what the table under it shows.
       const reportTitle = lines.find((l) => l.startsWith('# Did the schedules keep? '))!;
       expect(reportTitle).toMatch(/^# Did the schedules keep\? Over 30 days the 8 jobs expected \d+ runs: \d+ completed, 3 with errors, 7 failed/);

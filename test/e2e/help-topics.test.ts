@@ -148,6 +148,8 @@ describe('backupctl help cron', () => {
     for (const code of [0, 3, 4, 6, 7, 8, 10]) expect(r.stdout).toMatch(new RegExp(`^\\s+${code}\\s+\\S`, 'm'));
     expect(r.stdout).toContain('jobs backup latest <job>');
     expect(r.stdout).toContain('--max-age 26h');
+    const restore = r.stdout.split('\n').find((l) => l.includes('backupctl restore-test <job>'));
+    for (const part of ['--check', '--lock', '--healthcheck-url', '2>&1']) expect(restore).toContain(part);
   });
 });
 

@@ -140,6 +140,7 @@ describe("each command's real --json output is valid against its schema", () => 
     report: ['--since', '3d'],
     // A job whose newest backup verifies (git server's is the demo's corrupted one: exit 11).
     verify: ['api postgres', '--since', '1d'],
+    'restore-test': ['events mongodb'],
   });
 
   it('covers every command that prints JSON', () => {

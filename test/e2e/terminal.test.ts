@@ -48,7 +48,7 @@ describe('tables fit the terminal', () => {
     return screenLines(r.output);
   };
 
-  it('at 60 and 200 columns no line of a list, a record, jobs get, status, report or verify runs past the edge; ids are never cut', async () => {
+  it('at 60 and 200 columns no line of a list, a record, jobs get, status, report, verify or restore-test runs past the edge; ids are never cut', async () => {
     const backup = (await runCli(['jobs', 'backup', 'list', 'shop mysql', '-q'], { env: env() })).stdout.split('\n')[0]!;
     const commands = [
       ['jobs', 'list'],
@@ -60,6 +60,7 @@ describe('tables fit the terminal', () => {
       ['status'],
       ['report', '--since', '30d'],
       ['verify', 'marketing site', '--latest'],
+      ['restore-test', 'events mongodb'],
     ];
     for (const cols of [60, 200]) {
       for (const args of commands) {

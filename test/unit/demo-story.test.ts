@@ -1,6 +1,6 @@
 // The demo tour's words about `report` and `verify` (src/scripts/demo-story.mjs) on hand-made documents.
 import { describe, expect, it } from 'vitest';
-import { reportStory, verifyStory } from '../../src/scripts/demo-story.mjs';
+import { reportStory, restoreStory, verifyStory } from '../../src/scripts/demo-story.mjs';
 import { totalsOf } from '../../src/report/compute.js';
 import type { ReportDocument, ReportEntry, ReportTotals } from '../../src/report/model.js';
 
@@ -95,5 +95,32 @@ describe('verifyStory', () => {
       'Read the newest backup of shop back (status calls it healthy): a.tar.gz fails: gzip: CRC-32 mismatch and ' +
         'b.sql.gz fails: changed since 2026-02-01T00:00:00.000Z; size: read 1 bytes (exit 11)',
     );
+  });
+});
+
+describe('restoreStory', () => {
+  const base = { kind: 'tar', engine: null, database: null, tables: [], rows: 0, files: null, bytes: null, bytes_read: 1, read_seconds: 0.1, restore_seconds: 0.2, check: { verdict: 'verified', format: 'tar.gz', reason: null }, failure: null, warnings: [], assertions: [], exec: null };
+  const doc = (files: any[], verdict = 'passed', reason: string | null = null): any => ({
+    generated_at: '2026-01-01T00:00:00Z',
+    job: { id: 'j', name: 'shop' },
+    selection: 'latest',
+    verdict,
+    summary: {},
+    backups: [{ id: 'b', created_at: null, verdict, reason, total_seconds: 1.234, files }],
+  });
+
+  it('a SQL restore: tables, rows, engine and the recovery time', () => {
+    const f = { ...base, kind: 'pg-plain', verdict: 'restored', engine: { mode: 'local', product: 'PostgreSQL', version: '16.4' }, tables: [{}, {}, {}], rows: 412 };
+    expect(restoreStory(doc([f]))).toBe('Restore the newest backup of shop: 3 tables and 412 rows restored into PostgreSQL 16.4 (local), every row counted; recovery time 1.23 s (exit 0)');
+  });
+
+  it('a file archive with --exec, the checksum list left out', () => {
+    const f = { ...base, verdict: 'extracted', files: 40, exec: { command: 'test -d data', exit_code: 0 } };
+    const sums = { ...base, kind: 'unknown', verdict: 'not-restorable' };
+    expect(restoreStory(doc([f, sums]))).toBe('Restore the newest backup of shop: 40 files extracted and --exec `test -d data` passed; recovery time 1.23 s (exit 0)');
+  });
+
+  it('a failure says its reason', () => {
+    expect(restoreStory(doc([{ ...base, verdict: 'failed' }], 'failed', '--exec exited with 1'))).toBe('Restore the newest backup of shop: it fails: --exec exited with 1 (exit 14)');
   });
 });

@@ -1,0 +1,115 @@
+// How a restore-test document is shown: a table of files with a summary line
+// per backup (read + restore = recovery time), the lines --check writes,
+// Markdown for an audit folder, and Prometheus metrics per job.
+import type { Column } from '../cli/types.js';
+import { displayWidth, humanBytes, sanitize } from '../output/format.js';
+import { wrapHanging } from '../util/wrap.js';
+import type { JobRestoreState } from './state.js';
+import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
+
+export function engineText(f: Pick<RestoreFileResult, 'engine'>): string {
+  if (!f.engine) return '';
+  const { product, version, mode } = f.engine;
+  const how = mode === 'server' ? ' (--into)' : mode === 'local' ? ' (local)' : mode === 'embedded' ? ' (embedded)' : '';
+  return `${product}${version ? ` ${version}` : ''}${how}`;
+}
+
+/** The note of a file: why it failed, else what is worth knowing. */
+export function fileNote(f: RestoreFileResult): string {
+  const parts: string[] = [];
+  if (f.check.verdict === 'failed') parts.push(`failed the checks on the way: ${f.check.reason}`);
+  else if (f.failure) parts.push(`${f.failure.message}${f.failure.line ? ` (line ${f.failure.line})` : ''}`);
+  const said = f.exec?.output_tail.trim().split('\n').at(-1);
+  if (f.exec && f.failure && said) parts.push(`its output ends: ${said.slice(0, 200)}`);
+  for (const a of f.assertions.filter((a) => !a.ok)) parts.push(`--assert ${JSON.stringify(a.sql)} gave ${a.error ?? a.value ?? 'NULL'}`);
+  if (f.verdict === 'structure-checked') parts.push('structure checked, not restored');
+  if (f.exec && !f.failure) parts.push(`--exec exited 0 in ${f.exec.seconds.toFixed(2)} s`);
+  parts.push(...f.warnings);
+  return parts.map(sanitize).join('; ');
+}
+
+const secs = (n: number) => `${n.toFixed(2)}s`;
+
+/** Files whose tables (collections) mean something: a database dump, restored or tried. */
+const hasTables = (f: RestoreFileResult) => f.verdict !== 'not-restorable' && (f.tables.length > 0 || f.kind === 'mongo-archive' || f.kind === 'pg-plain' || f.kind === 'pg-custom' || f.kind === 'mysql');
+
+/** One row per file, for the table and tsv. */
+export const restoreFileColumns: Column[] = [
+  { key: 'verdict', header: 'Verdict', format: 'status' },
+  { key: 'name', header: 'File' },
+  { key: 'engine', header: 'Engine', get: (f: RestoreFileResult) => engineText(f) },
+  { key: 'tables', header: 'Tables', get: (f: RestoreFileResult) => (hasTables(f) ? f.tables.length : '') },
+  { key: 'rows', header: 'Rows', get: (f: RestoreFileResult) => (f.files !== null ? `${f.files} files` : hasTables(f) ? f.rows : '') },
+  { key: 'bytes_read', header: 'Size', format: 'size' },
+  { key: 'read_seconds', header: 'Read', get: (f: RestoreFileResult) => secs(f.read_seconds) },
+  { key: 'restore_seconds', header: 'Restore', get: (f: RestoreFileResult) => secs(f.restore_seconds) },
+  { key: 'note', header: 'Note', get: (f: RestoreFileResult) => fileNote(f) },
+];
+
+/** "Backup 1a2b… (created …): restore test passed, 3 tables, 412 rows; read in 0.21 s, restored in 0.34 s as it streamed: recovery time 0.40 s" */
+export function backupSummaryLine(b: RestoreBackupResult): string {
+  const created = b.created_at ? ` (created ${sanitize(b.created_at)})` : '';
+  const what = b.files.some((f) => f.files !== null)
+    ? `${b.files.reduce((n, f) => n + (f.files ?? 0), 0)} files, ${humanBytes(b.files.reduce((n, f) => n + (f.files !== null ? (f.bytes ?? 0) : 0), 0))} extracted`
+    : `${b.tables} table${b.tables === 1 ? '' : 's'}, ${b.rows} row${b.rows === 1 ? '' : 's'}`;
+  const outcome = b.verdict === 'passed' ? 'restore test passed' : `restore test FAILED (${sanitize(b.reason ?? 'failed')})`;
+  return `Backup ${sanitize(b.id)}${created}: ${outcome}, ${what}; read in ${b.read_seconds.toFixed(2)} s, restored in ${b.restore_seconds.toFixed(2)} s as it streamed: recovery time ${b.total_seconds.toFixed(2)} s`;
+}
+
+export function summaryText(doc: RestoreDocument, width = Infinity): string {
+  return `${doc.backups.flatMap((b) => wrapHanging(backupSummaryLine(b), width, '  ', displayWidth)).join('\n')}\n`;
+}
+
+export function failureLines(doc: RestoreDocument): string[] {
+  return doc.backups.flatMap((b) => b.files.filter((f) => f.verdict === 'failed').map((f) => `  ${sanitize(f.name)} (backup ${sanitize(b.id)}): ${fileNote(f)}`));
+}
+
+const mdCell = (text: string) => sanitize(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
+
+/** A Markdown record of the test, for an audit folder. */
+export function restoreMarkdown(doc: RestoreDocument): string {
+  const lines: string[] = [];
+  lines.push(`# Restore test: ${mdCell(doc.job.name ?? doc.job.id)}`, '');
+  lines.push(`- Job: ${mdCell(doc.job.name ?? '')} (\`${mdCell(doc.job.id)}\`)`);
+  lines.push(`- Run: ${doc.generated_at}`);
+  lines.push(`- Verdict: **${doc.verdict === 'passed' ? 'passed' : 'FAILED'}**`);
+  for (const b of doc.backups) {
+    lines.push(`- Backup: \`${mdCell(b.id)}\`${b.created_at ? `, created ${mdCell(b.created_at)}` : ''}`);
+    lines.push(`- Time to read: ${b.read_seconds.toFixed(2)} s; time to restore: ${b.restore_seconds.toFixed(2)} s; recovery time: ${b.total_seconds.toFixed(2)} s`);
+    if (b.reason) lines.push(`- Reason: ${mdCell(b.reason)}`);
+    lines.push('', '| Verdict | File | Engine | Tables | Rows | Size | Read | Restore | Note |', '|---|---|---|---:|---:|---:|---:|---:|---|');
+    for (const f of b.files) {
+      const rows = f.files !== null ? `${f.files} files` : hasTables(f) ? String(f.rows) : '';
+      lines.push(`| ${f.verdict} | ${mdCell(f.name)} | ${mdCell(engineText(f))} | ${hasTables(f) ? f.tables.length : ''} | ${rows} | ${humanBytes(f.bytes_read)} | ${secs(f.read_seconds)} | ${secs(f.restore_seconds)} | ${mdCell(fileNote(f))} |`);
+    }
+    const tables = b.files.flatMap((f) => f.tables);
+    if (tables.length) {
+      lines.push('', '| Table | Rows in the dump | Rows restored |', '|---|---:|---:|');
+      for (const t of tables) lines.push(`| ${mdCell(t.table)} | ${t.expected} | ${t.restored ?? ''} |`);
+    }
+    const execs = b.files.filter((f) => f.exec);
+    for (const f of execs) {
+      lines.push('', `--exec \`${mdCell(f.exec!.command)}\` in ${mdCell(f.name)}: exit ${f.exec!.exit_code ?? f.exec!.signal}${f.exec!.timed_out ? ' (timed out)' : ''}`);
+      if (f.exec!.output_tail) lines.push('', '```', sanitize(f.exec!.output_tail).replace(/```/g, "'''"), '```');
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+/** Metrics for node_exporter's textfile collector, labelled job_id and job_name. */
+export async function restorePrometheus(doc: RestoreDocument, state: JobRestoreState | undefined): Promise<string> {
+  const { Exposition } = await import('../status/prometheus.js');
+  const out = new Exposition();
+  const labels = { job_id: doc.job.id, job_name: sanitize(doc.job.name ?? '') };
+  const at = (iso: string | null | undefined) => (iso ? Date.parse(iso) / 1000 : undefined);
+  out.family('backupctl_restore_test_last_run_timestamp_seconds', 'gauge', 'Unix time of the last restore test of the job.', [[labels, at(state?.last.at) ?? at(doc.generated_at)!]]);
+  const success = at(state?.last_success?.at);
+  if (success !== undefined) {
+    out.family('backupctl_restore_test_last_success_timestamp_seconds', 'gauge', 'Unix time of the last restore test of the job that passed.', [[labels, success]]);
+  }
+  out.family('backupctl_restore_test_success', 'gauge', '1 when the last restore test passed, else 0.', [[labels, doc.verdict === 'passed' ? 1 : 0]]);
+  out.family('backupctl_restore_test_duration_seconds', 'gauge', 'Recovery time of the last restore test: from the first byte read to the last check.', [[labels, doc.summary.total_seconds]]);
+  out.family('backupctl_restore_test_rows', 'gauge', 'Rows (documents) restored by the last restore test.', [[labels, doc.summary.rows]]);
+  out.family('backupctl_restore_test_tables', 'gauge', 'Tables (collections) restored by the last restore test.', [[labels, doc.summary.tables]]);
+  return out.toString();
+}

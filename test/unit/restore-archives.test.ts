@@ -1,0 +1,297 @@
+// The non-SQL restore sinks in-process: links that lead outside an extracted
+// archive are refused (directly, through an earlier link, or by a chain), the
+// counts are checked against the listing, and the mongodump archive parser
+// catches a damaged document, a wrong CRC and a cut archive.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { pack } from 'tar-stream';
+import { Crc64 } from '../../src/restore/crc64.js';
+import { FileArchiveSink, unsafeEntryName } from '../../src/restore/files.js';
+import { MongoArchiveSink } from '../../src/restore/mongo.js';
+import { mongodumpArchive } from '../../src/emulator/mongo-archive.js';
+import { createRng } from '../../src/emulator/util.js';
+import type { RestoreOptions } from '../../src/restore/types.js';
+
+type Entry = { name: string; type?: 'file' | 'symlink' | 'link' | 'directory'; linkname?: string; data?: string };
+
+async function tarOf(entries: Entry[]): Promise<Buffer> {
+  const p = pack();
+  for (const e of entries) {
+    if (e.type === 'symlink' || e.type === 'link') p.entry({ name: e.name, type: e.type, linkname: e.linkname });
+    else if (e.type === 'directory') p.entry({ name: e.name, type: 'directory' });
+    else p.entry({ name: e.name }, e.data ?? 'x\n');
+  }
+  p.finalize();
+  const chunks: Buffer[] = [];
+  for await (const c of p as AsyncIterable<Buffer>) chunks.push(c);
+  return Buffer.concat(chunks);
+}
+
+let tmp: string;
+let saved: string | undefined;
+beforeEach(() => {
+  // A folder inside a folder: what escapes lands in the outer one.
+  tmp = path.join(mkdtempSync(path.join(tmpdir(), 'backupctl-unit-')), 'tmp');
+  mkdirSync(tmp);
+  saved = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+});
+afterEach(() => {
+  if (saved === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = saved;
+  rmSync(path.dirname(tmp), { recursive: true, force: true });
+});
+
+const options = (o: Partial<RestoreOptions> = {}): RestoreOptions => ({
+  engine: 'auto',
+  asserts: [],
+  execTimeoutMs: 5_000,
+  keep: false,
+  allowEmpty: false,
+  signal: new AbortController().signal,
+  ...o,
+});
+
+async function extract(entries: Entry[], o: Partial<RestoreOptions> = {}) {
+  const sink = new FileArchiveSink('tar', options(o));
+  const bytes = await tarOf(entries);
+  // In odd pieces, as the network hands them.
+  for (let at = 0; at < bytes.length; at += 700) await sink.write(bytes.subarray(at, at + 700));
+  return sink.end();
+}
+
+describe('file archives', () => {
+  it('names: absolute and `..` paths are unsafe, ordinary ones are not', () => {
+    expect(unsafeEntryName('/etc/passwd')).toBe('an absolute path');
+    expect(unsafeEntryName('a/../../b')).toMatch(/\.\./);
+    expect(unsafeEntryName('..\\b')).toMatch(/\.\./);
+    expect(unsafeEntryName('a/b..c/d')).toBeUndefined();
+    expect(unsafeEntryName('./a/b')).toBeUndefined();
+  });
+
+  it('a plain archive: files and bytes counted, links inside kept, the folder removed', async () => {
+    const r = await extract([
+      { name: 'site/', type: 'directory' },
+      { name: 'site/index.html', data: '<h1>hi</h1>\n' },
+      { name: 'site/current', type: 'symlink', linkname: 'index.html' },
+      { name: 'site/copy.html', type: 'link', linkname: 'site/index.html' },
+    ], { exec: 'test -s site/index.html && test -L site/current && test "$(cat site/copy.html)" = "<h1>hi</h1>"' });
+    expect(r.failure).toBeNull();
+    expect(r).toMatchObject({ verdict: 'extracted', files: 1, bytes: 12, exec: { exit_code: 0 } });
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it.each<[string, Entry[], RegExp]>([
+    ['an absolute symlink', [{ name: 'etc', type: 'symlink', linkname: '/etc' }], /points to an absolute path/],
+    ['a symlink up and out', [{ name: 'a/up', type: 'symlink', linkname: '../../..' }], /points outside the folder/],
+    ['a file written through a link to outside', [{ name: 'out', type: 'symlink', linkname: '..' }, { name: 'out/escaped.txt' }], /points outside/],
+    ['a link through an earlier link', [{ name: 'd', type: 'symlink', linkname: '.' }, { name: 'd/d/e', type: 'symlink', linkname: '../..' }], /outside the folder/],
+    ['a hard link to outside', [{ name: 'h', type: 'link', linkname: '../../etc/passwd' }], /hard link .* outside the folder/],
+    ['a `..` file', [{ name: 'ok.txt' }, { name: 'a/../../escaped.txt' }], /refused the entry "a\/\.\.\/\.\.\/escaped\.txt"/],
+  ])('%s is refused and nothing lands outside', async (_what, entries, message) => {
+    const r = await extract(entries);
+    expect(r.verdict).toBe('failed');
+    expect(r.failure?.message).toMatch(message);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(readdirSync(path.dirname(tmp))).toEqual(['tmp']);
+  });
+
+  it('an archive cut in the middle of an entry fails', async () => {
+    const sink = new FileArchiveSink('tar', options());
+    const bytes = await tarOf([{ name: 'a.txt', data: 'y'.repeat(5000) }]);
+    await sink.write(bytes.subarray(0, 2048));
+    const r = await sink.end();
+    expect(r.verdict).toBe('failed');
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('an empty archive fails unless --allow-empty', async () => {
+    expect((await extract([{ name: 'only/', type: 'directory' }])).failure?.message).toMatch(/holds no file/);
+    expect((await extract([{ name: 'only/', type: 'directory' }], { allowEmpty: true })).verdict).toBe('extracted');
+  });
+
+  it('--exec never sees the API token or the --into URL', async () => {
+    process.env.BACKUPCTL_TOKEN = 'tok-secret';
+    process.env.BACKUPCTL_RESTORE_URL = 'postgres://u:pw@h/';
+    try {
+      const r = await extract([{ name: 'a.txt' }], { exec: 'test -z "$BACKUPCTL_TOKEN$BACKUPCTL_RESTORE_URL" && test -n "$PATH"' });
+      expect(r.exec?.exit_code).toBe(0);
+    } finally {
+      delete process.env.BACKUPCTL_TOKEN;
+      delete process.env.BACKUPCTL_RESTORE_URL;
+    }
+  });
+
+  it('--exec is stopped at its time limit', async () => {
+    const r = await extract([{ name: 'a.txt' }], { exec: 'sleep 5', execTimeoutMs: 200 });
+    expect(r.failure?.message).toMatch(/--exec timed out/);
+    expect(r.exec?.timed_out).toBe(true);
+  });
+
+  it('restart: the transfer starts over, the first attempt leaves nothing behind', async () => {
+    const sink = new FileArchiveSink('tar', options());
+    const bytes = await tarOf([{ name: 'a.txt', data: 'a'.repeat(3000) }, { name: 'b.txt', data: 'b'.repeat(3000) }]);
+    await sink.write(bytes.subarray(0, 2000));
+    sink.restart();
+    for (let at = 0; at < bytes.length; at += 900) await sink.write(bytes.subarray(at, at + 900));
+    const r = await sink.end();
+    expect(r).toMatchObject({ verdict: 'extracted', files: 2, bytes: 6000, failure: null });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('an abort that comes while the folder is being made still removes it', async () => {
+    const sink = new FileArchiveSink('tar', options());
+    const bytes = await tarOf([{ name: 'a.txt', data: 'z'.repeat(100_000) }]);
+    const writing = sink.write(bytes.subarray(0, 50_000));
+    await sink.abort();
+    await writing;
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('abort removes the folder at once', async () => {
+    const sink = new FileArchiveSink('tar', options());
+    const bytes = await tarOf([{ name: 'a.txt', data: 'z'.repeat(100_000) }]);
+    await sink.write(bytes.subarray(0, 50_000));
+    expect(readdirSync(tmp)).toHaveLength(1);
+    await sink.abort();
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+});
+
+describe('mongodump archives', () => {
+  it('CRC-64/ECMA as Go computes it (the check value of "123456789")', () => {
+    expect(BigInt.asUintN(64, new Crc64().update(Buffer.from('123456789')).signed()).toString(16)).toBe('995dc9bbdf1939fa');
+  });
+
+  const archive = () => mongodumpArchive(createRng(7), 'shop', 20_000);
+
+  async function parse(bytes: Buffer) {
+    const sink = await MongoArchiveSink.create();
+    for (let at = 0; at < bytes.length; at += 333) await sink.write(bytes.subarray(at, at + 333));
+    return sink.end();
+  }
+
+  it('every document counted per collection', async () => {
+    const r = await parse(archive());
+    expect(r.failure).toBeNull();
+    expect(r.verdict).toBe('structure-checked');
+    expect(r.tables.map((t) => t.table)).toEqual(['shop.users', 'shop.sessions', 'shop.pageviews', 'shop.orders']);
+    expect(r.rows).toBeGreaterThan(40);
+  });
+
+  it('a changed byte inside a document: the CRC (or the document) fails', async () => {
+    const bytes = archive();
+    bytes[Math.floor(bytes.length / 2)] ^= 0x01;
+    const r = await parse(bytes);
+    expect(r.verdict).toBe('failed');
+    expect(r.failure?.message).toMatch(/^mongodump archive: /);
+  });
+
+  it('a cut archive fails', async () => {
+    const bytes = archive();
+    const r = await parse(bytes.subarray(0, bytes.length - 100));
+    expect(r.verdict).toBe('failed');
+  });
+
+  it('an archive of no collection fails unless --allow-empty', async () => {
+    const { BSON } = await import('bson');
+    const empty = Buffer.concat([Buffer.from([0x6d, 0xe2, 0x99, 0x81]), Buffer.from(BSON.serialize({ version: '0.1', server_version: '7.0.14' })), Buffer.from([0xff, 0xff, 0xff, 0xff])]);
+    expect((await parse(empty)).failure?.message).toMatch(/holds no collection/);
+    const sink = await MongoArchiveSink.create({ allowEmpty: true });
+    await sink.write(empty);
+    expect((await sink.end()).verdict).toBe('structure-checked');
+  });
+
+  it('not an archive: no magic', async () => {
+    expect((await parse(Buffer.from('hello world, not bson'))).failure?.message).toMatch(/no magic number/);
+  });
+
+  it('the generator is deterministic', () => {
+    expect(archive().equals(archive())).toBe(true);
+    expect(existsSync(tmp)).toBe(true);
+  });
+});
+
+describe('zip archives', () => {
+  async function unzip(entries: Array<{ name: string; data: string }>, o: Partial<RestoreOptions> = {}) {
+    const { zipArchive } = await import('../../src/emulator/archives.js');
+    const bytes = zipArchive(entries.map((e) => ({ name: e.name, data: Buffer.from(e.data), method: 8 as const })));
+    const sink = new FileArchiveSink('zip', options(o));
+    for (let at = 0; at < bytes.length; at += 500) await sink.write(bytes.subarray(at, at + 500));
+    return sink.end();
+  }
+
+  it('extracted and counted against the central directory', async () => {
+    const r = await unzip([{ name: 'site/index.html', data: '<h1>hi</h1>' }, { name: 'site/a.css', data: 'body{}' }], { exec: 'test -s site/index.html' });
+    expect(r).toMatchObject({ verdict: 'extracted', files: 2, bytes: 17, failure: null, exec: { exit_code: 0 } });
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it.each(['../evil.txt', '/etc/evil.txt', 'a/../../evil.txt'])('%s is refused, nothing outside', async (name) => {
+    const r = await unzip([{ name: 'ok.txt', data: 'ok' }, { name, data: 'evil' }]);
+    expect(r.verdict).toBe('failed');
+    expect(r.failure?.message).toMatch(/relative path|absolute path|"\.\."/);
+    expect(readdirSync(tmp)).toEqual([]);
+    expect(readdirSync(path.dirname(tmp))).toEqual(['tmp']);
+  });
+});
+
+describe('the dispatch: sniffed from the bytes, gunzipped on the way', () => {
+  const { gzipSync } = require('node:zlib') as typeof import('node:zlib');
+
+  async function through(bytes: Buffer, o: Partial<RestoreOptions> & { encrypted?: boolean } = {}, restartAfter?: number) {
+    const { DispatchSink } = await import('../../src/restore/dispatch.js');
+    const fatal: unknown[] = [];
+    const sink = new DispatchSink({ ...options(o), encrypted: o.encrypted ?? false, onFatal: (e) => fatal.push(e) });
+    if (restartAfter !== undefined) {
+      // The transfer starts over (the server ignored Range): what was written is dropped.
+      await sink.write(bytes.subarray(0, restartAfter));
+      sink.restart();
+    }
+    for (let at = 0; at < bytes.length; at += 1000) await sink.write(bytes.subarray(at, at + 1000));
+    try {
+      return { result: await sink.end(), fatal };
+    } catch (err) {
+      return { error: err as Error, fatal };
+    }
+  }
+
+  it('a gzipped tar is extracted; a restart midway starts afresh', async () => {
+    const tar = gzipSync(await tarOf([{ name: 'a/b.txt', data: 'hello\n' }]));
+    expect((await through(tar)).result).toMatchObject({ kind: 'tar', verdict: 'extracted', files: 1 });
+    expect((await through(tar, {}, 30)).result).toMatchObject({ kind: 'tar', verdict: 'extracted', files: 1 });
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('a plain (not gzipped) mongodump archive is parsed', async () => {
+    const { result } = await through(mongodumpArchive(createRng(3), 'db', 8000));
+    expect(result).toMatchObject({ kind: 'mongo-archive', verdict: 'structure-checked' });
+  });
+
+  it('a damaged gzip fails with the gzip error', async () => {
+    const gz = gzipSync(await tarOf([{ name: 'a.txt', data: 'x'.repeat(20000) }]));
+    gz[gz.length - 6] ^= 0xff;
+    const { result } = await through(gz);
+    expect(result?.verdict).toBe('failed');
+    expect(result?.failure?.message).toMatch(/gzip|tar/);
+  });
+
+  it('unknown bytes and encrypted backups are not restorable, said plainly', async () => {
+    expect((await through(Buffer.from('just some text\n'.repeat(400)))).result).toMatchObject({ kind: 'unknown', verdict: 'not-restorable' });
+    expect((await through(gzipSync(Buffer.from('Salted__xxxxxxxx')), { encrypted: true })).result?.warnings[0]).toMatch(/^encrypted/);
+  });
+
+  it('--assert on a tar stops the run with a usage error', async () => {
+    const { error, fatal } = await through(await tarOf([{ name: 'a.txt' }]), { asserts: ['select 1'] });
+    expect(error?.message).toMatch(/^--assert runs SQL in a restored database, but this backup holds a tar archive/);
+    expect(fatal).toHaveLength(1);
+  });
+
+  it('a SQL dump finds the engines seam', async () => {
+    const { error } = await through(Buffer.from('-- PostgreSQL database dump\n\nSET statement_timeout = 0;\n'));
+    expect((error as { exitCode?: number }).exitCode).toBe(15);
+  });
+});
