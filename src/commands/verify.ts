@@ -62,32 +62,7 @@ export const module: ModuleSpec = {
 export const schemas = { verify: verifyDocumentSchema };
 
 type Rec = Record<string, unknown>;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-interface Selection {
-  backup?: string;
-  latest: boolean;
-  since?: string;
-  sample?: number;
-  text: string;
-}
-
-function readSelection(v: Record<string, unknown>): Selection {
-  const backup = typeof v.backup === 'string' ? v.backup : undefined;
-  const since = typeof v.since === 'string' ? v.since : undefined;
-  const sample = typeof v.sample === 'number' ? v.sample : undefined;
-  const latest = v.latest === true;
-  const ways = [backup !== undefined, latest, since !== undefined || sample !== undefined].filter(Boolean).length;
-  if (ways > 1) {
-    throw new UsageError('give one selection: a backup id, --latest, or --since/--sample', [
-      '  backupctl verify <job> --latest',
-      '  backupctl verify <job> <backup-id>',
-      '  backupctl verify <job> --since 7d [--sample 3]',
-    ]);
-  }
-  const text = backup ? `backup ${backup}` : since !== undefined || sample !== undefined ? [since && `since ${since}`, sample && `sample ${sample}`].filter(Boolean).join(', ') : 'latest';
-  return { backup, latest: ways === 0 || latest, since, sample, text };
-}
+type Selection = import('../backups/select.js').BackupSelection;
 
 /** The job's record, for its name (the runner has turned a name given into the id). */
 async function findJob(ctx: Context, id: string): Promise<{ id: string; name: string | null }> {
@@ -97,52 +72,14 @@ async function findJob(ctx: Context, id: string): Promise<{ id: string; name: st
   return { id, name: typeof data?.name === 'string' ? data.name : null };
 }
 
-type Backup = import('../resources/backup-files.js').Backup;
-
-const hasFiles = (b: Backup) => (b.status === 'completed' || b.status === 'completed_with_errors') && (b.files?.length ?? 0) > 0;
-
-async function chooseBackups(ctx: Context, jobId: string, sel: Selection): Promise<Backup[]> {
-  const { newestBackup, checkedBackup } = await import('../resources/backup-files.js');
-  const client = await ctx.client();
-  if (sel.backup) {
-    const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(sel.backup)}` }, { signal: ctx.signal });
-    const backup = checkedBackup(res);
-    if (backup.job_id && backup.job_id !== jobId) throw new UsageError(`backup ${sel.backup} belongs to job ${backup.job_id}, not to ${jobId}`);
-    return [backup];
-  }
-  if (sel.latest) {
-    const backup = await newestBackup(ctx, jobId, 'completed');
-    return backup ? [backup] : [];
-  }
-  const { parseServiceTime } = await import('../util/time.js');
-  const since = sel.since ? Date.parse(sel.since) : -Infinity;
-  const found: Backup[] = [];
-  walk: for await (const page of client.pages(
-    { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 100 } },
-    { all: true, signal: ctx.signal },
-  )) {
-    for (const raw of page.records as Backup[]) {
-      const created = parseServiceTime(raw?.created_at) ?? Infinity;
-      // Newest first: the first one older than --since ends the walk.
-      if (created < since) break walk;
-      if (raw && hasFiles(raw)) found.push(raw);
-    }
-  }
-  if (sel.sample === undefined || found.length <= sel.sample) return found;
-  const pool = [...found];
-  const picked: Backup[] = [];
-  while (picked.length < sel.sample) picked.push(pool.splice(Math.floor(Math.random() * pool.length), 1)[0]!);
-  // Shown oldest last, as listed.
-  return found.filter((b) => picked.includes(b));
-}
-
 type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'check';
 
 const verify: Handler = async (input, ctx) => {
   const v = input.values;
   const prometheus = ctx.globals.output?.trim().toLowerCase() === 'prometheus';
   if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
-  const sel = readSelection(v);
+  const { readSelection } = await import('../backups/select.js');
+  const sel = readSelection(v, 'verify');
   const jobId = String(v.job_id);
   const outputFile = v.output_file as string | undefined;
   const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
@@ -166,34 +103,24 @@ async function runVerify(
   o: { jobId: string; sel: Selection; format: Format; outputFile: string | undefined; parallel: number },
 ): Promise<Result> {
   const job = await findJob(ctx, o.jobId);
-  const backups = await chooseBackups(ctx, job.id, o.sel);
+  const { selectBackups, pipelineBackup } = await import('../backups/select.js');
+  const backups = await selectBackups(ctx, job.id, o.sel);
   if (!backups.length) {
     throw new EmptyResultError(`job ${job.name ?? job.id} has no ${o.sel.latest ? 'completed backup' : `backup with files matching ${o.sel.text}`} to verify`);
   }
-  const { filesOf } = await import('../resources/backup-files.js');
   const targets = [];
-  for (const b of backups) {
-    const files = await filesOf(ctx, b);
-    targets.push({
-      id: b.id,
-      created_at: b.created_at ?? null,
-      status: b.status ?? null,
-      encrypted: typeof b.encryption_key === 'string' && b.encryption_key !== '',
-      files: files.map((f) => ({ name: f.name, url: f.url, size: f.stated })),
-    });
-  }
+  for (const b of backups) targets.push(await pipelineBackup(ctx, b));
   if (!targets.some((t) => t.files.length)) throw new EmptyResultError(`the chosen backups of job ${job.name ?? job.id} have no files`);
 
   const settings = await ctx.settings();
-  const [{ Ledger }, { stateDir }, { transfer, readSignedRange }, { verifyBackups }, { parseStatedSize }] = await Promise.all([
+  const [{ Ledger }, { stateDir }, { signedUrlTransfer }, { verifyBackups }, { parseStatedSize }] = await Promise.all([
     import('../verify/ledger.js'),
     import('../config/paths.js'),
-    import('../jobs/download.js'),
+    import('../pipeline/transfer.js'),
     import('../verify/run.js'),
     import('../verify/size.js'),
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
-  const transferOptions = { signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug };
   // As `jobs backup download`: a terminal on stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   const showProgress = ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check';
   let progress;
@@ -208,11 +135,7 @@ async function runVerify(
   const doc = await verifyBackups(targets, {
     job,
     selection: o.sel.text,
-    transfer: {
-      read: (file, sink) =>
-        transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { ...transferOptions, label: file.name, size: file.size, maxSize: file.maxSize }),
-      range: (url, start, end) => readSignedRange(url, start, end, { ...transferOptions, label: 'the zip being verified' }),
-    },
+    transfer: signedUrlTransfer({ signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
     ledger,
     parallel: o.parallel,
     now: () => new Date(),

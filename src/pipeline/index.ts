@@ -1,0 +1,77 @@
+// The one read pipeline: how `verify` and `restore-test` read backups back.
+//
+// Stages, each its own piece:
+//   1. select backups   src/backups/select.ts   readSelection(values), selectBackups(ctx, jobId, selection)
+//   2. transfer         src/pipeline/transfer.ts transfer(url, sink, options) / signedUrlTransfer(options):
+//                       the signed URL (no Authorization), retries, Range resumes, the record's size cap
+//   3. fan out          src/pipeline/read.ts     FanOut: every chunk (batched to 512 KB) to every sink at once,
+//                       waiting for the slowest (backpressure); restart() reaches every sink
+//   4. sniff, inspect   src/pipeline/inspect.ts  the format from the bytes, never the name: gzip CRC, tar headers,
+//                       zip CRCs, dump end markers; plus sha256 (ChecksSink)
+//   5. verdict          src/pipeline/read.ts     size against the record, sha256 against the ledger, the finding
+//
+// One sink interface, ByteSink (src/pipeline/types.ts): write(chunk) resolving
+// when it can take more, and restart(). `jobs backup download` writes a file or
+// stdout through it; a sink with a result of its own is a FileSink (ByteSink +
+// end() + abort()).
+//
+// How a restore sink plugs in (restore-test = this pipeline + a RestoreSink):
+//
+//   const outcomes = await readBackups(backups, {
+//     transfer: signedUrlTransfer({ signal, timeoutMs, stderr, debug }),
+//     parallel: 1, signal, now: () => new Date(),
+//     sinks: (file, backup) => [makeRestoreSink(file, backup)],   // RestoreSink is a FileSink<FileRestore>
+//   });
+//   // outcomes[i][j]: { backup, file, result, extras: [{ ok: true, value: FileRestore } | { ok: false, error }] }
+//
+// For each file the RestoreSink gets the raw bytes (still gzipped) as they
+// arrive, the same bytes verify's checks see; restart() when the transfer
+// starts over; then end() once the file was read whole, or abort(reason) when
+// it could not be read (transfer failed, size refused) or on Ctrl-C/SIGTERM
+// (the pipeline then rethrows). `result` is verify's verdict for the file
+// (verdict 'failed' -> exit 11), reached whatever the restore did. A sink whose
+// write throws is dropped from the fan-out and its outcome is { ok: false }:
+// the checks go on to the end.
+import { readFile, type ReadFileOptions } from './read.js';
+import type { FileOutcome, FileSink, PipelineBackup, PipelineFile } from './types.js';
+
+export type { ByteSink, FileOutcome, FileResult, FileSink, FileVerdict, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
+export { BATCH_BYTES, ChecksSink, FanOut, fileKey, readFile, type ReadFileOptions } from './read.js';
+export { signedUrlTransfer, transfer } from './transfer.js';
+
+export interface PipelineOptions<R = unknown> extends Omit<ReadFileOptions<R>, 'sinks'> {
+  /** Files read at once. */
+  parallel: number;
+  /** The extra sinks of one file, made just before its first byte is read (restore-test: its RestoreSink). */
+  sinks?: (file: PipelineFile, backup: PipelineBackup) => Array<FileSink<R>> | Promise<Array<FileSink<R>>>;
+  /** Called with each file as soon as it is judged (ndjson streams them). */
+  onFile?: (outcome: FileOutcome<R>) => void;
+}
+
+/**
+ * Reads every file of every backup through the pipeline, `parallel` files at
+ * a time. The outcomes keep the backups' and files' order: outcomes[b][f].
+ */
+export async function readBackups<R = unknown>(backups: PipelineBackup[], o: PipelineOptions<R>): Promise<Array<Array<FileOutcome<R>>>> {
+  const tasks = backups.flatMap((b, bi) => b.files.map((f, fi) => ({ b, f, bi, fi })));
+  const outcomes = backups.map((b) => new Array<FileOutcome<R>>(b.files.length));
+  let next = 0;
+  const worker = async () => {
+    while (next < tasks.length) {
+      const t = tasks[next++]!;
+      o.signal.throwIfAborted();
+      const sinks = o.sinks ? await o.sinks(t.f, t.b) : [];
+      const { result, extras } = await readFile(t.b, t.f, { ...o, sinks });
+      const outcome: FileOutcome<R> = { backup: t.b, file: t.f, result, extras };
+      outcomes[t.bi]![t.fi] = outcome;
+      o.progress?.fileDone();
+      o.onFile?.(outcome);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(o.parallel, tasks.length)) }, worker));
+  } finally {
+    o.progress?.end();
+  }
+  return outcomes;
+}
