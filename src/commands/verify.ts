@@ -23,12 +23,17 @@ export const module: ModuleSpec = {
         'text: "12.5 MB" allows 12.45..12.55 MB), the sha256 with the ledger, and the content, sniffed from the bytes: ' +
         'gzip is decompressed whole (CRC-32 and length of every member), tar headers, entries and end blocks are read, ' +
         'a zip\'s central directory and the CRC-32 of every entry, and a SQL dump must end with the marker mysqldump or ' +
-        'pg_dump writes last. Anything else is "not inspected"; a backup with an encryption key is "encrypted: size and ' +
-        'hash only".\n\n' +
+        'pg_dump writes last, whatever the record says about encryption. A backup\'s own .sha256 or SHA256SUMS list is ' +
+        'parsed and its other files checked against it. Bytes with an OpenSSL ("Salted__"), OpenPGP or age header are ' +
+        '"encrypted"; other bytes are "not inspected" ("encrypted" when the record names a key). Such files are checked ' +
+        'for size and hash only and never count as verified: the summary says "content not checked", and --strict makes ' +
+        'them fail. Decompression bombs are refused: overlapping zip entries, more than 100000 zip entries ' +
+        '(BACKUPCTL_VERIFY_MAX_ZIP_ENTRIES), more than 64GiB inflated from a zip (BACKUPCTL_VERIFY_MAX_INFLATED), a gzip ' +
+        'expanding more than 200 times past its first 64 MiB (BACKUPCTL_VERIFY_MAX_RATIO); see docs/verify.md.\n\n' +
         'The ledger ($XDG_STATE_HOME/backupctl/verify-ledger.json, else ~/.local/state/backupctl/) keeps the sha256 of ' +
         'every file that verified; a later verify that reads other bytes for it fails with "changed since <date>".\n\n' +
-        'Without a selection, the newest completed backup (--latest). Exit 0 when every file verified, 11 when one ' +
-        'failed, 9 when no backup matched. --check is for cron: one summary line per backup on stdout and one line ' +
+        'Without a selection, the newest completed backup (--latest). Exit 0 when no file failed, 11 when one ' +
+        'failed (with --strict, also when one was not inspected), 9 when no backup matched. --check is for cron: one summary line per backup on stdout and one line ' +
         'per failed file on stderr; --lock, --jitter and --healthcheck-url work as for jobs backup start. -o prometheus ' +
         'prints metrics per job; --output-file writes the output atomically. -o ndjson prints each file as it is ' +
         'judged, then one line per backup (backupctl schema verify describes --json).',
@@ -46,6 +51,7 @@ export const module: ModuleSpec = {
         { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Every backup with files created since then (7d, 24h, or ISO 8601)' },
         { name: 'sample', in: 'local', type: 'integer', min: 1, max: 1000, placeholder: 'n', description: 'N backups with files drawn at random (from --since when given, else from all)' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
+        { name: 'strict', in: 'local', type: 'boolean', description: 'A file whose content was not checked (encrypted, or of a format backupctl does not read) fails (exit 11)' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' },
         ...cronParams,
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
@@ -88,6 +94,8 @@ const verify: Handler = async (input, ctx) => {
     const { checkOutputFile } = await import('../status/output-file.js');
     await checkOutputFile(outputFile);
   }
+  const { boundsFromEnv } = await import('../pipeline/bounds.js');
+  const bounds = boundsFromEnv(ctx.env);
   const { runCronJob } = await import('../jobs/cron.js');
   if (ctx.globals.dryRun) {
     const { printDryRun } = await import('../cli/dry-run.js');
@@ -95,12 +103,20 @@ const verify: Handler = async (input, ctx) => {
     ctx.io.stderr.write("Then the job's backups, and a GET of every file's signed URL (no Authorization); nothing is written to disk.\n");
     return { kind: 'empty' };
   }
-  return runCronJob(v, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2) }));
+  return runCronJob(v, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2), strict: v.strict === true, bounds }));
 };
 
 async function runVerify(
   ctx: Context,
-  o: { jobId: string; sel: Selection; format: Format; outputFile: string | undefined; parallel: number },
+  o: {
+    jobId: string;
+    sel: Selection;
+    format: Format;
+    outputFile: string | undefined;
+    parallel: number;
+    strict: boolean;
+    bounds: Partial<import('../pipeline/inspect.js').InspectBounds>;
+  },
 ): Promise<Result> {
   const job = await findJob(ctx, o.jobId);
   const { selectBackups, pipelineBackup } = await import('../backups/select.js');
@@ -137,6 +153,8 @@ async function runVerify(
     selection: o.sel.text,
     transfer: signedUrlTransfer({ signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
     ledger,
+    strict: o.strict,
+    inspect: { bounds: o.bounds },
     parallel: o.parallel,
     now: () => new Date(),
     progress,

@@ -32,11 +32,11 @@
 // (verdict 'failed' -> exit 11), reached whatever the restore did. A sink whose
 // write throws is dropped from the fan-out and its outcome is { ok: false }:
 // the checks go on to the end.
-import { readFile, type ReadFileOptions } from './read.js';
+import { readFile, type ListedSum, type ReadFileOptions } from './read.js';
 import type { FileOutcome, FileSink, PipelineBackup, PipelineFile } from './types.js';
 
 export type { ByteSink, FileOutcome, FileResult, FileSink, FileVerdict, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
-export { BATCH_BYTES, ChecksSink, FanOut, fileKey, readFile, type ReadFileOptions } from './read.js';
+export { BATCH_BYTES, ChecksSink, FanOut, fileKey, readFile, type ListedSum, type ReadFileOptions } from './read.js';
 export { signedUrlTransfer, transfer } from './transfer.js';
 
 export interface PipelineOptions<R = unknown> extends Omit<ReadFileOptions<R>, 'sinks'> {
@@ -53,15 +53,30 @@ export interface PipelineOptions<R = unknown> extends Omit<ReadFileOptions<R>, '
  * a time. The outcomes keep the backups' and files' order: outcomes[b][f].
  */
 export async function readBackups<R = unknown>(backups: PipelineBackup[], o: PipelineOptions<R>): Promise<Array<Array<FileOutcome<R>>>> {
-  const tasks = backups.flatMap((b, bi) => b.files.map((f, fi) => ({ b, f, bi, fi })));
+  // A backup's own checksum lists are read first: its other files are judged against them.
+  const lists = backups.map((b) => new BackupLists(b.files.filter((f) => isChecksumListName(f.name)).map((f) => f.name)));
+  const tasks = backups.flatMap((b, bi) =>
+    b.files
+      .map((f, fi) => ({ b, f, bi, fi, list: isChecksumListName(f.name) }))
+      .sort((x, y) => Number(y.list) - Number(x.list)),
+  );
   const outcomes = backups.map((b) => new Array<FileOutcome<R>>(b.files.length));
   let next = 0;
   const worker = async () => {
     while (next < tasks.length) {
       const t = tasks[next++]!;
       o.signal.throwIfAborted();
-      const sinks = o.sinks ? await o.sinks(t.f, t.b) : [];
-      const { result, extras } = await readFile(t.b, t.f, { ...o, sinks });
+      const backupLists = lists[t.bi]!;
+      let sums: Map<string, string> | undefined;
+      let read;
+      try {
+        const sinks = o.sinks ? await o.sinks(t.f, t.b) : [];
+        read = await readFile(t.b, t.f, { ...o, sinks, listed: t.list ? undefined : () => backupLists.sumOf(t.f.name) });
+        sums = read.sums;
+      } finally {
+        if (t.list) backupLists.done(t.f.name, sums);
+      }
+      const { result, extras } = read;
       const outcome: FileOutcome<R> = { backup: t.b, file: t.f, result, extras };
       outcomes[t.bi]![t.fi] = outcome;
       o.progress?.fileDone();
@@ -74,4 +89,38 @@ export async function readBackups<R = unknown>(backups: PipelineBackup[], o: Pip
     o.progress?.end();
   }
   return outcomes;
+}
+
+/** A backup's own checksum list, by its name: `SHA256SUMS`, `*.sha256`, `*.sha256sum(s)`; its content must parse as one. */
+export function isChecksumListName(name: string): boolean {
+  const base = name.replace(/\\/g, '/').split('/').pop() ?? name;
+  return /^sha256sums?(\.txt)?$/i.test(base) || /\.sha256(sums?)?$/i.test(base);
+}
+
+const baseName = (name: string) => name.replace(/\\/g, '/').replace(/^\.\//, '').split('/').pop() ?? name;
+
+/** The checksum lists of one backup, as they are read; a file's sum waits for all of them. */
+class BackupLists {
+  private readonly settle = new Map<string, (read: { list: string; sums?: Map<string, string> }) => void>();
+  private readonly reads: Array<Promise<{ list: string; sums?: Map<string, string> }>>;
+  constructor(names: string[]) {
+    this.reads = names.map((name) => new Promise((resolve) => this.settle.set(name, resolve)));
+  }
+  /** The list `name` was read (sums undefined when it failed, or is no list: it checks nothing, its own verdict says why). */
+  done(name: string, sums: Map<string, string> | undefined): void {
+    this.settle.get(name)?.({ list: name, sums });
+  }
+  /** The hash a list gives `name`: by its exact name, else by its base name (lists often say ./name). */
+  async sumOf(name: string): Promise<ListedSum | undefined> {
+    if (!this.reads.length) return undefined;
+    const read = await Promise.all(this.reads);
+    for (const exact of [true, false]) {
+      for (const { list, sums } of read) {
+        for (const [listedName, sha256] of sums ?? []) {
+          if (exact ? listedName === name : baseName(listedName) === baseName(name)) return { list, sha256 };
+        }
+      }
+    }
+    return undefined;
+  }
 }

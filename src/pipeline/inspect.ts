@@ -6,7 +6,16 @@
 //   tar       every header checksum (tar-stream), the entries, their total size, the end blocks;
 //   zip       the central directory and the CRC-32 of every entry (yauzl), see ZIP_MEMORY_LIMIT;
 //   SQL dump  the end marker mysqldump or pg_dump writes last;
-//   other     nothing: "not inspected".
+//   sha256 list  every line "<sha256>  <name>" (a backup's own .sha256 / SHA256SUMS: the
+//             pipeline then checks the backup's other files against it);
+//   encrypted an OpenSSL `enc` ("Salted__"), OpenPGP or age header: size and hash only;
+//   other     nothing: "not inspected" ("encrypted" when the record names an encryption key).
+// The bytes decide, never the record: a plain tar.gz in a backup whose record
+// has an encryption_key is checked in full.
+// Decompression bombs are bounded (InspectBounds, each with an environment
+// variable to raise it, see docs/verify.md): overlapping zip entries are
+// refused, a zip's entries and inflated bytes are capped, and a gzip may not
+// expand past a ratio. Every long loop watches `signal` (Ctrl-C, SIGTERM).
 // A check never throws: the first problem is kept as the reason, later bytes are ignored.
 import { once } from 'node:events';
 import { Readable, type Writable } from 'node:stream';
@@ -23,6 +32,8 @@ export interface ContentFinding {
   entries?: number;
   /** Total size of an archive's entries, or of a gzip's decompressed bytes. */
   content_bytes?: number;
+  /** A sha256 list: name as listed -> sha256 (lower case). */
+  sums?: Map<string, string>;
 }
 
 export interface Check {
@@ -30,9 +41,38 @@ export interface Check {
   end(): Promise<ContentFinding>;
 }
 
+/** The limits that keep a hostile archive from running for hours. */
+export interface InspectBounds {
+  /** Entries a zip may list (BACKUPCTL_VERIFY_MAX_ZIP_ENTRIES). */
+  maxZipEntries: number;
+  /** Bytes all the entries of a zip may inflate to (BACKUPCTL_VERIFY_MAX_INFLATED). */
+  maxInflatedBytes: number;
+  /** How many times its own size a gzip may expand (BACKUPCTL_VERIFY_MAX_RATIO), judged once it has inflated GZIP_RATIO_FLOOR bytes. */
+  maxGzipRatio: number;
+}
+
+export const DEFAULT_BOUNDS: InspectBounds = {
+  maxZipEntries: 100_000,
+  maxInflatedBytes: 64 * 1024 ** 3,
+  maxGzipRatio: 200,
+};
+
+/** A gzip's ratio is judged only past this many inflated bytes: a small file that compresses well is no bomb. */
+export const GZIP_RATIO_FLOOR = 64 * 1024 * 1024;
+
+/** The settings that raise the bounds, as docs/verify.md names them. */
+export const BOUND_SETTINGS = {
+  maxZipEntries: 'BACKUPCTL_VERIFY_MAX_ZIP_ENTRIES',
+  maxInflatedBytes: 'BACKUPCTL_VERIFY_MAX_INFLATED',
+  maxGzipRatio: 'BACKUPCTL_VERIFY_MAX_RATIO',
+} as const satisfies Record<keyof InspectBounds, string>;
+
 export interface InspectOptions {
-  /** The backup is encrypted: no content check, "encrypted: size and hash only". */
+  /** The record names an encryption key: bytes of no known format are taken as "encrypted", not "not inspected". */
   encrypted?: boolean;
+  bounds?: Partial<InspectBounds>;
+  /** Aborted on Ctrl-C / SIGTERM: every long loop stops. */
+  signal?: AbortSignal;
   /**
    * Reads a byte range of the file again (a zip past ZIP_MEMORY_LIMIT); without
    * it such a zip is checked as far as its central directory can be found.
@@ -53,8 +93,18 @@ export const ZIP_MEMORY_LIMIT = 48 * 1024 * 1024;
 
 /** The check for a whole file. */
 export function inspect(options: InspectOptions = {}): Check {
-  if (options.encrypted) return new OpaqueCheck('encrypted', 'encrypted', 'encrypted: size and hash only');
   return new Sniffer(options, false);
+}
+
+function boundsOf(options: InspectOptions): InspectBounds {
+  return { ...DEFAULT_BOUNDS, ...options.bounds };
+}
+
+/** Lets timers, signals and I/O run between long stretches of work. */
+const yieldNow = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function stopIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new Error('interrupted');
 }
 
 function message(err: unknown): string {
@@ -133,8 +183,54 @@ function pickCheck(head: Buffer, options: InspectOptions, insideGzip: boolean): 
   if (isTarHeader(head)) return new TarCheck();
   const dump = dumpKind(head);
   if (dump) return new DumpCheck(dump);
+  const encryption = encryptionHeader(head);
+  if (encryption) return new OpaqueCheck(encryption.format, 'encrypted', `encrypted (${encryption.what}): size and hash only`);
+  if (!insideGzip && isSha256List(head)) return new Sha256ListCheck();
+  if (!insideGzip && options.encrypted) {
+    return new OpaqueCheck('data', 'encrypted', 'no known format, and the record names an encryption key: taken as encrypted, size and hash only');
+  }
   return new OpaqueCheck('data', 'not-inspected');
 }
+
+/** An OpenPGP message starts with a public-key (tag 1) or symmetric-key (tag 3) encrypted session key packet. */
+function isOpenPgp(head: Buffer): boolean {
+  if (head.length < 4) return false;
+  const b = head[0]!;
+  if (!(b & 0x80)) return false;
+  let tag: number;
+  let at: number;
+  if (b & 0x40) {
+    tag = b & 0x3f;
+    const first = head[1]!;
+    at = first < 192 ? 2 : first < 224 ? 3 : first === 255 ? 6 : -1;
+  } else {
+    tag = (b >> 2) & 0x0f;
+    const lengthType = b & 3;
+    at = lengthType === 3 ? -1 : 1 + [1, 2, 4][lengthType]!;
+  }
+  if (at < 0 || at >= head.length) return false;
+  const version = head[at]!;
+  return (tag === 1 && (version === 3 || version === 6)) || (tag === 3 && version >= 4 && version <= 6);
+}
+
+/** The header of a known encryption format, from the first bytes. */
+export function encryptionHeader(head: Buffer): { format: string; what: string } | undefined {
+  const text = head.toString('latin1', 0, 64);
+  if (text.startsWith('Salted__')) return { format: 'openssl-enc', what: 'OpenSSL enc, "Salted__"' };
+  if (text.startsWith('age-encryption.org/v1\n') || text.startsWith('-----BEGIN AGE ENCRYPTED FILE-----')) return { format: 'age', what: 'age' };
+  if (text.startsWith('-----BEGIN PGP MESSAGE-----')) return { format: 'openpgp', what: 'OpenPGP, armored' };
+  if (isOpenPgp(head)) return { format: 'openpgp', what: 'OpenPGP' };
+  return undefined;
+}
+
+const SHA256_LINE = /^([0-9a-fA-F]{64}) [ *](.+)$/;
+
+/** A sha256sum list: its first line is "<64 hex>  <name>". */
+function isSha256List(head: Buffer): boolean {
+  const first = head.toString('latin1', 0, Math.min(head.length, 4096)).split('\n', 1)[0]!.replace(/\r$/, '');
+  return SHA256_LINE.test(first);
+}
+
 
 /** Size and hash only: encrypted data, or a format backupctl does not read. */
 class OpaqueCheck implements Check {
@@ -185,6 +281,7 @@ abstract class GuardedCheck implements Check {
 /** zlib's words for what went wrong, as a reader of the report wants them. */
 function gzipReason(err: unknown): string {
   const text = message(err);
+  if (text.startsWith('gzip: ')) return text;
   if (/unexpected end of file/i.test(text)) return 'gzip: truncated (the compressed stream ends early)';
   if (/incorrect data check/i.test(text)) return 'gzip: CRC-32 mismatch (incorrect data check): the data is damaged';
   if (/incorrect length check/i.test(text)) return 'gzip: length mismatch (incorrect length check): the data is damaged';
@@ -201,11 +298,13 @@ class GzipCheck extends GuardedCheck {
   private readonly inner: Sniffer;
   private readonly pumped: Promise<void>;
   private decompressed = 0;
+  private compressed = 0;
 
-  constructor(options: InspectOptions) {
+  constructor(private readonly options: InspectOptions) {
     super();
     const inner = new Sniffer(options, true);
     this.inner = inner;
+    const { maxGzipRatio } = boundsOf(options);
     this.gunzip.on('error', (err) => {
       this.failure ??= gzipReason(err);
     });
@@ -213,10 +312,19 @@ class GzipCheck extends GuardedCheck {
       try {
         for await (const chunk of this.gunzip as AsyncIterable<Buffer>) {
           this.decompressed += chunk.length;
+          stopIfAborted(options.signal);
+          // Judged against the compressed bytes given so far (zlib has read no more): never too early.
+          if (this.decompressed > GZIP_RATIO_FLOOR && this.decompressed > maxGzipRatio * this.compressed) {
+            throw new Error(
+              `gzip: expands more than ${maxGzipRatio} times its size (${this.compressed} bytes gave ${this.decompressed} and more): ` +
+                `refused as a decompression bomb; raise the bound with ${BOUND_SETTINGS.maxGzipRatio}`,
+            );
+          }
           await inner.write(chunk);
         }
       } catch (err) {
         this.failure ??= gzipReason(err);
+        this.gunzip.destroy();
       }
     })();
   }
@@ -226,11 +334,13 @@ class GzipCheck extends GuardedCheck {
   }
 
   protected async take(chunk: Buffer): Promise<void> {
+    this.compressed += chunk.length;
+    if (this.gunzip.destroyed) return;
     if (!this.gunzip.write(chunk)) await drained(this.gunzip);
   }
 
   protected async finish(): Promise<ContentFinding> {
-    this.gunzip.end();
+    if (!this.gunzip.destroyed) this.gunzip.end();
     await this.pumped;
     const inner = await this.inner.end();
     if (this.failure !== undefined) throw new Error(this.failure);
@@ -403,27 +513,145 @@ class ZipCheck extends GuardedCheck {
     const readRange =
       this.held !== Infinity ? (start: number, end: number) => Readable.from(sliceChunks(chunks, start, end + 1)) : this.options.readRange!;
     const total = this.held !== Infinity ? this.held : (this.options.totalBytes?.() ?? this.total);
+    const inMemory = this.held !== Infinity;
+    // The central directory is read in small pieces (46 bytes, then the name, per entry): served from the
+    // chunks held, or from a window of 1 MiB fetched at once, never a stream (or a request) per piece.
+    let window: { start: number; data: Buffer } | undefined;
+    const copyOut = (from: Buffer[], fromStart: number, target: Buffer, offset: number, position: number, length: number) => {
+      let at = offset;
+      for (const piece of sliceChunks(from, position - fromStart, position - fromStart + length)) {
+        piece.copy(target, at);
+        at += piece.length;
+      }
+      return at - offset;
+    };
     class Ranges extends yauzl.RandomAccessReader {
       override _readStreamForRange(start: number, end: number): Readable {
         return readRange(start, end - 1);
       }
+      override read(buffer: Buffer, offset: number, length: number, position: number, callback: (err: Error | null) => void): void {
+        const done = (err: Error | null) => {
+          setImmediate(() => callback(err));
+        };
+        if (inMemory) {
+          const copied = copyOut(chunks, 0, buffer, offset, position, length);
+          return done(copied === length ? null : new Error('unexpected EOF'));
+        }
+        const inWindow = () => window && position >= window.start && position + length <= window.start + window.data.length;
+        if (length > 64 * 1024 || position + length > total) return super.read(buffer, offset, length, position, callback);
+        const serve = () => {
+          copyOut([window!.data], window!.start, buffer, offset, position, length);
+          done(null);
+        };
+        if (inWindow()) return serve();
+        const end = Math.min(total, position + 1024 * 1024);
+        const parts: Buffer[] = [];
+        const stream = readRange(position, end - 1);
+        stream.on('data', (c: Buffer) => parts.push(c));
+        stream.on('error', (err) => done(err));
+        stream.on('end', () => {
+          window = { start: position, data: Buffer.concat(parts) };
+          if (!inWindow()) return done(new Error('unexpected EOF'));
+          serve();
+        });
+      }
     }
-    const zip = await yauzl.fromRandomAccessReaderPromise(new Ranges(), total, { lazyEntries: true });
+    // Not closed after the listing: the entries are read in a second pass.
+    const zip = await yauzl.fromRandomAccessReaderPromise(new Ranges(), total, { lazyEntries: true, autoClose: false });
+    const bounds = boundsOf(this.options);
+    const signal = this.options.signal;
+    if (zip.entryCount > bounds.maxZipEntries) {
+      zip.close();
+      throw new Error(`lists ${zip.entryCount} entries, more than ${bounds.maxZipEntries}: refused; raise the bound with ${BOUND_SETTINGS.maxZipEntries}`);
+    }
+    // First pass, the central directory alone: every entry's stored bytes must lie apart (20,000 entries
+    // pointing at one 8 MiB entry inflate 160 GB from a 1 MB file), and the declared sizes within the bound.
+    const spans: Array<{ start: number; end: number; name: string }> = [];
     let entries = 0;
-    let contentBytes = 0;
+    let declared = 0;
+    const listed: Array<import('yauzl').Entry> = [];
     try {
       for await (const entry of zip.eachEntry()) {
         entries++;
-        contentBytes += entry.uncompressedSize;
+        if (entries % 256 === 0) {
+          stopIfAborted(signal);
+          await yieldNow();
+        }
+        declared += entry.uncompressedSize;
+        // The local header (30 bytes, name, extra field) and the compressed data.
+        spans.push({ start: entry.relativeOffsetOfLocalHeader, end: entry.relativeOffsetOfLocalHeader + 30 + entry.fileNameLength + entry.compressedSize, name: entry.fileName });
+        listed.push(entry);
+      }
+      spans.sort((a, b) => a.start - b.start);
+      for (let i = 1; i < spans.length; i++) {
+        if (spans[i]!.start < spans[i - 1]!.end) {
+          throw new Error(
+            `entries ${JSON.stringify(spans[i - 1]!.name)} and ${JSON.stringify(spans[i]!.name)} overlap (share stored bytes): refused as a decompression bomb`,
+          );
+        }
+      }
+      if (declared > bounds.maxInflatedBytes) {
+        throw new Error(`its entries inflate to more than ${bounds.maxInflatedBytes} bytes: refused; raise the bound with ${BOUND_SETTINGS.maxInflatedBytes}`);
+      }
+      // Second pass: inflate every entry and check its CRC-32, counting what is inflated.
+      let inflated = 0;
+      for (const entry of listed) {
+        stopIfAborted(signal);
         if (entry.fileName.endsWith('/')) continue;
         const stream = await zip.openReadStreamPromise(entry);
         let crc = 0;
-        for await (const chunk of stream as AsyncIterable<Buffer>) crc = crc32(chunk, crc);
+        try {
+          for await (const chunk of stream as AsyncIterable<Buffer>) {
+            crc = crc32(chunk, crc);
+            inflated += chunk.length;
+            stopIfAborted(signal);
+            if (inflated > bounds.maxInflatedBytes) {
+              throw new Error(`its entries inflate to more than ${bounds.maxInflatedBytes} bytes: refused; raise the bound with ${BOUND_SETTINGS.maxInflatedBytes}`);
+            }
+          }
+        } finally {
+          stream.destroy();
+        }
         if (crc >>> 0 !== entry.crc32 >>> 0) throw new Error(`CRC-32 mismatch in ${JSON.stringify(entry.fileName)}: the data is damaged`);
+        await yieldNow();
       }
     } finally {
       zip.close();
     }
-    return { format: 'zip', verdict: 'verified', entries, content_bytes: contentBytes };
+    return { format: 'zip', verdict: 'verified', entries, content_bytes: declared };
+  }
+}
+
+/** Lists read in full up to this size; a longer "list" is refused as one. */
+export const SHA256_LIST_LIMIT = 4 * 1024 * 1024;
+
+/**
+ * A sha256sum list (`sha256sum` output: "<hash>  <name>" or "<hash> *<name>"),
+ * every line parsed; `sums` maps each name to its hash, for the pipeline to
+ * check the backup's other files against.
+ */
+class Sha256ListCheck extends GuardedCheck {
+  format = 'sha256sums';
+  private chunks: Buffer[] = [];
+  private bytes = 0;
+  protected explain(err: unknown): string {
+    return `sha256sums: ${message(err)}`;
+  }
+  protected async take(chunk: Buffer): Promise<void> {
+    this.bytes += chunk.length;
+    if (this.bytes > SHA256_LIST_LIMIT) throw new Error(`longer than ${SHA256_LIST_LIMIT / 1048576} MiB: not read as a list`);
+    this.chunks.push(chunk);
+  }
+  protected async finish(): Promise<ContentFinding> {
+    const lines = Buffer.concat(this.chunks).toString('utf8').split('\n');
+    if (lines.at(-1) === '') lines.pop();
+    const sums = new Map<string, string>();
+    lines.forEach((raw, i) => {
+      const line = raw.replace(/\r$/, '');
+      const m = SHA256_LINE.exec(line);
+      if (!m) throw new Error(`line ${i + 1} is not "<sha256>  <file name>": the list is damaged`);
+      sums.set(m[2]!, m[1]!.toLowerCase());
+    });
+    return { format: 'sha256sums', verdict: 'verified', entries: sums.size, content_bytes: this.bytes, sums };
   }
 }

@@ -120,15 +120,28 @@ export interface ReadFileOptions<R> {
   inspect?: Omit<InspectOptions, 'readRange'>;
   /** Extra sinks for this file, fed the same bytes as the checks. */
   sinks?: Array<FileSink<R>>;
+  /** The sha256 the backup's own checksum list gives this file, if any (awaited after the read, before the verdict). */
+  listed?: () => Promise<ListedSum | undefined>;
+}
+
+/** A file's hash as the backup's own .sha256 / SHA256SUMS list gives it. */
+export interface ListedSum {
+  list: string;
+  sha256: string;
 }
 
 /** Reads one file through every stage and reaches its verdict; extra sinks are ended (or aborted) before it returns. */
-export async function readFile<R>(backup: PipelineBackup, file: PipelineFile, o: ReadFileOptions<R>): Promise<{ result: FileResult; extras: Array<SinkOutcome<R>> }> {
+export async function readFile<R>(
+  backup: PipelineBackup,
+  file: PipelineFile,
+  o: ReadFileOptions<R>,
+): Promise<{ result: FileResult; extras: Array<SinkOutcome<R>>; sums?: Map<string, string> }> {
   const started = performance.now();
   const extras = o.sinks ?? [];
   const checks = new ChecksSink(() => ({
     encrypted: backup.encrypted,
     ...o.inspect,
+    signal: o.signal,
     readRange: (start, end) => o.transfer.range(file.url, start, end),
   }));
   const fan = new FanOut([checks], extras);
@@ -209,8 +222,12 @@ export async function readFile<R>(backup: PipelineBackup, file: PipelineFile, o:
     await abortExtras(err);
     throw err;
   }
-  const result = judge(base, checked.sha256, checked.finding, file.size, o);
-  return { result: { ...result, ...timing() }, extras: outcomes };
+  // A check cut short by Ctrl-C / SIGTERM is no verdict.
+  if (o.signal.aborted) throw o.signal.reason ?? new InterruptedError('Interrupted');
+  const listed = await o.listed?.();
+  const result = judge(base, checked.sha256, checked.finding, file.size, listed, o);
+  const sums = result.verdict === 'verified' ? checked.finding.sums : undefined;
+  return { result: { ...result, ...timing() }, extras: outcomes, sums };
 }
 
 /** Stage "verdict": size against the record, the hash against the ledger, the content finding. */
@@ -219,13 +236,20 @@ function judge(
   sha256: string,
   finding: ContentFinding,
   statedSize: unknown,
+  listed: ListedSum | undefined,
   o: { ledger?: HashLedger; now: () => Date },
 ): Omit<FileResult, 'seconds' | 'mb_per_s'> {
   const key = fileKey(base.backup_id, base.name);
   const known = o.ledger?.lookup(key);
   const reasons: string[] = [];
+  const notes: string[] = [];
   if (known && known.sha256 !== sha256) {
     reasons.push(`changed since ${known.first_seen}: the bytes differ from those first verified then (sha256 ${known.sha256.slice(0, 12)}…)`);
+  }
+  if (listed && listed.sha256 !== sha256) {
+    reasons.push(`sha256: the backup's own list ${listed.list} gives ${listed.sha256.slice(0, 12)}…, the bytes read have ${sha256.slice(0, 12)}…`);
+  } else if (listed) {
+    notes.push(`sha256 as in the backup's own list ${listed.list}`);
   }
   const size = sizeReason(base.bytes, statedSize);
   if (size) reasons.push(size);
@@ -234,6 +258,7 @@ function judge(
   // Only bytes that passed every check become the reference for later runs.
   if (!failed) o.ledger?.record(key, sha256, base.bytes, o.now());
   if (!failed && finding.reason) reasons.push(finding.reason);
+  if (!failed) reasons.push(...notes);
   return {
     ...base,
     verdict: failed ? 'failed' : finding.verdict,

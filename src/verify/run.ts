@@ -15,6 +15,16 @@ export interface VerifyOptions extends Omit<PipelineOptions<never>, 'sinks' | 'o
   ledger: Ledger;
   /** Called with each file's result as soon as it is judged (ndjson streams them). */
   onFile?: (file: FileResult) => void;
+  /** --strict: a file not inspected (size and hash only) fails. */
+  strict?: boolean;
+}
+
+const UNCHECKED = new Set(['not-inspected', 'encrypted']);
+
+/** --strict: a file whose content was not checked is a failure, saying so. */
+function strictly(f: FileResult): FileResult {
+  if (!UNCHECKED.has(f.verdict)) return f;
+  return { ...f, verdict: 'failed', reasons: [`--strict: content not checked (${f.format}, ${f.verdict}): size and hash only`, ...f.reasons] };
 }
 
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
@@ -22,36 +32,43 @@ const round = (n: number, digits: number) => Number(n.toFixed(digits));
 /** Verifies every file of every backup, `parallel` files at a time; results keep the backups' and files' order. */
 export async function verifyBackups(backups: BackupToVerify[], o: VerifyOptions): Promise<VerifyDocument> {
   const startedAt = o.now();
-  const { onFile, job, selection, ...pipeline } = o;
-  const outcomes = await readBackups(backups, { ...pipeline, onFile: onFile && ((f) => onFile(f.result)) });
+  const { onFile, job, selection, strict = false, ...pipeline } = o;
+  const judged = (f: FileResult) => (strict ? strictly(f) : f);
+  const outcomes = await readBackups(backups, { ...pipeline, onFile: onFile && ((f) => onFile(judged(f.result))) });
   const backupResults: BackupResult[] = backups.map((b, i) => {
-    const files: FileResult[] = outcomes[i]!.map((f) => f.result);
+    const files: FileResult[] = outcomes[i]!.map((f) => judged(f.result));
     const failed = files.filter((f) => f.verdict === 'failed').length;
+    const unchecked = files.filter((f) => UNCHECKED.has(f.verdict)).length;
     return {
       id: b.id,
       created_at: b.created_at,
       status: b.status,
       encrypted: b.encrypted,
-      verdict: failed ? 'failed' : 'verified',
+      verdict: failed ? 'failed' : unchecked ? 'unchecked' : 'verified',
       files_total: files.length,
       files_failed: failed,
+      files_unchecked: unchecked,
       bytes_read: files.reduce((n, f) => n + f.bytes, 0),
       seconds: round(files.reduce((n, f) => n + f.seconds, 0), 3),
       files,
     };
   });
   const filesFailed = backupResults.reduce((n, b) => n + b.files_failed, 0);
+  const filesUnchecked = backupResults.reduce((n, b) => n + b.files_unchecked, 0);
+  const verdict = filesFailed ? 'failed' : filesUnchecked ? 'unchecked' : 'verified';
   const now = o.now();
-  o.ledger.markJob(job.id, now, filesFailed === 0);
+  o.ledger.markJob(job.id, now, verdict);
   return {
     generated_at: startedAt.toISOString(),
     job,
     selection,
-    verdict: filesFailed ? 'failed' : 'verified',
+    strict,
+    verdict,
     summary: {
       backups: backupResults.length,
       files: backupResults.reduce((n, b) => n + b.files_total, 0),
       files_failed: filesFailed,
+      files_unchecked: filesUnchecked,
       bytes_read: backupResults.reduce((n, b) => n + b.bytes_read, 0),
       seconds: round((now.getTime() - startedAt.getTime()) / 1000, 3),
     },

@@ -21,10 +21,19 @@ export const fileColumns: Column[] = [
 ];
 
 /** "Backup 1a2b3c4d (created ...): verified, 2 files, 19.2 KB read in 0.05 s" */
+const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+
+/** What a backup's files came to: "verified, 2 files"; "2 files: size and hash only, content not checked"; "FAILED, 1 of 2 files failed". */
+function outcomeWords(b: BackupResult): string {
+  if (b.verdict === 'failed') return `FAILED, ${b.files_failed} of ${files(b.files_total)} failed`;
+  if (!b.files_unchecked) return `verified, ${files(b.files_total)}`;
+  const unchecked = `${files(b.files_unchecked)}: size and hash only, content not checked`;
+  return b.files_unchecked === b.files_total ? unchecked : `${b.files_total - b.files_unchecked} of ${files(b.files_total)} verified; ${unchecked}`;
+}
+
 export function backupSummaryLine(b: BackupResult): string {
-  const outcome = b.verdict === 'failed' ? `FAILED, ${b.files_failed} of ${b.files_total} file${b.files_total === 1 ? '' : 's'} failed` : `verified, ${b.files_total} file${b.files_total === 1 ? '' : 's'}`;
   const created = b.created_at ? ` (created ${sanitize(b.created_at)})` : '';
-  return `Backup ${sanitize(b.id)}${created}: ${outcome}${b.encrypted ? ' (encrypted: size and hash only)' : ''}, ${humanBytes(b.bytes_read)} read in ${b.seconds.toFixed(2)} s`;
+  return `Backup ${sanitize(b.id)}${created}: ${outcomeWords(b)}, ${humanBytes(b.bytes_read)} read in ${b.seconds.toFixed(2)} s`;
 }
 
 /** The failed files with every reason, one line each. */
@@ -53,6 +62,7 @@ export async function verifyPrometheus(doc: VerifyDocument, marks: JobMarks | un
   out.family('backupctl_verify_bytes_read', 'gauge', 'Bytes read back by the last verify.', [[labels, doc.summary.bytes_read]]);
   out.family('backupctl_verify_files', 'gauge', 'Files checked by the last verify.', [[labels, doc.summary.files]]);
   out.family('backupctl_verify_files_failed', 'gauge', 'Files that failed the last verify.', [[labels, doc.summary.files_failed]]);
+  out.family('backupctl_verify_files_unchecked', 'gauge', 'Files of the last verify checked for size and hash only (content not checked).', [[labels, doc.summary.files_unchecked]]);
   out.family('backupctl_verify_backups', 'gauge', 'Backups checked by the last verify.', [[labels, doc.summary.backups]]);
   return out.toString();
 }

@@ -60,8 +60,9 @@ const GOOD: Array<[string, string, string]> = [
   ['events mongodb', 'gzip', 'verified'],
   ['archive files', 'tar.gz', 'verified'],
   ['crm-db-failing', 'mysqldump.gz', 'verified'],
-  ['web-01 files', 'encrypted', 'encrypted'],
-  ['shop mysql', 'encrypted', 'encrypted'],
+  // Encrypted bytes (OpenSSL "Salted__"): checked for size and hash only, so the backup is "unchecked", never "verified".
+  ['web-01 files', 'openssl-enc', 'encrypted'],
+  ['shop mysql', 'openssl-enc', 'encrypted'],
 ];
 
 describe('verify: good backups', () => {
@@ -69,9 +70,10 @@ describe('verify: good backups', () => {
     const r = await cli(['verify', name, '--latest', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc).toMatchObject({ job: { id: jobs.get(name), name }, selection: 'latest', verdict: 'verified', summary: { backups: 1, files_failed: 0 } });
+    const overall = verdict === 'encrypted' ? 'unchecked' : 'verified';
+    expect(doc).toMatchObject({ job: { id: jobs.get(name), name }, selection: 'latest', verdict: overall, summary: { backups: 1, files_failed: 0 } });
     const main = doc.backups[0].files[0];
-    expect(main).toMatchObject({ verdict, format, reasons: verdict === 'encrypted' ? ['encrypted: size and hash only'] : expect.any(Array) });
+    expect(main).toMatchObject({ verdict, format, reasons: verdict === 'encrypted' ? ['encrypted (OpenSSL enc, "Salted__"): size and hash only'] : expect.any(Array) });
     expect(main.sha256).toMatch(/^[0-9a-f]{64}$/);
     // Every byte stated was read, and from the files server only, without the token.
     const files = fileRequests(emu);
@@ -205,7 +207,8 @@ describe('verify: planted faults', () => {
     expect(r.code).toBe(11);
     const doc = JSON.parse(r.stdout);
     expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'failed', format: 'gzip', reasons: [expect.stringMatching(/^gzip: CRC-32 mismatch/)] });
-    expect(doc.backups[0].files[1]).toMatchObject({ verdict: 'not-inspected', format: 'data' });
+    // Its checksum list: every line parsed (the lines name files inside the archive, not the backup's files).
+    expect(doc.backups[0].files[1]).toMatchObject({ verdict: 'verified', format: 'sha256sums' });
     const older = await cli(['verify', CORRUPTED_DEMO_JOB, '--since', '3d', '--json']);
     const verdicts = JSON.parse(older.stdout).backups.map((b: Json) => b.verdict);
     expect(verdicts[0]).toBe('failed');
