@@ -195,8 +195,12 @@ async function outputResult(
       for (const { files: _files, ...b } of doc.backups) lines.push(JSON.stringify({ type: 'backup', ...b }));
       return { kind: 'text', text: `${lines.join('\n')}\n` };
     }
+    case 'quiet': {
+      // -q: the id of each backup checked (a file has no id of its own); the exit code says whether one failed.
+      const { onePage } = await import('../status/fleet.js');
+      return { kind: 'list', pages: onePage(view.backupIds(doc)), columns: [{ key: 'id', header: 'ID' }], idField: 'id' };
+    }
     case 'tsv':
-    case 'quiet':
     case 'table': {
       const { onePage } = await import('../status/fleet.js');
       const files = doc.backups.flatMap((b) => b.files);

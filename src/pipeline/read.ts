@@ -195,7 +195,9 @@ export async function readFile<R>(
   };
   if (transferFailure) {
     await abortExtras(new Error(transferFailure));
-    const result: FileResult = { ...base, ...timing(), verdict: 'failed', format: 'unknown', entries: null, content_bytes: null, sha256: null, first_seen: null, reasons: [transferFailure] };
+    // Nothing read (refused for its announced size, or no answer): "not-read", never a format of an empty file.
+    const format = bytes === 0 ? 'not-read' : 'unknown';
+    const result: FileResult = { ...base, ...timing(), verdict: 'failed', format, entries: null, content_bytes: null, sha256: null, first_seen: null, reasons: [transferFailure] };
     return { result, extras: extras.map((_, i) => ({ ok: false, error: fan.failed.get(i) ?? new Error(transferFailure) })) };
   }
   // The checks and the extra sinks finish side by side (a restore may take a while after the last byte).

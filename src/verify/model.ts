@@ -25,7 +25,7 @@ export const fileResultSchema = describe(
         'known format in a backup whose record names an encryption key; failed: see reasons (with --strict, a file not ' +
         'inspected fails too)',
     ),
-    format: describe(z.string(), 'Sniffed from the bytes, not the name: tar.gz, tar, gzip, zip, mysqldump.gz, pg_dump.gz, sha256sums, openssl-enc, openpgp, age, data, ...'),
+    format: describe(z.string(), 'Sniffed from the bytes, not the name: tar.gz, tar, gzip, zip, mysqldump.gz, pg_dump.gz, sha256sums, openssl-enc, openpgp, age, data, ...; not-read when the transfer failed before any byte (refused for its size), unknown when it failed part way'),
     stated_size: describe(z.nullable(z.string()), "The size the backup record states ('744 bytes', '12.5 MB')"),
     bytes: describe(z.number(), 'Bytes read'),
     entries: describe(z.nullable(z.number()), 'Entries of a tar or zip archive'),

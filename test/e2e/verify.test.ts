@@ -463,3 +463,33 @@ describe('verify: a files host that sends more than the record states', () => {
     }
   });
 });
+
+describe('verify: read by a person (issue 25 §10)', () => {
+  it('-q prints the id of each backup checked, whole, not file names', async () => {
+    const json = JSON.parse((await cli(['verify', 'api postgres', '--since', '2d', '--json'])).stdout);
+    const r = await cli(['verify', 'api postgres', '--since', '2d', '-q']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(json.backups.map((b: Json) => `${b.id}\n`).join(''));
+    expect(json.backups.length).toBeGreaterThan(1);
+  });
+
+  it('the summary gives the creation time as date, UTC time and age, never the raw ISO text', async () => {
+    const r = await cli(['verify', 'api postgres', '--latest', '--check']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Backup [0-9a-f-]{36} \(created \d{4}-\d\d-\d\d \d\d:\d\d UTC, (\d+ \w+ ago|just now)\): verified, 1 file, [\d.]+ KiB read in [\d.]+ s\n$/);
+    expect(r.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d/);
+  });
+
+  it('a file refused for its size shows "not read", not format "unknown" and "0 B"', async () => {
+    const id = jobs.get('damaged files')!;
+    const list = ((await (await apiFetch(emu, `/v1/jobs/${id}/backups?page_size=100`)).json()) as Json).data as Array<{ id: string; files: Array<{ name: string }> }>;
+    const backup = list.find((b) => b.files[0]!.name.startsWith('wrong-size-'))!;
+    const json = await cli(['verify', 'damaged files', backup.id, '--json']);
+    expect(JSON.parse(json.stdout).backups[0].files[0]).toMatchObject({ format: 'not-read', bytes: 0 });
+    const table = await cli(['verify', 'damaged files', backup.id, '-o', 'table']);
+    expect(table.code).toBe(11);
+    const row = table.stdout.split('\n').find((l) => l.startsWith('failed '))!;
+    expect(row).toMatch(/^failed\s+[0-9a-f]{8}\s+wrong-size-\S+\s+not read\s+not read\s/);
+    expect(row).not.toMatch(/unknown|\b0 B\b/);
+  });
+});
