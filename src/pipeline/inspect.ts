@@ -189,7 +189,7 @@ function pickCheck(head: Buffer, options: InspectOptions, insideGzip: boolean): 
   if (!insideGzip && options.encrypted) {
     return new OpaqueCheck('data', 'encrypted', 'no known format, and the record names an encryption key: taken as encrypted, size and hash only');
   }
-  return new OpaqueCheck('data', 'not-inspected');
+  return new OpaqueCheck('data', 'not-inspected', 'no known format: size and hash only');
 }
 
 /** An OpenPGP message starts with a public-key (tag 1) or symmetric-key (tag 3) encrypted session key packet. */

@@ -24,7 +24,8 @@ const UNCHECKED = new Set(['not-inspected', 'encrypted']);
 /** --strict: a file whose content was not checked is a failure, saying so. */
 function strictly(f: FileResult): FileResult {
   if (!UNCHECKED.has(f.verdict)) return f;
-  return { ...f, verdict: 'failed', reasons: [`--strict: content not checked (${f.format}, ${f.verdict}): size and hash only`, ...f.reasons] };
+  // The file's own note (why it was not inspected) follows.
+  return { ...f, verdict: 'failed', reasons: ['--strict: content not checked', ...(f.reasons.length ? f.reasons : [`${f.format}: size and hash only`])] };
 }
 
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
