@@ -17,12 +17,17 @@
 //
 // How a restore sink plugs in (restore-test = this pipeline + a RestoreSink):
 //
-//   const outcomes = await readBackups(backups, {
+//   const records = await selectBackups(ctx, jobId, readSelection(values, 'restore-test'));   // src/backups/select.ts
+//   const backups = await Promise.all(records.map((r) => pipelineBackup(ctx, r)));
+//   const outcomes = await readBackups<FileRestore>(backups, {
 //     transfer: signedUrlTransfer({ signal, timeoutMs, stderr, debug }),
 //     parallel: 1, signal, now: () => new Date(),
+//     inspect: { bounds: boundsFromEnv(env) },       // the same bomb bounds as verify
+//     ledger,                                        // optional: verify's ledger ("changed since")
 //     sinks: (file, backup) => [makeRestoreSink(file, backup)],   // RestoreSink is a FileSink<FileRestore>
 //   });
 //   // outcomes[i][j]: { backup, file, result, extras: [{ ok: true, value: FileRestore } | { ok: false, error }] }
+//   // result.verdict === 'failed' -> exit 11 (a file failed verify's checks on the way).
 //
 // For each file the RestoreSink gets the raw bytes (still gzipped) as they
 // arrive, the same bytes verify's checks see; restart() when the transfer
@@ -38,6 +43,8 @@ import type { FileOutcome, FileSink, PipelineBackup, PipelineFile } from './type
 export type { ByteSink, FileOutcome, FileResult, FileSink, FileVerdict, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
 export { BATCH_BYTES, ChecksSink, FanOut, fileKey, readFile, type ListedSum, type ReadFileOptions } from './read.js';
 export { signedUrlTransfer, transfer } from './transfer.js';
+export { boundsFromEnv } from './bounds.js';
+export { DEFAULT_BOUNDS, type InspectBounds } from './inspect.js';
 
 export interface PipelineOptions<R = unknown> extends Omit<ReadFileOptions<R>, 'sinks'> {
   /** Files read at once. */
