@@ -72,11 +72,11 @@ export async function readBackups<R = unknown>(backups: PipelineBackup[], o: Pip
   const worker = async () => {
     while (next < tasks.length) {
       const t = tasks[next++]!;
-      o.signal.throwIfAborted();
       const backupLists = lists[t.bi]!;
       let sums: Map<string, string> | undefined;
       let read;
       try {
+        o.signal.throwIfAborted();
         const sinks = o.sinks ? await o.sinks(t.f, t.b) : [];
         read = await readFile(t.b, t.f, { ...o, sinks, listed: t.list ? undefined : () => backupLists.sumOf(t.f.name) });
         sums = read.sums;
