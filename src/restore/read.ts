@@ -5,7 +5,7 @@
 // verify's read pipeline is split into stages with one sink interface, this
 // file is what gets swapped for it; the rest of restore-test only calls
 // readFileInto.
-import type { ByteSink } from '../verify/run.js';
+import type { ByteSink } from '../pipeline/types.js';
 import type { ContentVerdict } from '../verify/inspect.js';
 
 export interface FileToRead {
