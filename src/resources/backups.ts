@@ -2,7 +2,7 @@
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
-import { backupResult, backupSchema, columns as jobColumns } from './jobs.js';
+import { backupSchema, columns as jobColumns } from './jobs.js';
 import { tsvField } from '../output/format.js';
 
 /** The data of POST /backups/{id}/download: a signed URL by file name. */
@@ -32,8 +32,7 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/backups/{backup_id}',
       params: [idArg],
-      output: { kind: 'record', schema: 'backup', columns: 'backup' },
-      handler: 'getBackup',
+      output: { kind: 'record', schema: 'backup', columns: 'backup', sections: [{ title: 'Files', field: 'files', columns: 'file' }] },
     },
     {
       path: ['backups', 'delete'],
@@ -59,12 +58,6 @@ export const module: ModuleSpec = {
   ],
 };
 
-const getBackup: Handler = async (input, ctx) => {
-  const client = await ctx.client();
-  const res = await client.request(input.request!, { signal: ctx.signal });
-  return backupResult(res);
-};
-
 /**
  * {data: {name: url}}: --json prints exactly data. Elsewhere one `name<TAB>url` line
  * per file, even in table mode: a table cut to the terminal's width would cut the
@@ -82,4 +75,4 @@ const urls: Handler = async (input, ctx) => {
   return { kind: 'list', pages: (async function* () { yield rows; })(), columns: columns.url!, idField: 'url' };
 };
 
-export const handlers: Record<string, Handler> = { getBackup, urls };
+export const handlers: Record<string, Handler> = { urls };

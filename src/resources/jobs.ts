@@ -233,8 +233,16 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/jobs/{job_id}',
       params: [jobArg()],
-      output: { kind: 'record', schema: 'job', columns: 'job' },
-      handler: 'getJob',
+      output: {
+        kind: 'record',
+        schema: 'job',
+        columns: 'job',
+        sections: [
+          { title: 'Schedules', field: 'schedule', columns: 'schedule' },
+          { title: 'Storage', field: 'storage', columns: 'storage' },
+          { title: 'Last backups', field: 'last_backups', columns: 'lastBackup' },
+        ],
+      },
     },
     {
       path: ['jobs', 'create'],
@@ -276,8 +284,9 @@ export const module: ModuleSpec = {
       endpoint: '/jobs/{job_id}',
       params: [jobArg(), { name: '.', flag: 'file', in: 'body', type: 'json-file', description: 'JSON body with schedules and/or storage' }, storageFlag(false)],
       body: { fields: { schedules: SCHEDULES_BODY } },
+      // Only storage and schedules change a job: a --file without them changes nothing.
+      checks: { nothingToUpdate: { what: 'job {job_id}', fields: ['storage', 'schedules'], flags: ['--storage', '--file (with schedules or storage)'] } },
       output: { kind: 'none', done: 'Updated job {job_id}.' },
-      handler: 'updateJob',
     },
     {
       path: ['jobs', 'delete'],
@@ -329,10 +338,20 @@ export const module: ModuleSpec = {
         { ...backupArg('Backup id (leave out with --all)'), in: 'local', required: false },
         { name: 'all', in: 'local', type: 'boolean', description: 'Delete every backup of the job' },
       ],
-      output: { kind: 'object', schema: 'backupsDeleted' },
+      confirm: 'Delete ALL backups of job {job_id}?',
+      checks: {
+        orAll: {
+          param: 'backup_id',
+          noun: 'backup',
+          owner: '{job_id}',
+          one: { endpoint: '/backups/{backup_id}', confirm: 'Delete backup {backup_id} of job {job_id}?', done: 'Deleted backup {backup_id} of job {job_id}.' },
+        },
+      },
+      // The service's message on stderr in a table (--json prints the answer).
+      output: { kind: 'object', schema: 'backupsDeleted', messageField: 'message', done: 'All backups of job {job_id} scheduled for deletion.' },
+      // Only the ownership check of one backup (exit 5 for a backup of another job) before the generic delete.
       handler: 'deleteJobBackups',
       alsoCalls: ['GET /backups/{backup_id}', 'DELETE /backups/{backup_id}'],
-      dryRunInHandler: true,
     },
     {
       path: ['jobs', 'encryption-key', 'set'],
@@ -386,8 +405,8 @@ export const module: ModuleSpec = {
         { name: 'cron', in: 'body', type: 'cron', placeholder: 'expr', description: '5-field cron expression' },
         ...retentionFlags(),
       ],
+      checks: { nothingToUpdate: { what: 'schedule {schedule_id} of job {job_id}' } },
       output: { kind: 'none', done: 'Updated schedule {schedule_id} of job {job_id}.' },
-      handler: 'updateSchedule',
     },
     {
       path: ['jobs', 'storage', 'set'],
@@ -399,19 +418,6 @@ export const module: ModuleSpec = {
       output: { kind: 'none', done: 'Storage of job {job_id} set.' },
     },
   ],
-};
-
-const getJob: Handler = async (input, ctx) => {
-  const client = await ctx.client();
-  const res = await client.request(input.request!, { signal: ctx.signal });
-  const raw = recordOf(res);
-  const job = loose(jobSchema, raw);
-  const sections: Section[] = [
-    { title: 'Schedules', rows: listField(res, raw, 'schedule', 'job'), columns: columns.schedule! },
-    { title: 'Storage', rows: listField(res, raw, 'storage', 'job'), columns: columns.storage! },
-    { title: 'Last backups', rows: listField(res, raw, 'last_backups', 'job'), columns: columns.lastBackup! },
-  ];
-  return { kind: 'record', record: job, columns: columns.job!, idField: 'id', sections };
 };
 
 const createJob: Handler = async (input, ctx) => {
@@ -461,27 +467,6 @@ const createJob: Handler = async (input, ctx) => {
   return { kind: 'record', record: loose(jobSchema, raw), columns: columns.job!, idField: 'id' };
 };
 
-const updateJob: Handler = async (input, ctx) => {
-  const body = input.request?.body as Record<string, unknown> | undefined;
-  if (!body || (body.storage === undefined && body.schedules === undefined)) {
-    throw new UsageError('nothing to change: give --storage or --file with schedules and/or storage');
-  }
-  const client = await ctx.client();
-  await client.request(input.request!, { signal: ctx.signal });
-  return { kind: 'done', message: `Updated job ${String(input.values.job_id)}.`, id: String(input.values.job_id) };
-};
-
-const updateSchedule: Handler = async (input, ctx) => {
-  const body = input.request?.body as Record<string, unknown> | undefined;
-  if (!body || !Object.keys(body).length) {
-    throw new UsageError('nothing to change: give --timezone, --run-offset, --cron or a --retention-* count');
-  }
-  const client = await ctx.client();
-  await client.request(input.request!, { signal: ctx.signal });
-  return { kind: 'done', message: `Updated schedule ${String(input.values.schedule_id)} of job ${String(input.values.job_id)}.`, id: Number(input.values.schedule_id) };
-};
-
-/** 200 with {message}: the message on stderr, the whole answer with --json. */
 /** A backup with its files as a section below it: backups get and jobs backup get. */
 export function backupResult(res: ApiResponse): Result {
   const raw = recordOf(res);
@@ -505,39 +490,11 @@ async function backupOfJob(job: string, backup: string, ctx: Context): Promise<A
 const getJobBackup: Handler = async (input, ctx) =>
   backupResult(await backupOfJob(String(input.values.job_id), String(input.values.backup_id), ctx));
 
+/** One backup: checked to be the job's (exit 5 otherwise) before the delete; --all as the spec says. */
 const deleteJobBackups: Handler = async (input, ctx) => {
-  const job = String(input.values.job_id);
-  const backup = input.values.backup_id as string | undefined;
-  const all = input.values.all === true;
-  if (all && backup !== undefined) {
-    throw new UsageError('give either <backup> or --all, not both', [
-      `One backup: backupctl jobs backup delete ${job} ${backup}`,
-      `Every backup: backupctl jobs backup delete ${job} --all`,
-    ]);
-  }
-  if (!all && backup === undefined) {
-    throw new UsageError('missing argument <backup>, or --all to delete every backup of the job', [
-      `One backup: backupctl jobs backup delete ${job} <backup> (backupctl jobs backup list ${job} lists them)`,
-      `Every backup: backupctl jobs backup delete ${job} --all`,
-    ]);
-  }
-  const { printDryRun } = await import('../cli/dry-run.js');
-  if (backup !== undefined) {
-    const request: RequestSpec = { method: 'DELETE', path: `/backups/${encodeURIComponent(backup)}` };
-    if (ctx.globals.dryRun) return printDryRun(ctx, request);
-    if (!(await ctx.confirm(`Delete backup ${backup} of job ${job}?`))) throw new UsageError('Cancelled; nothing was sent.');
-    await backupOfJob(job, backup, ctx);
-    await (await ctx.client()).request(request, { signal: ctx.signal });
-    return { kind: 'done', message: `Deleted backup ${backup} of job ${job}.`, id: backup };
-  }
-  if (ctx.globals.dryRun) return printDryRun(ctx, input.request!);
-  if (!(await ctx.confirm(`Delete ALL backups of job ${job}?`))) throw new UsageError('Cancelled; nothing was sent.');
-  const client = await ctx.client();
-  const res = await client.request(input.request!, { signal: ctx.signal });
-  const body = (res.body ?? {}) as { message?: unknown };
-  const message = typeof body.message === 'string' ? body.message : `All backups of job ${job} scheduled for deletion.`;
-  if (ctx.output.format !== 'table' || ctx.output.quiet) return { kind: 'object', value: body, text: message };
-  return { kind: 'done', message };
+  if (input.values.all !== true) await backupOfJob(String(input.values.job_id), String(input.values.backup_id), ctx);
+  const { runEndpoint } = await import('../cli/generic.js');
+  return runEndpoint(input, ctx, async () => ({ module, schemas, columns }));
 };
 
-export const handlers: Record<string, Handler> = { getJob, createJob, updateJob, updateSchedule, getJobBackup, deleteJobBackups, startBackup };
+export const handlers: Record<string, Handler> = { createJob, getJobBackup, deleteJobBackups, startBackup };

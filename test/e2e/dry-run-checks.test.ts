@@ -1,0 +1,37 @@
+// --dry-run checks the input as the real run does, then prints the request:
+// a command the real run refuses with exit 2 must not print a request and
+// exit 0 under --dry-run (issue 23 §17).
+import { describe, expect, it } from 'vitest';
+import { withEmulatorCli } from '../helpers/emulator.js';
+
+const { cli, sent } = withEmulatorCli();
+
+/** Runs the command with and without --dry-run: both exit 2 with the same message, and only look-ups are sent. */
+async function refusedAlike(args: string[], message: string) {
+  const real = await cli(args);
+  const dry = await cli([...args, '--dry-run']);
+  expect(real.code, real.stderr).toBe(2);
+  expect(dry.code, dry.stderr).toBe(2);
+  expect(real.stderr).toContain(message);
+  expect(dry.stderr).toContain(message);
+  expect(dry.stdout).toBe('');
+  expect(sent().filter((r) => r.method !== 'GET')).toEqual([]);
+}
+
+describe('--dry-run runs the checks first', () => {
+  it('accounts update with nothing to update', () => refusedAlike(['accounts', 'update', '1'], 'nothing to update'));
+  it('storage update with nothing to update', () => refusedAlike(['storage', 'update', '1'], 'nothing to update'));
+  it('jobs update with nothing to update', () => refusedAlike(['jobs', 'update', 'web-01 files'], 'nothing to update'));
+  it('jobs schedule update with nothing to update', () => refusedAlike(['jobs', 'schedule', 'update', 'web-01 files', '1'], 'nothing to update'));
+  it('droplets update with nothing to update', () => refusedAlike(['droplets', 'update', '1'], 'nothing to update'));
+  it('droplets activate without a retention count', () =>
+    refusedAlike(['droplets', 'activate', '1', '--frequency', '24', '--timezone', 'UTC'], 'retention'));
+  it('jobs backup delete with neither a backup nor --all', () => refusedAlike(['jobs', 'backup', 'delete', 'web-01 files'], '--all'));
+  it('droplets snapshot delete with neither a snapshot nor --all', () => refusedAlike(['droplets', 'snapshot', 'delete', '1'], '--all'));
+  it('a valid update still prints its request and sends nothing', async () => {
+    const r = await cli(['accounts', 'update', '1', '--name', 'renamed', '--dry-run']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('curl -X PATCH');
+    expect(r.stdout).toContain('"name":"renamed"');
+  });
+});
