@@ -97,37 +97,25 @@ async function findJob(ctx: Context, id: string): Promise<{ id: string; name: st
   return { id, name: typeof data?.name === 'string' ? data.name : null };
 }
 
-type Backup = import('../resources/backup-files.js').Backup;
+type Backup = import('../backups/record.js').Backup;
 
-const hasFiles = (b: Backup) => (b.status === 'completed' || b.status === 'completed_with_errors') && (b.files?.length ?? 0) > 0;
 
 async function chooseBackups(ctx: Context, jobId: string, sel: Selection): Promise<Backup[]> {
-  const { newestBackup, checkedBackup } = await import('../resources/backup-files.js');
+  const [{ newestBackup, backupsSince }, { backupOfJob }, { hasFiles }, { isSuccess }] = await Promise.all([
+    import('../backups/newest.js'),
+    import('../backups/ownership.js'),
+    import('../backups/record.js'),
+    import('../backups/status.js'),
+  ]);
   const client = await ctx.client();
-  if (sel.backup) {
-    const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(sel.backup)}` }, { signal: ctx.signal });
-    const backup = checkedBackup(res);
-    if (backup.job_id && backup.job_id !== jobId) throw new UsageError(`backup ${sel.backup} belongs to job ${backup.job_id}, not to ${jobId}`);
-    return [backup];
-  }
+  if (sel.backup) return [(await backupOfJob(client, jobId, sel.backup, ctx.signal)).backup];
   if (sel.latest) {
-    const backup = await newestBackup(ctx, jobId, 'completed');
+    const backup = await newestBackup(client, jobId, { status: 'completed', signal: ctx.signal });
     return backup ? [backup] : [];
   }
-  const { parseServiceTime } = await import('../util/time.js');
   const since = sel.since ? Date.parse(sel.since) : -Infinity;
-  const found: Backup[] = [];
-  walk: for await (const page of client.pages(
-    { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 100 } },
-    { all: true, signal: ctx.signal },
-  )) {
-    for (const raw of page.records as Backup[]) {
-      const created = parseServiceTime(raw?.created_at) ?? Infinity;
-      // Newest first: the first one older than --since ends the walk.
-      if (created < since) break walk;
-      if (raw && hasFiles(raw)) found.push(raw);
-    }
-  }
+  // The successful backups with files (one meaning of success: src/backups/status.ts).
+  const found = (await backupsSince(client, jobId, since, ctx.signal)).filter((b) => isSuccess(b.status) && hasFiles(b));
   if (sel.sample === undefined || found.length <= sel.sample) return found;
   const pool = [...found];
   const picked: Backup[] = [];
@@ -170,10 +158,10 @@ async function runVerify(
   if (!backups.length) {
     throw new EmptyResultError(`job ${job.name ?? job.id} has no ${o.sel.latest ? 'completed backup' : `backup with files matching ${o.sel.text}`} to verify`);
   }
-  const { filesOf } = await import('../resources/backup-files.js');
+  const { filesOf } = await import('../backups/files.js');
   const targets = [];
   for (const b of backups) {
-    const files = await filesOf(ctx, b);
+    const files = await filesOf(await ctx.client(), b, ctx.signal);
     targets.push({
       id: b.id,
       created_at: b.created_at ?? null,
@@ -190,7 +178,7 @@ async function runVerify(
     import('../config/paths.js'),
     import('../jobs/download.js'),
     import('../verify/run.js'),
-    import('../verify/size.js'),
+    import('../backups/size.js'),
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
   const transferOptions = { signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug };

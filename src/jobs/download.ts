@@ -25,6 +25,9 @@ export interface RemoteFile {
   url: string;
   /** Expected length in bytes when the record says it exactly ("744 bytes"). */
   size?: number;
+  /** The range a rounded stated size allows ("12.5 MB"): src/backups/size.ts. */
+  minSize?: number;
+  maxSize?: number;
 }
 
 export interface DownloadOptions {
@@ -49,12 +52,8 @@ export interface Downloaded {
   resumed: boolean;
 }
 
-/** "744 bytes" -> 744; "1.2 KB" is not exact, so no size check for it. */
-export function exactSize(size: unknown): number | undefined {
-  if (typeof size === 'number' && Number.isInteger(size)) return size;
-  const m = typeof size === 'string' ? /^\s*(\d+)\s*(bytes?|B)\s*$/i.exec(size) : null;
-  return m ? Number(m[1]) : undefined;
-}
+/** "744 bytes" -> 744; "1.2 KB" is not exact (it bounds the length instead): the one parser, src/backups/size.ts. */
+export { exactSize } from '../backups/size.js';
 
 /** A file name from the service, made safe to write inside `dir`: no folders, no `..`. */
 export function safeFileName(name: string): string {
@@ -83,6 +82,8 @@ export interface TransferOptions {
   size?: number;
   /** The most bytes an imprecise stated size allows ("12.5 MB": up to 12.55 MB); more are refused at once. */
   maxSize?: number;
+  /** The fewest bytes an imprecise stated size allows ("12.5 MB": 12.45 MB); a shorter file fails. */
+  minSize?: number;
   /** Attempts (1 + retries). */
   attempts?: number;
   retryDelayMs?: number;
@@ -255,6 +256,9 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
     if (o.size !== undefined && written !== o.size) {
       throw new TransientError(`${label}: got ${written} bytes, the backup record says ${o.size}`);
     }
+    if (o.minSize !== undefined && written < o.minSize) {
+      throw new TransientError(`${label}: got ${written} bytes, fewer than the ${o.minSize} the backup record's size allows`);
+    }
     return { bytes: written, resumed };
   } finally {
     await dispatcher.close().catch(() => {});
@@ -382,6 +386,8 @@ export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptio
       debug: o.debug,
       label: file.name,
       size: file.size,
+      minSize: file.minSize,
+      maxSize: file.maxSize,
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),
@@ -479,6 +485,8 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
       debug: o.debug,
       label: path.basename(f.target),
       size: f.size,
+      minSize: f.minSize,
+      maxSize: f.maxSize,
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),

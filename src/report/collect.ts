@@ -25,7 +25,7 @@ import {
 } from '../status/collect.js';
 import { DEFAULT_TIMEZONE, type CronTools } from '../status/schedule.js';
 import { parseServiceTime } from '../util/time.js';
-import { parseStatedSize } from '../verify/size.js';
+import { parseStatedSize } from '../backups/size.js';
 import { buildEntry, snapshotScheduleCron, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
 import type { EntryKind, ReportDocument, ReportEntry } from './model.js';
 

@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { CommandSpec, ModuleSpec, ParamSpec } from './types.js';
 import { datetime, modifiedSince, record, setTagNames, status } from './common.js';
+import { MACHINE_SNAPSHOT_STATUSES } from '../backups/status.js';
 
 export interface CloudIKind {
   /** Command group, module name and path segment under /cloud_i: `droplets`. */
@@ -31,7 +32,7 @@ export interface CloudIModule {
 }
 
 export const MACHINE_STATUSES = ['destroyed', 'inactive', 'paused', 'running', 'active'] as const;
-export const SNAPSHOT_STATUSES = ['failed', 'in-progress', 'completed', 'transferring', 'expired'] as const;
+export const SNAPSHOT_STATUSES = MACHINE_SNAPSHOT_STATUSES;
 const SNAPSHOT_SORT = ['id', 'name', 'size', 'started_at', 'completed_at'] as const;
 const RETENTION_KEYS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 const SNAPSHOT_TAGS = ['manual', ...RETENTION_KEYS] as const;

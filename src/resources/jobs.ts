@@ -8,8 +8,12 @@ import { CliError, ExitCode, UsageError } from '../errors.js';
 import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
 import { listField, recordOf } from '../http/shape.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
+import { BACKUP_STATUSES } from '../backups/status.js';
+import { backupSchema, looseBackup } from '../backups/record.js';
+import { backupOfJob } from '../backups/ownership.js';
 
-export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
+export { BACKUP_STATUSES, backupSchema };
+
 const TAGS = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 
 const scheduleSchema = record({
@@ -32,20 +36,6 @@ const jobStorageSchema = record({
   region: z.nullish(z.string()),
   bucket: z.nullish(z.string()),
   endpoint: z.nullish(z.string()),
-});
-
-export const backupSchema = record({
-  id: z.string(),
-  job_id: z.nullish(z.string()),
-  status: z.nullish(z.string()),
-  tags: z.nullish(z.record(z.string(), z.unknown())),
-  s3_directory: z.nullish(z.string()),
-  created_at: z.nullish(datetime),
-  started_at: z.nullish(datetime),
-  completed_at: z.nullish(datetime),
-  monitoring_available: z.nullish(z.boolean()),
-  encryption_key: z.nullish(z.string()),
-  files: z.nullish(z.array(record({ id: z.nullish(z.union([z.string(), z.number()])), name: z.string(), size: z.nullish(z.union([z.string(), z.number()])), url: z.nullish(z.string()) }))),
 });
 
 export const jobSchema = record({
@@ -470,29 +460,18 @@ const createJob: Handler = async (input, ctx) => {
 /** A backup with its files as a section below it: backups get and jobs backup get. */
 export function backupResult(res: ApiResponse): Result {
   const raw = recordOf(res);
-  const backup = loose(backupSchema, raw);
+  const backup = looseBackup(raw);
   return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: listField(res, raw, 'files', 'backup'), columns: columns.file! }] };
 }
 
-/** GET /backups/{id}, refused (exit 5) when the backup belongs to another job than the one named. */
-async function backupOfJob(job: string, backup: string, ctx: Context): Promise<ApiResponse> {
-  const client = await ctx.client();
-  const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(backup)}` }, { signal: ctx.signal });
-  const owner = recordOf(res).job_id;
-  if (typeof owner === 'string' && owner !== job) {
-    throw new CliError(`backup ${backup} is not a backup of job ${job} (it belongs to job ${owner})`, ExitCode.notFound, [
-      `  Its backups: backupctl jobs backup list ${job}`,
-    ]);
-  }
-  return res;
-}
-
-const getJobBackup: Handler = async (input, ctx) =>
-  backupResult(await backupOfJob(String(input.values.job_id), String(input.values.backup_id), ctx));
+const getJobBackup: Handler = async (input, ctx) => {
+  const { res } = await backupOfJob(await ctx.client(), String(input.values.job_id), String(input.values.backup_id), ctx.signal);
+  return backupResult(res);
+};
 
 /** One backup: checked to be the job's (exit 5 otherwise) before the delete; --all as the spec says. */
 const deleteJobBackups: Handler = async (input, ctx) => {
-  if (input.values.all !== true) await backupOfJob(String(input.values.job_id), String(input.values.backup_id), ctx);
+  if (input.values.all !== true) await backupOfJob(await ctx.client(), String(input.values.job_id), String(input.values.backup_id), ctx.signal);
   const { runEndpoint } = await import('../cli/generic.js');
   return runEndpoint(input, ctx, async () => ({ module, schemas, columns }));
 };

@@ -7,6 +7,7 @@ import { nextPageQuery } from '../http/paging.js';
 import { NAMED_KINDS, looksLikeId, pickByName } from '../cli/resolve.js';
 import type { CronTools } from './schedule.js';
 import { DEFAULT_TIMEZONE } from './schedule.js';
+import { successStatuses } from '../backups/status.js';
 import {
   compareJobs,
   isSuccess,
@@ -252,7 +253,7 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
     const morePages = nextPageQuery(query, body, recent.length) !== undefined;
     if (morePages && !recent.some((b) => isSuccess(str(b.status), opts.allowErrors))) {
       // The newest success is older than the page: ask for it by status.
-      const statuses = opts.allowErrors ? ['completed', 'completed_with_errors'] : ['completed'];
+      const statuses = successStatuses(opts.allowErrors);
       const found = await Promise.all(
         statuses.map(async (status) => records(await get(r, backupsPath(id), { status, sort: '-created_at', page_size: BACKUP_PAGE }))[0]),
       );
