@@ -9,10 +9,11 @@ import { UsageError } from '../errors.js';
 import { fillTemplate } from './request.js';
 import { flagLabel } from './params.js';
 
-/** Flag transforms: each value of a `trim` parameter loses its surrounding whitespace. */
+/** Flag transforms: each value of a `trim` parameter loses its surrounding whitespace (`line`: then ends with one newline). */
 export function transformValues(spec: CommandSpec, values: Record<string, unknown>): void {
   for (const p of spec.params) {
-    if (p.trim && typeof values[p.name] === 'string') values[p.name] = (values[p.name] as string).trim();
+    const v = values[p.name];
+    if (p.trim && typeof v === 'string') values[p.name] = p.trim === 'line' ? `${v.trim()}\n` : v.trim();
   }
 }
 

@@ -45,6 +45,10 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
     case 'object': {
       const res = await client.request(request, { signal: ctx.signal });
       const value = res.body ?? {};
+      if (spec.output.textField !== undefined) {
+        const text = (value as Record<string, unknown>)[spec.output.textField];
+        return { kind: 'text', text: `${typeof text === 'string' ? text : JSON.stringify(value)}\n`, value };
+      }
       const field = spec.output.messageField;
       if (field !== undefined && (ctx.output.format === 'table' || value === '' || (typeof value === 'object' && !Object.keys(value as object).length))) {
         // A confirmation, not a record: the service's message (else ours) on stderr; -q prints the id acted on.

@@ -103,8 +103,11 @@ export interface ParamSpec {
   hint?: string;
   /** Given while another parameter has one of these values, exit 2: `--key` with `--provider cloud_m`. */
   refusedWhen?: Record<string, readonly string[]>;
-  /** A text value loses its surrounding whitespace (a file's final newline) before it is sent. */
-  trim?: boolean;
+  /**
+   * A flag transform: the text loses its surrounding whitespace (a file's final
+   * newline) before it is checked and sent; `line` then ends it with one newline (a PEM file).
+   */
+  trim?: boolean | 'line';
   /** Placeholder shown in help, e.g. `<key-id>`. */
   placeholder?: string;
   description: string;
@@ -185,6 +188,11 @@ export interface OutputSpec {
    * stderr as the confirmation, instead of the whole answer; `done` when it is absent.
    */
   messageField?: string;
+  /**
+   * For kind `object`: this field of the answer alone, as text on stdout whatever the
+   * format (a shell line to pipe: `servers code`); --json prints the whole answer.
+   */
+  textField?: string;
 }
 
 export interface ListSpec {

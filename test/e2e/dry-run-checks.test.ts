@@ -35,3 +35,29 @@ describe('--dry-run runs the checks first', () => {
     expect(r.stdout).toContain('"name":"renamed"');
   });
 });
+
+describe('--dry-run runs the validation hooks first', () => {
+  it('encryption-keys create with a private key: exit 2, and the key is not printed', async () => {
+    const { generateKeyPairSync } = await import('node:crypto');
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { tmpdir } = await import('node:os');
+    const path = await import('node:path');
+    const pem = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-dry-'));
+    try {
+      const file = path.join(dir, 'backup.key');
+      writeFileSync(file, pem);
+      const r = await cli(['encryption-keys', 'create', '--name', 'k', '--public-key-file', file, '--dry-run']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('PRIVATE key');
+      expect(r.stdout + r.stderr).not.toContain(pem.split('\n')[1]!);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  it('servers code prints the line alone, from the spec', async () => {
+    const r = await cli(['servers', 'code', '--key', '1']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout.split('\n').filter(Boolean)).toHaveLength(1);
+  });
+});
