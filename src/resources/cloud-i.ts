@@ -4,7 +4,7 @@
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { CommandSpec, ModuleSpec, ParamSpec } from './types.js';
-import { datetime, modifiedSince, record, setTagNames, status } from './common.js';
+import { datetime, modifiedSince, record, retentionText, setTagNames, status } from './common.js';
 import { MACHINE_SNAPSHOT_STATUSES } from '../backups/status.js';
 
 export interface CloudIKind {
@@ -93,13 +93,7 @@ export function frequencyText(frequency: unknown): string | undefined {
   return /^\d+$/.test(text) ? `every ${text}h` : text;
 }
 
-/** `h6 d7 w4 m3`: the counts the service holds, in period order. */
-export function retentionText(retention: unknown): string | undefined {
-  if (!retention || typeof retention !== 'object' || Array.isArray(retention)) return undefined;
-  const counts = retention as Record<string, unknown>;
-  const parts = RETENTION_KEYS.filter((k) => counts[k] !== null && counts[k] !== undefined).map((k) => `${k[0]}${String(counts[k])}`);
-  return parts.length ? parts.join(' ') : undefined;
-}
+export { retentionText };
 
 /** Tables show `d7 w4 m3`; tsv the hourly, daily, weekly and monthly counts, one field each. */
 export const retentionColumn: Column = { key: 'retention', header: 'Retention', show: (r) => retentionText(r.retention), flat: RETENTION_KEYS };

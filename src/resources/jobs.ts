@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { ApiResponse, Column, Context, Handler, RequestSpec, Result, Section } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
-import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
+import { datetime, jobArg, loose, modifiedSince, record, retentionText, serverSchema, setTagNames } from './common.js';
 import { listField, recordOf } from '../http/shape.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
 import { BACKUP_STATUSES } from '../backups/status.js';
@@ -90,14 +90,6 @@ const scheduleText = (schedules: unknown) => {
   if (typeof cron !== 'string' || !cron) return `${schedules.length} schedule${schedules.length > 1 ? 's' : ''}`;
   return schedules.length > 1 ? `${cron} (+${schedules.length - 1})` : cron;
 };
-
-const retentionText = (r: unknown) =>
-  r && typeof r === 'object' && !Array.isArray(r)
-    ? Object.entries(r as Record<string, unknown>)
-        .filter(([, v]) => typeof v === 'number' && v > 0)
-        .map(([k, v]) => `${k[0]}${v}`)
-        .join(' ')
-    : '';
 
 export const columns: Record<string, Column[]> = {
   job: [
