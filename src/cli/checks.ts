@@ -48,9 +48,15 @@ export function checkInput(spec: CommandSpec, values: Record<string, unknown>, r
       ]);
     }
   }
-  if (checks.atMostOne) {
-    const set = checks.atMostOne.filter((n) => given(values[n]));
-    if (set.length > 1) throw new UsageError(`give one of ${checks.atMostOne.map(label).join(', ')}, not ${set.map(label).join(' and ')}`);
+  const listed = (names: readonly string[]) => {
+    const labels = names.map(label);
+    return labels.length > 1 ? `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}` : labels.join('');
+  };
+  for (const [names, atLeast] of [[checks.atMostOne, false], [checks.exactlyOne, true]] as const) {
+    if (!names) continue;
+    const set = names.filter((n) => given(values[n]));
+    if (set.length > 1) throw new UsageError(`give one of ${listed(names)}, not ${set.map(label).join(' and ')}`);
+    if (atLeast && set.length === 0) throw new UsageError(`give one of ${listed(names)}`);
   }
   if (checks.atLeastOne && !checks.atLeastOne.params.some((n) => given(values[n]))) {
     const { message, hint } = checks.atLeastOne;

@@ -47,21 +47,19 @@ export async function runCommand(o: RunInput): Promise<void> {
   const ctx = createContext({ globals: common, io, env, signal: o.signal, output });
   if (ownFormat) ctx.globals = globals;
   try {
+    // The declared checks see only which values are given, so they run before any name is looked up: input
+    // refused with exit 2 sends nothing, not even a look-up (the chosen form's request, names unresolved).
+    checkInput(spec, values, buildRequest(formOf(spec, values), values));
     // Names given for ids are looked up first (sent even with --dry-run, which lists them on stderr).
     await resolveNames(values, () => ctx.client(), {
       signal: ctx.signal,
       onLookup: globals.dryRun ? (req) => io.stderr.write(`Looking up a name: ${req.method} /v1${req.path}${encodeQuery(req.query)}\n`) : undefined,
     });
     // "One id or --all": with --all, the command is its --all form (endpoint, question, message).
-    const orAll = spec.checks?.orAll;
-    const form = orAll && (values.all === true ? orAll.all : orAll.one);
-    const chosen: ManifestCommand = form
-      ? { ...spec, endpoint: form.endpoint ?? spec.endpoint, confirm: form.confirm ?? spec.confirm, output: { ...spec.output, done: form.done ?? spec.output.done } }
-      : spec;
+    const chosen = formOf(spec, values);
     const request = buildRequest(chosen, values);
     if (request?.body !== undefined) registerSecrets(request.body, redactBody(request.body));
     // Every check runs before --dry-run prints: a dry run refuses what the real run refuses.
-    checkInput(spec, values, request);
     if (spec.validator) {
       const check = (await load()).checks?.[spec.validator];
       if (!check) throw new Error(`check ${spec.validator} missing in module ${spec.module}`);
@@ -91,6 +89,14 @@ export async function runCommand(o: RunInput): Promise<void> {
   } finally {
     await ctx.dispose();
   }
+}
+
+/** "One id or --all": with --all the command is its --all form (endpoint, question, message), else its one-id form. */
+function formOf(spec: ManifestCommand, values: Record<string, unknown>): ManifestCommand {
+  const orAll = spec.checks?.orAll;
+  const form = orAll && (values.all === true ? orAll.all : orAll.one);
+  if (!form) return spec;
+  return { ...spec, endpoint: form.endpoint ?? spec.endpoint, confirm: form.confirm ?? spec.confirm, output: { ...spec.output, done: form.done ?? spec.output.done } };
 }
 
 /**

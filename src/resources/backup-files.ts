@@ -79,6 +79,7 @@ export const module: ModuleSpec = {
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files fetched at once' },
         { name: 'file', in: 'local', type: 'string', placeholder: 'name', description: 'Only this file of the backup (needed with --output - when it has several)' },
       ],
+      checks: { exactlyOne: ['backup', 'latest'] },
       output: { kind: 'list', schema: 'downloaded', columns: 'downloaded', idField: 'path' },
       // `--output -` (the global -o) streams one file to stdout: the handler reads it.
       extraFormats: ['-'],
@@ -111,11 +112,6 @@ const latest: Handler = async (input, ctx) => {
 const download: Handler = async (input, ctx) => {
   const v = input.values;
   const jobId = String(v.job_id);
-  if ((v.backup === undefined) === (v.latest !== true)) {
-    throw new UsageError('give a backup id or --latest (one of them)', [
-      `  backupctl jobs backup download ${jobId} --latest`,
-    ]);
-  }
   if (ctx.globals.dryRun) {
     const req = v.latest ? newestBackupsRequest(jobId, { status: 'completed' }) : { method: 'GET' as const, path: `/backups/${encodeURIComponent(String(v.backup))}` };
     return (await import('../cli/dry-run.js')).printDryRun(ctx, req);

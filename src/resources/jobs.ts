@@ -254,6 +254,7 @@ export const module: ModuleSpec = {
         { name: 'proxy_id', flag: 'proxy', in: 'body', type: 'integer', min: 1, placeholder: 'id', description: 'Proxy id' },
       ],
       body: { fields: { compute: COMPUTE_BODY, config: CONFIG_BODY, schedules: SCHEDULES_BODY } },
+      checks: { atMostOne: ['server', 'serverless', 'agent'] },
       output: { kind: 'record', schema: 'job', columns: 'job' },
       handler: 'createJob',
       dryRunInHandler: true,
@@ -405,8 +406,6 @@ export const module: ModuleSpec = {
 const createJob: Handler = async (input, ctx) => {
   const v = input.values;
   const body = { ...((input.request?.body as Record<string, unknown> | undefined) ?? {}) };
-  const computeFlags = [v.server !== undefined, v.serverless !== undefined, v.agent === true].filter(Boolean).length;
-  if (computeFlags > 1) throw new UsageError('give one of --server, --serverless or --agent');
   if (v.server !== undefined) body.compute = { type: 'server', server_id: v.server };
   else if (v.serverless !== undefined) body.compute = { type: 'ss_serverless', region: v.serverless };
   else if (v.agent === true) body.compute = { type: 'ss_agent' };

@@ -138,6 +138,8 @@ export interface InputChecks {
   atLeastOne?: { params: readonly string[]; message: string; hint?: string };
   /** At most one of these parameters (names) may be given. */
   atMostOne?: readonly string[];
+  /** Exactly one of these parameters (names) must be given. */
+  exactlyOne?: readonly string[];
   /**
    * "One id or --all": exactly one of the positional `param` and --all (the
    * `noun`s of `owner`, a template). `one` and `all` override the spec's

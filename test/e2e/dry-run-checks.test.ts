@@ -4,10 +4,11 @@
 import { describe, expect, it } from 'vitest';
 import { withEmulatorCli } from '../helpers/emulator.js';
 
-const { cli, sent } = withEmulatorCli();
+const { emu, cli, sent } = withEmulatorCli();
 
-/** Runs the command with and without --dry-run: both exit 2 with the same message, and only look-ups are sent. */
+/** Runs the command with and without --dry-run: both exit 2 with the same message, and nothing is sent, not even a name look-up. */
 async function refusedAlike(args: string[], message: string) {
+  emu.clearRequests();
   const real = await cli(args);
   const dry = await cli([...args, '--dry-run']);
   expect(real.code, real.stderr).toBe(2);
@@ -15,7 +16,7 @@ async function refusedAlike(args: string[], message: string) {
   expect(real.stderr).toContain(message);
   expect(dry.stderr).toContain(message);
   expect(dry.stdout).toBe('');
-  expect(sent().filter((r) => r.method !== 'GET')).toEqual([]);
+  expect(sent()).toEqual([]);
 }
 
 describe('--dry-run runs the checks first', () => {
