@@ -5,12 +5,14 @@
 import type { Client } from '../cli/types.js';
 import { CliError, ExitCode } from '../errors.js';
 import { checkedBackup, type Backup } from './record.js';
+import { sanitize } from '../output/sanitize.js';
 
 /** Throws (exit 5) when the record names another job than `jobId`. A record naming no job passes. */
-export function checkOwnership(backup: Pick<Backup, 'id' | 'job_id'>, jobId: string, backupId: string = backup.id): void {
+export function checkOwnership(backup: Pick<Backup, 'id' | 'job_id'>, jobId: string, backupId: string = backup.id, ownerName?: string): void {
   const owner = backup.job_id;
   if (typeof owner === 'string' && owner !== '' && owner !== jobId) {
-    throw new CliError(`backup ${backupId} is not a backup of job ${jobId} (it belongs to job ${owner})`, ExitCode.notFound, [
+    const named = ownerName ? `"${sanitize(ownerName)}" (${owner})` : owner;
+    throw new CliError(`backup ${backupId} is not a backup of job ${jobId} (it belongs to job ${named})`, ExitCode.notFound, [
       `  Its backups: backupctl jobs backup list ${jobId}`,
       `  That backup: backupctl jobs backup get ${owner} ${backupId}`,
     ]);
@@ -21,6 +23,19 @@ export function checkOwnership(backup: Pick<Backup, 'id' | 'job_id'>, jobId: str
 export async function backupOfJob(client: Client, jobId: string, backupId: string, signal?: AbortSignal): Promise<{ backup: Backup; res: Awaited<ReturnType<Client['request']>> }> {
   const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(backupId)}` }, { signal });
   const backup = checkedBackup(res);
-  checkOwnership(backup, jobId, backupId);
+  const owner = backup.job_id;
+  if (typeof owner === 'string' && owner !== '' && owner !== jobId) checkOwnership(backup, jobId, backupId, await jobName(client, owner, signal));
   return { backup, res };
+}
+
+/** The name of a job, for the message; undefined when it cannot be read (deleted, no access). */
+async function jobName(client: Client, id: string, signal?: AbortSignal): Promise<string | undefined> {
+  try {
+    const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(id)}` }, { signal });
+    const name = (res.body as { data?: { name?: unknown } } | undefined)?.data?.name;
+    return typeof name === 'string' && name ? name : undefined;
+  } catch {
+    if (signal?.aborted) throw signal.reason;
+    return undefined;
+  }
 }

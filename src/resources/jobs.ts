@@ -2,9 +2,9 @@
 // where it goes (storage) and when (schedules); their backups; their
 // encryption key, proxy, schedules and storage.
 import * as z from 'zod/mini';
-import type { ApiResponse, Column, Context, Handler, RequestSpec, Result, Section } from '../cli/types.js';
+import type { ApiResponse, Column, Handler, Result } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
-import { CliError, ExitCode, UsageError } from '../errors.js';
+import { UsageError } from '../errors.js';
 import { datetime, jobArg, loose, modifiedSince, record, retentionText, serverSchema, setTagNames } from './common.js';
 import { listField, recordOf } from '../http/shape.js';
 import { startBackup, startBackupSpec } from './start-backup.js';

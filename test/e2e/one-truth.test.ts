@@ -48,7 +48,7 @@ describe('a backup of another job (§18)', () => {
       for (const [name, r] of Object.entries(runs)) {
         expect(r.code, `${name}: ${r.stderr}`).toBe(5);
         expect(r.stderr, name).toContain(`is not a backup of job ${jobA.id}`);
-        expect(r.stderr, name).toContain(jobB.id);
+        expect(r.stderr, name).toContain(`it belongs to job "${jobB.name}" (${jobB.id})`);
         expect(r.stdout, name).toBe('');
       }
       expect(readdirSync(dir)).toEqual([]);
