@@ -13,6 +13,10 @@ export type BackupStatus = (typeof BACKUP_STATUSES)[number];
  * `in_progress`, `delete-request`), and the common ones.
  */
 export const SNAPSHOT_STATUSES = ['pre_request', 'in_progress', 'in-progress', 'transferring', 'completed', 'failed', 'expired', 'delete-request'] as const;
+/** The backup statuses in the order metrics list them (status -o prometheus): by outcome. */
+export const BACKUP_STATUSES_BY_OUTCOME = ['completed', 'completed_with_errors', 'failed', 'expired', 'running', 'pending'] as const satisfies readonly BackupStatus[];
+/** The snapshot statuses metrics list (every one a snapshot of a schedule can have), in their order. */
+export const SNAPSHOT_STATUSES_BY_OUTCOME = ['completed', 'failed', 'expired', 'in-progress', 'in_progress', 'transferring', 'pre_request'] as const;
 /** The values the provider snapshots' `--status` filter takes. */
 export const SNAPSHOT_STATUS_FILTER = ['pre_request', 'in_progress', 'expired', 'failed', 'completed'] as const;
 /** The values the droplet and volume snapshots' `--status` filter takes. */

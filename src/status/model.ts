@@ -16,7 +16,7 @@
 import * as z from 'zod/mini';
 import { ageMs, parseServiceTime } from '../util/time.js';
 // What a status means and which backup is newest: one definition, in the backups module.
-import { isFailure, isInProgress, isSuccess } from '../backups/status.js';
+import { BACKUP_STATUSES_BY_OUTCOME, SNAPSHOT_STATUSES_BY_OUTCOME, isFailure, isInProgress, isSuccess } from '../backups/status.js';
 import { newestFirst } from '../backups/newest.js';
 
 export { isFailure, isInProgress, isSuccess, newestFirst };
@@ -24,8 +24,8 @@ export { isFailure, isInProgress, isSuccess, newestFirst };
 export const HEALTH_VALUES = ['failing', 'stale', 'healthy', 'unknown'] as const;
 export type Health = (typeof HEALTH_VALUES)[number];
 
-/** The backup statuses of the interface, in the order metrics list them. */
-export const BACKUP_STATUSES = ['completed', 'completed_with_errors', 'failed', 'expired', 'running', 'pending'] as const;
+/** The backup statuses of the interface, in the order metrics list them (src/backups/status.ts). */
+export const BACKUP_STATUSES = BACKUP_STATUSES_BY_OUTCOME;
 
 /** How many of the newest backups the strip of marks and the counts cover. */
 export const RECENT_WINDOW = 10;
@@ -196,8 +196,8 @@ export function snapshotSummaryOf(s: BackupLike, now: number): SnapshotSummary {
   };
 }
 
-/** Snapshot statuses of the interface (droplet/volume and provider snapshots), in the order metrics list them. */
-export const SNAPSHOT_STATUSES = ['completed', 'failed', 'expired', 'in-progress', 'in_progress', 'transferring', 'pre_request'] as const;
+/** Snapshot statuses of the interface (droplet/volume and provider snapshots), in the order metrics list them (src/backups/status.ts). */
+export const SNAPSHOT_STATUSES = SNAPSHOT_STATUSES_BY_OUTCOME;
 
 /** Hours between snapshots from a frequency as the service sends it (24, "24", "h24"); undefined when unreadable. */
 export function frequencyHours(frequency: string | number | null | undefined): number | undefined {

@@ -39,7 +39,13 @@ describe('service times (§19): a time with no zone is UTC, whatever TZ says', (
 });
 
 describe('statuses (§21): one definition', async () => {
-  const { isFailure, isFinished, isInProgress, isSuccess, outcomeOf } = await import('../../src/backups/status.js');
+  const { isFailure, isFinished, isInProgress, isSuccess, outcomeOf, BACKUP_STATUSES, BACKUP_STATUSES_BY_OUTCOME, SNAPSHOT_STATUSES, SNAPSHOT_STATUSES_BY_OUTCOME } =
+    await import('../../src/backups/status.js');
+  it('the lists in metric order are the same statuses, each with a known meaning', () => {
+    expect([...BACKUP_STATUSES_BY_OUTCOME].sort()).toEqual([...BACKUP_STATUSES].sort());
+    expect(SNAPSHOT_STATUSES_BY_OUTCOME.every((s) => (SNAPSHOT_STATUSES as readonly string[]).includes(s))).toBe(true);
+    expect([...BACKUP_STATUSES, ...SNAPSHOT_STATUSES].map(outcomeOf)).not.toContain('unknown');
+  });
   it('success is completed; completed_with_errors only when errors are allowed', () => {
     expect(isSuccess('completed')).toBe(true);
     expect(isSuccess('completed_with_errors')).toBe(false);
