@@ -43,7 +43,7 @@ export const module: ModuleSpec = {
         { ...jobArg(), in: 'local' },
         { name: 'backup', in: 'local', type: 'uuid', positional: true, complete: 'backups', description: 'One backup id (else --latest, --since or --sample)' },
         { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job (the default)' },
-        { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Every backup with files created since then (7d, 24h, or ISO 8601)' },
+        { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Every successful (completed) backup with files created since then (7d, 24h, or ISO 8601)' },
         { name: 'sample', in: 'local', type: 'integer', min: 1, max: 1000, placeholder: 'n', description: 'N backups with files drawn at random (from --since when given, else from all)' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' },
