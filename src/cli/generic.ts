@@ -10,6 +10,7 @@ import { EmptyResultError } from '../errors.js';
 import { fillTemplate } from './request.js';
 import { lenient } from './lenient.js';
 import { listField, recordOf } from '../http/shape.js';
+import { tsvField } from '../output/sanitize.js';
 
 export async function runEndpoint(input: CommandInput, ctx: Context, loadModule: () => Promise<LoadedModule>): Promise<Result> {
   const { spec, request, values } = input;
@@ -33,6 +34,7 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
       const mod = await loadWhileSending(loadModule);
       const res = await answer;
       const raw = recordOf(res);
+      if (spec.output.entries) return entriesResult(raw, spec.output.entries, mod, spec, ctx);
       const record = lenient(mod, spec.output.schema, ctx)(raw);
       // A record with sub-tables: each list field as a table below it (`files` of a backup).
       const sections: Section[] | undefined = spec.output.sections?.map((s) => ({
@@ -140,6 +142,16 @@ export function morePagesHint(query: Record<string, QueryValue>, raw: unknown, r
   const first = (page - 1) * received;
   const shown = page === 1 ? `${received}` : `${first + 1}-${first + received}`;
   return `Showing ${shown}${total !== undefined ? ` of ${total}` : ''}: --all for every page, --page ${page + 1} for the next.`;
+}
+
+/** A map shown as rows (output.entries): --json the map, a table `key<TAB>value` lines, tsv and -q the rows. */
+function entriesResult(map: Record<string, unknown>, e: { key: string; value: string }, mod: LoadedModule, spec: CommandSpec, ctx: Context): Result {
+  if (ctx.output.format === 'json') return { kind: 'object', value: map };
+  const rows = Object.entries(map).map(([k, v]) => ({ [e.key]: k, [e.value]: typeof v === 'string' ? v : JSON.stringify(v) }));
+  if (ctx.output.format === 'table' && !ctx.output.quiet && !ctx.output.columns) {
+    return { kind: 'text', text: rows.map((r) => `${tsvField(r[e.key]!)}\t${tsvField(r[e.value]!)}\n`).join('') };
+  }
+  return { kind: 'list', pages: (async function* () { yield rows; })(), columns: columnsOf(mod, spec), idField: spec.output.idField ?? e.value };
 }
 
 /**

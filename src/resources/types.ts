@@ -195,6 +195,12 @@ export interface OutputSpec {
    * format (a shell line to pipe: `servers code`); --json prints the whole answer.
    */
   textField?: string;
+  /**
+   * For kind `record`: the record is a map (`{file name: url}`), shown as rows of
+   * `key` and `value` (one `key<TAB>value` line each in a table, so that nothing
+   * is cut to the terminal's width); --json prints the map as it came.
+   */
+  entries?: { key: string; value: string };
 }
 
 export interface ListSpec {
