@@ -5,8 +5,10 @@
 // PipelineBackup). Self-contained: it asks the service through ctx.client().
 import type { ApiResponse, Context } from '../cli/types.js';
 import { UsageError } from '../errors.js';
-import { idOf, listField, recordOf } from '../http/shape.js';
-import { parseServiceTime } from '../util/time.js';
+import { backupsSince, newestBackup } from './newest.js';
+import { backupOfJob } from './ownership.js';
+import { hasFiles } from './record.js';
+import { isSuccess } from './status.js';
 import type { PipelineBackup } from '../pipeline/types.js';
 
 /** The selection flags of a command, read and checked. */
@@ -34,9 +36,6 @@ export interface BackupRecord {
   [key: string]: unknown;
 }
 
-/** Statuses whose backups hold files worth reading (--since, --sample). */
-export const READABLE_STATUSES: readonly string[] = ['completed', 'completed_with_errors'];
-
 /**
  * The selection in a command's parsed values (`backup`, `latest`, `since`,
  * `sample`). Two ways at once is a usage error (exit 2) before anything is sent.
@@ -62,51 +61,22 @@ export function readSelection(values: Record<string, unknown>, command = 'verify
   return { backup, latest: ways === 0 || latest, since, sample, text };
 }
 
-/** The record of an answer, checked: an object with an id, `files` a list when present. */
-function checkedRecord(res: ApiResponse): BackupRecord {
-  const raw = recordOf(res);
-  idOf(res, raw, 'backup');
-  listField(res, raw, 'files', 'backup');
-  return { ...raw, id: String(raw.id) } as BackupRecord;
-}
-
-const hasFiles = (b: BackupRecord) => READABLE_STATUSES.includes(String(b.status)) && (b.files?.length ?? 0) > 0;
-
 /**
  * The backups of job `jobId` the selection names, newest first. A backup id
- * of another job is a usage error (exit 2). An empty list when none matches
- * (the caller says so: exit 9).
+ * of another job is refused (exit 5: src/backups/ownership.ts). Only successful
+ * backups with files are chosen by --latest, --since and --sample (one meaning
+ * of success: src/backups/status.ts). An empty list when none matches (the
+ * caller says so: exit 9).
  */
 export async function selectBackups(ctx: Context, jobId: string, sel: BackupSelection, random: () => number = Math.random): Promise<BackupRecord[]> {
   const client = await ctx.client();
-  if (sel.backup) {
-    const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(sel.backup)}` }, { signal: ctx.signal });
-    const backup = checkedRecord(res);
-    if (backup.job_id && backup.job_id !== jobId) throw new UsageError(`backup ${sel.backup} belongs to job ${backup.job_id}, not to ${jobId}`);
-    return [backup];
-  }
+  if (sel.backup) return [(await backupOfJob(client, jobId, sel.backup, ctx.signal)).backup as BackupRecord];
   if (sel.latest) {
-    const res = await client.request(
-      { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 15, status: 'completed' } },
-      { signal: ctx.signal },
-    );
-    const data = (res.body as { data?: unknown[] } | undefined)?.data;
-    const first = Array.isArray(data) ? data[0] : undefined;
-    return first === undefined ? [] : [checkedRecord({ ...res, body: { data: first } })];
+    const backup = await newestBackup(client, jobId, { status: 'completed', signal: ctx.signal });
+    return backup ? [backup as BackupRecord] : [];
   }
   const since = sel.since ? Date.parse(sel.since) : -Infinity;
-  const found: BackupRecord[] = [];
-  walk: for await (const page of client.pages(
-    { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 100 } },
-    { all: true, signal: ctx.signal },
-  )) {
-    for (const raw of page.records as BackupRecord[]) {
-      const created = parseServiceTime(raw?.created_at) ?? Infinity;
-      // Newest first: the first one older than --since ends the walk.
-      if (created < since) break walk;
-      if (raw && typeof raw === 'object' && hasFiles(raw)) found.push(raw);
-    }
-  }
+  const found = (await backupsSince(client, jobId, since, ctx.signal)).filter((b) => isSuccess(b.status) && hasFiles(b)) as BackupRecord[];
   if (sel.sample === undefined || found.length <= sel.sample) return found;
   const pool = [...found];
   const picked: BackupRecord[] = [];

@@ -4,12 +4,13 @@
 import { wordParts, wrapParts } from '../util/wrap.js';
 import type { CommandSpec } from '../resources/types.js';
 import type { LoadedModule } from '../resources/registry.js';
-import type { Column, CommandInput, Context, Page, QueryValue, Result } from './types.js';
+import type { Column, CommandInput, Context, Page, QueryValue, Result, Section } from './types.js';
 import { nextPageQuery, toInt } from '../http/paging.js';
 import { EmptyResultError } from '../errors.js';
 import { fillTemplate } from './request.js';
 import { lenient } from './lenient.js';
-import { recordOf } from '../http/shape.js';
+import { listField, recordOf } from '../http/shape.js';
+import { tsvField } from '../output/sanitize.js';
 
 export async function runEndpoint(input: CommandInput, ctx: Context, loadModule: () => Promise<LoadedModule>): Promise<Result> {
   const { spec, request, values } = input;
@@ -32,12 +33,31 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
       answer.catch(() => {}); // awaited below
       const mod = await loadWhileSending(loadModule);
       const res = await answer;
-      const record = lenient(mod, spec.output.schema, ctx)(recordOf(res));
-      return { kind: 'record', record, columns: columnsOf(mod, spec), idField };
+      const raw = recordOf(res);
+      if (spec.output.entries) return entriesResult(raw, spec.output.entries, mod, spec, ctx);
+      const record = lenient(mod, spec.output.schema, ctx)(raw);
+      // A record with sub-tables: each list field as a table below it (`files` of a backup).
+      const sections: Section[] | undefined = spec.output.sections?.map((s) => ({
+        title: s.title,
+        rows: listField(res, raw, s.field, spec.output.schema ?? 'record'),
+        columns: mod.columns?.[s.columns] ?? [],
+      }));
+      return { kind: 'record', record, columns: withFallbacks(columnsOf(mod, spec), spec, values), idField, ...(sections ? { sections } : {}) };
     }
     case 'object': {
       const res = await client.request(request, { signal: ctx.signal });
-      return { kind: 'object', value: res.body ?? {}, idField: spec.output.idField };
+      const value = res.body ?? {};
+      if (spec.output.textField !== undefined) {
+        const text = (value as Record<string, unknown>)[spec.output.textField];
+        return { kind: 'text', text: `${typeof text === 'string' ? text : JSON.stringify(value)}\n`, value };
+      }
+      const field = spec.output.messageField;
+      if (field !== undefined && (ctx.output.format === 'table' || value === '' || (typeof value === 'object' && !Object.keys(value as object).length))) {
+        // A confirmation, not a record: the service's message (else ours) on stderr; -q prints the id acted on.
+        const said = (value as Record<string, unknown>)[field];
+        return { kind: 'done', message: typeof said === 'string' ? said : fillTemplate(spec.output.done ?? 'Done.', values), id: firstPathValue(spec, values) };
+      }
+      return { kind: 'object', value, idField: spec.output.idField };
     }
     case 'none': {
       await client.request(request, { signal: ctx.signal });
@@ -122,6 +142,40 @@ export function morePagesHint(query: Record<string, QueryValue>, raw: unknown, r
   const first = (page - 1) * received;
   const shown = page === 1 ? `${received}` : `${first + 1}-${first + received}`;
   return `Showing ${shown}${total !== undefined ? ` of ${total}` : ''}: --all for every page, --page ${page + 1} for the next.`;
+}
+
+/** A map shown as rows (output.entries): --json the map, a table `key<TAB>value` lines, tsv and -q the rows. */
+function entriesResult(map: Record<string, unknown>, e: { key: string; value: string }, mod: LoadedModule, spec: CommandSpec, ctx: Context): Result {
+  if (ctx.output.format === 'json') return { kind: 'object', value: map };
+  const rows = Object.entries(map).map(([k, v]) => ({ [e.key]: k, [e.value]: typeof v === 'string' ? v : JSON.stringify(v) }));
+  if (ctx.output.format === 'table' && !ctx.output.quiet && !ctx.output.columns) {
+    return { kind: 'text', text: rows.map((r) => `${tsvField(r[e.key]!)}\t${tsvField(r[e.value]!)}\n`).join('') };
+  }
+  return { kind: 'list', pages: (async function* () { yield rows; })(), columns: columnsOf(mod, spec), idField: spec.output.idField ?? e.value };
+}
+
+/**
+ * Output shaping: a column whose field the answer leaves empty shows the value
+ * of the parameter named in `output.fallbacks` (what was sent); --json keeps the answer.
+ */
+function withFallbacks(columns: Column[], spec: CommandSpec, values: Record<string, unknown>): Column[] {
+  const fallbacks = spec.output.fallbacks;
+  if (!fallbacks) return columns;
+  return columns.map((c) => {
+    const param = fallbacks[c.key];
+    if (param === undefined || values[param] === undefined) return c;
+    const sent = values[param];
+    const empty = (v: unknown) => v === undefined || v === null || v === '';
+    const raw = (r: any) => (c.get ? c.get(r) : r?.[c.key]);
+    return {
+      ...c,
+      get: (r: any) => (empty(raw(r)) ? sent : raw(r)),
+      show: (r: any) => {
+        const shown = c.show ? c.show(r) : raw(r);
+        return empty(shown) ? sent : shown;
+      },
+    };
+  });
 }
 
 export function columnsOf(mod: LoadedModule, spec: CommandSpec): Column[] {

@@ -20,6 +20,11 @@ export async function collectManifest(version: string): Promise<Manifest> {
       if (!cmd.handler && !cmd.endpoint) problems.push(`${where}: neither endpoint nor handler`);
       if (cmd.output.columns && !mod.columns?.[cmd.output.columns]) problems.push(`${where}: columns ${cmd.output.columns} not exported`);
       if (cmd.output.schema && !mod.schemas?.[cmd.output.schema]) problems.push(`${where}: schema ${cmd.output.schema} not exported`);
+      for (const s of cmd.output.sections ?? []) if (!mod.columns?.[s.columns]) problems.push(`${where}: section columns ${s.columns} not exported`);
+      if (cmd.validator && !mod.checks?.[cmd.validator]) problems.push(`${where}: check ${cmd.validator} not exported`);
+      const c = cmd.checks;
+      const named = [...(c?.atLeastOne?.params ?? []), ...(c?.atMostOne ?? []), ...(c?.exactlyOne ?? []), ...(c?.orAll ? [c.orAll.param, 'all'] : [])];
+      for (const n of named) if (!cmd.params.some((p) => p.name === n)) problems.push(`${where}: checks name ${n}, which is no parameter`);
       const flags = new Set<string>();
       for (const p of effectiveParams(cmd)) {
         const f = flagName(p);

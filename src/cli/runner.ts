@@ -13,6 +13,7 @@ import { addSecret } from '../util/scrub.js';
 import { encodeQuery } from '../http/query.js';
 import { resolveNames } from './resolve.js';
 import { parseFormat } from '../output/options.js';
+import { checkInput, transformValues } from './checks.js';
 
 export interface RunInput {
   spec: ManifestCommand;
@@ -42,22 +43,34 @@ export async function runCommand(o: RunInput): Promise<void> {
     await (await import('../output/jq.js')).checkJqExpression(globals.jq);
   }
   const values = await parseValues(spec, { positionals: o.positionals, options: o.options }, io);
+  transformValues(spec, values);
   const ctx = createContext({ globals: common, io, env, signal: o.signal, output });
   if (ownFormat) ctx.globals = globals;
   try {
+    // The declared checks see only which values are given, so they run before any name is looked up: input
+    // refused with exit 2 sends nothing, not even a look-up (the chosen form's request, names unresolved).
+    checkInput(spec, values, buildRequest(formOf(spec, values), values));
     // Names given for ids are looked up first (sent even with --dry-run, which lists them on stderr).
     await resolveNames(values, () => ctx.client(), {
       signal: ctx.signal,
       onLookup: globals.dryRun ? (req) => io.stderr.write(`Looking up a name: ${req.method} /v1${req.path}${encodeQuery(req.query)}\n`) : undefined,
     });
-    const request = buildRequest(spec, values);
+    // "One id or --all": with --all, the command is its --all form (endpoint, question, message).
+    const chosen = formOf(spec, values);
+    const request = buildRequest(chosen, values);
     if (request?.body !== undefined) registerSecrets(request.body, redactBody(request.body));
+    // Every check runs before --dry-run prints: a dry run refuses what the real run refuses.
+    if (spec.validator) {
+      const check = (await load()).checks?.[spec.validator];
+      if (!check) throw new Error(`check ${spec.validator} missing in module ${spec.module}`);
+      check({ spec: chosen, values, request });
+    }
     if (globals.dryRun && request && !spec.local && !spec.dryRunInHandler) {
       const { printDryRun } = await import('./dry-run.js');
       await printDryRun(ctx, request);
       return;
     }
-    if (spec.confirm && !(await ctx.confirm(fillTemplate(spec.confirm, values)))) {
+    if (chosen.confirm && !(await ctx.confirm(fillTemplate(chosen.confirm, values)))) {
       throw new UsageError('Cancelled; nothing was sent.');
     }
     let handler: Handler;
@@ -70,12 +83,20 @@ export async function runCommand(o: RunInput): Promise<void> {
       // while the answer is on its way.
       handler = (input, c) => runEndpoint(input, c, load);
     }
-    const result = await handler({ spec, values, request }, ctx);
+    const result = await handler({ spec: chosen, values, request }, ctx);
     const { render } = await import('../output/index.js');
     await render(result, output, io, { signal: ctx.signal });
   } finally {
     await ctx.dispose();
   }
+}
+
+/** "One id or --all": with --all the command is its --all form (endpoint, question, message), else its one-id form. */
+function formOf(spec: ManifestCommand, values: Record<string, unknown>): ManifestCommand {
+  const orAll = spec.checks?.orAll;
+  const form = orAll && (values.all === true ? orAll.all : orAll.one);
+  if (!form) return spec;
+  return { ...spec, endpoint: form.endpoint ?? spec.endpoint, confirm: form.confirm ?? spec.confirm, output: { ...spec.output, done: form.done ?? spec.output.done } };
 }
 
 /**

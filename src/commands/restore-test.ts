@@ -163,13 +163,8 @@ async function findJob(ctx: Context, id: string): Promise<{ id: string; name: st
 }
 
 async function chooseBackup(ctx: Context, jobId: string, backupId: string | undefined): Promise<Backup | undefined> {
-  const { newestBackup, checkedBackup } = await import('../resources/backup-files.js');
-  if (!backupId) return newestBackup(ctx, jobId, 'completed');
-  const client = await ctx.client();
-  const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(backupId)}` }, { signal: ctx.signal });
-  const backup = checkedBackup(res);
-  if (backup.job_id && backup.job_id !== jobId) throw new UsageError(`backup ${backupId} belongs to job ${backup.job_id}, not to ${jobId}`);
-  return backup;
+  const { selectBackups } = await import('../backups/select.js');
+  return (await selectBackups(ctx, jobId, { backup: backupId, latest: backupId === undefined, text: backupId ? `backup ${backupId}` : 'latest' }))[0] as Backup | undefined;
 }
 
 async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
@@ -184,8 +179,8 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   }
   const backup = await chooseBackup(ctx, job.id, o.backupId);
   if (!backup) throw new EmptyResultError(`job ${label} has no completed backup to restore`);
-  const { filesOf } = await import('../resources/backup-files.js');
-  const files = await filesOf(ctx, backup);
+  const { filesOf } = await import('../backups/files.js');
+  const files = await filesOf(await ctx.client(), backup, ctx.signal);
   if (!files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
 
   const settings = await ctx.settings();

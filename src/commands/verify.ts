@@ -48,7 +48,7 @@ export const module: ModuleSpec = {
         { ...jobArg(), in: 'local' },
         { name: 'backup', in: 'local', type: 'uuid', positional: true, complete: 'backups', description: 'One backup id (else --latest, --since or --sample)' },
         { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job (the default)' },
-        { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Every backup with files created since then (7d, 24h, or ISO 8601)' },
+        { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Every successful (completed) backup with files created since then (7d, 24h, or ISO 8601)' },
         { name: 'sample', in: 'local', type: 'integer', min: 1, max: 1000, placeholder: 'n', description: 'N backups with files drawn at random (from --since when given, else from all)' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
         { name: 'strict', in: 'local', type: 'boolean', description: 'A file whose content was not checked (encrypted, or of a format backupctl does not read) fails (exit 11)' },
@@ -134,7 +134,7 @@ async function runVerify(
     import('../config/paths.js'),
     import('../pipeline/transfer.js'),
     import('../verify/run.js'),
-    import('../verify/size.js'),
+    import('../backups/size.js'),
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
   // As `jobs backup download`: a terminal on stderr that can redraw a line (not TERM=dumb), not -q, not --check.

@@ -28,6 +28,9 @@ export interface RemoteFile {
   url: string;
   /** Expected length in bytes when the record says it exactly ("744 bytes"). */
   size?: number;
+  /** The range a rounded stated size allows ("12.5 MB"): src/backups/size.ts. */
+  minSize?: number;
+  maxSize?: number;
 }
 
 export interface DownloadOptions {
@@ -52,12 +55,8 @@ export interface Downloaded {
   resumed: boolean;
 }
 
-/** "744 bytes" -> 744; "1.2 KB" is not exact, so no size check for it. */
-export function exactSize(size: unknown): number | undefined {
-  if (typeof size === 'number' && Number.isInteger(size)) return size;
-  const m = typeof size === 'string' ? /^\s*(\d+)\s*(bytes?|B)\s*$/i.exec(size) : null;
-  return m ? Number(m[1]) : undefined;
-}
+/** "744 bytes" -> 744; "1.2 KB" is not exact (it bounds the length instead): the one parser, src/backups/size.ts. */
+export { exactSize } from '../backups/size.js';
 
 /** A file name from the service, made safe to write inside `dir`: no folders, no `..`. */
 export function safeFileName(name: string): string {
@@ -154,6 +153,8 @@ export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptio
       debug: o.debug,
       label: file.name,
       size: file.size,
+      minSize: file.minSize,
+      maxSize: file.maxSize,
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),
@@ -251,6 +252,8 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
       debug: o.debug,
       label: path.basename(f.target),
       size: f.size,
+      minSize: f.minSize,
+      maxSize: f.maxSize,
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),

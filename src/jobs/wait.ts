@@ -1,11 +1,13 @@
-// Waits for a started backup: finds it by backup_id in the job's backups
-// (sorted -created_at, as the service offers no single-backup endpoint in its
-// interface) and polls until it ends. Polling is bounded by the wait timeout;
+// Waits for a started backup: finds it by backup_id among the job's newest
+// backups (src/backups/newest.ts; the interface offers no single-backup
+// endpoint) and polls until it ends. Polling is bounded by the wait timeout;
 // 429s and Retry-After are handled by the client's retries.
 import type { Client, Spinner } from '../cli/types.js';
 import { WaitFailedError, WaitTimeoutError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 import { formatDuration } from './cron.js';
+import { newestBackups } from '../backups/newest.js';
+import { isFinished, outcomeOf } from '../backups/status.js';
 
 export interface BackupRecord {
   id: string;
@@ -23,8 +25,6 @@ export interface WaitOptions {
   now?: () => number;
 }
 
-const FAILED = new Set(['failed', 'expired']);
-const DONE = new Set(['completed', 'completed_with_errors', ...FAILED]);
 
 export async function waitForBackup(client: Client, jobId: string, backupId: string, o: WaitOptions): Promise<BackupRecord> {
   const now = o.now ?? Date.now;
@@ -32,19 +32,18 @@ export async function waitForBackup(client: Client, jobId: string, backupId: str
   const deadline = started + o.timeoutMs;
   let last: BackupRecord | undefined;
   for (;;) {
-    const res = await client.request(
-      { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 15 } },
-      { signal: o.signal },
-    );
-    const data = (res.body as { data?: unknown } | undefined)?.data;
-    const found = Array.isArray(data) ? (data as BackupRecord[]).find((b) => b && b.id === backupId) : undefined;
+    const recent = (await newestBackups(client, jobId, { signal: o.signal })) as BackupRecord[];
+    const found = recent.find((b) => b && b.id === backupId);
     if (found) last = found;
     const status = String(last?.status ?? 'starting');
     o.spinner?.update(`Backup ${backupId}: ${status} (${formatDuration(now() - started)})`);
-    if (last && DONE.has(status)) {
+    // The statuses and what they mean: src/backups/status.ts, one definition for every command.
+    if (last && isFinished(status)) {
       o.spinner?.stop();
-      if (FAILED.has(status)) throw new WaitFailedError(`backup ${backupId} of job ${jobId} ended ${status}`);
-      if (status === 'completed_with_errors') {
+      const outcome = outcomeOf(status);
+      if (outcome === 'failure') throw new WaitFailedError(`backup ${backupId} of job ${jobId} ended ${status}`);
+      // Finished with errors: its files exist, so the wait succeeds with a warning (not a success: --strict refuses it).
+      if (outcome === 'partial') {
         if (o.strict) throw new WaitFailedError(`backup ${backupId} of job ${jobId} completed with errors (--strict)`);
         o.warn(`backup ${backupId} completed with errors`);
       }

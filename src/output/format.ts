@@ -19,7 +19,8 @@ export const plainColorizer: Colorizer = { bold: identity, green: identity, yell
 // Sanitising: in ./sanitize.ts (small, loaded by the stderr writer of every command)
 
 import { sanitize } from './sanitize.js';
-import { parseStatedSize } from '../verify/size.js';
+import { parseStatedSize } from '../util/stated-size.js';
+import { parseServiceTime } from '../util/time.js';
 export { sanitize, sanitizeMultiline, tsvField } from './sanitize.js';
 
 // ---------------------------------------------------------------------------
@@ -92,27 +93,15 @@ export function padEnd(text: string, width: number): string {
 // ---------------------------------------------------------------------------
 // Times
 
-// The service sends Laravel's `2022-01-11T06:40:29.000000Z` and, for accounts,
-// `2022-01-11 06:40:29` (UTC, no zone). Date.parse would read the second as
-// local time, so both are normalised to ISO with an explicit zone first.
-const DATETIME =
-  /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
-
-/** Parses the service's datetimes; undefined when the text is not one. */
+/**
+ * The service's datetimes as a Date: parseServiceTime's rule (src/util/time.ts,
+ * the one parser: a time with no zone is UTC); undefined when the text is not one.
+ */
 export function parseDateTime(value: string | Date | null | undefined): Date | undefined {
   if (value === null || value === undefined) return undefined;
   if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : value;
-  const m = DATETIME.exec(value.trim());
-  if (!m) return undefined;
-  const [, date, hm, sec, frac, zone] = m;
-  let zoneText = zone === undefined || zone === 'z' ? 'Z' : zone;
-  if (zoneText !== 'Z') {
-    const digits = zoneText.slice(1).replace(':', '');
-    zoneText = `${zoneText[0]}${digits.slice(0, 2)}:${(digits.slice(2) || '00').padEnd(2, '0')}`;
-  }
-  const iso = `${date}T${hm ?? '00:00'}:${sec ?? '00'}.${(frac ?? '').slice(0, 3).padEnd(3, '0')}${zoneText}`;
-  const ms = Date.parse(iso);
-  return Number.isNaN(ms) ? undefined : new Date(ms);
+  const ms = parseServiceTime(value);
+  return ms === undefined ? undefined : new Date(ms);
 }
 
 const UNITS: Array<[name: string, seconds: number]> = [

@@ -25,6 +25,8 @@ export interface TransferOptions {
   size?: number;
   /** The most bytes an imprecise stated size allows ("12.5 MB": up to 12.55 MB); more are refused at once. */
   maxSize?: number;
+  /** The fewest bytes an imprecise stated size allows ("12.5 MB": 12.45 MB); a shorter file fails. */
+  minSize?: number;
   /** Attempts (1 + retries). */
   attempts?: number;
   retryDelayMs?: number;
@@ -196,6 +198,9 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
     }
     if (o.size !== undefined && written !== o.size) {
       throw new TransientError(`${label}: got ${written} bytes, the backup record says ${o.size}`);
+    }
+    if (o.minSize !== undefined && written < o.minSize) {
+      throw new TransientError(`${label}: got ${written} bytes, fewer than the ${o.minSize} the backup record's size allows`);
     }
     return { bytes: written, resumed };
   } finally {

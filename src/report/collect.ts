@@ -25,7 +25,9 @@ import {
 } from '../status/collect.js';
 import { DEFAULT_TIMEZONE, type CronTools } from '../status/schedule.js';
 import { parseServiceTime } from '../util/time.js';
-import { parseStatedSize } from '../verify/size.js';
+import { parseStatedSize } from '../backups/size.js';
+import { isSuccess } from '../backups/status.js';
+import { newestBackupsRequest } from '../backups/newest.js';
 import { buildEntry, snapshotScheduleCron, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
 import type { EntryKind, ReportDocument, ReportEntry } from './model.js';
 
@@ -151,10 +153,10 @@ async function jobEntry(r: Reader, job: Rec, opts: ReportOptions, startedSince: 
   let lastSuccessBefore: AttemptInput | undefined;
   try {
     attempts = withinReach((await startedSinceList(r, backupsPath(id), startedSince)).map(attemptOf), window);
-    if (!attempts.some((a) => a.status === 'completed' && a.startedAt !== undefined && a.startedAt >= window.since && a.startedAt <= window.until)) {
+    if (!attempts.some((a) => isSuccess(a.status) && a.startedAt !== undefined && a.startedAt >= window.since && a.startedAt <= window.until)) {
       // No success in the window: the newest before it, for "last success".
-      const before = records(await get(r, backupsPath(id), { status: 'completed', sort: '-created_at', page_size: 15 })).map(attemptOf);
-      lastSuccessBefore = before.filter((a) => a.status === 'completed' && a.startedAt !== undefined && a.startedAt < window.since).sort((a, b) => b.startedAt! - a.startedAt!)[0];
+      const before = records(await get(r, backupsPath(id), newestBackupsRequest(id, { status: 'completed' }).query!)).map(attemptOf);
+      lastSuccessBefore = before.filter((a) => isSuccess(a.status) && a.startedAt !== undefined && a.startedAt < window.since).sort((a, b) => b.startedAt! - a.startedAt!)[0];
     }
   } catch (err) {
     // Deleted between the list and now.

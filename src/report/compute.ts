@@ -24,7 +24,7 @@
 // - success rate = runs fulfilled by a completed backup / runs settled
 //   (expected, less pending and in progress). completed_with_errors and
 //   expired are not successes.
-import { isInProgress } from '../status/model.js';
+import { isInProgress } from '../backups/status.js';
 import type { CronTools } from '../status/schedule.js';
 import type { EntryKind, ReportAttempt, ReportEntry, ReportRun, ReportSchedule, ReportTotals, RunOutcome } from './model.js';
 

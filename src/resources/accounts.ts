@@ -1,10 +1,8 @@
 // Accounts connected at cloud providers, through which snapshots are taken
 // (/v1/snapshots/accounts).
 import * as z from 'zod/mini';
-import type { Column, Handler } from '../cli/types.js';
+import type { Column } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
-import { UsageError } from '../errors.js';
-import { fillTemplate } from '../cli/request.js';
 import { datetime, idArg, modifiedSince, record } from './common.js';
 
 /** The account provider list, in the interface's order. */
@@ -154,8 +152,8 @@ export const module: ModuleSpec = {
         credentialsFile,
         ...credentialParams(true),
       ],
-      output: { kind: 'record', schema: 'account', columns: 'account' },
-      handler: 'add',
+      // The answer to a creation carries no provider (only the list adds it): the table shows the one sent.
+      output: { kind: 'record', schema: 'account', columns: 'account', fallbacks: { provider: 'provider' } },
     },
     {
       path: ['accounts', 'update'],
@@ -175,8 +173,9 @@ export const module: ModuleSpec = {
         credentialsFile,
         ...credentialParams(false),
       ],
+      // A PATCH without a body would change nothing yet look like success.
+      checks: { nothingToUpdate: { what: 'account {account_id}' } },
       output: { kind: 'none', done: 'Updated account {account_id}.' },
-      handler: 'update',
     },
     {
       path: ['accounts', 'delete'],
@@ -200,37 +199,3 @@ export const module: ModuleSpec = {
     },
   ],
 };
-
-const UPDATE_FLAGS = ['--name', '--provider', '--credentials-file', ...CREDENTIAL_KEYS.map((k) => `--${k}`)];
-
-/** A PATCH without a body would change nothing yet look like success. */
-const update: Handler = async (input, ctx) => {
-  const id = input.values.account_id as number;
-  const body = input.request?.body as Record<string, unknown> | undefined;
-  if (!body || Object.keys(body).length === 0) {
-    throw new UsageError(`nothing to update for account ${id}`, [`Give at least one of ${UPDATE_FLAGS.join(', ')}.`]);
-  }
-  const client = await ctx.client();
-  await client.request(input.request!, { signal: ctx.signal });
-  return { kind: 'done', message: fillTemplate(input.spec.output.done!, input.values), id };
-};
-
-/**
- * The generic creation, shown with the provider that was sent: the answer to
- * a creation carries none (only the list adds it), and the table showed an
- * empty Provider. --json prints the answer as it came.
- */
-const add: Handler = async (input, ctx) => {
-  const { runEndpoint } = await import('../cli/generic.js');
-  const result = await runEndpoint(input, ctx, async () => ({ module, schemas, columns }));
-  if (result.kind !== 'record') return result;
-  const sent = String(input.values.provider);
-  const shown = result.columns.map((c) =>
-    c.key === 'provider'
-      ? { ...c, get: (a: { provider?: unknown }) => providerName(a.provider) ?? sent, show: (a: { provider?: unknown }) => providerText(a.provider) ?? sent }
-      : c,
-  );
-  return { ...result, columns: shown };
-};
-
-export const handlers: Record<string, Handler> = { add, update };

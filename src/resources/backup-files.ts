@@ -2,14 +2,18 @@
 // entries ask of a job's backups. The newest backup is found the way the
 // service offers it, the job's backups sorted -created_at.
 import * as z from 'zod/mini';
-import type { ApiResponse, Column, Context, Handler } from '../cli/types.js';
+import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
-import { ageMs, parseServiceTime } from '../util/time.js';
-import { jobArg, loose, record } from './common.js';
+import { jobArg, record } from './common.js';
 import { sanitize } from '../output/format.js';
-import { idOf, listField, recordOf } from '../http/shape.js';
-import { BACKUP_STATUSES, backupSchema, columns as jobColumns } from './jobs.js';
+import { columns as jobColumns } from './jobs.js';
+import { BACKUP_STATUSES } from '../backups/status.js';
+import { backupSchema, type Backup } from '../backups/record.js';
+import { newestBackup, newestBackupsRequest } from '../backups/newest.js';
+import { backupOfJob } from '../backups/ownership.js';
+import { filesOf } from '../backups/files.js';
+import { ageMs, backupTime } from '../backups/time.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
 
@@ -75,6 +79,7 @@ export const module: ModuleSpec = {
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files fetched at once' },
         { name: 'file', in: 'local', type: 'string', placeholder: 'name', description: 'Only this file of the backup (needed with --output - when it has several)' },
       ],
+      checks: { exactlyOne: ['backup', 'latest'] },
       output: { kind: 'list', schema: 'downloaded', columns: 'downloaded', idField: 'path' },
       // `--output -` (the global -o) streams one file to stdout: the handler reads it.
       extraFormats: ['-'],
@@ -84,39 +89,16 @@ export const module: ModuleSpec = {
   ],
 };
 
-export type Backup = z.infer<typeof backupSchema>;
-
-export async function newestBackup(ctx: Context, jobId: string, status: string | undefined): Promise<Backup | undefined> {
-  const client = await ctx.client();
-  const res = await client.request(
-    { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 15, status } },
-    { signal: ctx.signal },
-  );
-  const data = (res.body as { data?: unknown[] } | undefined)?.data;
-  const first = Array.isArray(data) ? data[0] : undefined;
-  if (first === undefined) return undefined;
-  return checkedBackup({ ...res, body: { data: first } });
-}
-
-/**
- * The backup record of an answer, with what the download path builds on checked: an
- * object, an `id` (the next request's path), `files` a list when present.
- */
-export function checkedBackup(res: ApiResponse): Backup {
-  const raw = recordOf(res);
-  idOf(res, raw, 'backup');
-  listField(res, raw, 'files', 'backup');
-  return loose(backupSchema, raw);
-}
+export type { Backup };
 
 const latest: Handler = async (input, ctx) => {
   const jobId = String(input.values.job_id);
   const status = input.values.status as string | undefined;
-  const backup = await newestBackup(ctx, jobId, status);
+  const backup = await newestBackup(await ctx.client(), jobId, { status, signal: ctx.signal });
   if (!backup) throw new EmptyResultError(`job ${jobId} has no ${status ? `${status} ` : ''}backup`);
   const maxAge = input.values.max_age as number | undefined;
   if (maxAge !== undefined) {
-    const when = parseServiceTime(backup.completed_at) ?? parseServiceTime(backup.created_at);
+    const when = backupTime(backup);
     // A time in the future (past the clock skew) has no age: it is not fresh either.
     const age = ageMs(when, Date.now()) ?? Infinity;
     if (age > maxAge) {
@@ -127,33 +109,9 @@ const latest: Handler = async (input, ctx) => {
   return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id' };
 };
 
-/**
- * Files of a backup with their URLs: from the record, else from POST /backups/{id}/download.
- * `size` is the exact length when the record states one, `stated` the size as the record gives it.
- */
-export async function filesOf(ctx: Context, backup: Backup): Promise<Array<{ name: string; url: string; size?: number; stated?: unknown }>> {
-  const { exactSize } = await import('../jobs/download.js');
-  const listed = (Array.isArray(backup.files) ? backup.files : []).filter((f) => f && typeof f.name === 'string');
-  if (listed.length && listed.every((f) => typeof f.url === 'string' && f.url)) {
-    return listed.map((f) => ({ name: f.name, url: f.url as string, size: exactSize(f.size), stated: f.size }));
-  }
-  const client = await ctx.client();
-  const res = await client.request({ method: 'POST', path: `/backups/${encodeURIComponent(backup.id)}/download` }, { signal: ctx.signal });
-  const urls = (res.body as { data?: Record<string, unknown> } | undefined)?.data ?? {};
-  const stated = new Map(listed.map((f) => [f.name, f.size as unknown]));
-  return Object.entries(urls)
-    .filter((e): e is [string, string] => typeof e[1] === 'string')
-    .map(([name, url]) => ({ name, url, size: exactSize(stated.get(name)), stated: stated.get(name) }));
-}
-
 const download: Handler = async (input, ctx) => {
   const v = input.values;
   const jobId = String(v.job_id);
-  if ((v.backup === undefined) === (v.latest !== true)) {
-    throw new UsageError('give a backup id or --latest (one of them)', [
-      `  backupctl jobs backup download ${jobId} --latest`,
-    ]);
-  }
   // As curl does: a backup's bytes would garble the terminal (and mix with the progress bar).
   if (ctx.globals.output?.trim() === '-' && ctx.io.stdoutIsTTY && v.force !== true) {
     throw new UsageError('--output - would write the backup to the terminal: binary output can mess up your terminal; nothing was sent', [
@@ -161,22 +119,21 @@ const download: Handler = async (input, ctx) => {
     ]);
   }
   if (ctx.globals.dryRun) {
-    const req = v.latest
-      ? { method: 'GET' as const, path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 15, status: 'completed' } }
-      : { method: 'GET' as const, path: `/backups/${encodeURIComponent(String(v.backup))}` };
+    const req = v.latest ? newestBackupsRequest(jobId, { status: 'completed' }) : { method: 'GET' as const, path: `/backups/${encodeURIComponent(String(v.backup))}` };
     return (await import('../cli/dry-run.js')).printDryRun(ctx, req);
   }
+  const client = await ctx.client();
   let backup: Backup | undefined;
   if (v.latest) {
-    backup = await newestBackup(ctx, jobId, 'completed');
+    // The newest successful backup (completed: docs/scripting.md, "Rules backupctl applies").
+    backup = await newestBackup(client, jobId, { status: 'completed', signal: ctx.signal });
     if (!backup) throw new EmptyResultError(`job ${jobId} has no completed backup to download`);
   } else {
-    const client = await ctx.client();
-    const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(String(v.backup))}` }, { signal: ctx.signal });
-    backup = checkedBackup(res);
+    // A backup of another job is refused (exit 5) before any file is fetched.
+    backup = (await backupOfJob(client, jobId, String(v.backup), ctx.signal)).backup;
   }
   const toStdout = ctx.globals.output?.trim() === '-';
-  const all = await filesOf(ctx, backup);
+  const all = await filesOf(client, backup, ctx.signal);
   if (!all.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
   const files = v.file === undefined ? all : all.filter((f) => f.name === v.file);
   if (!files.length || (toStdout && files.length > 1)) {

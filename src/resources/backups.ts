@@ -2,8 +2,7 @@
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
-import { backupResult, backupSchema, columns as jobColumns } from './jobs.js';
-import { tsvField } from '../output/format.js';
+import { backupSchema, columns as jobColumns } from './jobs.js';
 
 /** The data of POST /backups/{id}/download: a signed URL by file name. */
 const urlsSchema = z.record(z.string(), z.string());
@@ -32,8 +31,7 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/backups/{backup_id}',
       params: [idArg],
-      output: { kind: 'record', schema: 'backup', columns: 'backup' },
-      handler: 'getBackup',
+      output: { kind: 'record', schema: 'backup', columns: 'backup', sections: [{ title: 'Files', field: 'files', columns: 'file' }] },
     },
     {
       path: ['backups', 'delete'],
@@ -53,33 +51,10 @@ export const module: ModuleSpec = {
       endpoint: '/backups/{backup_id}/download',
       params: [idArg],
       successStatus: 200,
-      output: { kind: 'record', schema: 'urls', columns: 'url', idField: 'url' },
-      handler: 'urls',
+      // One `name<TAB>url` line per file even in a table: a table cut to the terminal's width would cut the signed URLs.
+      output: { kind: 'record', schema: 'urls', columns: 'url', idField: 'url', entries: { key: 'name', value: 'url' } },
     },
   ],
 };
 
-const getBackup: Handler = async (input, ctx) => {
-  const client = await ctx.client();
-  const res = await client.request(input.request!, { signal: ctx.signal });
-  return backupResult(res);
-};
-
-/**
- * {data: {name: url}}: --json prints exactly data. Elsewhere one `name<TAB>url` line
- * per file, even in table mode: a table cut to the terminal's width would cut the
- * signed URLs, which are the whole point of the command.
- */
-const urls: Handler = async (input, ctx) => {
-  const client = await ctx.client();
-  const res = await client.request(input.request!, { signal: ctx.signal });
-  const data = ((res.body as { data?: Record<string, unknown> } | undefined)?.data ?? {}) as Record<string, unknown>;
-  if (ctx.output.format === 'json') return { kind: 'object', value: data };
-  const rows = Object.entries(data).map(([name, url]) => ({ name, url: typeof url === 'string' ? url : JSON.stringify(url) }));
-  if (ctx.output.format === 'table' && !ctx.output.quiet && !ctx.output.columns) {
-    return { kind: 'text', text: rows.map((r) => `${tsvField(r.name)}\t${tsvField(r.url)}\n`).join('') };
-  }
-  return { kind: 'list', pages: (async function* () { yield rows; })(), columns: columns.url!, idField: 'url' };
-};
-
-export const handlers: Record<string, Handler> = { getBackup, urls };
+export const handlers: Record<string, Handler> = {};

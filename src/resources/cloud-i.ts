@@ -2,14 +2,10 @@
 // two share every verb, field and answer, so one description here builds both
 // modules; droplets.ts and volumes.ts name only their differences.
 import * as z from 'zod/mini';
-import type { Column, CommandInput, Context, Handler, RequestSpec, Result } from '../cli/types.js';
+import type { Column, Handler } from '../cli/types.js';
 import type { CommandSpec, ModuleSpec, ParamSpec } from './types.js';
-import type { LoadedModule } from './registry.js';
-import { UsageError } from '../errors.js';
-import { lenient } from '../cli/lenient.js';
-import { fillTemplate } from '../cli/request.js';
-import { datetime, modifiedSince, record, setTagNames, status } from './common.js';
-import { recordOf } from '../http/shape.js';
+import { datetime, modifiedSince, record, retentionText, setTagNames, status } from './common.js';
+import { MACHINE_SNAPSHOT_STATUSES } from '../backups/status.js';
 
 export interface CloudIKind {
   /** Command group, module name and path segment under /cloud_i: `droplets`. */
@@ -36,7 +32,7 @@ export interface CloudIModule {
 }
 
 export const MACHINE_STATUSES = ['destroyed', 'inactive', 'paused', 'running', 'active'] as const;
-export const SNAPSHOT_STATUSES = ['failed', 'in-progress', 'completed', 'transferring', 'expired'] as const;
+export const SNAPSHOT_STATUSES = MACHINE_SNAPSHOT_STATUSES;
 const SNAPSHOT_SORT = ['id', 'name', 'size', 'started_at', 'completed_at'] as const;
 const RETENTION_KEYS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 const SNAPSHOT_TAGS = ['manual', ...RETENTION_KEYS] as const;
@@ -97,13 +93,7 @@ export function frequencyText(frequency: unknown): string | undefined {
   return /^\d+$/.test(text) ? `every ${text}h` : text;
 }
 
-/** `h6 d7 w4 m3`: the counts the service holds, in period order. */
-export function retentionText(retention: unknown): string | undefined {
-  if (!retention || typeof retention !== 'object' || Array.isArray(retention)) return undefined;
-  const counts = retention as Record<string, unknown>;
-  const parts = RETENTION_KEYS.filter((k) => counts[k] !== null && counts[k] !== undefined).map((k) => `${k[0]}${String(counts[k])}`);
-  return parts.length ? parts.join(' ') : undefined;
-}
+export { retentionText };
 
 /** Tables show `d7 w4 m3`; tsv the hourly, daily, weekly and monthly counts, one field each. */
 export const retentionColumn: Column = { key: 'retention', header: 'Retention', show: (r) => retentionText(r.retention), flat: RETENTION_KEYS };
@@ -254,8 +244,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
       method: 'GET',
       endpoint: one,
       params: [machineId],
-      output: { kind: 'record', schema: schemaKey, columns: detailKey },
-      handler: 'get',
+      output: { kind: 'record', schema: schemaKey, columns: detailKey, sections: [{ title: 'Snapshots', field: 'snapshots', columns: 'snapshot' }] },
     },
     {
       path: [plural, 'update'],
@@ -271,9 +260,13 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
       method: 'PATCH',
       endpoint: one,
       params: [machineId, ...schedule(false)],
+      checks: {
+        nothingToUpdate: {
+          what: `${singular} {${idName}}`,
+          flags: ['--frequency', RETENTION_FLAGS, '--timezone', '--run-offset', ...(kind.secondaryRegion ? ['--secondary-region', '--no-secondary-region'] : [])],
+        },
+      },
       output: { kind: 'none', done: `Updated the schedule of ${singular} {${idName}}.` },
-      handler: 'update',
-      dryRunInHandler: true,
     },
     {
       path: [plural, 'activate'],
@@ -286,11 +279,16 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
       method: 'PATCH',
       endpoint: `${one}/activate`,
       params: [machineId, ...schedule(true)],
-      // The handler refuses an activate without a retention count.
+      // The interface requires a retention on activate, which no single flag carries.
       body: { required: ['retention'] },
+      checks: {
+        atLeastOne: {
+          params: RETENTION_KEYS.map((k) => `retention.${k}`),
+          message: `missing a retention count: give at least one of ${RETENTION_FLAGS}`,
+          hint: `  e.g. ${cmd('activate', `{${idName}}`, '--frequency', '24', '--retention-daily', '7', '--timezone', 'UTC')}`,
+        },
+      },
       output: { kind: 'none', done: `Activated snapshots of ${singular} {${idName}}.` },
-      handler: 'activate',
-      dryRunInHandler: true,
     },
     {
       path: [plural, 'pause'],
@@ -381,10 +379,17 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
         },
         { name: 'all', in: 'local', type: 'boolean', description: `Delete every snapshot of the ${singular}` },
       ],
-      output: { kind: 'none' },
-      handler: 'deleteSnapshots',
+      confirm: `Delete snapshot {snapshot_id} of ${singular} {${idName}}?`,
+      checks: {
+        orAll: {
+          param: 'snapshot_id',
+          noun: 'snapshot',
+          owner: `{${idName}}`,
+          all: { endpoint: `${one}/snapshots`, confirm: `Delete ALL snapshots of ${singular} {${idName}}?`, done: `Deleted all snapshots of ${singular} {${idName}}.` },
+        },
+      },
+      output: { kind: 'none', done: `Deleted snapshot {snapshot_id} of ${singular} {${idName}}.` },
       alsoCalls: [`DELETE ${one}/snapshots`],
-      dryRunInHandler: true,
     },
   ];
 
@@ -392,76 +397,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
   const schemas = { [schemaKey]: machineSchema(kind), snapshot: machineSnapshotSchema };
   const listColumns = machineColumns(kind);
   const columns: Record<string, Column[]> = { [schemaKey]: listColumns, [detailKey]: detailColumns(listColumns), snapshot: snapshotColumns };
-  const loaded: LoadedModule = { module, schemas, columns };
-
-  const machineIdOf = (input: CommandInput) => input.values[idName] as string | number;
-
-  /** The record, with its snapshots as a section below it; --json keeps the whole `data`. */
-  const get: Handler = async (input, ctx) => {
-    const client = await ctx.client();
-    const spinner = ctx.spinner('Loading…');
-    const res = await client.request(input.request!, { signal: ctx.signal }).finally(() => spinner.stop());
-    const machine = lenient(loaded, schemaKey, ctx)(recordOf(res)) as { snapshots?: unknown } | null | undefined;
-    const snapshots = machine && Array.isArray(machine.snapshots) ? machine.snapshots : [];
-    return {
-      kind: 'record',
-      record: machine,
-      columns: columns[detailKey]!,
-      idField: 'id',
-      sections: [{ title: 'Snapshots', rows: snapshots, columns: snapshotColumns }],
-    };
-  };
-
-  const update: Handler = async (input, ctx) => {
-    if (input.request?.body === undefined) {
-      const flags = ['--frequency', RETENTION_FLAGS, '--timezone', '--run-offset'];
-      if (kind.secondaryRegion) flags.push('--secondary-region', '--no-secondary-region');
-      throw new UsageError(`nothing to update for ${singular} ${machineIdOf(input)}`, [`Give at least one of ${flags.join(', ')}.`]);
-    }
-    return send(input.request, fillTemplate(input.spec.output.done!, input.values), machineIdOf(input), ctx);
-  };
-
-  // The interface requires a retention on activate, which no single flag carries.
-  const activate: Handler = async (input, ctx) => {
-    if (!RETENTION_KEYS.some((k) => input.values[`retention.${k}`] !== undefined)) {
-      throw new UsageError(`missing a retention count: give at least one of ${RETENTION_FLAGS}`, [
-        `  e.g. ${cmd('activate', String(machineIdOf(input)), '--frequency', '24', '--retention-daily', '7', '--timezone', 'UTC')}`,
-      ]);
-    }
-    return send(input.request!, fillTemplate(input.spec.output.done!, input.values), machineIdOf(input), ctx);
-  };
-
-  /** One command, two endpoints: a snapshot by id, or every snapshot with --all. */
-  const deleteSnapshots: Handler = async (input, ctx) => {
-    const owner = machineIdOf(input);
-    const snapshot = input.values.snapshot_id as number | undefined;
-    const all = input.values.all === true;
-    if (all && snapshot !== undefined) {
-      throw new UsageError('give either <snapshot> or --all, not both', [
-        `One snapshot: ${cmd('snapshot', 'delete', String(owner), String(snapshot))}`,
-        `All snapshots: ${cmd('snapshot', 'delete', String(owner), '--all')}`,
-      ]);
-    }
-    if (!all && snapshot === undefined) {
-      throw new UsageError('missing argument <snapshot>', [`Give a snapshot id, or --all to delete every snapshot of ${singular} ${owner}.`]);
-    }
-    const request: RequestSpec = all ? { method: 'DELETE', path: `${base}/${encodeURIComponent(String(owner))}/snapshots` } : input.request!;
-    const question = all ? `Delete ALL snapshots of ${singular} ${owner}?` : `Delete snapshot ${snapshot} of ${singular} ${owner}?`;
-    if (!ctx.globals.dryRun && !(await ctx.confirm(question))) throw new UsageError('Cancelled; nothing was sent.');
-    return all
-      ? send(request, `Deleted all snapshots of ${singular} ${owner}.`, owner, ctx)
-      : send(request, `Deleted snapshot ${snapshot} of ${singular} ${owner}.`, snapshot, ctx);
-  };
-
-  return { module, schemas, columns, handlers: { get, update, activate, deleteSnapshots } };
-}
-
-/** Sends a request answered with 204, or prints it as curl under --dry-run. */
-async function send(request: RequestSpec, done: string, id: string | number | undefined, ctx: Context): Promise<Result> {
-  if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, request);
-  const client = await ctx.client();
-  await client.request(request, { signal: ctx.signal });
-  return { kind: 'done', message: done, id };
+  return { module, schemas, columns, handlers: {} };
 }
 
 function capitalised(word: string): string {

@@ -2,11 +2,10 @@
 // the public half of a 4096-bit RSA pair made locally; backups are encrypted with it.
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { Column, Handler } from '../cli/types.js';
+import type { Column, CommandInput, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { UsageError } from '../errors.js';
 import { record } from './common.js';
-import { recordOf } from '../http/shape.js';
 
 const keySchema = record({ id: z.nullish(z.union([z.int(), z.string()])), name: z.nullish(z.string()), public_key: z.nullish(z.string()) });
 export const schemas = { encryptionKey: keySchema };
@@ -44,10 +43,11 @@ export const module: ModuleSpec = {
       endpoint: '/encryption-keys',
       params: [
         { name: 'name', in: 'body', type: 'string', required: true, description: 'Name of the key' },
-        { name: 'public_key', flag: 'public-key-file', in: 'body', type: 'text-file', required: true, description: 'PEM public key file (or - for stdin)' },
+        { name: 'public_key', flag: 'public-key-file', in: 'body', type: 'text-file', trim: 'line', required: true, description: 'PEM public key file (or - for stdin)' },
       ],
+      // A private key or a text that is no PEM public key is refused before anything is sent or printed.
+      validator: 'publicKey',
       output: { kind: 'record', schema: 'encryptionKey', columns: 'encryptionKey' },
-      handler: 'createKey',
     },
     {
       path: ['encryption-keys', 'delete'],
@@ -64,8 +64,9 @@ export const module: ModuleSpec = {
 
 const PEM = /-----BEGIN (RSA )?PUBLIC KEY-----[\s\S]+-----END (RSA )?PUBLIC KEY-----/;
 
-const createKey: Handler = async (input, ctx) => {
-  const pem = String(input.values.public_key ?? '').trim();
+/** The validation hook of `create` (runs before --dry-run: a private key is never printed). */
+const publicKey = (input: CommandInput): void => {
+  const pem = String(input.values.public_key ?? '');
   if (/PRIVATE KEY-----/.test(pem)) {
     throw new UsageError('invalid value for --public-key-file: this is a PRIVATE key; nothing was sent', [
       '  Give its public half: openssl rsa -in backup.key -pubout -out backup.pub',
@@ -76,9 +77,8 @@ const createKey: Handler = async (input, ctx) => {
       '  Make one with: openssl rsa -in backup.key -pubout -out backup.pub',
     ]);
   }
-  const client = await ctx.client();
-  const res = await client.request({ ...input.request!, body: { name: input.values.name, public_key: `${pem}\n` } }, { signal: ctx.signal });
-  return { kind: 'record', record: recordOf(res), columns: columns.encryptionKey!, idField: 'id' };
 };
 
-export const handlers: Record<string, Handler> = { createKey };
+export const checks = { publicKey };
+
+export const handlers: Record<string, Handler> = {};

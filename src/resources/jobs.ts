@@ -2,14 +2,18 @@
 // where it goes (storage) and when (schedules); their backups; their
 // encryption key, proxy, schedules and storage.
 import * as z from 'zod/mini';
-import type { ApiResponse, Column, Context, Handler, RequestSpec, Result, Section } from '../cli/types.js';
+import type { ApiResponse, Column, Handler, Result } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
-import { CliError, ExitCode, UsageError } from '../errors.js';
-import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
+import { UsageError } from '../errors.js';
+import { datetime, jobArg, loose, modifiedSince, record, retentionText, serverSchema, setTagNames } from './common.js';
 import { listField, recordOf } from '../http/shape.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
+import { BACKUP_STATUSES } from '../backups/status.js';
+import { backupSchema, looseBackup } from '../backups/record.js';
+import { backupOfJob } from '../backups/ownership.js';
 
-export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
+export { BACKUP_STATUSES, backupSchema };
+
 const TAGS = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 
 const scheduleSchema = record({
@@ -32,20 +36,6 @@ const jobStorageSchema = record({
   region: z.nullish(z.string()),
   bucket: z.nullish(z.string()),
   endpoint: z.nullish(z.string()),
-});
-
-export const backupSchema = record({
-  id: z.string(),
-  job_id: z.nullish(z.string()),
-  status: z.nullish(z.string()),
-  tags: z.nullish(z.record(z.string(), z.unknown())),
-  s3_directory: z.nullish(z.string()),
-  created_at: z.nullish(datetime),
-  started_at: z.nullish(datetime),
-  completed_at: z.nullish(datetime),
-  monitoring_available: z.nullish(z.boolean()),
-  encryption_key: z.nullish(z.string()),
-  files: z.nullish(z.array(record({ id: z.nullish(z.union([z.string(), z.number()])), name: z.string(), size: z.nullish(z.union([z.string(), z.number()])), url: z.nullish(z.string()) }))),
 });
 
 export const jobSchema = record({
@@ -100,14 +90,6 @@ const scheduleText = (schedules: unknown) => {
   if (typeof cron !== 'string' || !cron) return `${schedules.length} schedule${schedules.length > 1 ? 's' : ''}`;
   return schedules.length > 1 ? `${cron} (+${schedules.length - 1})` : cron;
 };
-
-const retentionText = (r: unknown) =>
-  r && typeof r === 'object' && !Array.isArray(r)
-    ? Object.entries(r as Record<string, unknown>)
-        .filter(([, v]) => typeof v === 'number' && v > 0)
-        .map(([k, v]) => `${k[0]}${v}`)
-        .join(' ')
-    : '';
 
 export const columns: Record<string, Column[]> = {
   job: [
@@ -233,8 +215,16 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/jobs/{job_id}',
       params: [jobArg()],
-      output: { kind: 'record', schema: 'job', columns: 'job' },
-      handler: 'getJob',
+      output: {
+        kind: 'record',
+        schema: 'job',
+        columns: 'job',
+        sections: [
+          { title: 'Schedules', field: 'schedule', columns: 'schedule' },
+          { title: 'Storage', field: 'storage', columns: 'storage' },
+          { title: 'Last backups', field: 'last_backups', columns: 'lastBackup' },
+        ],
+      },
     },
     {
       path: ['jobs', 'create'],
@@ -264,6 +254,7 @@ export const module: ModuleSpec = {
         { name: 'proxy_id', flag: 'proxy', in: 'body', type: 'integer', min: 1, placeholder: 'id', description: 'Proxy id' },
       ],
       body: { fields: { compute: COMPUTE_BODY, config: CONFIG_BODY, schedules: SCHEDULES_BODY } },
+      checks: { atMostOne: ['server', 'serverless', 'agent'] },
       output: { kind: 'record', schema: 'job', columns: 'job' },
       handler: 'createJob',
       dryRunInHandler: true,
@@ -276,8 +267,9 @@ export const module: ModuleSpec = {
       endpoint: '/jobs/{job_id}',
       params: [jobArg(), { name: '.', flag: 'file', in: 'body', type: 'json-file', description: 'JSON body with schedules and/or storage' }, storageFlag(false)],
       body: { fields: { schedules: SCHEDULES_BODY } },
+      // Only storage and schedules change a job: a --file without them changes nothing.
+      checks: { nothingToUpdate: { what: 'job {job_id}', fields: ['storage', 'schedules'], flags: ['--storage', '--file (with schedules or storage)'] } },
       output: { kind: 'none', done: 'Updated job {job_id}.' },
-      handler: 'updateJob',
     },
     {
       path: ['jobs', 'delete'],
@@ -329,10 +321,20 @@ export const module: ModuleSpec = {
         { ...backupArg('Backup id (leave out with --all)'), in: 'local', required: false },
         { name: 'all', in: 'local', type: 'boolean', description: 'Delete every backup of the job' },
       ],
-      output: { kind: 'object', schema: 'backupsDeleted' },
+      confirm: 'Delete ALL backups of job {job_id}?',
+      checks: {
+        orAll: {
+          param: 'backup_id',
+          noun: 'backup',
+          owner: '{job_id}',
+          one: { endpoint: '/backups/{backup_id}', confirm: 'Delete backup {backup_id} of job {job_id}?', done: 'Deleted backup {backup_id} of job {job_id}.' },
+        },
+      },
+      // The service's message on stderr in a table (--json prints the answer).
+      output: { kind: 'object', schema: 'backupsDeleted', messageField: 'message', done: 'All backups of job {job_id} scheduled for deletion.' },
+      // Only the ownership check of one backup (exit 5 for a backup of another job) before the generic delete.
       handler: 'deleteJobBackups',
       alsoCalls: ['GET /backups/{backup_id}', 'DELETE /backups/{backup_id}'],
-      dryRunInHandler: true,
     },
     {
       path: ['jobs', 'encryption-key', 'set'],
@@ -386,8 +388,8 @@ export const module: ModuleSpec = {
         { name: 'cron', in: 'body', type: 'cron', placeholder: 'expr', description: '5-field cron expression' },
         ...retentionFlags(),
       ],
+      checks: { nothingToUpdate: { what: 'schedule {schedule_id} of job {job_id}' } },
       output: { kind: 'none', done: 'Updated schedule {schedule_id} of job {job_id}.' },
-      handler: 'updateSchedule',
     },
     {
       path: ['jobs', 'storage', 'set'],
@@ -401,24 +403,9 @@ export const module: ModuleSpec = {
   ],
 };
 
-const getJob: Handler = async (input, ctx) => {
-  const client = await ctx.client();
-  const res = await client.request(input.request!, { signal: ctx.signal });
-  const raw = recordOf(res);
-  const job = loose(jobSchema, raw);
-  const sections: Section[] = [
-    { title: 'Schedules', rows: listField(res, raw, 'schedule', 'job'), columns: columns.schedule! },
-    { title: 'Storage', rows: listField(res, raw, 'storage', 'job'), columns: columns.storage! },
-    { title: 'Last backups', rows: listField(res, raw, 'last_backups', 'job'), columns: columns.lastBackup! },
-  ];
-  return { kind: 'record', record: job, columns: columns.job!, idField: 'id', sections };
-};
-
 const createJob: Handler = async (input, ctx) => {
   const v = input.values;
   const body = { ...((input.request?.body as Record<string, unknown> | undefined) ?? {}) };
-  const computeFlags = [v.server !== undefined, v.serverless !== undefined, v.agent === true].filter(Boolean).length;
-  if (computeFlags > 1) throw new UsageError('give one of --server, --serverless or --agent');
   if (v.server !== undefined) body.compute = { type: 'server', server_id: v.server };
   else if (v.serverless !== undefined) body.compute = { type: 'ss_serverless', region: v.serverless };
   else if (v.agent === true) body.compute = { type: 'ss_agent' };
@@ -461,83 +448,23 @@ const createJob: Handler = async (input, ctx) => {
   return { kind: 'record', record: loose(jobSchema, raw), columns: columns.job!, idField: 'id' };
 };
 
-const updateJob: Handler = async (input, ctx) => {
-  const body = input.request?.body as Record<string, unknown> | undefined;
-  if (!body || (body.storage === undefined && body.schedules === undefined)) {
-    throw new UsageError('nothing to change: give --storage or --file with schedules and/or storage');
-  }
-  const client = await ctx.client();
-  await client.request(input.request!, { signal: ctx.signal });
-  return { kind: 'done', message: `Updated job ${String(input.values.job_id)}.`, id: String(input.values.job_id) };
-};
-
-const updateSchedule: Handler = async (input, ctx) => {
-  const body = input.request?.body as Record<string, unknown> | undefined;
-  if (!body || !Object.keys(body).length) {
-    throw new UsageError('nothing to change: give --timezone, --run-offset, --cron or a --retention-* count');
-  }
-  const client = await ctx.client();
-  await client.request(input.request!, { signal: ctx.signal });
-  return { kind: 'done', message: `Updated schedule ${String(input.values.schedule_id)} of job ${String(input.values.job_id)}.`, id: Number(input.values.schedule_id) };
-};
-
-/** 200 with {message}: the message on stderr, the whole answer with --json. */
 /** A backup with its files as a section below it: backups get and jobs backup get. */
 export function backupResult(res: ApiResponse): Result {
   const raw = recordOf(res);
-  const backup = loose(backupSchema, raw);
+  const backup = looseBackup(raw);
   return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id', sections: [{ title: 'Files', rows: listField(res, raw, 'files', 'backup'), columns: columns.file! }] };
 }
 
-/** GET /backups/{id}, refused (exit 5) when the backup belongs to another job than the one named. */
-async function backupOfJob(job: string, backup: string, ctx: Context): Promise<ApiResponse> {
-  const client = await ctx.client();
-  const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(backup)}` }, { signal: ctx.signal });
-  const owner = recordOf(res).job_id;
-  if (typeof owner === 'string' && owner !== job) {
-    throw new CliError(`backup ${backup} is not a backup of job ${job} (it belongs to job ${owner})`, ExitCode.notFound, [
-      `  Its backups: backupctl jobs backup list ${job}`,
-    ]);
-  }
-  return res;
-}
-
-const getJobBackup: Handler = async (input, ctx) =>
-  backupResult(await backupOfJob(String(input.values.job_id), String(input.values.backup_id), ctx));
-
-const deleteJobBackups: Handler = async (input, ctx) => {
-  const job = String(input.values.job_id);
-  const backup = input.values.backup_id as string | undefined;
-  const all = input.values.all === true;
-  if (all && backup !== undefined) {
-    throw new UsageError('give either <backup> or --all, not both', [
-      `One backup: backupctl jobs backup delete ${job} ${backup}`,
-      `Every backup: backupctl jobs backup delete ${job} --all`,
-    ]);
-  }
-  if (!all && backup === undefined) {
-    throw new UsageError('missing argument <backup>, or --all to delete every backup of the job', [
-      `One backup: backupctl jobs backup delete ${job} <backup> (backupctl jobs backup list ${job} lists them)`,
-      `Every backup: backupctl jobs backup delete ${job} --all`,
-    ]);
-  }
-  const { printDryRun } = await import('../cli/dry-run.js');
-  if (backup !== undefined) {
-    const request: RequestSpec = { method: 'DELETE', path: `/backups/${encodeURIComponent(backup)}` };
-    if (ctx.globals.dryRun) return printDryRun(ctx, request);
-    if (!(await ctx.confirm(`Delete backup ${backup} of job ${job}?`))) throw new UsageError('Cancelled; nothing was sent.');
-    await backupOfJob(job, backup, ctx);
-    await (await ctx.client()).request(request, { signal: ctx.signal });
-    return { kind: 'done', message: `Deleted backup ${backup} of job ${job}.`, id: backup };
-  }
-  if (ctx.globals.dryRun) return printDryRun(ctx, input.request!);
-  if (!(await ctx.confirm(`Delete ALL backups of job ${job}?`))) throw new UsageError('Cancelled; nothing was sent.');
-  const client = await ctx.client();
-  const res = await client.request(input.request!, { signal: ctx.signal });
-  const body = (res.body ?? {}) as { message?: unknown };
-  const message = typeof body.message === 'string' ? body.message : `All backups of job ${job} scheduled for deletion.`;
-  if (ctx.output.format !== 'table' || ctx.output.quiet) return { kind: 'object', value: body, text: message };
-  return { kind: 'done', message };
+const getJobBackup: Handler = async (input, ctx) => {
+  const { res } = await backupOfJob(await ctx.client(), String(input.values.job_id), String(input.values.backup_id), ctx.signal);
+  return backupResult(res);
 };
 
-export const handlers: Record<string, Handler> = { getJob, createJob, updateJob, updateSchedule, getJobBackup, deleteJobBackups, startBackup };
+/** One backup: checked to be the job's (exit 5 otherwise) before the delete; --all as the spec says. */
+const deleteJobBackups: Handler = async (input, ctx) => {
+  if (input.values.all !== true) await backupOfJob(await ctx.client(), String(input.values.job_id), String(input.values.backup_id), ctx.signal);
+  const { runEndpoint } = await import('../cli/generic.js');
+  return runEndpoint(input, ctx, async () => ({ module, schemas, columns }));
+};
+
+export const handlers: Record<string, Handler> = { createJob, getJobBackup, deleteJobBackups, startBackup };

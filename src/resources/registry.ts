@@ -1,7 +1,7 @@
 // Every module that contributes commands, loaded only when one of its commands
 // runs (the build reads them all once to write dist/manifest.json).
 // Adding a resource: one file in src/resources/, one line here.
-import type { Column, Handler } from '../cli/types.js';
+import type { Column, CommandInput, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 
 export interface LoadedModule {
@@ -10,6 +10,11 @@ export interface LoadedModule {
   /** zod schemas of records, by name (lenient: unknown fields kept). */
   schemas?: Record<string, unknown>;
   columns?: Record<string, Column[]>;
+  /**
+   * Validation hooks by name (CommandSpec.validator): run before anything is
+   * sent or printed, --dry-run included; they throw a UsageError to refuse.
+   */
+  checks?: Record<string, (input: CommandInput) => void>;
 }
 
 export const moduleLoaders: Record<string, () => Promise<LoadedModule>> = {

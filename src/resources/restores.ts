@@ -2,8 +2,7 @@
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
-import { datetime, loose, record, serverSchema } from './common.js';
-import { listField, recordOf } from '../http/shape.js';
+import { datetime, record, serverSchema } from './common.js';
 
 const fileSchema = record({ id: z.nullish(z.union([z.string(), z.number()])), name: z.string(), size: z.nullish(z.union([z.string(), z.number()])), url: z.nullish(z.string()) });
 
@@ -58,18 +57,9 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/restore-jobs/{restore_job_id}',
       params: [{ name: 'restore_job_id', flag: 'id', in: 'path', type: 'uuid', positional: true, required: true, complete: 'restores', description: 'Restore job id' }],
-      output: { kind: 'record', schema: 'restore', columns: 'restore' },
-      handler: 'getRestore',
+      output: { kind: 'record', schema: 'restore', columns: 'restore', sections: [{ title: 'Files', field: 'files', columns: 'file' }] },
     },
   ],
 };
 
-const getRestore: Handler = async (input, ctx) => {
-  const client = await ctx.client();
-  const res = await client.request(input.request!, { signal: ctx.signal });
-  const raw = recordOf(res);
-  const restore = loose(restoreSchema, raw);
-  return { kind: 'record', record: restore, columns: columns.restore!, idField: 'id', sections: [{ title: 'Files', rows: listField(res, raw, 'files', 'restore'), columns: columns.file! }] };
-};
-
-export const handlers: Record<string, Handler> = { getRestore };
+export const handlers: Record<string, Handler> = {};

@@ -67,19 +67,10 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/servers/code',
       params: [{ name: 'key_id', flag: 'key', in: 'query', type: 'integer', min: 1, required: true, placeholder: 'key', description: 'The SSH key to install (id or name)', names: 'ssh-keys' }],
-      output: { kind: 'object', schema: 'code' },
-      handler: 'code',
+      // The `code` line alone, so it can be piped to a shell (-q and tsv included); --json keeps the whole answer.
+      output: { kind: 'object', schema: 'code', textField: 'code' },
     },
   ],
 };
 
-/** Prints the `code` line alone, so it can be piped to a shell; --json keeps the whole answer. */
-const code: Handler = async (input, ctx) => {
-  const client = await ctx.client();
-  const res = await client.request(input.request!, { signal: ctx.signal });
-  const body = (res.body ?? {}) as { code?: unknown };
-  // Text whatever the format (-q and tsv included: `backupctl -q servers code --key 12 | ssh host sh`); --json the whole answer.
-  return { kind: 'text', text: `${typeof body.code === 'string' ? body.code : JSON.stringify(body)}\n`, value: body };
-};
-
-export const handlers: Record<string, Handler> = { code };
+export const handlers: Record<string, Handler> = {};

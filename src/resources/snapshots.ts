@@ -7,15 +7,16 @@ import { datetime, idArg, record, status } from './common.js';
 import { ACCOUNT_PROVIDERS, accountSchema, providerColumn, providerSchema } from './accounts.js';
 import { resourceSchema } from './snapshot-resources.js';
 import { setTagNames } from './common.js';
+import { SNAPSHOT_STATUSES, SNAPSHOT_STATUS_FILTER } from '../backups/status.js';
 
-/** The values the status filter takes; answers also carry `in-progress` and `delete-request`. */
-const STATUS_FILTER = ['pre_request', 'in_progress', 'expired', 'failed', 'completed'] as const;
+/** The values the status filter takes; answers also carry `in-progress` and `delete-request` (src/backups/status.ts). */
+const STATUS_FILTER = SNAPSHOT_STATUS_FILTER;
 const TAGS = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 
 export const snapshotSchema = record({
   id: z.int(),
   name: z.nullish(z.string()),
-  status: z.nullish(status(...STATUS_FILTER, 'in-progress', 'delete-request')),
+  status: z.nullish(status(...SNAPSHOT_STATUSES)),
   fail_reason: z.nullish(z.string()),
   // A human string such as "255.89 MB" (api-facts); a number of bytes is shown humanised.
   size: z.nullish(z.union([z.string(), z.number()])),

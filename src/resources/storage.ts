@@ -1,13 +1,7 @@
 // Storage destinations where backups are written (/v1/storage).
 import * as z from 'zod/mini';
-import type { Column, CommandInput, Handler, RequestSpec } from '../cli/types.js';
-import type { LoadedModule } from './registry.js';
+import type { Column } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
-import { UsageError } from '../errors.js';
-import { fillTemplate } from '../cli/request.js';
-import { lenient } from '../cli/lenient.js';
-import { recordOf } from '../http/shape.js';
-import { addSecret } from '../util/scrub.js';
 import { idArg, modifiedSince, record } from './common.js';
 
 /** The storage provider list of the interface. */
@@ -49,8 +43,8 @@ export const columns: Record<string, Column[]> = {
 const storageId = idArg('storage_id', 'Storage', 'integer', 'storage');
 
 /**
- * Both feed the body's `secret`; the handlers trim the file's text (an editor
- * or `echo` leaves a newline that would otherwise become part of the secret).
+ * Both feed the body's `secret`; the file's text is trimmed (an editor or
+ * `echo` leaves a newline that would otherwise become part of the secret).
  */
 const secretParams: ParamSpec[] = [
   {
@@ -68,6 +62,7 @@ const secretParams: ParamSpec[] = [
     flag: 'secret-file',
     in: 'body',
     type: 'text-file',
+    trim: true,
     placeholder: 'file|-',
     description: 'Read the secret from a file, or - for standard input (surrounding whitespace and the final newline are dropped)',
   },
@@ -125,7 +120,6 @@ export const module: ModuleSpec = {
         },
       ],
       output: { kind: 'record', schema: 'storage', columns: 'storage' },
-      handler: 'add',
     },
     {
       path: ['storage', 'update'],
@@ -140,8 +134,9 @@ export const module: ModuleSpec = {
         { name: 'key', in: 'body', type: 'string', placeholder: 'key', description: 'New access key id' },
         ...secretParams,
       ],
+      // A PATCH without a body would change nothing yet look like success.
+      checks: { nothingToUpdate: { what: 'storage {storage_id}' } },
       output: { kind: 'none', done: 'Updated storage {storage_id}.' },
-      handler: 'update',
     },
     {
       path: ['storage', 'delete'],
@@ -155,38 +150,3 @@ export const module: ModuleSpec = {
     },
   ],
 };
-
-/** The request with `secret` taken from --secret-file, trimmed. */
-function withSecretFromFile(input: CommandInput): RequestSpec {
-  const request = input.request!;
-  const fromFile = input.values['secret#file'];
-  if (typeof fromFile !== 'string') return request;
-  const secret = fromFile.trim();
-  // The runner registered the untrimmed text; a service echoing the secret would echo this.
-  addSecret(secret);
-  return { ...request, body: { ...(request.body as Record<string, unknown>), secret } };
-}
-
-const add: Handler = async (input, ctx) => {
-  const request = withSecretFromFile(input);
-  const client = await ctx.client();
-  const spinner = ctx.spinner('Adding storage…');
-  const res = await client.request(request, { signal: ctx.signal }).finally(() => spinner.stop());
-  const loaded: LoadedModule = { module, schemas, columns };
-  return { kind: 'record', record: lenient(loaded, 'storage', ctx)(recordOf(res)), columns: columns.storage!, idField: 'id' };
-};
-
-/** A PATCH without a body would change nothing yet look like success. */
-const update: Handler = async (input, ctx) => {
-  const id = input.values.storage_id as number;
-  const request = withSecretFromFile(input);
-  const body = request.body as Record<string, unknown> | undefined;
-  if (!body || Object.keys(body).length === 0) {
-    throw new UsageError(`nothing to update for storage ${id}`, ['Give at least one of --name, --key, --secret, --secret-file.']);
-  }
-  const client = await ctx.client();
-  await client.request(request, { signal: ctx.signal });
-  return { kind: 'done', message: fillTemplate(input.spec.output.done!, input.values), id };
-};
-
-export const handlers: Record<string, Handler> = { add, update };

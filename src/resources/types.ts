@@ -103,6 +103,11 @@ export interface ParamSpec {
   hint?: string;
   /** Given while another parameter has one of these values, exit 2: `--key` with `--provider cloud_m`. */
   refusedWhen?: Record<string, readonly string[]>;
+  /**
+   * A flag transform: the text loses its surrounding whitespace (a file's final
+   * newline) before it is checked and sent; `line` then ends it with one newline (a PEM file).
+   */
+  trim?: boolean | 'line';
   /** Placeholder shown in help, e.g. `<key-id>`. */
   placeholder?: string;
   description: string;
@@ -119,6 +124,35 @@ export interface ParamSpec {
    * the commands (src/commands/completion.ts).
    */
   complete?: CompletionSource;
+}
+
+/** Checks of a command's input as data (see CommandSpec.checks). */
+export interface InputChecks {
+  /**
+   * An update must change something: a request body without any of `fields`
+   * (default: any field) exits 2 with "nothing to update for <what>", which
+   * takes {param} placeholders, naming `flags` (default: every body flag).
+   */
+  nothingToUpdate?: { what: string; fields?: readonly string[]; flags?: readonly string[] };
+  /** At least one of these parameters (names) must be given: exit 2 with `message` otherwise. */
+  atLeastOne?: { params: readonly string[]; message: string; hint?: string };
+  /** At most one of these parameters (names) may be given. */
+  atMostOne?: readonly string[];
+  /** Exactly one of these parameters (names) must be given. */
+  exactlyOne?: readonly string[];
+  /**
+   * "One id or --all": exactly one of the positional `param` and --all (the
+   * `noun`s of `owner`, a template). `one` and `all` override the spec's
+   * endpoint, confirm and done for each form.
+   */
+  orAll?: { param: string; noun: string; owner: string; one?: CommandVariant; all?: CommandVariant };
+}
+
+/** What one form of a command changes of its spec. */
+export interface CommandVariant {
+  endpoint?: string;
+  confirm?: string;
+  done?: string;
 }
 
 export type OutputKind =
@@ -143,6 +177,30 @@ export interface OutputSpec {
   done?: string;
   /** Field holding the record's id, for `-q` (default `id`). */
   idField?: string;
+  /** For kind `record`: list fields of the record shown as tables below it (`files`), each with a column set of the module. */
+  sections?: ReadonlyArray<{ title: string; field: string; columns: string }>;
+  /**
+   * For kind `record`: a column shows this parameter's value where the answer
+   * leaves the field empty (the answer to a creation carries no provider: the
+   * one sent is shown).
+   */
+  fallbacks?: Readonly<Record<string, string>>;
+  /**
+   * For kind `object`: in a table (not -q), a field of the answer to print on
+   * stderr as the confirmation, instead of the whole answer; `done` when it is absent.
+   */
+  messageField?: string;
+  /**
+   * For kind `object`: this field of the answer alone, as text on stdout whatever the
+   * format (a shell line to pipe: `servers code`); --json prints the whole answer.
+   */
+  textField?: string;
+  /**
+   * For kind `record`: the record is a map (`{file name: url}`), shown as rows of
+   * `key` and `value` (one `key<TAB>value` line each in a table, so that nothing
+   * is cut to the terminal's width); --json prints the map as it came.
+   */
+  entries?: { key: string; value: string };
 }
 
 export interface ListSpec {
@@ -194,6 +252,18 @@ export interface CommandSpec {
    * (`activate` without any retention count), so the runner must not print `request`.
    */
   dryRunInHandler?: boolean;
+  /**
+   * Checks of the input that the parameters alone cannot say, run by the
+   * runner before anything is sent or printed: --dry-run refuses what the real
+   * run refuses (src/cli/checks.ts).
+   */
+  checks?: InputChecks;
+  /**
+   * The validation hook: a function of the module's `checks` export, given the
+   * values and the request, run after `checks` and before --dry-run; it throws a
+   * UsageError to refuse the input. For the rules that data cannot describe.
+   */
+  validator?: string;
   /** Other names for the command's last word. */
   aliases?: readonly string[];
   /** Commands that never talk to the service (auth status, config ...): no --dry-run. */

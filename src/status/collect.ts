@@ -7,6 +7,8 @@ import { nextPageQuery } from '../http/paging.js';
 import { NAMED_KINDS, looksLikeId, pickByName } from '../cli/resolve.js';
 import type { CronTools } from './schedule.js';
 import { DEFAULT_TIMEZONE } from './schedule.js';
+import { successStatuses } from '../backups/status.js';
+import { newestBackupsRequest } from '../backups/newest.js';
 import {
   compareJobs,
   isSuccess,
@@ -243,7 +245,7 @@ export function backupsPath(jobId: string): string {
 
 async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<JobStatus | undefined> {
   const id = String(job.id ?? '');
-  const query = { sort: '-created_at', page_size: BACKUP_PAGE };
+  const query = newestBackupsRequest(id, { pageSize: BACKUP_PAGE }).query!;
   let recent: Rec[];
   let lastSuccess: BackupLike | undefined;
   try {
@@ -252,9 +254,9 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
     const morePages = nextPageQuery(query, body, recent.length) !== undefined;
     if (morePages && !recent.some((b) => isSuccess(str(b.status), opts.allowErrors))) {
       // The newest success is older than the page: ask for it by status.
-      const statuses = opts.allowErrors ? ['completed', 'completed_with_errors'] : ['completed'];
+      const statuses = successStatuses(opts.allowErrors);
       const found = await Promise.all(
-        statuses.map(async (status) => records(await get(r, backupsPath(id), { status, sort: '-created_at', page_size: BACKUP_PAGE }))[0]),
+        statuses.map(async (status) => records(await get(r, backupsPath(id), newestBackupsRequest(id, { status, pageSize: BACKUP_PAGE }).query!))[0]),
       );
       lastSuccess = newestFirst(found.filter((b): b is Rec => b !== undefined), 'created_at')[0];
     }

@@ -15,19 +15,23 @@
 //   Snapshot = {id, status, started_at, completed_at, age_seconds}
 import * as z from 'zod/mini';
 import { ageMs, parseServiceTime } from '../util/time.js';
+// What a status means and which backup is newest: one definition, in the backups module.
+import { BACKUP_STATUSES_BY_OUTCOME, SNAPSHOT_STATUSES_BY_OUTCOME, isFailure, isInProgress, isSuccess } from '../backups/status.js';
+import { newestFirst } from '../backups/newest.js';
+
+export { isFailure, isInProgress, isSuccess, newestFirst };
 
 export const HEALTH_VALUES = ['failing', 'stale', 'healthy', 'unknown'] as const;
 export type Health = (typeof HEALTH_VALUES)[number];
 
-/** The backup statuses of the interface, in the order metrics list them. */
-export const BACKUP_STATUSES = ['completed', 'completed_with_errors', 'failed', 'expired', 'running', 'pending'] as const;
+/** The backup statuses of the interface, in the order metrics list them (src/backups/status.ts). */
+export const BACKUP_STATUSES = BACKUP_STATUSES_BY_OUTCOME;
 
 /** How many of the newest backups the strip of marks and the counts cover. */
 export const RECENT_WINDOW = 10;
 /** The default of --max-age. */
 export const DEFAULT_MAX_AGE_MS = 26 * 3_600_000;
 
-const IN_PROGRESS = new Set(['pending', 'running', 'starting', 'queued', 'in_progress', 'in-progress', 'transferring', 'pre_request']);
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 const nullableString = (text: string) => describe(z.nullable(z.string()), text);
@@ -154,19 +158,6 @@ export interface BackupLike {
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
 
-export function isInProgress(status: string | null | undefined): boolean {
-  return status != null && IN_PROGRESS.has(status);
-}
-
-/** Counts as a successful backup: completed, and completed_with_errors when errors are allowed. */
-export function isSuccess(status: string | null | undefined, allowErrors: boolean): boolean {
-  return status === 'completed' || (allowErrors && status === 'completed_with_errors');
-}
-
-export function isFailure(status: string | null | undefined, allowErrors: boolean): boolean {
-  return status === 'failed' || status === 'expired' || (!allowErrors && status === 'completed_with_errors');
-}
-
 function inFuture(when: number | undefined, now: number): boolean {
   return when !== undefined && ageMs(when, now) === undefined;
 }
@@ -205,8 +196,8 @@ export function snapshotSummaryOf(s: BackupLike, now: number): SnapshotSummary {
   };
 }
 
-/** Snapshot statuses of the interface (droplet/volume and provider snapshots), in the order metrics list them. */
-export const SNAPSHOT_STATUSES = ['completed', 'failed', 'expired', 'in-progress', 'in_progress', 'transferring', 'pre_request'] as const;
+/** Snapshot statuses of the interface (droplet/volume and provider snapshots), in the order metrics list them (src/backups/status.ts). */
+export const SNAPSHOT_STATUSES = SNAPSHOT_STATUSES_BY_OUTCOME;
 
 /** Hours between snapshots from a frequency as the service sends it (24, "24", "h24"); undefined when unreadable. */
 export function frequencyHours(frequency: string | number | null | undefined): number | undefined {
@@ -232,16 +223,6 @@ export function snapshotHealth(s: { newest: SnapshotSummary | null; last_complet
   const maxAgeSeconds = (hours !== undefined ? hours * 3_600_000 + SNAPSHOT_GRACE_MS : DEFAULT_MAX_AGE_MS) / 1000;
   const age = s.last_completed.age_seconds;
   return age === null || age > maxAgeSeconds ? 'stale' : 'healthy';
-}
-
-/**
- * Newest first by `field`, whatever order the service sent (the sort asked
- * for may be ignored); records without the time follow, in the order sent.
- */
-export function newestFirst<T extends BackupLike>(records: readonly T[], field: 'created_at' | 'started_at'): T[] {
-  const timed = records.map((r) => ({ r, t: parseServiceTime(r[field]) }));
-  const known = timed.filter((x): x is { r: T; t: number } => x.t !== undefined).sort((a, b) => b.t - a.t);
-  return [...known.map((x) => x.r), ...timed.filter((x) => x.t === undefined).map((x) => x.r)];
 }
 
 export interface JudgeInput {

@@ -58,12 +58,30 @@ export function calendarProblem(text: string): string | undefined {
   return undefined;
 }
 
-/** Parses the service's datetimes: `2022-01-11T06:40:29.000000Z` and `2022-01-11 06:40:29` (UTC). */
+// The service's datetimes: Laravel's `2022-01-11T06:40:29.000000Z`, accounts'
+// `2022-01-11 06:40:29`, and any ISO 8601 text with or without an offset.
+const SERVICE_TIME =
+  /^(\d{4}-\d{2}-\d{2})(?:[ T](\d{2}:\d{2})(?::(\d{2})(?:[.,](\d+))?)?)?\s*(Z|z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * The one parser of the service's datetimes (epoch milliseconds, or undefined
+ * when the text is not one). The rule: a time with no zone is UTC, because the
+ * service speaks UTC; never the local time of this machine (Date.parse would
+ * read `2022-01-11T06:40:29` as local time). A date alone is its midnight UTC.
+ * Fractions past milliseconds are dropped; an offset (+02, +0200, +02:00) is applied.
+ */
 export function parseServiceTime(value: unknown): number | undefined {
-  if (typeof value !== 'string' || !value) return undefined;
-  const s = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2})?$/.test(value) ? `${value.replace(' ', 'T')}Z` : value;
-  const t = Date.parse(s);
-  return Number.isNaN(t) ? undefined : t;
+  if (typeof value !== 'string') return undefined;
+  const m = SERVICE_TIME.exec(value.trim());
+  if (!m) return undefined;
+  const [, date, hm, sec, frac, zone] = m;
+  let zoneText = zone === undefined || zone === 'z' ? 'Z' : zone;
+  if (zoneText !== 'Z') {
+    const digits = zoneText.slice(1).replace(':', '');
+    zoneText = `${zoneText[0]}${digits.slice(0, 2)}:${(digits.slice(2) || '00').padEnd(2, '0')}`;
+  }
+  const ms = Date.parse(`${date}T${hm ?? '00:00'}:${sec ?? '00'}.${(frac ?? '').slice(0, 3).padEnd(3, '0')}${zoneText}`);
+  return Number.isNaN(ms) ? undefined : ms;
 }
 
 /**
