@@ -264,6 +264,7 @@ function addGlobalOptions(program: Command): void {
     .option('-q, --quiet', 'Print only ids, one per line')
     .option('--columns <list>', 'Table columns to show, comma-separated')
     .option('--no-headers', 'Omit the header row')
+    .option('--no-trunc', 'Tables: whole ids, no cell cut to the terminal')
     .option('--debug', 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)')
     .option('--timeout <duration>', 'Per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)')
     .option('--no-color', 'No colour (also NO_COLOR)')

@@ -22,6 +22,8 @@ export interface Globals {
   dryRun?: boolean;
   /** --jq <expr>: JSON output filtered by jq. */
   jq?: string;
+  /** false with --no-trunc: tables keep ids whole and cut no cell. */
+  trunc?: boolean;
 }
 
 export interface IO {
@@ -49,6 +51,13 @@ export interface OutputOptions {
   pretty: boolean;
   /** --jq: print the JSON output through this jq expression (format is json). */
   jq?: string;
+  /**
+   * A table on a terminal shows each UUID as its first 8 characters (as docker and git do);
+   * JSON, tsv, -q and a table in a pipe or with --no-trunc keep them whole.
+   */
+  shortIds?: boolean;
+  /** --no-trunc: a table is not fitted to the terminal; no cell is cut, no column left out. */
+  noTrunc?: boolean;
   /**
    * Animated output on stderr (the spinner, the download progress bar), when stderr is a
    * terminal that can redraw a line (not TERM=dumb); the spinner coloured or not.
@@ -79,6 +88,11 @@ export interface Column {
   format?: 'text' | 'time' | 'size' | 'status' | 'bool' | 'tags' | 'json';
   /** Not shown unless named in --columns. */
   extra?: boolean;
+  /**
+   * On a narrow terminal this column is left out before the others (which go from the right):
+   * what people read a table for (a name, a time, a status, a schedule) stays.
+   */
+  dropEarly?: boolean;
   /** A table shows only the first `short` characters (an id or a hash, as git shortens them); tsv and JSON carry it whole. */
   short?: number;
 }

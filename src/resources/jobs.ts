@@ -113,10 +113,10 @@ export const columns: Record<string, Column[]> = {
   job: [
     { key: 'id', header: 'ID' },
     { key: 'name', header: 'Name' },
-    { key: 'recipe', header: 'Recipe' },
-    { key: 'compute', header: 'Compute', get: computeText },
+    { key: 'recipe', header: 'Recipe', dropEarly: true },
+    { key: 'compute', header: 'Compute', get: computeText, dropEarly: true },
     { key: 'schedule', header: 'Schedule', get: (j) => scheduleText(j.schedule) },
-    { key: 'storage', header: 'Storage', get: (j) => (Array.isArray(j.storage) ? j.storage.map((s: { name?: string; id?: number }) => s.name ?? s.id).join(', ') : '') },
+    { key: 'storage', header: 'Storage', get: (j) => (Array.isArray(j.storage) ? j.storage.map((s: { name?: string; id?: number }) => s.name ?? s.id).join(', ') : ''), dropEarly: true },
     { key: 'last_ran_at', header: 'Last ran', format: 'time' },
     { key: 'created_at', header: 'Created', format: 'time', extra: true },
   ],
@@ -140,9 +140,9 @@ export const columns: Record<string, Column[]> = {
     { key: 'status', header: 'Status', format: 'status' },
     { key: 'tags', header: 'Tags', get: (b) => setTagNames(b.tags) },
     { key: 'created_at', header: 'Created', format: 'time' },
-    { key: 'started_at', header: 'Started', format: 'time' },
+    { key: 'started_at', header: 'Started', format: 'time', dropEarly: true },
     { key: 'completed_at', header: 'Completed', format: 'time' },
-    { key: 'files', header: 'Files', get: (b) => (Array.isArray(b.files) ? b.files.length : '') },
+    { key: 'files', header: 'Files', get: (b) => (Array.isArray(b.files) ? b.files.length : ''), dropEarly: true },
   ],
   /** The files of one backup, below it in backups get and jobs backup get. */
   file: [

@@ -70,13 +70,38 @@ describe('tables fit the terminal', () => {
         for (const line of lines) expect(line, `${args.join(' ')} at ${cols}`).not.toMatch(/\b[0-9a-f]{8}-[0-9a-f-]{0,26}…/);
       }
     }
-    const narrow = await screens(['jobs', 'list'], 60);
-    expect(narrow[0]).toMatch(/^ID {2,}Name$/);
+  });
+
+  it('on a terminal tables show UUIDs as their first 8 characters, so at 60 columns the schedule, the time and the status fit (issue 25)', async () => {
     const ids = (await runCli(['jobs', 'list', '-q'], { env: env() })).stdout.trim().split('\n');
-    expect(narrow.filter((l) => UUID.test(l)).map((l) => UUID.exec(l)![0])).toEqual(ids);
+    const shown = (lines: string[]) => lines.filter((l) => /^[0-9a-f]{8} /.test(l)).map((l) => l.slice(0, 8));
+    const narrow = await screens(['jobs', 'list'], 60);
+    expect(narrow[0]).toMatch(/^ID {2,}Name {2,}Schedule {2,}Last ran$/);
+    expect(shown(narrow)).toEqual(ids.map((id) => id.slice(0, 8)));
+    expect(narrow.join('\n')).not.toContain('…');
     const wide = await screens(['jobs', 'list'], 200);
     expect(wide[0]).toMatch(/^ID +Name +Recipe +Compute +Schedule +Storage +Last ran$/);
+    expect(shown(wide)).toEqual(ids.map((id) => id.slice(0, 8)));
     expect(wide.join('\n')).not.toContain('…');
+    expect(wide.join('\n')).not.toMatch(UUID);
+
+    const backups = await screens(['jobs', 'backup', 'list', 'shop mysql'], 60);
+    expect(backups[0]).toMatch(/^ID {2,}Status {2,}Tags {2,}Created {2,}Completed$/);
+    const rows = backups.filter((l) => /^[0-9a-f]{8} /.test(l));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toMatch(/^[0-9a-f]{8} {2}completed\S* +\S+ +\d+ \w+ ago +\d+ \w+ ago$/);
+    const backupsWide = await screens(['jobs', 'backup', 'list', 'shop mysql'], 200);
+    expect(backupsWide[0]).toMatch(/^ID +Status +Tags +Created +Started +Completed +Files$/);
+
+    // --no-trunc: whole ids and no cut cell, even at 60 columns.
+    const whole = await screens(['jobs', 'list', '--no-trunc'], 60);
+    expect(whole[0]).toMatch(/^ID +Name +Recipe +Compute +Schedule +Storage +Last ran$/);
+    expect(whole.filter((l) => UUID.test(l)).map((l) => UUID.exec(l)![0])).toEqual(ids);
+    expect(whole.join('\n')).not.toContain('…');
+    // A record's own id stays whole; its sections' tables shorten theirs.
+    const job = await screens(['jobs', 'get', 'shop mysql'], 200);
+    expect(job.find((l) => l.startsWith('ID:'))).toMatch(UUID);
+    expect(job.slice(job.indexOf('Last backups')).join('\n')).not.toMatch(UUID);
   });
 
   it('status keeps the strip of the last 10 whole and wraps its legend and summary at 60 columns', async () => {
