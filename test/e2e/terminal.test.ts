@@ -157,6 +157,30 @@ describe('a new user at a real terminal (issue 13, done when)', () => {
   });
 });
 
+describe('a mistyped command (issue 25)', () => {
+  it('is an unknown command with its nearest match and exit 2, --help or not, as gh does', async () => {
+    for (const args of [['restore-tset', '--help'], ['restore-tset']]) {
+      const r = await runCli(args, { env: env() });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: unknown command 'restore-tset'\n/);
+    }
+    const near = await runCli(['stauts', '--help'], { env: env() });
+    expect(near.code).toBe(2);
+    expect(near.stdout).toBe('');
+    expect(near.stderr).toBe("error: unknown command 'stauts'\n(Did you mean status?)\n");
+    const sub = await runCli(['jobs', 'lst', '--help'], { env: env() });
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toBe("error: unknown command 'lst'\n(Did you mean list?)\n");
+    // Help itself still answers with 0.
+    for (const args of [['--help'], ['jobs', '--help'], ['jobs', 'list', '--help'], ['help', 'jobs'], ['jobs']]) {
+      const ok = await runCli(args, { env: env() });
+      expect(ok.code, args.join(' ')).toBe(0);
+      expect(ok.stdout).toMatch(/^Usage: backupctl/);
+    }
+  });
+});
+
 describe('download to stdout in a terminal', () => {
   it('streams to the pipe and shows progress on the terminal (stderr)', async () => {
     const whole = (await runCli(['jobs', 'backup', 'download', 'shop mysql', '--latest', '-o', '-'], { env: env() })).stdoutBytes!;
