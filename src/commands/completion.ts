@@ -47,7 +47,7 @@ export const module: ModuleSpec = {
       description:
         'Completes commands, flags, enum values, --profile (the config file\'s profiles), the commands schema takes and ' +
         'each command\'s --columns; from the service, the names of jobs, servers, SSH keys, storage, accounts, droplets and ' +
-        'volumes (ids in bash; zsh and fish show each id beside its name) and the ids of snapshots, restores and backups, ' +
+        'volumes (zsh and fish show each id beside its name; bash quotes a name that holds a space) and the ids of snapshots, restores and backups, ' +
         'cached for a minute. A service that does not answer within 0.4 s of the start is not asked again for 15 s. ' +
         'The same scripts ship in completions/ of the package.',
       examples: [
@@ -328,6 +328,11 @@ function fishSwitch(subject: string, entries: readonly CaseEntry[], print: (body
 }
 
 function bashScript(model: CompletionModel): string {
+  // The resources with names: bash offers their names (zsh and fish show the id beside each).
+  const namedKinds = Object.entries(NAMED_KINDS)
+    .filter(([, k]) => k.list)
+    .map(([kind]) => kind)
+    .join(' ');
   const words = (list: string[]) => `echo ${sq(list.join(' '))}`;
   const flagNames = (flags: FlagInfo[]) => flags.flatMap((f) => f.names);
   return `# bash completion for backupctl
@@ -335,8 +340,9 @@ function bashScript(model: CompletionModel): string {
 #
 # This shell:      source <(backupctl completion bash)
 # Every shell:     backupctl completion bash > ~/.local/share/bash-completion/completions/backupctl
-# Ids of jobs, servers, keys, storage, accounts, droplets, volumes, snapshots, restores and backups come from the service
-# (backupctl __complete ids jobs), cached for a minute; profiles from the config file.
+# Names of jobs, servers, keys, storage, accounts, droplets and volumes (quoted when they hold a space), and the ids
+# of snapshots, restores and backups come from the service (backupctl __complete names jobs), cached for a minute;
+# profiles from the config file.
 
 # The command that word $2 names below command $1 ('' is the top), or nothing.
 __backupctl_command() {
@@ -392,10 +398,43 @@ __backupctl_reply() {
       compopt -o filenames 2>/dev/null
       while IFS= read -r w; do COMPREPLY+=("$w"); done < <(compgen -d -- "$cur") ;;
     ids)
-      while IFS=$'\\t' read -r w _; do
-        [[ -n $w && $w == "$cur"* ]] && COMPREPLY+=("$w")
-      done < <("\${COMP_WORDS[0]}" "\${extra[@]}" __complete ids "\${values[0]}" "\${args[@]:0:2}" 2>/dev/null) ;;
+      if [[ " ${namedKinds} " == *" \${values[0]} "* ]]; then
+        __backupctl_names "\${values[0]}"
+      else
+        while IFS=$'\\t' read -r w _; do
+          [[ -n $w && $w == "$cur"* ]] && COMPREPLY+=("$w")
+        done < <("\${COMP_WORDS[0]}" "\${extra[@]}" __complete ids "\${values[0]}" "\${args[@]:0:2}" 2>/dev/null)
+      fi ;;
   esac
+}
+
+# Adds to COMPREPLY the names of resource $1 that start with what is typed (in quotes, with
+# backslashes or bare), quoted when they hold a space or another character the shell reads;
+# the id of a record with no name, or whose id starts with what is typed.
+__backupctl_names() {
+  local w id q="" typed
+  case "$cur" in
+    \\"*) q='"'; typed="\${cur#\\"}" ;;
+    \\'*) q="'"; typed="\${cur#\\'}" ;;
+    *) typed="\${cur//\\\\/}" ;;
+  esac
+  while IFS=$'\\t' read -r w id; do
+    [[ -z $w ]] && continue
+    if [[ -z $id ]]; then
+      [[ $w == "$typed"* ]] && COMPREPLY+=("$w")
+    elif [[ $w == "$typed"* ]]; then
+      if [[ -n $q ]]; then
+        COMPREPLY+=("$q$w$q")
+      elif [[ $w == *[^A-Za-z0-9._:@%+=,/-]* && $w != *"'"* ]]; then
+        COMPREPLY+=("'$w'")
+      else
+        printf -v w '%q' "$w"
+        COMPREPLY+=("$w")
+      fi
+    elif [[ -n $typed && $id == "$typed"* ]]; then
+      COMPREPLY+=("$id")
+    fi
+  done < <("\${COMP_WORDS[0]}" "\${extra[@]}" __complete names "$1" "\${args[@]:0:2}" 2>/dev/null)
 }
 
 _backupctl() {
