@@ -63,8 +63,8 @@ export type RefKind = NamedKind | PrefixKind;
 /** The shortest id prefix taken for a whole UUID. */
 export const MIN_ID_PREFIX = 6;
 
-/** Hex digits and dashes, 6 or more and fewer than a whole UUID: maybe the start of a UUID. */
-const ID_PREFIX = /^[0-9a-f][0-9a-f-]{5,35}$/i;
+/** Hex digits and dashes, 6 to 35 (a whole UUID has 36): maybe the start of a UUID. */
+const ID_PREFIX = /^[0-9a-f][0-9a-f-]{5,34}$/i;
 
 /** Whether `value` may be the start of a UUID (6 or more of its characters). */
 export function looksLikeIdPrefix(value: string): boolean {

@@ -293,7 +293,8 @@ export const module: ModuleSpec = {
     {
       path: ['jobs', 'backup', 'list'],
       summary: 'List the backups of a job',
-      examples: [`backupctl jobs backup list ${EX} --sort -created_at`, `backupctl jobs backup list ${EX} --status failed --started-since 7d --json`],
+      description: 'Newest first (--sort -created_at) unless --sort says otherwise.',
+      examples: [`backupctl jobs backup list ${EX}`, `backupctl jobs backup list ${EX} --status failed --started-since 7d --json`, `backupctl jobs backup list ${EX} --sort created_at`],
       method: 'GET',
       endpoint: '/jobs/{job_id}/backups',
       params: [
@@ -304,7 +305,8 @@ export const module: ModuleSpec = {
         { name: 'started_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Started since (ISO 8601 or an age: 24h, 7d)' },
         { name: 'completed_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Completed since (ISO 8601 or an age)' },
       ],
-      list: { sort: ['id', 'name', 'created_at', 'started_at', 'completed_at'] },
+      // Newest first, as people read a history (issue 25): page 1 is today, not a month ago.
+      list: { sort: ['id', 'name', 'created_at', 'started_at', 'completed_at'], defaultSort: '-created_at' },
       output: { kind: 'list', schema: 'backup', columns: 'backup' },
     },
     {
@@ -401,15 +403,28 @@ export const module: ModuleSpec = {
   ],
 };
 
+/** Backups newest first by created_at (those without a time last), each kept where ties fall. */
+function byNewest<T>(rows: readonly T[]): T[] {
+  const at = (r: T): number => {
+    const t = Date.parse(String((r as { created_at?: unknown } | null)?.created_at ?? ''));
+    return Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
+  };
+  return [...rows].sort((a, b) => at(b) - at(a) || 0);
+}
+
 const getJob: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request(input.request!, { signal: ctx.signal });
   const raw = recordOf(res);
   const job = loose(jobSchema, raw);
+  // Newest first (issue 25), in the JSON too: --jq '.last_backups[0]' is the newest.
+  if (Array.isArray((job as { last_backups?: unknown }).last_backups)) {
+    (job as { last_backups: unknown[] }).last_backups = byNewest((job as { last_backups: unknown[] }).last_backups);
+  }
   const sections: Section[] = [
     { title: 'Schedules', rows: listField(res, raw, 'schedule', 'job'), columns: columns.schedule! },
     { title: 'Storage', rows: listField(res, raw, 'storage', 'job'), columns: columns.storage! },
-    { title: 'Last backups', rows: listField(res, raw, 'last_backups', 'job'), columns: columns.lastBackup! },
+    { title: 'Last backups', rows: byNewest(listField(res, raw, 'last_backups', 'job')), columns: columns.lastBackup! },
   ];
   return { kind: 'record', record: job, columns: columns.job!, idField: 'id', sections };
 };

@@ -148,6 +148,8 @@ export interface OutputSpec {
 export interface ListSpec {
   /** Fields the endpoint sorts by; `--sort -name` for descending. */
   sort?: readonly string[];
+  /** The --sort sent when none is given (`-created_at`: newest first). */
+  defaultSort?: string;
   /** False where the endpoint takes no page_size (default true). */
   pageSize?: boolean;
 }

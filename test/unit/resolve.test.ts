@@ -59,3 +59,14 @@ describe('suggestNames', () => {
     expect(suggestNames('zzzzzz', names)).toEqual([]);
   });
 });
+
+describe('looksLikeIdPrefix', () => {
+  it('takes 6 to 35 hex characters and dashes, never a whole UUID (that is the id itself, never looked up)', async () => {
+    const { looksLikeIdPrefix } = await import('../../src/cli/resolve.js');
+    expect(looksLikeIdPrefix('abcdef')).toBe(true);
+    expect(looksLikeIdPrefix('abcdef12-0000')).toBe(true);
+    expect(looksLikeIdPrefix('abcde')).toBe(false);
+    expect(looksLikeIdPrefix('web-01')).toBe(false);
+    expect(looksLikeIdPrefix('abcdef12-0000-4000-8000-000000000001')).toBe(false);
+  });
+});
