@@ -109,10 +109,19 @@ describe('tables fit the terminal', () => {
     const rows = lines.filter((l) => /^(healthy|failing|stale|unknown) /.test(l));
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row).toMatch(/[✔✖!?·]{10}$/u);
-    expect(lines).toContain('(last 10: oldest left, newest right)');
+    expect(lines).toContain('(last 10, newest first)');
     expect(lines.some((l) => /^\d+ jobs: .*Max age/.test(l))).toBe(true);
     const wide = await screens(['status'], 200);
-    expect(wide.some((l) => /completed .*\(last 10: oldest left, newest right\)$/.test(l))).toBe(true);
+    expect(wide.some((l) => /completed .*\(last 10, newest first\)$/.test(l))).toBe(true);
+    // One order everywhere, named in the header: the strip reads as -o tsv lists (issue 25).
+    expect(wide.find((l) => l.startsWith('Health'))).toMatch(/ New → old /);
+    const tsv = (await runCli(['status', '-o', 'tsv', '--columns', 'name,recent'], { env: env() })).stdout.trim().split('\n');
+    const marks: Record<string, string> = { completed: '✔', failed: '✖', completed_with_errors: '!' };
+    for (const line of tsv) {
+      const [name, recent] = line.split('\t');
+      const strip = recent!.split(',').map((s) => marks[s] ?? '?').join('');
+      expect(wide.find((l) => l.includes(` ${name} `)), name).toContain(strip);
+    }
   });
 
   it('a record cuts long values to the terminal, the id never', async () => {
