@@ -7,7 +7,7 @@ import type { HttpMethod, Manifest, ManifestCommand, ModuleSpec, ParamSpec } fro
 import { moduleLoaders } from '../resources/registry.js';
 import { UsageError } from '../errors.js';
 import { apiName, effectiveParams, flagName } from '../cli/params.js';
-import { readManifest } from './completion.js';
+import { readManifest } from '../cli/startup.js';
 import { editDistance } from '../util/suggest.js';
 
 export const module: ModuleSpec = {

@@ -9,8 +9,8 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } f
 import net from 'node:net';
 import path from 'node:path';
 import { BIN, ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import { COMPLETION_FILES, SHELLS, completionFiles } from '../../src/commands/completion.js';
+import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import { COMPLETION_FILES, SHELLS, completionFiles } from '../../src/completion/index.js';
 import type { Manifest } from '../../src/resources/types.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
@@ -218,6 +218,18 @@ describe('backupctl __complete names', () => {
     const ids = await runCli(['__complete', 'ids', 'ssh-keys'], { env: env() });
     expect(ids.stdout).toBe(keys.map((k) => `${k.id}\t${k.name}\n`).join(''));
     expect(apiRequests(emu)).toHaveLength(0);
+  });
+});
+
+describe('names from the service are sanitised (issue 25 §19: the shared sanitiser)', () => {
+  it('drops escape sequences, control characters and bidi overrides from names and descriptions', async () => {
+    const res = await apiFetch(emu, '/v1/ssh-keys', { method: 'POST', json: { name: 'evil\u202egnp.exe\u001b[2J\u2066x' } });
+    expect(res.status).toBeLessThan(300);
+    rmSync(path.join(cfg.dir, 'cache'), { recursive: true, force: true });
+    const r = await runCli(['__complete', 'names', 'ssh-keys'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^evilgnp\.exex\t\d+$/m);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
   });
 });
 
