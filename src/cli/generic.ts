@@ -3,7 +3,7 @@
 // output layer records and columns.
 import { wordParts, wrapParts } from '../util/wrap.js';
 import type { CommandSpec } from '../resources/types.js';
-import type { LoadedModule } from '../resources/registry.js';
+import type { LoadedModule } from './types.js';
 import type { Column, CommandInput, Context, Page, QueryValue, Result } from './types.js';
 import { nextPageQuery, toInt } from '../http/paging.js';
 import { EmptyResultError } from '../errors.js';

@@ -228,7 +228,7 @@ function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO, d
       const node = nodes.get(key) ?? aliasNode(program, words);
       if (node) return void node.outputHelp();
       if (key === 'options') return void io.stdout.write(globalOptionsHelp(program, helpWidth(io.columns)));
-      const { helpTopics } = await import('../commands/help-topics.js');
+      const { helpTopics } = await import('./help-topics.js');
       const topic = helpTopics[key];
       if (topic) {
         const text = wrapTopic(topic.text, helpWidth(io.columns));

@@ -13,8 +13,9 @@ import type { Client, RequestSpec } from './types.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { didYouMean, suggestNames } from '../util/suggest.js';
 
-/** Resources whose records have names a user may type instead of the id. */
-export type NamedKind = 'jobs' | 'servers' | 'ssh-keys' | 'storage' | 'accounts' | 'droplets' | 'volumes' | 'encryption-keys';
+import type { NamedKind } from '../resources/types.js';
+
+export type { NamedKind } from '../resources/types.js';
 
 export interface NamedKindInfo {
   /** "job", "SSH key": for messages. */

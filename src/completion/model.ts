@@ -4,7 +4,7 @@ import { declaredProgram } from '../cli/manifest.js';
 import type { CompletionSource, Manifest, ManifestCommand, ParamSpec } from '../resources/types.js';
 import { effectiveParams, flagName } from '../cli/params.js';
 import { OUTPUT_FORMATS } from '../output/options.js';
-import { helpTopics } from '../commands/help-topics.js';
+import { helpTopics } from '../cli/help-topics.js';
 import { NAMED_KINDS } from '../cli/resolve.js';
 
 export /** What the scripts ask `__complete` for: a named resource the service lists, or another source (src/resources/types.ts). */

@@ -4,7 +4,7 @@
 import * as z from 'zod/mini';
 import type { Column, CommandInput, Context, Handler, RequestSpec, Result } from '../cli/types.js';
 import type { CommandSpec, ModuleSpec, ParamSpec } from './types.js';
-import type { LoadedModule } from './registry.js';
+import type { LoadedModule } from '../cli/types.js';
 import { UsageError } from '../errors.js';
 import { lenient } from '../cli/lenient.js';
 import { fillTemplate } from '../cli/request.js';

@@ -1,7 +1,7 @@
 // Storage destinations where backups are written (/v1/storage).
 import * as z from 'zod/mini';
 import type { Column, CommandInput, Handler, RequestSpec } from '../cli/types.js';
-import type { LoadedModule } from './registry.js';
+import type { LoadedModule } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
 import { fillTemplate } from '../cli/request.js';

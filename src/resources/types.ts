@@ -4,7 +4,12 @@
 // schemas. Functions (custom handlers, column getters) live in the resource
 // module itself and are loaded only when the command runs.
 
-import type { NamedKind } from '../cli/resolve.js';
+/**
+ * Resources whose records have names a user may type instead of the id (src/cli/resolve.ts
+ * says how each is looked up). Here, with the other plain types, so that resources/types.ts
+ * imports nothing back (issue 25 §18: resolve -> cli/types -> resources/types -> resolve).
+ */
+export type NamedKind = 'jobs' | 'servers' | 'ssh-keys' | 'storage' | 'accounts' | 'droplets' | 'volumes' | 'encryption-keys';
 
 /**
  * What shell completion reads values from (`backupctl __complete ids <source>`): the
