@@ -3,8 +3,9 @@
 #
 # This shell:      source <(backupctl completion bash)
 # Every shell:     backupctl completion bash > ~/.local/share/bash-completion/completions/backupctl
-# Ids of jobs, servers, keys, storage, accounts, droplets, volumes, snapshots, restores and backups come from the service
-# (backupctl __complete ids jobs), cached for a minute; profiles from the config file.
+# Names of jobs, servers, keys, storage, accounts, droplets and volumes (quoted when they hold a space), and the ids
+# of snapshots, restores and backups come from the service (backupctl __complete names jobs), cached for a minute;
+# profiles from the config file.
 
 # The command that word $2 names below command $1 ('' is the top), or nothing.
 __backupctl_command() {
@@ -230,7 +231,7 @@ __backupctl_flags() {
 }
 
 __backupctl_global_flags() {
-  echo '--profile --base-url --output -o --json --quiet -q --columns --no-headers --debug --timeout --no-color --yes -y --config-dir --dry-run --jq --help -h'
+  echo '--profile --base-url --output -o --json --quiet -q --columns --no-headers --no-trunc --debug --timeout --no-color --yes -y --config-dir --dry-run --jq --help -h'
 }
 
 __backupctl_root_flags() {
@@ -614,10 +615,43 @@ __backupctl_reply() {
       compopt -o filenames 2>/dev/null
       while IFS= read -r w; do COMPREPLY+=("$w"); done < <(compgen -d -- "$cur") ;;
     ids)
-      while IFS=$'\t' read -r w _; do
-        [[ -n $w && $w == "$cur"* ]] && COMPREPLY+=("$w")
-      done < <("${COMP_WORDS[0]}" "${extra[@]}" __complete ids "${values[0]}" "${args[@]:0:2}" 2>/dev/null) ;;
+      if [[ " jobs servers ssh-keys storage accounts droplets volumes " == *" ${values[0]} "* ]]; then
+        __backupctl_names "${values[0]}"
+      else
+        while IFS=$'\t' read -r w _; do
+          [[ -n $w && $w == "$cur"* ]] && COMPREPLY+=("$w")
+        done < <("${COMP_WORDS[0]}" "${extra[@]}" __complete ids "${values[0]}" "${args[@]:0:2}" 2>/dev/null)
+      fi ;;
   esac
+}
+
+# Adds to COMPREPLY the names of resource $1 that start with what is typed (in quotes, with
+# backslashes or bare), quoted when they hold a space or another character the shell reads;
+# the id of a record with no name, or whose id starts with what is typed.
+__backupctl_names() {
+  local w id q="" typed
+  case "$cur" in
+    \"*) q='"'; typed="${cur#\"}" ;;
+    \'*) q="'"; typed="${cur#\'}" ;;
+    *) typed="${cur//\\/}" ;;
+  esac
+  while IFS=$'\t' read -r w id; do
+    [[ -z $w ]] && continue
+    if [[ -z $id ]]; then
+      [[ $w == "$typed"* ]] && COMPREPLY+=("$w")
+    elif [[ $w == "$typed"* ]]; then
+      if [[ -n $q ]]; then
+        COMPREPLY+=("$q$w$q")
+      elif [[ $w == *[^A-Za-z0-9._:@%+=,/-]* && $w != *"'"* ]]; then
+        COMPREPLY+=("'$w'")
+      else
+        printf -v w '%q' "$w"
+        COMPREPLY+=("$w")
+      fi
+    elif [[ -n $typed && $id == "$typed"* ]]; then
+      COMPREPLY+=("$id")
+    fi
+  done < <("${COMP_WORDS[0]}" "${extra[@]}" __complete names "$1" "${args[@]:0:2}" 2>/dev/null)
 }
 
 _backupctl() {

@@ -2,14 +2,12 @@
 // Start-up is kept small: `--version` answers before anything else loads, and
 // the command tree is built from dist/startup/ (see startupSource) without loading handlers.
 import { isatty } from 'node:tty';
-import type { CommandSource, ManifestCommand, StartupIndex } from './resources/types.js';
 import type { IO } from './cli/types.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
 import { scrub } from './util/scrub.js';
-import { readBuiltFile } from './util/built-files.js';
+import { VERSION, startupSource } from './cli/startup.js';
 
-declare const __VERSION__: string;
-export const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
+export { VERSION, startupSource } from './cli/startup.js';
 
 export async function cli(): Promise<void> {
   const argv = process.argv.slice(2);
@@ -38,25 +36,6 @@ export function processIO(): IO {
     stdinIsTTY: isatty(0),
     // Fit a terminal's width; in a pipe or file nothing is cut (unless COLUMNS says a width).
     columns: process.stdout.isTTY ? process.stdout.columns || 80 : Number(process.env.COLUMNS) || Infinity,
-  };
-}
-
-/**
- * The command tree for start-up: dist/startup/index.json, and a group's
- * dist/startup/<word>.json when commander enters that group (the full
- * dist/manifest.json is 77 KB; a command needs its group's few KB).
- */
-export function startupSource(): CommandSource {
-  const read = (name: string): unknown => JSON.parse(readBuiltFile(`startup/${name}`, () => new URL(`./startup/${name}`, import.meta.url)));
-  const index = read('index.json') as StartupIndex;
-  const eager = new Set(index.eager.map((c) => c.path[0]));
-  return {
-    version: index.version,
-    groups: index.groups,
-    tops: index.tops,
-    isEager: (top) => eager.has(top),
-    commandsOf: (top) => (eager.has(top) ? index.eager.filter((c) => c.path[0] === top) : (read(`${top}.json`) as ManifestCommand[])),
-    termOf: (top) => index.terms[top],
   };
 }
 

@@ -3,10 +3,11 @@
 // output layer records and columns.
 import { wordParts, wrapParts } from '../util/wrap.js';
 import type { CommandSpec } from '../resources/types.js';
-import type { LoadedModule } from '../resources/registry.js';
+import type { LoadedModule } from './types.js';
 import type { Column, CommandInput, Context, Page, QueryValue, Result, Section } from './types.js';
 import { nextPageQuery, toInt } from '../http/paging.js';
 import { EmptyResultError } from '../errors.js';
+import { parseServiceTime } from '../util/time.js';
 import { fillTemplate } from './request.js';
 import { lenient } from './lenient.js';
 import { listField, recordOf } from '../http/shape.js';
@@ -37,11 +38,13 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
       if (spec.output.entries) return entriesResult(raw, spec.output.entries, mod, spec, ctx);
       const record = lenient(mod, spec.output.schema, ctx)(raw);
       // A record with sub-tables: each list field as a table below it (`files` of a backup).
-      const sections: Section[] | undefined = spec.output.sections?.map((s) => ({
-        title: s.title,
-        rows: listField(res, raw, s.field, spec.output.schema ?? 'record'),
-        columns: mod.columns?.[s.columns] ?? [],
-      }));
+      const sections: Section[] | undefined = spec.output.sections?.map((s) => {
+        const rows = listField(res, raw, s.field, spec.output.schema ?? 'record');
+        if (!s.newestFirst) return { title: s.title, rows, columns: mod.columns?.[s.columns] ?? [] };
+        const inRecord = (record as Record<string, unknown>)[s.field];
+        if (Array.isArray(inRecord)) (record as Record<string, unknown>)[s.field] = byNewest(inRecord);
+        return { title: s.title, rows: byNewest(rows), columns: mod.columns?.[s.columns] ?? [] };
+      });
       return { kind: 'record', record, columns: withFallbacks(columnsOf(mod, spec), spec, values), idField, ...(sections ? { sections } : {}) };
     }
     case 'object': {
@@ -196,4 +199,10 @@ export function listedNoun(spec: CommandSpec): string {
   const word = spec.path[spec.path.length - 2] ?? spec.path[0]!;
   if (word === 'ssh-keys') return 'SSH keys';
   return word.endsWith('s') || word === 'storage' ? word : `${word}s`;
+}
+
+/** Records newest first by created_at (those without a time last), ties kept in their order. */
+function byNewest<T>(rows: readonly T[]): T[] {
+  const at = (r: T): number => parseServiceTime((r as { created_at?: unknown } | null)?.created_at) ?? Number.NEGATIVE_INFINITY;
+  return [...rows].sort((a, b) => at(b) - at(a));
 }

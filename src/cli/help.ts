@@ -211,3 +211,27 @@ export class BackupctlCommand extends Command {
     return super.help(bare ? undefined : (context as { error: boolean } | undefined));
   }
 }
+
+/** commander's internals used below (not in its types). */
+interface CommandInternals {
+  args: string[];
+  commands: readonly Command[];
+  _actionHandler: unknown;
+  _outputHelpIfRequested(args: string[]): void;
+  unknownCommand(): never;
+}
+
+/**
+ * commander shows the help for --help before it looks at the command word, so
+ * `backupctl restore-tset --help` printed the root help and exited 0: a typo a
+ * script never saw. A word that is no command of a group is an unknown command
+ * (with the nearest match, exit 2), --help or not, as gh does.
+ */
+const showHelpIfRequested = (Command.prototype as unknown as CommandInternals)._outputHelpIfRequested;
+Object.defineProperty(BackupctlCommand.prototype, '_outputHelpIfRequested', {
+  value: function (this: CommandInternals, args: string[]): void {
+    const word = this.args[0];
+    if (this.commands.length && !this._actionHandler && typeof word === 'string' && !word.startsWith('-')) this.unknownCommand();
+    showHelpIfRequested.call(this, args);
+  },
+});

@@ -1,7 +1,7 @@
 // Answers are parsed leniently: the schema shapes known fields, unknown fields
 // are kept (loose objects) and a record the schema rejects is passed through
 // as the service sent it, so a new or odd field never breaks a command.
-import type { LoadedModule } from '../resources/registry.js';
+import type { LoadedModule } from './types.js';
 import type { Context } from './types.js';
 
 interface SafeParser {

@@ -3,7 +3,7 @@
 // --help prints, so its options cannot drift from the commands.
 import type { Command, Help, Option } from 'commander';
 import type { Manifest } from '../resources/types.js';
-import { EXIT_CODES, helpTopics } from '../commands/help-topics.js';
+import { EXIT_CODES, helpTopics } from './help-topics.js';
 import { declaredProgram } from './manifest.js';
 import { declareEveryGroup } from './program.js';
 

@@ -18,8 +18,12 @@ export function listParams(spec: CommandSpec): ParamSpec[] {
       in: 'query',
       type: 'sort',
       values: spec.list.sort,
-      description: 'Sort by one field; prefix - for descending',
+      description:
+        spec.list.defaultSort === undefined
+          ? 'Sort by one field; prefix - for descending'
+          : `Sort by one field; prefix - for descending (default ${spec.list.defaultSort}: ${spec.list.defaultSort.startsWith('-') ? 'newest' : 'oldest'} first)`,
       placeholder: 'field',
+      ...(spec.list.defaultSort !== undefined ? { default: spec.list.defaultSort } : {}),
     });
   }
   out.push({ name: 'fail_if_empty', in: 'local', type: 'boolean', description: 'Exit 9 when nothing matched' });

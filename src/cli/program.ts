@@ -228,7 +228,7 @@ function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO, d
       const node = nodes.get(key) ?? aliasNode(program, words);
       if (node) return void node.outputHelp();
       if (key === 'options') return void io.stdout.write(globalOptionsHelp(program, helpWidth(io.columns)));
-      const { helpTopics } = await import('../commands/help-topics.js');
+      const { helpTopics } = await import('./help-topics.js');
       const topic = helpTopics[key];
       if (topic) {
         const text = wrapTopic(topic.text, helpWidth(io.columns));
@@ -264,6 +264,7 @@ function addGlobalOptions(program: Command): void {
     .option('-q, --quiet', 'Print only ids, one per line')
     .option('--columns <list>', 'Table columns to show, comma-separated')
     .option('--no-headers', 'Omit the header row')
+    .option('--no-trunc', 'Tables: whole ids, no cell cut to the terminal')
     .option('--debug', 'HTTP trace on stderr, secrets redacted (env BACKUPCTL_DEBUG=1)')
     .option('--timeout <duration>', 'Per-request timeout, e.g. 30s (env BACKUPCTL_TIMEOUT)')
     .option('--no-color', 'No colour (also NO_COLOR)')

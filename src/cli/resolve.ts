@@ -5,11 +5,17 @@
 // up through the resource's list endpoint (with its name filter where there is
 // one): an exact match first, then a unique case-insensitive one. Two or more
 // matches exit 2 listing them (id and name); none exits 5.
+//
+// A UUID id is also taken by a unique prefix of 6 or more characters (issue 25),
+// as docker and git take a short id: a table on a terminal shows the first 8.
+// Backups and restore jobs have no names but take a prefix too (PrefixKind).
 import type { Client, RequestSpec } from './types.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
+import { didYouMean, suggestNames } from '../util/suggest.js';
 
-/** Resources whose records have names a user may type instead of the id. */
-export type NamedKind = 'jobs' | 'servers' | 'ssh-keys' | 'storage' | 'accounts' | 'droplets' | 'volumes' | 'encryption-keys';
+import type { NamedKind } from '../resources/types.js';
+
+export type { NamedKind } from '../resources/types.js';
 
 export interface NamedKindInfo {
   /** "job", "SSH key": for messages. */
@@ -40,6 +46,49 @@ export function isNamedKind(kind: string): kind is NamedKind {
   return Object.hasOwn(NAMED_KINDS, kind);
 }
 
+/** Resources with UUID ids and no names, whose ids are taken by a unique prefix. */
+export type PrefixKind = 'backups' | 'restores';
+
+export const PREFIX_KINDS: Readonly<Record<PrefixKind, { singular: string; plural: string; listCommand: string }>> = {
+  backups: { singular: 'backup', plural: 'backups', listCommand: 'backupctl jobs backup list <job>' },
+  restores: { singular: 'restore job', plural: 'restore jobs', listCommand: 'backupctl restores list' },
+};
+
+export function isPrefixKind(kind: string): kind is PrefixKind {
+  return Object.hasOwn(PREFIX_KINDS, kind);
+}
+
+/** What a NameRef stands for: a named resource, or one whose UUID is given by a prefix. */
+export type RefKind = NamedKind | PrefixKind;
+
+/** The shortest id prefix taken for a whole UUID. */
+export const MIN_ID_PREFIX = 6;
+
+/** Hex digits and dashes, 6 to 35 (a whole UUID has 36): maybe the start of a UUID. */
+const ID_PREFIX = /^[0-9a-f][0-9a-f-]{5,34}$/i;
+
+/** Whether `value` may be the start of a UUID (6 or more of its characters). */
+export function looksLikeIdPrefix(value: string): boolean {
+  return ID_PREFIX.test(value.trim());
+}
+
+/**
+ * The records whose id starts with `prefix` (case-insensitive): one is the record meant;
+ * several exit 2 listing them, as an ambiguous name does.
+ */
+function pickByPrefix<T extends NamedRecord>(records: readonly T[], prefix: string, what: { singular: string; plural: string }, label?: string, describe?: (r: T) => string): T[] {
+  const p = prefix.trim().toLowerCase();
+  const found = records.filter((r) => typeof r.id === 'string' && r.id.toLowerCase().startsWith(p));
+  if (found.length > 1) {
+    const width = Math.max(...found.map((r) => String(r.id).length));
+    const where = label ? ` (${label})` : '';
+    throw new UsageError(`"${prefix}"${where} is the start of ${found.length} ${what.plural}' ids: give more of the id`, [
+      ...found.map((r) => `  ${String(r.id).padEnd(width)}  ${describe ? describe(r) : String(r.name ?? '')}`.trimEnd()),
+    ]);
+  }
+  return found;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Digits (with an optional sign, so `-3` is refused as a bad id rather than looked up as a name). */
 const INTEGER = /^[+-]?\d+$/;
@@ -54,7 +103,7 @@ export function looksLikeId(kind: NamedKind, value: string): boolean {
 /** A name given where an id goes, waiting to be looked up (see resolveNames). */
 export class NameRef {
   constructor(
-    readonly kind: NamedKind,
+    readonly kind: RefKind,
     readonly name: string,
     /** The flag or argument it came from, for messages: `--server`, `<job>`. */
     readonly label: string,
@@ -81,8 +130,12 @@ export function pickByName<T extends NamedRecord>(records: readonly T[], name: s
   }
   const where = label ? ` (${label})` : '';
   if (found.length === 1) return found[0]!;
+  // No name matches: the start of a UUID id (6 or more characters) names the one record whose id it begins.
+  if (!found.length && info.id === 'uuid' && looksLikeIdPrefix(name)) found = pickByPrefix(records, name, info, label);
+  if (found.length === 1) return found[0]!;
   if (!found.length) {
-    throw new CliError(`no ${info.singular} with the id or name "${name}"`, ExitCode.notFound, [`  See ${info.listCommand}.`]);
+    const names = named.map((r) => r.name as string);
+    throw new CliError(`no ${info.singular} with the id or name "${name}"`, ExitCode.notFound, [...didYouMean(suggestNames(name, names)), `  See ${info.listCommand}.`]);
   }
   const width = Math.max(...found.map((r) => String(r.id).length));
   throw new UsageError(`"${name}"${where} names ${found.length} ${info.plural}: give the id`, [
@@ -90,11 +143,12 @@ export function pickByName<T extends NamedRecord>(records: readonly T[], name: s
   ]);
 }
 
-/** The request that lists the candidates for `name` (one page of 100 at a time). */
+/** The request that lists the candidates for `name` (one page of 100 at a time); an id prefix reads them all, unfiltered. */
 export function lookupRequest(kind: NamedKind, name: string): RequestSpec | undefined {
   const info = NAMED_KINDS[kind];
   if (!info.list) return undefined;
-  return { method: 'GET', path: info.list, query: { page_size: 100, ...(info.nameFilter ? { name } : {}) } };
+  const filtered = info.nameFilter && !(info.id === 'uuid' && looksLikeIdPrefix(name));
+  return { method: 'GET', path: info.list, query: { page_size: 100, ...(filtered ? { name } : {}) } };
 }
 
 export interface ResolveOptions {
@@ -103,6 +157,40 @@ export interface ResolveOptions {
   onLookup?: (req: RequestSpec) => void;
   /** The flag or argument, for messages. */
   label?: string;
+  /** For a backup's prefix: the job (its id) whose backups are read; without it, every job's. */
+  job?: string;
+}
+
+/**
+ * The whole UUID of the backup or restore job whose id starts with `prefix`:
+ * read from the job's backups (or every job's), or the restore jobs.
+ */
+export async function resolvePrefix(client: Pick<Client, 'pages'>, kind: PrefixKind, prefix: string, opts: ResolveOptions = {}): Promise<string> {
+  const info = PREFIX_KINDS[kind];
+  const records: Array<NamedRecord & Record<string, unknown>> = [];
+  const read = async (req: RequestSpec, extra: Record<string, unknown> = {}) => {
+    opts.onLookup?.(req);
+    for await (const page of client.pages(req, { all: true, signal: opts.signal })) {
+      for (const r of page.records) if (r && typeof r === 'object') records.push({ ...(r as Record<string, unknown>), ...extra });
+    }
+  };
+  if (kind === 'restores') {
+    await read({ method: 'GET', path: '/restore-jobs' });
+  } else if (opts.job !== undefined) {
+    await read({ method: 'GET', path: `/jobs/${encodeURIComponent(opts.job)}/backups`, query: { page_size: 100 } });
+  } else {
+    const jobs: NamedRecord[] = [];
+    const req: RequestSpec = { method: 'GET', path: '/jobs', query: { page_size: 100 } };
+    opts.onLookup?.(req);
+    for await (const page of client.pages(req, { all: true, signal: opts.signal })) for (const r of page.records) if (r && typeof r === 'object') jobs.push(r as NamedRecord);
+    for (const job of jobs) {
+      if (typeof job.id === 'string') await read({ method: 'GET', path: `/jobs/${encodeURIComponent(job.id)}/backups`, query: { page_size: 100 } }, { job: job.name });
+    }
+  }
+  const describe = (r: Record<string, unknown>) => [r.job, r.status, typeof r.created_at === 'string' ? r.created_at.replace('T', ' ').slice(0, 16) : undefined].filter((x) => typeof x === 'string' && x !== '').join('  ');
+  const found = pickByPrefix(records, prefix, info, opts.label, describe);
+  if (found.length === 1) return String(found[0]!.id);
+  throw new CliError(`no ${info.singular} with an id starting "${prefix}"`, ExitCode.notFound, [`  See ${info.listCommand}.`]);
 }
 
 /**
@@ -145,14 +233,23 @@ export async function resolveNames(values: Record<string, unknown>, client: () =
   if (!refs.length) return;
   const c = await client();
   const ids = new Map<string, Promise<string | number>>();
+  let job: string | undefined;
   const idOf = (ref: NameRef) => {
     const key = `${ref.kind}\0${ref.name}`;
     let p = ids.get(key);
-    if (!p) ids.set(key, (p = resolveId(c, ref.kind, ref.name, { ...opts, label: ref.label })));
+    if (!p) {
+      const kind = ref.kind;
+      p = isPrefixKind(kind) ? resolvePrefix(c, kind, ref.name, { ...opts, label: ref.label, job }) : resolveId(c, kind, ref.name, { ...opts, label: ref.label });
+      ids.set(key, p);
+    }
     return p;
   };
   // One look-up at a time: the order of the requests (and of --dry-run's lines) follows the command line.
-  for (const ref of refs) await idOf(ref);
+  // Names first, then id prefixes of backups, which read the backups of the job on the same line (its id by then).
+  for (const ref of refs) if (!isPrefixKind(ref.kind)) await idOf(ref);
+  const jobValue = values.job_id instanceof NameRef ? await idOf(values.job_id) : values.job_id;
+  job = typeof jobValue === 'string' ? jobValue : undefined;
+  for (const ref of refs) if (isPrefixKind(ref.kind)) await idOf(ref);
   const replace = async (v: unknown, depth: number): Promise<unknown> => {
     if (v instanceof NameRef) return idOf(v);
     if (Array.isArray(v) && depth < 3) return Promise.all(v.map((x) => replace(x, depth + 1)));

@@ -1,7 +1,7 @@
 // Types shared by the command runner, the handlers, the output layer and the
 // config layer. Types only: nothing here costs anything at start-up.
 import type { Readable, Writable } from 'node:stream';
-import type { CommandSpec, HttpMethod } from '../resources/types.js';
+import type { CommandSpec, HttpMethod, ModuleSpec } from '../resources/types.js';
 
 /** Global options, as commander parses them (see src/cli/program.ts). */
 export interface Globals {
@@ -22,6 +22,8 @@ export interface Globals {
   dryRun?: boolean;
   /** --jq <expr>: JSON output filtered by jq. */
   jq?: string;
+  /** false with --no-trunc: tables keep ids whole and cut no cell. */
+  trunc?: boolean;
 }
 
 export interface IO {
@@ -49,6 +51,13 @@ export interface OutputOptions {
   pretty: boolean;
   /** --jq: print the JSON output through this jq expression (format is json). */
   jq?: string;
+  /**
+   * A table on a terminal shows each UUID as its first 8 characters (as docker and git do);
+   * JSON, tsv, -q and a table in a pipe or with --no-trunc keep them whole.
+   */
+  shortIds?: boolean;
+  /** --no-trunc: a table is not fitted to the terminal; no cell is cut, no column left out. */
+  noTrunc?: boolean;
   /**
    * Animated output on stderr (the spinner, the download progress bar), when stderr is a
    * terminal that can redraw a line (not TERM=dumb); the spinner coloured or not.
@@ -79,6 +88,11 @@ export interface Column {
   format?: 'text' | 'time' | 'size' | 'status' | 'bool' | 'tags' | 'json';
   /** Not shown unless named in --columns. */
   extra?: boolean;
+  /**
+   * On a narrow terminal this column is left out before the others (which go from the right):
+   * what people read a table for (a name, a time, a status, a schedule) stays.
+   */
+  dropEarly?: boolean;
   /** A table shows only the first `short` characters (an id or a hash, as git shortens them); tsv and JSON carry it whole. */
   short?: number;
 }
@@ -186,3 +200,17 @@ export interface CommandInput {
 }
 
 export type Handler = (input: CommandInput, ctx: Context) => Promise<Result>;
+
+/** What a module of the registry (src/resources/registry.ts) exports. */
+export interface LoadedModule {
+  module: ModuleSpec;
+  handlers?: Record<string, Handler>;
+  /** zod schemas of records, by name (lenient: unknown fields kept). */
+  schemas?: Record<string, unknown>;
+  columns?: Record<string, Column[]>;
+  /**
+   * Validation hooks by name (CommandSpec.validator): run before anything is
+   * sent or printed, --dry-run included; they throw a UsageError to refuse.
+   */
+  checks?: Record<string, (input: CommandInput) => void>;
+}

@@ -8,7 +8,7 @@ import type { CommandSpec, ParamSpec } from '../resources/types.js';
 import { UsageError } from '../errors.js';
 import { apiName, effectiveParams, flagLabel, flagName, optionKey } from './params.js';
 import { calendarProblem, parseDatetime, parseDuration } from '../util/time.js';
-import { NameRef, looksLikeId } from './resolve.js';
+import { NameRef, isPrefixKind, looksLikeId, looksLikeIdPrefix } from './resolve.js';
 
 const CRON_FIELDS = /^\s*\S+\s+\S+\s+\S+\s+\S+\s+\S+\s*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -70,7 +70,7 @@ function schemaFor(p: ParamSpec): Check {
       return text((s) => allowed.includes(s.replace(/^-/, '')), `must be one of: ${allowed.join(', ')} (prefix - for descending)`);
     }
     case 'uuid':
-      return text((s) => UUID.test(s.trim()), 'must be a UUID such as 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c');
+      return text((s) => UUID.test(s.trim()), `must be a UUID such as 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c${p.complete !== undefined && isPrefixKind(p.complete) ? ', or its first 6 or more characters' : ''}`);
     case 'datetime':
       return convert(parseDatetime, (s) => {
         const problem = calendarProblem(s);
@@ -179,9 +179,13 @@ function parseStorage(p: ParamSpec, items: string[]): Array<{ storage_id: number
   });
 }
 
-/** A name given for an id (p.names), kept for the resolver; anything else is checked as the id. */
+/**
+ * A name given for an id (p.names), or the start of a backup's or restore job's UUID (6 or more
+ * characters), kept for the resolver; anything else is checked as the id.
+ */
 function checkOrName(p: ParamSpec, raw: string): unknown {
   if (p.names !== undefined && !looksLikeId(p.names, raw)) return new NameRef(p.names, raw.trim(), flagLabel(p));
+  if (p.type === 'uuid' && p.complete !== undefined && isPrefixKind(p.complete) && looksLikeIdPrefix(raw)) return new NameRef(p.complete, raw.trim(), flagLabel(p));
   return check(p, raw);
 }
 

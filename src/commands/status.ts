@@ -18,7 +18,7 @@ export const module: ModuleSpec = {
       summary: 'Fleet health at a glance: every job, newest backup, next run',
       description:
         'One row per job, worst first (failing, stale, unknown, healthy): where it runs, its schedules in words, its ' +
-        'newest backup, the last 10 as marks (oldest left, newest right), the last success, the next run from its cron ' +
+        'newest backup, the last 10 as marks (newest first, as -o tsv and --json list them), the last success, the next run from its cron ' +
         'expression and time zone, and its storage. Then droplets, volumes and snapshot resources that take snapshots.\n\n' +
         'A job is failing when its newest finished backup failed or expired (or completed with errors, unless ' +
         '--allow-errors), stale when its newest completed backup is older than its max age (default ' +

@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import type { Handler } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
-import { VERSION } from '../main.js';
+import { VERSION } from '../cli/startup.js';
 
 export const module: ModuleSpec = {
   name: 'version',

@@ -1,6 +1,6 @@
 // List endpoints: query validation, filters, sorting and Laravel's length-aware
 // pagination envelope ({data, links, meta}).
-import type { RouteContext } from './router.js';
+import type { RouteContext } from './routing.js';
 import type { Reply } from './reply.js';
 import { validationError } from './reply.js';
 import { TAG_NAMES, type Table, type Tags } from './store.js';

@@ -1,8 +1,6 @@
 // The single route table of the API: every endpoint the emulator serves, with
 // paths written as in the interface document, and the matcher over it.
-import type { Reply } from './reply.js';
-import type { Runtime } from './runtime.js';
-import type { Input } from './validate.js';
+import type { RouteDef } from './routing.js';
 import { accountRoutes } from './routes/accounts.js';
 import { backupRoutes } from './routes/backups.js';
 import { cloudIRoutes } from './routes/cloud-i.js';
@@ -15,29 +13,7 @@ import { snapshotRoutes } from './routes/snapshots.js';
 import { sshKeyRoutes } from './routes/ssh-keys.js';
 import { storageRoutes } from './routes/storage.js';
 
-export type Method = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
-
-export type Query = Record<string, string | string[]>;
-
-export interface RouteContext {
-  rt: Runtime;
-  /** Path parameters by the names in the route's path. */
-  params: Record<string, string>;
-  query: Query;
-  /** Query merged with the JSON body (the body wins), as Laravel's request input. */
-  input: Input;
-  /** The request path, e.g. /v1/servers, for pagination links. */
-  path: string;
-}
-
-export type RouteHandler = (c: RouteContext) => Reply;
-
-export interface RouteDef {
-  method: Method;
-  /** As in the interface document: /v1/ssh-keys/{key_id}/rename */
-  path: string;
-  handler: RouteHandler;
-}
+export type { Method, Query, RouteContext, RouteDef, RouteHandler } from './routing.js';
 
 const ROUTE_TABLE: readonly RouteDef[] = [
   ...serverRoutes,

@@ -38,7 +38,7 @@
 //   inactive machines and resources without backups: a few unscheduled snapshots, none in the history window's rules.
 import { jobSlug, makeBackupFiles, sealedDataKey } from './routes/backups.js';
 import { scheduleFrequency } from './routes/jobs.js';
-import { snapshotScheduleCron } from '../report/compute.js';
+import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { runsBetween } from './schedule.js';
 import {
   makeTags,

@@ -76,6 +76,8 @@ export function resolveOutputOptions(opts: {
   // A spinner or progress bar redraws its line: a terminal on stderr that can move the cursor.
   if (io.stderrIsTTY && !dumbTerminal(env)) options.animation = { color: colorAllowed(globals, env) };
   if (columns !== undefined) options.columns = columns;
+  if (globals.trunc === false) options.noTrunc = true;
+  else if (io.stdoutIsTTY) options.shortIds = true;
   if (globals.jq !== undefined) {
     // jq prints the whole JSON: ids alone (-q) or table columns do not apply.
     options.jq = globals.jq;

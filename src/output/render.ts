@@ -203,7 +203,8 @@ async function tablePrinter(columns: readonly Column[], target: Target, chosen: 
     colorizer: await makeColorizer(target.out),
     noHeaders,
     chosen,
-    maxWidth: target.io.columns,
+    maxWidth: target.out.noTrunc ? Number.POSITIVE_INFINITY : target.io.columns,
+    shortIds: target.out.shortIds === true && !target.out.noTrunc,
     now: target.now,
   });
 }
@@ -239,8 +240,8 @@ async function recordView(result: RecordResult, target: Target): Promise<string>
   const colorizer = await makeColorizer(target.out);
   const columns = selectColumns(result.columns, target.out.columns);
   const labelWidth = columns.reduce((max, c) => Math.max(max, displayWidth(c.header) + 1), 0) + 2;
-  // Values are cut to the terminal (never the id); in a pipe the width is unbounded.
-  const room = Math.max(8, target.io.columns - labelWidth);
+  // Values are cut to the terminal (never the id, nothing with --no-trunc); in a pipe the width is unbounded.
+  const room = target.out.noTrunc ? Number.POSITIVE_INFINITY : Math.max(8, target.io.columns - labelWidth);
   let text = '';
   for (const column of columns) {
     const value = shownValue(result.record, column);

@@ -48,11 +48,17 @@ export function fitColumns(
   minimums: readonly number[],
   available: number,
   dropOrder: readonly number[],
+  early: readonly number[] = [],
 ): { keep: number[]; widths: number[] } {
   let keep = natural.map((_, i) => i);
-  const fits = () => keep.reduce((sum, i) => sum + minimums[i]!, 0) + COLUMN_GAP * Math.max(0, keep.length - 1) <= available;
+  const fitsAt = (widths: readonly number[]) => keep.reduce((sum, i) => sum + widths[i]!, 0) + COLUMN_GAP * Math.max(0, keep.length - 1) <= available;
+  // The columns that matter less go whole while the rest would have to be cut.
+  for (const drop of early) {
+    if (fitsAt(natural)) break;
+    keep = keep.filter((i) => i !== drop);
+  }
   for (const drop of dropOrder) {
-    if (fits()) break;
+    if (fitsAt(minimums)) break;
     keep = keep.filter((i) => i !== drop);
   }
   return { keep, widths: fitWidths(keep.map((i) => natural[i]!), keep.map((i) => minimums[i]!), available) };
@@ -60,10 +66,12 @@ export function fitColumns(
 
 /**
  * The narrowest a column is cut to: its header or 8 cells, 16 for a name (what people read a table for), never wider
- * than its cells. An id, or an id or hash already shortened (`short`), is never cut: a cut one reads as noise.
+ * than its cells. An id, or an id or hash already shortened (`short`), a status and a time are never cut: a cut one reads as noise.
  */
-function minimumWidth(column: Column, natural: number, headerWidth: number): number {
+function minimumWidth(column: Column, natural: number, headerWidth: number, cellsWidth: number): number {
   if (column.key === 'id' || column.short !== undefined) return natural;
+  // A status or a time ("12 hours ago") cut reads as noise too: its cells stay whole (a longer header is cut).
+  if (column.format === 'status' || column.format === 'time') return Math.min(natural, Math.max(cellsWidth, 8));
   return Math.min(natural, Math.max(column.key === 'name' ? 16 : 8, Math.min(headerWidth, 12)));
 }
 
@@ -74,6 +82,21 @@ function minimumWidth(column: Column, natural: number, headerWidth: number): num
 function dropOrderOf(columns: readonly Column[], chosen: boolean): number[] {
   if (chosen) return [];
   return columns.map((_, i) => i).filter((i) => i > 0 && columns[i]!.key !== 'id').reverse();
+}
+
+/** The columns marked dropEarly, from the right: they go whole before any other column is cut. */
+function earlyDropsOf(columns: readonly Column[], chosen: boolean): number[] {
+  return dropOrderOf(columns, chosen).filter((i) => columns[i]!.dropEarly);
+}
+
+const WHOLE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** How many characters of a UUID a table shows on a terminal: enough to be unique in practice, and what an id argument accepts as a prefix. */
+export const SHORT_ID_LENGTH = 8;
+
+/** A UUID's first 8 characters (docker's and git's short ids); any other text as it is. */
+export function shortId(text: string): string {
+  return WHOLE_UUID.test(text) ? text.slice(0, SHORT_ID_LENGTH) : text;
 }
 
 export interface TablePrinter {
@@ -92,8 +115,10 @@ export interface TablePrinterOptions {
   noHeaders: boolean;
   /** The user named the columns (--columns): none is left out to fit. */
   chosen?: boolean;
-  /** Terminal width. */
+  /** Terminal width (Infinity: nothing is cut, --no-trunc). */
   maxWidth: number;
+  /** UUIDs shown as their first 8 characters (a table on a terminal, without --no-trunc). */
+  shortIds?: boolean;
   now?: Date;
 }
 
@@ -132,7 +157,8 @@ export async function createTablePrinter(allColumns: readonly Column[], options:
     records.map((record) =>
       of.map((column) => {
         const value = shownValue(record, column);
-        return { text: cellText(value, column, options.now), value };
+        const text = cellText(value, column, options.now);
+        return { text: options.shortIds ? shortId(text) : text, value };
       }),
     );
 
@@ -144,8 +170,10 @@ export async function createTablePrinter(allColumns: readonly Column[], options:
       first.reduce((max, row) => Math.max(max, displayWidth(row[i]!.text)), options.noHeaders ? 1 : headerWidths[i]!),
     );
     // Ids are what people copy from a table: the id column is never cut, other columns give way or go.
-    const minimums = allColumns.map((c, i) => minimumWidth(c, natural[i]!, headerWidths[i]!));
-    const fitted = fitColumns(natural, minimums, options.maxWidth, dropOrderOf(allColumns, options.chosen === true));
+    const cellsWidths = allColumns.map((_, i) => first.reduce((max, row) => Math.max(max, displayWidth(row[i]!.text)), 1));
+    const minimums = allColumns.map((c, i) => minimumWidth(c, natural[i]!, headerWidths[i]!, cellsWidths[i]!));
+    const chosen = options.chosen === true;
+    const fitted = fitColumns(natural, minimums, options.maxWidth, dropOrderOf(allColumns, chosen), earlyDropsOf(allColumns, chosen));
     columns = fitted.keep.map((i) => allColumns[i]!);
     return fitted.widths;
   };

@@ -95,10 +95,10 @@ export const columns: Record<string, Column[]> = {
   job: [
     { key: 'id', header: 'ID' },
     { key: 'name', header: 'Name' },
-    { key: 'recipe', header: 'Recipe' },
-    { key: 'compute', header: 'Compute', get: computeText },
+    { key: 'recipe', header: 'Recipe', dropEarly: true },
+    { key: 'compute', header: 'Compute', get: computeText, dropEarly: true },
     { key: 'schedule', header: 'Schedule', get: (j) => scheduleText(j.schedule) },
-    { key: 'storage', header: 'Storage', get: (j) => (Array.isArray(j.storage) ? j.storage.map((s: { name?: string; id?: number }) => s.name ?? s.id).join(', ') : '') },
+    { key: 'storage', header: 'Storage', get: (j) => (Array.isArray(j.storage) ? j.storage.map((s: { name?: string; id?: number }) => s.name ?? s.id).join(', ') : ''), dropEarly: true },
     { key: 'last_ran_at', header: 'Last ran', format: 'time' },
     { key: 'created_at', header: 'Created', format: 'time', extra: true },
   ],
@@ -122,9 +122,9 @@ export const columns: Record<string, Column[]> = {
     { key: 'status', header: 'Status', format: 'status' },
     { key: 'tags', header: 'Tags', get: (b) => setTagNames(b.tags) },
     { key: 'created_at', header: 'Created', format: 'time' },
-    { key: 'started_at', header: 'Started', format: 'time' },
+    { key: 'started_at', header: 'Started', format: 'time', dropEarly: true },
     { key: 'completed_at', header: 'Completed', format: 'time' },
-    { key: 'files', header: 'Files', get: (b) => (Array.isArray(b.files) ? b.files.length : '') },
+    { key: 'files', header: 'Files', get: (b) => (Array.isArray(b.files) ? b.files.length : ''), dropEarly: true },
   ],
   /** The files of one backup, below it in backups get and jobs backup get. */
   file: [
@@ -222,7 +222,8 @@ export const module: ModuleSpec = {
         sections: [
           { title: 'Schedules', field: 'schedule', columns: 'schedule' },
           { title: 'Storage', field: 'storage', columns: 'storage' },
-          { title: 'Last backups', field: 'last_backups', columns: 'lastBackup' },
+          // Newest first (issue 25 §6): --jq '.last_backups[0]' is the newest.
+          { title: 'Last backups', field: 'last_backups', columns: 'lastBackup', newestFirst: true },
         ],
       },
     },
@@ -285,7 +286,8 @@ export const module: ModuleSpec = {
     {
       path: ['jobs', 'backup', 'list'],
       summary: 'List the backups of a job',
-      examples: [`backupctl jobs backup list ${EX} --sort -created_at`, `backupctl jobs backup list ${EX} --status failed --started-since 7d --json`],
+      description: 'Newest first (--sort -created_at) unless --sort says otherwise.',
+      examples: [`backupctl jobs backup list ${EX}`, `backupctl jobs backup list ${EX} --status failed --started-since 7d --json`, `backupctl jobs backup list ${EX} --sort created_at`],
       method: 'GET',
       endpoint: '/jobs/{job_id}/backups',
       params: [
@@ -296,7 +298,8 @@ export const module: ModuleSpec = {
         { name: 'started_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Started since (ISO 8601 or an age: 24h, 7d)' },
         { name: 'completed_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Completed since (ISO 8601 or an age)' },
       ],
-      list: { sort: ['id', 'name', 'created_at', 'started_at', 'completed_at'] },
+      // Newest first, as people read a history (issue 25): page 1 is today, not a month ago.
+      list: { sort: ['id', 'name', 'created_at', 'started_at', 'completed_at'], defaultSort: '-created_at' },
       output: { kind: 'list', schema: 'backup', columns: 'backup' },
     },
     {

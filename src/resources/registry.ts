@@ -1,21 +1,10 @@
 // Every module that contributes commands, loaded only when one of its commands
 // runs (the build reads them all once to write dist/manifest.json).
 // Adding a resource: one file in src/resources/, one line here.
-import type { Column, CommandInput, Handler } from '../cli/types.js';
-import type { ModuleSpec } from './types.js';
+import type { LoadedModule } from '../cli/types.js';
 
-export interface LoadedModule {
-  module: ModuleSpec;
-  handlers?: Record<string, Handler>;
-  /** zod schemas of records, by name (lenient: unknown fields kept). */
-  schemas?: Record<string, unknown>;
-  columns?: Record<string, Column[]>;
-  /**
-   * Validation hooks by name (CommandSpec.validator): run before anything is
-   * sent or printed, --dry-run included; they throw a UsageError to refuse.
-   */
-  checks?: Record<string, (input: CommandInput) => void>;
-}
+// What a module exports: in cli/types.ts, so that the modules this file loads need not import it back (issue 25 §18).
+export type { LoadedModule } from '../cli/types.js';
 
 export const moduleLoaders: Record<string, () => Promise<LoadedModule>> = {
   auth: () => import('../commands/auth.js'),

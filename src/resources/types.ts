@@ -4,7 +4,12 @@
 // schemas. Functions (custom handlers, column getters) live in the resource
 // module itself and are loaded only when the command runs.
 
-import type { NamedKind } from '../cli/resolve.js';
+/**
+ * Resources whose records have names a user may type instead of the id (src/cli/resolve.ts
+ * says how each is looked up). Here, with the other plain types, so that resources/types.ts
+ * imports nothing back (issue 25 §18: resolve -> cli/types -> resources/types -> resolve).
+ */
+export type NamedKind = 'jobs' | 'servers' | 'ssh-keys' | 'storage' | 'accounts' | 'droplets' | 'volumes' | 'encryption-keys';
 
 /**
  * What shell completion reads values from (`backupctl __complete ids <source>`): the
@@ -178,7 +183,8 @@ export interface OutputSpec {
   /** Field holding the record's id, for `-q` (default `id`). */
   idField?: string;
   /** For kind `record`: list fields of the record shown as tables below it (`files`), each with a column set of the module. */
-  sections?: ReadonlyArray<{ title: string; field: string; columns: string }>;
+  /** Sub-tables under the record; `newestFirst` orders a list of records by their created_at, newest first (in --json too). */
+  sections?: ReadonlyArray<{ title: string; field: string; columns: string; newestFirst?: boolean }>;
   /**
    * For kind `record`: a column shows this parameter's value where the answer
    * leaves the field empty (the answer to a creation carries no provider: the
@@ -206,6 +212,8 @@ export interface OutputSpec {
 export interface ListSpec {
   /** Fields the endpoint sorts by; `--sort -name` for descending. */
   sort?: readonly string[];
+  /** The --sort sent when none is given (`-created_at`: newest first). */
+  defaultSort?: string;
   /** False where the endpoint takes no page_size (default true). */
   pageSize?: boolean;
 }

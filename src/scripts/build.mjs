@@ -77,7 +77,7 @@ await writeFile(
 // The build's own use of the sources (manifest, docs, completions): an ESM module in .tmp/.
 await build({
   ...common,
-  entryPoints: { 'manifest-build': 'src/cli/manifest-build.ts' },
+  entryPoints: { 'manifest-build': 'src/build/manifest-build.ts' },
   outdir: tmp,
   format: 'esm',
   // CommonJS dependencies (commander, undici, cli-table3) call require() inside an ESM bundle.
@@ -97,6 +97,9 @@ await mkdir(path.join(dist, 'startup'), { recursive: true });
 for (const [name, content] of Object.entries(generated.startupFiles(manifest))) {
   await writeFile(path.join(dist, 'startup', name), JSON.stringify(content));
 }
+// The JSON Schema of each command's --json output, which `backupctl schema` reads (src/build/schemas.ts).
+// Gzipped: 103 kB -> a tenth of it, of the 3 MB an install may take (issue 14).
+await writeFile(path.join(dist, 'startup', 'schemas.json.gz'), gzipSync(JSON.stringify(await generated.outputSchemas(manifest)), { level: 9 }));
 // `--docs`: rewrite the generated documents checked in under docs/ (a test checks they are current).
 if (process.argv.includes('--docs')) {
   await mkdir(path.join(root, 'docs'), { recursive: true });

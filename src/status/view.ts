@@ -65,10 +65,9 @@ export function unicodeMarks(env: NodeJS.ProcessEnv): boolean {
   return env.TERM !== 'linux';
 }
 
-/** The strip: oldest on the left, newest on the right, as a sparkline reads. */
+/** The strip: newest on the left, in the order -o tsv and --json list them (issue 25: one order everywhere). */
 export function stripText(recentNewestFirst: readonly string[], unicode: boolean): string {
   return [...recentNewestFirst]
-    .reverse()
     .map((s) => (unicode ? markOf(s).unicode : markOf(s).ascii))
     .join('');
 }
@@ -143,7 +142,7 @@ export const jobColumns: Column[] = [
   { key: 'newest_at', header: 'Newest at', extra: true, get: (j: JobStatus) => j.newest?.created_at ?? '' },
   { key: 'last_success', header: 'Last success', get: (j: JobStatus) => (j.last_completed ? whenOf(j.last_completed) : '') },
   { key: 'age', header: 'Age (s)', extra: true, get: (j: JobStatus) => j.last_completed?.age_seconds ?? '' },
-  { key: 'recent', header: 'Last 10', get: (j: JobStatus) => j.recent.join(',') },
+  { key: 'recent', header: 'Last 10, new → old', get: (j: JobStatus) => j.recent.join(',') },
   { key: 'next_run', header: 'Next run', get: (j: JobStatus) => j.next_run ?? '' },
   { key: 'storage', header: 'Storage', get: (j: JobStatus) => j.storage.join(', ') },
   { key: 'max_age', header: 'Max age (s)', extra: true, get: (j: JobStatus) => j.max_age_seconds },
@@ -262,7 +261,8 @@ function jobViewColumns(o: ViewOptions): ViewColumn<JobStatus>[] {
       style: (t, j, p) => (j.within_max_age ? t : p.yellow(t)),
     },
     { key: 'age', header: 'Age (s)', text: (j) => String(j.last_completed?.age_seconds ?? '') },
-    { key: 'recent', header: 'Last 10', fixed: true, text: (j) => stripText(j.recent, o.unicode), style: (t, _j, p) => styleStrip(t, p) },
+    // The order in the header, in no more than the strip's 10 cells (the 60-column layout above counts on it).
+    { key: 'recent', header: o.unicode ? 'New → old' : 'New -> old', fixed: true, text: (j) => stripText(j.recent, o.unicode), style: (t, _j, p) => styleStrip(t, p) },
     { key: 'next_run', header: 'Next run', floor: 13, text: (j) => relativeTime(j.next_run, now) },
     { key: 'storage', header: 'Storage', floor: 12, text: (j) => sanitize(j.storage.join(', ')) },
     { key: 'max_age', header: 'Max age', text: (j) => String(j.max_age_seconds) },
@@ -317,7 +317,7 @@ function legend(jobs: readonly JobStatus[], o: ViewOptions): string {
       const mark = o.unicode ? m.unicode : m.ascii;
       return { plain: `${mark} ${m.label}`, shown: `${o.palette[m.hue](mark)} ${m.label}` };
     });
-  const note = '(last 10: oldest left, newest right)';
+  const note = '(last 10, newest first)';
   return fitted([...parts, { plain: note, shown: o.palette.dim(note) }], o, '  ');
 }
 

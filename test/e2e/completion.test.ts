@@ -9,8 +9,8 @@ import { chmodSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } f
 import net from 'node:net';
 import path from 'node:path';
 import { BIN, ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import { COMPLETION_FILES, SHELLS, completionFiles } from '../../src/commands/completion.js';
+import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import { COMPLETION_FILES, SHELLS, completionFiles } from '../../src/completion/index.js';
 import type { Manifest } from '../../src/resources/types.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
@@ -125,11 +125,20 @@ describe('bash completion', () => {
     expect(bashComplete(['backupctl', '--ver'])).toEqual(['--version']);
   });
 
-  it.skipIf(!visible.some((c) => c.path.join(' ') === 'jobs get'))('completes job ids from the service', async () => {
+  it.skipIf(!visible.some((c) => c.path.join(' ') === 'jobs get'))('completes job names from the service, quoted when they hold a space, as zsh and fish do (issue 25)', async () => {
     // Asynchronously: the emulator runs in this process and must stay free to answer.
-    const ids = await bashCompleteAsync(['backupctl', 'jobs', 'get', '']);
-    expect(ids.length).toBeGreaterThan(0);
-    for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
+    const jobs = JSON.parse((await runCli(['api', '/jobs', '-X', 'GET', '-F', 'page_size=100'], { env: env() })).stdout).data as Array<{ id: string; name: string }>;
+    const quoted = (name: string) => (/[^\w.:@%+=,/-]/.test(name) ? `'${name}'` : name);
+    expect(await bashCompleteAsync(['backupctl', 'jobs', 'get', ''])).toEqual(jobs.map((j) => quoted(j.name)));
+    expect(await bashCompleteAsync(['backupctl', 'jobs', 'get', 'web'])).toEqual(["'web-01 files'"]);
+    expect(await bashCompleteAsync(['backupctl', 'jobs', 'get', 'crm'])).toEqual(['crm-db-failing']);
+    // Begun in quotes or with a backslash, the name is matched as typed and keeps the quote.
+    expect(await bashCompleteAsync(['backupctl', 'verify', '"sh'])).toEqual(['"shop mysql"']);
+    expect(await bashCompleteAsync(['backupctl', 'verify', "'shop m"])).toEqual(["'shop mysql'"]);
+    expect(await bashCompleteAsync(['backupctl', 'jobs', 'get', 'shop\\ m'])).toEqual(["'shop mysql'"]);
+    // The start of an id still completes to the id.
+    const shop = jobs.find((j) => j.name === 'shop mysql')!;
+    expect(await bashCompleteAsync(['backupctl', 'jobs', 'get', shop.id.slice(0, 6)])).toEqual([shop.id]);
   });
 });
 
@@ -220,6 +229,18 @@ describe('backupctl __complete names', () => {
   });
 });
 
+describe('names from the service are sanitised (issue 25 §19: the shared sanitiser)', () => {
+  it('drops escape sequences, control characters and bidi overrides from names and descriptions', async () => {
+    const res = await apiFetch(emu, '/v1/ssh-keys', { method: 'POST', json: { name: 'evil\u202egnp.exe\u001b[2J\u2066x' } });
+    expect(res.status).toBeLessThan(300);
+    rmSync(path.join(cfg.dir, 'cache'), { recursive: true, force: true });
+    const r = await runCli(['__complete', 'names', 'ssh-keys'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^evilgnp\.exex\t\d+$/m);
+    expect(r.stdout).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/);
+  });
+});
+
 describe('backupctl __complete ids', () => {
   it('prints the ids and names of jobs from the service, and a second call within a minute asks nothing', async () => {
     // Start without the cache an earlier test (bash completion of job ids) may have left.
@@ -281,6 +302,8 @@ describe('completion everywhere (issue 17, part 4)', () => {
   const listed = async (endpoint: string, ...fields: string[]) =>
     JSON.parse((await runCli(['api', endpoint, '-X', 'GET', ...fields.flatMap((f) => ['-F', f])], { env: env() })).stdout).data as Array<Record<string, unknown>>;
   const idsOf = (records: Array<Record<string, unknown>>) => records.map((r) => String(r.id));
+  /** What bash offers for a resource with names: each name, in single quotes when it holds a space. */
+  const namesOf = (records: Array<Record<string, unknown>>) => records.map((r) => (/[^\w.:@%+=,/-]/.test(String(r.name)) ? `'${String(r.name)}'` : String(r.name)));
 
   it('offers the profiles of the config file for --profile and profiles use|remove, asking no service', async () => {
     const dir = tempConfigDir();
@@ -334,12 +357,12 @@ describe('completion everywhere (issue 17, part 4)', () => {
     expect(r.stdout.split('\n')[0]!.split('\t')).toHaveLength(keys.length);
   });
 
-  it('offers job ids for status --job', async () => {
+  it('offers job names for status --job', async () => {
     const jobs = await listed('/jobs', 'page_size=100');
-    expect((await bashCompleteAsync(['backupctl', 'status', '--job', ''])).sort()).toEqual(idsOf(jobs).sort());
+    expect((await bashCompleteAsync(['backupctl', 'status', '--job', ''])).sort()).toEqual(namesOf(jobs).sort());
   });
 
-  it('offers the ids of snapshots (of a droplet or volume too), snapshot resources, restores, droplets and volumes, with their names as descriptions', async () => {
+  it('offers the ids of snapshots (of a droplet or volume too), snapshot resources and restores, with their names as descriptions, and the names of droplets and volumes', async () => {
     const snapshots = await listed('/snapshots', 'page_size=100', 'sort=-started_at');
     expect(await bashCompleteAsync(['backupctl', 'snapshots', 'get', ''])).toEqual(idsOf(snapshots));
     const lines = (await runCli(['__complete', 'names', 'snapshots'], { env: env() })).stdout;
@@ -352,7 +375,7 @@ describe('completion everywhere (issue 17, part 4)', () => {
     expect(await bashCompleteAsync(['backupctl', 'restores', 'get', ''])).toEqual(idsOf(restores));
     for (const [command, endpoint] of [['droplets', '/cloud_i/droplets'], ['volumes', '/cloud_i/volumes']] as const) {
       const records = await listed(endpoint, 'page_size=100');
-      expect((await bashCompleteAsync(['backupctl', command, 'get', ''])).sort()).toEqual(idsOf(records).sort());
+      expect((await bashCompleteAsync(['backupctl', command, 'get', ''])).sort()).toEqual(namesOf(records).sort());
       // The snapshots of the droplet or volume on the line, by id or by name (as bash passes it: quoted).
       const owner = records[0]!;
       const snapshots = await listed(`${endpoint}/${owner.id}/snapshots`, 'page_size=100', 'sort=-started_at');

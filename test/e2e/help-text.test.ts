@@ -87,7 +87,7 @@ describe('help topics', () => {
   const command = /^ {2}(?:(?:\S+ ){5}(?:[A-Z_]+=\S+ )*)?backupctl /;
 
   it('wrap at 80 in a pipe and at $COLUMNS, items under their column, nothing lost; only commands to copy stay whole', async () => {
-    const { helpTopics } = await import('../../src/commands/help-topics.js');
+    const { helpTopics } = await import('../../src/cli/help-topics.js');
     for (const [topic, { text }] of Object.entries(helpTopics)) {
       for (const columns of [undefined, '60']) {
         const width = Number(columns ?? 80);

@@ -154,6 +154,22 @@ describe('jobs backup list', () => {
     for (const b of listed) expect(b).toMatchObject({ status: 'completed' });
   });
 
+  it('lists the newest first by default (sort=-created_at is sent); --sort still chooses (issue 25)', async () => {
+    const r = await cli(['jobs', 'backup', 'list', seeded.id, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(sent()[0]!.query).toEqual({ sort: '-created_at' });
+    const times = (JSON.parse(r.stdout) as Backup[]).map((b) => b.created_at);
+    expect(times.length).toBeGreaterThan(2);
+    expect(times).toEqual([...times].sort().reverse());
+    emu.clearRequests();
+    const oldest = await cli(['jobs', 'backup', 'list', seeded.id, '--sort', 'created_at', '--json']);
+    expect(sent()[0]!.query).toEqual({ sort: 'created_at' });
+    const ascending = (JSON.parse(oldest.stdout) as Backup[]).map((b) => b.created_at);
+    expect(ascending).toEqual([...ascending].sort());
+    const help = await cli(['jobs', 'backup', 'list', '--help']);
+    expect(help.stdout).toMatch(/--sort <field>[^]*newest first/);
+  });
+
   it('--json prints exactly data; tsv one line per backup; -q the ids', async () => {
     const expected = await serviceBackups(seeded.id, '&sort=-created_at');
     const json = await cli(['jobs', 'backup', 'list', seeded.id, '--sort', '-created_at', '--page-size', '100', '--json']);

@@ -196,7 +196,8 @@ describe('jobs backup', () => {
     const j = healthy();
     const r = await cli(['jobs', 'backup', 'list', j.id, '--status', 'completed', '--tags', 'daily', '--without-tags', 'manual', '--started-since', '2026-01-01', '--json']);
     expect(r.code, r.stderr).toBe(0);
-    expect(sent()[0]!.query).toEqual({ status: 'completed', 'tags[daily]': '1', 'tags[manual]': '0', started_since: '2026-01-01T00:00:00.000Z' });
+    // Newest first unless --sort says otherwise (issue 25).
+    expect(sent()[0]!.query).toEqual({ status: 'completed', 'tags[daily]': '1', 'tags[manual]': '0', started_since: '2026-01-01T00:00:00.000Z', sort: '-created_at' });
     expect((await cli(['jobs', 'backup', 'list', j.id, '--status', 'done'])).code).toBe(2);
   });
 

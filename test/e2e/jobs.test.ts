@@ -141,6 +141,20 @@ describe('jobs get', () => {
     expect(JSON.parse(r.stdout)).toEqual((await serviceJob(first!.id)).job);
   });
 
+  it('Last backups are newest first, in the table and the JSON, so --jq .last_backups[0] is the newest (issue 25)', async () => {
+    const shop = (await serviceJobs()).find((j) => j.name === 'shop mysql')!;
+    const r = await cli(['jobs', 'get', shop.id, '--json']);
+    const times = (JSON.parse(r.stdout) as { last_backups: Array<{ created_at: string }> }).last_backups.map((b) => b.created_at);
+    expect(times.length).toBeGreaterThan(2);
+    expect(times).toEqual([...times].sort().reverse());
+    const first = await cli(['jobs', 'get', shop.id, '--jq', '.last_backups[0].created_at']);
+    expect(first.stdout).toBe(`${times[0]}\n`);
+    const table = (await cli(['jobs', 'get', shop.id, '-o', 'table'])).stdout;
+    const rows = table.slice(table.indexOf('\nLast backups\n')).split('\n').filter((l) => UUID.test(l.split(/\s+/)[0] ?? ''));
+    const ids = (JSON.parse(r.stdout) as { last_backups: Array<{ id: string }> }).last_backups.map((b) => b.id);
+    expect(rows.map((l) => l.split(/\s+/)[0])).toEqual(ids);
+  });
+
   it('table: the job, then Schedules, Storage and Last backups sections', async () => {
     const job = (await serviceJobs()).find((j) => j.last_backups.length > 0 && j.compute.type === 'server')!;
     const r = await cli(['jobs', 'get', job.id, '-o', 'table']);

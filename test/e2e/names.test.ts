@@ -134,3 +134,48 @@ describe('names for ids', () => {
     expect(sent().filter((q) => q.path.startsWith('/v1/encryption-keys'))).toEqual([]);
   });
 });
+
+describe('short ids and suggestions (issue 25)', () => {
+  it('a job, a backup and a volume are found by a unique prefix of 6 or more characters of their id', async () => {
+    const shop = (await list<{ id: string; name: string }>('/jobs')).find((j) => j.name === 'shop mysql')!;
+    const job = await cli(['jobs', 'get', shop.id.slice(0, 8), '-q']);
+    expect(job.code, job.stderr).toBe(0);
+    expect(job.stdout).toBe(`${shop.id}\n`);
+    const six = await cli(['jobs', 'get', shop.id.slice(0, 6).toUpperCase(), '-q']);
+    expect(six.stdout).toBe(`${shop.id}\n`);
+    const backup = (await list<{ id: string }>(`/jobs/${shop.id}/backups`))[0]!;
+    for (const args of [['backups', 'get', backup.id.slice(0, 8)], ['jobs', 'backup', 'get', 'shop mysql', backup.id.slice(0, 7)]]) {
+      const r = await cli([...args, '-q']);
+      expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+      expect(r.stdout).toBe(`${backup.id}\n`);
+    }
+    const volume = (await list<{ id: string }>('/cloud_i/volumes'))[0]!;
+    const v = await cli(['volumes', 'get', volume.id.slice(0, 8), '-q']);
+    expect(v.code, v.stderr).toBe(0);
+    expect(v.stdout).toBe(`${volume.id}\n`);
+  });
+
+  it('fewer than 6 characters, or a prefix of no id, is not taken', async () => {
+    const shop = (await list<{ id: string; name: string }>('/jobs')).find((j) => j.name === 'shop mysql')!;
+    const short = await cli(['jobs', 'get', shop.id.slice(0, 5)]);
+    expect(short.code).toBe(5);
+    const none = await cli(['backups', 'get', 'ffffff00']);
+    expect(none.code).toBe(5);
+    expect(none.stderr).toContain('error: no backup with an id starting "ffffff00"');
+    const bad = await cli(['backups', 'get', 'abc']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('or its first 6 or more characters');
+  });
+
+  it('no job with the id or name suggests the nearest names and those that start with or contain what was typed', async () => {
+    const web = await cli(['jobs', 'get', 'web']);
+    expect(web.code).toBe(5);
+    expect(web.stderr).toBe('error: no job with the id or name "web"\n  Did you mean "web-01 files"?\n  See backupctl jobs list.\n');
+    const typo = await cli(['jobs', 'get', 'shop-mysql']);
+    expect(typo.stderr).toContain('  Did you mean "shop mysql"?\n');
+    const files = await cli(['jobs', 'get', 'files']);
+    expect(files.stderr).toContain('  Did you mean one of "web-01 files" or "archive files"?\n');
+    const nothing = await cli(['jobs', 'get', 'zzzzzzzzzz']);
+    expect(nothing.stderr).not.toContain('Did you mean');
+  });
+});

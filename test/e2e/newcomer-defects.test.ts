@@ -11,7 +11,7 @@ import { ROOT, cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { EXIT_CODES } from '../../src/commands/help-topics.js';
+import { EXIT_CODES } from '../../src/cli/help-topics.js';
 
 const JOB = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
 

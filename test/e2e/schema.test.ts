@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { startTestEmulator } from '../helpers/emulator.js';
-import { openapiDocument } from '../../src/commands/schema.js';
+import { openapiDocument } from '../../src/build/schemas.js';
 import type { Manifest } from '../../src/resources/types.js';
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')) as Manifest;

@@ -302,13 +302,13 @@ describe('status of the demo team', () => {
     expect(r.stdout).not.toMatch(/\u001b/);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('Jobs');
-    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'Last 10', 'Next run', 'Storage']);
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage']);
     const rows = lines.slice(2, 2 + doc.jobs.length);
     expect(rows.map((l) => l.split(/\s{2,}/)[1])).toEqual(doc.jobs.map((j) => j.name));
-    expect(rows[0]).toMatch(/^failing\s+crm-db-failing\s+203\.0\.113\.\d+\s+daily at 01:15 Europe\/Paris\s+failed .+ ago\s+\d+ days ago\s+✔+✖✖✖\s+in /);
+    expect(rows[0]).toMatch(/^failing\s+crm-db-failing\s+203\.0\.113\.\d+\s+daily at 01:15 Europe\/Paris\s+failed .+ ago\s+\d+ days ago\s+✖✖✖✔+\s+in /);
     expect(rows[1]).toMatch(/^stale\s+archive files\s+agent\s+daily at 04:00 America\/New_York\s+completed \d days ago/);
     for (const [i, j] of doc.jobs.entries()) {
-      const marks = [...j.recent].reverse().map((s) => ({ completed: '✔', completed_with_errors: '!', failed: '✖' })[s as 'completed']).join('');
+      const marks = [...j.recent].map((s) => ({ completed: '✔', completed_with_errors: '!', failed: '✖' })[s as 'completed']).join('');
       expect(rows[i]).toContain(`  ${marks}  `);
     }
     expect(r.stdout).toContain('✔ completed');
@@ -319,7 +319,7 @@ describe('status of the demo team', () => {
 
     // A locale without UTF-8 gets ASCII marks.
     const ascii = await h.cli(['status', '-o', 'table', '--job', 'crm-db-failing'], { LC_ALL: 'C' });
-    expect(ascii.stdout.split('\n')[2]).toMatch(/\s\++XXX\s/);
+    expect(ascii.stdout.split('\n')[2]).toMatch(/\sXXX\++\s/);
     expect(ascii.stdout).toContain('+ completed  X failed');
     // Narrowed to one job, the other sections are not read.
     expect(ascii.stdout).not.toContain('Droplets');
@@ -658,7 +658,7 @@ describe('status while a backup runs', () => {
     expect(j.recent[0]).toBe('pending');
     expect(j).toMatchObject({ health: 'healthy', newest: { status: 'pending', completed_at: null } });
     const table = await h.cli(['status', '-o', 'table', '--job', shop.id, '--columns', 'name,recent'], { LC_ALL: 'C.UTF-8' });
-    expect(table.stdout.split('\n')[2]).toBe('shop mysql  ✔✔✔✔✔✔✔✔✔○');
+    expect(table.stdout.split('\n')[2]).toBe('shop mysql  ○✔✔✔✔✔✔✔✔✔');
     expect(table.stdout).toContain('○ pending');
   });
 });

@@ -71,13 +71,38 @@ describe('tables fit the terminal', () => {
         for (const line of lines) expect(line, `${args.join(' ')} at ${cols}`).not.toMatch(/\b[0-9a-f]{8}-[0-9a-f-]{0,26}…/);
       }
     }
-    const narrow = await screens(['jobs', 'list'], 60);
-    expect(narrow[0]).toMatch(/^ID {2,}Name$/);
+  });
+
+  it('on a terminal tables show UUIDs as their first 8 characters, so at 60 columns the schedule, the time and the status fit (issue 25)', async () => {
     const ids = (await runCli(['jobs', 'list', '-q'], { env: env() })).stdout.trim().split('\n');
-    expect(narrow.filter((l) => UUID.test(l)).map((l) => UUID.exec(l)![0])).toEqual(ids);
+    const shown = (lines: string[]) => lines.filter((l) => /^[0-9a-f]{8} /.test(l)).map((l) => l.slice(0, 8));
+    const narrow = await screens(['jobs', 'list'], 60);
+    expect(narrow[0]).toMatch(/^ID {2,}Name {2,}Schedule {2,}Last ran$/);
+    expect(shown(narrow)).toEqual(ids.map((id) => id.slice(0, 8)));
+    expect(narrow.join('\n')).not.toContain('…');
     const wide = await screens(['jobs', 'list'], 200);
     expect(wide[0]).toMatch(/^ID +Name +Recipe +Compute +Schedule +Storage +Last ran$/);
+    expect(shown(wide)).toEqual(ids.map((id) => id.slice(0, 8)));
     expect(wide.join('\n')).not.toContain('…');
+    expect(wide.join('\n')).not.toMatch(UUID);
+
+    const backups = await screens(['jobs', 'backup', 'list', 'shop mysql'], 60);
+    expect(backups[0]).toMatch(/^ID {2,}Status {2,}Tags {2,}Created {2,}Completed$/);
+    const rows = backups.filter((l) => /^[0-9a-f]{8} /.test(l));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toMatch(/^[0-9a-f]{8} {2}completed\S* +\S+ +\d+ \w+ ago +\d+ \w+ ago$/);
+    const backupsWide = await screens(['jobs', 'backup', 'list', 'shop mysql'], 200);
+    expect(backupsWide[0]).toMatch(/^ID +Status +Tags +Created +Started +Completed +Files$/);
+
+    // --no-trunc: whole ids and no cut cell, even at 60 columns.
+    const whole = await screens(['jobs', 'list', '--no-trunc'], 60);
+    expect(whole[0]).toMatch(/^ID +Name +Recipe +Compute +Schedule +Storage +Last ran$/);
+    expect(whole.filter((l) => UUID.test(l)).map((l) => UUID.exec(l)![0])).toEqual(ids);
+    expect(whole.join('\n')).not.toContain('…');
+    // A record's own id stays whole; its sections' tables shorten theirs.
+    const job = await screens(['jobs', 'get', 'shop mysql'], 200);
+    expect(job.find((l) => l.startsWith('ID:'))).toMatch(UUID);
+    expect(job.slice(job.indexOf('Last backups')).join('\n')).not.toMatch(UUID);
   });
 
   it('status keeps the strip of the last 10 whole and wraps its legend and summary at 60 columns', async () => {
@@ -85,10 +110,19 @@ describe('tables fit the terminal', () => {
     const rows = lines.filter((l) => /^(healthy|failing|stale|unknown) /.test(l));
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row).toMatch(/[✔✖!?·]{10}$/u);
-    expect(lines).toContain('(last 10: oldest left, newest right)');
+    expect(lines).toContain('(last 10, newest first)');
     expect(lines.some((l) => /^\d+ jobs: .*Max age/.test(l))).toBe(true);
     const wide = await screens(['status'], 200);
-    expect(wide.some((l) => /completed .*\(last 10: oldest left, newest right\)$/.test(l))).toBe(true);
+    expect(wide.some((l) => /completed .*\(last 10, newest first\)$/.test(l))).toBe(true);
+    // One order everywhere, named in the header: the strip reads as -o tsv lists (issue 25).
+    expect(wide.find((l) => l.startsWith('Health'))).toMatch(/ New → old /);
+    const tsv = (await runCli(['status', '-o', 'tsv', '--columns', 'name,recent'], { env: env() })).stdout.trim().split('\n');
+    const marks: Record<string, string> = { completed: '✔', failed: '✖', completed_with_errors: '!' };
+    for (const line of tsv) {
+      const [name, recent] = line.split('\t');
+      const strip = recent!.split(',').map((s) => marks[s] ?? '?').join('');
+      expect(wide.find((l) => l.includes(` ${name} `)), name).toContain(strip);
+    }
   });
 
   it('a record cuts long values to the terminal, the id never', async () => {
@@ -129,6 +163,30 @@ describe('a new user at a real terminal (issue 13, done when)', () => {
       expect(help[0]).toBe('Usage: backupctl jobs [options] [command]');
       expect(help.find((l) => /^\S.*:$/.test(l) && !l.startsWith('Usage'))).toBe('Commands:');
       expect(help.filter((l) => l.length > cols)).toEqual([]);
+    }
+  });
+});
+
+describe('a mistyped command (issue 25)', () => {
+  it('is an unknown command with its nearest match and exit 2, --help or not, as gh does', async () => {
+    for (const args of [['restore-tset', '--help'], ['restore-tset']]) {
+      const r = await runCli(args, { env: env() });
+      expect(r.code, args.join(' ')).toBe(2);
+      expect(r.stdout).toBe('');
+      expect(r.stderr).toMatch(/^error: unknown command 'restore-tset'\n/);
+    }
+    const near = await runCli(['stauts', '--help'], { env: env() });
+    expect(near.code).toBe(2);
+    expect(near.stdout).toBe('');
+    expect(near.stderr).toBe("error: unknown command 'stauts'\n(Did you mean status?)\n");
+    const sub = await runCli(['jobs', 'lst', '--help'], { env: env() });
+    expect(sub.code).toBe(2);
+    expect(sub.stderr).toBe("error: unknown command 'lst'\n(Did you mean list?)\n");
+    // Help itself still answers with 0.
+    for (const args of [['--help'], ['jobs', '--help'], ['jobs', 'list', '--help'], ['help', 'jobs'], ['jobs']]) {
+      const ok = await runCli(args, { env: env() });
+      expect(ok.code, args.join(' ')).toBe(0);
+      expect(ok.stdout).toMatch(/^Usage: backupctl/);
     }
   });
 });

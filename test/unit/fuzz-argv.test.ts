@@ -9,7 +9,7 @@ import path from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildProgram } from '../../src/cli/program.js';
-import { collectManifest } from '../../src/cli/manifest-build.js';
+import { collectManifest } from '../../src/build/manifest-build.js';
 import { effectiveParams, flagName } from '../../src/cli/params.js';
 import { buildRequest } from '../../src/cli/request.js';
 import { parseValues } from '../../src/cli/values.js';

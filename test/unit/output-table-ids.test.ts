@@ -43,6 +43,11 @@ describe('fitColumns', () => {
     expect(fitColumns([36, 20, 12, 12], [36, 16, 8, 8], 200, [3, 2, 1])).toEqual({ keep: [0, 1, 2, 3], widths: [36, 20, 12, 12] });
   });
 
+  it('leaves out the columns marked to go early, whole, before cutting any other (issue 25)', () => {
+    // 8 + 14 + 10 + 11 + 35 + 12 + 5 gaps of 2: too wide for 60; Storage (4) and Compute (3) go, then it fits uncut.
+    expect(fitColumns([8, 14, 10, 13, 11, 35, 12], [8, 14, 8, 8, 8, 8, 12], 60, [6, 5, 4, 3, 2, 1], [5, 3, 2]).keep).toEqual([0, 1, 4, 6]);
+  });
+
   it('with nothing left to leave out, fits what it can', () => {
     expect(fitColumns([36, 20], [36, 16], 40, [])).toEqual({ keep: [0, 1], widths: [36, 16] });
   });

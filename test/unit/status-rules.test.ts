@@ -137,10 +137,10 @@ describe('durations as text', () => {
 });
 
 describe('the strip of marks', () => {
-  it('shows the oldest on the left and the newest on the right, one shape per status', () => {
+  it('shows the newest on the left, in the order of -o tsv and --json (issue 25), one shape per status', () => {
     const newestFirst = ['failed', 'running', 'completed_with_errors', 'completed', 'expired', 'pending', 'cancelled'];
-    expect(stripText(newestFirst, true)).toBe('?○⊘✔!▶✖');
-    expect(stripText(newestFirst, false)).toBe('?o~+!>X');
+    expect(stripText(newestFirst, true)).toBe('✖▶!✔⊘○?');
+    expect(stripText(newestFirst, false)).toBe('X>!+~o?');
     // Without colour every status still has its own shape.
     const known = ['completed', 'completed_with_errors', 'failed', 'expired', 'running', 'pending'];
     expect(new Set([...stripText(known, true)]).size).toBe(known.length);
@@ -189,7 +189,7 @@ describe('the jobs table', () => {
   it('shows every column on a wide terminal', () => {
     const text = view(Infinity);
     const [, header, row] = text.split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'Last 10', 'Next run', 'Storage']);
+    expect(header!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage']);
     expect(row!.split(/\s{2,}/)).toEqual([
       'failing',
       'web files',
@@ -197,7 +197,7 @@ describe('the jobs table', () => {
       'daily at 02:00 Europe/Paris',
       'failed 9 hours ago',
       '1 day ago',
-      '✔✔✔✔✔✔✔✔✔✖',
+      '✖✔✔✔✔✔✔✔✔✔',
       'in 13 hours',
       'Primary object storage, Offsite copy',
     ]);
@@ -208,12 +208,12 @@ describe('the jobs table', () => {
     const columnsAt = (width: number) => {
       const lines = view(width).split('\n');
       for (const line of lines) expect(line.length).toBeLessThanOrEqual(width);
-      expect(lines[2]).toContain('✔✔✔✔✔✔✔✔✔✖');
+      expect(lines[2]).toContain('✖✔✔✔✔✔✔✔✔✔');
       expect(lines[2]!.startsWith('failing ')).toBe(true);
       return lines[1]!.split(/\s{2,}/);
     };
-    expect(columnsAt(80)).toEqual(['Health', 'Name', 'Newest backup', 'Last success', 'Last 10', 'Next run']);
-    expect(columnsAt(60)).toEqual(['Health', 'Name', 'Newest backup', 'Last 10']);
+    expect(columnsAt(80)).toEqual(['Health', 'Name', 'Newest backup', 'Last success', 'New → old', 'Next run']);
+    expect(columnsAt(60)).toEqual(['Health', 'Name', 'Newest backup', 'New → old']);
   });
 
   it('strips escape sequences and control characters from what the service sent', () => {

@@ -2,7 +2,7 @@
 import { listPage, type ListDef } from '../listing.js';
 import { created, noContent } from '../reply.js';
 import { renderAccount } from '../render.js';
-import type { RouteDef } from '../router.js';
+import type { RouteDef } from '../routing.js';
 import type { Runtime } from '../runtime.js';
 import { ACCOUNT_PROVIDERS, type AccountProvider, type AccountRecord } from '../store.js';
 import { Validation } from '../validate.js';

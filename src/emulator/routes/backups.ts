@@ -4,7 +4,7 @@ import { listPage, type ListDef } from '../listing.js';
 import { recipeById } from '../recipes.js';
 import { conflictError, noContent, ok, okData, type Reply } from '../reply.js';
 import { renderBackup } from '../render.js';
-import type { RouteContext, RouteDef } from '../router.js';
+import type { RouteContext, RouteDef } from '../routing.js';
 import type { Runtime } from '../runtime.js';
 import type { ArchiveKind } from '../archives.js';
 import { makeTags, type BackupRecord, type FileContent, type FileRecord, type JobRecord, type TagName, type Tags } from '../store.js';

@@ -3,7 +3,7 @@
 import { listPage, type ListDef } from '../listing.js';
 import { conflictError, noContent, notFound, okData } from '../reply.js';
 import { renderMachine, renderMachineSnapshot } from '../render.js';
-import type { RouteContext, RouteDef } from '../router.js';
+import type { RouteContext, RouteDef } from '../routing.js';
 import type { Runtime } from '../runtime.js';
 import { makeTags, type MachineKind, type MachineRecord, type MachineSnapshotRecord, type Retention } from '../store.js';
 import { fileStamp, randInt } from '../util.js';

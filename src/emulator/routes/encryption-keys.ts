@@ -1,7 +1,7 @@
 // Encryption keys: endpoints of the real service beyond the interface document.
 import { createPublicKey } from 'node:crypto';
 import { created, noContent } from '../reply.js';
-import type { RouteDef } from '../router.js';
+import type { RouteDef } from '../routing.js';
 import { isoMicro } from '../util.js';
 import { Validation } from '../validate.js';
 

@@ -3,7 +3,7 @@ import { listPage, type ListDef } from '../listing.js';
 import { recipeById, type Recipe } from '../recipes.js';
 import { created, noContent, notFound, okData } from '../reply.js';
 import { renderJob } from '../render.js';
-import type { RouteContext, RouteDef } from '../router.js';
+import type { RouteContext, RouteDef } from '../routing.js';
 import type { Runtime } from '../runtime.js';
 import { FREQUENCIES, type ComputeType, type JobCompute, type JobRecord, type ScheduleRecord } from '../store.js';
 import { isCronExpression } from '../util.js';

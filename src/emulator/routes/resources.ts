@@ -2,7 +2,7 @@
 import { listPage, type ListDef } from '../listing.js';
 import { noContent, okData } from '../reply.js';
 import { renderResource } from '../render.js';
-import type { RouteDef } from '../router.js';
+import type { RouteDef } from '../routing.js';
 import { ACCOUNT_PROVIDERS, FREQUENCIES, type ResourceRecord } from '../store.js';
 import { Validation } from '../validate.js';
 

@@ -2,7 +2,7 @@
 import { listPage, type ListDef } from '../listing.js';
 import { okData } from '../reply.js';
 import { renderRestore } from '../render.js';
-import type { RouteDef } from '../router.js';
+import type { RouteDef } from '../routing.js';
 import type { RestoreRecord } from '../store.js';
 
 export const RESTORE_STATUSES = ['pending', 'running', 'failed', 'completed'] as const;

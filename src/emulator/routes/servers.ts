@@ -2,7 +2,7 @@
 import { listPage, type ListDef } from '../listing.js';
 import { ok, okData } from '../reply.js';
 import { renderServer } from '../render.js';
-import type { RouteDef } from '../router.js';
+import type { RouteDef } from '../routing.js';
 import type { ServerRecord } from '../store.js';
 import { randomBytesFrom } from '../util.js';
 import { Validation } from '../validate.js';

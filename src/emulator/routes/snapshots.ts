@@ -2,7 +2,7 @@
 import { listPage, type ListDef } from '../listing.js';
 import { noContent, okData } from '../reply.js';
 import { renderSnapshot } from '../render.js';
-import type { RouteDef } from '../router.js';
+import type { RouteDef } from '../routing.js';
 import { ACCOUNT_PROVIDERS, type SnapshotRecord } from '../store.js';
 
 /** Filter values use underscores; records may carry the hyphenated form. */

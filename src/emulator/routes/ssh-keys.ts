@@ -2,7 +2,7 @@
 import { listPage, type ListDef } from '../listing.js';
 import { created, noContent } from '../reply.js';
 import { renderSshKey } from '../render.js';
-import type { RouteDef } from '../router.js';
+import type { RouteDef } from '../routing.js';
 import type { SshKeyRecord } from '../store.js';
 import { rsaPublicKeyLine, sqlDateTime } from '../util.js';
 import { Validation } from '../validate.js';

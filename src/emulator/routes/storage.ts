@@ -2,7 +2,7 @@
 import { listPage, type ListDef } from '../listing.js';
 import { created, noContent } from '../reply.js';
 import { renderStorage } from '../render.js';
-import type { RouteDef } from '../router.js';
+import type { RouteDef } from '../routing.js';
 import { STORAGE_PROVIDERS, type StorageProvider, type StorageRecord } from '../store.js';
 import { Validation } from '../validate.js';
 

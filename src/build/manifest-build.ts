@@ -2,7 +2,7 @@
 // and returns the manifest that the start-up path reads instead of the modules.
 import type { Manifest, ManifestCommand } from '../resources/types.js';
 import { groups, moduleLoaders } from '../resources/registry.js';
-import { effectiveParams, flagName } from './params.js';
+import { effectiveParams, flagName } from '../cli/params.js';
 
 export async function collectManifest(version: string): Promise<Manifest> {
   const commands: ManifestCommand[] = [];
@@ -64,10 +64,10 @@ function addGuessedVerbs(commands: ManifestCommand[]): void {
   }
 }
 
-export { commandsMarkdown } from './docs.js';
+export { commandsMarkdown } from '../cli/docs.js';
 
-export { startupFiles } from './manifest.js';
-export { completionFiles } from '../commands/completion.js';
-export { openapiDocument } from '../commands/schema.js';
+export { startupFiles } from '../cli/manifest.js';
+export { completionFiles } from '../completion/index.js';
+export { openapiDocument, outputSchemas } from './schemas.js';
 export { backupsFileSchema } from '../ascode/filespec.js';
-export { manPage } from './manpage.js';
+export { manPage } from '../cli/manpage.js';
