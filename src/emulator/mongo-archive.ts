@@ -5,7 +5,7 @@
 // an EOF header carrying the CRC-64/ECMA of the documents' bytes. Documents
 // are real BSON (the bson package), drawn from a seeded generator.
 import { BSON, Binary, Decimal128, Long, ObjectId } from 'bson';
-import { Crc64 } from '../restore/crc64.js';
+import { Crc64 } from '../util/crc64.js';
 import { pick, randInt, type Rng } from './util.js';
 
 const TERMINATOR = Buffer.from([0xff, 0xff, 0xff, 0xff]);

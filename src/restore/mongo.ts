@@ -11,7 +11,7 @@
 // Every document is parsed with the bson package (its length, its elements, UTF-8), counted per
 // collection, and the CRCs are compared. Memory holds one document at a time (at most 16 MiB and a bit).
 import type { Document } from 'bson';
-import { Crc64 } from './crc64.js';
+import { Crc64 } from '../util/crc64.js';
 import type { FileRestore, RestoreSink, TableRows } from './types.js';
 
 export const MONGO_MAGIC = 0x8199e26d;

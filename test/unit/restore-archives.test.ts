@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pack } from 'tar-stream';
-import { Crc64 } from '../../src/restore/crc64.js';
+import { Crc64 } from '../../src/util/crc64.js';
 import { FileArchiveSink, unsafeEntryName } from '../../src/restore/files.js';
 import { MongoArchiveSink } from '../../src/restore/mongo.js';
 import { mongodumpArchive } from '../../src/emulator/mongo-archive.js';
