@@ -27,7 +27,8 @@ import { DEFAULT_TIMEZONE, type CronTools } from '../status/schedule.js';
 import { parseServiceTime } from '../util/time.js';
 import { parseStatedSize } from '../verify/size.js';
 import { buildEntry, snapshotScheduleCron, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
-import type { EntryKind, ReportDocument, ReportEntry } from './model.js';
+import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './model.js';
+import { NO_MARKS, type JobMarksByJob } from '../fleet/marks.js';
 
 export interface ReportOptions {
   /** --job: ids or names; empty for every job. */
@@ -36,17 +37,13 @@ export interface ReportOptions {
   sections: boolean;
   window: ReportWindow;
   tools: CronTools;
+  /** Each job's last verify and restore test on this machine (none when absent). */
+  marks?: JobMarksByJob;
+  /** --check's thresholds, for the document. */
+  check?: { maxMissed: number; minSuccess: number | null } | undefined;
 }
 
-/** The rules every entry follows, printed with the report so a reader of the file alone knows them. */
-export const REPORT_RULES = [
-  'Expected runs come from each schedule\'s cron expression in its time zone (croner), from the later of the window\'s start and the job\'s creation.',
-  'A wall-clock time skipped by a spring-forward change is expected at the first minute after the gap; a time repeated by a fall-back change is expected once.',
-  'A backup started within the grace of an expected run (before or after it) fulfils it; manual backups fulfil none.',
-  'A paused schedule (or machine) still expects its runs: its record does not say since when it is paused, so the runs since show as missed.',
-  'Success rate: expected runs fulfilled by a completed backup, over the runs settled (not pending or in progress); completed with errors and expired are not successes.',
-  'Droplet and volume snapshots are expected every frequency hours from run_offset hours after 00:00 of their time zone, each day anew.',
-];
+export { REPORT_RULES } from './model.js';
 
 export async function collectReport(ctx: Context, opts: ReportOptions): Promise<ReportDocument> {
   const client = await ctx.client();
@@ -98,6 +95,7 @@ export async function collectReport(ctx: Context, opts: ReportOptions): Promise<
       volumes,
       resources: resourceEntries,
       notes: REPORT_RULES,
+      check: opts.check ? { max_missed: opts.check.maxMissed, min_success: opts.check.minSuccess, broken: thresholdBreaks(present, opts.check) } : null,
     };
   } catch (err) {
     stop.abort(err);
@@ -105,6 +103,20 @@ export async function collectReport(ctx: Context, opts: ReportOptions): Promise<
   } finally {
     spinner.stop();
   }
+}
+
+/** The jobs that break --check's thresholds, each with why. Entries whose figures cannot be computed break none. */
+export function thresholdBreaks(jobs: readonly ReportEntry[], t: { maxMissed: number; minSuccess: number | null }): NonNullable<ReportDocument['check']>['broken'] {
+  const out: NonNullable<ReportDocument['check']>['broken'] = [];
+  for (const j of jobs) {
+    const reasons: string[] = [];
+    if (j.missed !== null && j.missed > t.maxMissed) reasons.push(`${j.missed} missed run${j.missed === 1 ? '' : 's'}, more than --max-missed ${t.maxMissed}`);
+    if (t.minSuccess !== null && j.success_rate !== null && j.success_rate < t.minSuccess) {
+      reasons.push(`success ${(j.success_rate * 100).toFixed(1).replace(/\.0$/, '')}%, below --min-success ${+(t.minSuccess * 100).toFixed(2)}%`);
+    }
+    if (reasons.length) out.push({ id: j.id, name: j.name, reasons });
+  }
+  return out;
 }
 
 function byName(a: ReportEntry, b: ReportEntry): number {
@@ -181,8 +193,23 @@ async function jobEntry(r: Reader, job: Rec, opts: ReportOptions, startedSince: 
         stopped: status !== null && STOPPED_SCHEDULE.has(status.toLowerCase()) ? status.toLowerCase() : undefined,
       };
     });
+  // The last change of the job or of one of its schedules: what ran before it followed a schedule no longer known.
+  const changes = [job.updated_at, ...list.map((s) => obj(s)?.updated_at)].map((t) => parseServiceTime(t)).filter((t): t is number => t !== undefined);
+  const marks = opts.marks ?? NO_MARKS;
   return buildEntry(
-    { kind: 'job', id, name: str(job.name), createdAt: parseServiceTime(job.created_at), schedules, attempts, lastSuccessBefore, notes },
+    {
+      kind: 'job',
+      id,
+      name: str(job.name),
+      createdAt: parseServiceTime(job.created_at),
+      schedules,
+      attempts,
+      lastSuccessBefore,
+      notes,
+      changedAt: changes.length ? Math.max(...changes) : undefined,
+      verify: marks.verify(id),
+      restoreTest: marks.restoreTest(id),
+    },
     window,
     opts.tools,
   );
@@ -256,7 +283,7 @@ async function resources(r: Reader, opts: ReportOptions, startedSince: string): 
       if (!known) {
         sched.unreadable =
           'the service\'s record of a snapshot resource does not state its schedule (frequency, time zone and run_offset are only sent to activate it); its snapshots in the window are counted by status';
-        sched.text = 'not stated by the service';
+        sched.text = 'schedule unknown (not stated by the service)';
       }
       const provider = str(obj(x.provider)?.pretty_name) ?? str(obj(x.provider)?.name);
       const name = [str(x.type), provider, str(obj(x.credentials)?.name), str(x.last_known_ip)].filter(Boolean).join(' ');

@@ -6,7 +6,23 @@ import { sanitize } from '../output/format.js';
 import { durationText } from '../status/model.js';
 import { dayCells, type DayCell } from './compute.js';
 import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './model.js';
-import { SECTIONS, entryLabel, lastSuccessText, localTime, percent, scheduleText, sectionNotes, seconds, sizeText, totalsLine, utcTime } from './text.js';
+import {
+  SECTIONS,
+  entryLabel,
+  lastSuccessText,
+  localTime,
+  missedText,
+  percent,
+  restoreTestText,
+  scheduleText,
+  sectionNotes,
+  seconds,
+  sizeText,
+  totalsLine,
+  unscheduledText,
+  utcTime,
+  verifyText,
+} from './text.js';
 
 /** Text from anywhere, made safe for HTML text and attribute values. */
 export function escapeHtml(text: string): string {
@@ -22,6 +38,8 @@ const COLOURS: Record<RunOutcome | 'none', string> = {
   in_progress: '#1e88e5',
   pending: '#b0bec5',
   missed: '#ffffff',
+  // Schedule unknown: neither "nothing expected" (grey) nor a verdict; it also carries a "?".
+  unknown: '#fde7b0',
   none: '#eceff1',
 };
 const LABELS: Record<RunOutcome | 'none', string> = {
@@ -32,6 +50,7 @@ const LABELS: Record<RunOutcome | 'none', string> = {
   in_progress: 'in progress',
   pending: 'pending (grace not over)',
   missed: 'missed',
+  unknown: 'schedule unknown',
   none: 'no run expected',
 };
 
@@ -56,6 +75,7 @@ td.text, td:first-child { white-space: normal; }
 th { background: var(--panel); font-weight: 600; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 td.bad { color: var(--bad); font-weight: 600; }
+td.unknown { color: #6d4c00; }
 .nowrap { white-space: nowrap; }
 .legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 12px; color: var(--muted); margin: 6px 0 10px; }
 .legend svg { vertical-align: -2px; margin-right: 4px; }
@@ -66,6 +86,7 @@ td.bad { color: var(--bad); font-weight: 600; }
 figcaption { font-size: 13px; margin-bottom: 2px; }
 svg.chart { display: block; max-width: 100%; height: auto; }
 svg text { font: 11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: var(--muted); }
+svg text.q { font-weight: 700; fill: #6d4c00; }
 ul.notes { margin: 4px 0; padding-left: 18px; font-size: 13px; }
 ul.notes li.missed { color: var(--bad); }
 footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
@@ -145,19 +166,23 @@ const GAP = 2;
 function backupsOfDay(c: DayCell, e: ReportEntry): string {
   const noun = e.kind === 'job' ? 'backup' : 'snapshot';
   const backups = !c.unscheduled ? `no ${noun}` : c.unscheduled === 1 ? `1 ${noun}, ${LABELS[c.outcome ?? 'none']}` : `${c.unscheduled} ${noun}s, worst ${LABELS[c.outcome ?? 'none']}`;
-  return `${c.day}: ${backups} (expected runs cannot be computed)`;
+  return `${c.day}: ${backups} (schedule unknown: expected runs cannot be computed)`;
 }
 
 function cellSvg(c: DayCell | undefined, x: number, e: ReportEntry): string {
   const label = entryLabel(e);
-  const outcome = c?.outcome ?? 'none';
+  const outcome = c?.outcome ?? (c?.scheduleUnknown ? 'unknown' : 'none');
   const fill = COLOURS[outcome];
+  const changed = e.schedule_changed_at ? `schedule changed on ${e.schedule_changed_at.slice(0, 10)}` : '';
   const title = !c
     ? 'outside the window'
     : !e.computable
       ? backupsOfDay(c, e)
-      : `${c.day}: ${c.runs ? `${c.runs} expected${c.missed ? `, ${c.missed} missed` : ''}, worst ${LABELS[outcome]}` : 'no run expected'}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`;
+      : c.runs
+        ? `${c.day}: ${c.runs} expected${c.missed ? `, ${c.missed} missed` : ''}, worst ${outcome === 'unknown' ? `unknown (${changed})` : LABELS[outcome]}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`
+        : `${c.day}: ${c.scheduleUnknown ? `schedule unknown (${changed})` : 'no run expected'}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`;
   let out = `<rect x="${x}" y="0" width="${CELL}" height="${CELL}" rx="2" fill="${fill}" stroke="${outcome === 'missed' ? COLOURS.failed : 'none'}" stroke-width="${outcome === 'missed' ? 1.5 : 0}"><title>${h(`${label} ${title}`)}</title></rect>`;
+  if (outcome === 'unknown') out += `<text x="${x + CELL / 2}" y="${CELL - 4}" text-anchor="middle" class="q">?</text>`;
   if (c?.missed) {
     out += `<path d="M${x + 4} 4 L${x + CELL - 4} ${CELL - 4} M${x + CELL - 4} 4 L${x + 4} ${CELL - 4}" stroke="${COLOURS.failed}" stroke-width="2"/>`;
   }
@@ -193,8 +218,13 @@ function calendar(entries: readonly ReportEntry[], since: number, until: number,
 }
 
 function legend(): string {
-  const items = (['completed', 'completed_with_errors', 'failed', 'expired', 'missed', 'in_progress', 'pending', 'none'] as const).map((o) => {
-    const mark = o === 'missed' ? `<path d="M4 4 L10 10 M10 4 L4 10" stroke="${COLOURS.failed}" stroke-width="2"/>` : '';
+  const items = (['completed', 'completed_with_errors', 'failed', 'expired', 'missed', 'in_progress', 'pending', 'unknown', 'none'] as const).map((o) => {
+    const mark =
+      o === 'missed'
+        ? `<path d="M4 4 L10 10 M10 4 L4 10" stroke="${COLOURS.failed}" stroke-width="2"/>`
+        : o === 'unknown'
+          ? '<text x="7" y="11" text-anchor="middle" class="q">?</text>'
+          : '';
     return `<span><svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><rect x="0.5" y="0.5" width="13" height="13" rx="2" fill="${COLOURS[o]}" stroke="${o === 'missed' ? COLOURS.failed : '#b0bec5'}"/>${mark}</svg>${h(LABELS[o])}</span>`;
   });
   items.push('<span><svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><circle cx="7" cy="7" r="2.5" fill="#37474f"/></svg>unscheduled backup that day</span>');
@@ -236,26 +266,33 @@ function durationChart(e: ReportEntry, since: number, until: number, id: string)
 // Tables
 
 function entryTable(entries: readonly ReportEntry[]): string {
-  const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success'];
-  let out = `<table><thead><tr>${head.map((c, i) => `<th${i === 1 || i === 12 ? ' class="text"' : ''}>${c}</th>`).join('')}</tr></thead><tbody>`;
+  const jobs = entries.some((e) => e.kind === 'job');
+  const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success', ...(jobs ? ['Last verify', 'Restore test'] : [])];
+  let out = `<table><thead><tr>${head.map((c, i) => `<th${i === 1 || i >= 12 ? ' class="text"' : ''}>${c}</th>`).join('')}</tr></thead><tbody>`;
   for (const e of entries) {
     const failed = e.failed + e.expired;
     const cells = [
       `<td>${h(entryLabel(e))}</td>`,
       // A time zone may break after its slash (America/<wbr>New_York): the table fits a printed page.
       `<td class="text">${scheduleText(e, h, (zone) => h(zone).replace(/\//g, '/<wbr>'), '<br>')}</td>`,
-      `<td>${e.expected ?? 'n/a'}</td>`,
+      `<td${e.expected === null ? ' class="unknown"' : ''}>${e.expected ?? 'unknown'}</td>`,
       `<td>${e.completed}</td>`,
       `<td>${e.completed_with_errors}</td>`,
       `<td${failed ? ' class="bad"' : ''}>${failed}</td>`,
-      `<td${e.missed ? ' class="bad"' : ''}>${e.missed ?? 'n/a'}</td>`,
-      `<td>${e.unscheduled}${e.unscheduled_manual ? ` (${e.unscheduled_manual} manual)` : ''}</td>`,
+      `<td${e.missed ? ' class="bad"' : e.missed === null ? ' class="unknown"' : ''}>${h(missedText(e))}</td>`,
+      `<td>${h(unscheduledText(e))}</td>`,
       `<td>${h(percent(e.success_rate))}</td>`,
       `<td>${h(seconds(e.duration.median_seconds))}</td>`,
       `<td>${h(seconds(e.duration.p95_seconds))}</td>`,
       `<td>${h(sizeText(e))}</td>`,
       // The date stays whole when the cell wraps (2026-11-<br>24 on paper otherwise).
       `<td class="text">${h(lastSuccessText(e, null)).replace(/^(\d{4}-\d\d-\d\d) /, '<span class="nowrap">$1</span> ')}</td>`,
+      ...(jobs
+        ? [
+            `<td class="text${e.verify?.verdict === 'failed' ? ' bad' : ''}">${h(verifyText(e, null))}</td>`,
+            `<td class="text${e.restore_test?.verdict === 'failed' ? ' bad' : ''}">${h(restoreTestText(e, null))}</td>`,
+          ]
+        : []),
     ];
     out += `<tr>${cells.join('')}</tr>`;
   }

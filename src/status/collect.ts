@@ -6,6 +6,7 @@ import { ApiError, CliError, ExitCode, InterruptedError, UsageError } from '../e
 import { nextPageQuery } from '../http/paging.js';
 import { NAMED_KINDS, looksLikeId, pickByName } from '../cli/resolve.js';
 import type { CronTools } from './schedule.js';
+import type { JobMarksByJob } from '../fleet/marks.js';
 import { DEFAULT_TIMEZONE } from './schedule.js';
 import {
   compareJobs,
@@ -43,6 +44,8 @@ export interface CollectOptions {
   allowErrors: boolean;
   now: number;
   tools: CronTools;
+  /** Each job's last verify and restore test on this machine; none when absent. */
+  marks?: JobMarksByJob;
 }
 
 export type Rec = Record<string, unknown>;
@@ -267,6 +270,9 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
   const judged = judge({ recent, lastSuccess, jobCreatedAt: job.created_at, maxAgeMs, allowErrors: opts.allowErrors, now: opts.now });
   const schedules = schedulesOf(job, opts);
   const nextRuns = schedules.map((s) => s.next_run).filter((t): t is string => t !== null).sort();
+  const verify = opts.marks?.verify(id) ?? null;
+  // The health tools agree: a job whose bytes failed their last verify is not healthy, whatever its records say.
+  if (verify?.verdict === 'failed') judged.health = 'failing';
   return {
     id,
     name: str(job.name),
@@ -279,6 +285,8 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
       .map(obj)
       .filter((s): s is Rec => s !== undefined)
       .map((s) => str(s.name) ?? String(s.id ?? '')),
+    verify,
+    restore_test: opts.marks?.restoreTest(id) ?? null,
   };
 }
 

@@ -147,7 +147,23 @@ export const jobColumns: Column[] = [
   { key: 'next_run', header: 'Next run', get: (j: JobStatus) => j.next_run ?? '' },
   { key: 'storage', header: 'Storage', get: (j: JobStatus) => j.storage.join(', ') },
   { key: 'max_age', header: 'Max age (s)', extra: true, get: (j: JobStatus) => j.max_age_seconds },
+  { key: 'verify', header: 'Last verify', get: (j: JobStatus) => (j.verify ? `${j.verify.verdict} ${j.verify.last_at}` : 'never') },
+  { key: 'restore_test', header: 'Restore test passed', get: (j: JobStatus) => j.restore_test?.last_passed_at ?? 'never' },
 ];
+
+/** The last verify: "passed 3 hours ago", "failed 2 days ago", "never". */
+export function verifyText(j: JobStatus, now: Date): string {
+  if (!j.verify) return 'never';
+  return `${j.verify.verdict} ${relativeTime(j.verify.last_at, now) || j.verify.last_at}`;
+}
+
+/** When the last restore test passed ("2 days ago"), a failed one after it said first; "never" when none passed. */
+export function restoreTestText(j: JobStatus, now: Date): string {
+  const r = j.restore_test;
+  if (!r) return 'never';
+  const passed = r.last_passed_at ? relativeTime(r.last_passed_at, now) || r.last_passed_at : 'never passed';
+  return r.verdict === 'failed' ? `failed ${relativeTime(r.last_at, now) || r.last_at}; ${r.last_passed_at ? `passed ${passed}` : passed}` : passed;
+}
 
 // ---------------------------------------------------------------------------
 // Tables
@@ -182,7 +198,7 @@ export interface ViewOptions {
  * On a narrow terminal, whole columns go before the rest are cut past
  * reading: these, in this order, while even the shortest widths do not fit.
  */
-const JOB_DROP_ORDER = ['storage', 'compute', 'schedule', 'next_run', 'last_success'];
+const JOB_DROP_ORDER = ['restore_test', 'verify', 'storage', 'compute', 'schedule', 'next_run', 'last_success'];
 
 interface Fit {
   /** Columns to leave out, in order, while even their floors do not fit. */
@@ -266,6 +282,20 @@ function jobViewColumns(o: ViewOptions): ViewColumn<JobStatus>[] {
     { key: 'next_run', header: 'Next run', floor: 13, text: (j) => relativeTime(j.next_run, now) },
     { key: 'storage', header: 'Storage', floor: 12, text: (j) => sanitize(j.storage.join(', ')) },
     { key: 'max_age', header: 'Max age', text: (j) => String(j.max_age_seconds) },
+    {
+      key: 'verify',
+      header: 'Last verify',
+      floor: 10,
+      text: (j) => verifyText(j, now),
+      style: (t, j, p) => (j.verify?.verdict === 'failed' ? p.red(t) : j.verify ? t : p.dim(t)),
+    },
+    {
+      key: 'restore_test',
+      header: 'Restore test passed',
+      floor: 10,
+      text: (j) => restoreTestText(j, now),
+      style: (t, j, p) => (j.restore_test?.verdict === 'failed' ? p.red(t) : j.restore_test ? t : p.dim(t)),
+    },
   ];
   const keys = o.jobKeys ?? jobColumns.filter((c) => !c.extra).map((c) => c.key);
   return keys.map((k) => all.find((c) => c.key === k)!).filter(Boolean);

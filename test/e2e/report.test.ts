@@ -23,7 +23,7 @@ beforeAll(() => {
 afterAll(() => cfg.cleanup());
 
 const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, COLUMNS: undefined, ...env } });
+  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: `${cfg.dir}/state`, COLUMNS: undefined, ...env } });
 const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
 
 async function report(args: string[]): Promise<ReportDocument> {
@@ -194,7 +194,7 @@ describe('report formats', () => {
     expect(r.code).toBe(0);
     const schema = JSON.parse(r.stdout) as { title: string; properties: Record<string, unknown> };
     expect(schema.title).toBe('backupctl report --json');
-    expect(Object.keys(schema.properties)).toEqual(['generated_at', 'window', 'summary', 'jobs', 'droplets', 'volumes', 'resources', 'notes']);
+    expect(Object.keys(schema.properties)).toEqual(['generated_at', 'window', 'summary', 'jobs', 'droplets', 'volumes', 'resources', 'notes', 'check']);
   });
 });
 

@@ -61,8 +61,8 @@ describe('report renderers', () => {
     const md = reportMarkdown(doc());
     const row = md.split('\n').find((l) => l.startsWith('| \\<img'))!;
     expect(row).toBeDefined();
-    // 13 cells: 14 unescaped pipes.
-    expect(row.replace(/\\\|/g, '').split('|')).toHaveLength(15);
+    // 15 cells (the last verify and restore test included): 16 unescaped pipes.
+    expect(row.replace(/\\\|/g, '').split('|')).toHaveLength(17);
     expect(md).not.toContain('**x**');
     expect(md).not.toContain('\x1b');
   });
@@ -70,10 +70,10 @@ describe('report renderers', () => {
   it('a file (Markdown, HTML) dates the last success at the schedule\'s local time; the terminal says how long ago', () => {
     // A file is read later than it is made: "2 days ago" would go wrong with every day it sits in an audit folder.
     const md = reportMarkdown(doc());
-    expect(md).toMatch(/\| 2026-03-27 02:40 GMT\+1 \|$/m);
+    expect(md).toMatch(/\| 2026-03-27 02:40 GMT\+1 \| never \| never \|$/m);
     expect(reportHtml(doc())).toContain('<td class="text"><span class="nowrap">2026-03-27</span> 02:40 GMT+1</td>');
     const text = reportTable(doc(), { palette: plainPalette, width: 200, noHeaders: false, now: new Date('2026-03-31T00:00:00Z') });
-    expect(text).toMatch(/ 3 days ago\n/);
+    expect(text).toMatch(/ 3 days ago +never +never\n/);
   });
 
   it('the table strips control characters and lists the missed runs', () => {
@@ -118,7 +118,7 @@ describe('entries whose expected runs cannot be computed (snapshot resources: th
     const d = resourcesDoc();
     expect(d.summary.resources).toMatchObject({ entries: 2, computable: 0, expected: 0 });
     const text = reportTable(d, { palette: plainPalette, width: 200, noHeaders: false, now: new Date(until) });
-    expect(text).toContain('Snapshot resources (backups activated): 2 resources, expected runs cannot be computed, 2 completed, 2 unscheduled; success 100%\n');
+    expect(text).toContain('Snapshot resources (backups activated): 2 resources, expected runs cannot be computed, 2 completed, 2 of unknown schedule; success 100%\n');
     expect(reportMarkdown(d)).toContain('2 resources, expected runs cannot be computed, 2 completed');
   });
 
@@ -127,7 +127,8 @@ describe('entries whose expected runs cannot be computed (snapshot resources: th
     const text = reportTable(d, { palette: plainPalette, width: 200, noHeaders: false, now: new Date(until) });
     expect(text.match(/expected runs cannot be computed: the record states no schedule/g)).toHaveLength(1);
     expect(text).toContain('  all 2: expected runs cannot be computed: the record states no schedule\n');
-    expect(text).toMatch(/^disk 1 +not stated by the service +n\/a /m);
+    // Issue 23 §2: the schedule is unknown, and said so: nothing is missed, nothing is unscheduled.
+    expect(text).toMatch(/^disk 1 +not stated by the service +unknown +1 +0 +0 +unknown +0; 1 schedule unknown /m);
     const md = reportMarkdown(d);
     expect(md.match(/the record states no schedule/g)).toHaveLength(1);
     expect(md).toContain('| `not stated by the service` |');
@@ -141,6 +142,9 @@ describe('entries whose expected runs cannot be computed (snapshot resources: th
     const strips = html.match(/<svg class="chart" id="calendar-resources-\d+"[^]*?<\/svg>/g)!;
     expect(strips).toHaveLength(2);
     for (const strip of strips) expect(strip).not.toContain('<circle');
-    expect(html).toContain('2026-03-27: 1 snapshot, completed (expected runs cannot be computed)');
+    expect(html).toContain('2026-03-27: 1 snapshot, completed (schedule unknown: expected runs cannot be computed)');
+    // A day without a snapshot is "schedule unknown" (its own colour and a "?"), not "no run expected".
+    expect(html).toContain('2026-03-26: no snapshot (schedule unknown: expected runs cannot be computed)');
+    for (const strip of strips) expect(strip).toContain('class="q">?</text>');
   });
 });

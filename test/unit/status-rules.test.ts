@@ -172,6 +172,8 @@ function job(overrides: Partial<JobStatus>): JobStatus {
     max_age_seconds: 93600,
     within_max_age: false,
     storage: ['Primary object storage', 'Offsite copy'],
+    verify: null,
+    restore_test: null,
     ...overrides,
   };
 }
@@ -189,7 +191,7 @@ describe('the jobs table', () => {
   it('shows every column on a wide terminal', () => {
     const text = view(Infinity);
     const [, header, row] = text.split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'Last 10', 'Next run', 'Storage']);
+    expect(header!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'Last 10', 'Next run', 'Storage', 'Last verify', 'Restore test passed']);
     expect(row!.split(/\s{2,}/)).toEqual([
       'failing',
       'web files',
@@ -200,6 +202,8 @@ describe('the jobs table', () => {
       '✔✔✔✔✔✔✔✔✔✖',
       'in 13 hours',
       'Primary object storage, Offsite copy',
+      'never',
+      'never',
     ]);
     expect(text).toContain('1 job: 1 failing. Max age 26h.');
   });
