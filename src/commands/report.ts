@@ -5,7 +5,7 @@
 // self-contained HTML file with charts.
 import type { Handler, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
-import { FLEET_CALLS, fleetDryRun, onePage } from '../status/fleet.js';
+import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';
 import { parseDatetime } from '../util/time.js';
@@ -110,7 +110,7 @@ const report: Handler = async (input, ctx) => {
     }
   }
   if (outputFile !== undefined) {
-    const { checkOutputFile } = await import('../status/output-file.js');
+    const { checkOutputFile } = await import('../output/output-file.js');
     await checkOutputFile(outputFile);
   }
   // The table, the document and the HTML show the other sections; tsv and -q are per job.
@@ -129,11 +129,11 @@ const report: Handler = async (input, ctx) => {
   return runCronJob(v, ctx, async () => {
     const [{ collectReport }, { loadCronTools }, { readJobMarks }] = await Promise.all([
       import('../report/collect.js'),
-      import('../status/schedule.js'),
+      import('../fleet/schedule.js'),
       import('../fleet/marks.js'),
     ]);
     const doc = await collectReport(ctx, { jobs, sections, window: { since, until, graceMs, now }, tools: await loadCronTools(), marks: await readJobMarks(ctx), check });
-    const { renderToOutput } = await import('../status/output-file.js');
+    const { renderToOutput } = await import('../output/output-file.js');
     // --check -q: only the jobs that break a threshold, so a script can act on them.
     const broken = new Set(doc.check?.broken.map((b) => b.id));
     const shown = check && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter((j) => broken.has(j.id)) } : doc;
@@ -187,7 +187,7 @@ async function resultFor(doc: ReportDocument, format: Format, color: boolean, wi
       return { kind: 'text', text: reportHtml(doc) };
     }
     case 'table': {
-      const [{ reportTable }, { makePalette }] = await Promise.all([import('../report/text.js'), import('../status/view.js')]);
+      const [{ reportTable }, { makePalette }] = await Promise.all([import('../report/text.js'), import('../output/view-table.js')]);
       return { kind: 'text', text: reportTable(doc, { palette: await makePalette(color), width, noHeaders, now, explain }) };
     }
   }

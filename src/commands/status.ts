@@ -5,7 +5,7 @@
 // metrics for node_exporter's textfile collector.
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
-import { FLEET_CALLS, fleetDryRun, onePage } from '../status/fleet.js';
+import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';
 import { parseDuration } from '../util/time.js';
@@ -83,7 +83,7 @@ const status: Handler = async (input, ctx) => {
   const { jobColumns } = await import('../status/view.js');
   const jobKeys = ctx.output.columns && (format === 'table' || format === 'tsv') ? selectColumns(jobColumns, ctx.output.columns).map((c) => c.key) : undefined;
   if (outputFile !== undefined) {
-    const { checkOutputFile } = await import('../status/output-file.js');
+    const { checkOutputFile } = await import('../output/output-file.js');
     await checkOutputFile(outputFile);
   }
   if (ctx.globals.dryRun) {
@@ -96,7 +96,7 @@ const status: Handler = async (input, ctx) => {
     );
   }
 
-  const [{ collectStatus }, { loadCronTools }] = await Promise.all([import('../status/collect.js'), import('../status/schedule.js')]);
+  const [{ collectStatus }, { loadCronTools }] = await Promise.all([import('../status/collect.js'), import('../fleet/schedule.js')]);
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(v, ctx, async () => {
     const { readJobMarks } = await import('../fleet/marks.js');
@@ -110,7 +110,7 @@ const status: Handler = async (input, ctx) => {
       marks: await readJobMarks(ctx),
     });
 
-    const { renderToOutput } = await import('../status/output-file.js');
+    const { renderToOutput } = await import('../output/output-file.js');
     // --check -q: the ids of the jobs that fail the check, so a script can act on them.
     const shown = v.check === true && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter(breaksCheck) } : doc;
     await renderToOutput(ctx, outputFile, (out, io) => resultFor(shown, format, out, io, ctx, maxAges, jobKeys));

@@ -33,8 +33,8 @@
 // - Where the schedule is unknown (a snapshot resource whose record states
 //   none), backups are counted by status as "schedule unknown", never as
 //   unscheduled, and no run is missed.
-import { isInProgress } from '../status/model.js';
-import type { CronTools } from '../status/schedule.js';
+import { isInProgress } from '../fleet/statuses.js';
+import type { CronTools } from '../fleet/schedule.js';
 import type { EntryKind, ReportAttempt, ReportEntry, ReportRun, ReportSchedule, ReportTotals, RunOutcome } from './model.js';
 
 export interface ReportWindow {
@@ -263,6 +263,7 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
   const schedules: ReportSchedule[] = input.schedules.map((s, i) => ({
     id: s.id,
     text: s.text,
+    words: input.kind === 'job' && s.cron !== null ? (tools.words(s.cron, s.timezone) ?? null) : null,
     timezone: s.timezone,
     status: s.status,
     expected: perSchedule[i] ?? null,

@@ -3,7 +3,7 @@
 // default-src 'none' makes sure), readable on paper. Every text from the
 // service is escaped. It reads the document only.
 import { sanitize } from '../output/format.js';
-import { durationText } from '../status/model.js';
+import { durationText } from '../util/duration.js';
 import { dayCells, type DayCell } from './compute.js';
 import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './model.js';
 import {
@@ -79,8 +79,19 @@ td.unknown { color: #6d4c00; }
 .nowrap { white-space: nowrap; }
 .legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 12px; color: var(--muted); margin: 6px 0 10px; }
 .legend svg { vertical-align: -2px; margin-right: 4px; }
+.strips-scroll { overflow-x: auto; }
 .strips { display: grid; grid-template-columns: minmax(140px, 220px) 1fr; gap: 4px 12px; align-items: center; }
 .strips .name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.strips svg.chart { max-width: none; }
+.table-scroll { overflow-x: auto; }
+@media screen and (max-width: 600px) {
+  body { padding: 12px 12px 32px; }
+  .strips { grid-template-columns: 130px 1fr; gap: 4px 8px; }
+  .strips .name { position: sticky; left: 0; z-index: 1; background: var(--bg); font-size: 12px; }
+  .multiples { grid-template-columns: 1fr; }
+  .card { min-width: 90px; padding: 8px 10px; }
+  .card b { font-size: 18px; }
+}
 .multiples { display: grid; grid-template-columns: repeat(auto-fill, minmax(330px, 1fr)); gap: 16px; }
 .multiples figure { margin: 0; }
 figcaption { font-size: 13px; margin-bottom: 2px; }
@@ -100,7 +111,10 @@ footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
   /* Every column on the paper: smaller, and cells may wrap (a column past the edge is lost). */
   table { font-size: 7.5pt; }
   th, td { padding: 2px 3px; }
-  th { white-space: normal; }
+  th, td { white-space: normal; }
+  .strips-scroll, .table-scroll { overflow: visible; }
+  .strips { min-width: 0 !important; }
+  .strips svg.chart { max-width: 100%; }
 }
 `;
 
@@ -146,7 +160,7 @@ function successChart(entries: readonly ReportEntry[], id: string): string {
   entries.forEach((e, i) => {
     const y = i * rowH + 3;
     const name = entryLabel(e);
-    out += `<text x="${labelW - 8}" y="${y + 13}" text-anchor="end">${h(name.length > 30 ? `${name.slice(0, 29)}…` : name)}</text>`;
+    out += `<text x="${labelW - 8}" y="${y + 13}" text-anchor="end">${h(middleCut(name, 30))}</text>`;
     if (e.success_rate === null) {
       out += `<text x="${labelW + 4}" y="${y + 13}">n/a</text>`;
       return;
@@ -161,6 +175,42 @@ function successChart(entries: readonly ReportEntry[], id: string): string {
 
 const CELL = 16;
 const GAP = 2;
+
+/**
+ * The mark of an outcome inside a 16-unit cell, so colour is never the only sign (issue 25 §8):
+ * completed a tick, with errors "!", failed a white cross, expired a slashed circle, missed a red
+ * cross on white, in progress a triangle, pending a ring, schedule unknown "?".
+ */
+function markSvg(outcome: RunOutcome | 'none'): string {
+  switch (outcome) {
+    case 'completed':
+      return '<path d="M4 8.5 L7 11.5 L12 4.5" stroke="#ffffff" stroke-width="2" fill="none"/>';
+    case 'completed_with_errors':
+      return '<path d="M8 3.5 V9 M8 11 V12.5" stroke="#1d2329" stroke-width="2"/>';
+    case 'failed':
+      return '<path d="M5 5 L11 11 M11 5 L5 11" stroke="#ffffff" stroke-width="2"/>';
+    case 'expired':
+      return '<circle cx="8" cy="8" r="4" stroke="#ffffff" stroke-width="1.5" fill="none"/><path d="M5.2 10.8 L10.8 5.2" stroke="#ffffff" stroke-width="1.5"/>';
+    case 'missed':
+      return `<path d="M4 4 L12 12 M12 4 L4 12" stroke="${COLOURS.failed}" stroke-width="2"/>`;
+    case 'in_progress':
+      return '<path d="M6 4.5 L11.5 8 L6 11.5 Z" fill="#ffffff"/>';
+    case 'pending':
+      return '<circle cx="8" cy="8" r="3" stroke="#37474f" stroke-width="1.2" fill="none"/>';
+    case 'unknown':
+      return '<text x="8" y="12" text-anchor="middle" class="q">?</text>';
+    default:
+      return '';
+  }
+}
+
+/** A long name cut in the middle, so the end that tells "… 192.0.2.30" from "… 192.0.2.37" stays. */
+export function middleCut(name: string, max: number): string {
+  const chars = [...name];
+  if (chars.length <= max) return name;
+  const tail = Math.ceil((max - 1) / 2);
+  return `${chars.slice(0, max - 1 - tail).join('').trimEnd()}…${chars.slice(chars.length - tail).join('').trimStart()}`;
+}
 
 /** A day of an entry whose runs cannot be computed: its backups (all unscheduled) by their worst outcome. */
 function backupsOfDay(c: DayCell, e: ReportEntry): string {
@@ -182,10 +232,9 @@ function cellSvg(c: DayCell | undefined, x: number, e: ReportEntry): string {
         ? `${c.day}: ${c.runs} expected${c.missed ? `, ${c.missed} missed` : ''}, worst ${outcome === 'unknown' ? `unknown (${changed})` : LABELS[outcome]}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`
         : `${c.day}: ${c.scheduleUnknown ? `schedule unknown (${changed})` : 'no run expected'}${c.unscheduled ? `, ${c.unscheduled} unscheduled` : ''}`;
   let out = `<rect x="${x}" y="0" width="${CELL}" height="${CELL}" rx="2" fill="${fill}" stroke="${outcome === 'missed' ? COLOURS.failed : 'none'}" stroke-width="${outcome === 'missed' ? 1.5 : 0}"><title>${h(`${label} ${title}`)}</title></rect>`;
-  if (outcome === 'unknown') out += `<text x="${x + CELL / 2}" y="${CELL - 4}" text-anchor="middle" class="q">?</text>`;
-  if (c?.missed) {
-    out += `<path d="M${x + 4} 4 L${x + CELL - 4} ${CELL - 4} M${x + CELL - 4} 4 L${x + 4} ${CELL - 4}" stroke="${COLOURS.failed}" stroke-width="2"/>`;
-  }
+  // The worst outcome's mark; a day whose worst is not "missed" but that missed a run still shows the cross.
+  const mark = markSvg(c?.missed && outcome !== 'missed' ? 'missed' : outcome);
+  if (mark) out += `<g transform="translate(${x} 0)" pointer-events="none">${mark}</g>`;
   // Without expected runs every backup is unscheduled: a dot on each day would say nothing.
   if (c?.unscheduled && e.computable) out += `<circle cx="${x + CELL / 2}" cy="${CELL + 4}" r="2" fill="#37474f"/>`;
   return out;
@@ -197,35 +246,32 @@ function calendar(entries: readonly ReportEntry[], since: number, until: number,
   const days = [...new Set(rows.flatMap((r) => r.cells.map((c) => c.day)))].sort();
   const width = days.length * (CELL + GAP);
   const height = CELL + 8;
-  let out = '<div class="strips">';
+  // On a narrow screen the strips keep their cells (16 px) and scroll sideways, names held at the left.
+  let out = `<div class="strips-scroll"><div class="strips" style="min-width: ${width + 150}px">`;
   // A header row: day of month every few days.
   out += '<div></div>';
   out += `<svg class="chart" id="${id}-days" role="img" aria-label="Days" width="${width}" height="14" viewBox="0 0 ${width} 14" xmlns="http://www.w3.org/2000/svg">`;
   days.forEach((d, i) => {
     const last = i === days.length - 1;
-    if (i % 5 === 0 || last) out += `<text x="${last ? width : i * (CELL + GAP) + CELL / 2}" y="11" text-anchor="${last ? 'end' : i === 0 ? 'start' : 'middle'}">${h(d.slice(5))}</text>`;
+    // Every fifth day and the last; a fifth day too close to the last (its label would overlap it) gives way.
+    const labelled = last || (i % 5 === 0 && (i === 0 || days.length - 1 - i >= 3));
+    if (labelled) out += `<text x="${last ? width : i * (CELL + GAP) + CELL / 2}" y="11" text-anchor="${last ? 'end' : i === 0 ? 'start' : 'middle'}">${h(d.slice(5))}</text>`;
   });
   out += '</svg>';
   rows.forEach(({ e, cells }, r) => {
     const label = entryLabel(e);
     const byDay = new Map(cells.map((c) => [c.day, c]));
-    out += `<div class="name" title="${h(label)}">${h(label)} <span class="muted">(${h(e.timezone)})</span></div>`;
+    out += `<div class="name" title="${h(`${label} (${e.timezone})`)}">${h(middleCut(label, 28))} <span class="muted">(${h(e.timezone)})</span></div>`;
     out += `<svg class="chart" id="${id}-${r}" role="img" aria-label="${h(`Calendar of ${label}`)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">`;
     days.forEach((d, i) => (out += cellSvg(byDay.get(d), i * (CELL + GAP), e)));
     out += '</svg>';
   });
-  return out + '</div>';
+  return out + '</div></div>';
 }
 
 function legend(): string {
   const items = (['completed', 'completed_with_errors', 'failed', 'expired', 'missed', 'in_progress', 'pending', 'unknown', 'none'] as const).map((o) => {
-    const mark =
-      o === 'missed'
-        ? `<path d="M4 4 L10 10 M10 4 L4 10" stroke="${COLOURS.failed}" stroke-width="2"/>`
-        : o === 'unknown'
-          ? '<text x="7" y="11" text-anchor="middle" class="q">?</text>'
-          : '';
-    return `<span><svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><rect x="0.5" y="0.5" width="13" height="13" rx="2" fill="${COLOURS[o]}" stroke="${o === 'missed' ? COLOURS.failed : '#b0bec5'}"/>${mark}</svg>${h(LABELS[o])}</span>`;
+    return `<span><svg width="14" height="14" viewBox="0 0 16 16" aria-hidden="true"><rect x="0.5" y="0.5" width="15" height="15" rx="2" fill="${COLOURS[o]}" stroke="${o === 'missed' ? COLOURS.failed : '#b0bec5'}"/>${markSvg(o)}</svg>${h(LABELS[o])}</span>`;
   });
   items.push('<span><svg width="14" height="14" viewBox="0 0 14 14" aria-hidden="true"><circle cx="7" cy="7" r="2.5" fill="#37474f"/></svg>unscheduled backup that day</span>');
   return `<div class="legend">${items.join('')}</div>`;
@@ -265,16 +311,31 @@ function durationChart(e: ReportEntry, since: number, until: number, id: string)
 // ---------------------------------------------------------------------------
 // Tables
 
+/** The schedules of an entry in words (jobs, as status has them), else their text and time zone. */
+function figuresSchedule(e: ReportEntry): string {
+  const zone = (z: string) => h(z).replace(/\//g, '/<wbr>');
+  if (!e.schedules.length) return 'none';
+  return e.schedules
+    .map((s) => {
+      if (s.words) {
+        const at = s.words.lastIndexOf(` ${s.timezone}`);
+        return at > 0 ? `${h(s.words.slice(0, at))} ${zone(s.timezone)}` : h(s.words);
+      }
+      return s.expected === null ? h(s.text) : `${h(s.text)} ${zone(s.timezone)}`;
+    })
+    .join('<br>');
+}
+
 function entryTable(entries: readonly ReportEntry[]): string {
   const jobs = entries.some((e) => e.kind === 'job');
   const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success', ...(jobs ? ['Last verify', 'Restore test'] : [])];
-  let out = `<table><thead><tr>${head.map((c, i) => `<th${i === 1 || i >= 12 ? ' class="text"' : ''}>${c}</th>`).join('')}</tr></thead><tbody>`;
+  let out = `<div class="table-scroll"><table><thead><tr>${head.map((c, i) => `<th${i === 1 || i >= 12 ? ' class="text"' : ''}>${c}</th>`).join('')}</tr></thead><tbody>`;
   for (const e of entries) {
     const failed = e.failed + e.expired;
     const cells = [
       `<td>${h(entryLabel(e))}</td>`,
-      // A time zone may break after its slash (America/<wbr>New_York): the table fits a printed page.
-      `<td class="text">${scheduleText(e, h, (zone) => h(zone).replace(/\//g, '/<wbr>'), '<br>')}</td>`,
+      // In words, as status writes it ("daily at 04:00 America/New_York"); a time zone may break after its slash.
+      `<td class="text">${figuresSchedule(e)}</td>`,
       `<td${e.expected === null ? ' class="unknown"' : ''}>${e.expected ?? 'unknown'}</td>`,
       `<td>${e.completed}</td>`,
       `<td>${e.completed_with_errors}</td>`,
@@ -296,7 +357,7 @@ function entryTable(entries: readonly ReportEntry[]): string {
     ];
     out += `<tr>${cells.join('')}</tr>`;
   }
-  out += '</tbody></table>';
+  out += '</tbody></table></div>';
   const notes: string[] = [];
   for (const e of entries) {
     if (e.missed_runs.length) {

@@ -66,6 +66,7 @@ const entry = z.object({
       z.object({
         id: idSchema,
         text: describe(z.string(), 'The cron expression, or "every 24h from 03:00" for snapshot schedules'),
+        words: describe(z.optional(z.nullable(z.string())), 'A job schedule in words with its time zone, as status writes it ("daily at 04:00 America/New_York"); null when unreadable or not a job\'s'),
         timezone: z.string(),
         status: z.nullable(z.string()),
         expected: describe(z.nullable(z.int()), 'Runs it expected in the window; null when they cannot be computed'),

@@ -4,8 +4,8 @@
 import type { Column } from '../cli/types.js';
 import { displayWidth, humanBytes, relativeTime, sanitize } from '../output/format.js';
 import { wordParts, wrapHanging, wrapParts } from '../util/wrap.js';
-import { durationText } from '../status/model.js';
-import { table, type Palette, type ViewColumn } from '../status/view.js';
+import { durationText } from '../util/duration.js';
+import { table, type Palette, type ViewColumn } from '../output/view-table.js';
 import type { ReportDocument, ReportEntry, ReportTotals } from './model.js';
 
 /** Each section of the document: its key, title and what its entries are called. */
@@ -35,11 +35,14 @@ export function sizeText(e: ReportEntry): string {
 
 const zoned = new Map<string, Intl.DateTimeFormat>();
 
-/** `2026-03-29 03:00 GMT+2`: a time as the schedule's clock shows it. */
+/**
+ * `2026-03-29 03:00 UTC+2`: a time as the schedule's clock shows it, with its offset from UTC. One style
+ * for every zone (issue 25 §8: "GMT+1" beside "EST" read as two systems): UTC, UTC+1, UTC-5, UTC+5:30.
+ */
 export function localTime(iso: string, timezone: string): string {
   let f = zoned.get(timezone);
   if (!f) {
-    const options: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' };
+    const options: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'shortOffset' };
     try {
       f = new Intl.DateTimeFormat('en-CA', { ...options, timeZone: timezone });
     } catch {
@@ -48,7 +51,8 @@ export function localTime(iso: string, timezone: string): string {
     zoned.set(timezone, f);
   }
   const parts = Object.fromEntries(f.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${parts.timeZoneName ?? ''}`.trim();
+  const offset = (parts.timeZoneName ?? '').replace(/^GMT/, 'UTC');
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`.trim();
 }
 
 /** `2026-10-01 02:00 UTC`: the window's ends. */

@@ -27,7 +27,8 @@ export const RECENT_WINDOW = 10;
 /** The default of --max-age. */
 export const DEFAULT_MAX_AGE_MS = 26 * 3_600_000;
 
-const IN_PROGRESS = new Set(['pending', 'running', 'starting', 'queued', 'in_progress', 'in-progress', 'transferring', 'pre_request']);
+import { isInProgress } from '../fleet/statuses.js';
+export { isInProgress };
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 const nullableString = (text: string) => describe(z.nullable(z.string()), text);
@@ -181,9 +182,6 @@ export interface BackupLike {
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : typeof v === 'number' ? String(v) : null);
 
-export function isInProgress(status: string | null | undefined): boolean {
-  return status != null && IN_PROGRESS.has(status);
-}
 
 /** Counts as a successful backup: completed, and completed_with_errors when errors are allowed. */
 export function isSuccess(status: string | null | undefined, allowErrors: boolean): boolean {
@@ -374,23 +372,5 @@ export function maxAgeFor(rules: MaxAgeRules, job: { id: string; name?: string |
   return ms;
 }
 
-/** 26h, 2d, 1h30m: the shortest way to write a duration in whole units. */
-export function durationText(ms: number): string {
-  const units: Array<[string, number]> = [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-  ];
-  // Whole days read better than hours only when the value is a whole number of days.
-  if (ms % 86_400_000 !== 0) units.shift();
-  let rest = Math.round(ms);
-  let out = '';
-  for (const [name, size] of units) {
-    if (rest >= size) {
-      out += `${Math.floor(rest / size)}${name}`;
-      rest %= size;
-    }
-  }
-  return out || `${Math.round(ms)}ms`;
-}
+// durationText moved to src/util/duration.ts (status and report both write durations).
+export { durationText } from '../util/duration.js';

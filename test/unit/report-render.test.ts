@@ -70,8 +70,8 @@ describe('report renderers', () => {
   it('a file (Markdown, HTML) dates the last success at the schedule\'s local time; the terminal says how long ago', () => {
     // A file is read later than it is made: "2 days ago" would go wrong with every day it sits in an audit folder.
     const md = reportMarkdown(doc());
-    expect(md).toMatch(/\| 2026-03-27 02:40 GMT\+1 \| never \| never \|$/m);
-    expect(reportHtml(doc())).toContain('<td class="text"><span class="nowrap">2026-03-27</span> 02:40 GMT+1</td>');
+    expect(md).toMatch(/\| 2026-03-27 02:40 UTC\+1 \| never \| never \|$/m);
+    expect(reportHtml(doc())).toContain('<td class="text"><span class="nowrap">2026-03-27</span> 02:40 UTC+1</td>');
     const text = reportTable(doc(), { palette: plainPalette, width: 200, noHeaders: false, now: new Date('2026-03-31T00:00:00Z') });
     expect(text).toMatch(/ 3 days ago +never +never\n/);
   });
@@ -80,7 +80,7 @@ describe('report renderers', () => {
     const text = reportTable(doc(), { palette: plainPalette, width: 200, noHeaders: false, now: new Date('2026-03-31T00:00:00Z') });
     expect(text).not.toContain('\x1b');
     expect(text).toContain('Jobs: 1 job, 5 expected runs, 1 completed, 4 missed; success 20.0%');
-    expect(text).toMatch(/missed 2026-03-26 02:30 GMT\+1, 2026-03-28 02:30 GMT\+1, 2026-03-29 03:00 GMT\+2, 2026-03-30 02:30 GMT\+2/);
+    expect(text).toMatch(/missed 2026-03-26 02:30 UTC\+1, 2026-03-28 02:30 UTC\+1, 2026-03-29 03:00 UTC\+2, 2026-03-30 02:30 UTC\+2/);
   });
 });
 

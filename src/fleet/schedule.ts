@@ -1,0 +1,89 @@
+// A schedule's cron expression in words and its next run, in the schedule's
+// time zone. croner computes run times (time zones and daylight-saving changes
+// included) and cronstrue writes the words; both load only when status runs.
+
+export interface CronTools {
+  /**
+   * "daily at 02:00 Europe/Paris", "at 00:15, only on Sunday UTC", "every 15 minutes UTC";
+   * undefined when the expression cannot be read.
+   */
+  words(cron: string, timezone?: string | null): string | undefined;
+  /** The first run strictly after `from`, or undefined (unreadable expression or time zone, or no run ahead). */
+  nextRun(cron: string, timezone: string | null | undefined, from: Date): Date | undefined;
+  /**
+   * Every run in [from, to] (both included), in order, as croner computes them in the time zone
+   * (a wall-clock time skipped by a spring-forward change comes at the first minute after the gap;
+   * a time repeated by a fall-back change comes once). Undefined when the expression or zone is
+   * unreadable; at most `limit` runs (default 100 000), so a `* * * * *` over years stays bounded.
+   */
+  runsBetween(cron: string, timezone: string | null | undefined, from: Date, to: Date, limit?: number): Date[] | undefined;
+}
+
+/** The service's schedules default to UTC (jobs create sends UTC when no --timezone is given). */
+export const DEFAULT_TIMEZONE = 'UTC';
+
+type Describe = (expression: string, options: Record<string, unknown>) => string;
+type CronConstructor = typeof import('croner').Cron;
+
+let loaded: Promise<CronTools> | undefined;
+
+export function loadCronTools(): Promise<CronTools> {
+  loaded ??= (async () => {
+    const [croner, cronstrue] = await Promise.all([import('croner'), import('cronstrue')]);
+    // cronstrue is CommonJS: its toString sits on the default export, whichever
+    // way the loader (node, vite, esbuild) wraps module.exports.
+    const describe = (cronstrue as unknown as { default: { toString: Describe } }).default.toString;
+    return makeCronTools(croner.Cron, describe);
+  })();
+  return loaded;
+}
+
+const ANY = new Set(['*', '?']);
+// Nicknames croner and cronstrue both read that mean "once a day".
+const DAILY_NICKNAMES = new Set(['@daily', '@midnight']);
+
+function makeCronTools(Cron: CronConstructor, describe: Describe): CronTools {
+  // Without a function to call, croner schedules nothing: it only computes.
+  const paused = (cron: string, timezone: string | null | undefined) =>
+    new Cron(cron.trim(), { timezone: timezone?.trim() || DEFAULT_TIMEZONE, paused: true });
+  return {
+    words(cron, timezone) {
+      const expression = cron.trim();
+      if (!expression) return undefined;
+      let text: string;
+      try {
+        text = describe(expression, { use24HourTimeFormat: true, throwExceptionOnParseError: true, verbose: false });
+      } catch {
+        return undefined;
+      }
+      const fields = expression.split(/\s+/);
+      // cronstrue says "At 02:00" for every day; with day of month, month and
+      // day of week all open, that is what people call daily.
+      const everyDay =
+        DAILY_NICKNAMES.has(expression.toLowerCase()) || (fields.length === 5 && fields.slice(2).every((f) => ANY.has(f)));
+      let phrase = text.charAt(0).toLowerCase() + text.slice(1);
+      if (everyDay && /^at \d/.test(phrase) && !phrase.includes(',')) phrase = `daily ${phrase}`;
+      return `${phrase} ${timezone?.trim() || DEFAULT_TIMEZONE}`;
+    },
+    nextRun(cron, timezone, from) {
+      try {
+        return paused(cron, timezone).nextRun(from) ?? undefined;
+      } catch {
+        return undefined;
+      }
+    },
+    runsBetween(cron, timezone, from, to, limit = 100_000) {
+      let job: InstanceType<CronConstructor>;
+      try {
+        job = paused(cron, timezone);
+      } catch {
+        return undefined;
+      }
+      const runs: Date[] = [];
+      // nextRun is strictly after its argument: start a millisecond early so `from` itself counts.
+      let at: Date | null = new Date(from.getTime() - 1);
+      while (runs.length < limit && (at = job.nextRun(at)) && at.getTime() <= to.getTime()) runs.push(at);
+      return runs;
+    },
+  };
+}
