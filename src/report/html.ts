@@ -70,9 +70,9 @@ p.meta, .muted { color: var(--muted); }
 .card span { color: var(--muted); font-size: 12px; }
 .sections { margin: 0; padding-left: 18px; }
 table { border-collapse: collapse; width: 100%; margin: 8px 0; font-size: 13px; }
-th, td { border-bottom: 1px solid var(--line); padding: 4px 8px; text-align: right; vertical-align: top; white-space: nowrap; }
+th, td { border-bottom: 1px solid var(--line); padding: 4px 6px; text-align: right; vertical-align: top; white-space: nowrap; }
 td.text, td:first-child { white-space: normal; }
-th { background: var(--panel); font-weight: 600; }
+th { background: var(--panel); font-weight: 600; white-space: normal; }
 th:first-child, td:first-child, td.text, th.text { text-align: left; }
 td.bad { color: var(--bad); font-weight: 600; }
 td.unknown { color: #6d4c00; }
@@ -81,13 +81,24 @@ td.unknown { color: #6d4c00; }
 .legend svg { vertical-align: -2px; margin-right: 4px; }
 .strips-scroll { overflow-x: auto; }
 .strips { display: grid; grid-template-columns: minmax(140px, 220px) 1fr; gap: 4px 12px; align-items: center; }
-.strips .name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.strips .name { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; line-height: 1.2; }
+.strips .name .zone { display: block; font-size: 11px; }
+.strips .name .short { display: none; }
 .strips svg.chart { max-width: none; }
 .table-scroll { overflow-x: auto; }
 @media screen and (max-width: 600px) {
   body { padding: 12px 12px 32px; }
   .strips { grid-template-columns: 130px 1fr; gap: 4px 8px; }
   .strips .name { position: sticky; left: 0; z-index: 1; background: var(--bg); font-size: 12px; }
+  /* Scrolled to the newest days first: a right-to-left scroller around a left-to-right grid. */
+  .strips .name .long { display: none; }
+  .strips .name .short { display: inline; }
+  .table-scroll td:first-child, .table-scroll th:first-child { position: sticky; left: 0; z-index: 1; background: var(--bg); }
+  .table-scroll th:first-child { background: var(--panel); }
+  .strips-scroll { direction: rtl; }
+  .strips { direction: ltr; }
+  .chart-scroll { overflow-x: auto; }
+  .chart-scroll svg.chart { max-width: none; }
   .multiples { grid-template-columns: 1fr; }
   .card { min-width: 90px; padding: 8px 10px; }
   .card b { font-size: 18px; }
@@ -98,6 +109,7 @@ figcaption { font-size: 13px; margin-bottom: 2px; }
 svg.chart { display: block; max-width: 100%; height: auto; }
 svg text { font: 11px system-ui, -apple-system, "Segoe UI", Roboto, Arial, sans-serif; fill: var(--muted); }
 svg text.q { font-weight: 700; fill: #6d4c00; }
+svg text.rate { fill: var(--fg); }
 ul.notes { margin: 4px 0; padding-left: 18px; font-size: 13px; }
 ul.notes li.missed { color: var(--bad); }
 footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
@@ -109,10 +121,11 @@ footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
   figure, .card, tr, .strips > * { break-inside: avoid; }
   .multiples { grid-template-columns: repeat(2, 1fr); }
   /* Every column on the paper: smaller, and cells may wrap (a column past the edge is lost). */
-  table { font-size: 7.5pt; }
-  th, td { padding: 2px 3px; }
+  table { font-size: 6.5pt; }
+  th, td { padding: 2px 2px; }
   th, td { white-space: normal; }
-  .strips-scroll, .table-scroll { overflow: visible; }
+  .strips-scroll, .table-scroll, .chart-scroll { overflow: visible; }
+  .chart-scroll svg.chart { max-width: 100%; }
   .strips { min-width: 0 !important; }
   .strips svg.chart { max-width: 100%; }
 }
@@ -148,10 +161,12 @@ function summary(doc: ReportDocument): string {
 /** Horizontal bars, one per entry. */
 function successChart(entries: readonly ReportEntry[], id: string): string {
   const rowH = 22;
-  const labelW = 200;
-  const barW = 420;
+  // The name and the rate before the bar: on a 420 px phone the chart scrolls a little rather than
+  // shrinking its text past reading, and what scrolls away is the end of the bars, not the figures.
+  const labelW = 220;
+  const barW = 300;
   const height = entries.length * rowH + 24;
-  const width = labelW + barW + 70;
+  const width = labelW + barW + 12;
   let out = `<svg class="chart" id="${id}" role="img" aria-label="Success rate per entry" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">`;
   for (const pct of [0, 50, 100]) {
     const x = labelW + (barW * pct) / 100;
@@ -160,15 +175,12 @@ function successChart(entries: readonly ReportEntry[], id: string): string {
   entries.forEach((e, i) => {
     const y = i * rowH + 3;
     const name = entryLabel(e);
-    out += `<text x="${labelW - 8}" y="${y + 13}" text-anchor="end">${h(middleCut(name, 30))}</text>`;
-    if (e.success_rate === null) {
-      out += `<text x="${labelW + 4}" y="${y + 13}">n/a</text>`;
-      return;
-    }
+    out += `<text x="${labelW - 56}" y="${y + 13}" text-anchor="end">${h(middleCut(name, 26))}</text>`;
+    out += `<text x="${labelW - 8}" y="${y + 13}" text-anchor="end" class="rate">${h(e.success_rate === null ? 'n/a' : percent(e.success_rate))}</text>`;
+    if (e.success_rate === null) return;
     const w = Math.max(1, barW * e.success_rate);
     const fill = e.success_rate >= 0.999 ? COLOURS.completed : e.success_rate >= 0.9 ? COLOURS.completed_with_errors : COLOURS.failed;
     out += `<rect x="${labelW}" y="${y}" width="${w.toFixed(1)}" height="${rowH - 8}" rx="2" fill="${fill}"><title>${h(`${name}: ${percent(e.success_rate)}`)}</title></rect>`;
-    out += `<text x="${labelW + w + 6}" y="${y + 13}">${h(percent(e.success_rate))}</text>`;
   });
   return out + '</svg>';
 }
@@ -261,7 +273,7 @@ function calendar(entries: readonly ReportEntry[], since: number, until: number,
   rows.forEach(({ e, cells }, r) => {
     const label = entryLabel(e);
     const byDay = new Map(cells.map((c) => [c.day, c]));
-    out += `<div class="name" title="${h(`${label} (${e.timezone})`)}">${h(middleCut(label, 28))} <span class="muted">(${h(e.timezone)})</span></div>`;
+    out += `<div class="name" title="${h(`${label} (${e.timezone})`)}"><span class="long">${h(middleCut(label, 28))}</span><span class="short">${h(middleCut(label, 18))}</span> <span class="muted zone">${h(e.timezone)}</span></div>`;
     out += `<svg class="chart" id="${id}-${r}" role="img" aria-label="${h(`Calendar of ${label}`)}" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" xmlns="http://www.w3.org/2000/svg">`;
     days.forEach((d, i) => (out += cellSvg(byDay.get(d), i * (CELL + GAP), e)));
     out += '</svg>';
@@ -311,6 +323,11 @@ function durationChart(e: ReportEntry, since: number, until: number, id: string)
 // ---------------------------------------------------------------------------
 // Tables
 
+/** Dates stay whole when a cell wraps ("2026-11-<br>26" otherwise). */
+function wholeDates(html: string): string {
+  return html.replace(/\b(\d{4}-\d\d-\d\d)\b/g, '<span class="nowrap">$1</span>');
+}
+
 /** The schedules of an entry in words (jobs, as status has them), else their text and time zone. */
 function figuresSchedule(e: ReportEntry): string {
   const zone = (z: string) => h(z).replace(/\//g, '/<wbr>');
@@ -350,8 +367,8 @@ function entryTable(entries: readonly ReportEntry[]): string {
       `<td class="text">${h(lastSuccessText(e, null)).replace(/^(\d{4}-\d\d-\d\d) /, '<span class="nowrap">$1</span> ')}</td>`,
       ...(jobs
         ? [
-            `<td class="text${e.verify?.verdict === 'failed' ? ' bad' : ''}">${h(verifyText(e, null))}</td>`,
-            `<td class="text${e.restore_test?.verdict === 'failed' ? ' bad' : ''}">${h(restoreTestText(e, null))}</td>`,
+            `<td class="text${e.verify?.verdict === 'failed' ? ' bad' : ''}">${wholeDates(h(verifyText(e, null)))}</td>`,
+            `<td class="text${e.restore_test?.verdict === 'failed' ? ' bad' : ''}">${wholeDates(h(restoreTestText(e, null)))}</td>`,
           ]
         : []),
     ];
@@ -372,7 +389,7 @@ function section(title: string, key: string, entries: readonly ReportEntry[], si
   let out = `<section id="${key}"><h2>${h(title)}</h2>`;
   if (!entries.length) return `${out}<p class="muted">None.</p></section>`;
   out += `<h3>Calendar</h3>${legend()}${calendar(entries, since, until, `calendar-${key}`)}`;
-  out += `<h3>Success rate</h3>${successChart(entries, `success-${key}`)}`;
+  out += `<h3>Success rate</h3><div class="chart-scroll">${successChart(entries, `success-${key}`)}</div>`;
   out += `<h3>Durations over time</h3><div class="multiples">`;
   entries.forEach((e, i) => {
     const stats = e.duration.count ? ` <span class="muted">median ${h(seconds(e.duration.median_seconds))}, p95 ${h(seconds(e.duration.p95_seconds))}</span>` : '';

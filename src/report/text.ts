@@ -51,7 +51,7 @@ export function localTime(iso: string, timezone: string): string {
     zoned.set(timezone, f);
   }
   const parts = Object.fromEntries(f.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
-  const offset = (parts.timeZoneName ?? '').replace(/^GMT/, 'UTC');
+  const offset = (parts.timeZoneName ?? '').replace(/^GMT/, 'UTC').replace(/^UTC[+-]0$/, 'UTC');
   return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`.trim();
 }
 

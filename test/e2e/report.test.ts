@@ -141,7 +141,7 @@ describe('report formats', () => {
     expect(r.stdout).toMatch(/^Report \d{4}-\d\d-\d\d \d\d:\d\d UTC to /);
     expect(r.stdout).toMatch(/NAME\s+SCHEDULE\s+EXPECTED\s+OK\s+ERRORS\s+FAILED\s+MISSED/);
     expect(r.stdout).toMatch(/^crm-db-failing\s+15 1 \* \* \* Europe\/Paris\s+\d+\s+\d+\s+\d+\s+[23]\s/m);
-    expect(r.stdout).toMatch(/archive files: missed \d{4}-\d\d-\d\d 04:00 E[SD]T/);
+    expect(r.stdout).toMatch(/archive files: missed \d{4}-\d\d-\d\d 04:00 UTC-[45]/);
     expect(r.stdout).toContain('Droplets');
     expect(r.stdout).not.toMatch(/\x1b\[/);
   });

@@ -4,7 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCronTools, type CronTools } from '../../src/status/schedule.js';
 import { buildEntry, totalsOf } from '../../src/report/compute.js';
-import { reportHtml } from '../../src/report/html.js';
+import { middleCut, reportHtml } from '../../src/report/html.js';
 import { reportMarkdown, reportTable } from '../../src/report/text.js';
 import { plainPalette } from '../../src/status/view.js';
 import type { ReportDocument } from '../../src/report/model.js';
@@ -146,5 +146,69 @@ describe('entries whose expected runs cannot be computed (snapshot resources: th
     // A day without a snapshot is "schedule unknown" (its own colour and a "?"), not "no run expected".
     expect(html).toContain('2026-03-26: no snapshot (schedule unknown: expected runs cannot be computed)');
     for (const strip of strips) expect(strip).toContain('class="q">?</text>');
+  });
+});
+
+describe('the HTML report, read by a person (issue 25 §8)', () => {
+  const since = Date.parse('2026-10-27T00:00:00Z');
+  const until = Date.parse('2026-11-27T12:00:00Z');
+  function named(name: string, statuses: string[]) {
+    return buildEntry(
+      {
+        kind: 'job',
+        id: name,
+        name,
+        createdAt: undefined,
+        schedules: [{ id: 1, cron: '0 4 * * *', text: '0 4 * * *', timezone: 'America/New_York', status: 'active' }],
+        attempts: statuses.map((status, i) => ({ id: `b${i}`, status, startedAt: since + (i + 1) * 86_400_000 + 9 * 3_600_000, completedAt: since + (i + 1) * 86_400_000 + 9.2 * 3_600_000, manual: false, sizeBytes: 1 })),
+      },
+      { since, until, graceMs: 3_600_000, now: until },
+      tools,
+    );
+  }
+  function htmlOf(entries: ReturnType<typeof named>[]): string {
+    return reportHtml({
+      generated_at: new Date(until).toISOString(),
+      window: { since: new Date(since).toISOString(), until: new Date(until).toISOString(), grace_seconds: 3600 },
+      summary: { jobs: totalsOf(entries), droplets: null, volumes: null, resources: null },
+      jobs: entries,
+      droplets: null,
+      volumes: null,
+      resources: null,
+      notes: [],
+    });
+  }
+
+  it('failed and completed cells differ by a mark, not by colour alone', () => {
+    const html = htmlOf([named('nightly', ['completed', 'failed', 'completed_with_errors', 'expired'])]);
+    const strip = html.match(/<svg class="chart" id="calendar-jobs-0"[^]*?<\/svg>/)![0];
+    expect(strip).toContain('<path d="M4 8.5 L7 11.5 L12 4.5" stroke="#ffffff"'); // completed: a tick
+    expect(strip).toContain('<path d="M5 5 L11 11 M11 5 L5 11" stroke="#ffffff"'); // failed: a white cross
+    expect(strip).toContain('<path d="M8 3.5 V9 M8 11 V12.5"'); // with errors: "!"
+    expect(strip).toContain('<circle cx="8" cy="8" r="4" stroke="#ffffff"'); // expired: a slashed circle
+  });
+
+  it('the last date labels do not overlap: a fifth day next to the last gives way', () => {
+    const html = htmlOf([named('nightly', ['completed'])]);
+    const header = html.match(/<svg class="chart" id="calendar-jobs-days"[^]*?<\/svg>/)![0];
+    const labels = [...header.matchAll(/>(\d\d-\d\d)<\/text>/g)].map((m) => m[1]);
+    // 33 New York days (10-26 to 11-27): the first, every fifth day and the last; 11-25 (day 30) is two cells
+    // from 11-27 and gives way (its label ran into the last one).
+    expect(labels).toEqual(['10-26', '10-31', '11-05', '11-10', '11-15', '11-20', '11-27']);
+  });
+
+  it('names alike up to their end are cut in the middle, keeping the end that tells them apart', () => {
+    expect(middleCut('server Cloud A prod-cloud-a 192.0.2.30', 28)).toBe('server Cloud…d-a 192.0.2.30');
+    expect(middleCut('short', 28)).toBe('short');
+    const html = htmlOf([named('server Cloud A prod-cloud-a 192.0.2.30', ['completed']), named('server Cloud A prod-cloud-a 192.0.2.37', ['completed'])]);
+    expect(html).toContain('192.0.2.30</span>');
+    expect(html).toContain('192.0.2.37</span>');
+  });
+
+  it('one time-zone style (UTC offsets), and the Figures table has the schedule in words as status writes it', () => {
+    const html = htmlOf([named('nightly', ['completed'])]);
+    expect(html).toContain('<td class="text">daily at 04:00 America/<wbr>New_York</td>');
+    expect(html).not.toMatch(/\b(EST|EDT|GMT[+-]?\d*)\b/);
+    expect(html).toMatch(/ UTC-5</);
   });
 });
