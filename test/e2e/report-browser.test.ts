@@ -99,7 +99,7 @@ describe('report -o html in headless Chromium', () => {
       );
       for (const boxes of labelBoxes) for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.left, 'date labels overlap').toBeGreaterThanOrEqual(boxes[i - 1]!.right);
       // Names that differ only at their end stay apart: every calendar row shows a name of its own.
-      const names = await page.$$eval('.strips .name', (nodes) => nodes.map((n) => (n as HTMLElement).innerText));
+      const names = await page.$$eval('.strips .name', (nodes) => nodes.map((n) => (n as unknown as { innerText: string }).innerText));
       expect(new Set(names).size).toBe(names.length);
 
       // 420 px, a phone: the calendars keep cells people can read (16 px, as on a desk) and scroll sideways.
@@ -110,7 +110,7 @@ describe('report -o html in headless Chromium', () => {
       expect(narrow.length).toBeGreaterThan(0);
       expect(narrow.filter((c) => Math.abs(c.shown - c.drawn) > 1)).toEqual([]);
       // The page itself does not scroll sideways: only the calendars and tables do, inside the page.
-      expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(420);
+      expect(await page.$eval('html', (n) => n.scrollWidth)).toBeLessThanOrEqual(420);
       const nameWidths = await page.$$eval('.strips .name', (nodes) => nodes.map((n) => n.getBoundingClientRect().width));
       expect(nameWidths.every((w) => w >= 100)).toBe(true);
       await page.screenshot({ path: path.join(ARTIFACTS, 'report-420.png'), fullPage: true });
