@@ -130,6 +130,18 @@ describe('on the demo', () => {
     expect([loose.code, loose.stdout, loose.stderr]).toEqual([0, '', '']);
   });
 
+  it('the rules are in --explain and the help, not under every table (issue 25 §9)', async () => {
+    const plain = await run(emu, ['report', '--since', '2d', '-o', 'table']);
+    expect(plain.stdout).not.toMatch(/^Rules/m);
+    expect(plain.stdout).toMatch(/The rules: backupctl report --explain\.\n$/);
+    const explained = await run(emu, ['report', '--since', '2d', '-o', 'table', '--explain']);
+    expect(explained.stdout).toMatch(/\nRules\n- Expected runs come from each schedule's cron expression/);
+    expect(explained.stdout).toContain('- A schedule edit does not rewrite history');
+    const help = await run(emu, ['report', '--help']);
+    expect(help.stdout).toContain('Rules (also printed by --explain):');
+    expect(help.stdout).toMatch(/--check .*\n?.*exit/);
+  });
+
   it('refuses thresholds without --check and out of range, sending nothing', async () => {
     emu.clearRequests();
     const bare = await run(emu, ['report', '--max-missed', '2']);
