@@ -40,7 +40,7 @@ export function prometheusText(doc: StatusDocument): string {
   out.family(
     'backupctl_job_health',
     'gauge',
-    '1 for the health of the job, 0 for the others: failing (its newest finished backup failed), stale (no completed backup within its max age), unknown (no backup yet, job younger than its max age), healthy.',
+    '1 for the health of the job, 0 for the others: failing (its newest finished backup failed, or its last verify), stale (no completed backup within its max age), unknown (no backup yet, job younger than its max age), healthy.',
     doc.jobs.flatMap((j) => HEALTH_VALUES.map((h): [Labels, number] => [{ ...jobLabels(j), health: h }, j.health === h ? 1 : 0])),
   );
   out.family(
@@ -95,6 +95,24 @@ export function prometheusText(doc: StatusDocument): string {
     'gauge',
     'Unix time of the next scheduled run of the job, from its cron expressions and time zones; absent when unknown.',
     each((j) => (j.next_run ? Date.parse(j.next_run) / 1000 : undefined)),
+  );
+  out.family(
+    'backupctl_job_last_verify_passed',
+    'gauge',
+    "1 when the last `backupctl verify` of the job on this machine verified every file, 0 when it failed; absent when never verified here (verify's ledger).",
+    each((j) => (j.verify ? (j.verify.verdict === 'passed' ? 1 : 0) : undefined)),
+  );
+  out.family(
+    'backupctl_job_last_verify_timestamp_seconds',
+    'gauge',
+    'Unix time of the last verify of the job on this machine; absent when never verified here.',
+    each((j) => (j.verify ? Date.parse(j.verify.last_at) / 1000 : undefined)),
+  );
+  out.family(
+    'backupctl_job_restore_test_passed_timestamp_seconds',
+    'gauge',
+    'Unix time a restore test of the job (backupctl restore-test) last passed on this machine; absent when none has.',
+    each((j) => (j.restore_test?.last_passed_at ? Date.parse(j.restore_test.last_passed_at) / 1000 : undefined)),
   );
   snapshotFamilies(out, doc);
   return out.toString();

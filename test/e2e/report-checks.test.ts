@@ -197,6 +197,11 @@ describe('on the demo', () => {
     expect(check.stderr).toMatch(/^ {2}git server \([0-9a-f-]{36}\): last verify failed /m);
     const table = await run(emu, ['status', '-o', 'table'], { COLUMNS: '250' });
     expect(table.stdout).toMatch(/^failing +git server .* failed just now/m);
+    const metrics = (await run(emu, ['status', '-o', 'prometheus'])).stdout;
+    expect(metrics).toMatch(/^backupctl_job_last_verify_passed\{[^}]*"git server"[^}]*\} 0$/m);
+    expect(metrics).toMatch(/^backupctl_job_last_verify_passed\{[^}]*"api postgres"[^}]*\} 1$/m);
+    expect(metrics).not.toMatch(/^backupctl_job_last_verify_passed\{[^}]*"shop mysql"/m);
+    expect(metrics).toMatch(/^backupctl_job_health\{[^}]*"git server"[^}]*health="failing"\} 1$/m);
 
     const report = reportDocumentSchema.parse(JSON.parse((await run(emu, ['report', '--json'])).stdout));
     expect(report.jobs.find((j) => j.name === 'git server')!.verify).toMatchObject({ verdict: 'failed' });
