@@ -80,7 +80,7 @@ export async function knownRecipes(stateDir: string, baseUrl: string, jobs: read
 export async function learnRecipe(stateDir: string, baseUrl: string, id: number, slug: string, job: string, now: Date): Promise<void> {
   const file = fileIn(stateDir);
   await mkdir(stateDir, { recursive: true, mode: 0o700 });
-  const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../status/output-file.js')]);
+  const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
   await withFileLock(file, async () => {
     const data = await readData(file);
     const service = (data.services[baseUrl] ??= {});

@@ -178,7 +178,7 @@ const exportSetup: Handler = async (input, ctx) => {
   }
   const text = ctx.globals.json || ctx.output.format === 'json' ? `${JSON.stringify(file, null, 2)}\n` : toYaml(file, comments);
   if (target !== undefined && target !== '-') {
-    const { writeFileAtomic } = await import('../status/output-file.js');
+    const { writeFileAtomic } = await import('../output/output-file.js');
     // Private: it names every secret's variable, and a user may paste a value in.
     await writeFileAtomic(target, text, { mode: 0o600, failure: (err) => new UsageError(`cannot write --file ${target}: ${err.message}`) });
     ctx.note(`Wrote ${target}.`);

@@ -5,10 +5,11 @@
 // self-contained HTML file with charts.
 import type { Handler, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
-import { FLEET_CALLS, fleetDryRun, onePage } from '../status/fleet.js';
-import { UsageError } from '../errors.js';
+import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
+import { CliError, ExitCode, UsageError } from '../errors.js';
+import { cronParams } from '../jobs/cron.js';
 import { parseDatetime } from '../util/time.js';
-import { reportDocumentSchema, type ReportDocument } from '../report/model.js';
+import { REPORT_RULES, reportDocumentSchema, type ReportDocument } from '../report/model.js';
 
 export const module: ModuleSpec = {
   name: 'report',
@@ -27,13 +28,25 @@ export const module: ModuleSpec = {
         '-o md prints Markdown; -o html one self-contained HTML file (inline CSS and SVG charts, no network request, ' +
         'printable): the fleet summary, a calendar strip per job (one cell per day), durations over time and the ' +
         'success rate per job. --json prints the document (backupctl schema report). --output-file writes the output ' +
-        'to a file atomically.',
+        'to a file atomically.\n\n' +
+        'A schedule edit does not rewrite history: the service keeps no past schedules, so the runs the current schedule ' +
+        'expected before the job was last changed (its updated_at) count only where a backup fulfilled them; the others ' +
+        'are "unknown: schedule changed on <date>", never missed. Where the service states no schedule (snapshot ' +
+        'resources), the schedule is unknown: nothing is missed, nothing is called unscheduled.\n\n' +
+        '--check turns the report into an alert: it exits 13 when a job has more missed runs than --max-missed (default ' +
+        '0) or a success rate below --min-success, naming each such job on stderr; -q then prints only their ids. ' +
+        '--healthcheck-url pings a healthchecks.io-style monitor around the run (/fail on exit 13).\n\n' +
+        'Each job also shows its last verify (from verify\'s ledger) and its last restore test with its time to restore ' +
+        '(from the state folder), or "never".\n\n' +
+        'Rules (also printed by --explain):\n' +
+        REPORT_RULES.map((r) => `- ${r}`).join('\n'),
       examples: [
         'backupctl report',
         'backupctl report --since 7d --job "shop mysql"',
         'backupctl report --since 2026-01-01 --until 2026-02-01 -o md > january.md',
         'backupctl report -o html --output-file report.html',
         'backupctl report --json | jq \'.jobs[] | select(.missed > 0) | {name, missed_runs}\'',
+        'backupctl report --since 7d --check --max-missed 1 --min-success 90 -q',
       ],
       params: [
         { name: 'since', in: 'local', type: 'string', default: '30d', placeholder: 'age|datetime', description: 'Start of the window: an age (30d, 2w, 36h) or an ISO 8601 datetime' },
@@ -41,6 +54,17 @@ export const module: ModuleSpec = {
         { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', description: 'Only this job, by id or name; droplets, volumes and resources are then left out' },
         { name: 'grace', in: 'local', type: 'duration', default: '1h', placeholder: 'duration', description: 'A backup started within this of an expected run (before or after) fulfils it' },
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
+        { name: 'check', in: 'local', type: 'boolean', description: 'Exit 13 when a job breaks a threshold (--max-missed, --min-success); -q prints only those jobs' },
+        { name: 'max_missed', in: 'local', type: 'integer', min: 0, placeholder: 'n', description: 'With --check: a job with more missed runs than this breaks the check (default 0)' },
+        {
+          name: 'min_success',
+          in: 'local',
+          type: 'string',
+          placeholder: 'percent',
+          description: 'With --check: a job whose success rate is below this percentage (0-100, e.g. 95 or 99.5%) breaks the check',
+        },
+        { name: 'explain', in: 'local', type: 'boolean', description: 'Print the rules the report follows after the table' },
+        ...cronParams.filter((p) => p.name === 'healthcheck_url'),
       ],
       output: { kind: 'object', schema: 'report' },
       handler: 'report',
@@ -79,8 +103,14 @@ const report: Handler = async (input, ctx) => {
   if (!(graceMs >= 0)) throw new UsageError('invalid value for --grace: must be a duration such as 30m or 2h');
   const jobs = (v.job as string[] | undefined) ?? [];
   const outputFile = v.output_file as string | undefined;
+  const check = v.check === true ? { maxMissed: Number(v.max_missed ?? 0), minSuccess: parseMinSuccess(v.min_success) } : undefined;
+  if (!check) {
+    for (const flag of ['max_missed', 'min_success'] as const) {
+      if (v[flag] !== undefined) throw new UsageError(`--${flag.replace('_', '-')} is a threshold of --check: add --check`);
+    }
+  }
   if (outputFile !== undefined) {
-    const { checkOutputFile } = await import('../status/output-file.js');
+    const { checkOutputFile } = await import('../output/output-file.js');
     await checkOutputFile(outputFile);
   }
   // The table, the document and the HTML show the other sections; tsv and -q are per job.
@@ -95,16 +125,49 @@ const report: Handler = async (input, ctx) => {
     );
   }
 
-  const [{ collectReport }, { loadCronTools }] = await Promise.all([import('../report/collect.js'), import('../status/schedule.js')]);
-  const doc = await collectReport(ctx, { jobs, sections, window: { since, until, graceMs, now }, tools: await loadCronTools() });
-  const { renderToOutput } = await import('../status/output-file.js');
-  await renderToOutput(ctx, outputFile, async (out, io) => resultFor(doc, format, out.color, io.columns, out.noHeaders));
-  return { kind: 'empty' };
+  const { runCronJob } = await import('../jobs/cron.js');
+  return runCronJob(v, ctx, async () => {
+    const [{ collectReport }, { loadCronTools }, { readJobMarks }] = await Promise.all([
+      import('../report/collect.js'),
+      import('../fleet/schedule.js'),
+      import('../fleet/marks.js'),
+    ]);
+    const doc = await collectReport(ctx, { jobs, sections, window: { since, until, graceMs, now }, tools: await loadCronTools(), marks: await readJobMarks(ctx), check });
+    const { renderToOutput } = await import('../output/output-file.js');
+    // --check -q: only the jobs that break a threshold, so a script can act on them.
+    const broken = new Set(doc.check?.broken.map((b) => b.id));
+    const shown = check && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter((j) => broken.has(j.id)) } : doc;
+    await renderToOutput(ctx, outputFile, async (out, io) => resultFor(shown, format, out.color, io.columns, out.noHeaders, v.explain === true));
+    if (check) await checkThresholds(doc);
+    return { kind: 'empty' };
+  });
 };
+
+/** --min-success: a percentage 0..100, with or without "%", as a fraction. */
+function parseMinSuccess(value: unknown): number | null {
+  if (value === undefined) return null;
+  const m = /^\s*(\d+(?:\.\d+)?)\s*%?\s*$/.exec(String(value));
+  const n = m ? Number(m[1]) : NaN;
+  if (!(n >= 0 && n <= 100)) throw new UsageError(`invalid value ${JSON.stringify(String(value))} for --min-success: must be a percentage from 0 to 100, such as 95 or 99.5%`);
+  return n / 100;
+}
+
+/** --check: exit 13 naming each job that breaks a threshold. */
+async function checkThresholds(doc: ReportDocument): Promise<void> {
+  const broken = doc.check?.broken ?? [];
+  if (!broken.length) return;
+  const { sanitize } = await import('../output/index.js');
+  const n = broken.length;
+  throw new CliError(
+    `${n} of ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'} ${n === 1 ? 'breaks' : 'break'} a threshold of report --check`,
+    ExitCode.thresholdBroken,
+    broken.map((b) => `  ${sanitize(b.name ?? String(b.id))} (${sanitize(String(b.id))}): ${b.reasons.join('; ')}`),
+  );
+}
 
 export const handlers: Record<string, Handler> = { report };
 
-async function resultFor(doc: ReportDocument, format: Format, color: boolean, width: number, noHeaders: boolean): Promise<Result> {
+async function resultFor(doc: ReportDocument, format: Format, color: boolean, width: number, noHeaders: boolean, explain: boolean): Promise<Result> {
   const now = new Date(doc.generated_at);
   switch (format) {
     case 'json':
@@ -124,8 +187,8 @@ async function resultFor(doc: ReportDocument, format: Format, color: boolean, wi
       return { kind: 'text', text: reportHtml(doc) };
     }
     case 'table': {
-      const [{ reportTable }, { makePalette }] = await Promise.all([import('../report/text.js'), import('../status/view.js')]);
-      return { kind: 'text', text: reportTable(doc, { palette: await makePalette(color), width, noHeaders, now }) };
+      const [{ reportTable }, { makePalette }] = await Promise.all([import('../report/text.js'), import('../output/view-table.js')]);
+      return { kind: 'text', text: reportTable(doc, { palette: await makePalette(color), width, noHeaders, now, explain }) };
     }
   }
 }

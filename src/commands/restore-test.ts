@@ -113,7 +113,7 @@ const restoreTest: Handler = async (input, ctx) => {
   if (ctx.globals.timeout !== undefined) timeoutMs = (await ctx.settings()).timeoutMs;
   const outputFile = v.output_file as string | undefined;
   if (outputFile !== undefined) {
-    const { checkOutputFile } = await import('../status/output-file.js');
+    const { checkOutputFile } = await import('../output/output-file.js');
     await checkOutputFile(outputFile);
   }
   const jobId = String(v.job_id);
@@ -237,7 +237,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   });
   const state = (await readRestoreStates(dir))[job.id];
 
-  const { renderToOutput } = await import('../status/output-file.js');
+  const { renderToOutput } = await import('../output/output-file.js');
   await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, state, streamNdjson));
   if (doc.verdict === 'failed') {
     const { failureLines } = await import('../restore/view.js');
@@ -276,7 +276,7 @@ async function outputResult(
     case 'tsv':
     case 'quiet':
     case 'table': {
-      const { onePage } = await import('../status/fleet.js');
+      const { onePage } = await import('../fleet/calls.js');
       const files = doc.backups.flatMap((b) => b.files);
       const list: Result = { kind: 'list', pages: onePage(files), columns: view.restoreFileColumns, idField: 'name' };
       if (format !== 'table') return list;

@@ -5,8 +5,9 @@
 // metrics for node_exporter's textfile collector.
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
-import { FLEET_CALLS, fleetDryRun, onePage } from '../status/fleet.js';
+import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { EmptyResultError, UsageError } from '../errors.js';
+import { cronParams } from '../jobs/cron.js';
 import { parseDuration } from '../util/time.js';
 import { DEFAULT_MAX_AGE_MS, durationText, parseMaxAges, statusDocumentSchema, type BackupSummary, type JobStatus, type MaxAgeRules, type StatusDocument } from '../status/model.js';
 
@@ -23,8 +24,10 @@ export const module: ModuleSpec = {
         'A job is failing when its newest finished backup failed or expired (or completed with errors, unless ' +
         '--allow-errors), stale when its newest completed backup is older than its max age (default ' +
         `${durationText(DEFAULT_MAX_AGE_MS)}), unknown when it has none yet and is younger than its max age.\n\n` +
-        '--check exits 9 when a job has no completed backup younger than its max age, with one line per such job on ' +
-        'stderr. -o prometheus prints metrics for node_exporter\'s textfile collector; --output-file writes the output ' +
+        'Each job also shows its last verify (from verify\'s ledger; a failed one makes the job failing) and when its ' +
+        'last restore test passed (restore-test), or "never".\n\n' +
+        '--check exits 9 when a job has no completed backup younger than its max age, or its last verify failed, with ' +
+        'one line per such job on stderr; --healthcheck-url pings a healthchecks.io-style monitor around it. -o prometheus prints metrics for node_exporter\'s textfile collector; --output-file writes the output ' +
         'to a file atomically (temporary file, then rename). -o tsv prints one line per job; --json the whole document ' +
         '(backupctl schema status).',
       examples: [
@@ -36,7 +39,7 @@ export const module: ModuleSpec = {
       ],
       params: [
         { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', complete: 'jobs', description: 'Only this job, by id or name' },
-        { name: 'check', in: 'local', type: 'boolean', description: 'Exit 9 when a job has no completed backup younger than its max age' },
+        { name: 'check', in: 'local', type: 'boolean', description: 'Exit 9 when a job has no completed backup younger than its max age, or its last verify failed' },
         {
           name: 'max_age',
           in: 'local',
@@ -47,6 +50,7 @@ export const module: ModuleSpec = {
         },
         { name: 'allow_errors', in: 'local', type: 'boolean', description: 'Count completed_with_errors as completed, not as failed' },
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
+        ...cronParams.filter((p) => p.name === 'healthcheck_url'),
       ],
       output: { kind: 'object', schema: 'status' },
       handler: 'status',
@@ -79,7 +83,7 @@ const status: Handler = async (input, ctx) => {
   const { jobColumns } = await import('../status/view.js');
   const jobKeys = ctx.output.columns && (format === 'table' || format === 'tsv') ? selectColumns(jobColumns, ctx.output.columns).map((c) => c.key) : undefined;
   if (outputFile !== undefined) {
-    const { checkOutputFile } = await import('../status/output-file.js');
+    const { checkOutputFile } = await import('../output/output-file.js');
     await checkOutputFile(outputFile);
   }
   if (ctx.globals.dryRun) {
@@ -92,22 +96,27 @@ const status: Handler = async (input, ctx) => {
     );
   }
 
-  const [{ collectStatus }, { loadCronTools }] = await Promise.all([import('../status/collect.js'), import('../status/schedule.js')]);
-  const doc = await collectStatus(ctx, {
-    jobs,
-    sections,
-    maxAges,
-    allowErrors: v.allow_errors === true,
-    now: Date.now(),
-    tools: await loadCronTools(),
-  });
+  const [{ collectStatus }, { loadCronTools }] = await Promise.all([import('../status/collect.js'), import('../fleet/schedule.js')]);
+  const { runCronJob } = await import('../jobs/cron.js');
+  return runCronJob(v, ctx, async () => {
+    const { readJobMarks } = await import('../fleet/marks.js');
+    const doc = await collectStatus(ctx, {
+      jobs,
+      sections,
+      maxAges,
+      allowErrors: v.allow_errors === true,
+      now: Date.now(),
+      tools: await loadCronTools(),
+      marks: await readJobMarks(ctx),
+    });
 
-  const { renderToOutput } = await import('../status/output-file.js');
-  // --check -q: the ids of the jobs that fail the check, so a script can act on them.
-  const shown = v.check === true && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter((j) => !j.within_max_age) } : doc;
-  await renderToOutput(ctx, outputFile, (out, io) => resultFor(shown, format, out, io, ctx, maxAges, jobKeys));
-  if (v.check === true) await check(doc);
-  return { kind: 'empty' };
+    const { renderToOutput } = await import('../output/output-file.js');
+    // --check -q: the ids of the jobs that fail the check, so a script can act on them.
+    const shown = v.check === true && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter(breaksCheck) } : doc;
+    await renderToOutput(ctx, outputFile, (out, io) => resultFor(shown, format, out, io, ctx, maxAges, jobKeys));
+    if (v.check === true) await check(doc);
+    return { kind: 'empty' };
+  });
 };
 
 export const handlers: Record<string, Handler> = { status };
@@ -151,10 +160,18 @@ async function resultFor(
   }
 }
 
-/** --check: every job needs a completed backup younger than its max age (a new job gets until then). */
+/** What --check refuses: no completed backup within the max age, or a last verify that failed. */
+function breaksCheck(j: JobStatus): boolean {
+  return !j.within_max_age || j.verify?.verdict === 'failed';
+}
+
+/**
+ * --check: every job needs a completed backup younger than its max age (a new job gets until then),
+ * and its last verify, when there was one, must have passed.
+ */
 export async function check(doc: StatusDocument): Promise<void> {
   if (!doc.jobs.length) throw new EmptyResultError('no jobs to check');
-  const offending = doc.jobs.filter((j) => !j.within_max_age);
+  const offending = doc.jobs.filter(breaksCheck);
   if (!offending.length) return;
   const { relativeTime, sanitize } = await import('../output/index.js');
   const now = new Date(doc.generated_at);
@@ -164,15 +181,26 @@ export async function check(doc: StatusDocument): Promise<void> {
     seconds === null ? 'of unknown age' : `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m old`;
   const lines = offending.map((j) => {
     const maxAge = durationText(j.max_age_seconds * 1000);
-    const last = j.last_completed
-      ? `newest completed backup ${old(j.last_completed.age_seconds)}, max age ${maxAge}`
-      : `no completed backup, max age ${maxAge}`;
-    const newest = j.newest && j.newest.id !== j.last_completed?.id ? `; newest backup ${sanitize(j.newest.status ?? 'of unknown status')} ${when(j.newest)}` : '';
-    return `  ${sanitize(j.name ?? j.id)} (${sanitize(j.id)}): ${last}${newest}`;
+    const reasons: string[] = [];
+    if (!j.within_max_age) {
+      const last = j.last_completed
+        ? `newest completed backup ${old(j.last_completed.age_seconds)}, max age ${maxAge}`
+        : `no completed backup, max age ${maxAge}`;
+      const newest = j.newest && j.newest.id !== j.last_completed?.id ? `; newest backup ${sanitize(j.newest.status ?? 'of unknown status')} ${when(j.newest)}` : '';
+      reasons.push(last + newest);
+    }
+    if (j.verify?.verdict === 'failed') reasons.push(`last verify failed ${relativeTime(j.verify.last_at, now) || j.verify.last_at}`);
+    return `  ${sanitize(j.name ?? j.id)} (${sanitize(j.id)}): ${reasons.join('; ')}`;
   });
   const n = offending.length;
-  throw new EmptyResultError(
-    `${n} of ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'} ${n === 1 ? 'has' : 'have'} no completed backup within ${n === 1 ? 'its' : 'their'} max age`,
-    lines,
-  );
+  const stale = offending.filter((j) => !j.within_max_age).length;
+  const unverified = offending.filter((j) => j.verify?.verdict === 'failed').length;
+  const of = `${n} of ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'}`;
+  // The message names what is wrong: the max age, the verify, or both.
+  const message = !unverified
+    ? `${of} ${n === 1 ? 'has' : 'have'} no completed backup within ${n === 1 ? 'its' : 'their'} max age`
+    : !stale
+      ? `${of} failed ${n === 1 ? 'its' : 'their'} last verify`
+      : `${of} fail the check: ${stale} with no completed backup within the max age, ${unverified} whose last verify failed`;
+  throw new EmptyResultError(message, lines);
 }

@@ -91,7 +91,7 @@ const verify: Handler = async (input, ctx) => {
   const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
   const format: Format = prometheus ? 'prometheus' : v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format;
   if (outputFile !== undefined) {
-    const { checkOutputFile } = await import('../status/output-file.js');
+    const { checkOutputFile } = await import('../output/output-file.js');
     await checkOutputFile(outputFile);
   }
   const { boundsFromEnv } = await import('../pipeline/bounds.js');
@@ -163,7 +163,7 @@ async function runVerify(
   });
   await ledger.save();
 
-  const { renderToOutput } = await import('../status/output-file.js');
+  const { renderToOutput } = await import('../output/output-file.js');
   await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, ledger.job(job.id), streamNdjson));
   if (doc.verdict === 'failed') {
     const { failureLines } = await import('../verify/view.js');
@@ -197,12 +197,12 @@ async function outputResult(
     }
     case 'quiet': {
       // -q: the id of each backup checked (a file has no id of its own); the exit code says whether one failed.
-      const { onePage } = await import('../status/fleet.js');
+      const { onePage } = await import('../fleet/calls.js');
       return { kind: 'list', pages: onePage(view.backupIds(doc)), columns: [{ key: 'id', header: 'ID' }], idField: 'id' };
     }
     case 'tsv':
     case 'table': {
-      const { onePage } = await import('../status/fleet.js');
+      const { onePage } = await import('../fleet/calls.js');
       const files = doc.backups.flatMap((b) => b.files);
       const list: Result = { kind: 'list', pages: onePage(files), columns: view.fileColumns, idField: 'name' };
       if (format !== 'table') return list;

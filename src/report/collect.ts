@@ -7,29 +7,37 @@ import type { Context, QueryValue } from '../cli/types.js';
 import { ApiError } from '../errors.js';
 import {
   CONCURRENCY,
-  NOT_SCHEDULED,
-  STOPPED_SCHEDULE,
   backupsPath,
   chooseJobs,
   get,
+  jobSchedules,
   limiter,
   listAll,
-  num,
+  machineSnapshotsPath,
   obj,
+  readActivatedResources,
+  readJobs,
+  readScheduledMachines,
   records,
+  resourceAccount,
+  resourceProvider,
+  resourceSchedule,
   section,
+  snapshotResourceId,
+  snapshotsStartedSince,
   str,
   truthy,
-  type Reader,
+  type FleetReader,
   type Rec,
-} from '../status/collect.js';
-import { DEFAULT_TIMEZONE, type CronTools } from '../status/schedule.js';
+} from '../fleet/reader.js';
+import { DEFAULT_TIMEZONE, type CronTools } from '../fleet/schedule.js';
 import { parseServiceTime } from '../util/time.js';
 import { parseStatedSize } from '../backups/size.js';
 import { isSuccess } from '../backups/status.js';
 import { newestBackupsRequest } from '../backups/newest.js';
 import { buildEntry, snapshotScheduleCron, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
-import type { EntryKind, ReportDocument, ReportEntry } from './model.js';
+import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './model.js';
+import { NO_MARKS, type JobMarksByJob } from '../fleet/marks.js';
 
 export interface ReportOptions {
   /** --job: ids or names; empty for every job. */
@@ -38,23 +46,19 @@ export interface ReportOptions {
   sections: boolean;
   window: ReportWindow;
   tools: CronTools;
+  /** Each job's last verify and restore test on this machine (none when absent). */
+  marks?: JobMarksByJob;
+  /** --check's thresholds, for the document. */
+  check?: { maxMissed: number; minSuccess: number | null } | undefined;
 }
 
-/** The rules every entry follows, printed with the report so a reader of the file alone knows them. */
-export const REPORT_RULES = [
-  'Expected runs come from each schedule\'s cron expression in its time zone (croner), from the later of the window\'s start and the job\'s creation.',
-  'A wall-clock time skipped by a spring-forward change is expected at the first minute after the gap; a time repeated by a fall-back change is expected once.',
-  'A backup started within the grace of an expected run (before or after it) fulfils it; manual backups fulfil none.',
-  'A paused schedule (or machine) still expects its runs: its record does not say since when it is paused, so the runs since show as missed.',
-  'Success rate: expected runs fulfilled by a completed backup, over the runs settled (not pending or in progress); completed with errors and expired are not successes.',
-  'Droplet and volume snapshots are expected every frequency hours from run_offset hours after 00:00 of their time zone, each day anew.',
-];
+export { REPORT_RULES } from './model.js';
 
 export async function collectReport(ctx: Context, opts: ReportOptions): Promise<ReportDocument> {
   const client = await ctx.client();
   const stop = new AbortController();
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
-  const reader: Reader = { client, signal, limit: limiter(CONCURRENCY) };
+  const reader: FleetReader = { client, signal, limit: limiter(CONCURRENCY), ctx };
   const spinner = ctx.spinner('Reading jobs…');
   const { window } = opts;
   const startedSince = new Date(window.since - window.graceMs).toISOString();
@@ -67,7 +71,7 @@ export async function collectReport(ctx: Context, opts: ReportOptions): Promise<
         }
       : undefined;
     for (const p of Object.values(side ?? {})) p.catch(() => {});
-    const all = await listAll(reader, { method: 'GET', path: '/jobs', query: { page_size: 100 } });
+    const all = await readJobs(reader);
     const chosen = chooseJobs(all, opts.jobs);
     let done = 0;
     spinner.update(`Reading backups: 0/${chosen.length} jobs…`);
@@ -100,6 +104,7 @@ export async function collectReport(ctx: Context, opts: ReportOptions): Promise<
       volumes,
       resources: resourceEntries,
       notes: REPORT_RULES,
+      check: opts.check ? { max_missed: opts.check.maxMissed, min_success: opts.check.minSuccess, broken: thresholdBreaks(present, opts.check) } : null,
     };
   } catch (err) {
     stop.abort(err);
@@ -107,6 +112,20 @@ export async function collectReport(ctx: Context, opts: ReportOptions): Promise<
   } finally {
     spinner.stop();
   }
+}
+
+/** The jobs that break --check's thresholds, each with why. Entries whose figures cannot be computed break none. */
+export function thresholdBreaks(jobs: readonly ReportEntry[], t: { maxMissed: number; minSuccess: number | null }): NonNullable<ReportDocument['check']>['broken'] {
+  const out: NonNullable<ReportDocument['check']>['broken'] = [];
+  for (const j of jobs) {
+    const reasons: string[] = [];
+    if (j.missed !== null && j.missed > t.maxMissed) reasons.push(`${j.missed} missed run${j.missed === 1 ? '' : 's'}, more than --max-missed ${t.maxMissed}`);
+    if (t.minSuccess !== null && j.success_rate !== null && j.success_rate < t.minSuccess) {
+      reasons.push(`success ${(j.success_rate * 100).toFixed(1).replace(/\.0$/, '')}%, below --min-success ${+(t.minSuccess * 100).toFixed(2)}%`);
+    }
+    if (reasons.length) out.push({ id: j.id, name: j.name, reasons });
+  }
+  return out;
 }
 
 function byName(a: ReportEntry, b: ReportEntry): number {
@@ -134,7 +153,7 @@ function attemptOf(r: Rec): AttemptInput {
 }
 
 /** Every record of a list, started from `startedSince` on (all pages). */
-function startedSinceList(r: Reader, path: string, startedSince: string, extra: Record<string, QueryValue> = {}): Promise<Rec[]> {
+function startedSinceList(r: FleetReader, path: string, startedSince: string, extra: Record<string, QueryValue> = {}): Promise<Rec[]> {
   return listAll(r, { method: 'GET', path, query: { started_since: startedSince, sort: 'started_at', page_size: 100, ...extra } });
 }
 
@@ -146,7 +165,7 @@ function withinReach(attempts: AttemptInput[], window: ReportWindow): AttemptInp
 // ---------------------------------------------------------------------------
 // Jobs
 
-async function jobEntry(r: Reader, job: Rec, opts: ReportOptions, startedSince: string): Promise<ReportEntry | undefined> {
+async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSince: string): Promise<ReportEntry | undefined> {
   const id = String(job.id ?? '');
   const { window } = opts;
   let attempts: AttemptInput[];
@@ -164,27 +183,30 @@ async function jobEntry(r: Reader, job: Rec, opts: ReportOptions, startedSince: 
     throw err;
   }
   const notes: string[] = [];
-  const list = Array.isArray(job.schedule) ? job.schedule : Array.isArray(job.schedules) ? job.schedules : [];
-  const schedules: ScheduleInput[] = list
-    .map(obj)
-    .filter((s): s is Rec => s !== undefined)
-    .map((s) => {
-      const cron = str(s.cron)?.trim() || null;
-      const status = str(s.status);
-      const offset = num(s.run_offset);
-      // The interface calls it "offset after the scheduled time" without a unit.
-      if (offset) notes.push(`schedule ${String(s.id ?? cron)} has run_offset ${offset}, whose unit the interface does not state: runs are expected at the cron times; widen --grace to cover the offset`);
-      return {
-        id: typeof s.id === 'number' || typeof s.id === 'string' ? s.id : null,
-        cron,
-        text: cron ?? 'no cron expression',
-        timezone: str(s.timezone)?.trim() || DEFAULT_TIMEZONE,
-        status,
-        stopped: status !== null && STOPPED_SCHEDULE.has(status.toLowerCase()) ? status.toLowerCase() : undefined,
-      };
-    });
+  const read = jobSchedules(job);
+  const schedules: ScheduleInput[] = read.map((s) => {
+    const offset = s.run_offset;
+    // The interface calls it "offset after the scheduled time" without a unit.
+    if (offset) notes.push(`schedule ${String(s.id ?? s.cron)} has run_offset ${offset}, whose unit the interface does not state: runs are expected at the cron times; widen --grace to cover the offset`);
+    return { id: s.id, cron: s.cron, text: s.cron ?? 'no cron expression', timezone: s.timezone ?? DEFAULT_TIMEZONE, status: s.status, stopped: s.stopped };
+  });
+  // The last change of the job or of one of its schedules: what ran before it followed a schedule no longer known.
+  const changes = [job.updated_at, ...read.map((s) => s.updated_at)].map((t) => parseServiceTime(t)).filter((t): t is number => t !== undefined);
+  const marks = opts.marks ?? NO_MARKS;
   return buildEntry(
-    { kind: 'job', id, name: str(job.name), createdAt: parseServiceTime(job.created_at), schedules, attempts, lastSuccessBefore, notes },
+    {
+      kind: 'job',
+      id,
+      name: str(job.name),
+      createdAt: parseServiceTime(job.created_at),
+      schedules,
+      attempts,
+      lastSuccessBefore,
+      notes,
+      changedAt: changes.length ? Math.max(...changes) : undefined,
+      verify: marks.verify(id),
+      restoreTest: marks.restoreTest(id),
+    },
     window,
     opts.tools,
   );
@@ -207,13 +229,12 @@ function snapshotSchedule(record: Rec, status: string | null): ScheduleInput {
   };
 }
 
-async function machines(r: Reader, kind: 'droplets' | 'volumes', opts: ReportOptions, startedSince: string): Promise<ReportEntry[]> {
-  const all = await listAll(r, { method: 'GET', path: `/cloud_i/${kind}`, query: { page_size: 100 } });
-  const scheduled = all.filter((m) => !NOT_SCHEDULED.has(String(m.status ?? '').toLowerCase()));
+async function machines(r: FleetReader, kind: 'droplets' | 'volumes', opts: ReportOptions, startedSince: string): Promise<ReportEntry[]> {
+  const scheduled = await readScheduledMachines(r, kind);
   const entryKind: EntryKind = kind === 'droplets' ? 'droplet' : 'volume';
   const entries = await Promise.all(
     scheduled.map(async (m) => {
-      const path = `/cloud_i/${kind}/${encodeURIComponent(String(m.id))}/snapshots`;
+      const path = machineSnapshotsPath(kind, m.id);
       const attempts = withinReach((await startedSinceList(r, path, startedSince)).map(attemptOf), opts.window);
       return buildEntry(
         {
@@ -237,31 +258,28 @@ async function machines(r: Reader, kind: 'droplets' | 'volumes', opts: ReportOpt
  * when the service sends one (frequency, timezone, run_offset, at the top or
  * under `schedule`). Their snapshots come from the account-wide list.
  */
-async function resources(r: Reader, opts: ReportOptions, startedSince: string): Promise<ReportEntry[]> {
-  const all = await listAll(r, { method: 'GET', path: '/snapshots/resources', query: { page_size: 100 } });
-  const activated = all.filter((x) => truthy(x.backups_activated));
+async function resources(r: FleetReader, opts: ReportOptions, startedSince: string): Promise<ReportEntry[]> {
+  const activated = await readActivatedResources(r);
   if (!activated.length) return [];
-  const snapshots = await startedSinceList(r, '/snapshots', startedSince);
+  const snapshots = await snapshotsStartedSince(r, startedSince);
   const byResource = new Map<unknown, AttemptInput[]>();
   for (const s of snapshots) {
-    const rid = obj(s.resource)?.id ?? s.resource_id;
+    const rid = snapshotResourceId(s);
     const list = byResource.get(rid) ?? [];
     list.push(attemptOf(s));
     byResource.set(rid, list);
   }
   return activated
     .map((x) => {
-      const schedule = obj(x.schedule) ?? {};
-      const source: Rec = { frequency: x.frequency ?? schedule.frequency, run_offset: x.run_offset ?? schedule.run_offset, timezone: x.timezone ?? schedule.timezone };
+      const source: Rec = resourceSchedule(x);
       const known = source.frequency !== undefined && source.frequency !== null;
       const sched = snapshotSchedule(source, 'active');
       if (!known) {
         sched.unreadable =
           'the service\'s record of a snapshot resource does not state its schedule (frequency, time zone and run_offset are only sent to activate it); its snapshots in the window are counted by status';
-        sched.text = 'not stated by the service';
+        sched.text = 'schedule unknown (not stated by the service)';
       }
-      const provider = str(obj(x.provider)?.pretty_name) ?? str(obj(x.provider)?.name);
-      const name = [str(x.type), provider, str(obj(x.credentials)?.name), str(x.last_known_ip)].filter(Boolean).join(' ');
+      const name = [str(x.type), resourceProvider(x), resourceAccount(x), str(x.last_known_ip)].filter(Boolean).join(' ');
       return buildEntry(
         {
           kind: 'resource' as const,

@@ -22,10 +22,19 @@
 // - An expected run nothing fulfilled is missed once its grace has ended
 //   (at `now`); before that it is pending.
 // - success rate = runs fulfilled by a completed backup / runs settled
-//   (expected, less pending and in progress). completed_with_errors and
-//   expired are not successes.
+//   (expected, less pending, in progress and unknown). completed_with_errors
+//   and expired are not successes.
+// - A schedule edit must not rewrite history. The service keeps no past
+//   schedules, only the job's updated_at: before it, the schedule is not
+//   known. A run the current schedule expected before that moment counts when
+//   a backup fulfilled it (what can be known), and is "unknown", never missed,
+//   when none did; the backups before it that fulfilled nothing are of an
+//   unknown schedule, not unscheduled.
+// - Where the schedule is unknown (a snapshot resource whose record states
+//   none), backups are counted by status as "schedule unknown", never as
+//   unscheduled, and no run is missed.
 import { isInProgress } from '../backups/status.js';
-import type { CronTools } from '../status/schedule.js';
+import type { CronTools } from '../fleet/schedule.js';
 import type { EntryKind, ReportAttempt, ReportEntry, ReportRun, ReportSchedule, ReportTotals, RunOutcome } from './model.js';
 
 export interface ReportWindow {
@@ -74,6 +83,13 @@ export interface EntryInput {
   lastSuccessBefore?: AttemptInput | undefined;
   /** Notes the reader adds (a list cut short, ...). */
   notes?: string[];
+  /**
+   * When the job (or its schedule) was last changed (the record's updated_at): the schedule before
+   * it is not known, so runs expected before it are judged only where a backup fulfilled them.
+   */
+  changedAt?: number | undefined;
+  verify?: ReportEntry['verify'];
+  restoreTest?: ReportEntry['restore_test'];
 }
 
 /** Statuses the report knows; anything else counts as failed, with a note. */
@@ -86,7 +102,7 @@ const OUTCOME_OF_STATUS: Record<string, RunOutcome> = {
   'delete-request': 'expired',
 };
 
-function outcomeOf(status: string | null): RunOutcome | undefined {
+export function outcomeOf(status: string | null): RunOutcome | undefined {
   if (status === null) return undefined;
   if (isInProgress(status)) return 'in_progress';
   return OUTCOME_OF_STATUS[status];
@@ -186,7 +202,10 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
   if (unknownStatuses.size) notes.push(`statuses the report does not know, counted as failed: ${[...unknownStatuses].join(', ')}`);
   const outcome = (a: AttemptInput): RunOutcome => outcomeOf(a.status) ?? 'failed';
 
-  const counts: Record<RunOutcome, number> = { completed: 0, completed_with_errors: 0, failed: 0, expired: 0, in_progress: 0, missed: 0, pending: 0 };
+  // The change point: inside the window or after it (a window in the past, a job changed since).
+  const changedAt = input.changedAt !== undefined && input.changedAt > from ? input.changedAt : undefined;
+  const beforeChange = (at: number) => changedAt !== undefined && at < changedAt;
+  const counts: Record<RunOutcome, number> = { completed: 0, completed_with_errors: 0, failed: 0, expired: 0, in_progress: 0, missed: 0, pending: 0, unknown: 0 };
   const runs: ReportRun[] = [];
   const taken = new Set<AttemptInput>();
   if (computable) {
@@ -198,7 +217,7 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
     expected.forEach((r, i) => {
       const backup = matches[i];
       if (backup) taken.add(backup);
-      const result: RunOutcome = backup ? outcome(backup) : r.at + graceMs > now ? 'pending' : 'missed';
+      const result: RunOutcome = backup ? outcome(backup) : beforeChange(r.at) ? 'unknown' : r.at + graceMs > now ? 'pending' : 'missed';
       counts[result]++;
       runs.push({
         expected_at: new Date(r.at).toISOString(),
@@ -212,7 +231,21 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
     // Nothing to expect: the backups in the window by status, as far as the records allow.
     for (const a of timed) if (inWindow(a)) counts[outcome(a)]++;
   }
-  const unscheduled = timed.filter((a) => inWindow(a) && !taken.has(a)).sort((a, b) => a.startedAt - b.startedAt);
+  const left = timed.filter((a) => inWindow(a) && !taken.has(a)).sort((a, b) => a.startedAt - b.startedAt);
+  // Outside a known schedule: manual backups always, the others only where the schedule is known.
+  const scheduleUnknown = left.filter((a) => !a.manual && (!computable || beforeChange(a.startedAt)));
+  const unscheduled = left.filter((a) => !scheduleUnknown.includes(a));
+  if (changedAt !== undefined) {
+    const day = new Date(changedAt).toISOString().slice(0, 10);
+    const byStatus = new Map<string, number>();
+    for (const a of scheduleUnknown) byStatus.set(a.status ?? 'no status', (byStatus.get(a.status ?? 'no status') ?? 0) + 1);
+    const statuses = [...byStatus].map(([status, n]) => `${n} ${status.replace(/_/g, ' ')}`).join(', ');
+    notes.push(
+      `unknown: schedule changed on ${day}: the schedule before it is not known, so runs expected before it count only where a backup fulfilled them` +
+        (counts.unknown ? `; ${counts.unknown} other${counts.unknown === 1 ? ' is' : 's are'} unknown, not missed` : '') +
+        (scheduleUnknown.length ? `; ${scheduleUnknown.length} backup${scheduleUnknown.length === 1 ? '' : 's'} before it fit no run of the current schedule (${statuses})` : ''),
+    );
+  }
 
   const windowed = timed.filter(inWindow).sort((a, b) => a.startedAt - b.startedAt);
   const succeeded = windowed.filter((a) => a.status === 'completed' || a.status === 'completed_with_errors');
@@ -224,10 +257,13 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
   const completedOnly = windowed.filter((a) => a.status === 'completed');
   const lastSuccess = completedOnly[completedOnly.length - 1] ?? input.lastSuccessBefore;
 
-  const settled = computable ? expected.length - counts.pending - counts.in_progress : counts.completed + counts.completed_with_errors + counts.failed + counts.expired;
+  const settled = computable
+    ? expected.length - counts.pending - counts.in_progress - counts.unknown
+    : counts.completed + counts.completed_with_errors + counts.failed + counts.expired;
   const schedules: ReportSchedule[] = input.schedules.map((s, i) => ({
     id: s.id,
     text: s.text,
+    words: input.kind === 'job' && s.cron !== null ? (tools.words(s.cron, s.timezone) ?? null) : null,
     timezone: s.timezone,
     status: s.status,
     expected: perSchedule[i] ?? null,
@@ -239,6 +275,7 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
     timezone,
     schedules,
     computable,
+    schedule_changed_at: changedAt === undefined ? null : new Date(changedAt).toISOString(),
     expected: computable ? expected.length : null,
     pending: counts.pending,
     completed: counts.completed,
@@ -247,15 +284,20 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
     expired: counts.expired,
     in_progress: counts.in_progress,
     missed: computable ? counts.missed : null,
+    unknown: counts.unknown,
     success_rate: settled > 0 ? counts.completed / settled : null,
     unscheduled: unscheduled.length,
     unscheduled_manual: unscheduled.filter((a) => a.manual).length,
+    schedule_unknown: scheduleUnknown.length,
     missed_runs: runs.filter((r) => r.outcome === 'missed').map((r) => r.expected_at),
     runs,
     unscheduled_backups: unscheduled.map(attemptOf),
+    schedule_unknown_backups: scheduleUnknown.map(attemptOf),
     duration: { count: points.length, median_seconds: median, p95_seconds: p95, points },
     size: { bytes: sized.length ? sized.reduce((sum, a) => sum + a.sizeBytes!, 0) : null, known: sized.length, of: succeeded.length },
     last_success: lastSuccess ? attemptOf(lastSuccess) : null,
+    verify: input.verify ?? null,
+    restore_test: input.restoreTest ?? null,
     notes,
   };
 }
@@ -273,7 +315,9 @@ export function totalsOf(entries: readonly ReportEntry[]): ReportTotals {
     in_progress: 0,
     pending: 0,
     missed: 0,
+    unknown: 0,
     unscheduled: 0,
+    schedule_unknown: 0,
     success_rate: null,
   };
   let settled = 0;
@@ -288,9 +332,11 @@ export function totalsOf(entries: readonly ReportEntry[]): ReportTotals {
     t.in_progress += e.in_progress;
     t.pending += e.pending;
     t.missed += e.missed ?? 0;
+    t.unknown += e.unknown;
     t.unscheduled += e.unscheduled;
+    t.schedule_unknown += e.schedule_unknown;
     if (e.success_rate !== null) {
-      const n = e.computable ? e.expected! - e.pending - e.in_progress : e.completed + e.completed_with_errors + e.failed + e.expired;
+      const n = e.computable ? e.expected! - e.pending - e.in_progress - e.unknown : e.completed + e.completed_with_errors + e.failed + e.expired;
       settled += n;
       succeeded += e.completed;
     }
@@ -338,7 +384,7 @@ export function daysOf(since: number, until: number, timezone: string): string[]
 }
 
 /** How bad an outcome is, for a day's cell: the worst run of the day colours it. */
-const SEVERITY: Record<RunOutcome, number> = { missed: 6, failed: 5, expired: 4, completed_with_errors: 3, in_progress: 2, pending: 1, completed: 0 };
+const SEVERITY: Record<RunOutcome, number> = { missed: 7, failed: 6, expired: 5, completed_with_errors: 4, in_progress: 3, pending: 2, unknown: 1, completed: 0 };
 
 export interface DayCell {
   day: string;
@@ -347,11 +393,22 @@ export interface DayCell {
   runs: number;
   missed: number;
   unscheduled: number;
+  /**
+   * The schedule of the day is not known (an entry whose runs cannot be computed, or a day before
+   * its schedule changed): a day without an expected run is "schedule unknown", not "nothing expected".
+   */
+  scheduleUnknown: boolean;
 }
 
 /** One cell per day of the window in the entry's time zone. */
 export function dayCells(entry: ReportEntry, since: number, until: number): DayCell[] {
-  const cells = new Map(daysOf(since, until, entry.timezone).map((day) => [day, { day, outcome: undefined, runs: 0, missed: 0, unscheduled: 0 } as DayCell]));
+  const changeDay = entry.schedule_changed_at ? localDay(Date.parse(entry.schedule_changed_at), entry.timezone) : undefined;
+  const cells = new Map(
+    daysOf(since, until, entry.timezone).map((day) => [
+      day,
+      { day, outcome: undefined, runs: 0, missed: 0, unscheduled: 0, scheduleUnknown: !entry.computable || (changeDay !== undefined && day < changeDay) } as DayCell,
+    ]),
+  );
   for (const r of entry.runs) {
     const cell = cells.get(localDay(Date.parse(r.expected_at), entry.timezone));
     if (!cell) continue;
@@ -359,7 +416,7 @@ export function dayCells(entry: ReportEntry, since: number, until: number): DayC
     if (r.outcome === 'missed') cell.missed++;
     if (cell.outcome === undefined || SEVERITY[r.outcome] > SEVERITY[cell.outcome]) cell.outcome = r.outcome;
   }
-  for (const b of entry.unscheduled_backups) {
+  for (const b of [...entry.unscheduled_backups, ...entry.schedule_unknown_backups]) {
     const cell = b.started_at ? cells.get(localDay(Date.parse(b.started_at), entry.timezone)) : undefined;
     if (!cell) continue;
     cell.unscheduled++;

@@ -4,8 +4,8 @@
 import type { Column } from '../cli/types.js';
 import { displayWidth, humanBytes, relativeTime, sanitize } from '../output/format.js';
 import { wordParts, wrapHanging, wrapParts } from '../util/wrap.js';
-import { durationText } from '../status/model.js';
-import { table, type Palette, type ViewColumn } from '../status/view.js';
+import { durationText } from '../util/duration.js';
+import { table, type Palette, type ViewColumn } from '../output/view-table.js';
 import type { ReportDocument, ReportEntry, ReportTotals } from './model.js';
 
 /** Each section of the document: its key, title and what its entries are called. */
@@ -35,11 +35,14 @@ export function sizeText(e: ReportEntry): string {
 
 const zoned = new Map<string, Intl.DateTimeFormat>();
 
-/** `2026-03-29 03:00 GMT+2`: a time as the schedule's clock shows it. */
+/**
+ * `2026-03-29 03:00 UTC+2`: a time as the schedule's clock shows it, with its offset from UTC. One style
+ * for every zone (issue 25 §8: "GMT+1" beside "EST" read as two systems): UTC, UTC+1, UTC-5, UTC+5:30.
+ */
 export function localTime(iso: string, timezone: string): string {
   let f = zoned.get(timezone);
   if (!f) {
-    const options: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'short' };
+    const options: Intl.DateTimeFormatOptions = { year: 'numeric', month: '2-digit', day: '2-digit', hour: '2-digit', minute: '2-digit', hourCycle: 'h23', timeZoneName: 'shortOffset' };
     try {
       f = new Intl.DateTimeFormat('en-CA', { ...options, timeZone: timezone });
     } catch {
@@ -48,7 +51,8 @@ export function localTime(iso: string, timezone: string): string {
     zoned.set(timezone, f);
   }
   const parts = Object.fromEntries(f.formatToParts(new Date(iso)).map((p) => [p.type, p.value]));
-  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${parts.timeZoneName ?? ''}`.trim();
+  const offset = (parts.timeZoneName ?? '').replace(/^GMT/, 'UTC').replace(/^UTC[+-]0$/, 'UTC');
+  return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${offset}`.trim();
 }
 
 /** `2026-10-01 02:00 UTC`: the window's ends. */
@@ -95,18 +99,53 @@ function rowValues(e: ReportEntry, now: Date | null): Record<string, string> {
   return {
     name: entryLabel(e),
     schedule: scheduleText(e, sanitize, sanitize, '; '),
-    expected: e.expected === null ? 'n/a' : String(e.expected),
+    expected: e.expected === null ? 'unknown' : String(e.expected),
     completed: String(e.completed),
     with_errors: String(e.completed_with_errors),
     failed: String(e.failed + e.expired),
-    missed: e.missed === null ? 'n/a' : String(e.missed),
-    unscheduled: e.unscheduled_manual ? `${e.unscheduled} (${e.unscheduled_manual} manual)` : String(e.unscheduled),
+    missed: missedText(e),
+    unscheduled: unscheduledText(e),
     success: percent(e.success_rate),
     median: seconds(e.duration.median_seconds),
     p95: seconds(e.duration.p95_seconds),
     size: sizeText(e),
     last_success: lastSuccessText(e, now),
+    verify: verifyText(e, now),
+    restore_test: restoreTestText(e, now),
   };
+}
+
+/** Missed runs; "unknown" where the schedule is; the runs before a schedule change that are unknown beside. */
+export function missedText(e: ReportEntry): string {
+  if (e.missed === null) return 'unknown';
+  return e.unknown ? `${e.missed} (${e.unknown} unknown)` : String(e.missed);
+}
+
+/** Unscheduled backups (manual ones said), then those of an unknown schedule. */
+export function unscheduledText(e: ReportEntry): string {
+  const base = e.unscheduled_manual ? `${e.unscheduled} (${e.unscheduled_manual} manual)` : String(e.unscheduled);
+  return e.schedule_unknown ? `${base}; ${e.schedule_unknown} schedule unknown` : base;
+}
+
+/** A time: how long ago on a terminal, the date and time at the entry's clock in a file. */
+function whenText(iso: string, e: ReportEntry, now: Date | null): string {
+  return now === null ? localTime(iso, e.timezone) : relativeTime(iso, now) || iso;
+}
+
+/** The last verify: "passed 3 hours ago", "FAILED 2026-11-20 ..."; empty for machines, "never" for a job never verified. */
+export function verifyText(e: ReportEntry, now: Date | null): string {
+  if (e.kind !== 'job') return '';
+  const v = e.verify;
+  if (!v) return 'never';
+  return `${v.verdict} ${whenText(v.last_at, e, now)}`;
+}
+
+/** The last restore test with its time to restore, or "never restore-tested". */
+export function restoreTestText(e: ReportEntry, now: Date | null): string {
+  if (e.kind !== 'job') return '';
+  const r = e.restore_test;
+  if (!r) return 'never';
+  return `${r.verdict} ${whenText(r.last_at, e, now)}, ${seconds(r.total_seconds)} to restore`;
 }
 
 const HEADERS: Array<[string, string]> = [
@@ -123,6 +162,8 @@ const HEADERS: Array<[string, string]> = [
   ['p95', 'P95'],
   ['size', 'SIZE'],
   ['last_success', 'LAST SUCCESS'],
+  ['verify', 'LAST VERIFY'],
+  ['restore_test', 'RESTORE TEST'],
 ];
 
 /** One line per job for -o tsv and -q: raw figures. */
@@ -143,6 +184,12 @@ export const reportJobColumns: Column[] = [
   { key: 'size_bytes', header: 'Size (bytes)', get: (e: ReportEntry) => e.size.bytes },
   { key: 'last_success', header: 'Last success', get: (e: ReportEntry) => e.last_success?.completed_at ?? e.last_success?.started_at ?? null },
   { key: 'missed_runs', header: 'Missed runs', get: (e: ReportEntry) => e.missed_runs.join(',') },
+  { key: 'unknown', header: 'Unknown runs' },
+  { key: 'schedule_unknown', header: 'Schedule unknown' },
+  { key: 'schedule_changed_at', header: 'Schedule changed' },
+  { key: 'verify', header: 'Last verify', get: (e: ReportEntry) => (e.verify ? `${e.verify.verdict} ${e.verify.last_at}` : 'never') },
+  { key: 'restore_test', header: 'Restore test', get: (e: ReportEntry) => (e.restore_test ? `${e.restore_test.verdict} ${e.restore_test.last_at}` : 'never') },
+  { key: 'restore_seconds', header: 'Time to restore (s)', get: (e: ReportEntry) => e.restore_test?.total_seconds ?? null },
 ];
 
 export function totalsLine(noun: string, t: ReportTotals): string {
@@ -152,8 +199,10 @@ export function totalsLine(noun: string, t: ReportTotals): string {
   if (t.completed_with_errors) parts.push(`${t.completed_with_errors} with errors`);
   if (t.failed + t.expired) parts.push(`${t.failed + t.expired} failed`);
   if (t.computable) parts.push(`${t.missed} missed`);
+  if (t.unknown) parts.push(`${t.unknown} unknown (schedule changed)`);
   if (t.pending + t.in_progress) parts.push(`${t.pending + t.in_progress} not finished yet`);
   if (t.unscheduled) parts.push(`${t.unscheduled} unscheduled`);
+  if (t.schedule_unknown) parts.push(`${t.schedule_unknown} of unknown schedule`);
   return `${parts.join(', ')}; success ${percent(t.success_rate)}`;
 }
 
@@ -162,6 +211,8 @@ export interface TableOptions {
   width: number;
   noHeaders: boolean;
   now: Date;
+  /** --explain: the rules after the tables. */
+  explain?: boolean;
 }
 
 /** The terminal view. */
@@ -188,17 +239,22 @@ export function reportTable(doc: ReportDocument, o: TableOptions): string {
       header,
       text: (e) => rowValues(e, o.now)[k]!,
       ...(k === 'missed' || k === 'failed'
-        ? { style: (text: string) => (text !== '0' && text !== 'n/a' ? p.red(text) : text) }
+        ? { style: (text: string) => (/^0( |$)/.test(text) ? text : text === 'unknown' ? p.yellow(text) : p.red(text)) }
+        : k === 'expected'
+          ? { style: (text: string) => (text === 'unknown' ? p.yellow(text) : text) }
+        : k === 'verify' || k === 'restore_test'
+          ? { style: (text: string) => (text.startsWith('failed') ? p.red(text) : text === 'never' ? p.yellow(text) : text) }
         : k === 'success'
           ? { style: (text: string, e: ReportEntry) => (e.success_rate === null ? text : e.success_rate >= 0.999 ? p.green(text) : e.success_rate >= 0.9 ? p.yellow(text) : p.red(text)) }
           : {}),
       ...(k === 'name' ? { floor: 12 } : {}),
     }));
     // At 60 columns what is left is name, expected, ok, errors, failed, missed and success.
-    out += table(entries, columns, o, { dropOrder: ['schedule', 'size', 'p95', 'last_success', 'median', 'unscheduled', 'with_errors'] });
+    out += table(entries, columns, o, { dropOrder: ['schedule', 'size', 'p95', 'restore_test', 'last_success', 'median', 'verify', 'unscheduled', 'with_errors'] });
     out += details(entries, (line) => `  ${line}`, (e) => entryLabel(e), sanitize, p, o.width);
   }
-  out += `\n${proseLines('Rules: ' + doc.notes.join(' '), o.width, (line) => p.dim(line))}`;
+  if (o.explain) out += `\n${p.bold('Rules')}\n${doc.notes.map((n) => proseLines(`- ${n}`, o.width)).join('')}`;
+  else out += `\n${p.dim('The rules: backupctl report --explain.')}\n`;
   return out;
 }
 
@@ -265,7 +321,7 @@ export function reportMarkdown(doc: ReportDocument): string {
       continue;
     }
     lines.push(`| ${HEADERS.map(([, h]) => h.charAt(0) + h.slice(1).toLowerCase()).join(' | ')} |`);
-    lines.push(`|${HEADERS.map(([k]) => (k === 'name' || k === 'schedule' || k === 'last_success' ? ' --- ' : ' ---: ')).join('|')}|`);
+    lines.push(`|${HEADERS.map(([k]) => (k === 'name' || k === 'schedule' || k === 'last_success' || k === 'verify' || k === 'restore_test' ? ' --- ' : ' ---: ')).join('|')}|`);
     for (const e of entries) {
       const v = rowValues(e, null);
       const schedule = scheduleText(e, mdCode, mdText, '; ');

@@ -79,7 +79,7 @@ export async function recordRestoreRun(stateDir: string, jobId: string, run: Res
   await mkdir(stateDir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
     throw new ConfigError(`cannot create the state folder ${stateDir}: ${err.message}`);
   });
-  const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../status/output-file.js')]);
+  const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
   await withFileLock(file, async () => {
     const current = await readState(file);
     const before = current.jobs[jobId];

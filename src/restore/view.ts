@@ -98,7 +98,7 @@ export function restoreMarkdown(doc: RestoreDocument): string {
 
 /** Metrics for node_exporter's textfile collector, labelled job_id and job_name. */
 export async function restorePrometheus(doc: RestoreDocument, state: JobRestoreState | undefined): Promise<string> {
-  const { Exposition } = await import('../status/prometheus.js');
+  const { Exposition } = await import('../output/prometheus.js');
   const out = new Exposition();
   const labels = { job_id: doc.job.id, job_name: sanitize(doc.job.name ?? '') };
   const at = (iso: string | null | undefined) => (iso ? Date.parse(iso) / 1000 : undefined);

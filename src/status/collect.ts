@@ -1,12 +1,46 @@
 // Reads what `status` shows: every job with its newest backups, and the
 // droplets, volumes and snapshot resources that take snapshots. Requests run
 // a few at a time; one spinner says how far it got.
-import type { Client, Context, QueryValue, RequestSpec } from '../cli/types.js';
-import { ApiError, CliError, ExitCode, InterruptedError, UsageError } from '../errors.js';
+import type { Context, RequestSpec } from '../cli/types.js';
+import { ApiError, UsageError } from '../errors.js';
 import { nextPageQuery } from '../http/paging.js';
-import { NAMED_KINDS, looksLikeId, pickByName } from '../cli/resolve.js';
-import type { CronTools } from './schedule.js';
-import { DEFAULT_TIMEZONE } from './schedule.js';
+import {
+  CONCURRENCY,
+  NOT_SCHEDULED,
+  STOPPED_SCHEDULE,
+  backupsPath,
+  chooseJobs,
+  get,
+  limiter,
+  listAll,
+  num,
+  obj,
+  records,
+  section,
+  str,
+  truthy,
+  type Reader,
+  type Rec,
+  JOBS_LIST,
+  jobRecord,
+  jobSchedules,
+  machineSnapshotsPath,
+  readActivatedResources,
+  readJobs,
+  readScheduledMachines,
+  resourceAccount,
+  resourceProvider,
+  resourceSchedule,
+  snapshotResourceId,
+  walkSnapshots,
+  type FleetReader,
+} from '../fleet/reader.js';
+// The reader moved to src/fleet/reader.ts (issue 25 §17: one reader for status and report).
+export { CONCURRENCY, NOT_SCHEDULED, STOPPED_SCHEDULE, backupsPath, chooseJobs, get, limiter, listAll, num, obj, records, section, str, truthy };
+export type { Reader, Rec };
+import type { CronTools } from '../fleet/schedule.js';
+import type { JobMarksByJob } from '../fleet/marks.js';
+import { DEFAULT_TIMEZONE } from '../fleet/schedule.js';
 import { successStatuses } from '../backups/status.js';
 import { newestBackupsRequest } from '../backups/newest.js';
 import {
@@ -25,17 +59,10 @@ import {
   type StatusDocument,
 } from './model.js';
 
-/** Requests in flight at once: enough to hide latency, few enough not to meet the rate limit. */
-export const CONCURRENCY = 6;
 /** The page of newest backups per job: the strip's 10 and a few more to find a success in. */
 const BACKUP_PAGE = 15;
 /** How far back the snapshot list is walked for activated resources (pages of 100). */
 const SNAPSHOT_PAGES = 10;
-/** Schedule statuses under which nothing runs, so there is no next run to show. */
-export const STOPPED_SCHEDULE = new Set(['paused', 'inactive', 'disabled', 'stopped']);
-/** Droplet and volume statuses without a snapshot schedule. */
-export const NOT_SCHEDULED = new Set(['inactive', 'destroyed']);
-
 export interface CollectOptions {
   /** --job: ids or names; empty for every job. */
   jobs: readonly string[];
@@ -45,34 +72,8 @@ export interface CollectOptions {
   allowErrors: boolean;
   now: number;
   tools: CronTools;
-}
-
-export type Rec = Record<string, unknown>;
-
-export const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
-export const num = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : null);
-export const obj = (v: unknown): Rec | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : undefined);
-export const records = (body: unknown): Rec[] => {
-  const data = obj(body)?.data;
-  return Array.isArray(data) ? data.filter((r): r is Rec => obj(r) !== undefined) : [];
-};
-export const truthy = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true';
-
-/** Runs at most `max` tasks at once; a finishing task hands its slot straight to the next waiting one. */
-export function limiter(max: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: Array<() => void> = [];
-  return async (task) => {
-    if (active < max) active++;
-    else await new Promise<void>((resolve) => waiting.push(resolve));
-    try {
-      return await task();
-    } finally {
-      const next = waiting.shift();
-      if (next) next();
-      else active--;
-    }
-  };
+  /** Each job's last verify and restore test on this machine; none when absent. */
+  marks?: JobMarksByJob;
 }
 
 export async function collectStatus(ctx: Context, opts: CollectOptions): Promise<StatusDocument> {
@@ -82,7 +83,7 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
   const signal = AbortSignal.any([ctx.signal, stop.signal]);
   const limit = limiter(CONCURRENCY);
   const spinner = ctx.spinner('Reading jobs…');
-  const reader: Reader = { client, signal, limit };
+  const reader: FleetReader = { client, signal, limit, ctx };
   try {
     const side = opts.sections
       ? {
@@ -93,11 +94,10 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
       : undefined;
     // Awaited below; when the jobs fail first, their end must not surface as an unhandled rejection.
     for (const p of Object.values(side ?? {})) p.catch(() => {});
-    const jobsList: RequestSpec = { method: 'GET', path: '/jobs', query: { page_size: 100 } };
     let jobs: Array<JobStatus | undefined>;
     if (opts.jobs.length) {
       // --job names are matched against every job (a name must be unique): read them all first.
-      const all = await listAll(reader, jobsList);
+      const all = await readJobs(reader);
       const chosen = chooseJobs(all, opts.jobs);
       checkMaxAgeNames(knownJobs(all), opts.maxAges);
       let done = 0;
@@ -110,7 +110,7 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
         }),
       );
     } else {
-      jobs = await everyJobStatus(reader, jobsList, opts, (done, seen) => spinner.update(`Reading backups: ${done}/${seen} jobs…`));
+      jobs = await everyJobStatus(reader, JOBS_LIST, opts, (done, seen) => spinner.update(`Reading backups: ${done}/${seen} jobs…`));
     }
     const present = jobs.filter((j): j is JobStatus => j !== undefined).sort(compareJobs);
     const summary = { failing: 0, stale: 0, healthy: 0, unknown: 0 };
@@ -132,55 +132,8 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
   }
 }
 
-export interface Reader {
-  client: Client;
-  signal: AbortSignal;
-  limit: <T>(task: () => Promise<T>) => Promise<T>;
-}
-
-export function get(r: Reader, path: string, query: Record<string, QueryValue>): Promise<unknown> {
-  return r.limit(async () => {
-    r.signal.throwIfAborted();
-    return (await r.client.request({ method: 'GET', path, query }, { signal: r.signal })).body;
-  });
-}
-
-export async function listAll(r: Reader, req: RequestSpec): Promise<Rec[]> {
-  return r.limit(async () => {
-    const out: Rec[] = [];
-    for await (const page of r.client.pages(req, { all: true, signal: r.signal })) {
-      out.push(...page.records.filter((x): x is Rec => obj(x) !== undefined));
-    }
-    return out;
-  });
-}
-
-/** Droplets, volumes and resources are extras: when one cannot be read, say so and show the rest. */
-export async function section<T>(ctx: Context, r: Reader, what: string, read: () => Promise<T>): Promise<T | null> {
-  try {
-    return await read();
-  } catch (err) {
-    // Interrupted, or stopped because the jobs failed: that failure is the one to report.
-    if (err instanceof InterruptedError || r.signal.aborted) throw err;
-    ctx.warn(`could not read ${what}: ${err instanceof Error ? err.message : String(err)}`);
-    return null;
-  }
-}
-
 // ---------------------------------------------------------------------------
 // Jobs
-
-/** --job: an id, or a name matched as everywhere else (src/cli/resolve.ts), against the jobs already read. */
-export function chooseJobs(all: Rec[], wanted: readonly string[]): Rec[] {
-  if (!wanted.length) return all;
-  const chosen = new Set<Rec>();
-  for (const w of wanted) {
-    const byId = looksLikeId('jobs', w) ? all.find((j) => j.id === w.trim()) : undefined;
-    if (looksLikeId('jobs', w) && !byId) throw new CliError(`no job with the id "${w}"`, ExitCode.notFound, [`  See ${NAMED_KINDS.jobs.listCommand}.`]);
-    chosen.add(byId ?? pickByName(all, w, 'jobs', '--job'));
-  }
-  return all.filter((j) => chosen.has(j));
-}
 
 /**
  * Every job's status, read as the pages of the job list arrive: a page's jobs are handed
@@ -189,7 +142,7 @@ export function chooseJobs(all: Rec[], wanted: readonly string[]): Rec[] {
  * most a few pages of jobs wait for their backups at a time.
  */
 async function everyJobStatus(
-  r: Reader,
+  r: FleetReader,
   req: RequestSpec,
   opts: CollectOptions,
   progress: (done: number, seen: number) => void,
@@ -199,10 +152,12 @@ async function everyJobStatus(
   const known = new Set<unknown>();
   let failure: { err: unknown } | undefined;
   let done = 0;
+  const read = jobRecord(r);
   for await (const page of r.client.pages(req, { all: true, signal: r.signal })) {
     for (const job of page.records) {
-      const rec = obj(job);
-      if (rec === undefined) continue;
+      const raw = obj(job);
+      if (raw === undefined) continue;
+      const rec = read(raw);
       known.add(rec.id);
       known.add(rec.name);
       const status = jobStatus(r, rec, opts);
@@ -239,10 +194,6 @@ function checkMaxAgeNames(known: (name: string) => boolean, rules: MaxAgeRules):
   }
 }
 
-export function backupsPath(jobId: string): string {
-  return `/jobs/${encodeURIComponent(jobId)}/backups`;
-}
-
 async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<JobStatus | undefined> {
   const id = String(job.id ?? '');
   const query = newestBackupsRequest(id, { pageSize: BACKUP_PAGE }).query!;
@@ -269,6 +220,9 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
   const judged = judge({ recent, lastSuccess, jobCreatedAt: job.created_at, maxAgeMs, allowErrors: opts.allowErrors, now: opts.now });
   const schedules = schedulesOf(job, opts);
   const nextRuns = schedules.map((s) => s.next_run).filter((t): t is string => t !== null).sort();
+  const verify = opts.marks?.verify(id) ?? null;
+  // The health tools agree: a job whose bytes failed their last verify is not healthy, whatever its records say.
+  if (verify?.verdict === 'failed') judged.health = 'failing';
   return {
     id,
     name: str(job.name),
@@ -281,28 +235,23 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
       .map(obj)
       .filter((s): s is Rec => s !== undefined)
       .map((s) => str(s.name) ?? String(s.id ?? '')),
+    verify,
+    restore_test: opts.marks?.restoreTest(id) ?? null,
   };
 }
 
 function schedulesOf(job: Rec, opts: CollectOptions): ScheduleStatus[] {
-  const list = Array.isArray(job.schedule) ? job.schedule : Array.isArray(job.schedules) ? job.schedules : [];
-  return list
-    .map(obj)
-    .filter((s): s is Rec => s !== undefined)
-    .map((s) => {
-      const cron = str(s.cron)?.trim() || null;
-      const timezone = str(s.timezone)?.trim() || DEFAULT_TIMEZONE;
-      const status = str(s.status);
-      const stopped = status !== null && STOPPED_SCHEDULE.has(status.toLowerCase());
-      return {
-        id: num(s.id),
-        cron,
-        timezone,
-        status,
-        words: cron === null ? null : (opts.tools.words(cron, timezone) ?? null),
-        next_run: cron === null || stopped ? null : (opts.tools.nextRun(cron, timezone, new Date(opts.now))?.toISOString() ?? null),
-      };
-    });
+  return jobSchedules(job).map((s) => {
+    const timezone = s.timezone ?? DEFAULT_TIMEZONE;
+    return {
+      id: num(s.id),
+      cron: s.cron,
+      timezone,
+      status: s.status,
+      words: s.cron === null ? null : (opts.tools.words(s.cron, timezone) ?? null),
+      next_run: s.cron === null || s.stopped ? null : (opts.tools.nextRun(s.cron, timezone, new Date(opts.now))?.toISOString() ?? null),
+    };
+  });
 }
 
 function computeOf(job: Rec): JobStatus['compute'] {
@@ -320,12 +269,11 @@ function computeOf(job: Rec): JobStatus['compute'] {
 // ---------------------------------------------------------------------------
 // Droplets, volumes, resources
 
-async function machines(r: Reader, kind: 'droplets' | 'volumes', now: number): Promise<MachineStatus[]> {
-  const all = await listAll(r, { method: 'GET', path: `/cloud_i/${kind}`, query: { page_size: 100 } });
-  const scheduled = all.filter((m) => !NOT_SCHEDULED.has(String(m.status ?? '').toLowerCase()));
+async function machines(r: FleetReader, kind: 'droplets' | 'volumes', now: number): Promise<MachineStatus[]> {
+  const scheduled = await readScheduledMachines(r, kind);
   return Promise.all(
     scheduled.map(async (m) => {
-      const path = `/cloud_i/${kind}/${encodeURIComponent(String(m.id))}/snapshots`;
+      const path = machineSnapshotsPath(kind, m.id);
       const query = { sort: '-started_at', page_size: BACKUP_PAGE };
       const body = await get(r, path, query);
       const snapshots = newestFirst(records(body), 'started_at');
@@ -351,33 +299,30 @@ async function machines(r: Reader, kind: 'droplets' | 'volumes', now: number): P
  * newest first, is walked until every activated resource has its newest
  * snapshot and its newest completed one, or SNAPSHOT_PAGES pages were read.
  */
-async function resources(r: Reader, now: number): Promise<ResourceStatus[]> {
-  const all = await listAll(r, { method: 'GET', path: '/snapshots/resources', query: { page_size: 100 } });
-  const activated = all.filter((x) => truthy(x.backups_activated));
+async function resources(r: FleetReader, now: number): Promise<ResourceStatus[]> {
+  const activated = await readActivatedResources(r);
   const newest = new Map<unknown, Rec>();
   const completed = new Map<unknown, Rec>();
   const missing = () => activated.some((x) => !newest.has(x.id) || !completed.has(x.id));
-  let query: Record<string, QueryValue> | undefined = { sort: '-started_at', page_size: 100 };
-  for (let page = 0; query && page < SNAPSHOT_PAGES && activated.length && missing(); page++) {
-    const body = await get(r, '/snapshots', query);
-    const snapshots = newestFirst(records(body), 'started_at');
-    for (const s of snapshots) {
-      const rid = obj(s.resource)?.id ?? s.resource_id;
-      if (!newest.has(rid)) newest.set(rid, s);
-      if (s.status === 'completed' && !completed.has(rid)) completed.set(rid, s);
-    }
-    query = snapshots.length ? nextPageQuery(query, body, snapshots.length) : undefined;
+  if (activated.length) {
+    await walkSnapshots(r, { sort: '-started_at', page_size: 100 }, SNAPSHOT_PAGES, (page) => {
+      for (const snap of newestFirst(page, 'started_at')) {
+        const rid = snapshotResourceId(snap);
+        if (!newest.has(rid)) newest.set(rid, snap);
+        if (snap.status === 'completed' && !completed.has(rid)) completed.set(rid, snap);
+      }
+      return missing();
+    });
   }
   return activated.map((x) => {
-    const schedule = obj(x.schedule);
-    const frequency = x.frequency ?? schedule?.frequency;
+    const { frequency } = resourceSchedule(x);
     const n = newest.get(x.id);
     const c = completed.get(x.id);
     return {
       id: num(x.id) ?? 0,
       type: str(x.type),
-      provider: str(obj(x.provider)?.pretty_name) ?? str(obj(x.provider)?.name),
-      account: str(obj(x.credentials)?.name),
+      provider: resourceProvider(x),
+      account: resourceAccount(x),
       last_known_ip: str(x.last_known_ip),
       frequency: typeof frequency === 'string' || typeof frequency === 'number' ? frequency : null,
       newest: n ? snapshotSummaryOf(n, now) : null,

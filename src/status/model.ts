@@ -92,12 +92,39 @@ const jobStatus = z.object({
   recent: describe(z.array(z.string()), `Statuses of the last ${RECENT_WINDOW} backups, newest first`),
   health: describe(
     z.enum(HEALTH_VALUES),
-    'failing: the newest finished backup failed or expired (or completed with errors, without --allow-errors); ' +
+    'failing: the newest finished backup failed or expired (or completed with errors, without --allow-errors), or its last verify failed; ' +
       'stale: no completed backup within the max age; healthy; unknown: no completed backup yet and the job is younger than the max age',
   ),
   max_age_seconds: describe(z.int(), 'The max age applied to this job (--max-age)'),
   within_max_age: describe(z.boolean(), 'What --check asks: last_completed is younger than max_age_seconds (or the job is new)'),
   storage: describe(z.array(z.string()), 'Names of its storage destinations'),
+  verify: describe(
+    z.nullable(
+        z.object({
+          last_at: describe(z.string(), 'When `backupctl verify` last checked a backup of the job on this machine, ISO 8601 UTC'),
+          verdict: describe(z.enum(['passed', 'failed']), 'passed when every file of that run verified; failed makes the job failing'),
+          last_passed_at: describe(z.nullable(z.string()), 'The last verify in which every file verified'),
+        }),
+    ),
+    "The last verify of the job, from verify's ledger in the state folder; null when never verified here",
+  ),
+  restore_test: describe(
+    z.nullable(
+        z.object({
+          last_at: describe(z.string(), 'When the last restore test ended, ISO 8601 UTC'),
+          verdict: z.enum(['passed', 'failed']),
+          backup_id: z.string(),
+          total_seconds: describe(z.number(), 'Time to read and restore'),
+          restore_seconds: z.number(),
+          rows: z.int(),
+          engine: z.nullable(z.string()),
+          reason: z.nullable(z.string()),
+          last_passed_at: describe(z.nullable(z.string()), 'When a restore test of the job last passed'),
+          last_passed_total_seconds: z.nullable(z.number()),
+        }),
+    ),
+    'The last restore test of the job (backupctl restore-test), from the state folder; null when never restore-tested here',
+  ),
 });
 
 const machineStatus = z.object({
@@ -328,23 +355,5 @@ export function maxAgeFor(rules: MaxAgeRules, job: { id: string; name?: string |
   return ms;
 }
 
-/** 26h, 2d, 1h30m: the shortest way to write a duration in whole units. */
-export function durationText(ms: number): string {
-  const units: Array<[string, number]> = [
-    ['d', 86_400_000],
-    ['h', 3_600_000],
-    ['m', 60_000],
-    ['s', 1000],
-  ];
-  // Whole days read better than hours only when the value is a whole number of days.
-  if (ms % 86_400_000 !== 0) units.shift();
-  let rest = Math.round(ms);
-  let out = '';
-  for (const [name, size] of units) {
-    if (rest >= size) {
-      out += `${Math.floor(rest / size)}${name}`;
-      rest %= size;
-    }
-  }
-  return out || `${Math.round(ms)}ms`;
-}
+// durationText moved to src/util/duration.ts (status and report both write durations).
+export { durationText } from '../util/duration.js';

@@ -1,6 +1,5 @@
 // The status document as Prometheus metrics in the text exposition format
 // (version 0.0.4), for node_exporter's textfile collector.
-import { sanitize } from '../output/format.js';
 import { parseServiceTime } from '../util/time.js';
 import {
   BACKUP_STATUSES,
@@ -15,45 +14,8 @@ import {
   type StatusDocument,
 } from './model.js';
 
-/**
- * Label values: control characters and escape sequences from the service
- * stripped (line breaks and tabs become a space), as tables and tsv do; then
- * backslash and double quote escaped, as the format asks.
- */
-export function escapeLabelValue(value: string): string {
-  return sanitize(value).replace(/\\/g, '\\\\').replace(/"/g, '\\"');
-}
-
-/** HELP text: backslash and line feed escaped. */
-function escapeHelp(text: string): string {
-  return text.replace(/\\/g, '\\\\').replace(/\n/g, '\\n');
-}
-
-export type Labels = Record<string, string>;
-
-function labelText(labels: Labels): string {
-  const parts = Object.entries(labels).map(([k, v]) => `${k}="${escapeLabelValue(v)}"`);
-  return parts.length ? `{${parts.join(',')}}` : '';
-}
-
-function numberText(n: number): string {
-  if (Number.isNaN(n)) return 'NaN';
-  if (n === Infinity) return '+Inf';
-  if (n === -Infinity) return '-Inf';
-  return String(n);
-}
-
-/** Metric families in the text format, in the order given. */
-export class Exposition {
-  private text = '';
-  family(name: string, type: 'gauge' | 'counter', help: string, samples: Array<[Labels, number]>): void {
-    this.text += `# HELP ${name} ${escapeHelp(help)}\n# TYPE ${name} ${type}\n`;
-    for (const [labels, value] of samples) this.text += `${name}${labelText(labels)} ${numberText(value)}\n`;
-  }
-  toString(): string {
-    return this.text;
-  }
-}
+// The text-format writer moved to src/output/prometheus.ts (issue 25 §17); re-exported for its importers.
+import { Exposition, type Labels } from '../output/prometheus.js';
 
 const seconds = (text: string | null | undefined): number | undefined => {
   const ms = parseServiceTime(text);
@@ -77,7 +39,7 @@ export function prometheusText(doc: StatusDocument): string {
   out.family(
     'backupctl_job_health',
     'gauge',
-    '1 for the health of the job, 0 for the others: failing (its newest finished backup failed), stale (no completed backup within its max age), unknown (no backup yet, job younger than its max age), healthy.',
+    '1 for the health of the job, 0 for the others: failing (its newest finished backup failed, or its last verify), stale (no completed backup within its max age), unknown (no backup yet, job younger than its max age), healthy.',
     doc.jobs.flatMap((j) => HEALTH_VALUES.map((h): [Labels, number] => [{ ...jobLabels(j), health: h }, j.health === h ? 1 : 0])),
   );
   out.family(
@@ -132,6 +94,24 @@ export function prometheusText(doc: StatusDocument): string {
     'gauge',
     'Unix time of the next scheduled run of the job, from its cron expressions and time zones; absent when unknown.',
     each((j) => (j.next_run ? Date.parse(j.next_run) / 1000 : undefined)),
+  );
+  out.family(
+    'backupctl_job_last_verify_passed',
+    'gauge',
+    "1 when the last `backupctl verify` of the job on this machine verified every file, 0 when it failed; absent when never verified here (verify's ledger).",
+    each((j) => (j.verify ? (j.verify.verdict === 'passed' ? 1 : 0) : undefined)),
+  );
+  out.family(
+    'backupctl_job_last_verify_timestamp_seconds',
+    'gauge',
+    'Unix time of the last verify of the job on this machine; absent when never verified here.',
+    each((j) => (j.verify ? Date.parse(j.verify.last_at) / 1000 : undefined)),
+  );
+  out.family(
+    'backupctl_job_restore_test_passed_timestamp_seconds',
+    'gauge',
+    'Unix time a restore test of the job (backupctl restore-test) last passed on this machine; absent when none has.',
+    each((j) => (j.restore_test?.last_passed_at ? Date.parse(j.restore_test.last_passed_at) / 1000 : undefined)),
   );
   snapshotFamilies(out, doc);
   return out.toString();

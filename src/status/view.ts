@@ -2,30 +2,12 @@
 // marks, then droplets, volumes and snapshot resources; and the per-job
 // columns that -o tsv, -q and --columns use.
 import type { Column } from '../cli/types.js';
-import { displayWidth, relativeTime, sanitize, truncate } from '../output/format.js';
-import { COLUMN_GAP, fitColumns } from '../output/table.js';
+import { displayWidth, relativeTime, sanitize } from '../output/format.js';
+import { table, type Palette, type ViewColumn } from '../output/view-table.js';
+// The palette and the fitted table moved to src/output/view-table.ts (report uses them too).
+export { makePalette, plainPalette, table, type Palette, type ViewColumn } from '../output/view-table.js';
 import { wordParts, wrapParts, type Part } from '../util/wrap.js';
 import type { Health, JobStatus, MachineStatus, ResourceStatus, SnapshotSummary, StatusDocument, BackupSummary } from './model.js';
-
-export interface Palette {
-  bold(text: string): string;
-  dim(text: string): string;
-  green(text: string): string;
-  yellow(text: string): string;
-  red(text: string): string;
-  blue(text: string): string;
-}
-
-const identity = (text: string) => text;
-export const plainPalette: Palette = { bold: identity, dim: identity, green: identity, yellow: identity, red: identity, blue: identity };
-
-/** Colours when the output options say so (a terminal, no NO_COLOR); chalk loads only then. */
-export async function makePalette(color: boolean): Promise<Palette> {
-  if (!color) return plainPalette;
-  const { Chalk, supportsColor } = await import('chalk');
-  const level = supportsColor ? supportsColor.level : 0;
-  return new Chalk({ level: level > 0 ? level : 1 });
-}
 
 // ---------------------------------------------------------------------------
 // Marks
@@ -146,23 +128,26 @@ export const jobColumns: Column[] = [
   { key: 'next_run', header: 'Next run', get: (j: JobStatus) => j.next_run ?? '' },
   { key: 'storage', header: 'Storage', get: (j: JobStatus) => j.storage.join(', ') },
   { key: 'max_age', header: 'Max age (s)', extra: true, get: (j: JobStatus) => j.max_age_seconds },
+  { key: 'verify', header: 'Last verify', get: (j: JobStatus) => (j.verify ? `${j.verify.verdict} ${j.verify.last_at}` : 'never') },
+  { key: 'restore_test', header: 'Restore test passed', get: (j: JobStatus) => j.restore_test?.last_passed_at ?? 'never' },
 ];
+
+/** The last verify: "passed 3 hours ago", "failed 2 days ago", "never". */
+export function verifyText(j: JobStatus, now: Date): string {
+  if (!j.verify) return 'never';
+  return `${j.verify.verdict} ${relativeTime(j.verify.last_at, now) || j.verify.last_at}`;
+}
+
+/** When the last restore test passed ("2 days ago"), a failed one after it said first; "never" when none passed. */
+export function restoreTestText(j: JobStatus, now: Date): string {
+  const r = j.restore_test;
+  if (!r) return 'never';
+  const passed = r.last_passed_at ? relativeTime(r.last_passed_at, now) || r.last_passed_at : 'never passed';
+  return r.verdict === 'failed' ? `failed ${relativeTime(r.last_at, now) || r.last_at}; ${r.last_passed_at ? `passed ${passed}` : passed}` : passed;
+}
 
 // ---------------------------------------------------------------------------
 // Tables
-
-export interface ViewColumn<R> {
-  key: string;
-  header: string;
-  /** Plain text, sanitised. */
-  text(row: R): string;
-  /** Colour for the (possibly cut) text. */
-  style?(text: string, row: R, palette: Palette): string;
-  /** Never cut (health, the strip: a cut strip would hide the newest backups). */
-  fixed?: boolean;
-  /** Cut no shorter than this, so what is left still reads ("failed 23 hours ago"). */
-  floor?: number;
-}
 
 export interface ViewOptions {
   palette: Palette;
@@ -181,46 +166,7 @@ export interface ViewOptions {
  * On a narrow terminal, whole columns go before the rest are cut past
  * reading: these, in this order, while even the shortest widths do not fit.
  */
-const JOB_DROP_ORDER = ['storage', 'compute', 'schedule', 'next_run', 'last_success'];
-
-interface Fit {
-  /** Columns to leave out, in order, while even their floors do not fit. */
-  dropOrder?: readonly string[];
-  /** Keep columns empty in every row (the user named them in --columns). */
-  keepEmpty?: boolean;
-}
-
-/**
- * Columns sized to their cells and fitted to the width. A column empty in
- * every row is left out unless asked for (the resource list carries no
- * frequency, for one).
- */
-export function table<R>(rows: readonly R[], allCols: readonly ViewColumn<R>[], o: Pick<ViewOptions, 'palette' | 'width' | 'noHeaders'>, fit: Fit = {}): string {
-  const present = fit.keepEmpty ? [...allCols] : allCols.filter((c) => rows.some((row) => c.text(row) !== ''));
-  const all = rows.map((row) => present.map((c) => c.text(row)));
-  const headerWidths = present.map((c) => displayWidth(c.header));
-  const natural = present.map((_, i) => all.reduce((max, row) => Math.max(max, displayWidth(row[i]!)), o.noHeaders ? 1 : headerWidths[i]!));
-  const minimums = natural.map((n, i) => (present[i]!.fixed ? n : Math.min(n, present[i]!.floor ?? Math.max(8, Math.min(headerWidths[i]!, 12)))));
-  const dropOrder = (fit.dropOrder ?? []).map((key) => present.findIndex((c) => c.key === key)).filter((i) => i >= 0);
-  const { keep, widths } = fitColumns(natural, minimums, o.width, dropOrder);
-  const cols = keep.map((i) => present[i]!);
-  const cells = all.map((row) => keep.map((i) => row[i]!));
-  const line = (cells: string[], styled: (text: string, i: number) => string) =>
-    cells
-      .map((cell, i) => {
-        const cut = truncate(cell, widths[i]!);
-        const pad = i === cells.length - 1 ? '' : ' '.repeat(Math.max(0, widths[i]! - displayWidth(cut)) + COLUMN_GAP);
-        return styled(cut, i) + pad;
-      })
-      .join('')
-      .trimEnd();
-  let out = '';
-  if (!o.noHeaders) out += line(cols.map((c) => c.header), (t) => o.palette.bold(t)) + '\n';
-  cells.forEach((t, r) => {
-    out += line(t, (cut, i) => cols[i]!.style?.(cut, rows[r]!, o.palette) ?? cut) + '\n';
-  });
-  return out;
-}
+const JOB_DROP_ORDER = ['restore_test', 'verify', 'storage', 'compute', 'schedule', 'next_run', 'last_success'];
 
 const hued = (hue: Hue | undefined) => (text: string, palette: Palette) => (hue ? palette[hue](text) : text);
 
@@ -266,6 +212,20 @@ function jobViewColumns(o: ViewOptions): ViewColumn<JobStatus>[] {
     { key: 'next_run', header: 'Next run', floor: 13, text: (j) => relativeTime(j.next_run, now) },
     { key: 'storage', header: 'Storage', floor: 12, text: (j) => sanitize(j.storage.join(', ')) },
     { key: 'max_age', header: 'Max age', text: (j) => String(j.max_age_seconds) },
+    {
+      key: 'verify',
+      header: 'Last verify',
+      floor: 10,
+      text: (j) => verifyText(j, now),
+      style: (t, j, p) => (j.verify?.verdict === 'failed' ? p.red(t) : j.verify ? t : p.dim(t)),
+    },
+    {
+      key: 'restore_test',
+      header: 'Restore test passed',
+      floor: 10,
+      text: (j) => restoreTestText(j, now),
+      style: (t, j, p) => (j.restore_test?.verdict === 'failed' ? p.red(t) : j.restore_test ? t : p.dim(t)),
+    },
   ];
   const keys = o.jobKeys ?? jobColumns.filter((c) => !c.extra).map((c) => c.key);
   return keys.map((k) => all.find((c) => c.key === k)!).filter(Boolean);

@@ -102,7 +102,7 @@ export class Ledger {
     await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
       throw new ConfigError(`cannot create the state folder ${dir}: ${err.message}`);
     });
-    const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../status/output-file.js')]);
+    const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
     await withFileLock(this.file, async () => {
       const current = await readLedger(this.file);
       for (const [key, entry] of this.changes) {

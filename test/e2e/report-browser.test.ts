@@ -93,6 +93,29 @@ describe('report -o html in headless Chromium', () => {
       expect(await page.locator('#summary .card').count()).toBeGreaterThanOrEqual(6);
       await page.screenshot({ path: path.join(ARTIFACTS, 'report.png'), fullPage: true });
 
+      // Issue 25 §8: the date labels over the calendar never overlap (the last two did: "11-25" on "11-26").
+      const labelBoxes = await page.$$eval('svg[id$="-days"]', (svgs) =>
+        svgs.map((svg) => [...svg.querySelectorAll('text')].map((t) => ({ left: t.getBoundingClientRect().left, right: t.getBoundingClientRect().right }))),
+      );
+      for (const boxes of labelBoxes) for (let i = 1; i < boxes.length; i++) expect(boxes[i]!.left, 'date labels overlap').toBeGreaterThanOrEqual(boxes[i - 1]!.right);
+      // Names that differ only at their end stay apart: every calendar row shows a name of its own.
+      const names = await page.$$eval('.strips .name', (nodes) => nodes.map((n) => (n as unknown as { innerText: string }).innerText));
+      expect(new Set(names).size).toBe(names.length);
+
+      // 420 px, a phone: the calendars keep cells people can read (16 px, as on a desk) and scroll sideways.
+      await page.setViewportSize({ width: 420, height: 900 });
+      const narrow = await page.$$eval('svg.chart[id^="calendar-"]', (nodes) =>
+        nodes.map((n) => ({ id: n.id, shown: n.getBoundingClientRect().width, drawn: Number(n.getAttribute('width')) })),
+      );
+      expect(narrow.length).toBeGreaterThan(0);
+      expect(narrow.filter((c) => Math.abs(c.shown - c.drawn) > 1)).toEqual([]);
+      // The page itself does not scroll sideways: only the calendars and tables do, inside the page.
+      expect(await page.$eval('html', (n) => n.scrollWidth)).toBeLessThanOrEqual(420);
+      const nameWidths = await page.$$eval('.strips .name', (nodes) => nodes.map((n) => n.getBoundingClientRect().width));
+      expect(nameWidths.every((w) => w >= 100)).toBe(true);
+      await page.screenshot({ path: path.join(ARTIFACTS, 'report-420.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+
       await page.emulateMedia({ media: 'print' });
       const printed = await boxes();
       expect(printed).toHaveLength(screen.length);

@@ -23,7 +23,7 @@ beforeAll(() => {
 afterAll(() => cfg.cleanup());
 
 async function report(emu: Emulator, args: string[]): Promise<ReportDocument> {
-  const r = await runCli(['report', '--json', ...args], { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
+  const r = await runCli(['report', '--json', ...args], { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: `${cfg.dir}/state` } });
   expect(r.stderr).toBe('');
   expect(r.code).toBe(0);
   return reportDocumentSchema.parse(JSON.parse(r.stdout));

@@ -23,7 +23,7 @@ beforeAll(() => {
 afterAll(() => cfg.cleanup());
 
 const cli = (args: string[], env: Record<string, string | undefined> = {}) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, COLUMNS: undefined, ...env } });
+  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: `${cfg.dir}/state`, COLUMNS: undefined, ...env } });
 const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
 
 async function report(args: string[]): Promise<ReportDocument> {
@@ -141,7 +141,7 @@ describe('report formats', () => {
     expect(r.stdout).toMatch(/^Report \d{4}-\d\d-\d\d \d\d:\d\d UTC to /);
     expect(r.stdout).toMatch(/NAME\s+SCHEDULE\s+EXPECTED\s+OK\s+ERRORS\s+FAILED\s+MISSED/);
     expect(r.stdout).toMatch(/^crm-db-failing\s+15 1 \* \* \* Europe\/Paris\s+\d+\s+\d+\s+\d+\s+[23]\s/m);
-    expect(r.stdout).toMatch(/archive files: missed \d{4}-\d\d-\d\d 04:00 E[SD]T/);
+    expect(r.stdout).toMatch(/archive files: missed \d{4}-\d\d-\d\d 04:00 UTC-[45]/);
     expect(r.stdout).toContain('Droplets');
     expect(r.stdout).not.toMatch(/\x1b\[/);
   });
@@ -194,7 +194,7 @@ describe('report formats', () => {
     expect(r.code).toBe(0);
     const schema = JSON.parse(r.stdout) as { title: string; properties: Record<string, unknown> };
     expect(schema.title).toBe('backupctl report --json');
-    expect(Object.keys(schema.properties)).toEqual(['generated_at', 'window', 'summary', 'jobs', 'droplets', 'volumes', 'resources', 'notes']);
+    expect(Object.keys(schema.properties)).toEqual(['generated_at', 'window', 'summary', 'jobs', 'droplets', 'volumes', 'resources', 'notes', 'check']);
   });
 });
 

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startHostileServer, type HostileRequest, type LocalServer } from '../helpers/servers.js';
-import { escapeLabelValue } from '../../src/status/prometheus.js';
+import { escapeLabelValue } from '../../src/output/prometheus.js';
 
 const TOKEN = 'tok-hostile-echo-1234';
 const JOB = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';

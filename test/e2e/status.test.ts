@@ -73,7 +73,8 @@ function harness(opts: EmulatorOptions = {}) {
     cfg: undefined as unknown as ReturnType<typeof tempConfigDir>,
     cli: (args: string[], env: Record<string, string | undefined> = {}) =>
       runCli(args, {
-        env: { BACKUPCTL_BASE_URL: h.emu.url, BACKUPCTL_TOKEN: h.emu.token, BACKUPCTL_CONFIG_DIR: h.cfg.dir, COLUMNS: undefined, ...env },
+        // The state folder (verify's ledger, restore tests) is the test's own, not the user's.
+        env: { BACKUPCTL_BASE_URL: h.emu.url, BACKUPCTL_TOKEN: h.emu.token, BACKUPCTL_CONFIG_DIR: h.cfg.dir, XDG_STATE_HOME: `${h.cfg.dir}/state`, COLUMNS: undefined, ...env },
       }),
     /** What the CLI sent (the tests' own look-ups past the CLI are left out). */
     sent: () => apiRequests(h.emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/')),
@@ -302,7 +303,7 @@ describe('status of the demo team', () => {
     expect(r.stdout).not.toMatch(/\u001b/);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('Jobs');
-    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage']);
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage', 'Last verify', 'Restore test passed']);
     const rows = lines.slice(2, 2 + doc.jobs.length);
     expect(rows.map((l) => l.split(/\s{2,}/)[1])).toEqual(doc.jobs.map((j) => j.name));
     expect(rows[0]).toMatch(/^failing\s+crm-db-failing\s+203\.0\.113\.\d+\s+daily at 01:15 Europe\/Paris\s+failed .+ ago\s+\d+ days ago\s+✖✖✖✔+\s+in /);
@@ -331,7 +332,9 @@ describe('status of the demo team', () => {
     const lines = tsv.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(doc.jobs.length);
     const first = lines[0]!.split('\t');
-    expect(first).toHaveLength(9);
+    expect(first).toHaveLength(11);
+    // Never verified, never restore-tested here: it says so.
+    expect(first.slice(9)).toEqual(['never', 'never']);
     expect(first.slice(0, 2)).toEqual(['failing', 'crm-db-failing']);
     expect(first[6]).toBe(doc.jobs[0]!.recent.join(','));
     expect(first[7]).toBe(doc.jobs[0]!.next_run);

@@ -13,7 +13,7 @@ import { nextPageQuery } from '../../src/http/paging.js';
 import { encodeQuery } from '../../src/http/query.js';
 import { collectStatus } from '../../src/status/collect.js';
 import { frequencyHours, parseMaxAges, snapshotHealth, type SnapshotSummary, type StatusDocument } from '../../src/status/model.js';
-import { loadCronTools } from '../../src/status/schedule.js';
+import { loadCronTools } from '../../src/fleet/schedule.js';
 import { checkStory, statusStory } from '../../src/scripts/demo-story.mjs';
 
 export const MINUTE = 60_000;

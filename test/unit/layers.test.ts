@@ -31,6 +31,8 @@ const LAYERS: Record<string, number> = {
   backups: DOMAIN,
   // The one read pipeline (select, transfer, fan out to sinks, inspect): below verify, restore-test and download.
   pipeline: DOMAIN,
+  // What status and report both read (jobs, schedules, droplets, volumes, resources; verify and restore marks).
+  fleet: DOMAIN,
   status: FEATURE,
   report: FEATURE,
   verify: FEATURE,
@@ -63,10 +65,7 @@ const FILE_LAYERS: Record<string, { unit: string; layer: number }> = {
 const ALLOWED = new Set<string>([
   // Issue 25 §18, named in the issue:
   'resources -> jobs', // backup-files.ts and start-backup.ts use jobs/download, cron, wait: the truth engineer
-  'report -> status', // report reads status's collector, model, schedule and view: the report engineer
   // The same work, present on this branch too:
-  'verify -> status', // the --output-file writer and the Prometheus writer live in status/ (issue 25 §17, report engineer)
-  'restore -> status', // restore/state.ts uses status/output-file.ts (issue 25 §17, report engineer)
 ]);
 
 function placeOf(file: string): { unit: string; layer: number } {

@@ -3,7 +3,7 @@
 // backups, pending runs, merged schedules, statistics and the day cells.
 // Every time is fixed; `now` is given, never read.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadCronTools, type CronTools } from '../../src/status/schedule.js';
+import { loadCronTools, type CronTools } from '../../src/fleet/schedule.js';
 import {
   buildEntry,
   dayCells,
@@ -200,9 +200,55 @@ describe('matching', () => {
       window('2026-05-01T00:00:00Z', '2026-05-04T00:00:00Z'),
       tools,
     );
-    expect(entry).toMatchObject({ computable: false, expected: null, missed: null, completed: 1, failed: 1, in_progress: 1, success_rate: 0.5, unscheduled: 3 });
+    // Issue 23 §2: where the schedule is unknown, the backups are "schedule unknown", never "unscheduled".
+    expect(entry).toMatchObject({ computable: false, expected: null, missed: null, completed: 1, failed: 1, in_progress: 1, success_rate: 0.5, unscheduled: 0, schedule_unknown: 3 });
     expect(entry.notes.join('\n')).toMatch(/no stated first day/);
-    expect(dayCells(entry, t('2026-05-01T00:00:00Z'), t('2026-05-03T12:00:00Z')).map((c) => c.outcome)).toEqual(['completed', 'failed', 'in_progress']);
+    const cells = dayCells(entry, t('2026-05-01T00:00:00Z'), t('2026-05-04T12:00:00Z'));
+    expect(cells.map((c) => c.outcome)).toEqual(['completed', 'failed', 'in_progress', undefined]);
+    // A day without a snapshot is "schedule unknown", not "nothing expected".
+    expect(cells.map((c) => c.scheduleUnknown)).toEqual([true, true, true, true]);
+  });
+});
+
+describe('a schedule edit does not rewrite history (issue 23 §1)', () => {
+  // Nightly at 02:00 UTC until 2026-05-21 12:00, when the schedule became 06:00; the window is 30 days to 2026-05-31.
+  const changedAt = t('2026-05-21T12:00:00Z');
+  const nights = (from: number, to: number, hour: string, status = (_d: number) => 'completed') =>
+    Array.from({ length: to - from + 1 }, (_, i) => from + i).map((d) => backup(`2026-05-${String(d).padStart(2, '0')}T${hour}:05:00Z`, status(d)));
+  const history = [...nights(1, 21, '02', (d) => (d === 10 ? 'failed' : 'completed')), ...nights(22, 30, '06')];
+  const entry = () => buildEntry(job('0 6 * * *', 'UTC', history, { changedAt }), window('2026-05-01T00:00:00Z', '2026-05-31T00:00:00Z'), tools);
+
+  it('runs before the change that no backup fulfilled are unknown, never missed; the success rate counts the runs it can judge', () => {
+    const e = entry();
+    expect(e.schedule_changed_at).toBe('2026-05-21T12:00:00.000Z');
+    // The 06:00 runs of 1..21 May: nothing ran then (the old schedule ran at 02:00), so they are unknown.
+    expect(e.runs.filter((r) => r.outcome === 'unknown')).toHaveLength(21);
+    expect(e).toMatchObject({ expected: 30, completed: 9, missed: 0, unknown: 21, success_rate: 1, unscheduled: 0, schedule_unknown: 21 });
+    expect(e.schedule_unknown_backups.map((b) => b.status).filter((s) => s === 'failed')).toHaveLength(1);
+    expect(e.notes.join('\n')).toMatch(/^unknown: schedule changed on 2026-05-21: .*21 others are unknown, not missed; 21 backups before it fit no run of the current schedule \(20 completed, 1 failed\)/m);
+    // The days before the change are "schedule unknown" in the calendar.
+    const cells = dayCells(e, t('2026-05-01T00:00:00Z'), t('2026-05-31T00:00:00Z'));
+    expect(cells[0]).toMatchObject({ day: '2026-05-01', outcome: 'unknown', scheduleUnknown: true });
+    expect(cells[25]).toMatchObject({ day: '2026-05-26', outcome: 'completed', scheduleUnknown: false });
+  });
+
+  it('runs after the change are judged by the current schedule: a missing one is missed', () => {
+    const gap = buildEntry(
+      job('0 6 * * *', 'UTC', history.filter((b) => b.startedAt !== t('2026-05-25T06:05:00Z')), { changedAt }),
+      window('2026-05-01T00:00:00Z', '2026-05-31T00:00:00Z'),
+      tools,
+    );
+    expect(gap).toMatchObject({ missed: 1, unknown: 21, missed_runs: ['2026-05-25T06:00:00.000Z'] });
+  });
+
+  it('a backup before the change that fits the current schedule still counts (what can be known)', () => {
+    const same = buildEntry(job('0 2 * * *', 'UTC', nights(1, 30, '02'), { changedAt }), window('2026-05-01T00:00:00Z', '2026-05-31T00:00:00Z'), tools);
+    expect(same).toMatchObject({ expected: 30, completed: 30, missed: 0, unknown: 0, schedule_unknown: 0, success_rate: 1 });
+  });
+
+  it('a change before the window changes nothing', () => {
+    const before = buildEntry(job('0 2 * * *', 'UTC', nights(1, 30, '02'), { changedAt: t('2026-04-01T00:00:00Z') }), window('2026-05-01T00:00:00Z', '2026-05-31T00:00:00Z'), tools);
+    expect(before).toMatchObject({ schedule_changed_at: null, unknown: 0 });
   });
 });
 

@@ -15,7 +15,8 @@ import {
   type JobStatus,
   type StatusDocument,
 } from '../../src/status/model.js';
-import { escapeLabelValue, prometheusText } from '../../src/status/prometheus.js';
+import { prometheusText } from '../../src/status/prometheus.js';
+import { escapeLabelValue } from '../../src/output/prometheus.js';
 import { plainPalette, statusView, stripText, unicodeMarks } from '../../src/status/view.js';
 import { parseDuration } from '../../src/util/time.js';
 
@@ -172,6 +173,8 @@ function job(overrides: Partial<JobStatus>): JobStatus {
     max_age_seconds: 93600,
     within_max_age: false,
     storage: ['Primary object storage', 'Offsite copy'],
+    verify: null,
+    restore_test: null,
     ...overrides,
   };
 }
@@ -189,7 +192,7 @@ describe('the jobs table', () => {
   it('shows every column on a wide terminal', () => {
     const text = view(Infinity);
     const [, header, row] = text.split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage']);
+    expect(header!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage', 'Last verify', 'Restore test passed']);
     expect(row!.split(/\s{2,}/)).toEqual([
       'failing',
       'web files',
@@ -200,6 +203,8 @@ describe('the jobs table', () => {
       '✖✔✔✔✔✔✔✔✔✔',
       'in 13 hours',
       'Primary object storage, Offsite copy',
+      'never',
+      'never',
     ]);
     expect(text).toContain('1 job: 1 failing. Max age 26h.');
   });

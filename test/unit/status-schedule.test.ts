@@ -2,7 +2,7 @@
 // with its time zone, and the next run computed in that zone, across zones
 // and daylight-saving changes.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { loadCronTools, type CronTools } from '../../src/status/schedule.js';
+import { loadCronTools, type CronTools } from '../../src/fleet/schedule.js';
 
 let tools: CronTools;
 beforeAll(async () => {
