@@ -19,13 +19,15 @@ export class Warnings {
   private kinds = new Map<string, { what: string; count: number; line: number }>();
   constructor(private readonly onFirst?: (line: string) => void) {}
 
+  /** One warning per distinct message (`kind` groups them for callers that count). */
   add(kind: string, what: string, line: number): void {
-    const k = this.kinds.get(kind);
+    const key = what || kind;
+    const k = this.kinds.get(key);
     if (k) {
       k.count++;
       return;
     }
-    this.kinds.set(kind, { what, count: 1, line });
+    this.kinds.set(key, { what, count: 1, line });
     this.onFirst?.(line > 0 ? `${what} (line ${line})` : what);
   }
 

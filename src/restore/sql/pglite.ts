@@ -71,6 +71,11 @@ export class PGliteTarget implements SqlTarget {
   }
 
   async statement(text: string, line: number, _endLine: number, head: string): Promise<void> {
+    if (this.copyStatement) {
+      // The COPY ... FROM stdin itself: it runs as COPY ... FROM '/dev/blob' with its data (copyEnd).
+      this.copyStatement = false;
+      return;
+    }
     try {
       await this.db.exec(text);
     } catch (e) {
@@ -82,7 +87,10 @@ export class PGliteTarget implements SqlTarget {
 
   async raw(): Promise<void> {}
 
+  private copyStatement = false;
+
   async copyStart(head: string, line: number): Promise<void> {
+    this.copyStatement = true;
     this.copySql = head.replace(/\bFROM\s+stdin\b/i, "FROM '/dev/blob'");
     this.copyLine = line;
     this.copyHead = head.slice(0, 200);

@@ -530,6 +530,14 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
       i = j + 1;
       continue;
     }
+    if (pg && ch === 36 && !(i > 0 && isIdent(head.charCodeAt(i - 1)))) {
+      const tag = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(head.slice(i, i + 64));
+      if (tag) {
+        const close = head.indexOf(tag[0], i + tag[0].length);
+        i = close < 0 ? len : close + tag[0].length;
+        continue;
+      }
+    }
     if (ch === 40) {
       if (depth === 0) rows++;
       depth++;
