@@ -4,7 +4,7 @@
 // user and password, PGlite, and each fault of §5 seen failing. The fixtures
 // are real pg_dump / mariadb-dump output (src/scripts/make-restore-fixtures.mjs).
 // No skips: CI installs postgresql and mariadb-server (.ci/run).
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { activeEphemeralServers, createSqlRestoreSink, NoRestoreEngineError } from '../../src/restore/sql/index.js';
 import { feed, fixture, manifest, options, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
@@ -130,6 +130,30 @@ describe('ephemeral local PostgreSQL', () => {
       expect(pidAlive(pid)).toBe(false);
       expect(existsSync(dir)).toBe(false);
       expect(activeEphemeralServers()).toEqual([]);
+    },
+    T,
+  );
+});
+
+describe('abort while the ephemeral server starts', () => {
+  test(
+    'MariaDB: abort during mariadb-install-db / mariadbd start leaves no process and no folder',
+    async () => {
+      const before = readdirSync('/tmp').filter((f) => f.startsWith('backupctl-restore-'));
+      const sink = createSqlRestoreSink(options({ engine: 'local' }));
+      // 64 kB of dump: the sink has sniffed it and starts the server in the background.
+      const head = Buffer.from(`-- MariaDB dump 10.19\n${'INSERT INTO t VALUES (1);\n'.repeat(3000)}`);
+      const writing = sink.write(head).catch(() => {});
+      const deadline = Date.now() + 30_000;
+      while (readdirSync('/tmp').filter((f) => f.startsWith('backupctl-restore-')).length === before.length) {
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await sink.abort();
+      await writing;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(activeEphemeralServers()).toEqual([]);
+      expect(readdirSync('/tmp').filter((f) => f.startsWith('backupctl-restore-'))).toEqual(before);
     },
     T,
   );
