@@ -137,6 +137,8 @@ class SqlSink implements RestoreSink {
       pw = undefined;
     }
     this.secrets = pw ? [pw] : [];
+    // --timeout and Ctrl-C reach the sink through the signal too: stop at once.
+    options.signal.addEventListener('abort', () => void this.abort().catch(() => {}), { once: true });
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -223,6 +225,7 @@ class SqlSink implements RestoreSink {
     if (failed || this.failure || !this.run) return;
     try {
       if (this.converter) {
+        await this.converter.closeInput();
         await this.converterDone;
       } else {
         const rest = decoder.end();
