@@ -76,13 +76,17 @@ function serve(file) {
 }
 
 const DRIVER = `
+import { appendFileSync } from 'node:fs';
 import { createSqlRestoreSink } from './sql.mjs';
-const [url, into] = process.argv.slice(2);
+const [url, into, trace] = process.argv.slice(2);
 const sink = createSqlRestoreSink({ engine: 'server', into, asserts: [], execTimeoutMs: 1000, keep: false, allowEmpty: false, signal: new AbortController().signal });
 const res = await fetch(url);
+const t0 = Date.now();
 for await (const chunk of res.body) await sink.write(Buffer.from(chunk));
+const fed = Date.now() - t0;
 const r = await sink.end();
 process.stdout.write(JSON.stringify({ verdict: r.verdict, rows: r.rows, failure: r.failure, tables: r.tables.length }));
+appendFileSync(trace, \`restore: \${into.split(':')[0]}: the last byte handed over after \${fed} ms, restored, checked and cleaned up after \${Date.now() - t0} ms\n\`);
 if (r.verdict !== 'restored') process.exitCode = 1;
 `;
 
@@ -127,7 +131,7 @@ export async function restoreRows({ row, runOnce, env, root, mb = 200, runs = 2 
           };
           const ours = async () => {
             psql('postgres', 'CHECKPOINT');
-            const r = await runOnce(node, [path.join(work, 'driver.mjs'), url, `postgres://postgres@/postgres?host=${dir}`], env, { rss: true });
+            const r = await runOnce(node, [path.join(work, 'driver.mjs'), url, `postgres://postgres@/postgres?host=${dir}`, path.join(work, 'trace')], env, { rss: true });
             times.ours.push(r.ms);
             peak = Math.max(peak, r.peakRssMb);
           };
@@ -177,7 +181,7 @@ export async function restoreRows({ row, runOnce, env, root, mb = 200, runs = 2 
             my(`DROP DATABASE base${i}`);
           };
           const ours = async () => {
-            const r = await runOnce(node, [path.join(work, 'driver.mjs'), url, `mysql://root@localhost/?socket=${sock}`], env, { rss: true });
+            const r = await runOnce(node, [path.join(work, 'driver.mjs'), url, `mysql://root@localhost/?socket=${sock}`, path.join(work, 'trace')], env, { rss: true });
             times.ours.push(r.ms);
             peak = Math.max(peak, r.peakRssMb);
           };
@@ -202,6 +206,7 @@ export async function restoreRows({ row, runOnce, env, root, mb = 200, runs = 2 
       }
     }
   } finally {
+    if (existsSync(path.join(work, 'trace'))) process.stderr.write(readFileSync(path.join(work, 'trace'), 'utf8'));
     rmSync(work, { recursive: true, force: true });
   }
 }
