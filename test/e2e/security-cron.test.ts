@@ -137,9 +137,9 @@ describe('finding 5: where the lock lives, and the healthcheck on exit 10', () =
     expect((await first.done).code).toBe(0);
     expect(existsSync(lock)).toBe(false);
     // Without XDG_STATE_HOME: ~/.local/state/backupctl.
-    const home = await runCli(['jobs', 'backup', 'start', JOB, '--lock', 'nightly', '--dry-run'], { env: env() });
+    const home = await runCli(['jobs', 'backup', 'start', JOB, '--lock', 'nightly', '--dry-run'], { env: { ...env(), XDG_STATE_HOME: undefined } });
     expect(home.code).toBe(0);
-    const r = await runCli(['jobs', 'backup', 'start', JOB, '--lock', 'nightly'], { env: env() });
+    const r = await runCli(['jobs', 'backup', 'start', JOB, '--lock', 'nightly'], { env: { ...env(), XDG_STATE_HOME: undefined } });
     expect(r.code, r.stderr).toBe(0);
     expect(existsSync(path.join(dir, '.local', 'state', 'backupctl'))).toBe(true);
   }, 60_000);

@@ -33,9 +33,11 @@ export interface CliOptions {
  * before it starts, ~40 ms per CLI run here; the tests that need one set it.)
  */
 export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
+  // The state folder (verify's ledger, restore tests, run locks) is the test file's own unless a
+  // test names one: a ledger left in the user's home by one test must not change another's verdicts.
+  const env: NodeJS.ProcessEnv = { XDG_STATE_HOME: testStateHome() };
   for (const [k, v] of Object.entries(process.env)) {
-    if (/^(BACKUPCTL_|NO_COLOR|FORCE_COLOR|HTTPS?_PROXY|NO_PROXY|XDG_CONFIG_HOME|NODE_EXTRA_CA_CERTS$)/i.test(k)) continue;
+    if (/^(BACKUPCTL_|NO_COLOR|FORCE_COLOR|HTTPS?_PROXY|NO_PROXY|XDG_CONFIG_HOME|XDG_STATE_HOME|NODE_EXTRA_CA_CERTS$)/i.test(k)) continue;
     env[k] = v;
   }
   for (const [k, v] of Object.entries(extra)) {
@@ -43,6 +45,17 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
     else env[k] = v;
   }
   return env;
+}
+
+let stateHome: string | undefined;
+/** One state folder per test file (each file runs in its own worker), removed when it exits. */
+function testStateHome(): string {
+  if (!stateHome) {
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
+    stateHome = dir;
+    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return stateHome;
 }
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {

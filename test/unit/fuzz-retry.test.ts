@@ -71,7 +71,8 @@ function expectedAttempts(method: HttpMethod, outcomes: Outcome[], p: { base: nu
     if (!retryable || attempt === 5) return attempt;
     const retryAfter = o.type === 'answer' ? parseRetryAfter(o.retryAfter, START + waited) : undefined;
     const wait = retryAfter !== undefined ? Math.min(retryAfter, p.max) : Math.min(p.max, p.base * 2 ** (attempt - 1)) * jitter;
-    if (waited + wait >= deadline) return attempt;
+    // On the clock, as the retry layer compares (START + 10.9998 may round to START + 11 in a double).
+    if (START + waited + wait >= START + deadline) return attempt;
     waited += wait;
   }
 }
