@@ -93,7 +93,7 @@ export function manPage(manifest: Manifest, description: string): string {
     '.SH SEE ALSO',
     '\\fBbackupctl help cron\\fR, \\fBbackupctl help exit\\-codes\\fR, \\fBbackupctl help environment\\fR,',
     '\\fBbackupctl completion\\fR \\fIbash\\fR|\\fIzsh\\fR|\\fIfish\\fR, \\fBbackupctl schema\\fR \\fIcommand\\fR;',
-    'README.md and docs/ in the package.',
+    'README.md in the package; the pages of docs/ in the source.',
   );
   return `${lines.join('\n')}\n`;
 }
