@@ -23,12 +23,17 @@ export const module: ModuleSpec = {
         'text: "12.5 MB" allows 12.45..12.55 MB), the sha256 with the ledger, and the content, sniffed from the bytes: ' +
         'gzip is decompressed whole (CRC-32 and length of every member), tar headers, entries and end blocks are read, ' +
         'a zip\'s central directory and the CRC-32 of every entry, and a SQL dump must end with the marker mysqldump or ' +
-        'pg_dump writes last. Anything else is "not inspected"; a backup with an encryption key is "encrypted: size and ' +
-        'hash only".\n\n' +
+        'pg_dump writes last, whatever the record says about encryption. A backup\'s own .sha256 or SHA256SUMS list is ' +
+        'parsed and its other files checked against it. Bytes with an OpenSSL ("Salted__"), OpenPGP or age header are ' +
+        '"encrypted"; other bytes are "not inspected" ("encrypted" when the record names a key). Such files are checked ' +
+        'for size and hash only and never count as verified: the summary says "content not checked", and --strict makes ' +
+        'them fail. Decompression bombs are refused: overlapping zip entries, more than 100000 zip entries ' +
+        '(BACKUPCTL_VERIFY_MAX_ZIP_ENTRIES), more than 64GiB inflated from a zip (BACKUPCTL_VERIFY_MAX_INFLATED), a gzip ' +
+        'expanding more than 200 times past its first 64 MiB (BACKUPCTL_VERIFY_MAX_RATIO); see docs/verify.md.\n\n' +
         'The ledger ($XDG_STATE_HOME/backupctl/verify-ledger.json, else ~/.local/state/backupctl/) keeps the sha256 of ' +
         'every file that verified; a later verify that reads other bytes for it fails with "changed since <date>".\n\n' +
-        'Without a selection, the newest completed backup (--latest). Exit 0 when every file verified, 11 when one ' +
-        'failed, 9 when no backup matched. --check is for cron: one summary line per backup on stdout and one line ' +
+        'Without a selection, the newest completed backup (--latest). Exit 0 when no file failed, 11 when one ' +
+        'failed (with --strict, also when one was not inspected), 9 when no backup matched. --check is for cron: one summary line per backup on stdout and one line ' +
         'per failed file on stderr; --lock, --jitter and --healthcheck-url work as for jobs backup start. -o prometheus ' +
         'prints metrics per job; --output-file writes the output atomically. -o ndjson prints each file as it is ' +
         'judged, then one line per backup (backupctl schema verify describes --json).',
@@ -46,6 +51,7 @@ export const module: ModuleSpec = {
         { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Every backup with files created since then (7d, 24h, or ISO 8601)' },
         { name: 'sample', in: 'local', type: 'integer', min: 1, max: 1000, placeholder: 'n', description: 'N backups with files drawn at random (from --since when given, else from all)' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
+        { name: 'strict', in: 'local', type: 'boolean', description: 'A file whose content was not checked (encrypted, or of a format backupctl does not read) fails (exit 11)' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' },
         ...cronParams,
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
@@ -62,32 +68,7 @@ export const module: ModuleSpec = {
 export const schemas = { verify: verifyDocumentSchema };
 
 type Rec = Record<string, unknown>;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-interface Selection {
-  backup?: string;
-  latest: boolean;
-  since?: string;
-  sample?: number;
-  text: string;
-}
-
-function readSelection(v: Record<string, unknown>): Selection {
-  const backup = typeof v.backup === 'string' ? v.backup : undefined;
-  const since = typeof v.since === 'string' ? v.since : undefined;
-  const sample = typeof v.sample === 'number' ? v.sample : undefined;
-  const latest = v.latest === true;
-  const ways = [backup !== undefined, latest, since !== undefined || sample !== undefined].filter(Boolean).length;
-  if (ways > 1) {
-    throw new UsageError('give one selection: a backup id, --latest, or --since/--sample', [
-      '  backupctl verify <job> --latest',
-      '  backupctl verify <job> <backup-id>',
-      '  backupctl verify <job> --since 7d [--sample 3]',
-    ]);
-  }
-  const text = backup ? `backup ${backup}` : since !== undefined || sample !== undefined ? [since && `since ${since}`, sample && `sample ${sample}`].filter(Boolean).join(', ') : 'latest';
-  return { backup, latest: ways === 0 || latest, since, sample, text };
-}
+type Selection = import('../backups/select.js').BackupSelection;
 
 /** The job's record, for its name (the runner has turned a name given into the id). */
 async function findJob(ctx: Context, id: string): Promise<{ id: string; name: string | null }> {
@@ -97,52 +78,14 @@ async function findJob(ctx: Context, id: string): Promise<{ id: string; name: st
   return { id, name: typeof data?.name === 'string' ? data.name : null };
 }
 
-type Backup = import('../resources/backup-files.js').Backup;
-
-const hasFiles = (b: Backup) => (b.status === 'completed' || b.status === 'completed_with_errors') && (b.files?.length ?? 0) > 0;
-
-async function chooseBackups(ctx: Context, jobId: string, sel: Selection): Promise<Backup[]> {
-  const { newestBackup, checkedBackup } = await import('../resources/backup-files.js');
-  const client = await ctx.client();
-  if (sel.backup) {
-    const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(sel.backup)}` }, { signal: ctx.signal });
-    const backup = checkedBackup(res);
-    if (backup.job_id && backup.job_id !== jobId) throw new UsageError(`backup ${sel.backup} belongs to job ${backup.job_id}, not to ${jobId}`);
-    return [backup];
-  }
-  if (sel.latest) {
-    const backup = await newestBackup(ctx, jobId, 'completed');
-    return backup ? [backup] : [];
-  }
-  const { parseServiceTime } = await import('../util/time.js');
-  const since = sel.since ? Date.parse(sel.since) : -Infinity;
-  const found: Backup[] = [];
-  walk: for await (const page of client.pages(
-    { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}/backups`, query: { sort: '-created_at', page_size: 100 } },
-    { all: true, signal: ctx.signal },
-  )) {
-    for (const raw of page.records as Backup[]) {
-      const created = parseServiceTime(raw?.created_at) ?? Infinity;
-      // Newest first: the first one older than --since ends the walk.
-      if (created < since) break walk;
-      if (raw && hasFiles(raw)) found.push(raw);
-    }
-  }
-  if (sel.sample === undefined || found.length <= sel.sample) return found;
-  const pool = [...found];
-  const picked: Backup[] = [];
-  while (picked.length < sel.sample) picked.push(pool.splice(Math.floor(Math.random() * pool.length), 1)[0]!);
-  // Shown oldest last, as listed.
-  return found.filter((b) => picked.includes(b));
-}
-
 type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'check';
 
 const verify: Handler = async (input, ctx) => {
   const v = input.values;
   const prometheus = ctx.globals.output?.trim().toLowerCase() === 'prometheus';
   if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
-  const sel = readSelection(v);
+  const { readSelection } = await import('../backups/select.js');
+  const sel = readSelection(v, 'verify');
   const jobId = String(v.job_id);
   const outputFile = v.output_file as string | undefined;
   const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
@@ -151,6 +94,8 @@ const verify: Handler = async (input, ctx) => {
     const { checkOutputFile } = await import('../status/output-file.js');
     await checkOutputFile(outputFile);
   }
+  const { boundsFromEnv } = await import('../pipeline/bounds.js');
+  const bounds = boundsFromEnv(ctx.env);
   const { runCronJob } = await import('../jobs/cron.js');
   if (ctx.globals.dryRun) {
     const { printDryRun } = await import('../cli/dry-run.js');
@@ -158,42 +103,40 @@ const verify: Handler = async (input, ctx) => {
     ctx.io.stderr.write("Then the job's backups, and a GET of every file's signed URL (no Authorization); nothing is written to disk.\n");
     return { kind: 'empty' };
   }
-  return runCronJob(v, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2) }));
+  return runCronJob(v, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2), strict: v.strict === true, bounds }));
 };
 
 async function runVerify(
   ctx: Context,
-  o: { jobId: string; sel: Selection; format: Format; outputFile: string | undefined; parallel: number },
+  o: {
+    jobId: string;
+    sel: Selection;
+    format: Format;
+    outputFile: string | undefined;
+    parallel: number;
+    strict: boolean;
+    bounds: Partial<import('../pipeline/inspect.js').InspectBounds>;
+  },
 ): Promise<Result> {
   const job = await findJob(ctx, o.jobId);
-  const backups = await chooseBackups(ctx, job.id, o.sel);
+  const { selectBackups, pipelineBackup } = await import('../backups/select.js');
+  const backups = await selectBackups(ctx, job.id, o.sel);
   if (!backups.length) {
     throw new EmptyResultError(`job ${job.name ?? job.id} has no ${o.sel.latest ? 'completed backup' : `backup with files matching ${o.sel.text}`} to verify`);
   }
-  const { filesOf } = await import('../resources/backup-files.js');
   const targets = [];
-  for (const b of backups) {
-    const files = await filesOf(ctx, b);
-    targets.push({
-      id: b.id,
-      created_at: b.created_at ?? null,
-      status: b.status ?? null,
-      encrypted: typeof b.encryption_key === 'string' && b.encryption_key !== '',
-      files: files.map((f) => ({ name: f.name, url: f.url, size: f.stated })),
-    });
-  }
+  for (const b of backups) targets.push(await pipelineBackup(ctx, b));
   if (!targets.some((t) => t.files.length)) throw new EmptyResultError(`the chosen backups of job ${job.name ?? job.id} have no files`);
 
   const settings = await ctx.settings();
-  const [{ Ledger }, { stateDir }, { transfer, readSignedRange }, { verifyBackups }, { parseStatedSize }] = await Promise.all([
+  const [{ Ledger }, { stateDir }, { signedUrlTransfer }, { verifyBackups }, { parseStatedSize }] = await Promise.all([
     import('../verify/ledger.js'),
     import('../config/paths.js'),
-    import('../jobs/download.js'),
+    import('../pipeline/transfer.js'),
     import('../verify/run.js'),
     import('../verify/size.js'),
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
-  const transferOptions = { signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug };
   // As `jobs backup download`: a terminal on stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   const showProgress = ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check';
   let progress;
@@ -208,12 +151,10 @@ async function runVerify(
   const doc = await verifyBackups(targets, {
     job,
     selection: o.sel.text,
-    transfer: {
-      read: (file, sink) =>
-        transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { ...transferOptions, label: file.name, size: file.size, maxSize: file.maxSize }),
-      range: (url, start, end) => readSignedRange(url, start, end, { ...transferOptions, label: 'the zip being verified' }),
-    },
+    transfer: signedUrlTransfer({ signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
     ledger,
+    strict: o.strict,
+    inspect: { bounds: o.bounds },
     parallel: o.parallel,
     now: () => new Date(),
     progress,
@@ -254,8 +195,12 @@ async function outputResult(
       for (const { files: _files, ...b } of doc.backups) lines.push(JSON.stringify({ type: 'backup', ...b }));
       return { kind: 'text', text: `${lines.join('\n')}\n` };
     }
+    case 'quiet': {
+      // -q: the id of each backup checked (a file has no id of its own); the exit code says whether one failed.
+      const { onePage } = await import('../status/fleet.js');
+      return { kind: 'list', pages: onePage(view.backupIds(doc)), columns: [{ key: 'id', header: 'ID' }], idField: 'id' };
+    }
     case 'tsv':
-    case 'quiet':
     case 'table': {
       const { onePage } = await import('../status/fleet.js');
       const files = doc.backups.flatMap((b) => b.files);

@@ -7,11 +7,20 @@
 // zip in a stored image entry. Nothing here reads the clock.
 import { createCipheriv, createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { crc32, deflateRawSync } from 'node:zlib';
+import { constants as zlibConstants, crc32, deflateRawSync } from 'node:zlib';
 import { mongodumpArchive } from './mongo-archive.js';
 import { createRng, pick, randInt, type Rng } from './util.js';
 
-export type ArchiveKind = 'tar.gz' | 'mysql' | 'postgres' | 'mongo' | 'zip' | 'checksums' | 'encrypted';
+export type ArchiveKind = 'tar.gz' | 'mysql' | 'postgres' | 'mongo' | 'zip' | 'checksums' | 'encrypted' | HostileKind;
+
+/**
+ * Archives that attack the reader, for `verify`'s bounds (src/emulator/verify-fixtures.ts):
+ * zip-bomb   20,000 central-directory entries that all point at one 8 MiB entry (about 1 MB);
+ * zip-zeros  2,000 entries of 1 MiB of zeros each, apart (legitimate, but 2 GiB to inflate);
+ * gzip-zeros 4 GiB of zeros in about 4 MB.
+ * Made from one deflated MiB of zeros, copied: nothing is compressed at length.
+ */
+export type HostileKind = 'zip-bomb' | 'zip-zeros' | 'gzip-zeros';
 
 /** A damage the files server plants, for `verify` to find; `dotdot-entry` (a valid tar.gz with a `../` entry) is for restore-test, not in FILE_FAULTS. */
 export type FileFault = 'truncated' | 'flipped-byte' | 'bad-tar-header' | 'no-end-marker' | 'wrong-size' | 'dotdot-entry';
@@ -293,17 +302,173 @@ function encryptedBlob(seed: number, length: number): Buffer {
   return Buffer.concat([Buffer.from('Salted__'), body]).subarray(0, length);
 }
 
+/** A sha256sum list of exactly `length` bytes, whole lines only: the last name is stretched to fit. */
 function checksumList(rng: Rng, length: number): Buffer {
   const lines: string[] = [];
   let n = 0;
+  // The shortest line: 64 hex digits, two spaces, a one-letter name, a newline.
+  const SHORTEST = 68;
   for (let i = 0; n < length; i++) {
-    const line = `${createHash('sha256').update(String(rng())).digest('hex')}  ./${pick(rng, WORDS)}/${pick(rng, WORDS)}-${i}.tar\n`;
+    const hash = createHash('sha256').update(String(rng())).digest('hex');
+    const name = `./${pick(rng, WORDS)}/${pick(rng, WORDS)}-${i}.tar`;
+    let line = `${hash}  ${name}\n`;
+    if (length - n < SHORTEST) {
+      // Too short for a line (a list under 68 bytes): cut, as before.
+      line = line.slice(0, length - n);
+    } else if (length - n - line.length < SHORTEST) {
+      const room = length - n - 64 - 2 - 1;
+      line = `${hash}  ${name.length >= room ? name.slice(0, room) : name.replace(/\.tar$/, `${'_'.repeat(room - name.length)}.tar`)}\n`;
+    }
     lines.push(line);
     n += line.length;
   }
-  const text = Buffer.from(lines.join('')).subarray(0, length);
-  if (text.length) text[text.length - 1] = 0x0a;
-  return text;
+  return Buffer.from(lines.join(''));
+}
+
+// ---------------------------------------------------------------- hostile archives
+
+const MIB = 1024 * 1024;
+let zeroMiB: { deflated: Buffer; crc: number } | undefined;
+/** One MiB of zeros deflated as non-final blocks ending on a byte boundary: copies can follow one another. */
+function deflatedZeroMiB(): { deflated: Buffer; crc: number } {
+  zeroMiB ??= { deflated: deflateRawSync(Buffer.alloc(MIB), { finishFlush: zlibConstants.Z_SYNC_FLUSH }), crc: crc32(Buffer.alloc(MIB)) >>> 0 };
+  return zeroMiB;
+}
+/** The final, empty deflate block. */
+const DEFLATE_END = Buffer.from([0x03, 0x00]);
+
+/** `mib` MiB of zeros, deflated. */
+function deflatedZeros(mib: number): Buffer {
+  const { deflated } = deflatedZeroMiB();
+  return Buffer.concat([...Array.from({ length: mib }, () => deflated), DEFLATE_END]);
+}
+
+/** A 32x32 matrix over GF(2) times a vector (zlib's crc32_combine). */
+function gf2Times(matrix: Uint32Array, vector: number): number {
+  let sum = 0;
+  for (let i = 0; vector; i++, vector >>>= 1) if (vector & 1) sum ^= matrix[i]!;
+  return sum >>> 0;
+}
+
+function gf2Square(matrix: Uint32Array): Uint32Array {
+  const out = new Uint32Array(32);
+  for (let i = 0; i < 32; i++) out[i] = gf2Times(matrix, matrix[i]!);
+  return out;
+}
+
+/** CRC-32 of `mib` MiB of zeros, without reading them: zlib's crc32_combine over zeros (1 GiB in microseconds). */
+function zerosCrc(mib: number): number {
+  let crc = crc32(Buffer.alloc(MIB)) >>> 0;
+  // Appending n zero bytes maps the register linearly: the operator for one zero bit, squared up to 1 MiB of zeros.
+  let op: Uint32Array = new Uint32Array(32);
+  op[0] = 0xedb88320;
+  for (let i = 1; i < 32; i++) op[i] = 1 << (i - 1);
+  for (let bits = 1; bits < MIB * 8; bits *= 2) op = gf2Square(op);
+  // The CRC register is pre- and post-inverted: step the raw register.
+  for (let n = mib - 1; n > 0; n >>= 1) {
+    if (n & 1) crc = (~gf2Times(op, ~crc >>> 0)) >>> 0;
+    op = gf2Square(op);
+  }
+  return crc >>> 0;
+}
+
+const GZIP_ZEROS_MIB = 4096;
+const ZIP_ZEROS_ENTRIES = 2000;
+const ZIP_BOMB_ENTRIES = 20_000;
+const ZIP_BOMB_MIB = 8;
+
+interface RawZipEntry {
+  name: string;
+  body: Buffer;
+  crc: number;
+  size: number;
+  /** Where the central directory says its local header is (the bomb points them all at one). */
+  offset?: number;
+  /** Written as a local header and body (false: listed in the central directory only). */
+  local?: boolean;
+}
+
+/** A zip from entries already compressed (method 8). */
+function rawZip(entries: RawZipEntry[]): Buffer {
+  const parts: Buffer[] = [];
+  const centrals: Buffer[] = [];
+  let offset = 0;
+  for (const e of entries) {
+    const name = Buffer.from(e.name);
+    const shared = (b: Buffer, at: number) => {
+      b.writeUInt16LE(20, at);
+      b.writeUInt16LE(0x0800, at + 2);
+      b.writeUInt16LE(8, at + 4);
+      b.writeUInt32LE(e.crc, at + 10);
+      b.writeUInt32LE(e.body.length, at + 14);
+      b.writeUInt32LE(e.size, at + 18);
+      b.writeUInt16LE(name.length, at + 22);
+    };
+    const at = e.offset ?? offset;
+    if (e.local !== false) {
+      const local = Buffer.alloc(30);
+      local.writeUInt32LE(0x04034b50, 0);
+      shared(local, 4);
+      parts.push(local, name, e.body);
+      offset += 30 + name.length + e.body.length;
+    }
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE(0x031e, 4);
+    shared(central, 6);
+    central.writeUInt32LE((0o100644 << 16) >>> 0, 38);
+    central.writeUInt32LE(at, 42);
+    centrals.push(central, name);
+  }
+  const centralSize = centrals.reduce((n, b) => n + b.length, 0);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(entries.length, 8);
+  end.writeUInt16LE(entries.length, 10);
+  end.writeUInt32LE(centralSize, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...parts, ...centrals, end]);
+}
+
+/** The bytes of a hostile archive (their length is fixed: hostileLength). */
+export function hostileArchive(kind: HostileKind): Buffer {
+  switch (kind) {
+    case 'gzip-zeros': {
+      const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+      header.writeUInt32LE(ARCHIVE_EPOCH_S, 4);
+      const trailer = Buffer.alloc(8);
+      trailer.writeUInt32LE(zerosCrc(GZIP_ZEROS_MIB), 0);
+      trailer.writeUInt32LE((GZIP_ZEROS_MIB * MIB) % 2 ** 32, 4);
+      return Buffer.concat([header, deflatedZeros(GZIP_ZEROS_MIB), trailer]);
+    }
+    case 'zip-zeros': {
+      const body = deflatedZeros(1);
+      const crc = deflatedZeroMiB().crc;
+      return rawZip(Array.from({ length: ZIP_ZEROS_ENTRIES }, (_, i) => ({ name: `zeros/${String(i).padStart(4, '0')}.bin`, body, crc, size: MIB })));
+    }
+    case 'zip-bomb': {
+      const body = deflatedZeros(ZIP_BOMB_MIB);
+      const crc = zerosCrc(ZIP_BOMB_MIB);
+      return rawZip(
+        Array.from({ length: ZIP_BOMB_ENTRIES }, (_, i) => ({ name: `bomb/${String(i).padStart(5, '0')}.bin`, body, crc, size: ZIP_BOMB_MIB * MIB, offset: 0, local: i === 0 })),
+      );
+    }
+  }
+}
+
+/** The length of a hostile archive, without making it. */
+export function hostileLength(kind: HostileKind): number {
+  const block = deflatedZeroMiB().deflated.length;
+  // Names are fixed-width: zeros/0000.bin and bomb/00000.bin, 14 bytes each.
+  const name = 14;
+  switch (kind) {
+    case 'gzip-zeros':
+      return 10 + GZIP_ZEROS_MIB * block + DEFLATE_END.length + 8;
+    case 'zip-zeros':
+      return ZIP_ZEROS_ENTRIES * (30 + 46 + 2 * name + block + DEFLATE_END.length) + 22;
+    case 'zip-bomb':
+      return 30 + name + ZIP_BOMB_MIB * block + DEFLATE_END.length + ZIP_BOMB_ENTRIES * (46 + name) + 22;
+  }
 }
 
 export interface ArchiveSpec {
@@ -352,6 +517,10 @@ export function buildArchive(spec: ArchiveSpec): Buffer {
       return encryptedBlob(seed ^ (spec.gzipMtime ?? 0), spec.length);
     case 'checksums':
       return checksumList(rng, spec.length);
+    case 'zip-bomb':
+    case 'zip-zeros':
+    case 'gzip-zeros':
+      return hostileArchive(spec.kind);
   }
 }
 

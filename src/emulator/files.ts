@@ -47,6 +47,7 @@ function flipAt(bytes: Buffer): number {
 export function fileContent(ownerId: string, file: FileRecord, version = 0): Buffer {
   const content = file.content;
   if (!content) return Buffer.alloc(file.size, `backupctl emulator :: ${ownerId}/${file.name} :: `);
+  if (content.text !== undefined) return Buffer.from(content.text);
   const spec: ArchiveSpec = {
     kind: content.kind,
     name: file.name,

@@ -9,7 +9,7 @@ import { Runtime } from './runtime.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
 import type { EmulatorOptions } from './types.js';
-import { addBigFileJob, addDamagedFilesJob, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
+import { addBigFileJob, addDamagedFilesJob, addHostileArchivesJob, addKeyedFilesJob, addListedFilesJob, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
 import { isObject } from './validate.js';
 
 export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults'> & {
@@ -86,7 +86,12 @@ export function createService(opts: ServiceOptions = {}): Service {
   const rt = new Runtime(store, new FileSigner(randomBytes(32)), opts.tickMs ?? 300, opts.backupOutcome ?? 'completed', opts.now);
   seedStore(store, { seed: opts.seed ?? 'demo', now: rt.startedAt, bigJob: opts.bigJob ?? 0, historyDays: opts.historyDays });
   if ((opts.seed ?? 'demo') === 'demo') plantDemoCorruption(store);
-  if (opts.damagedFiles) addDamagedFilesJob(store, rt.startedAt);
+  if (opts.damagedFiles) {
+    addDamagedFilesJob(store, rt.startedAt);
+    addKeyedFilesJob(store, rt.startedAt);
+    addListedFilesJob(store, rt.startedAt);
+    addHostileArchivesJob(store, rt.startedAt);
+  }
   if (opts.bigFile) addBigFileJob(store, rt.startedAt, opts.bigFile);
   if (opts.archiveFaults) addUnsafeArchiveJob(store, rt.startedAt);
   return {

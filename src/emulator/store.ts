@@ -220,6 +220,8 @@ export interface FileContent {
   fault?: FileFault;
   /** Made while sent, never held in memory (the benchmark's big .tar.gz). */
   streamed?: boolean;
+  /** The bytes exactly, as text (a fixture's checksum list naming its sibling's real hash). */
+  text?: string;
 }
 
 export interface BackupRecord {

@@ -2,7 +2,9 @@
 // "damaged files" job (one backup per planted fault) and the "big file" job of
 // the benchmark. Added after the seed, so the seed's own ids and history stay
 // as they are.
-import { FILE_FAULTS, nameSeed, type FileFault } from './archives.js';
+import { createHash } from 'node:crypto';
+import { FILE_FAULTS, hostileLength, nameSeed, type FileFault, type HostileKind } from './archives.js';
+import { fileContent } from './files.js';
 import { jobSlug } from './routes/backups.js';
 import { makeTags, type BackupRecord, type FileContent, type JobRecord, type Store } from './store.js';
 import { MINUTE, createRng, fileStamp, uuidFrom, wholeSeconds, type Rng } from './util.js';
@@ -36,7 +38,9 @@ function fixtureJob(store: Store, rng: Rng, name: string, now: number): JobRecor
   });
 }
 
-function fixtureBackup(store: Store, rng: Rng, job: JobRecord, at: number, file: { name: string; size: number; content: FileContent }): BackupRecord {
+type FixtureFile = { name: string; size: number; content: FileContent };
+
+function fixtureBackup(store: Store, rng: Rng, job: JobRecord, at: number, file: FixtureFile, more: { files?: FixtureFile[]; encryptionKey?: string } = {}): BackupRecord {
   return store.backups.insert({
     id: uuidFrom(rng),
     job_id: job.id,
@@ -47,8 +51,8 @@ function fixtureBackup(store: Store, rng: Rng, job: JobRecord, at: number, file:
     started_at: wholeSeconds(at + 5_000),
     completed_at: wholeSeconds(at + 65_000),
     monitoring_available: true,
-    encryption_key: null,
-    files: [{ id: uuidFrom(rng), ...file }],
+    encryption_key: more.encryptionKey ?? null,
+    files: [file, ...(more.files ?? [])].map((f) => ({ id: uuidFrom(rng), ...f })),
   });
 }
 
@@ -88,4 +92,54 @@ export function addUnsafeArchiveJob(store: Store, now: number): void {
   const job = fixtureJob(store, rng, UNSAFE_ARCHIVE_JOB, now);
   const at = now - 45 * MINUTE;
   fixtureBackup(store, rng, job, at, { name: `unsafe-archive-${fileStamp(at)}.tar.gz`, size: 20 * 1024, content: { kind: 'tar.gz', fault: 'dotdot-entry' } });
+}
+
+/**
+ * A job "keyed files" whose backup records name an encryption key while the
+ * bytes are plain (issue 23 finding 5: the bytes decide, not the record): a
+ * .tar.gz with a flipped byte, then a whole mysqldump .sql.gz.
+ */
+export function addKeyedFilesJob(store: Store, now: number): void {
+  const rng = createRng(nameSeed('keyed files'));
+  const job = fixtureJob(store, rng, 'keyed files', now);
+  const key = 'c2VhbGVkIGRhdGEga2V5IG9mIHRoZSBrZXllZCBmaWxlcyBqb2I=';
+  const flippedAt = now - 120 * MINUTE;
+  fixtureBackup(store, rng, job, flippedAt, { name: `keyed-flipped-${fileStamp(flippedAt)}.tar.gz`, size: 40 * 1024, content: { kind: 'tar.gz', fault: 'flipped-byte' } }, { encryptionKey: key });
+  const plainAt = now - 60 * MINUTE;
+  fixtureBackup(store, rng, job, plainAt, { name: `keyed-plain-${fileStamp(plainAt)}.sql.gz`, size: 24 * 1024, content: { kind: 'mysql' } }, { encryptionKey: key });
+}
+
+/**
+ * A job "listed files" whose backups hold their own SHA256SUMS (issue 23
+ * finding 6): the first lists its .tar.gz's real sha256, the second a hash of
+ * other bytes (the archive was replaced by another valid one).
+ */
+export function addListedFilesJob(store: Store, now: number): void {
+  const rng = createRng(nameSeed('listed files'));
+  const job = fixtureJob(store, rng, 'listed files', now);
+  for (const [i, agrees] of [true, false].entries()) {
+    const at = now - (2 - i) * 60 * MINUTE;
+    const archive: FixtureFile = { name: `listed-${agrees ? 'good' : 'replaced'}-${fileStamp(at)}.tar.gz`, size: 20 * 1024, content: { kind: 'tar.gz' } };
+    const bytes = fileContent(job.id, { id: '', ...archive });
+    const sha = createHash('sha256').update(agrees ? bytes : Buffer.concat([bytes, Buffer.from('other')])).digest('hex');
+    const text = `${sha}  ./${archive.name}\n`;
+    fixtureBackup(store, rng, job, at, archive, { files: [{ name: 'SHA256SUMS', size: text.length, content: { kind: 'checksums', text } }] });
+  }
+}
+
+/**
+ * A job "hostile archives" (issue 23 finding 7), one backup each, an hour
+ * apart in this order: a zip whose 20,000 entries share one 8 MiB entry, a
+ * gzip of 4 GiB of zeros (about 4 MB), and a zip of 2,000 MiB of zeros in
+ * entries apart (not a bomb: it inflates, slowly).
+ */
+export const HOSTILE_KINDS: readonly HostileKind[] = ['zip-bomb', 'gzip-zeros', 'zip-zeros'];
+export function addHostileArchivesJob(store: Store, now: number): void {
+  const rng = createRng(nameSeed('hostile archives'));
+  const job = fixtureJob(store, rng, 'hostile archives', now);
+  HOSTILE_KINDS.forEach((kind, i) => {
+    const at = now - (HOSTILE_KINDS.length - i) * 60 * MINUTE;
+    const suffix = kind === 'gzip-zeros' ? '.gz' : '.zip';
+    fixtureBackup(store, rng, job, at, { name: `${kind}-${fileStamp(at)}${suffix}`, size: hostileLength(kind), content: { kind } });
+  });
 }

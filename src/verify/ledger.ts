@@ -19,6 +19,8 @@ export interface JobMarks {
   /** The last verify of the job, and the last one in which every file verified. */
   last_verify: string;
   last_success: string | null;
+  /** The verdict of the last verify: verified, unchecked (no file failed, some not inspected) or failed. */
+  last_verdict?: 'verified' | 'unchecked' | 'failed';
 }
 
 interface LedgerData {
@@ -86,9 +88,11 @@ export class Ledger {
     this.changes.set(key, { sha256, bytes, first_seen: known?.first_seen ?? now.toISOString(), last_verified: now.toISOString() });
   }
 
-  markJob(jobId: string, now: Date, success: boolean): void {
+  /** A verify of the job ended: a success when no file failed (an unchecked run is one, unless --strict made it fail). */
+  markJob(jobId: string, now: Date, verdict: 'verified' | 'unchecked' | 'failed'): void {
     const before = this.job(jobId);
-    this.jobChanges.set(jobId, { last_verify: now.toISOString(), last_success: success ? now.toISOString() : (before?.last_success ?? null) });
+    const success = verdict !== 'failed';
+    this.jobChanges.set(jobId, { last_verify: now.toISOString(), last_success: success ? now.toISOString() : (before?.last_success ?? null), last_verdict: verdict });
   }
 
   /** Re-reads the file under its lock, adds this run's changes and renames a new file over it. */

@@ -7,6 +7,11 @@ import * as z from 'zod/mini';
 export const FILE_VERDICTS = ['verified', 'not-inspected', 'encrypted', 'failed'] as const;
 export type FileVerdict = (typeof FILE_VERDICTS)[number];
 
+/** verified: every file's content checked; unchecked: none failed, but some were checked for size and hash only; failed: one failed. */
+export const BACKUP_VERDICTS = ['verified', 'unchecked', 'failed'] as const;
+export type BackupVerdict = (typeof BACKUP_VERDICTS)[number];
+const VERDICT_TEXT = 'verified: every file passed with its content checked; unchecked: no file failed, but some were checked for size and hash only (content not checked); failed: a file failed';
+
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 
 export const fileResultSchema = describe(
@@ -16,9 +21,11 @@ export const fileResultSchema = describe(
     verdict: describe(
       z.enum(FILE_VERDICTS),
       'verified: size, hash and content checked; not-inspected: size and hash only, a format backupctl does not read; ' +
-        'encrypted: size and hash only (the backup has an encryption key); failed: see reasons',
+        'encrypted: size and hash only, the bytes carry an encryption header (OpenSSL "Salted__", OpenPGP, age) or are of no ' +
+        'known format in a backup whose record names an encryption key; failed: see reasons (with --strict, a file not ' +
+        'inspected fails too)',
     ),
-    format: describe(z.string(), 'Sniffed from the bytes, not the name: tar.gz, tar, gzip, zip, mysqldump.gz, pg_dump.gz, encrypted, data, ...'),
+    format: describe(z.string(), 'Sniffed from the bytes, not the name: tar.gz, tar, gzip, zip, mysqldump.gz, pg_dump.gz, sha256sums, openssl-enc, openpgp, age, data, ...; not-read when the transfer failed before any byte (refused for its size), unknown when it failed part way'),
     stated_size: describe(z.nullable(z.string()), "The size the backup record states ('744 bytes', '12.5 MB')"),
     bytes: describe(z.number(), 'Bytes read'),
     entries: describe(z.nullable(z.number()), 'Entries of a tar or zip archive'),
@@ -38,10 +45,11 @@ export const backupResultSchema = describe(
     id: describe(z.string(), 'Backup id'),
     created_at: describe(z.nullable(z.string()), 'As the service sent it'),
     status: describe(z.nullable(z.string()), 'Backup status'),
-    encrypted: describe(z.boolean(), 'The backup record has an encryption_key'),
-    verdict: describe(z.enum(['verified', 'failed']), 'failed when any of its files failed'),
+    encrypted: describe(z.boolean(), 'The backup record has an encryption_key (the bytes are sniffed all the same)'),
+    verdict: describe(z.enum(BACKUP_VERDICTS), VERDICT_TEXT),
     files_total: z.number(),
     files_failed: z.number(),
+    files_unchecked: describe(z.number(), 'Files checked for size and hash only (not-inspected or encrypted): their content was not checked'),
     bytes_read: z.number(),
     seconds: z.number(),
     files: z.array(fileResultSchema),
@@ -54,8 +62,9 @@ export const verifyDocumentSchema = describe(
     generated_at: describe(z.string(), 'When the verify ran (ISO 8601)'),
     job: z.object({ id: z.string(), name: z.nullable(z.string()) }),
     selection: describe(z.string(), 'latest, backup, since <age>, or sample N'),
-    verdict: describe(z.enum(['verified', 'failed']), 'failed when any file failed: exit 11'),
-    summary: z.object({ backups: z.number(), files: z.number(), files_failed: z.number(), bytes_read: z.number(), seconds: z.number() }),
+    strict: describe(z.boolean(), '--strict: a file not inspected is a failure'),
+    verdict: describe(z.enum(BACKUP_VERDICTS), `${VERDICT_TEXT}; failed is exit 11`),
+    summary: z.object({ backups: z.number(), files: z.number(), files_failed: z.number(), files_unchecked: z.number(), bytes_read: z.number(), seconds: z.number() }),
     backups: z.array(backupResultSchema),
   }),
   'backupctl verify: every file of every chosen backup read back and checked. -o ndjson prints the same records one per ' +

@@ -1,18 +1,21 @@
 // How a verify document is shown: a table of files with a summary line per
 // backup, tsv rows, the lines --check writes, and Prometheus metrics per job.
 import type { Column } from '../cli/types.js';
-import { displayWidth, humanBytes, sanitize } from '../output/format.js';
-import { wrapHanging } from '../util/wrap.js';
+import { displayWidth, humanBytes, parseDateTime, relativeTime, sanitize } from '../output/format.js';
+import { wrapParts } from '../util/wrap.js';
 import type { JobMarks } from './ledger.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
+
+/** The transfer failed before any byte: no size, no format to show ("0 B" would read like an empty file). */
+const notRead = (f: FileResult) => f.format === 'not-read';
 
 /** One row per file; the same columns for the table and tsv (`--columns` picks among them); ids and hashes whole in tsv. */
 export const fileColumns: Column[] = [
   { key: 'verdict', header: 'Verdict', format: 'status' },
   { key: 'backup_id', header: 'Backup', short: 8 },
   { key: 'name', header: 'File' },
-  { key: 'format', header: 'Format' },
-  { key: 'bytes', header: 'Size', format: 'size' },
+  { key: 'format', header: 'Format', show: (f: FileResult) => (notRead(f) ? 'not read' : f.format) },
+  { key: 'bytes', header: 'Size', format: 'size', show: (f: FileResult) => (notRead(f) ? 'not read' : f.bytes) },
   { key: 'entries', header: 'Entries', get: (f: FileResult) => (f.entries === null ? '' : f.entries) },
   { key: 'sha256', header: 'SHA-256', short: 12 },
   { key: 'seconds', header: 'Time', get: (f: FileResult) => `${f.seconds.toFixed(2)}s` },
@@ -21,10 +24,36 @@ export const fileColumns: Column[] = [
 ];
 
 /** "Backup 1a2b3c4d (created ...): verified, 2 files, 19.2 KB read in 0.05 s" */
-export function backupSummaryLine(b: BackupResult): string {
-  const outcome = b.verdict === 'failed' ? `FAILED, ${b.files_failed} of ${b.files_total} file${b.files_total === 1 ? '' : 's'} failed` : `verified, ${b.files_total} file${b.files_total === 1 ? '' : 's'}`;
-  const created = b.created_at ? ` (created ${sanitize(b.created_at)})` : '';
-  return `Backup ${sanitize(b.id)}${created}: ${outcome}${b.encrypted ? ' (encrypted: size and hash only)' : ''}, ${humanBytes(b.bytes_read)} read in ${b.seconds.toFixed(2)} s`;
+const files = (n: number) => `${n} file${n === 1 ? '' : 's'}`;
+
+/** What a backup's files came to: "verified, 2 files"; "2 files: size and hash only, content not checked"; "FAILED, 1 of 2 files failed". */
+function outcomeWords(b: BackupResult): string {
+  if (b.verdict === 'failed') return `FAILED, ${b.files_failed} of ${files(b.files_total)} failed`;
+  if (!b.files_unchecked) return `verified, ${files(b.files_total)}`;
+  const unchecked = `${files(b.files_unchecked)}: size and hash only, content not checked`;
+  return b.files_unchecked === b.files_total ? unchecked : `${b.files_total - b.files_unchecked} of ${files(b.files_total)} verified; ${unchecked}`;
+}
+
+/** Joins the words of a phrase that a wrap must not part ("58.4 KiB", "0.05 s", a date and its time). */
+const KEEP = '\u{E000}';
+const whole = (text: string) => text.replace(/ /g, KEEP);
+
+/** "2026-11-26 01:00 UTC, 2 hours ago": never the service's raw ISO text. */
+function createdWords(createdAt: string | null, now: Date): string {
+  const date = createdAt ? parseDateTime(createdAt) : undefined;
+  if (!date) return createdAt ? ` (created ${sanitize(createdAt)})` : '';
+  const iso = date.toISOString();
+  return ` (created ${whole(`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`)}, ${whole(relativeTime(date, now))})`;
+}
+
+/** The summary line with its unbreakable phrases marked. */
+function summaryMarked(b: BackupResult, now: Date): string {
+  return `Backup ${sanitize(b.id)}${createdWords(b.created_at, now)}: ${outcomeWords(b)}, ${whole(humanBytes(b.bytes_read))} read in ${whole(`${b.seconds.toFixed(2)} s`)}`;
+}
+
+/** "Backup 3f2b… (created 2026-11-26 01:00 UTC, 2 hours ago): verified, 1 file, 58.4 KiB read in 0.05 s" */
+export function backupSummaryLine(b: BackupResult, now: Date = new Date()): string {
+  return summaryMarked(b, now).replaceAll(KEEP, ' ');
 }
 
 /** The failed files with every reason, one line each. */
@@ -35,8 +64,19 @@ export function failureLines(doc: VerifyDocument): string[] {
 }
 
 /** The summary lines, wrapped at `width` (a terminal's; piped output is never wrapped). */
-export function summaryText(doc: VerifyDocument, width = Infinity): string {
-  return `${doc.backups.flatMap((b) => wrapHanging(backupSummaryLine(b), width, '  ', displayWidth)).join('\n')}\n`;
+export function summaryText(doc: VerifyDocument, width = Infinity, now: Date = new Date()): string {
+  const lines = doc.backups.flatMap((b) => {
+    const marked = summaryMarked(b, now);
+    if (!Number.isFinite(width) || displayWidth(marked) <= width) return [marked.replaceAll(KEEP, ' ')];
+    const parts = marked.split(' ').map((word) => ({ plain: word.replaceAll(KEEP, ' '), shown: word.replaceAll(KEEP, ' ') }));
+    return wrapParts(parts, width, ' ', displayWidth, '  ');
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+/** The ids of the backups checked, one a line (-q): whole, for scripts. */
+export function backupIds(doc: VerifyDocument): Array<{ id: string }> {
+  return doc.backups.map((b) => ({ id: b.id }));
 }
 
 /** Metrics for node_exporter's textfile collector, labelled job_id and job_name. */
@@ -53,6 +93,7 @@ export async function verifyPrometheus(doc: VerifyDocument, marks: JobMarks | un
   out.family('backupctl_verify_bytes_read', 'gauge', 'Bytes read back by the last verify.', [[labels, doc.summary.bytes_read]]);
   out.family('backupctl_verify_files', 'gauge', 'Files checked by the last verify.', [[labels, doc.summary.files]]);
   out.family('backupctl_verify_files_failed', 'gauge', 'Files that failed the last verify.', [[labels, doc.summary.files_failed]]);
+  out.family('backupctl_verify_files_unchecked', 'gauge', 'Files of the last verify checked for size and hash only (content not checked).', [[labels, doc.summary.files_unchecked]]);
   out.family('backupctl_verify_backups', 'gauge', 'Backups checked by the last verify.', [[labels, doc.summary.backups]]);
   return out.toString();
 }

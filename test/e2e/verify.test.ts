@@ -60,8 +60,9 @@ const GOOD: Array<[string, string, string]> = [
   ['events mongodb', 'gzip', 'verified'],
   ['archive files', 'tar.gz', 'verified'],
   ['crm-db-failing', 'mysqldump.gz', 'verified'],
-  ['web-01 files', 'encrypted', 'encrypted'],
-  ['shop mysql', 'encrypted', 'encrypted'],
+  // Encrypted bytes (OpenSSL "Salted__"): checked for size and hash only, so the backup is "unchecked", never "verified".
+  ['web-01 files', 'openssl-enc', 'encrypted'],
+  ['shop mysql', 'openssl-enc', 'encrypted'],
 ];
 
 describe('verify: good backups', () => {
@@ -69,9 +70,10 @@ describe('verify: good backups', () => {
     const r = await cli(['verify', name, '--latest', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc).toMatchObject({ job: { id: jobs.get(name), name }, selection: 'latest', verdict: 'verified', summary: { backups: 1, files_failed: 0 } });
+    const overall = verdict === 'encrypted' ? 'unchecked' : 'verified';
+    expect(doc).toMatchObject({ job: { id: jobs.get(name), name }, selection: 'latest', verdict: overall, summary: { backups: 1, files_failed: 0 } });
     const main = doc.backups[0].files[0];
-    expect(main).toMatchObject({ verdict, format, reasons: verdict === 'encrypted' ? ['encrypted: size and hash only'] : expect.any(Array) });
+    expect(main).toMatchObject({ verdict, format, reasons: verdict === 'encrypted' ? ['encrypted (OpenSSL enc, "Salted__"): size and hash only'] : expect.any(Array) });
     expect(main.sha256).toMatch(/^[0-9a-f]{64}$/);
     // Every byte stated was read, and from the files server only, without the token.
     const files = fileRequests(emu);
@@ -205,7 +207,8 @@ describe('verify: planted faults', () => {
     expect(r.code).toBe(11);
     const doc = JSON.parse(r.stdout);
     expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'failed', format: 'gzip', reasons: [expect.stringMatching(/^gzip: CRC-32 mismatch/)] });
-    expect(doc.backups[0].files[1]).toMatchObject({ verdict: 'not-inspected', format: 'data' });
+    // Its checksum list: every line parsed (the lines name files inside the archive, not the backup's files).
+    expect(doc.backups[0].files[1]).toMatchObject({ verdict: 'verified', format: 'sha256sums' });
     const older = await cli(['verify', CORRUPTED_DEMO_JOB, '--since', '3d', '--json']);
     const verdicts = JSON.parse(older.stdout).backups.map((b: Json) => b.verdict);
     expect(verdicts[0]).toBe('failed');
@@ -459,5 +462,35 @@ describe('verify: a files host that sends more than the record states', () => {
     } finally {
       await srv.close();
     }
+  });
+});
+
+describe('verify: read by a person (issue 25 §10)', () => {
+  it('-q prints the id of each backup checked, whole, not file names', async () => {
+    const json = JSON.parse((await cli(['verify', 'api postgres', '--since', '2d', '--json'])).stdout);
+    const r = await cli(['verify', 'api postgres', '--since', '2d', '-q']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(json.backups.map((b: Json) => `${b.id}\n`).join(''));
+    expect(json.backups.length).toBeGreaterThan(1);
+  });
+
+  it('the summary gives the creation time as date, UTC time and age, never the raw ISO text', async () => {
+    const r = await cli(['verify', 'api postgres', '--latest', '--check']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^Backup [0-9a-f-]{36} \(created \d{4}-\d\d-\d\d \d\d:\d\d UTC, (\d+ \w+ ago|just now)\): verified, 1 file, [\d.]+ KiB read in [\d.]+ s\n$/);
+    expect(r.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d/);
+  });
+
+  it('a file refused for its size shows "not read", not format "unknown" and "0 B"', async () => {
+    const id = jobs.get('damaged files')!;
+    const list = ((await (await apiFetch(emu, `/v1/jobs/${id}/backups?page_size=100`)).json()) as Json).data as Array<{ id: string; files: Array<{ name: string }> }>;
+    const backup = list.find((b) => b.files[0]!.name.startsWith('wrong-size-'))!;
+    const json = await cli(['verify', 'damaged files', backup.id, '--json']);
+    expect(JSON.parse(json.stdout).backups[0].files[0]).toMatchObject({ format: 'not-read', bytes: 0 });
+    const table = await cli(['verify', 'damaged files', backup.id, '-o', 'table']);
+    expect(table.code).toBe(11);
+    const row = table.stdout.split('\n').find((l) => l.startsWith('failed '))!;
+    expect(row).toMatch(/^failed\s+[0-9a-f]{8}\s+wrong-size-\S+\s+not read\s+not read\s/);
+    expect(row).not.toMatch(/unknown|\b0 B\b/);
   });
 });

@@ -61,13 +61,14 @@ describe('verifyStory', () => {
   });
   const verifyDoc = (files: File[]): import('../../src/verify/model.js').VerifyDocument => {
     const failed = files.filter((f) => f.verdict === 'failed').length;
-    const totals = { files_total: files.length, files_failed: failed, bytes_read: files.length, seconds: 0.1 };
+    const totals = { files_total: files.length, files_failed: failed, files_unchecked: 0, bytes_read: files.length, seconds: 0.1 };
     return {
       generated_at: '2026-03-01T00:00:00.000Z',
       job: { id: 'j1', name: 'shop' },
       selection: 'latest',
+      strict: false,
       verdict: failed ? 'failed' : 'verified',
-      summary: { backups: 1, files: files.length, files_failed: failed, bytes_read: files.length, seconds: 0.1 },
+      summary: { backups: 1, files: files.length, files_failed: failed, files_unchecked: 0, bytes_read: files.length, seconds: 0.1 },
       backups: [{ id: 'b1', created_at: null, status: 'completed', encrypted: false, verdict: failed ? 'failed' : 'verified', ...totals, files }],
     };
   };

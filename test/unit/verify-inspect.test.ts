@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { buildArchive, paddedGzip, tarArchive, zipArchive } from '../../src/emulator/archives.js';
+import { buildArchive, paddedGzip, pseudoRandomBytes, tarArchive, zipArchive } from '../../src/emulator/archives.js';
 import { humanSize } from '../../src/emulator/util.js';
 import { inspect, type InspectOptions } from '../../src/verify/inspect.js';
 import { parseStatedSize } from '../../src/verify/size.js';
@@ -139,10 +139,35 @@ describe('zip', () => {
 });
 
 describe('other content', () => {
-  it('is "not inspected", and an encrypted backup "encrypted: size and hash only"', async () => {
-    const noise = buildArchive({ kind: 'checksums', name: 'x.sha256', length: 700 });
+  it('a sha256sum list is parsed line by line; noise is "not inspected"', async () => {
+    const list = buildArchive({ kind: 'checksums', name: 'x.sha256', length: 700 });
+    const found = await feed(list, 100);
+    expect(found).toMatchObject({ verdict: 'verified', format: 'sha256sums' });
+    expect(found.sums!.size).toBeGreaterThan(3);
+    const cut = Buffer.concat([list, Buffer.from('not a line\n')]);
+    expect((await feed(cut, 100)).reason).toMatch(/^sha256sums: line \d+ is not "<sha256>  <file name>": the list is damaged$/);
+    expect(await feed(pseudoRandomBytes(7, 5000), 100)).toMatchObject({ verdict: 'not-inspected', format: 'data' });
+  });
+
+  it('the bytes decide, not the record: a gzip in a backup with an encryption key is checked in full (issue 23 finding 5)', async () => {
+    const gz = buildArchive({ kind: 'mysql', name: 'keyed-dump', length: 9000 });
+    expect(await feed(gz, 100, { encrypted: true })).toMatchObject({ verdict: 'verified', format: 'mysqldump.gz' });
+    const damaged = Buffer.from(gz);
+    damaged[Math.floor(damaged.length * 0.85)]! ^= 0x10;
+    expect(await feed(damaged, 100, { encrypted: true })).toMatchObject({ verdict: 'failed' });
+  });
+
+  it('only an encryption header, or unknown bytes where the record names a key, are "encrypted"', async () => {
+    const noise = pseudoRandomBytes(9, 4000);
+    expect(await feed(Buffer.concat([Buffer.from('Salted__'), noise]), 100)).toMatchObject({ verdict: 'encrypted', format: 'openssl-enc', reason: 'encrypted (OpenSSL enc, "Salted__"): size and hash only' });
+    expect(await feed(Buffer.concat([Buffer.from('age-encryption.org/v1\n-> X25519 abc\n'), noise]), 100)).toMatchObject({ verdict: 'encrypted', format: 'age' });
+    expect(await feed(Buffer.concat([Buffer.from('-----BEGIN PGP MESSAGE-----\n\n'), noise]), 100)).toMatchObject({ verdict: 'encrypted', format: 'openpgp' });
+    // A binary OpenPGP message: a new-format public-key encrypted session key packet (tag 1), version 3.
+    expect(await feed(Buffer.concat([Buffer.from([0xc1, 0x8c, 0x03]), noise]), 100)).toMatchObject({ verdict: 'encrypted', format: 'openpgp' });
+    // An old-format symmetric-key encrypted session key packet (tag 3), version 4.
+    expect(await feed(Buffer.concat([Buffer.from([0x8c, 0x0d, 0x04]), noise]), 100)).toMatchObject({ verdict: 'encrypted', format: 'openpgp' });
+    expect(await feed(noise, 100, { encrypted: true })).toMatchObject({ verdict: 'encrypted', format: 'data' });
     expect(await feed(noise, 100)).toMatchObject({ verdict: 'not-inspected', format: 'data' });
-    expect(await feed(gzipSync(Buffer.from('plain text')), 100, { encrypted: true })).toMatchObject({ verdict: 'encrypted', reason: 'encrypted: size and hash only' });
   });
 });
 

@@ -1,0 +1,99 @@
+// The shapes of the one read pipeline (see src/pipeline/index.ts).
+
+/**
+ * Where the bytes of one file go while they arrive: THE sink interface of the
+ * pipeline, shared by `jobs backup download` (a temporary file, stdout),
+ * verify's checks (hash, inspection) and restore-test's RestoreSink.
+ * - `write` resolves when the sink can take the next chunk (backpressure: the
+ *   transfer does not read on until it resolves). The chunk is shared with the
+ *   other sinks of a fan-out: never modify it.
+ * - `restart` drops everything written so far: the transfer starts over from
+ *   byte 0 (the server ignored a Range request).
+ */
+export interface ByteSink {
+  write(chunk: Buffer): Promise<void>;
+  restart(): void | Promise<void>;
+}
+
+/**
+ * A sink that reaches a result of its own once the file is read: the extra
+ * sinks the pipeline fans out to (restore-test's RestoreSink has this shape
+ * with R = FileRestore).
+ * - `end` is called once, after the last byte, when the file was read whole.
+ * - `abort` is called instead when the file could not be read (transfer
+ *   failed, size refused), or on Ctrl-C / SIGTERM: release everything.
+ */
+export interface FileSink<R = unknown> extends ByteSink {
+  end(): Promise<R>;
+  abort(reason?: unknown): Promise<void>;
+}
+
+/** One file of a backup, as the record lists it. */
+export interface PipelineFile {
+  name: string;
+  url: string;
+  /** The size as the record states it ("12.5 MB", "744 bytes", or a number). */
+  size: unknown;
+}
+
+/** One backup to read: its files, and whether its record names an encryption key. */
+export interface PipelineBackup {
+  id: string;
+  job_id?: string | null;
+  created_at: string | null;
+  status: string | null;
+  /** The record has an encryption_key; the bytes are sniffed all the same. */
+  encrypted: boolean;
+  files: PipelineFile[];
+}
+
+/** The transfer stage as the pipeline uses it (src/pipeline/transfer.ts builds one: signedUrlTransfer). */
+export interface Transfer {
+  /** Streams the file into `sink`, resuming a broken transfer; throws when it cannot be read. */
+  read(file: { name: string; url: string; size?: number; maxSize?: number }, sink: ByteSink): Promise<{ bytes: number; resumed: boolean }>;
+  /** A range of the file again (inclusive end), for a large zip. */
+  range(url: string, start: number, end: number): import('node:stream').Readable;
+}
+
+export interface Progress {
+  add(bytes: number): void;
+  fileDone(): void;
+  end(): void;
+}
+
+/** The hashes of files that passed before (verify's ledger): "changed since <date>". */
+export interface HashLedger {
+  lookup(key: string): { sha256: string; first_seen: string } | undefined;
+  record(key: string, sha256: string, bytes: number, now: Date): void;
+}
+
+export type FileVerdict = 'verified' | 'not-inspected' | 'encrypted' | 'failed';
+
+/** What the pipeline concludes about one file (verify's `FileResult`, `backupctl schema verify`). */
+export interface FileResult {
+  backup_id: string;
+  name: string;
+  verdict: FileVerdict;
+  format: string;
+  stated_size: string | null;
+  bytes: number;
+  entries: number | null;
+  content_bytes: number | null;
+  sha256: string | null;
+  first_seen: string | null;
+  seconds: number;
+  mb_per_s: number;
+  resumed: boolean;
+  reasons: string[];
+}
+
+/** What an extra sink gave: its end() value, or why it has none (aborted, or its write/end threw). */
+export type SinkOutcome<R> = { ok: true; value: R } | { ok: false; error: unknown };
+
+/** One file read: verify's result and, in the order the sinks were given, each extra sink's outcome. */
+export interface FileOutcome<R = unknown> {
+  backup: PipelineBackup;
+  file: PipelineFile;
+  result: FileResult;
+  extras: Array<SinkOutcome<R>>;
+}
