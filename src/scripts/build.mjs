@@ -58,6 +58,9 @@ await build({
   define: { ...common.define, 'import.meta.url': '__backupctlMetaUrl' },
   banner: { js: 'const __backupctlMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
   plugins: [lazyBuiltins],
+  // PGlite (27 MB, restore-test's embedded engine) is an optional package the user adds:
+  // never bundled, loaded from node_modules on that path only (src/restore/sql/pglite.ts).
+  external: ['@electric-sql/pglite'],
   metafile: true,
 }).then((r) => writeFile(path.join(root, '.tmp', 'meta.json'), JSON.stringify(r.metafile)));
 // The build id on the first line ties dist/main.cache to this very bundle (src/boot.cjs).

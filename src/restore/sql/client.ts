@@ -1,0 +1,97 @@
+// A database client (psql, mariadb, pg_restore) fed through its stdin with
+// backpressure: text is gathered into 1 MB writes (as `gunzip | psql` would
+// hand it over), and a write waits while the pipe is full. A client that
+// stops (an error with ON_ERROR_STOP) marks itself dead instead of throwing
+// EPIPE at the writer.
+import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
+
+const FLUSH_AT = 1 << 20;
+
+export class PipedClient {
+  readonly child: ChildProcess;
+  dead = false;
+  private pending: string[] = [];
+  private pendingLen = 0;
+  private err = '';
+  readonly exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(cmd: string, args: string[], opts: { env: NodeJS.ProcessEnv; stdout?: 'ignore' | 'pipe'; uid?: number; gid?: number }) {
+    const so: SpawnOptions = { env: opts.env, stdio: ['pipe', opts.stdout ?? 'ignore', 'pipe'] };
+    if (opts.uid !== undefined) so.uid = opts.uid;
+    if (opts.gid !== undefined) so.gid = opts.gid;
+    this.child = spawn(cmd, args, so);
+    this.child.stdin!.on('error', () => {
+      this.dead = true;
+    });
+    this.child.stderr!.setEncoding('utf8').on('data', (d: string) => {
+      this.err += d;
+      if (this.err.length > 256 * 1024) this.err = this.err.slice(0, 64 * 1024) + this.err.slice(-128 * 1024);
+    });
+    this.exited = new Promise((resolve) => {
+      this.child.on('error', (e) => {
+        this.dead = true;
+        this.err += `${e.message}\n`;
+        resolve({ code: null, signal: null });
+      });
+      this.child.on('close', (code, signal) => {
+        this.dead = true;
+        resolve({ code, signal });
+      });
+    });
+  }
+
+  get stderr(): string {
+    return this.err;
+  }
+
+  async write(text: string): Promise<void> {
+    if (this.dead) return;
+    this.pending.push(text);
+    this.pendingLen += text.length;
+    if (this.pendingLen >= FLUSH_AT) await this.flush();
+  }
+
+  async writeBuffer(chunk: Buffer): Promise<void> {
+    await this.flush();
+    if (this.dead) return;
+    if (!this.child.stdin!.write(chunk)) await this.drain();
+  }
+
+  async flush(): Promise<void> {
+    if (this.pendingLen === 0 || this.dead) {
+      this.pending = [];
+      this.pendingLen = 0;
+      return;
+    }
+    const data = this.pending.length === 1 ? this.pending[0]! : this.pending.join('');
+    this.pending = [];
+    this.pendingLen = 0;
+    if (!this.child.stdin!.write(data)) await this.drain();
+  }
+
+  private drain(): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        this.child.stdin!.off('drain', done);
+        this.child.off('close', done);
+        resolve();
+      };
+      this.child.stdin!.on('drain', done);
+      this.child.on('close', done);
+    });
+  }
+
+  async end(): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
+    await this.flush();
+    if (!this.dead) this.child.stdin!.end();
+    const r = await this.exited;
+    return { ...r, stderr: this.err };
+  }
+
+  async kill(): Promise<void> {
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      this.child.kill('SIGKILL');
+      await this.exited;
+    }
+  }
+}

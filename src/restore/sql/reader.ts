@@ -1,0 +1,559 @@
+// A streaming statement reader for SQL dumps (issue 24 §2): PostgreSQL plain
+// dumps (pg_dump -Fp: COPY ... FROM stdin blocks ending "\.", dollar quoting,
+// psql meta-commands such as \restrict and \connect, BEGIN ATOMIC bodies) and
+// MySQL/MariaDB dumps (DELIMITER, /*!40101 ... */ executable comments, the
+// /*M!999999\- enable the sandbox mode */ line). It splits text into events
+// whose texts, put back together, are exactly the input: a consumer that
+// replaces a skipped event by as many newlines as it held keeps every line
+// number of the dump. Lines are 1-based. Nothing is held but the statement
+// being read (COPY data goes out as it comes, line by line).
+import type { SqlDialect } from '../types.js';
+
+export interface StatementEvent {
+  type: 'statement';
+  /** The raw text from the end of the previous event through the terminator (leading blank lines and comments included). */
+  text: string;
+  /** From the statement's first token through the terminator. */
+  head: string;
+  /** 1-based line of the first token. */
+  line: number;
+  /** 1-based line of the terminator. */
+  endLine: number;
+  /** A COPY ... FROM stdin statement: its data lines follow (the text holds the rest of its line). */
+  copy: boolean;
+  /** The dump ended inside this statement (no terminator). */
+  unterminated?: boolean;
+}
+/** A psql meta-command line (\restrict, \connect, ...), with the blank lines and comments before it. */
+export interface MetaEvent {
+  type: 'meta';
+  text: string;
+  line: number;
+  /** e.g. "restrict", "connect", "c" */
+  command: string;
+  args: string;
+}
+/** A mysql client command: DELIMITER, or mariadb-dump's sandbox line. */
+export interface ClientEvent {
+  type: 'client';
+  text: string;
+  line: number;
+  command: 'delimiter' | 'sandbox';
+  args: string;
+}
+/** Complete data lines of the COPY block being read. */
+export interface CopyDataEvent {
+  type: 'copy-data';
+  text: string;
+  rows: number;
+}
+/** The "\." line that ends a COPY block. */
+export interface CopyEndEvent {
+  type: 'copy-end';
+  text: string;
+  line: number;
+}
+/** Blank lines and comments after the last statement. */
+export interface TrailingEvent {
+  type: 'trailing';
+  text: string;
+}
+/** Something no dump holds and no client may run: a meta-command inside a statement, a client command. */
+export interface ErrorEvent {
+  type: 'error';
+  text: string;
+  line: number;
+  message: string;
+}
+export type SqlEvent = StatementEvent | MetaEvent | ClientEvent | CopyDataEvent | CopyEndEvent | TrailingEvent | ErrorEvent;
+
+const NL = 10;
+const isIdentStart = (c: number) => (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c >= 128;
+const isIdent = (c: number) => isIdentStart(c) || (c >= 48 && c <= 57) || c === 36;
+const isSpace = (c: number) => c === 32 || c === 9 || c === 13 || c === 12 || c === 11;
+
+function countNewlines(s: string, from = 0, to = s.length): number {
+  let n = 0;
+  for (let i = s.indexOf('\n', from); i !== -1 && i < to; i = s.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
+export function newlines(s: string): number {
+  return countNewlines(s);
+}
+
+export class SqlReader {
+  private buf = '';
+  private pos = 0;
+  private start = 0;
+  private line = 1;
+  private tokenPos = -1;
+  private tokenLine = 0;
+  private mode: 'normal' | 'copy' = 'normal';
+  /** mysql: the statement terminator the DELIMITER command set. */
+  private delimiter = ';';
+  /** mysql: inside a /*! ... *\/ executable comment. */
+  private inExec = false;
+  /** pg: BEGIN ATOMIC ... END depth of a CREATE FUNCTION/PROCEDURE, as psql counts it. */
+  private beginDepth = 0;
+  private words: string[] = [];
+  private finished = false;
+
+  constructor(readonly dialect: SqlDialect) {}
+
+  /** The 1-based line the reader has reached. */
+  get currentLine(): number {
+    return this.line;
+  }
+
+  push(text: string): SqlEvent[] {
+    if (this.finished) throw new Error('SqlReader: push after end');
+    if (this.start > 0) {
+      this.buf = this.buf.slice(this.start);
+      this.pos -= this.start;
+      if (this.tokenPos >= 0) this.tokenPos -= this.start;
+      this.start = 0;
+    }
+    this.buf += text;
+    const out: SqlEvent[] = [];
+    this.scan(false, out);
+    return out;
+  }
+
+  end(): SqlEvent[] {
+    const out: SqlEvent[] = [];
+    if (this.finished) return out;
+    this.scan(true, out);
+    this.finished = true;
+    const rest = this.buf.slice(this.start);
+    if (this.mode === 'copy') {
+      if (rest) out.push({ type: 'copy-data', text: rest, rows: rest.split('\n').filter((l) => l !== '').length });
+      out.push({ type: 'error', text: '', line: this.line, message: 'the dump ended inside a COPY block (no "\\." line)' });
+    } else if (this.tokenPos >= 0) {
+      out.push({ type: 'statement', text: rest, head: this.buf.slice(this.tokenPos), line: this.tokenLine, endLine: this.line, copy: false, unterminated: true });
+    } else if (rest) {
+      out.push({ type: 'trailing', text: rest });
+    }
+    this.buf = '';
+    this.start = this.pos = 0;
+    return out;
+  }
+
+  private mark(): void {
+    if (this.tokenPos < 0) {
+      this.tokenPos = this.pos;
+      this.tokenLine = this.line;
+    }
+  }
+
+  private resetStatement(): void {
+    this.tokenPos = -1;
+    this.tokenLine = 0;
+    this.beginDepth = 0;
+    this.words = [];
+    this.inExec = false;
+  }
+
+  private scan(final: boolean, out: SqlEvent[]): void {
+    const pg = this.dialect === 'postgres';
+    for (;;) {
+      if (this.mode === 'copy') {
+        if (!this.scanCopy(final, out)) return;
+        continue;
+      }
+      const buf = this.buf;
+      const len = buf.length;
+      if (this.pos >= len) return;
+      const c = buf.charCodeAt(this.pos);
+      if (c === NL) {
+        this.line++;
+        this.pos++;
+        continue;
+      }
+      if (isSpace(c)) {
+        this.pos++;
+        continue;
+      }
+      const next = this.pos + 1 < len ? buf.charCodeAt(this.pos + 1) : -1;
+      // comments
+      if (c === 45 /* - */) {
+        if (next === -1 && !final) return;
+        const afterNext = this.pos + 2 < len ? buf.charCodeAt(this.pos + 2) : -1;
+        if (next === 45 && !pg && afterNext === -1 && !final) return;
+        if (next === 45 && (pg || afterNext === -1 || afterNext <= 32)) {
+          if (!this.lineComment(final)) return;
+          continue;
+        }
+      }
+      if (c === 35 /* # */ && !pg) {
+        if (!this.lineComment(final)) return;
+        continue;
+      }
+      if (c === 47 /* / */ && next === 42 /* * */) {
+        if (!pg) {
+          if (this.pos + 2 >= len && !final) return;
+          const third = buf.charCodeAt(this.pos + 2);
+          if (third === 33 /* ! */ || third === 77 /* M */) {
+            if (!this.execComment(final, out)) return;
+            continue;
+          }
+        }
+        if (!this.blockComment(final, pg)) return;
+        continue;
+      }
+      if (c === 47 && next === -1 && !final) return;
+      if (!pg && this.inExec && c === 42 && next === 47) {
+        this.pos += 2;
+        this.inExec = false;
+        continue;
+      }
+      if (!pg && c === 42 && next === -1 && this.inExec && !final) return;
+      // statement terminator
+      if (pg ? c === 59 && this.beginDepth === 0 : c === this.delimiter.charCodeAt(0)) {
+        if (!pg && this.delimiter.length > 1) {
+          if (this.pos + this.delimiter.length > len && !final) return;
+          if (!buf.startsWith(this.delimiter, this.pos)) {
+            this.mark();
+            this.pos++;
+            continue;
+          }
+        }
+        if (!this.terminate(final, out)) return;
+        continue;
+      }
+      if (c === 39 /* ' */ || c === 34 /* " */ || (!pg && c === 96) /* ` */) {
+        this.mark();
+        const escapes = !pg && c !== 96;
+        const end = this.quoted(this.pos + 1, c, escapes, final);
+        if (end < 0) return;
+        continue;
+      }
+      if (pg && c === 36 /* $ */) {
+        const m = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(buf.slice(this.pos, this.pos + 64));
+        const prev = this.pos > 0 ? buf.charCodeAt(this.pos - 1) : 32;
+        if (m && !isIdent(prev)) {
+          this.mark();
+          const close = buf.indexOf(m[0], this.pos + m[0].length);
+          if (close < 0) {
+            if (!final) return;
+            this.line += countNewlines(buf, this.pos, len);
+            this.pos = len;
+            return;
+          }
+          this.line += countNewlines(buf, this.pos, close);
+          this.pos = close + m[0].length;
+          continue;
+        }
+        if (!m && !final && len - this.pos < 64 && buf.indexOf('$', this.pos + 1) < 0) return;
+        this.mark();
+        this.pos++;
+        continue;
+      }
+      if (c === 92 /* \ */) {
+        if (!this.backslash(final, out)) return;
+        continue;
+      }
+      if (isIdentStart(c)) {
+        let j = this.pos + 1;
+        while (j < len && isIdent(buf.charCodeAt(j))) j++;
+        if (j >= len && !final) return;
+        const word = buf.slice(this.pos, j);
+        const first = this.tokenPos < 0;
+        this.mark();
+        if (!pg && first && /^delimiter$/i.test(word)) {
+          if (!this.delimiterCommand(final, out)) {
+            this.resetStatement();
+            return;
+          }
+          continue;
+        }
+        if (pg) {
+          if (this.words.length < 4) this.words.push(word.toLowerCase());
+          else this.trackBegin(word);
+          if ((word === 'E' || word === 'e') && j < len && buf.charCodeAt(j) === 39) {
+            const end = this.quoted(j + 1, 39, true, final);
+            if (end < 0) return;
+            continue;
+          }
+        }
+        this.pos = j;
+        continue;
+      }
+      this.mark();
+      this.pos++;
+    }
+  }
+
+  private trackBegin(word: string): void {
+    const w = this.words;
+    const routine = w[0] === 'create' && (w[1] === 'function' || w[1] === 'procedure' || (w[1] === 'or' && (w[3] === 'function' || w[3] === 'procedure')));
+    if (!routine) return;
+    const u = word.toLowerCase();
+    if (u === 'begin') this.beginDepth++;
+    else if (u === 'case' && this.beginDepth > 0) this.beginDepth++;
+    else if (u === 'end' && this.beginDepth > 0) this.beginDepth--;
+  }
+
+  /** A quoted string or identifier from `from` (just after the opening quote). Commits pos and line; -1 when more text is needed. */
+  private quoted(from: number, quote: number, escapes: boolean, final: boolean): number {
+    const buf = this.buf;
+    const len = buf.length;
+    let i = from;
+    let nl = 0;
+    for (;;) {
+      if (i >= len) {
+        if (!final) return -1;
+        this.line += nl;
+        this.pos = len;
+        return len;
+      }
+      const ch = buf.charCodeAt(i);
+      if (ch === quote) {
+        if (i + 1 >= len && !final) return -1;
+        if (i + 1 < len && buf.charCodeAt(i + 1) === quote) {
+          i += 2;
+          continue;
+        }
+        this.line += nl;
+        this.pos = i + 1;
+        return i + 1;
+      }
+      if (ch === 92 && escapes) {
+        if (i + 1 >= len && !final) return -1;
+        if (buf.charCodeAt(i + 1) === NL) nl++;
+        i += 2;
+        continue;
+      }
+      if (ch === NL) nl++;
+      i++;
+    }
+  }
+
+  private lineComment(final: boolean): boolean {
+    const nl = this.buf.indexOf('\n', this.pos);
+    if (nl < 0) {
+      if (!final) return false;
+      this.pos = this.buf.length;
+      return true;
+    }
+    this.pos = nl;
+    return true;
+  }
+
+  private blockComment(final: boolean, nested: boolean): boolean {
+    const buf = this.buf;
+    const len = buf.length;
+    let depth = 1;
+    let i = this.pos + 2;
+    while (depth > 0) {
+      if (i + 1 >= len) {
+        if (!final) return false;
+        this.line += countNewlines(buf, this.pos, len);
+        this.pos = len;
+        return true;
+      }
+      const ch = buf.charCodeAt(i);
+      if (ch === 42 && buf.charCodeAt(i + 1) === 47) {
+        depth--;
+        i += 2;
+      } else if (nested && ch === 47 && buf.charCodeAt(i + 1) === 42) {
+        depth++;
+        i += 2;
+      } else i++;
+    }
+    this.line += countNewlines(buf, this.pos, i);
+    this.pos = i;
+    return true;
+  }
+
+  /** mysql: /*!NNNNN ... *\/ is code to the client; /*M!999999\- enable the sandbox mode *\/ is a client command. */
+  private execComment(final: boolean, out: SqlEvent[]): boolean {
+    const buf = this.buf;
+    const sandbox = '/*M!999999\\- enable the sandbox mode */';
+    if (this.tokenPos < 0 && buf.charCodeAt(this.pos + 2) === 77) {
+      if (!final && buf.length - this.pos < sandbox.length && sandbox.startsWith(buf.slice(this.pos))) return false;
+      if (buf.startsWith(sandbox, this.pos)) {
+        const nl = buf.indexOf('\n', this.pos);
+        if (nl < 0 && !final) return false;
+        const end = nl < 0 ? buf.length : nl + 1;
+        out.push({ type: 'client', text: buf.slice(this.start, end), line: this.line, command: 'sandbox', args: '' });
+        if (nl >= 0) this.line++;
+        this.start = this.pos = end;
+        return true;
+      }
+    }
+    const m = /^\/\*M?!\d*/.exec(buf.slice(this.pos, this.pos + 24));
+    if (!m) {
+      if (!final && buf.length - this.pos < 4) return false;
+      return this.blockComment(final, false);
+    }
+    if (this.pos + m[0].length >= buf.length && !final) return false;
+    this.mark();
+    this.pos += m[0].length;
+    this.inExec = true;
+    return true;
+  }
+
+  private backslash(final: boolean, out: SqlEvent[]): boolean {
+    const buf = this.buf;
+    const nl = buf.indexOf('\n', this.pos);
+    if (nl < 0 && !final) return false;
+    const end = nl < 0 ? buf.length : nl + 1;
+    const lineText = buf.slice(this.pos, nl < 0 ? buf.length : nl).replace(/\r$/, '');
+    if (this.tokenPos >= 0 || this.dialect === 'mysql') {
+      const what = this.dialect === 'postgres' ? 'a psql meta-command inside a statement' : 'a mysql client command';
+      out.push({ type: 'error', text: buf.slice(this.start, end), line: this.line, message: `${what} (${lineText.slice(0, 40)}) is refused: a dump never holds one` });
+      this.start = this.pos = end;
+      if (nl >= 0) this.line++;
+      this.resetStatement();
+      return true;
+    }
+    const m = /^\\([A-Za-z!?.]+|\.)\s*(.*)$/.exec(lineText);
+    out.push({ type: 'meta', text: buf.slice(this.start, end), line: this.line, command: m ? m[1]! : lineText.slice(1), args: m ? m[2]!.trim() : '' });
+    this.start = this.pos = end;
+    if (nl >= 0) this.line++;
+    return true;
+  }
+
+  private delimiterCommand(final: boolean, out: SqlEvent[]): boolean {
+    const buf = this.buf;
+    const nl = buf.indexOf('\n', this.pos);
+    if (nl < 0 && !final) return false;
+    const end = nl < 0 ? buf.length : nl + 1;
+    const args = buf.slice(this.pos + 'delimiter'.length, nl < 0 ? buf.length : nl).trim();
+    const delim = args.split(/\s+/)[0] ?? '';
+    out.push({ type: 'client', text: buf.slice(this.start, end), line: this.line, command: 'delimiter', args: delim });
+    if (delim) this.delimiter = delim;
+    this.start = this.pos = end;
+    if (nl >= 0) this.line++;
+    this.resetStatement();
+    return true;
+  }
+
+  private terminate(final: boolean, out: SqlEvent[]): boolean {
+    const buf = this.buf;
+    const termLen = this.dialect === 'postgres' ? 1 : this.delimiter.length;
+    let end = this.pos + termLen;
+    const head = this.tokenPos >= 0 ? buf.slice(this.tokenPos, end) : buf.slice(this.pos, end);
+    const copy = this.dialect === 'postgres' && /^COPY\s[\s\S]*\sFROM\s+stdin\b/i.test(head);
+    let extraLine = 0;
+    if (copy) {
+      const nl = buf.indexOf('\n', end);
+      if (nl < 0 && !final) return false;
+      end = nl < 0 ? buf.length : nl + 1;
+      if (nl >= 0) extraLine = 1;
+    }
+    out.push({ type: 'statement', text: buf.slice(this.start, end), head, line: this.tokenPos >= 0 ? this.tokenLine : this.line, endLine: this.line, copy });
+    this.line += extraLine;
+    this.start = this.pos = end;
+    this.resetStatement();
+    if (copy) this.mode = 'copy';
+    return true;
+  }
+
+  /** COPY data: whole lines until "\.". False when more text is needed. */
+  private scanCopy(final: boolean, out: SqlEvent[]): boolean {
+    const buf = this.buf;
+    const len = buf.length;
+    let pos = this.pos;
+    let rows = 0;
+    let line = this.line;
+    for (;;) {
+      if (pos >= len) break;
+      if (buf.charCodeAt(pos) === 92) {
+        if (pos + 1 >= len && !final) break;
+        if (buf.charCodeAt(pos + 1) === 46) {
+          const nl = buf.indexOf('\n', pos);
+          if (nl < 0 && !final) break;
+          const rest = buf.slice(pos + 2, nl < 0 ? len : nl);
+          if (rest === '' || rest === '\r') {
+            if (pos > this.start) out.push({ type: 'copy-data', text: buf.slice(this.start, pos), rows });
+            const end = nl < 0 ? len : nl + 1;
+            out.push({ type: 'copy-end', text: buf.slice(pos, end), line });
+            this.line = line + (nl < 0 ? 0 : 1);
+            this.start = this.pos = end;
+            this.mode = 'normal';
+            return true;
+          }
+        }
+      }
+      const nl = buf.indexOf('\n', pos);
+      if (nl < 0) break;
+      rows++;
+      line++;
+      pos = nl + 1;
+    }
+    if (pos > this.start) out.push({ type: 'copy-data', text: buf.slice(this.start, pos), rows });
+    this.start = this.pos = pos;
+    this.line = line;
+    return false;
+  }
+}
+
+/** The table and the number of rows of an INSERT/REPLACE ... VALUES statement (its tuples), or null. */
+export function countInsertRows(head: string, dialect: SqlDialect): { table: string; rows: number } | null {
+  const c0 = head.charCodeAt(0) | 0x20;
+  if (c0 !== 105 /* i */ && c0 !== 114 /* r */) return null;
+  const name = '(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[A-Za-z_\\u0080-\\uffff][\\w$\\u0080-\\uffff]*)';
+  const re = new RegExp(
+    `^(?:INSERT|REPLACE)(?:\\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE))*\\s+INTO\\s+(${name}(?:\\s*\\.\\s*${name})?)\\s*(?:\\((?:[^()'"\`]|"[^"]*"|\`[^\`]*\`)*\\)\\s*)?(?:OVERRIDING\\s+(?:SYSTEM|USER)\\s+VALUE\\s+)?VALUES?\\s*\\(`,
+    'i',
+  );
+  const m = re.exec(head.slice(0, 4096));
+  if (!m) return null;
+  const table = normalizeName(m[1]!, dialect);
+  let i = m[0].length - 1;
+  const len = head.length;
+  let depth = 0;
+  let rows = 0;
+  const pg = dialect === 'postgres';
+  while (i < len) {
+    const ch = head.charCodeAt(i);
+    if (ch === 39 || ch === 34 || (!pg && ch === 96)) {
+      let escapes = !pg && ch !== 96;
+      if (pg && ch === 39 && i > 0 && (head.charCodeAt(i - 1) | 0x20) === 101 && !(i > 1 && isIdent(head.charCodeAt(i - 2)))) escapes = true;
+      let j = i + 1;
+      for (; j < len; j++) {
+        const cj = head.charCodeAt(j);
+        if (cj === 92 && escapes) {
+          j++;
+          continue;
+        }
+        if (cj === ch) {
+          if (head.charCodeAt(j + 1) === ch) {
+            j++;
+            continue;
+          }
+          break;
+        }
+      }
+      i = j + 1;
+      continue;
+    }
+    if (pg && ch === 36 && !(i > 0 && isIdent(head.charCodeAt(i - 1)))) {
+      const tag = /^\$(?:[A-Za-z_\u0080-\uffff][A-Za-z0-9_\u0080-\uffff]*)?\$/.exec(head.slice(i, i + 64));
+      if (tag) {
+        const close = head.indexOf(tag[0], i + tag[0].length);
+        i = close < 0 ? len : close + tag[0].length;
+        continue;
+      }
+    }
+    if (ch === 40) {
+      if (depth === 0) rows++;
+      depth++;
+    } else if (ch === 41) {
+      depth--;
+    } else if (depth === 0 && !(ch === 44 || ch <= 32)) {
+      break;
+    }
+    i++;
+  }
+  return { table, rows };
+}
+
+/** A table name as the dump names it, without mysql's backticks ("shop.orders", public."Order"). */
+export function normalizeName(raw: string, dialect: SqlDialect): string {
+  const s = raw.replace(/\s*\.\s*/g, '.');
+  if (dialect === 'mysql') return s.replace(/`((?:[^`]|``)+)`/g, (_, n: string) => n.replace(/``/g, '`'));
+  return s;
+}

@@ -1,0 +1,272 @@
+// Issue 24 §2-3, §6: SQL dumps restored into REAL servers through the code
+// users run (createSqlRestoreSink): ephemeral local PostgreSQL and MariaDB
+// started by our code, --into servers this test starts itself with their own
+// user and password, PGlite, and each fault of §5 seen failing. The fixtures
+// are real pg_dump / mariadb-dump output (src/scripts/make-restore-fixtures.mjs).
+// No skips: CI installs postgresql and mariadb-server (.ci/run).
+import { existsSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { activeEphemeralServers, createSqlRestoreSink, NoRestoreEngineError } from '../../src/restore/sql/index.js';
+import { feed, fixture, manifest, options, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
+
+const T = 120_000;
+
+function tablesOf(r: { tables: { table: string; expected: number; restored: number | null }[] }): Record<string, [number, number | null]> {
+  return Object.fromEntries(r.tables.map((t) => [t.table, [t.expected, t.restored]]));
+}
+
+function expectAllRows(r: { tables: { table: string; expected: number; restored: number | null }[] }, want: Record<string, number>): void {
+  const got = tablesOf(r);
+  for (const [name, rows] of Object.entries(want)) expect(got[name], name).toEqual([rows, rows]);
+}
+
+describe('ephemeral local PostgreSQL', () => {
+  test(
+    'a real pg_dump plain file restores, every table holds its COPY rows, --assert passes, OWNER TO skipped with a warning',
+    async () => {
+      const warned: string[] = [];
+      const sink = createSqlRestoreSink(options({ engine: 'local', asserts: ['select count(*) = 150 from public.orders', "select sum(qty) from public.order_items where order_id < 3"], warn: (l) => warned.push(l) }));
+      const r = await feed(sink, fixture('shop.pg.sql.gz'));
+      expect(r.failure).toBeNull();
+      expect(r.verdict).toBe('restored');
+      expect(r.kind).toBe('pg-plain');
+      expect(r.engine).toMatchObject({ mode: 'local', product: 'PostgreSQL' });
+      expect(r.engine!.version).toMatch(/^\d+\.\d+/);
+      expect(r.database).toMatch(/^backupctl_restore_[0-9a-f]{10}$/);
+      expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
+      expect(r.rows).toBe(550);
+      expect(r.assertions).toEqual([
+        { sql: 'select count(*) = 150 from public.orders', ok: true, value: 't' },
+        { sql: 'select sum(qty) from public.order_items where order_id < 3', ok: true, value: expect.stringMatching(/^\d+$/) },
+      ]);
+      expect(r.warnings.join('\n')).toMatch(/OWNER TO .*: \d+ times, first at line \d+/);
+      expect(warned.some((w) => /OWNER TO/.test(w))).toBe(true);
+      expect(r.restore_seconds).toBeGreaterThan(0);
+      expect(activeEphemeralServers()).toEqual([]);
+    },
+    T,
+  );
+
+  test(
+    'a real pg_dump custom-format file (PGDMP) restores through pg_restore',
+    async () => {
+      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('shop.pgdump'));
+      expect(r.failure).toBeNull();
+      expect(r.kind).toBe('pg-custom');
+      expectAllRows(r, manifest.files['shop.pgdump']!.tables!);
+    },
+    T,
+  );
+
+  test(
+    'a failed --assert fails the restore and shows the query and what it returned',
+    async () => {
+      const r = await feed(createSqlRestoreSink(options({ engine: 'local', asserts: ['select count(*) > 1000 from public.orders', 'select nosuchcolumn from public.orders'] })), fixture('shop.pg.sql.gz'));
+      expect(r.verdict).toBe('failed');
+      expect(r.assertions[0]).toEqual({ sql: 'select count(*) > 1000 from public.orders', ok: false, value: 'f' });
+      expect(r.assertions[1]).toMatchObject({ ok: false, value: null, error: expect.stringMatching(/column "nosuchcolumn" does not exist/) });
+      expect(r.failure!.message).toBe('--assert returned f, not true: select count(*) > 1000 from public.orders');
+    },
+    T,
+  );
+
+  test(
+    'fault: a dump that breaks halfway fails with the engine message and its line in the dump',
+    async () => {
+      const meta = manifest.files['broken.pg.sql.gz']!;
+      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('broken.pg.sql.gz'));
+      expect(r.verdict).toBe('failed');
+      expect(r.failure).toMatchObject({ message: meta.error, line: meta.error_line });
+      expect(r.failure!.statement).toMatch(/^CREATE TABLEX broken_halfway/);
+    },
+    T,
+  );
+
+  test(
+    'fault: a table missing rows compared with its own COPY block fails the row check',
+    async () => {
+      const meta = manifest.files['missing-rows.pg.sql.gz']!;
+      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('missing-rows.pg.sql.gz'));
+      expect(r.verdict).toBe('failed');
+      expect(tablesOf(r)[meta.short_table!]).toEqual([150, meta.restored_rows]);
+      expect(r.failure!.message).toBe(`public.orders: the dump holds 150 rows, the restored table ${meta.restored_rows}`);
+    },
+    T,
+  );
+
+  test(
+    'fault: a dump that needs roles the target lacks passes, with the OWNER TO and GRANT skips as warnings',
+    async () => {
+      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('needs-role.pg.sql.gz'));
+      expect(r.failure).toBeNull();
+      expect(r.verdict).toBe('restored');
+      const w = r.warnings.join('\n');
+      expect(w).toMatch(/OWNER TO/);
+      expect(w).toMatch(/GRANT\/REVOKE/);
+    },
+    T,
+  );
+
+  test(
+    'abort in the middle of a restore leaves no server process and no temporary folder',
+    async () => {
+      const sink = createSqlRestoreSink(options({ engine: 'local' }));
+      // A dump that keeps the server busy: a COPY block that goes on until the abort.
+      await sink.write(Buffer.from('CREATE TABLE big (a int, b text);\nCOPY big (a, b) FROM stdin;\n'));
+      let n = 0;
+      const rows = () => Buffer.from(Array.from({ length: 5000 }, () => `${n++}\trow ${n}\n`).join(''));
+      const deadline = Date.now() + 60_000;
+      while (activeEphemeralServers().length === 0 || n < 200_000) {
+        expect(Date.now()).toBeLessThan(deadline);
+        await sink.write(rows());
+        if (activeEphemeralServers().length === 0) await new Promise((r) => setTimeout(r, 50));
+      }
+      const running = activeEphemeralServers();
+      expect(running).toHaveLength(1);
+      const { pid, dir } = running[0]!;
+      expect(pidAlive(pid)).toBe(true);
+      expect(existsSync(dir)).toBe(true);
+      await sink.abort('SIGINT');
+      expect(pidAlive(pid)).toBe(false);
+      expect(existsSync(dir)).toBe(false);
+      expect(activeEphemeralServers()).toEqual([]);
+    },
+    T,
+  );
+});
+
+describe('ephemeral local MariaDB', () => {
+  test(
+    'a real mariadb-dump --databases file restores into the scratch database: USE and CREATE DATABASE skipped, DEFINER removed, every INSERT tuple counted',
+    async () => {
+      const r = await feed(createSqlRestoreSink(options({ engine: 'local', asserts: ['SELECT COUNT(*) = 150 FROM orders'] })), fixture('shop.mysql.sql.gz'));
+      expect(r.failure).toBeNull();
+      expect(r.verdict).toBe('restored');
+      expect(r.engine).toMatchObject({ mode: 'local', product: 'MariaDB' });
+      expectAllRows(r, manifest.files['shop.mysql.sql.gz']!.tables!);
+      expect(r.assertions[0]).toMatchObject({ ok: true, value: '1' });
+      const w = r.warnings.join('\n');
+      expect(w).toMatch(/skipped USE shop/);
+      expect(w).toMatch(/skipped CREATE DATABASE shop/);
+      expect(w).toMatch(/DEFINER/);
+    },
+    T,
+  );
+
+  test(
+    'fault: a syntax error halfway fails with the server message and its line in the dump',
+    async () => {
+      const meta = manifest.files['broken.mysql.sql.gz']!;
+      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('broken.mysql.sql.gz'));
+      expect(r.verdict).toBe('failed');
+      expect(r.failure!.message).toContain(meta.error);
+      expect(r.failure!.line).toBe(meta.error_line);
+    },
+    T,
+  );
+
+  test(
+    'a dump of several databases is refused: nothing reaches another database',
+    async () => {
+      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('two-databases.mysql.sql.gz'));
+      expect(r.verdict).toBe('failed');
+      expect(r.failure!.message).toMatch(/^the dump holds several databases \(shop, shop_archive\)/);
+    },
+    T,
+  );
+});
+
+describe('--into a server the test started, with its own user and password', () => {
+  const password = 'S3cret-pw_9';
+  let pg: TestServer;
+  let my: TestServer;
+  beforeAll(async () => {
+    [pg, my] = await Promise.all([startTestPostgres(password), startTestMariadb(password)]);
+  }, T);
+  afterAll(async () => {
+    await Promise.all([pg?.stop(), my?.stop()]);
+  }, T);
+
+  test(
+    'PostgreSQL: a fresh backupctl_restore_* database, restored, checked, dropped; the password nowhere',
+    async () => {
+      const warned: string[] = [];
+      const r = await feed(createSqlRestoreSink(options({ engine: 'server', into: pg.url, warn: (l) => warned.push(l) })), fixture('shop.pg.sql.gz'));
+      expect(r.failure).toBeNull();
+      expect(r.engine).toMatchObject({ mode: 'server', product: 'PostgreSQL' });
+      expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
+      expect(pg.admin("SELECT count(*) FROM pg_database WHERE datname LIKE 'backupctl_restore_%'").trim()).toBe('0');
+      expect(JSON.stringify(r) + warned.join('')).not.toContain(password);
+    },
+    T,
+  );
+
+  test(
+    'PostgreSQL --keep keeps the scratch database',
+    async () => {
+      const r = await feed(createSqlRestoreSink(options({ engine: 'auto', into: pg.url, keep: true })), fixture('shop.pgdump'));
+      expect(r.failure).toBeNull();
+      expect(pg.admin(`SELECT count(*) FROM pg_database WHERE datname = '${r.database}'`).trim()).toBe('1');
+      pg.admin(`DROP DATABASE ${r.database}`);
+    },
+    T,
+  );
+
+  test(
+    'MariaDB: restored into a scratch database, dropped afterwards',
+    async () => {
+      const r = await feed(createSqlRestoreSink(options({ engine: 'server', into: my.url })), fixture('shop.mysql.sql.gz'));
+      expect(r.failure).toBeNull();
+      expect(r.engine).toMatchObject({ mode: 'server', product: 'MariaDB' });
+      expectAllRows(r, manifest.files['shop.mysql.sql.gz']!.tables!);
+      expect(my.admin("SHOW DATABASES LIKE 'backupctl_restore_%'").trim()).toBe('');
+      expect(my.admin("SHOW DATABASES LIKE 'shop'").trim()).toBe('');
+      expect(JSON.stringify(r)).not.toContain(password);
+    },
+    T,
+  );
+
+  test(
+    'fault: a wrong password or an unreachable server fails with the reason, never the password',
+    async () => {
+      const wrong = pg.url.replace(encodeURIComponent(password), 'wrong-pw-123');
+      const r = await feed(createSqlRestoreSink(options({ engine: 'server', into: wrong })), fixture('shop.pg.sql.gz'));
+      expect(r.verdict).toBe('failed');
+      expect(r.failure!.message).toMatch(/^cannot connect to PostgreSQL: .*password authentication failed for user "tester"/);
+      expect(JSON.stringify(r)).not.toContain('wrong-pw-123');
+      const gone = await feed(createSqlRestoreSink(options({ engine: 'server', into: `postgres://tester:${password}@/postgres?host=/nonexistent-dir` })), fixture('shop.pg.sql.gz'));
+      expect(gone.failure!.message).toMatch(/^cannot connect to PostgreSQL: .*\/nonexistent-dir/);
+      expect(JSON.stringify(gone)).not.toContain(password);
+    },
+    T,
+  );
+});
+
+describe('embedded PGlite', () => {
+  test(
+    'a pg_dump plain file restores into PGlite: \\restrict handled, COPY through /dev/blob, rows checked',
+    async () => {
+      const r = await feed(createSqlRestoreSink(options({ engine: 'embedded', asserts: ['select count(*) = 60 from public.customers'] })), fixture('shop.pg.sql.gz'));
+      expect(r.failure).toBeNull();
+      expect(r.engine).toMatchObject({ mode: 'embedded', product: 'PGlite' });
+      expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
+      expect(r.assertions[0]!.ok).toBe(true);
+      const b = await feed(createSqlRestoreSink(options({ engine: 'embedded' })), fixture('missing-rows.pg.sql.gz'));
+      expect(b.failure!.message).toBe('public.orders: the dump holds 150 rows, the restored table 135');
+    },
+    T,
+  );
+});
+
+describe('no engine', () => {
+  test('a MySQL dump with --engine embedded: exit 15 naming the three ways', async () => {
+    const sink = createSqlRestoreSink(options({ engine: 'embedded' }));
+    const err = await feed(sink, fixture('shop.mysql.sql.gz')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(NoRestoreEngineError);
+    expect((err as NoRestoreEngineError).exitCode).toBe(15);
+    const text = [(err as Error).message, ...(err as NoRestoreEngineError).details].join('\n');
+    expect(text).toMatch(/apt-get install mariadb-server/);
+    expect(text).toMatch(/--into mysql:\/\//);
+    expect(text).toMatch(/npm install -g @electric-sql\/pglite/);
+  });
+});

@@ -1,0 +1,149 @@
+// Restore-test helpers: the fixtures of src/emulator/fixtures/restore (made
+// by src/scripts/make-restore-fixtures.mjs with the real pg_dump and
+// mariadb-dump), a file streamed into a restore sink in small chunks as the
+// transfer would, and private servers a test starts itself for --into.
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import path from 'node:path';
+import { ROOT } from './cli.js';
+import type { FileRestore, RestoreOptions, RestoreSink } from '../../src/restore/types.js';
+
+export const FIXTURES = path.join(ROOT, 'src/emulator/fixtures/restore');
+
+export interface FixtureMeta {
+  kind: string;
+  tables?: Record<string, number>;
+  error_line?: number;
+  error?: string;
+  short_table?: string;
+  restored_rows?: number;
+}
+
+export const manifest = JSON.parse(readFileSync(path.join(FIXTURES, 'manifest.json'), 'utf8')) as { files: Record<string, FixtureMeta> };
+
+export function fixture(name: string): Buffer {
+  return readFileSync(path.join(FIXTURES, name));
+}
+
+export function options(extra: Partial<RestoreOptions> = {}): RestoreOptions {
+  return { engine: 'auto', asserts: [], execTimeoutMs: 10_000, keep: false, allowEmpty: false, signal: new AbortController().signal, ...extra };
+}
+
+/** The bytes into the sink in 8 kB chunks, as the read pipeline hands them over. */
+export async function feed(sink: RestoreSink, bytes: Buffer, chunk = 8192): Promise<FileRestore> {
+  for (let i = 0; i < bytes.length; i += chunk) await sink.write(bytes.subarray(i, i + chunk));
+  return sink.end();
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function account(name: string): { uid: number; gid: number } | null {
+  if (process.getuid?.() !== 0) return null;
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const f = line.split(':');
+    if (f[0] === name) return { uid: Number(f[2]), gid: Number(f[3]) };
+  }
+  throw new Error(`no ${name} account`);
+}
+
+function privateDir(who: { uid: number; gid: number } | null): string {
+  const dir = mkdtempSync('/tmp/backupctl-test-server-');
+  chmodSync(dir, 0o700);
+  if (who) chownSync(dir, who.uid, who.gid);
+  return dir;
+}
+
+function waitFor(child: ChildProcess, ready: RegExp): Promise<void> {
+  let log = '';
+  return new Promise((resolve, reject) => {
+    const on = (d: Buffer) => {
+      log += d.toString();
+      if (ready.test(log)) resolve();
+    };
+    child.stdout!.on('data', on);
+    child.stderr!.on('data', on);
+    child.on('exit', (c) => reject(new Error(`server exited ${c}: ${log}`)));
+  });
+}
+
+export interface TestServer {
+  dir: string;
+  url: string;
+  pid: number;
+  /** Run SQL as the server's superuser; stdout. */
+  admin(sql: string): string;
+  stop(): Promise<void>;
+}
+
+/** A PostgreSQL the test starts itself: password authentication on a Unix socket, a user "tester" with CREATEDB. */
+export async function startTestPostgres(password: string): Promise<TestServer> {
+  const who = account('postgres');
+  const dir = privateDir(who);
+  const bin = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)).map((v) => `/usr/lib/postgresql/${v}/bin`)[0]!;
+  const pw = path.join(dir, 'pw');
+  writeFileSync(pw, 'superpw\n');
+  if (who) chownSync(pw, who.uid, who.gid);
+  const init = spawnSync(path.join(bin, 'initdb'), ['-D', path.join(dir, 'data'), '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pw}`, '-E', 'UTF8', '--no-locale', '-N'], { ...(who ?? {}), encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(init.stderr);
+  const child = spawn(path.join(bin, 'postgres'), ['-D', path.join(dir, 'data'), '-k', dir, '-c', 'listen_addresses=', '-F'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
+  await waitFor(child, /ready to accept connections/);
+  const admin = (sql: string) => {
+    const r = spawnSync('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', 'postgres', '-c', sql], { env: { ...process.env, PGHOST: dir, PGUSER: 'postgres', PGPASSWORD: 'superpw' }, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(r.stderr);
+    return r.stdout;
+  };
+  admin(`CREATE ROLE tester LOGIN CREATEDB PASSWORD '${password}'`);
+  return {
+    dir,
+    pid: child.pid!,
+    url: `postgres://tester:${encodeURIComponent(password)}@/postgres?host=${dir}`,
+    admin,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGINT');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A MariaDB the test starts itself: a user "tester" with a password, on a Unix socket. */
+export async function startTestMariadb(password: string): Promise<TestServer> {
+  const who = account('mysql');
+  const dir = privateDir(who);
+  const init = spawnSync('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db'], { ...(who ?? {}), encoding: 'utf8' });
+  if (init.status !== 0) throw new Error(init.stderr);
+  const sock = path.join(dir, 'sock');
+  const server = existsSync('/usr/sbin/mariadbd') ? '/usr/sbin/mariadbd' : 'mariadbd';
+  const child = spawn(server, ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, `--socket=${sock}`, '--skip-networking', `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
+  await waitFor(child, /ready for connections/);
+  const admin = (sql: string) => {
+    const r = spawnSync('mariadb', ['--no-defaults', `--socket=${sock}`, '--user=root', '--batch', '--skip-column-names'], { input: sql, encoding: 'utf8' });
+    if (r.status !== 0) throw new Error(r.stderr);
+    return r.stdout;
+  };
+  admin(`CREATE USER tester@localhost IDENTIFIED BY '${password}'; GRANT ALL ON \`backupctl\\_restore\\_%\`.* TO tester@localhost;`);
+  return {
+    dir,
+    pid: child.pid!,
+    url: `mysql://tester:${encodeURIComponent(password)}@localhost/?socket=${sock}`,
+    admin,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

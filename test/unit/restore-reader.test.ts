@@ -1,0 +1,228 @@
+// The SQL statement reader and the noise filter of restore-test (issue 24
+// §2-3): statements, meta-commands and COPY blocks of both dialects with
+// their 1-based lines, the same events whatever the chunk boundaries, rows
+// counted per table, and the noise of a dump taken elsewhere.
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, test } from 'vitest';
+import { NoiseFilter } from '../../src/restore/sql/noise.js';
+import { countInsertRows, SqlReader, type SqlEvent } from '../../src/restore/sql/reader.js';
+import { isGzip, sniffDump, sniffHead } from '../../src/restore/sniff.js';
+import { parseIntoUrl, describeRaw } from '../../src/restore/sql/url.js';
+import { fixture, manifest } from '../helpers/restore.js';
+
+function read(dialect: 'postgres' | 'mysql', text: string, chunk = text.length): SqlEvent[] {
+  const r = new SqlReader(dialect);
+  const out: SqlEvent[] = [];
+  for (let i = 0; i < text.length; i += chunk) out.push(...r.push(text.slice(i, i + chunk)));
+  out.push(...r.end());
+  return out;
+}
+
+/** Events with copy-data merged, so that chunkings compare equal. */
+function canonical(events: SqlEvent[]): unknown[] {
+  const out: { type: string; text: string; line?: number; rows?: number }[] = [];
+  for (const e of events) {
+    const last = out[out.length - 1];
+    if (e.type === 'copy-data' && last?.type === 'copy-data') {
+      last.text += e.text;
+      last.rows! += e.rows;
+      continue;
+    }
+    out.push({ ...e } as never);
+  }
+  return out;
+}
+
+const PG = `--
+-- PostgreSQL database dump
+--
+
+\\restrict abc123
+
+SET statement_timeout = 0;
+SET transaction_timeout = 0;
+CREATE FUNCTION public.f() RETURNS text
+    LANGUAGE plpgsql
+    AS $_$ BEGIN RETURN 'a;b'; END $_$;
+CREATE FUNCTION public.g() RETURNS int LANGUAGE sql
+BEGIN ATOMIC
+  SELECT 1;
+  SELECT CASE WHEN true THEN 2 END;
+END;
+COPY public.t (a, b) FROM stdin;
+1\tx;y
+2\t\\N
+3\tback\\\\slash
+\\.
+INSERT INTO public.u VALUES (1, E'it\\'s (a) ;'), (2, 'O''Brien (x)'), (3, $$dollar ) ( $$);
+/* nested /* comment */ ; still */ SELECT 1;
+
+\\unrestrict abc123
+`;
+
+describe('the PostgreSQL reader', () => {
+  test('statements, meta-commands and COPY blocks with the lines where they start; texts put back together are the input', () => {
+    const ev = read('postgres', PG);
+    expect(ev.map((e) => e.text).join('')).toBe(PG);
+    const summary = ev.map((e) => [e.type, 'line' in e ? e.line : null, e.type === 'copy-data' ? e.rows : e.type === 'meta' ? e.command : null]);
+    expect(summary).toEqual([
+      ['meta', 5, 'restrict'],
+      ['statement', 7, null],
+      ['statement', 8, null],
+      ['statement', 9, null],
+      ['statement', 12, null],
+      ['statement', 17, null],
+      ['copy-data', null, 3],
+      ['copy-end', 21, null],
+      ['statement', 22, null],
+      ['statement', 23, null],
+      ['meta', 25, 'unrestrict'],
+    ]);
+    const ins = ev[8] as Extract<SqlEvent, { type: 'statement' }>;
+    expect(countInsertRows(ins.head, 'postgres')).toEqual({ table: 'public.u', rows: 3 });
+  });
+
+  test('the same events whatever the chunk boundaries (1, 2, 3, 7 and 64 characters)', () => {
+    const whole = canonical(read('postgres', PG));
+    for (const size of [1, 2, 3, 7, 64]) expect(canonical(read('postgres', PG, size)), `chunk ${size}`).toEqual(whole);
+  });
+
+  test('the real pg_dump fixture: every COPY row counted, every line number kept', () => {
+    const text = gunzipSync(fixture('shop.pg.sql.gz')).toString('utf8');
+    for (const size of [text.length, 4096, 333]) {
+      const ev = read('postgres', text, size);
+      expect(ev.map((e) => e.text).join('')).toBe(text);
+      const rows: Record<string, number> = {};
+      let table = '';
+      for (const e of ev) {
+        if (e.type === 'statement' && e.copy) table = /^COPY (\S+)/.exec(e.head)![1]!;
+        if (e.type === 'copy-data') rows[table] = (rows[table] ?? 0) + e.rows;
+        if ('line' in e && e.type !== 'copy-end') {
+          const first = text.split('\n')[e.line - 1]!;
+          expect(first.trim().length, `line ${e.line}`).toBeGreaterThan(0);
+        }
+      }
+      expect(rows).toEqual(manifest.files['shop.pg.sql.gz']!.tables);
+    }
+  });
+
+  test('a meta-command inside a statement is refused (psql would run it)', () => {
+    const ev = read('postgres', 'SELECT 1\n\\! rm -rf /\n;\n');
+    expect(ev[0]).toMatchObject({ type: 'error', line: 2, message: expect.stringMatching(/psql meta-command inside a statement/) });
+  });
+});
+
+const MY = `/*M!999999\\- enable the sandbox mode */
+-- MariaDB dump 10.19
+/*!40101 SET NAMES utf8mb4 */;
+CREATE TABLE \`o\` (\`id\` int) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;
+INSERT INTO \`o\` VALUES (1,'it\\'s; (odd)'),(2,"say \\"hi\\" )"),(3,'a''b'),
+(4,NULL);
+# a hash comment ; with a semicolon
+DELIMITER ;;
+/*!50003 CREATE*/ /*!50017 DEFINER=\`root\`@\`localhost\`*/ /*!50003 TRIGGER t AFTER INSERT ON o FOR EACH ROW BEGIN INSERT INTO a VALUES (1); END */;;
+DELIMITER ;
+INSERT INTO o (id) VALUES (5) ON DUPLICATE KEY UPDATE id = VALUES(id);
+`;
+
+describe('the MySQL reader', () => {
+  test('DELIMITER, executable comments, the sandbox line, escaped quotes; tuples counted', () => {
+    const ev = read('mysql', MY);
+    expect(ev.map((e) => e.text).join('')).toBe(MY);
+    expect(ev.map((e) => [e.type, 'line' in e ? e.line : null])).toEqual([
+      ['client', 1],
+      ['statement', 3],
+      ['statement', 4],
+      ['statement', 5],
+      ['client', 8],
+      ['statement', 9],
+      ['client', 10],
+      ['statement', 11],
+      ['trailing', null],
+    ]);
+    const heads = ev.filter((e): e is Extract<SqlEvent, { type: 'statement' }> => e.type === 'statement').map((e) => e.head);
+    expect(countInsertRows(heads[2]!, 'mysql')).toEqual({ table: 'o', rows: 4 });
+    expect(countInsertRows(heads[4]!, 'mysql')).toEqual({ table: 'o', rows: 1 });
+    for (const size of [1, 5, 64]) expect(canonical(read('mysql', MY, size)), `chunk ${size}`).toEqual(canonical(ev));
+  });
+
+  test('the real mariadb-dump fixture: the tuples of every extended INSERT', () => {
+    const text = gunzipSync(fixture('shop.mysql.sql.gz')).toString('utf8');
+    const rows: Record<string, number> = {};
+    for (const e of read('mysql', text, 1000)) {
+      if (e.type !== 'statement') continue;
+      const c = countInsertRows(e.head, 'mysql');
+      if (c) rows[`shop.${c.table}`] = (rows[`shop.${c.table}`] ?? 0) + c.rows;
+    }
+    const want = Object.fromEntries(Object.entries(manifest.files['shop.mysql.sql.gz']!.tables!).filter(([, n]) => n > 0));
+    expect(rows).toEqual(want);
+  });
+});
+
+describe('the noise filter', () => {
+  test('PostgreSQL: owners, privileges, a SET the target lacks, a missing extension and its comment, CREATE DATABASE and \\connect', () => {
+    const f = new NoiseFilter('postgres', { settings: new Set(['statement_timeout']), extensions: new Set(['plpgsql']) }, 'backupctl_restore_x');
+    expect(f.statement('ALTER TABLE public.t OWNER TO someone;')).toMatchObject({ action: 'skip', kind: 'owner' });
+    expect(f.statement('GRANT SELECT ON TABLE public.t TO reader;')).toMatchObject({ action: 'skip', kind: 'privileges' });
+    expect(f.statement('ALTER DEFAULT PRIVILEGES FOR ROLE x GRANT SELECT ON TABLES TO y;')).toMatchObject({ action: 'skip', kind: 'privileges' });
+    expect(f.statement('SET transaction_timeout = 0;')).toMatchObject({ action: 'skip', kind: 'set:transaction_timeout' });
+    expect(f.statement('SET statement_timeout = 0;')).toEqual({ action: 'pass' });
+    expect(f.statement('CREATE EXTENSION IF NOT EXISTS postgis WITH SCHEMA public;')).toMatchObject({ action: 'skip', kind: 'extension:postgis' });
+    expect(f.statement("COMMENT ON EXTENSION postgis IS 'x';")).toMatchObject({ action: 'skip' });
+    expect(f.statement('CREATE EXTENSION IF NOT EXISTS plpgsql;')).toEqual({ action: 'pass' });
+    expect(f.statement("CREATE ROLE admin;")).toMatchObject({ action: 'skip', kind: 'cluster' });
+    expect(f.statement("COPY t FROM PROGRAM 'id';")).toMatchObject({ action: 'fail' });
+    expect(f.statement('CREATE DATABASE shop WITH TEMPLATE = template0;')).toMatchObject({ action: 'skip', kind: 'database' });
+    expect(f.meta('connect', `-reuse-previous=on "dbname='shop'"`)).toMatchObject({ action: 'skip', kind: 'database' });
+    expect(f.meta('connect', 'other')).toMatchObject({ action: 'fail', message: expect.stringMatching(/several databases \(shop, other\)/) });
+    expect(f.meta('!', 'rm -rf /')).toMatchObject({ action: 'fail' });
+  });
+
+  test("MySQL: MySQL 8's utf8mb4_0900_ai_ci on MariaDB, DEFINER, the sandbox line for MySQL's client, USE", () => {
+    const f = new NoiseFilter('mysql', { has0900Collations: false, clientIsMysql: true }, 'backupctl_restore_x');
+    expect(f.statement('CREATE TABLE `o` (`id` int) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;')).toEqual({
+      action: 'rewrite',
+      text: 'CREATE TABLE `o` (`id` int) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;',
+      kind: 'collation',
+      what: "mapped MySQL 8's utf8mb4_0900_* collations to utf8mb4_unicode_ci (the target lacks them)",
+    });
+    expect(f.statement("INSERT INTO o VALUES ('utf8mb4_0900_ai_ci');")).toEqual({ action: 'pass' });
+    const d = f.statement('/*!50003 CREATE*/ /*!50017 DEFINER=`root`@`localhost`*/ /*!50003 TRIGGER t AFTER INSERT ON o FOR EACH ROW SET @x = 1 */;;');
+    expect(d).toMatchObject({ action: 'rewrite', kind: 'definer', text: '/*!50003 CREATE*/ /*!50017 */ /*!50003 TRIGGER t AFTER INSERT ON o FOR EACH ROW SET @x = 1 */;;' });
+    expect(f.sandbox()).toMatchObject({ action: 'skip', kind: 'sandbox' });
+    expect(f.statement('USE `shop`;')).toMatchObject({ action: 'skip', kind: 'database' });
+    expect(f.statement("LOAD DATA INFILE '/etc/passwd' INTO TABLE t;")).toMatchObject({ action: 'fail' });
+    expect(f.statement('CREATE DATABASE /*!32312 IF NOT EXISTS*/ `other`;')).toMatchObject({ action: 'fail' });
+  });
+});
+
+describe('sniff', () => {
+  test('each kind from its content only', () => {
+    const pg = fixture('shop.pg.sql.gz');
+    expect(isGzip(pg)).toBe(true);
+    expect(sniffHead(pg)).toEqual({ gzip: true, kind: 'pg-plain' });
+    expect(sniffDump(gunzipSync(pg))).toBe('pg-plain');
+    expect(sniffHead(fixture('shop.pgdump'))).toEqual({ gzip: false, kind: 'pg-custom' });
+    expect(sniffHead(fixture('shop.mysql.sql.gz')).kind).toBe('mysql');
+    expect(sniffDump(Buffer.from('-- MySQL dump 10.13  Distrib 8.0.36\n'))).toBe('mysql');
+    const mongo = Buffer.alloc(8);
+    mongo.writeUInt32LE(0x8199e26d, 0);
+    expect(sniffDump(mongo)).toBe('mongo-archive');
+    expect(sniffDump(Buffer.from('PK\x03\x04rest', 'latin1'))).toBe('zip');
+    const tar = Buffer.alloc(512);
+    tar.write('ustar', 257, 'latin1');
+    expect(sniffDump(tar)).toBe('tar');
+    expect(sniffDump(Buffer.from('hello world\n'))).toBe('unknown');
+    expect(sniffHead(pg.subarray(0, 200)).kind).toBe('pg-plain');
+  });
+});
+
+describe('--into URLs', () => {
+  test('TCP and Unix socket forms; the password is never shown', () => {
+    expect(parseIntoUrl('postgres://u:p%40ss@db.example:5433/app?sslmode=require')).toMatchObject({ dialect: 'postgres', user: 'u', password: 'p@ss', host: 'db.example', port: 5433, database: 'app', params: { sslmode: 'require' } });
+    expect(parseIntoUrl('postgres://u:pw@/postgres?host=/tmp/dir')).toMatchObject({ socketDir: '/tmp/dir', database: 'postgres' });
+    expect(parseIntoUrl('mysql://u:pw@localhost/?socket=/run/mysqld/mysqld.sock')).toMatchObject({ dialect: 'mysql', socket: '/run/mysqld/mysqld.sock' });
+    expect(() => parseIntoUrl('ftp://x')).toThrow(/unknown scheme ftp/);
+    expect(describeRaw('postgres://u:secret@h/db')).toBe('postgres://u:***@h/db');
+  });
+});
