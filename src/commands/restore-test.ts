@@ -70,7 +70,6 @@ export const schemas = { 'restore-test': restoreDocumentSchema };
 
 type Rec = Record<string, unknown>;
 type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'md' | 'check';
-type Backup = import('../resources/backup-files.js').Backup;
 
 /** Recipes whose backups hold no SQL (--assert cannot apply), and those that hold no file archive (--exec cannot). */
 const NOT_SQL = new Set(['files', 'website', 'mongodb']);
@@ -97,8 +96,8 @@ const restoreTest: Handler = async (input, ctx) => {
   if (extra && ctx.globals.json) throw new UsageError(`--json and -o ${extra} ask for two formats: give one`);
   const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
   const format: Format = extra ?? (v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format);
-  const backupId = typeof v.backup === 'string' ? v.backup : undefined;
-  if (backupId && v.latest === true) throw new UsageError('give a backup id or --latest, not both');
+  const { readSelection } = await import('../backups/select.js');
+  const selection = readSelection(v, 'restore-test');
   const intoFlag = typeof v.into === 'string' ? v.into : undefined;
   const into = intoFlag ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
   if (into !== undefined) checkInto(into, intoFlag !== undefined ? '--into' : 'BACKUPCTL_RESTORE_URL');
@@ -127,7 +126,7 @@ const restoreTest: Handler = async (input, ctx) => {
   return runCronJob(v, ctx, () =>
     runRestoreTest(ctx, {
       jobId,
-      backupId,
+      selection,
       format,
       outputFile,
       timeoutMs,
@@ -148,7 +147,7 @@ const restoreTest: Handler = async (input, ctx) => {
 
 interface RunInput {
   jobId: string;
-  backupId: string | undefined;
+  selection: import('../backups/select.js').BackupSelection;
   format: Format;
   outputFile: string | undefined;
   timeoutMs: number;
@@ -162,16 +161,6 @@ async function findJob(ctx: Context, id: string): Promise<{ id: string; name: st
   return { id, name: typeof data?.name === 'string' ? data.name : null, recipe: typeof data?.recipe === 'string' ? data.recipe : null };
 }
 
-async function chooseBackup(ctx: Context, jobId: string, backupId: string | undefined): Promise<Backup | undefined> {
-  const { newestBackup, checkedBackup } = await import('../resources/backup-files.js');
-  if (!backupId) return newestBackup(ctx, jobId, 'completed');
-  const client = await ctx.client();
-  const res = await client.request({ method: 'GET', path: `/backups/${encodeURIComponent(backupId)}` }, { signal: ctx.signal });
-  const backup = checkedBackup(res);
-  if (backup.job_id && backup.job_id !== jobId) throw new UsageError(`backup ${backupId} belongs to job ${backup.job_id}, not to ${jobId}`);
-  return backup;
-}
-
 async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   const { sanitize } = await import('../output/format.js');
   const job = await findJob(ctx, o.jobId);
@@ -182,15 +171,16 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   if (o.restore.exec !== undefined && job.recipe && NOT_ARCHIVE.has(job.recipe)) {
     throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up a ${job.recipe === 'mongodb' ? 'MongoDB' : job.recipe === 'mysql' ? 'MySQL' : 'PostgreSQL'} database${job.recipe === 'mongodb' ? '' : ': check it with --assert instead'}`);
   }
-  const backup = await chooseBackup(ctx, job.id, o.backupId);
-  if (!backup) throw new EmptyResultError(`job ${label} has no completed backup to restore`);
-  const { filesOf } = await import('../resources/backup-files.js');
-  const files = await filesOf(ctx, backup);
-  if (!files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
+  // Stage 1 of the read pipeline: the backup (<backup> | --latest, the newest completed one by default).
+  const { selectBackups, pipelineBackup } = await import('../backups/select.js');
+  const [record] = await selectBackups(ctx, job.id, o.selection);
+  if (!record) throw new EmptyResultError(`job ${label} has no completed backup to restore`);
+  const backup = await pipelineBackup(ctx, record);
+  if (!backup.files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
 
   const settings = await ctx.settings();
-  const [{ transfer, readSignedRange }, { restoreBackup }, { stateDir }, { recordRestoreRun, readRestoreStates }] = await Promise.all([
-    import('../jobs/download.js'),
+  const [{ signedUrlTransfer }, { restoreBackup }, { stateDir }, { recordRestoreRun, readRestoreStates }] = await Promise.all([
+    import('../pipeline/transfer.js'),
     import('../restore/run.js'),
     import('../config/paths.js'),
     import('../restore/state.js'),
@@ -200,31 +190,22 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   let progress: import('../output/progress.js').ProgressBar | undefined;
   if (ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check') {
     const [{ ProgressBar }, { parseStatedSize }] = await Promise.all([import('../output/progress.js'), import('../verify/size.js')]);
-    progress = new ProgressBar(ctx.io.stderr, files.reduce((n, f) => n + (parseStatedSize(f.stated)?.bytes ?? 0), 0), files.length);
+    progress = new ProgressBar(ctx.io.stderr, backup.files.reduce((n, f) => n + (parseStatedSize(f.size)?.bytes ?? 0), 0), backup.files.length);
   }
-  const doc = await restoreBackup(
-    {
-      id: backup.id,
-      created_at: backup.created_at ?? null,
-      encrypted: typeof backup.encryption_key === 'string' && backup.encryption_key !== '',
-      files: files.map((f) => ({ name: f.name, url: f.url, size: f.stated })),
+  const doc = await restoreBackup(backup, {
+    job: { id: job.id, name: job.name },
+    selection: o.selection.backup ? 'backup' : 'latest',
+    transfer: (signal) => signedUrlTransfer({ signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
+    progress,
+    env: ctx.env,
+    restore: o.restore,
+    timeoutMs: o.timeoutMs,
+    signal: ctx.signal,
+    now: () => new Date(),
+    onFile: (f) => {
+      if (streamNdjson) ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`);
     },
-    {
-      job: { id: job.id, name: job.name },
-      selection: o.backupId ? 'backup' : 'latest',
-      read: (file, sink, signal) =>
-        transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug, label: file.name, size: file.size, maxSize: file.maxSize, onBytes: (n) => progress?.add(n) }),
-      range: (url, start, end) => readSignedRange(url, start, end, { signal: ctx.signal, timeoutMs: settings.timeoutMs, label: 'the zip being checked' }),
-      restore: o.restore,
-      timeoutMs: o.timeoutMs,
-      signal: ctx.signal,
-      now: () => new Date(),
-      onFile: (f) => {
-        progress?.fileDone();
-        if (streamNdjson) ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`);
-      },
-    },
-  ).finally(() => progress?.end());
+  });
   const b = doc.backups[0]!;
   const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
   const dir = stateDir(ctx.env);
