@@ -76,16 +76,13 @@ const NOT_SQL = new Set(['files', 'website', 'mongodb']);
 const NOT_ARCHIVE = new Set(['mysql', 'postgresql', 'mongodb']);
 const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
-function checkInto(url: string, from: string): void {
-  let u: URL | undefined;
+async function checkInto(url: string, from: string): Promise<void> {
+  const { parseIntoUrl } = await import('../restore/sql/url.js');
   try {
-    u = new URL(url);
+    parseIntoUrl(url);
   } catch {
-    // below
-  }
-  if (!u || !/^(postgres|postgresql|mysql|mariadb):$/.test(u.protocol)) {
     // Never echo the value: it may hold a password.
-    throw new UsageError(`invalid value for ${from}: must be a URL of a scratch server, postgres://user@host/ or mysql://user@host/`);
+    throw new UsageError(`invalid value for ${from}: must be a URL of a scratch server, postgres://user:password@host/ or mysql://user:password@host/ (a Unix socket: postgres://user@/db?host=/run/postgresql)`);
   }
 }
 
@@ -100,7 +97,7 @@ const restoreTest: Handler = async (input, ctx) => {
   const selection = readSelection(v, 'restore-test');
   const intoFlag = typeof v.into === 'string' ? v.into : undefined;
   const into = intoFlag ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
-  if (into !== undefined) checkInto(into, intoFlag !== undefined ? '--into' : 'BACKUPCTL_RESTORE_URL');
+  if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : 'BACKUPCTL_RESTORE_URL');
   const engine = (v.engine as 'auto' | 'server' | 'local' | 'embedded' | undefined) ?? 'auto';
   if (engine === 'server' && into === undefined) throw new UsageError('--engine server restores into --into URL (or BACKUPCTL_RESTORE_URL): give one');
   const asserts = (v.assert as string[] | undefined) ?? [];
