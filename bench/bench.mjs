@@ -15,6 +15,7 @@ import { fileURLToPath } from 'node:url';
 import http from 'node:http';
 import { promisify } from 'node:util';
 import { verifyRows } from './verify.mjs';
+import { restoreRows } from './restore.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'backupctl.cjs');
@@ -296,6 +297,12 @@ const SECTIONS = {
     await verifyRows({ row, runOnce, startEmulator, env: baseEnv, bin, runs: VERIFY_RUNS });
   },
 
+  /** restore-test's SQL engine: a 200 MB gzipped dump into local PostgreSQL and MariaDB vs `curl | gunzip | psql` / `mariadb`, and its peak RSS (bench/restore.mjs). */
+  async restore() {
+    const mb = Number(args[args.indexOf('--restore-mb') + 1]) || 200;
+    await restoreRows({ row, runOnce, env: baseEnv, root, mb, runs: 2 });
+  },
+
   /** The emulator's own throughput (the tests and the bench lean on it). */
   async emulator() {
     const small = await emulator('small');
@@ -342,7 +349,9 @@ if (WRITE) {
   const machine = `${cpus().length} x ${cpus()[0]?.model ?? 'cpu'}, ${(totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${process.platform}`;
   const how = (name) =>
     `Recorded on ${new Date().toISOString().slice(0, 10)}: ${machine}. ` +
-    (name === 'verify'
+    (name === 'restore'
+      ? 'Medians of 2 rounds of the plain client pipeline and our engine on the same file and server, alternated; peak RSS is the largest of the rounds. '
+      : name === 'verify'
       ? `Medians of ${VERIFY_RUNS} rounds of a download and a verify of the same file, alternated, after one warm-up round; peak RSS is the largest of the rounds. `
       : `Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. `) +
     `${droppedEnv.length ? `Removed from every measured process's environment (see bench.mjs): ${droppedEnv.join(', ')}.` : 'Environment as inherited.'}`;

@@ -4,12 +4,35 @@
 // user and password, PGlite, and each fault of §5 seen failing. The fixtures
 // are real pg_dump / mariadb-dump output (src/scripts/make-restore-fixtures.mjs).
 // No skips: CI installs postgresql and mariadb-server (.ci/run).
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { activeEphemeralServers, createSqlRestoreSink, NoRestoreEngineError } from '../../src/restore/sql/index.js';
 import { feed, fixture, manifest, options, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
 
 const T = 120_000;
+
+/** Samples every process's argv (/proc/<pid>/cmdline) while a restore runs: the password must never be there. */
+function watchArgv(secret: string): { stop(): { sampled: number; leaked: string[] } } {
+  const leaked = new Set<string>();
+  let sampled = 0;
+  const timer = setInterval(() => {
+    sampled++;
+    for (const pid of readdirSync('/proc').filter((d) => /^\d+$/.test(d))) {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        if (argv.includes(secret)) leaked.add(argv.replace(/\0/g, ' '));
+      } catch {
+        /* gone */
+      }
+    }
+  }, 5);
+  return {
+    stop() {
+      clearInterval(timer);
+      return { sampled, leaked: [...leaked] };
+    },
+  };
+}
 
 function tablesOf(r: { tables: { table: string; expected: number; restored: number | null }[] }): Record<string, [number, number | null]> {
   return Object.fromEntries(r.tables.map((t) => [t.table, [t.expected, t.restored]]));
@@ -135,6 +158,30 @@ describe('ephemeral local PostgreSQL', () => {
   );
 });
 
+describe('abort while the ephemeral server starts', () => {
+  test(
+    'MariaDB: abort during mariadb-install-db / mariadbd start leaves no process and no folder',
+    async () => {
+      const before = readdirSync('/tmp').filter((f) => f.startsWith('backupctl-restore-'));
+      const sink = createSqlRestoreSink(options({ engine: 'local' }));
+      // 64 kB of dump: the sink has sniffed it and starts the server in the background.
+      const head = Buffer.from(`-- MariaDB dump 10.19\n${'INSERT INTO t VALUES (1);\n'.repeat(3000)}`);
+      const writing = sink.write(head).catch(() => {});
+      const deadline = Date.now() + 30_000;
+      while (readdirSync('/tmp').filter((f) => f.startsWith('backupctl-restore-')).length === before.length) {
+        expect(Date.now()).toBeLessThan(deadline);
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      await sink.abort();
+      await writing;
+      await new Promise((r) => setTimeout(r, 300));
+      expect(activeEphemeralServers()).toEqual([]);
+      expect(readdirSync('/tmp').filter((f) => f.startsWith('backupctl-restore-'))).toEqual(before);
+    },
+    T,
+  );
+});
+
 describe('ephemeral local MariaDB', () => {
   test(
     'a real mariadb-dump --databases file restores into the scratch database: USE and CREATE DATABASE skipped, DEFINER removed, every INSERT tuple counted',
@@ -191,7 +238,9 @@ describe('--into a server the test started, with its own user and password', () 
     'PostgreSQL: a fresh backupctl_restore_* database, restored, checked, dropped; the password nowhere',
     async () => {
       const warned: string[] = [];
+      const seen = watchArgv(password);
       const r = await feed(createSqlRestoreSink(options({ engine: 'server', into: pg.url, warn: (l) => warned.push(l) })), fixture('shop.pg.sql.gz'));
+      expect(seen.stop()).toEqual({ sampled: expect.any(Number), leaked: [] });
       expect(r.failure).toBeNull();
       expect(r.engine).toMatchObject({ mode: 'server', product: 'PostgreSQL' });
       expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
@@ -215,7 +264,9 @@ describe('--into a server the test started, with its own user and password', () 
   test(
     'MariaDB: restored into a scratch database, dropped afterwards',
     async () => {
+      const seen = watchArgv(password);
       const r = await feed(createSqlRestoreSink(options({ engine: 'server', into: my.url })), fixture('shop.mysql.sql.gz'));
+      expect(seen.stop()).toEqual({ sampled: expect.any(Number), leaked: [] });
       expect(r.failure).toBeNull();
       expect(r.engine).toMatchObject({ mode: 'server', product: 'MariaDB' });
       expectAllRows(r, manifest.files['shop.mysql.sql.gz']!.tables!);

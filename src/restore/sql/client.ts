@@ -81,6 +81,12 @@ export class PipedClient {
     });
   }
 
+  /** No more input: flush and close stdin, without waiting for the exit (pg_restore's output is read elsewhere). */
+  async closeInput(): Promise<void> {
+    await this.flush();
+    if (!this.dead) this.child.stdin!.end();
+  }
+
   async end(): Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }> {
     await this.flush();
     if (!this.dead) this.child.stdin!.end();

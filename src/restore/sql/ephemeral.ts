@@ -18,7 +18,7 @@ export interface EphemeralServer {
   stop(): Promise<void>;
 }
 
-const live = new Map<number, { dir: string; child: ChildProcess }>();
+const live = new Map<number, { dir: string; child: ChildProcess; quit: NodeJS.Signals }>();
 let exitHook = false;
 
 /** The servers running now, with their folders (for tests that check nothing is left behind). */
@@ -26,15 +26,37 @@ export function activeEphemeralServers(): { pid: number; dir: string }[] {
   return [...live.entries()].map(([pid, v]) => ({ pid, dir: v.dir }));
 }
 
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function hookExit(): void {
   if (exitHook) return;
   exitHook = true;
   process.on('exit', () => {
+    // The command's abort() is the way out; this is the last resort (an exit nobody awaited):
+    // an immediate shutdown, a short wait for the process (its children write until it is gone), then the folder.
     for (const [pid, v] of live) {
       try {
-        process.kill(pid, 'SIGKILL');
+        process.kill(pid, v.quit);
       } catch {
         /* gone */
+      }
+      const until = Date.now() + 3000;
+      while (Date.now() < until && alive(pid)) {
+        /* a synchronous wait: nothing else runs at exit */
+      }
+      if (alive(pid)) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          /* gone */
+        }
       }
       try {
         rmSync(v.dir, { recursive: true, force: true });
@@ -86,6 +108,8 @@ export async function startServer(opts: {
   account: Account | null;
   ready: RegExp;
   stopSignal: NodeJS.Signals;
+  /** The signal of an immediate shutdown (postgres: SIGQUIT), for the exit hook. */
+  quitSignal: NodeJS.Signals;
   timeoutMs?: number;
   signal?: AbortSignal;
   name: string;
@@ -100,7 +124,7 @@ export async function startServer(opts: {
   let log = '';
   let stopped = false;
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  if (child.pid !== undefined) live.set(child.pid, { dir: opts.dir, child });
+  if (child.pid !== undefined) live.set(child.pid, { dir: opts.dir, child, quit: opts.quitSignal });
   const server: EphemeralServer = {
     dir: opts.dir,
     pid: child.pid ?? -1,

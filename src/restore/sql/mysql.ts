@@ -251,6 +251,7 @@ export async function startLocalMysql(runAs: string | undefined, signal?: AbortS
       dir,
       account: who.account,
       ready: /ready for connections/,
+      quitSignal: 'SIGKILL',
       stopSignal: 'SIGTERM',
       signal,
       name: path.basename(found.server),

@@ -277,6 +277,7 @@ export async function startLocalPostgres(runAs: string | undefined, signal?: Abo
       dir,
       account: who.account,
       ready: /ready to accept connections/,
+      quitSignal: 'SIGQUIT',
       stopSignal: 'SIGINT',
       signal,
       name: 'postgres',

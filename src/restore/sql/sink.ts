@@ -120,6 +120,8 @@ class SqlSink implements RestoreSink {
   private reset: Promise<void> | null = null;
   private aborted = false;
   private secrets: string[];
+  /** Aborts a server still starting (initdb, mariadb-install-db) when abort() comes first. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly options: RestoreOptions,
@@ -135,6 +137,8 @@ class SqlSink implements RestoreSink {
       pw = undefined;
     }
     this.secrets = pw ? [pw] : [];
+    // --timeout and Ctrl-C reach the sink through the signal too: stop at once.
+    options.signal.addEventListener('abort', () => void this.abort().catch(() => {}), { once: true });
   }
 
   async write(chunk: Buffer): Promise<void> {
@@ -221,6 +225,7 @@ class SqlSink implements RestoreSink {
     if (failed || this.failure || !this.run) return;
     try {
       if (this.converter) {
+        await this.converter.closeInput();
         await this.converterDone;
       } else {
         const rest = decoder.end();
@@ -261,7 +266,7 @@ class SqlSink implements RestoreSink {
     if (!dialect) throw new RestoreError(`not a SQL dump: ${this.kind}`);
     const plan = await planSqlEngine(this.kind, this.options);
     for (const n of plan.notes) this.warnings.add(`note:${n}`, n, 0);
-    const signal = this.options.signal;
+    const signal = AbortSignal.any([this.options.signal, this.stopping.signal]);
     const into = this.options.into ?? process.env.BACKUPCTL_RESTORE_URL;
     const onClose = async () => {
       await this.server?.stop();
@@ -275,19 +280,28 @@ class SqlSink implements RestoreSink {
     } else if (plan.engine === 'local') {
       if (dialect === 'postgres') {
         const { server, conn } = await startLocalPostgres(this.options.runAs, signal);
+        if (this.aborted) {
+          await server.stop();
+          throw new RestoreError('aborted');
+        }
         this.server = server;
-        if (this.aborted) throw new RestoreError('aborted');
         this.target = await PsqlTarget.open(findPgClients()!, conn, 'local', onClose, signal);
       } else {
         const { server, conn } = await startLocalMysql(this.options.runAs, signal);
+        if (this.aborted) {
+          await server.stop();
+          throw new RestoreError('aborted');
+        }
         this.server = server;
-        if (this.aborted) throw new RestoreError('aborted');
         this.target = await MysqlTarget.open((await findMyClient())!, conn, 'local', onClose);
       }
     } else {
       this.target = await PGliteTarget.open();
     }
-    if (this.aborted) throw new RestoreError('aborted');
+    if (this.aborted) {
+      await this.target.abort();
+      throw new RestoreError('aborted');
+    }
     this.run = new SqlRun(dialect, this.target, this.warnings);
     if (this.kind === 'pg-custom') {
       const converter = PsqlTarget.archiveConverter(findPgClients()!);
@@ -431,6 +445,7 @@ class SqlSink implements RestoreSink {
 
   async abort(): Promise<void> {
     this.aborted = true;
+    this.stopping.abort();
     await this.teardown();
     await this.consumer?.catch(() => {});
   }

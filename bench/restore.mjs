@@ -1,0 +1,178 @@
+// The restore rows of `npm run bench` (issue 24 §7): a ~200 MB pg_dump plain
+// file, gzipped, restored into a local PostgreSQL by restore-test's SQL
+// engine, against `curl <url> | gunzip | psql` on the same file and the same
+// server; the same for a mariadb-dump file against `curl | gunzip | mariadb`;
+// and the restoring process's peak RSS (< 200 MB whatever the dump's size).
+// The dumps are made by the real pg_dump and mariadb-dump from generated
+// tables, served over loopback HTTP as the signed URL would be. Our side runs
+// in its own node process: src/restore/sql bundled by esbuild (until the
+// restore-test command is in the build, the engine is measured directly),
+// the bytes fetched and handed to createSqlRestoreSink chunk by chunk.
+// Alone: `npm run bench -- --only restore` (`--restore-mb 50` for a smaller dump).
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, chownSync, createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+const isRoot = process.getuid?.() === 0;
+function account(name) {
+  if (!isRoot) return null;
+  for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
+    const f = line.split(':');
+    if (f[0] === name) return { uid: Number(f[2]), gid: Number(f[3]) };
+  }
+  throw new Error(`no ${name} account`);
+}
+function sh(cmd, args, opts = {}) {
+  const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
+  if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
+  return r.stdout;
+}
+function privateDir(who) {
+  const dir = mkdtempSync('/tmp/backupctl-bench-restore-');
+  chmodSync(dir, 0o700);
+  if (who) chownSync(dir, who.uid, who.gid);
+  return dir;
+}
+function startServer(cmd, args, who, ready) {
+  const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
+  let log = '';
+  return new Promise((resolve, reject) => {
+    const on = (d) => {
+      log += d;
+      if (log.length > 1e5) log = log.slice(-5e4);
+      if (ready.test(log)) resolve(child);
+    };
+    child.stdout.on('data', on);
+    child.stderr.on('data', on);
+    child.on('exit', (c) => reject(new Error(`${cmd} exited ${c}: ${log}`)));
+  });
+}
+const stop = (child, signal) =>
+  new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill(signal);
+  });
+/** Runs a shell pipeline; resolves with its wall time in ms. */
+function pipeline(script, env) {
+  return new Promise((resolve, reject) => {
+    const started = process.hrtime.bigint();
+    const child = spawn('bash', ['-o', 'pipefail', '-c', script], { env, stdio: ['ignore', 'ignore', 'pipe'] });
+    let err = '';
+    child.stderr.on('data', (d) => (err += d));
+    child.on('close', (code) => (code === 0 && !/ERROR/.test(err) ? resolve(Number(process.hrtime.bigint() - started) / 1e6) : reject(new Error(`${script}: ${err.slice(0, 400)}`))));
+  });
+}
+/** The file over loopback HTTP, as the signed URL serves it. */
+function serve(file) {
+  const server = http.createServer((req, res) => {
+    res.writeHead(200, { 'content-type': 'application/gzip', 'content-length': statSync(file).size });
+    createReadStream(file).pipe(res);
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/dump.gz` })));
+}
+
+const DRIVER = `
+import { createSqlRestoreSink } from './sql.mjs';
+const [url, into] = process.argv.slice(2);
+const sink = createSqlRestoreSink({ engine: 'server', into, asserts: [], execTimeoutMs: 1000, keep: false, allowEmpty: false, signal: new AbortController().signal });
+const res = await fetch(url);
+for await (const chunk of res.body) await sink.write(Buffer.from(chunk));
+const r = await sink.end();
+process.stdout.write(JSON.stringify({ verdict: r.verdict, rows: r.rows, failure: r.failure, tables: r.tables.length }));
+if (r.verdict !== 'restored') process.exitCode = 1;
+`;
+
+export async function restoreRows({ row, runOnce, env, root, mb = 200, runs = 2 }) {
+  const work = mkdtempSync(path.join(tmpdir(), 'backupctl-bench-restore-'));
+  const node = process.execPath;
+  await build({ entryPoints: [path.join(root, 'src/restore/sql/index.ts')], bundle: true, platform: 'node', target: 'node20', format: 'esm', outfile: path.join(work, 'sql.mjs'), external: ['@electric-sql/pglite'], logLevel: 'warning' });
+  writeFileSync(path.join(work, 'driver.mjs'), DRIVER);
+  const rowsWanted = Math.round((mb * 1e6) / 125);
+  const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+  try {
+    // PostgreSQL
+    {
+      const who = account('postgres');
+      const dir = privateDir(who);
+      const bin = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)).map((v) => `/usr/lib/postgresql/${v}/bin`)[0];
+      sh(path.join(bin, 'initdb'), ['-D', path.join(dir, 'data'), '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '-N'], who ?? {});
+      const server = await startServer(path.join(bin, 'postgres'), ['-D', path.join(dir, 'data'), '-k', dir, '-c', 'listen_addresses=', '-F', '-c', 'max_wal_size=2GB'], who, /ready to accept connections/);
+      const pgEnv = { ...env, PGHOST: dir, PGUSER: 'postgres' };
+      const psql = (db, sql) => sh('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', db, '-c', sql], { env: pgEnv });
+      try {
+        process.stderr.write(`restore: making a ~${mb} MB pg_dump plain file (${rowsWanted.toLocaleString('en')} rows)...\n`);
+        psql('postgres', 'CREATE DATABASE src');
+        psql('src', `CREATE TABLE events (id bigint PRIMARY KEY, kind text, payload text, at timestamptz); INSERT INTO events SELECT g, 'kind-' || (g % 17), md5(g::text) || ' ' || repeat('x', 40), timestamptz '2026-01-01' + g * interval '1 second' FROM generate_series(1, ${rowsWanted}) g;`);
+        const file = path.join(work, 'pg.sql.gz');
+        await pipeline(`pg_dump -Fp src | gzip -1 > '${file}'`, pgEnv);
+        psql('postgres', 'DROP DATABASE src');
+        const { server: web, url } = await serve(file);
+        const times = { psql: [], ours: [] };
+        let peak = 0;
+        try {
+          for (let i = 0; i < runs; i++) {
+            psql('postgres', `CREATE DATABASE base${i}`);
+            times.psql.push(await pipeline(`curl -s '${url}' | gunzip | psql -X -q -v ON_ERROR_STOP=1 -d base${i}`, pgEnv));
+            psql('postgres', `DROP DATABASE base${i}`);
+            const r = await runOnce(node, [path.join(work, 'driver.mjs'), url, `postgres://postgres@/postgres?host=${dir}`], env, { rss: true });
+            times.ours.push(r.ms);
+            peak = Math.max(peak, r.peakRssMb);
+          }
+        } finally {
+          web.close();
+        }
+        const ratio = median(times.ours) / median(times.psql);
+        row(`restore of a ${mb} MB pg_dump plain file (gzipped, loopback URL) into a local PostgreSQL vs \`curl | gunzip | psql\` (medians of ${runs})`, `${ratio.toFixed(2)}x (${(median(times.ours) / 1000).toFixed(1)} s vs ${(median(times.psql) / 1000).toFixed(1)} s)`, '<= 1.2x', ratio <= 1.2);
+        row('  the same: peak RSS of the restoring process', `${peak.toFixed(0)} MB`, '< 200 MB', peak < 200);
+      } finally {
+        await stop(server, 'SIGINT');
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+    // MariaDB
+    {
+      const who = account('mysql');
+      const dir = privateDir(who);
+      const sbin = ['/usr/sbin/', '/usr/bin/'];
+      const exe = (n) => sbin.map((d) => d + n).find(existsSync) ?? n;
+      sh(exe('mariadb-install-db'), ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db'], who ?? {});
+      const sock = path.join(dir, 'sock');
+      const server = await startServer(exe('mariadbd'), ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, `--socket=${sock}`, '--skip-networking', '--skip-log-bin', '--innodb-flush-log-at-trx-commit=0', '--innodb-buffer-pool-size=256M', '--max-allowed-packet=1G'], who, /ready for connections/);
+      const my = (sql) => sh('mariadb', ['--no-defaults', `--socket=${sock}`, '--user=root'], { input: sql });
+      try {
+        process.stderr.write(`restore: making a ~${mb} MB mariadb-dump file...\n`);
+        my(`CREATE DATABASE src; USE src; CREATE TABLE events (id bigint PRIMARY KEY, kind varchar(20), payload text, at datetime); INSERT INTO events SELECT seq, CONCAT('kind-', seq % 17), CONCAT(MD5(seq), ' ', REPEAT('x', 40)), TIMESTAMP '2026-01-01 00:00:00' + INTERVAL seq SECOND FROM seq_1_to_${rowsWanted};`);
+        const file = path.join(work, 'my.sql.gz');
+        await pipeline(`mariadb-dump --no-defaults --socket='${sock}' --user=root src | gzip -1 > '${file}'`, env);
+        my('DROP DATABASE src');
+        const { server: web, url } = await serve(file);
+        const times = { client: [], ours: [] };
+        let peak = 0;
+        try {
+          for (let i = 0; i < runs; i++) {
+            my(`CREATE DATABASE base${i}`);
+            times.client.push(await pipeline(`curl -s '${url}' | gunzip | mariadb --no-defaults --socket='${sock}' --user=root base${i}`, env));
+            my(`DROP DATABASE base${i}`);
+            const r = await runOnce(node, [path.join(work, 'driver.mjs'), url, `mysql://root@localhost/?socket=${sock}`], env, { rss: true });
+            times.ours.push(r.ms);
+            peak = Math.max(peak, r.peakRssMb);
+          }
+        } finally {
+          web.close();
+        }
+        const ratio = median(times.ours) / median(times.client);
+        row(`the same for a ${mb} MB mariadb-dump file into a local MariaDB vs \`curl | gunzip | mariadb\``, `${ratio.toFixed(2)}x (${(median(times.ours) / 1000).toFixed(1)} s vs ${(median(times.client) / 1000).toFixed(1)} s)`, '<= 1.2x', ratio <= 1.2);
+        row('  the same: peak RSS of the restoring process', `${peak.toFixed(0)} MB`, '< 200 MB', peak < 200);
+      } finally {
+        await stop(server, 'SIGTERM');
+        rmSync(dir, { recursive: true, force: true });
+      }
+    }
+  } finally {
+    rmSync(work, { recursive: true, force: true });
+  }
+}
