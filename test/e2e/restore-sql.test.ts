@@ -5,6 +5,7 @@
 // are real pg_dump / mariadb-dump output (src/scripts/make-restore-fixtures.mjs).
 // No skips: CI installs postgresql and mariadb-server (.ci/run).
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { activeEphemeralServers, createSqlRestoreSink, NoRestoreEngineError } from '../../src/restore/sql/index.js';
 import { feed, fixture, manifest, options, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
@@ -126,6 +127,26 @@ describe('ephemeral local PostgreSQL', () => {
       const w = r.warnings.join('\n');
       expect(w).toMatch(/OWNER TO/);
       expect(w).toMatch(/GRANT\/REVOKE/);
+    },
+    T,
+  );
+
+  test(
+    "pg_dump 17's SET transaction_timeout and an extension the server lacks are skipped on PostgreSQL 15 with warnings; a psql \\! line is refused",
+    async () => {
+      const text = gunzipSync(fixture('shop.pg.sql.gz')).toString('utf8');
+      // As pg_dump 17 writes it, on the line after statement_timeout (line numbers below it shift by two).
+      const newer = text.replace('SET statement_timeout = 0;\n', 'SET statement_timeout = 0;\nSET transaction_timeout = 0;\nCREATE EXTENSION IF NOT EXISTS no_such_extension WITH SCHEMA public;\n');
+      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), Buffer.from(newer));
+      expect(r.failure).toBeNull();
+      const line = newer.split('\n').indexOf('SET transaction_timeout = 0;') + 1;
+      expect(r.warnings).toContain(`skipped SET transaction_timeout (the target server has no such parameter) (line ${line})`);
+      expect(r.warnings).toContain(`skipped CREATE EXTENSION no_such_extension (not available on the target server) (line ${line + 1})`);
+      const evil = text.replace('SET lock_timeout = 0;\n', 'SET lock_timeout = 0;\n\\! touch /tmp/backupctl-pwned\n');
+      const bad = await feed(createSqlRestoreSink(options({ engine: 'local' })), Buffer.from(evil));
+      expect(bad.verdict).toBe('failed');
+      expect(bad.failure).toMatchObject({ message: 'psql meta-command \\! inside a \\restrict block: refused, as psql refuses it', line: evil.split('\n').indexOf('\\! touch /tmp/backupctl-pwned') + 1 });
+      expect(existsSync('/tmp/backupctl-pwned')).toBe(false);
     },
     T,
   );

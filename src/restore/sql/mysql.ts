@@ -199,7 +199,7 @@ export class MysqlTarget implements SqlTarget {
     this.closed = true;
     const warnings: string[] = [];
     await this.feeder?.kill();
-    if (!keep) {
+    if (!keep && this.info.mode !== 'local') {
       const r = await myQueries(this.client, this.conn, null, [`DROP DATABASE IF EXISTS ${q(this.database)}`]).catch(() => null);
       if (!r || r.rows[0] === null) warnings.push(`could not drop the scratch database ${this.database}: ${r ? redact(firstError(r.stderr), this.conn.secrets) : 'the client failed'}`);
     }

@@ -113,16 +113,22 @@ export class PsqlTarget implements SqlTarget {
    * start psql on it. `custom`: the bytes are a custom-format archive (see feedArchive).
    */
   static async open(bins: PgBins, conn: PgConn, mode: EngineInfo['mode'], onClose: () => Promise<void>, signal?: AbortSignal): Promise<PsqlTarget> {
-    const probe = await psqlQueries(bins.psql, conn, conn.adminDb, ['SHOW server_version', 'SHOW server_version_num', 'SELECT name FROM pg_settings', 'SELECT name FROM pg_available_extensions'], signal);
-    if (probe.rows[0] === null || probe.code !== 0) throw new RestoreError(`cannot connect to PostgreSQL: ${redact(firstError(probe.stderr), conn.secrets)}`);
+    const database = `backupctl_restore_${randomName()}`;
+    // One psql session: what the server has, then the scratch database (never an existing one: CREATE fails).
+    const probe = await psqlQueries(
+      bins.psql,
+      conn,
+      conn.adminDb,
+      ['SHOW server_version', 'SHOW server_version_num', 'SELECT name FROM pg_settings', 'SELECT name FROM pg_available_extensions', `CREATE DATABASE ${q(database)}`],
+      signal,
+    );
+    if (probe.rows[0] === null) throw new RestoreError(`cannot connect to PostgreSQL: ${redact(firstError(probe.stderr), conn.secrets)}`);
+    if (probe.rows[4] === null || probe.code !== 0) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(probe.stderr), conn.secrets)}`);
     const version = probe.rows[0]![0]?.[0]?.split(' ')[0] ?? null;
     const caps: TargetCaps = {
       settings: new Set((probe.rows[2] ?? []).map((r) => r[0]!.toLowerCase())),
       extensions: new Set((probe.rows[3] ?? []).map((r) => r[0]!)),
     };
-    const database = `backupctl_restore_${randomName()}`;
-    const created = await psqlQueries(bins.psql, conn, conn.adminDb, [`CREATE DATABASE ${q(database)}`], signal);
-    if (created.rows[0] === null || created.code !== 0) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(created.stderr), conn.secrets)}`);
     const target = new PsqlTarget(bins, conn, database, { mode, product: 'PostgreSQL', version }, caps, Number(probe.rows[1]?.[0]?.[0] ?? 0), onClose);
     return target;
   }
@@ -229,7 +235,8 @@ export class PsqlTarget implements SqlTarget {
     this.closed = true;
     const warnings: string[] = [];
     await this.client?.kill();
-    if (!keep) {
+    // An ephemeral local server goes away with its folder: no DROP needed there.
+    if (!keep && this.info.mode !== 'local') {
       const force = this.serverNum >= 130000 ? ' WITH (FORCE)' : '';
       const r = await psqlQueries(this.bins.psql, this.conn, this.conn.adminDb, [`DROP DATABASE IF EXISTS ${q(this.database)}${force}`]).catch(() => null);
       if (!r || r.rows[0] === null) warnings.push(`could not drop the scratch database ${this.database}: ${r ? redact(firstError(r.stderr), this.conn.secrets) : 'psql failed'}`);

@@ -415,7 +415,7 @@ class SqlSink implements RestoreSink {
 
   private async checks(result: FileRestore, counted: { display: string; sql: string; expected: number }[]): Promise<void> {
     const target = this.target!;
-    const counts = await target.countRows(counted.map((t) => t.sql));
+    const [counts, n] = await Promise.all([target.countRows(counted.map((t) => t.sql)), target.countTables()]);
     const tables: TableRows[] = counted.map((t, i) => ({ table: t.display, expected: t.expected, restored: counts[i] ?? null }));
     result.tables = tables;
     const wrong = tables.filter((t) => t.restored !== t.expected);
@@ -428,7 +428,6 @@ class SqlSink implements RestoreSink {
             : `${w.table}: the dump holds ${w.expected} rows, the restored table ${w.restored}` + (wrong.length > 1 ? ` (and ${wrong.length - 1} more tables differ)` : ''),
       };
     }
-    const n = await target.countTables();
     if (n === 0 && !this.options.allowEmpty && !this.failure) this.failure = { message: 'the restore left no table (--allow-empty accepts an empty database)' };
     for (const sql of this.options.asserts) {
       const a: AssertionResult = { sql, ok: false, value: null };
