@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestEmulator } from '../helpers/emulator.js';
-import { manifest, pidAlive, startTestPostgres, type TestServer } from '../helpers/restore.js';
+import { manifest, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
 import { startCli, until } from '../helpers/spawn.js';
 
 type Json = any;
@@ -168,6 +168,36 @@ describe('restore-test --into: a scratch server the user gives', () => {
     expect(r.code, r.stderr).toBe(14);
     expect(r.stderr).toMatch(/error: the restore test of job api postgres failed: .*(connect|socket|No such file)/i);
     expect(r.stdout + r.stderr).not.toContain(password);
+  }, T);
+});
+
+describe('restore-test --into a MariaDB the test starts', () => {
+  const password = 'Maria-s3cret-pw';
+  let my: TestServer;
+  beforeAll(async () => {
+    my = await startTestMariadb(password);
+  }, T);
+  afterAll(async () => {
+    await my?.stop();
+  });
+
+  it('restores a mariadb-dump file into a fresh database as its own user and drops it; the password is never printed', async () => {
+    const r = await cli(['restore-test', 'mariadb dump', '--into', my.url, '--debug', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const f = fileOf(r.stdout);
+    expect(f).toMatchObject({ kind: 'mysql', verdict: 'restored', engine: { mode: 'server', product: 'MariaDB' }, rows: 550 });
+    expect(f.database).toMatch(/^backupctl_restore_/);
+    expect(r.stdout + r.stderr).not.toContain(password);
+    expect(my.admin(`select count(*) from information_schema.schemata where schema_name = '${f.database}'`).trim()).toBe('0');
+    // The dump's own CREATE DATABASE shop / USE shop never reached the server.
+    expect(my.admin("select count(*) from information_schema.schemata where schema_name = 'shop'").trim()).toBe('0');
+  }, T);
+
+  it('a --databases dump is refused on it: exit 14, nothing written to another database', async () => {
+    const r = await cli(['restore-test', 'two databases', '--into', my.url]);
+    expect(r.code, r.stderr).toBe(14);
+    expect(r.stderr).toMatch(/the dump holds several databases \(shop, shop_archive\)/);
+    expect(my.admin("select count(*) from information_schema.schemata where schema_name in ('shop', 'shop_archive')").trim()).toBe('0');
   }, T);
 });
 
