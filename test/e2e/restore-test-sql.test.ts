@@ -201,6 +201,22 @@ describe('restore-test --into a MariaDB the test starts', () => {
   }, T);
 });
 
+describe('restore-test: the bytes decide, not the record', () => {
+  let damaged: Emulator;
+  beforeAll(async () => {
+    damaged = await startTestEmulator({ seed: 'empty', damagedFiles: true });
+  });
+  afterAll(async () => {
+    await damaged.close();
+  });
+
+  it('a backup whose record names an encryption key but whose bytes are a plain mariadb-dump file is restored', async () => {
+    const r = await cli(['restore-test', 'keyed files', '--json'], { BACKUPCTL_BASE_URL: damaged.url, BACKUPCTL_TOKEN: damaged.token });
+    expect(r.code, r.stderr).toBe(0);
+    expect(fileOf(r.stdout)).toMatchObject({ kind: 'mysql', verdict: 'restored', rows: 550 });
+  }, T);
+});
+
 describe('restore-test: Ctrl-C in the middle of a restore', () => {
   /** The direct children of a process, with their name and working folder. */
   const children = (pid: number) =>
