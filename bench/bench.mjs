@@ -297,10 +297,10 @@ const SECTIONS = {
     await verifyRows({ row, runOnce, startEmulator, env: baseEnv, bin, runs: VERIFY_RUNS });
   },
 
-  /** restore-test's SQL engine: a 200 MB gzipped dump into local PostgreSQL and MariaDB vs `curl | gunzip | psql` / `mariadb`, and its peak RSS (bench/restore.mjs). */
+  /** backupctl restore-test --into (the built CLI): a 200 MB gzipped dump into local PostgreSQL and MariaDB vs `curl | gunzip | psql` / `mariadb`, and its peak RSS (bench/restore.mjs). */
   async restore() {
     const mb = Number(args[args.indexOf('--restore-mb') + 1]) || 200;
-    await restoreRows({ row, runOnce, env: baseEnv, root, mb, runs: 2 });
+    await restoreRows({ row, runOnce, env: baseEnv, cli: bin, mb, runs: 2 });
   },
 
   /** The emulator's own throughput (the tests and the bench lean on it). */
