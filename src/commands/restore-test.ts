@@ -176,12 +176,15 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   if (!backup.files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
 
   const settings = await ctx.settings();
-  const [{ signedUrlTransfer }, { restoreBackup }, { stateDir }, { recordRestoreRun, readRestoreStates }] = await Promise.all([
+  const [{ signedUrlTransfer }, { restoreBackup }, { stateDir }, { recordRestoreRun, readRestoreStates }, { Ledger }] = await Promise.all([
     import('../pipeline/transfer.js'),
     import('../restore/run.js'),
     import('../config/paths.js'),
     import('../restore/state.js'),
+    import('../verify/ledger.js'),
   ]);
+  // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
+  const ledger = await Ledger.open(stateDir(ctx.env));
   const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
   // As verify: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   let progress: import('../output/progress.js').ProgressBar | undefined;
@@ -194,6 +197,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     selection: o.selection.backup ? 'backup' : 'latest',
     transfer: (signal) => signedUrlTransfer({ signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
     progress,
+    ledger,
     env: ctx.env,
     restore: o.restore,
     timeoutMs: o.timeoutMs,
@@ -203,6 +207,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
       if (streamNdjson) ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`);
     },
   });
+  await ledger.save();
   const b = doc.backups[0]!;
   const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
   const dir = stateDir(ctx.env);

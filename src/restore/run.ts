@@ -6,7 +6,7 @@
 // engine) abort the sink under way (servers stopped, folders removed) before
 // anything is thrown.
 import { InterruptedError } from '../errors.js';
-import { readBackups, type FileResult, type PipelineBackup, type PipelineFile, type Progress, type Transfer } from '../pipeline/index.js';
+import { readBackups, type FileResult, type HashLedger, type PipelineBackup, type PipelineFile, type Progress, type Transfer } from '../pipeline/index.js';
 import { boundsFromEnv } from '../pipeline/bounds.js';
 import { DispatchSink, failedRestore } from './dispatch.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
@@ -20,6 +20,8 @@ export interface RunOptions {
   /** The transfer stage (signedUrlTransfer), made with the run's own signal: a fatal error or the time limit stops it. */
   transfer: (signal: AbortSignal) => Transfer;
   progress?: Progress;
+  /** verify's ledger: bytes that differ from those verified before fail ("changed since"); passing files are recorded. */
+  ledger?: HashLedger;
   /** The environment, for verify's bounds (BACKUPCTL_VERIFY_MAX_*). */
   env?: NodeJS.ProcessEnv;
   restore: Omit<RestoreOptions, 'signal'>;
@@ -91,6 +93,7 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
       signal: controller.signal,
       now: o.now,
       progress: o.progress,
+      ledger: o.ledger,
       inspect: { bounds: boundsFromEnv(o.env ?? process.env) },
       sinks: (file) => {
         const sink = new DispatchSink({ ...o.restore, signal: controller.signal, encrypted: backup.encrypted, onFatal: (err) => controller.abort(err) });

@@ -217,6 +217,25 @@ describe('restore-test: the bytes decide, not the record', () => {
   }, T);
 });
 
+describe('restore-test: verify\'s ledger on the way', () => {
+  let changing: Emulator;
+  beforeAll(async () => {
+    changing = await startTestEmulator({ seed: 'demo', changingFiles: true });
+  });
+  afterAll(async () => {
+    await changing.close();
+  });
+
+  it('bytes that differ from those verified before fail the test with "changed since" (exit 11), as verify would', async () => {
+    const at = { BACKUPCTL_BASE_URL: changing.url, BACKUPCTL_TOKEN: changing.token };
+    const first = await cli(['restore-test', 'api postgres', '--json'], at);
+    expect(first.code, first.stderr).toBe(0);
+    const again = await cli(['restore-test', 'api postgres', '--json'], at);
+    expect(again.code, again.stderr).toBe(11);
+    expect(fileOf(again.stdout).check).toMatchObject({ verdict: 'failed', reason: expect.stringMatching(/^changed since /) });
+  }, T);
+});
+
 describe('restore-test: Ctrl-C in the middle of a restore', () => {
   /** The direct children of a process, with their name and working folder. */
   const children = (pid: number) =>
