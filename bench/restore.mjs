@@ -199,6 +199,7 @@ export async function restoreRows({ row, runOnce, env, cli, mb = 200, runs = 2 }
       }
     }
   } finally {
+    if (existsSync(path.join(work, 'trace'))) process.stderr.write(readFileSync(path.join(work, 'trace'), 'utf8'));
     rmSync(work, { recursive: true, force: true });
   }
 }

@@ -163,6 +163,13 @@ export class SqlReader {
       }
       const buf = this.buf;
       const len = buf.length;
+      if (!pg && this.tokenPos >= 0) {
+        // Inside a mysql statement (an extended INSERT is most of a dump): skip, natively, the
+        // characters that cannot start a quote, a comment, the delimiter or a line.
+        const boring = this.boring();
+        boring.lastIndex = this.pos;
+        if (boring.test(buf)) this.pos = boring.lastIndex;
+      }
       if (this.pos >= len) return;
       const c = buf.charCodeAt(this.pos);
       if (c === NL) {
@@ -284,6 +291,18 @@ export class SqlReader {
     }
   }
 
+  private boringRe: RegExp | null = null;
+  private boringFor = '';
+
+  private boring(): RegExp {
+    if (!this.boringRe || this.boringFor !== this.delimiter) {
+      const first = this.delimiter[0]!.replace(/[\]\\^-]/g, '\\$&');
+      this.boringRe = new RegExp(`[^'"\`\\\\/#*\\n\\-${first}]+`, 'y');
+      this.boringFor = this.delimiter;
+    }
+    return this.boringRe;
+  }
+
   private trackBegin(word: string): void {
     const w = this.words;
     const routine = w[0] === 'create' && (w[1] === 'function' || w[1] === 'procedure' || (w[1] === 'or' && (w[3] === 'function' || w[3] === 'procedure')));
@@ -294,39 +313,77 @@ export class SqlReader {
     else if (u === 'end' && this.beginDepth > 0) this.beginDepth--;
   }
 
+  /** Next backslash / newline at or after a position, cached: a long INSERT holds thousands of strings. */
+  private nextBs = -2;
+  private nextBsFrom = 0;
+  private nextNl = -2;
+  private nextNlFrom = 0;
+
+  private findBs(i: number): number {
+    if (this.nextBs === -2 || i < this.nextBsFrom || (this.nextBs !== -1 && this.nextBs < i) || this.bufRef !== this.buf) this.refresh(i);
+    if (this.nextBs !== -1 && this.nextBs < i) this.refresh(i);
+    return this.nextBs;
+  }
+
+  private bufRef = '';
+
+  private refresh(i: number): void {
+    this.bufRef = this.buf;
+    this.nextBs = this.buf.indexOf('\\', i);
+    this.nextBsFrom = i;
+  }
+
+  private findNl(i: number): number {
+    if (this.nlRef !== this.buf || this.nextNl === -2 || i < this.nextNlFrom || (this.nextNl !== -1 && this.nextNl < i)) {
+      this.nlRef = this.buf;
+      this.nextNl = this.buf.indexOf('\n', i);
+      this.nextNlFrom = i;
+    }
+    return this.nextNl;
+  }
+
+  private nlRef = '';
+
   /** A quoted string or identifier from `from` (just after the opening quote). Commits pos and line; -1 when more text is needed. */
   private quoted(from: number, quote: number, escapes: boolean, final: boolean): number {
     const buf = this.buf;
     const len = buf.length;
+    const qch = quote === 39 ? "'" : quote === 34 ? '"' : '`';
     let i = from;
     let nl = 0;
     for (;;) {
-      if (i >= len) {
+      const q = buf.indexOf(qch, i);
+      if (escapes) {
+        const bs = this.findBs(i);
+        if (bs !== -1 && (q === -1 || bs < q)) {
+          if (bs + 1 >= len && !final) return -1;
+          nl += this.newlinesBetween(i, Math.min(bs + 2, len));
+          i = bs + 2;
+          continue;
+        }
+      }
+      if (q === -1) {
         if (!final) return -1;
-        this.line += nl;
+        this.line += nl + this.newlinesBetween(i, len);
         this.pos = len;
         return len;
       }
-      const ch = buf.charCodeAt(i);
-      if (ch === quote) {
-        if (i + 1 >= len && !final) return -1;
-        if (i + 1 < len && buf.charCodeAt(i + 1) === quote) {
-          i += 2;
-          continue;
-        }
-        this.line += nl;
-        this.pos = i + 1;
-        return i + 1;
-      }
-      if (ch === 92 && escapes) {
-        if (i + 1 >= len && !final) return -1;
-        if (buf.charCodeAt(i + 1) === NL) nl++;
-        i += 2;
+      nl += this.newlinesBetween(i, q);
+      if (q + 1 >= len && !final) return -1;
+      if (q + 1 < len && buf.charCodeAt(q + 1) === quote) {
+        i = q + 2;
         continue;
       }
-      if (ch === NL) nl++;
-      i++;
+      this.line += nl;
+      this.pos = q + 1;
+      return q + 1;
     }
+  }
+
+  private newlinesBetween(from: number, to: number): number {
+    let n = 0;
+    for (let k = this.findNl(from); k !== -1 && k < to; k = this.findNl(k + 1)) n++;
+    return n;
   }
 
   private lineComment(final: boolean): boolean {
@@ -507,7 +564,15 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
   let depth = 0;
   let rows = 0;
   const pg = dialect === 'postgres';
+  const inside = /[^'"`()$]+/y;
   while (i < len) {
+    if (depth > 0) {
+      inside.lastIndex = i;
+      if (inside.test(head)) {
+        i = inside.lastIndex;
+        if (i >= len) break;
+      }
+    }
     const ch = head.charCodeAt(i);
     if (ch === 39 || ch === 34 || (!pg && ch === 96)) {
       let escapes = !pg && ch !== 96;
