@@ -227,12 +227,15 @@ describe('restore-test: verify\'s ledger on the way', () => {
   });
 
   it('bytes that differ from those verified before fail the test with "changed since" (exit 11), as verify would', async () => {
-    const at = { BACKUPCTL_BASE_URL: changing.url, BACKUPCTL_TOKEN: changing.token };
+    // A ledger of its own: the demo's backup ids are the same in every emulator, and the others served other bytes.
+    const own = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
+    const at = { BACKUPCTL_BASE_URL: changing.url, BACKUPCTL_TOKEN: changing.token, XDG_STATE_HOME: own };
     const first = await cli(['restore-test', 'api postgres', '--json'], at);
     expect(first.code, first.stderr).toBe(0);
     const again = await cli(['restore-test', 'api postgres', '--json'], at);
     expect(again.code, again.stderr).toBe(11);
     expect(fileOf(again.stdout).check).toMatchObject({ verdict: 'failed', reason: expect.stringMatching(/^changed since /) });
+    rmSync(own, { recursive: true, force: true });
   }, T);
 });
 
