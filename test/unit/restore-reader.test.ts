@@ -8,6 +8,7 @@ import { NoiseFilter } from '../../src/restore/sql/noise.js';
 import { countInsertRows, SqlReader, type SqlEvent } from '../../src/restore/sql/reader.js';
 import { isGzip, sniffDump, sniffHead } from '../../src/restore/sniff.js';
 import { parseIntoUrl, describeRaw } from '../../src/restore/sql/url.js';
+import { planSqlEngine } from '../../src/restore/sql/sink.js';
 import { fixture, manifest } from '../helpers/restore.js';
 
 function read(dialect: 'postgres' | 'mysql', text: string, chunk = text.length): SqlEvent[] {
@@ -224,5 +225,22 @@ describe('--into URLs', () => {
     expect(parseIntoUrl('mysql://u:pw@localhost/?socket=/run/mysqld/mysqld.sock')).toMatchObject({ dialect: 'mysql', socket: '/run/mysqld/mysqld.sock' });
     expect(() => parseIntoUrl('ftp://x')).toThrow(/unknown scheme ftp/);
     expect(describeRaw('postgres://u:secret@h/db')).toBe('postgres://u:***@h/db');
+  });
+});
+
+describe('engine choice', () => {
+  test('auto: an --into of the other dialect is passed over with a note; local binaries next', async () => {
+    const plan = await planSqlEngine('mysql', { engine: 'auto', into: 'postgres://u:secret@/postgres?host=/tmp/x' });
+    expect(plan.engine).toBe('local');
+    expect(plan.notes).toEqual(['--into postgres://u:***@/postgres?host=/tmp/x is not a MySQL server: not used for this dump']);
+  });
+
+  test('--engine server with an --into of the other dialect, and --engine local with an unknown --run-as, are refused', async () => {
+    await expect(planSqlEngine('pg-plain', { engine: 'server', into: 'mysql://u:p@localhost/' })).rejects.toMatchObject({ exitCode: 2, message: '--into is a MySQL server, and this dump is PostgreSQL' });
+    await expect(planSqlEngine('pg-plain', { engine: 'local', runAs: 'no-such-account' })).rejects.toMatchObject({
+      exitCode: 15,
+      message: process.getuid?.() === 0 ? '--engine local: no account named no-such-account (--run-as)' : '--engine local: --run-as no-such-account needs root; the server runs as the current user',
+    });
+    await expect(planSqlEngine('pg-plain', { engine: 'embedded' })).resolves.toEqual({ engine: 'embedded', notes: [] });
   });
 });

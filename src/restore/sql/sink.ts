@@ -13,10 +13,10 @@ import { isGzip, sniffDump } from '../sniff.js';
 import type { AssertionResult, DumpKind, EngineInfo, FileRestore, RestoreFailure, RestoreOptions, RestoreSink, SqlDialect, TableRows } from '../types.js';
 import type { PipedClient } from './client.js';
 import type { EphemeralServer } from './ephemeral.js';
-import { findMyClient, findMyServer, MysqlTarget, myConnFromUrl, startLocalMysql } from './mysql.js';
+import { findMyClient, findMyServer, MysqlTarget, myConnFromUrl, startLocalMysql, type MyConn } from './mysql.js';
 import { Warnings } from './noise.js';
 import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
-import { findPgClients, findPgServer, pgConnFromUrl, PsqlTarget, startLocalPostgres } from './postgres.js';
+import { findPgClients, findPgServer, pgConnFromUrl, PsqlTarget, startLocalPostgres, type PgConn } from './postgres.js';
 import { serverAccount } from './ephemeral.js';
 import { redact } from './proc.js';
 import { SqlRun } from './run.js';
@@ -157,20 +157,29 @@ class SqlSink implements RestoreSink {
     this.started = Date.now();
     this.input = new PassThrough({ highWaterMark: 1 << 20 });
     const source: Readable = isGzip(first) ? this.input.pipe(createGunzip({ chunkSize: 256 * 1024 })) : this.input;
-    this.consumer = this.consume(source).catch((e) => {
+    const gen = this.gen;
+    this.consumer = this.consume(source, gen).catch((e) => {
+      if (gen !== this.gen) return;
       this.fatal = e;
       this.input?.resume();
     });
   }
 
-  private async consume(source: Readable): Promise<void> {
+  /** Bumped by restart(): a consumer of an earlier attempt touches nothing of the new one. */
+  private gen = 0;
+
+  private stale(gen: number): boolean {
+    return gen !== this.gen || this.aborted;
+  }
+
+  private async consume(source: Readable, gen: number): Promise<void> {
     let head: Buffer[] = [];
     let headLen = 0;
     let ready = false;
     const decoder = new StringDecoder('utf8');
     let failed = false;
     source.on('error', (e) => {
-      this.fail(new RestoreError(`the file does not gunzip: ${(e as Error).message}`));
+      if (!this.stale(gen)) this.fail(new RestoreError(`the file does not gunzip: ${(e as Error).message}`));
     });
     const take = async (chunk: Buffer) => {
       if (failed || this.failure) {
@@ -195,8 +204,9 @@ class SqlSink implements RestoreSink {
       const all = Buffer.concat(head);
       head = [];
       try {
-        await this.setup(all);
+        await this.setup(all, gen);
       } catch (e) {
+        if (this.stale(gen)) return;
         if (e instanceof NoRestoreEngineError || (e instanceof CliError && !(e instanceof RestoreError))) throw e;
         failed = true;
         this.fail(e);
@@ -206,7 +216,7 @@ class SqlSink implements RestoreSink {
     };
     try {
       for await (const chunk of source as AsyncIterable<Buffer>) {
-        if (this.aborted) return;
+        if (this.stale(gen)) return;
         if (!ready) {
           head.push(chunk);
           headLen += chunk.length;
@@ -217,10 +227,10 @@ class SqlSink implements RestoreSink {
         await take(chunk);
       }
     } catch (e) {
-      if (!this.aborted) this.fail(new RestoreError(`reading the dump failed: ${(e as Error).message}`));
+      if (!this.stale(gen)) this.fail(new RestoreError(`reading the dump failed: ${(e as Error).message}`));
       return;
     }
-    if (this.aborted) return;
+    if (this.stale(gen)) return;
     if (!ready) await setup();
     if (failed || this.failure || !this.run) return;
     try {
@@ -260,7 +270,7 @@ class SqlSink implements RestoreSink {
   }
 
   /** The kind, the engine, the scratch database. */
-  private async setup(head: Buffer): Promise<void> {
+  private async setup(head: Buffer, gen: number): Promise<void> {
     if (!this.givenKind) this.kind = sniffDump(head);
     const dialect = dialectOf(this.kind);
     if (!dialect) throw new RestoreError(`not a SQL dump: ${this.kind}`);
@@ -268,40 +278,40 @@ class SqlSink implements RestoreSink {
     for (const n of plan.notes) this.warnings.add(`note:${n}`, n, 0);
     const signal = AbortSignal.any([this.options.signal, this.stopping.signal]);
     const into = this.options.into ?? process.env.BACKUPCTL_RESTORE_URL;
+    // Everything this attempt starts is held here until it is known not to be stale (restart(), abort()).
+    let server: EphemeralServer | null = null;
     const onClose = async () => {
-      await this.server?.stop();
+      await server?.stop();
     };
-    if (plan.engine === 'server') {
-      const u = parseIntoUrl(into!);
-      this.target =
-        dialect === 'postgres'
-          ? await PsqlTarget.open(findPgClients()!, pgConnFromUrl(u), 'server', onClose, signal)
-          : await MysqlTarget.open((await findMyClient())!, myConnFromUrl(u), 'server', onClose);
-    } else if (plan.engine === 'local') {
-      if (dialect === 'postgres') {
-        const { server, conn } = await startLocalPostgres(this.options.runAs, signal);
-        if (this.aborted) {
-          await server.stop();
-          throw new RestoreError('aborted');
-        }
-        this.server = server;
-        this.target = await PsqlTarget.open(findPgClients()!, conn, 'local', onClose, signal);
+    let target: SqlTarget;
+    try {
+      if (plan.engine === 'server') {
+        const u = parseIntoUrl(into!);
+        target =
+          dialect === 'postgres'
+            ? await PsqlTarget.open(findPgClients()!, pgConnFromUrl(u), 'server', onClose, signal)
+            : await MysqlTarget.open((await findMyClient())!, myConnFromUrl(u), 'server', onClose);
+      } else if (plan.engine === 'local') {
+        const started = dialect === 'postgres' ? await startLocalPostgres(this.options.runAs, signal) : await startLocalMysql(this.options.runAs, signal);
+        server = started.server;
+        if (this.stale(gen)) throw new RestoreError('aborted');
+        target =
+          dialect === 'postgres'
+            ? await PsqlTarget.open(findPgClients()!, started.conn as PgConn, 'local', onClose, signal)
+            : await MysqlTarget.open((await findMyClient())!, started.conn as MyConn, 'local', onClose);
       } else {
-        const { server, conn } = await startLocalMysql(this.options.runAs, signal);
-        if (this.aborted) {
-          await server.stop();
-          throw new RestoreError('aborted');
-        }
-        this.server = server;
-        this.target = await MysqlTarget.open((await findMyClient())!, conn, 'local', onClose);
+        target = await PGliteTarget.open();
       }
-    } else {
-      this.target = await PGliteTarget.open();
+    } catch (e) {
+      await server?.stop();
+      throw e;
     }
-    if (this.aborted) {
-      await this.target.abort();
+    if (this.stale(gen)) {
+      await target.abort();
       throw new RestoreError('aborted');
     }
+    this.server = server;
+    this.target = target;
     this.run = new SqlRun(dialect, this.target, this.warnings);
     if (this.kind === 'pg-custom') {
       const converter = PsqlTarget.archiveConverter(findPgClients()!);
@@ -328,7 +338,12 @@ class SqlSink implements RestoreSink {
     }
   }
 
+  /** Consumers of earlier attempts: end() and abort() wait until they have stopped what they started. */
+  private earlier: Promise<void>[] = [];
+
   restart(): void {
+    this.gen++;
+    if (this.consumer) this.earlier.push(this.consumer);
     const old = this.teardown();
     this.reset = old;
     this.input = null;
@@ -363,6 +378,7 @@ class SqlSink implements RestoreSink {
     }
     this.input!.end();
     await this.consumer;
+    await Promise.all(this.earlier);
     if (this.converterDone) await this.converterDone.catch(() => {});
     if (this.fatal) {
       await this.teardown();
@@ -447,6 +463,7 @@ class SqlSink implements RestoreSink {
     this.stopping.abort();
     await this.teardown();
     await this.consumer?.catch(() => {});
+    await Promise.all(this.earlier);
   }
 }
 
