@@ -1,7 +1,8 @@
 // `backupctl restore-test`: proves that a backup's data comes back. The
-// chosen backup's files are read through the transfer `download` and `verify`
-// share (signed URL, no Authorization, resumed, the size cap) with verify's
-// checks on the way, and restored as they stream: SQL dumps into a scratch
+// chosen backup (src/backups/select.ts) is read through the one read pipeline
+// verify uses (src/pipeline: signed URL, no Authorization, resumed, the size
+// cap, verify's checks and ledger on the way) with one extra sink per file,
+// which restores it as it streams: SQL dumps into a scratch
 // database, mongodump archives parsed document by document, file archives
 // extracted into a private folder where --exec runs. Exit 0 passed, 14 the
 // restore or a check failed, 15 no engine, 11 a file failed the checks on the way.
@@ -19,9 +20,9 @@ export const module: ModuleSpec = {
       path: ['restore-test'],
       summary: 'Restore a backup to prove its data comes back: SQL into a scratch database, archives extracted',
       description:
-        'Reads each file of the chosen backup (the newest completed one unless a backup id is given) through its signed ' +
-        'URL, as verify does (no Authorization header, resumed on a broken transfer, gzip CRC and tar headers checked on ' +
-        'the way), and restores it while it streams. What a file holds is sniffed from its bytes, never its name: ' +
+        'Reads each file of the chosen backup (the newest completed one unless a backup id is given) by its signed ' +
+        'URL, through the read pipeline verify uses (no Authorization header, resumed on a broken transfer; gzip CRC, tar ' +
+        'headers and the sha256 against verify\'s ledger checked on the way), and restores it while it streams. What a file holds is sniffed from its bytes, never its name: ' +
         'MySQL/MariaDB and PostgreSQL dumps load into a scratch database (--into URL or BACKUPCTL_RESTORE_URL, else a ' +
         'private server started from the local binaries, else PGlite), every table\'s rows are counted against the dump, ' +
         'and each --assert SQL must return a true first cell. A mongodump archive is parsed document by document and ' +
