@@ -218,14 +218,14 @@ __backupctl_flags() {
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file' ;;
-    'verify') echo '--latest --since --sample --parallel --check --jitter --lock --healthcheck-url --output-file' ;;
+    'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file' ;;
     'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --jitter --lock --healthcheck-url --output-file' ;;
     'report') echo '--since --until --job --grace --output-file' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
     'apply') echo '--file -f --prune --allow-outside-files --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --changing-files --big-file --tick --now' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --changing-files --big-file --tick --now' ;;
   esac
 }
 

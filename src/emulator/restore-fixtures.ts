@@ -4,7 +4,7 @@
 // byte (src/emulator/fixtures/restore, made by make-restore-fixtures.mjs with
 // the real pg_dump and mariadb-dump; manifest.json there says what each holds).
 import { nameSeed } from './archives.js';
-import { requireFixture } from './real-dumps.js';
+import { requireFixture, restoreFixture } from './real-dumps.js';
 import { jobSlug } from './routes/backups.js';
 import { makeTags, type Store } from './store.js';
 import { MINUTE, createRng, fileStamp, uuidFrom, wholeSeconds } from './util.js';
@@ -29,7 +29,9 @@ export const RESTORE_FIXTURE_JOBS: ReadonlyArray<{ job: string; recipe: number; 
   { job: 'two databases', recipe: MYSQL, fixture: 'two-databases.mysql.sql.gz', suffix: '.sql.gz', kind: 'mysql' },
 ];
 
+/** Adds the jobs; none when the fixtures are not beside the code (an installed package leaves them out: they are for tests). */
 export function addRestoreFixtureJobs(store: Store, now: number): void {
+  if (!restoreFixture(RESTORE_FIXTURE_JOBS[0]!.fixture)) return;
   RESTORE_FIXTURE_JOBS.forEach((spec, i) => {
     const rng = createRng(nameSeed(spec.job));
     const job = store.jobs.insert({
