@@ -104,7 +104,8 @@ export class DispatchSink implements RestoreSink {
     this.headLength = 0;
     if (head[0] === 0x1f && head[1] === 0x8b) {
       this.gzip = true;
-      const gunzip = createGunzip();
+      // 256 KB pieces (16 KB by default): each piece costs a trip through the engine's reader and its client pipe.
+      const gunzip = createGunzip({ chunkSize: 256 * 1024 });
       this.gunzip = gunzip;
       // A restart() leaves this pump behind: it must not touch the next attempt's state.
       const generation = this.generation;
