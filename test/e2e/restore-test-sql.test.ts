@@ -258,16 +258,20 @@ describe('restore-test: Ctrl-C in the middle of a restore', () => {
         return { pid: child, name, cwd };
       });
 
-  it.each([['SIGINT', 130], ['SIGTERM', 143]] as const)('%s while the local PostgreSQL restores: exit %i, no server process and no folder left', async (signal, code) => {
+  it.each([
+    ['SIGINT', 'PostgreSQL', 130, 'pg custom', 'postgres'],
+    ['SIGTERM', 'PostgreSQL', 143, 'pg custom', 'postgres'],
+    ['SIGINT', 'MariaDB', 130, 'mariadb dump', 'mariadbd'],
+  ] as const)('%s while the local %s restores: exit %i, no server process and no folder left', async (signal, _product, code, job, serverName) => {
     emu.setFaults([{ fault: 'slow-body', path: '/files/' }]);
     try {
-      const run = startCli(['restore-test', 'pg custom'], env(), 60_000);
+      const run = startCli(['restore-test', job], env(), 60_000);
       const seen = new Map<number, { name: string; cwd: string }>();
       await until(() => {
         for (const c of children(run.child.pid!)) if (c.name) seen.set(c.pid, c);
-        return [...seen.values()].some((c) => c.name === 'postgres');
+        return [...seen.values()].some((c) => c.name === serverName);
       }, 60_000);
-      const server = [...seen.entries()].find(([, c]) => c.name === 'postgres')!;
+      const server = [...seen.entries()].find(([, c]) => c.name === serverName)!;
       expect(server[1].cwd).toMatch(/backupctl-restore-/);
       run.child.kill(signal);
       const r = await run.done;
