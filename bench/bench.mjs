@@ -297,10 +297,10 @@ const SECTIONS = {
     await verifyRows({ row, runOnce, startEmulator, env: baseEnv, bin, runs: VERIFY_RUNS });
   },
 
-  /** restore-test's SQL engine: a 200 MB gzipped dump into local PostgreSQL and MariaDB vs `curl | gunzip | psql` / `mariadb`, and its peak RSS (bench/restore.mjs). */
+  /** backupctl restore-test --into (the built CLI): a 200 MB gzipped dump into local PostgreSQL and MariaDB vs `curl | gunzip | psql` / `mariadb`, and its peak RSS (bench/restore.mjs). */
   async restore() {
     const mb = Number(args[args.indexOf('--restore-mb') + 1]) || 200;
-    await restoreRows({ row, runOnce, env: baseEnv, root, mb, runs: 2 });
+    await restoreRows({ row, runOnce, env: baseEnv, cli: bin, mb, runs: 2 });
   },
 
   /** The emulator's own throughput (the tests and the bench lean on it). */
@@ -350,7 +350,7 @@ if (WRITE) {
   const how = (name) =>
     `Recorded on ${new Date().toISOString().slice(0, 10)}: ${machine}. ` +
     (name === 'restore'
-      ? 'Medians of 2 rounds of the plain client pipeline and our engine on the same file and server, alternated; peak RSS is the largest of the rounds. '
+      ? 'Medians of 2 rounds of the plain client pipeline and `backupctl restore-test --into` (the built CLI) on the same file and server, alternated; peak RSS is the largest of the rounds. '
       : name === 'verify'
       ? `Medians of ${VERIFY_RUNS} rounds of a download and a verify of the same file, alternated, after one warm-up round; peak RSS is the largest of the rounds. `
       : `Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. `) +

@@ -4,17 +4,17 @@
 // server; the same for a mariadb-dump file against `curl | gunzip | mariadb`;
 // and the restoring process's peak RSS (< 200 MB whatever the dump's size).
 // The dumps are made by the real pg_dump and mariadb-dump from generated
-// tables, served over loopback HTTP as the signed URL would be. Our side runs
-// in its own node process: src/restore/sql bundled by esbuild (until the
-// restore-test command is in the build, the engine is measured directly),
-// the bytes fetched and handed to createSqlRestoreSink chunk by chunk.
+// tables, served over loopback HTTP as the signed URL would be. Our side is
+// the built CLI, `backupctl restore-test <job> --into <the same server>`,
+// against a stand-in API (bench/restore-api.mjs) whose one backup is that URL:
+// the whole read pipeline (verify's checks on the way) and the SQL engine.
 // Alone: `npm run bench -- --only restore` (`--restore-mb 50` for a smaller dump).
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, createReadStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { serveBackupApi } from './restore-api.mjs';
 
 const isRoot = process.getuid?.() === 0;
 function account(name) {
@@ -75,26 +75,19 @@ function serve(file) {
   return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${server.address().port}/dump.gz` })));
 }
 
-const DRIVER = `
-import { appendFileSync } from 'node:fs';
-import { createSqlRestoreSink } from './sql.mjs';
-const [url, into, trace] = process.argv.slice(2);
-const sink = createSqlRestoreSink({ engine: 'server', into, asserts: [], execTimeoutMs: 1000, keep: false, allowEmpty: false, signal: new AbortController().signal });
-const res = await fetch(url);
-const t0 = Date.now();
-for await (const chunk of res.body) await sink.write(Buffer.from(chunk));
-const fed = Date.now() - t0;
-const r = await sink.end();
-process.stdout.write(JSON.stringify({ verdict: r.verdict, rows: r.rows, failure: r.failure, tables: r.tables.length }));
-appendFileSync(trace, \`restore: \${into.split(':')[0]}: the last byte handed over after \${fed} ms, restored, checked and cleaned up after \${Date.now() - t0} ms\n\`);
-if (r.verdict !== 'restored') process.exitCode = 1;
-`;
+/** One `backupctl restore-test --into` run of the dump behind `url` through the stand-in API; throws unless it passed. */
+async function restoreTest({ runOnce, env, cli, work, url, file, recipe, into }) {
+  const { server, baseUrl, jobId } = await serveBackupApi({ name: path.basename(file), bytes: statSync(file).size, url }, recipe);
+  try {
+    const cliEnv = { ...env, BACKUPCTL_BASE_URL: baseUrl, BACKUPCTL_TOKEN: 'bench-token', BACKUPCTL_CONFIG_DIR: path.join(work, 'config'), XDG_STATE_HOME: path.join(work, 'state') };
+    return await runOnce(process.execPath, [cli, 'restore-test', jobId, '--into', into, '--json'], cliEnv, { rss: true });
+  } finally {
+    server.close();
+  }
+}
 
-export async function restoreRows({ row, runOnce, env, root, mb = 200, runs = 2 }) {
+export async function restoreRows({ row, runOnce, env, cli, mb = 200, runs = 2 }) {
   const work = mkdtempSync(path.join(tmpdir(), 'backupctl-bench-restore-'));
-  const node = process.execPath;
-  await build({ entryPoints: [path.join(root, 'src/restore/sql/index.ts')], bundle: true, platform: 'node', target: 'node20', format: 'esm', outfile: path.join(work, 'sql.mjs'), external: ['@electric-sql/pglite'], logLevel: 'warning' });
-  writeFileSync(path.join(work, 'driver.mjs'), DRIVER);
   const rowsWanted = Math.round((mb * 1e6) / 125);
   const median = (xs) => {
     const s = [...xs].sort((a, b) => a - b);
@@ -131,7 +124,7 @@ export async function restoreRows({ row, runOnce, env, root, mb = 200, runs = 2 
           };
           const ours = async () => {
             psql('postgres', 'CHECKPOINT');
-            const r = await runOnce(node, [path.join(work, 'driver.mjs'), url, `postgres://postgres@/postgres?host=${dir}`, path.join(work, 'trace')], env, { rss: true });
+            const r = await restoreTest({ runOnce, env, cli, work, url, file, recipe: 'postgresql', into: `postgres://postgres@/postgres?host=${dir}` });
             times.ours.push(r.ms);
             peak = Math.max(peak, r.peakRssMb);
           };
@@ -148,8 +141,8 @@ export async function restoreRows({ row, runOnce, env, root, mb = 200, runs = 2 
           web.close();
         }
         const ratio = median(times.ours) / median(times.psql);
-        row(`restore of a ${mb} MB pg_dump plain file (gzipped, loopback URL) into a local PostgreSQL vs \`curl | gunzip | psql\` (medians of ${runs})`, `${ratio.toFixed(2)}x (${(median(times.ours) / 1000).toFixed(1)} s vs ${(median(times.psql) / 1000).toFixed(1)} s)`, '<= 1.2x', ratio <= 1.2);
-        row('  the same: peak RSS of the restoring process', `${peak.toFixed(0)} MB`, '< 200 MB', peak < 200);
+        row(`restore of a ${mb} MB pg_dump plain file (gzipped, loopback URL) into a local PostgreSQL by \`backupctl restore-test --into\` vs \`curl | gunzip | psql\` (medians of ${runs})`, `${ratio.toFixed(2)}x (${(median(times.ours) / 1000).toFixed(1)} s vs ${(median(times.psql) / 1000).toFixed(1)} s)`, '<= 1.2x', ratio <= 1.2);
+        row('  the same: peak RSS of backupctl', `${peak.toFixed(0)} MB`, '< 200 MB', peak < 200);
       } finally {
         await stop(server, 'SIGINT');
         rmSync(dir, { recursive: true, force: true });
@@ -181,7 +174,7 @@ export async function restoreRows({ row, runOnce, env, root, mb = 200, runs = 2 
             my(`DROP DATABASE base${i}`);
           };
           const ours = async () => {
-            const r = await runOnce(node, [path.join(work, 'driver.mjs'), url, `mysql://root@localhost/?socket=${sock}`, path.join(work, 'trace')], env, { rss: true });
+            const r = await restoreTest({ runOnce, env, cli, work, url, file, recipe: 'mysql', into: `mysql://root@localhost/?socket=${sock}` });
             times.ours.push(r.ms);
             peak = Math.max(peak, r.peakRssMb);
           };
@@ -199,7 +192,7 @@ export async function restoreRows({ row, runOnce, env, root, mb = 200, runs = 2 
         }
         const ratio = median(times.ours) / median(times.client);
         row(`the same for a ${mb} MB mariadb-dump file into a local MariaDB vs \`curl | gunzip | mariadb\``, `${ratio.toFixed(2)}x (${(median(times.ours) / 1000).toFixed(1)} s vs ${(median(times.client) / 1000).toFixed(1)} s)`, '<= 1.2x', ratio <= 1.2);
-        row('  the same: peak RSS of the restoring process', `${peak.toFixed(0)} MB`, '< 200 MB', peak < 200);
+        row('  the same: peak RSS of backupctl', `${peak.toFixed(0)} MB`, '< 200 MB', peak < 200);
       } finally {
         await stop(server, 'SIGTERM');
         rmSync(dir, { recursive: true, force: true });

@@ -218,15 +218,15 @@ __backupctl_flags() {
     'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
-    'status') echo '--job --check --max-age --allow-errors --output-file' ;;
+    'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url' ;;
     'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file' ;;
     'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --jitter --lock --healthcheck-url --output-file' ;;
-    'report') echo '--since --until --job --grace --output-file' ;;
+    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
     'apply') echo '--file -f --prune --allow-outside-files --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --changing-files --big-file --tick --now' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --changing-files --big-file --tick --now' ;;
   esac
 }
 
@@ -466,6 +466,7 @@ __backupctl_flag_value() {
     'status/--job') echo 'ids jobs' ;;
     'status/--max-age') echo 'none' ;;
     'status/--output-file') echo 'none' ;;
+    'status/--healthcheck-url') echo 'none' ;;
     'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
     'verify/--since') echo 'none' ;;
     'verify/--sample') echo 'none' ;;
@@ -490,6 +491,9 @@ __backupctl_flag_value() {
     'report/--job') echo 'none' ;;
     'report/--grace') echo 'none' ;;
     'report/--output-file') echo 'none' ;;
+    'report/--max-missed') echo 'none' ;;
+    'report/--min-success') echo 'none' ;;
+    'report/--healthcheck-url') echo 'none' ;;
     'report/--output'|'report/-o') echo 'words table json ndjson tsv md html' ;;
     'export/--file'|'export/-f') echo 'none' ;;
     'export/--only') echo 'none' ;;

@@ -1,7 +1,8 @@
 // `backupctl restore-test`: proves that a backup's data comes back. The
-// chosen backup's files are read through the transfer `download` and `verify`
-// share (signed URL, no Authorization, resumed, the size cap) with verify's
-// checks on the way, and restored as they stream: SQL dumps into a scratch
+// chosen backup (src/backups/select.ts) is read through the one read pipeline
+// verify uses (src/pipeline: signed URL, no Authorization, resumed, the size
+// cap, verify's checks and ledger on the way) with one extra sink per file,
+// which restores it as it streams: SQL dumps into a scratch
 // database, mongodump archives parsed document by document, file archives
 // extracted into a private folder where --exec runs. Exit 0 passed, 14 the
 // restore or a check failed, 15 no engine, 11 a file failed the checks on the way.
@@ -19,9 +20,9 @@ export const module: ModuleSpec = {
       path: ['restore-test'],
       summary: 'Restore a backup to prove its data comes back: SQL into a scratch database, archives extracted',
       description:
-        'Reads each file of the chosen backup (the newest completed one unless a backup id is given) through its signed ' +
-        'URL, as verify does (no Authorization header, resumed on a broken transfer, gzip CRC and tar headers checked on ' +
-        'the way), and restores it while it streams. What a file holds is sniffed from its bytes, never its name: ' +
+        'Reads each file of the chosen backup (the newest completed one unless a backup id is given) by its signed ' +
+        'URL, through the read pipeline verify uses (no Authorization header, resumed on a broken transfer; gzip CRC, tar ' +
+        'headers and the sha256 against verify\'s ledger checked on the way), and restores it while it streams. What a file holds is sniffed from its bytes, never its name: ' +
         'MySQL/MariaDB and PostgreSQL dumps load into a scratch database (--into URL or BACKUPCTL_RESTORE_URL, else a ' +
         'private server started from the local binaries, else PGlite), every table\'s rows are counted against the dump, ' +
         'and each --assert SQL must return a true first cell. A mongodump archive is parsed document by document and ' +
@@ -70,23 +71,19 @@ export const schemas = { 'restore-test': restoreDocumentSchema };
 
 type Rec = Record<string, unknown>;
 type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'md' | 'check';
-type Backup = import('../resources/backup-files.js').Backup;
 
 /** Recipes whose backups hold no SQL (--assert cannot apply), and those that hold no file archive (--exec cannot). */
 const NOT_SQL = new Set(['files', 'website', 'mongodb']);
 const NOT_ARCHIVE = new Set(['mysql', 'postgresql', 'mongodb']);
 const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
-function checkInto(url: string, from: string): void {
-  let u: URL | undefined;
+async function checkInto(url: string, from: string): Promise<void> {
+  const { parseIntoUrl } = await import('../restore/sql/url.js');
   try {
-    u = new URL(url);
+    parseIntoUrl(url);
   } catch {
-    // below
-  }
-  if (!u || !/^(postgres|postgresql|mysql|mariadb):$/.test(u.protocol)) {
     // Never echo the value: it may hold a password.
-    throw new UsageError(`invalid value for ${from}: must be a URL of a scratch server, postgres://user@host/ or mysql://user@host/`);
+    throw new UsageError(`invalid value for ${from}: must be a URL of a scratch server, postgres://user:password@host/ or mysql://user:password@host/ (a Unix socket: postgres://user@/db?host=/run/postgresql)`);
   }
 }
 
@@ -97,11 +94,11 @@ const restoreTest: Handler = async (input, ctx) => {
   if (extra && ctx.globals.json) throw new UsageError(`--json and -o ${extra} ask for two formats: give one`);
   const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
   const format: Format = extra ?? (v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format);
-  const backupId = typeof v.backup === 'string' ? v.backup : undefined;
-  if (backupId && v.latest === true) throw new UsageError('give a backup id or --latest, not both');
+  const { readSelection } = await import('../backups/select.js');
+  const selection = readSelection(v, 'restore-test');
   const intoFlag = typeof v.into === 'string' ? v.into : undefined;
   const into = intoFlag ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
-  if (into !== undefined) checkInto(into, intoFlag !== undefined ? '--into' : 'BACKUPCTL_RESTORE_URL');
+  if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : 'BACKUPCTL_RESTORE_URL');
   const engine = (v.engine as 'auto' | 'server' | 'local' | 'embedded' | undefined) ?? 'auto';
   if (engine === 'server' && into === undefined) throw new UsageError('--engine server restores into --into URL (or BACKUPCTL_RESTORE_URL): give one');
   const asserts = (v.assert as string[] | undefined) ?? [];
@@ -127,7 +124,7 @@ const restoreTest: Handler = async (input, ctx) => {
   return runCronJob(v, ctx, () =>
     runRestoreTest(ctx, {
       jobId,
-      backupId,
+      selection,
       format,
       outputFile,
       timeoutMs,
@@ -148,7 +145,7 @@ const restoreTest: Handler = async (input, ctx) => {
 
 interface RunInput {
   jobId: string;
-  backupId: string | undefined;
+  selection: import('../backups/select.js').BackupSelection;
   format: Format;
   outputFile: string | undefined;
   timeoutMs: number;
@@ -162,11 +159,6 @@ async function findJob(ctx: Context, id: string): Promise<{ id: string; name: st
   return { id, name: typeof data?.name === 'string' ? data.name : null, recipe: typeof data?.recipe === 'string' ? data.recipe : null };
 }
 
-async function chooseBackup(ctx: Context, jobId: string, backupId: string | undefined): Promise<Backup | undefined> {
-  const { selectBackups } = await import('../backups/select.js');
-  return (await selectBackups(ctx, jobId, { backup: backupId, latest: backupId === undefined, text: backupId ? `backup ${backupId}` : 'latest' }))[0] as Backup | undefined;
-}
-
 async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   const { sanitize } = await import('../output/format.js');
   const job = await findJob(ctx, o.jobId);
@@ -177,49 +169,46 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   if (o.restore.exec !== undefined && job.recipe && NOT_ARCHIVE.has(job.recipe)) {
     throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up a ${job.recipe === 'mongodb' ? 'MongoDB' : job.recipe === 'mysql' ? 'MySQL' : 'PostgreSQL'} database${job.recipe === 'mongodb' ? '' : ': check it with --assert instead'}`);
   }
-  const backup = await chooseBackup(ctx, job.id, o.backupId);
-  if (!backup) throw new EmptyResultError(`job ${label} has no completed backup to restore`);
-  const { filesOf } = await import('../backups/files.js');
-  const files = await filesOf(await ctx.client(), backup, ctx.signal);
-  if (!files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
+  // Stage 1 of the read pipeline: the backup (<backup> | --latest, the newest completed one by default).
+  const { selectBackups, pipelineBackup } = await import('../backups/select.js');
+  const [record] = await selectBackups(ctx, job.id, o.selection);
+  if (!record) throw new EmptyResultError(`job ${label} has no completed backup to restore`);
+  const backup = await pipelineBackup(ctx, record);
+  if (!backup.files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
 
   const settings = await ctx.settings();
-  const [{ transfer, readSignedRange }, { restoreBackup }, { stateDir }, { recordRestoreRun, readRestoreStates }] = await Promise.all([
-    import('../jobs/download.js'),
+  const [{ signedUrlTransfer }, { restoreBackup }, { stateDir }, { recordRestoreRun, readRestoreStates }, { Ledger }] = await Promise.all([
+    import('../pipeline/transfer.js'),
     import('../restore/run.js'),
     import('../config/paths.js'),
     import('../restore/state.js'),
+    import('../verify/ledger.js'),
   ]);
+  // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
+  const ledger = await Ledger.open(stateDir(ctx.env));
   const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
   // As verify: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   let progress: import('../output/progress.js').ProgressBar | undefined;
   if (ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check') {
     const [{ ProgressBar }, { parseStatedSize }] = await Promise.all([import('../output/progress.js'), import('../verify/size.js')]);
-    progress = new ProgressBar(ctx.io.stderr, files.reduce((n, f) => n + (parseStatedSize(f.stated)?.bytes ?? 0), 0), files.length);
+    progress = new ProgressBar(ctx.io.stderr, backup.files.reduce((n, f) => n + (parseStatedSize(f.size)?.bytes ?? 0), 0), backup.files.length);
   }
-  const doc = await restoreBackup(
-    {
-      id: backup.id,
-      created_at: backup.created_at ?? null,
-      encrypted: typeof backup.encryption_key === 'string' && backup.encryption_key !== '',
-      files: files.map((f) => ({ name: f.name, url: f.url, size: f.stated })),
+  const doc = await restoreBackup(backup, {
+    job: { id: job.id, name: job.name },
+    selection: o.selection.backup ? 'backup' : 'latest',
+    transfer: (signal) => signedUrlTransfer({ signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
+    progress,
+    ledger,
+    env: ctx.env,
+    restore: o.restore,
+    timeoutMs: o.timeoutMs,
+    signal: ctx.signal,
+    now: () => new Date(),
+    onFile: (f) => {
+      if (streamNdjson) ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`);
     },
-    {
-      job: { id: job.id, name: job.name },
-      selection: o.backupId ? 'backup' : 'latest',
-      read: (file, sink, signal) =>
-        transfer(file.url, { write: sink.write, restart: async () => sink.restart() }, { signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug, label: file.name, size: file.size, maxSize: file.maxSize, onBytes: (n) => progress?.add(n) }),
-      range: (url, start, end) => readSignedRange(url, start, end, { signal: ctx.signal, timeoutMs: settings.timeoutMs, label: 'the zip being checked' }),
-      restore: o.restore,
-      timeoutMs: o.timeoutMs,
-      signal: ctx.signal,
-      now: () => new Date(),
-      onFile: (f) => {
-        progress?.fileDone();
-        if (streamNdjson) ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`);
-      },
-    },
-  ).finally(() => progress?.end());
+  });
+  await ledger.save();
   const b = doc.backups[0]!;
   const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
   const dir = stateDir(ctx.env);

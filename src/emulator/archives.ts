@@ -9,6 +9,7 @@ import { createCipheriv, createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { constants as zlibConstants, crc32, deflateRawSync } from 'node:zlib';
 import { mongodumpArchive } from './mongo-archive.js';
+import { realDump } from './real-dumps.js';
 import { createRng, pick, randInt, type Rng } from './util.js';
 
 export type ArchiveKind = 'tar.gz' | 'mysql' | 'postgres' | 'mongo' | 'zip' | 'checksums' | 'encrypted' | HostileKind;
@@ -506,9 +507,14 @@ export function buildArchive(spec: ArchiveSpec): Buffer {
         spec.gzipMtime,
       );
     case 'mysql':
-      return fitGzip(spec.length, (budget) => mysqlDump(createRng(seed ^ budget), database, budget, !spec.incomplete), spec.gzipMtime);
-    case 'postgres':
-      return fitGzip(spec.length, (budget) => postgresDump(createRng(seed ^ budget), database, budget, !spec.incomplete), spec.gzipMtime);
+    case 'postgres': {
+      // A complete dump is the real one (restore-test loads it) when it fits the stated length; else made up.
+      const real = spec.incomplete ? null : realDump(spec.kind);
+      const fitted = real && paddedGzip(real, spec.length, spec.gzipMtime);
+      if (fitted) return fitted;
+      const make = spec.kind === 'mysql' ? mysqlDump : postgresDump;
+      return fitGzip(spec.length, (budget) => make(createRng(seed ^ budget), database, budget, !spec.incomplete), spec.gzipMtime);
+    }
     case 'mongo':
       return fitGzip(spec.length, (budget) => mongoArchive(createRng(seed ^ budget), database, budget), spec.gzipMtime);
     case 'zip':

@@ -6,6 +6,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { bigTarGzStream, buildArchive, type ArchiveSpec } from './archives.js';
+import { requireFixture } from './real-dumps.js';
 import type { Answer } from './reply.js';
 import type { FileRecord, Store } from './store.js';
 
@@ -48,6 +49,7 @@ export function fileContent(ownerId: string, file: FileRecord, version = 0): Buf
   const content = file.content;
   if (!content) return Buffer.alloc(file.size, `backupctl emulator :: ${ownerId}/${file.name} :: `);
   if (content.text !== undefined) return Buffer.from(content.text);
+  if (content.fixture !== undefined) return requireFixture(content.fixture);
   const spec: ArchiveSpec = {
     kind: content.kind,
     name: file.name,

@@ -10,6 +10,7 @@ import { seedStore } from './seed.js';
 import { Store } from './store.js';
 import type { EmulatorOptions } from './types.js';
 import { addBigFileJob, addDamagedFilesJob, addHostileArchivesJob, addKeyedFilesJob, addListedFilesJob, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
+import { addRestoreFixtureJobs } from './restore-fixtures.js';
 import { isObject } from './validate.js';
 
 export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults'> & {
@@ -93,7 +94,10 @@ export function createService(opts: ServiceOptions = {}): Service {
     addHostileArchivesJob(store, rt.startedAt);
   }
   if (opts.bigFile) addBigFileJob(store, rt.startedAt, opts.bigFile);
-  if (opts.archiveFaults) addUnsafeArchiveJob(store, rt.startedAt);
+  if (opts.archiveFaults) {
+    addUnsafeArchiveJob(store, rt.startedAt);
+    addRestoreFixtureJobs(store, rt.startedAt);
+  }
   return {
     store,
     rt,

@@ -222,6 +222,8 @@ export interface FileContent {
   streamed?: boolean;
   /** The bytes exactly, as text (a fixture's checksum list naming its sibling's real hash). */
   text?: string;
+  /** The bytes exactly, from a file of src/emulator/fixtures/restore (a real dump, or one of restore-test's faults). */
+  fixture?: string;
 }
 
 export interface BackupRecord {

@@ -74,7 +74,9 @@ export interface EmulatorOptions {
   changingFiles?: boolean;
   /** Adds a job "big file" whose backup holds one .tar.gz of this many bytes, made while it is sent. */
   bigFile?: number;
-  /** Adds a job "unsafe archive" whose backup is a .tar.gz with a `../` entry (restore-test must refuse it). */
+  /** Adds a job "unsafe archive" whose backup is a .tar.gz with a `../` entry (restore-test must refuse it), and the jobs of
+   *  restore-test's dump faults and formats (restore-fixtures.ts): "pg custom", "mariadb dump", "broken dump",
+   *  "missing rows", "needs role", "broken mysql", "two databases". */
   archiveFaults?: boolean;
 }
 

@@ -169,7 +169,8 @@ export type DumpKind = 'mysqldump' | 'pg_dump';
 
 export function dumpKind(head: Buffer): DumpKind | undefined {
   const text = head.toString('latin1', 0, 256);
-  if (/^-- (MySQL|MariaDB) dump /.test(text)) return 'mysqldump';
+  // mariadb-dump since 10.11.8 / 11.4 opens with its sandbox line before the banner.
+  if (/^(\/\*M!999999\\- enable the sandbox mode \*\/ ?\r?\n)?-- (MySQL|MariaDB) dump /.test(text)) return 'mysqldump';
   if (/^(--\s*\n)?-- PostgreSQL database dump\b/.test(text)) return 'pg_dump';
   return undefined;
 }

@@ -104,7 +104,8 @@ export class DispatchSink implements RestoreSink {
     this.headLength = 0;
     if (head[0] === 0x1f && head[1] === 0x8b) {
       this.gzip = true;
-      const gunzip = createGunzip();
+      // 256 KB pieces (16 KB by default): each piece costs a trip through the engine's reader and its client pipe.
+      const gunzip = createGunzip({ chunkSize: 256 * 1024 });
       this.gunzip = gunzip;
       // A restart() leaves this pump behind: it must not touch the next attempt's state.
       const generation = this.generation;
@@ -158,7 +159,8 @@ export class DispatchSink implements RestoreSink {
     const head = Buffer.concat(this.plainHead);
     this.plainHead = [];
     const { sniffDump } = await import('./sniff.js');
-    this.kind = this.o.encrypted ? 'unknown' : sniffDump(head);
+    // The bytes decide, not the record (issue 23 finding 5): a keyed backup whose bytes are a plain dump is restored.
+    this.kind = sniffDump(head);
     try {
       this.creating = this.create(this.kind);
       this.inner = await this.creating;
@@ -173,7 +175,7 @@ export class DispatchSink implements RestoreSink {
   }
 
   private async create(kind: DumpKind): Promise<RestoreSink> {
-    if (this.o.encrypted) return new Drain(notRestorable('unknown', 'encrypted: the backup has an encryption key, its bytes cannot be restored here'));
+    if (this.o.encrypted && kind === 'unknown') return new Drain(notRestorable('unknown', 'encrypted: the backup has an encryption key, its bytes cannot be restored here'));
     if (this.o.asserts.length && !isSql(kind)) {
       throw new UsageError(`--assert runs SQL in a restored database, but this backup holds ${KIND_WORDS[kind]}${kind === 'tar' || kind === 'zip' ? ': check it with --exec instead' : ''}`);
     }

@@ -1,25 +1,21 @@
-// The seam to the SQL engines (restore-sql branch: src/restore/sql/*). Until
-// that branch is merged, a SQL dump finds no engine here: exit 15 with the
-// three ways to get one. At merge, sqlRestoreSink calls the branch's function
-// that creates a RestoreSink for a SQL dump (it gets the decompressed bytes).
-import { CliError, ExitCode } from '../errors.js';
+// The seam to the SQL engines (src/restore/sql/*): a SQL dump's RestoreSink.
+// The engine is planned before the sink is made (--into, then local binaries,
+// then embedded PGlite): when none can restore the dump, NoRestoreEngineError
+// (exit 15, naming the three ways to get one) is thrown here, so the
+// dispatcher stops the whole run before the rest of the file is read.
 import type { DumpKind, RestoreOptions, RestoreSink } from './types.js';
 
 export type SqlKind = Extract<DumpKind, 'mysql' | 'pg-plain' | 'pg-custom'>;
 
-export class NoRestoreEngineError extends CliError {
-  constructor(what: string) {
-    super(`no engine to restore ${what} into`, ExitCode.noRestoreEngine, [
-      '  Any of these gives one:',
-      '  - install the server package (postgresql, or mariadb-server): backupctl starts a private server for the test;',
-      '  - give a scratch server: --into postgres://user@host/ or mysql://user@host/ (or BACKUPCTL_RESTORE_URL);',
-      '  - for PostgreSQL plain dumps, add PGlite: npm install -g @electric-sql/pglite (then --engine embedded).',
-    ]);
-  }
-}
+export { NoRestoreEngineError } from './sql/sink.js';
 
-const WHAT: Record<SqlKind, string> = { mysql: 'a MySQL dump', 'pg-plain': 'a PostgreSQL dump', 'pg-custom': 'a PostgreSQL custom-format dump' };
-
-export async function sqlRestoreSink(kind: SqlKind, _o: RestoreOptions): Promise<RestoreSink> {
-  throw new NoRestoreEngineError(WHAT[kind]);
+/**
+ * The RestoreSink of one SQL dump of `kind`. It gets the decompressed bytes
+ * (the dispatcher gunzips), streams them into a scratch database, then counts
+ * every table's rows against the dump and runs the --assert queries.
+ */
+export async function sqlRestoreSink(kind: SqlKind, o: RestoreOptions): Promise<RestoreSink> {
+  const { planSqlEngine, createSqlRestoreSink } = await import('./sql/sink.js');
+  await planSqlEngine(kind, o);
+  return createSqlRestoreSink(o, kind);
 }

@@ -1,27 +1,29 @@
-// restore-test's work for the chosen backup: each file read (readFileInto,
-// the seam to the read pipeline) into a DispatchSink that restores it, one
-// file at a time; the results gathered into the document. Pure of output.
-// Ctrl-C, SIGTERM, --timeout or a fatal error abort the sink under way
-// (servers stopped, folders removed) before anything is thrown.
+// restore-test's work for the chosen backup: the one read pipeline
+// (src/pipeline: transfer, fan out, verify's checks on the way, verdict) with
+// one extra sink per file, a DispatchSink that restores it. verify and
+// restore-test differ only in that sink. The results are gathered into the
+// document; pure of output. Ctrl-C, SIGTERM, --timeout or a fatal error (no
+// engine) abort the sink under way (servers stopped, folders removed) before
+// anything is thrown.
 import { InterruptedError } from '../errors.js';
+import { readBackups, type FileResult, type HashLedger, type PipelineBackup, type PipelineFile, type Progress, type Transfer } from '../pipeline/index.js';
+import { boundsFromEnv } from '../pipeline/bounds.js';
 import { DispatchSink, failedRestore } from './dispatch.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
-import { readFileInto, type ReadFn } from './read.js';
 import type { FileRestore, RestoreOptions } from './types.js';
 
-export interface BackupToRestore {
-  id: string;
-  created_at: string | null;
-  encrypted: boolean;
-  files: Array<{ name: string; url: string; size: unknown }>;
-}
+export type BackupToRestore = PipelineBackup;
 
 export interface RunOptions {
   job: { id: string; name: string | null };
   selection: string;
-  read: ReadFn;
-  /** A byte range of a file again (inclusive end): verify's check of a zip too large to hold reads its entries so. */
-  range?: (url: string, start: number, end: number) => import('node:stream').Readable;
+  /** The transfer stage (signedUrlTransfer), made with the run's own signal: a fatal error or the time limit stops it. */
+  transfer: (signal: AbortSignal) => Transfer;
+  progress?: Progress;
+  /** verify's ledger: bytes that differ from those verified before fail ("changed since"); passing files are recorded. */
+  ledger?: HashLedger;
+  /** The environment, for verify's bounds (BACKUPCTL_VERIFY_MAX_*). */
+  env?: NodeJS.ProcessEnv;
   restore: Omit<RestoreOptions, 'signal'>;
   /** --timeout: the longest the whole test may take. */
   timeoutMs: number;
@@ -41,6 +43,13 @@ export function fileReason(f: RestoreFileResult): string | null {
   return null;
 }
 
+const errorText = (err: unknown) => (err instanceof Error ? err.message : String(err));
+
+/** verify's verdict on the file, as restore-test shows it. */
+function checkOf(r: FileResult): RestoreFileResult['check'] {
+  return { verdict: r.verdict, format: r.format, reason: r.verdict === 'failed' ? r.reasons.join('; ') : null };
+}
+
 export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Promise<RestoreDocument> {
   const startedAt = o.now();
   const t0 = performance.now();
@@ -51,69 +60,81 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
   const timer = setTimeout(() => controller.abort(new RestoreTimeoutError(`the restore test took longer than --timeout (${Math.round(o.timeoutMs / 1000)} s)`)), o.timeoutMs);
   timer.unref?.();
   const files: RestoreFileResult[] = [];
+  const sinks = new Map<PipelineFile, { sink: DispatchSink; started: number }>();
+  const record = (file: PipelineFile, restore: FileRestore, read: { bytes: number; resumed: boolean; seconds: number; check: RestoreFileResult['check'] }) => {
+    const result: RestoreFileResult = {
+      backup_id: backup.id,
+      name: file.name,
+      kind: restore.kind,
+      verdict: read.check.verdict === 'failed' ? 'failed' : restore.verdict,
+      engine: restore.engine,
+      database: restore.database,
+      tables: restore.tables,
+      rows: restore.rows,
+      files: restore.files,
+      bytes: restore.bytes,
+      bytes_read: read.bytes,
+      resumed: read.resumed,
+      read_seconds: round(read.seconds),
+      restore_seconds: round(restore.restore_seconds),
+      check: read.check,
+      failure: restore.failure,
+      warnings: restore.warnings,
+      assertions: restore.assertions,
+      exec: restore.exec ? { ...restore.exec, seconds: round(restore.exec.seconds) } : null,
+    };
+    files.push(result);
+    o.onFile?.(result);
+  };
   try {
-    for (const file of backup.files) {
-      controller.signal.throwIfAborted();
-      const sink = new DispatchSink({ ...o.restore, signal: controller.signal, encrypted: backup.encrypted, onFatal: (err) => controller.abort(err) });
-      const fileStart = performance.now();
-      let restore: FileRestore;
-      let outcome;
-      try {
-        const range = o.range;
-        outcome = await readFileInto(file, [sink], {
-          read: o.read,
-          signal: controller.signal,
-          encrypted: backup.encrypted,
-          readRange: range ? (start, end) => range(file.url, start, end) : undefined,
-        });
-        if (outcome.check.verdict === 'failed') {
+    await readBackups<FileRestore>([backup], {
+      transfer: o.transfer(controller.signal),
+      parallel: 1,
+      signal: controller.signal,
+      now: o.now,
+      progress: o.progress,
+      ledger: o.ledger,
+      inspect: { bounds: boundsFromEnv(o.env ?? process.env) },
+      sinks: (file) => {
+        const sink = new DispatchSink({ ...o.restore, signal: controller.signal, encrypted: backup.encrypted, onFatal: (err) => controller.abort(err) });
+        sinks.set(file, { sink, started: performance.now() });
+        return [sink];
+      },
+      onFile: ({ file, result, extras }) => {
+        const sink = sinks.get(file)!.sink;
+        const extra = extras[0];
+        const check = checkOf(result);
+        let restore: FileRestore;
+        if (extra?.ok) {
+          restore = extra.value;
           // The bytes are bad: what was restored from them proves nothing.
-          await sink.abort(new Error(outcome.check.reason ?? 'failed'));
-          restore = failedRestore(sink.sniffed, `not restored: the file failed the checks on the way (${outcome.check.reason})`);
+          if (check.verdict === 'failed') restore = { ...restore, verdict: 'failed', failure: { message: `not restored: the file failed the checks on the way (${check.reason})` } };
         } else {
-          restore = await sink.end();
+          const why = check.verdict === 'failed' ? `the file failed the checks on the way (${check.reason})` : errorText(extra?.error);
+          restore = failedRestore(sink.sniffed, `not restored: ${why}`);
         }
-      } catch (err) {
-        await sink.abort(err);
-        const reason = controller.signal.reason ?? err;
-        if (reason instanceof RestoreTimeoutError) {
-          restore = failedRestore(sink.sniffed, reason.message);
-          outcome ??= { bytes: 0, resumed: false, read_seconds: (performance.now() - fileStart) / 1000, check: { verdict: 'not-inspected' as const, format: 'unknown', reason: null } };
-        } else {
-          throw reason instanceof Error ? reason : new InterruptedError();
-        }
-      }
-      // Ctrl-C or SIGTERM while the checks ran (--exec killed): nothing to record, nothing to judge.
-      if (o.signal.aborted) throw o.signal.reason instanceof Error ? o.signal.reason : new InterruptedError();
-      const result: RestoreFileResult = {
-        backup_id: backup.id,
-        name: file.name,
-        kind: restore.kind,
-        verdict: outcome.check.verdict === 'failed' ? 'failed' : restore.verdict,
-        engine: restore.engine,
-        database: restore.database,
-        tables: restore.tables,
-        rows: restore.rows,
-        files: restore.files,
-        bytes: restore.bytes,
-        bytes_read: outcome.bytes,
-        resumed: outcome.resumed,
-        read_seconds: round(outcome.read_seconds),
-        restore_seconds: round(restore.restore_seconds),
-        check: outcome.check,
-        failure: restore.failure,
-        warnings: restore.warnings,
-        assertions: restore.assertions,
-        exec: restore.exec ? { ...restore.exec, seconds: round(restore.exec.seconds) } : null,
-      };
-      files.push(result);
-      o.onFile?.(result);
-      if (controller.signal.aborted) break;
+        record(file, restore, { bytes: result.bytes, resumed: result.resumed, seconds: result.seconds, check });
+      },
+    });
+  } catch (err) {
+    const reason = controller.signal.reason ?? err;
+    // Ctrl-C or SIGTERM (--exec killed, servers stopped): nothing to record, nothing to judge.
+    if (o.signal.aborted || !(reason instanceof RestoreTimeoutError)) {
+      throw reason instanceof Error ? reason : err instanceof Error ? err : new InterruptedError();
+    }
+    // The time limit: the file under way fails with it, the rest is not read.
+    const done = new Set(files.map((f) => f.name));
+    for (const [file, { sink, started }] of sinks) {
+      if (done.has(file.name)) continue;
+      record(file, failedRestore(sink.sniffed, reason.message), { bytes: 0, resumed: false, seconds: (performance.now() - started) / 1000, check: { verdict: 'not-inspected', format: 'unknown', reason: null } });
     }
   } finally {
     clearTimeout(timer);
     o.signal.removeEventListener('abort', onAbort);
   }
+  // In the backup's order (the pipeline reads a backup's checksum lists first).
+  const order = new Map(backup.files.map((f, i) => [f.name, i]));
+  files.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
   const total = round((performance.now() - t0) / 1000);
   const failed = files.filter((f) => f.verdict === 'failed');
   const restored = files.filter((f) => f.verdict !== 'failed' && f.verdict !== 'not-restorable');

@@ -9,7 +9,7 @@
 import { build } from 'esbuild';
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { copyFile, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { copyFile, cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
@@ -70,6 +70,9 @@ await build({
   await writeFile(path.join(dist, 'main.cjs'), `// backupctl build ${id}\n${bundle}`);
 }
 await copyFile(path.join(root, 'src', 'boot.cjs'), path.join(dist, 'boot.cjs'));
+// The emulator's real dumps (restore-test, issue 24 §5: pg_dump and mariadb-dump output, 80 KB), read by src/emulator/real-dumps.ts.
+// Not in the package (package.json files): an installed emulator serves made-up dumps and has no --archive-faults jobs.
+await cp(path.join(root, 'src', 'emulator', 'fixtures', 'restore'), path.join(dist, 'restore-fixtures'), { recursive: true });
 // --jq's engine: jq-wasm's JavaScript is in the bundle, its WebAssembly is read from here (src/output/jq.ts),
 // gzipped: 0.93 MB -> 0.34 MB of the 3 MB an install may take (issue 14), ~3 ms to inflate on a --jq run.
 await writeFile(

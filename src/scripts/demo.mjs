@@ -129,7 +129,12 @@ try {
     const tries = [[['api postgres'], [0]], [['archive files', '--exec', 'test -d data'], [0]]];
     for (const [args] of tries) {
       const restoreJson = spawnSync(process.execPath, [bin, ...demo, 'restore-test', ...args, '--json'], { env: childEnv, encoding: 'utf8' });
-      if (restoreJson.status !== 0) continue;
+      if (restoreJson.status !== 0) {
+        // Said, not hidden: without PostgreSQL (or PGlite) on this machine the tour restores a file archive instead.
+        const why = (restoreJson.stderr.split('\n').find((l) => l.startsWith('error: ')) ?? `exit ${restoreJson.status}`).replace(/^error: /, '');
+        process.stdout.write(`\n${bold(`# restore-test ${args.map(shellWord).join(' ')}: ${why} (exit ${restoreJson.status})`)}\n`);
+        continue;
+      }
       run(restoreStory(JSON.parse(restoreJson.stdout)), [...demo, 'restore-test', ...args, '-o', 'table']);
       break;
     }

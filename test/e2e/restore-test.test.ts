@@ -334,12 +334,18 @@ describe('restore-test: Ctrl-C and SIGTERM in the middle', () => {
   });
 });
 
-describe('docs/restore-tests-command.md', () => {
-  /** The `backupctl ...` lines of its sh blocks, split as sh would split them (double quotes only). */
+describe('docs/restore-tests.md', () => {
+  /**
+   * The `backupctl ...` lines of its sh blocks, split as sh would split them (double quotes only). A line
+   * with a comment (`# not run: ...`, `# exit N`) is left to doc-examples.test.ts, which reads those.
+   */
   const examples = () => {
-    const text = readFileSync(path.join(ROOT, 'docs', 'restore-tests-command.md'), 'utf8');
+    const text = readFileSync(path.join(ROOT, 'docs', 'restore-tests.md'), 'utf8');
     const blocks = [...text.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
-    return blocks.flatMap((b) => b.split('\n')).filter((l) => l.startsWith('backupctl ')).map((l) => [...l.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1));
+    return blocks
+      .flatMap((b) => b.split('\n'))
+      .filter((l) => l.startsWith('backupctl ') && !/\s#/.test(l))
+      .map((l) => [...l.matchAll(/"([^"]*)"|(\S+)/g)].map((m) => m[1] ?? m[2]!).slice(1));
   };
 
   it('every example runs against the demo emulator, exit 0', async () => {

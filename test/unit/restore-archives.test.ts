@@ -290,8 +290,23 @@ describe('the dispatch: sniffed from the bytes, gunzipped on the way', () => {
     expect(fatal).toHaveLength(1);
   });
 
-  it('a SQL dump finds the engines seam', async () => {
-    const { error } = await through(Buffer.from('-- PostgreSQL database dump\n\nSET statement_timeout = 0;\n'));
+  it('a SQL dump reaches the SQL engines: a gzipped pg_dump loads into PGlite, every row counted', async () => {
+    const dump = [
+      '--', '-- PostgreSQL database dump', '--', '', "SET client_encoding = 'UTF8';", '',
+      'CREATE TABLE public.t (id integer NOT NULL, note text);', '',
+      'COPY public.t (id, note) FROM stdin;', '1\tone', '2\ttwo', '3\tthree', '\\.', '',
+      '--', '-- PostgreSQL database dump complete', '--', '',
+    ].join('\n');
+    const { result, error } = await through(gzipSync(Buffer.from(dump)), { engine: 'embedded' });
+    expect(error).toBeUndefined();
+    expect(result).toMatchObject({ kind: 'pg-plain', verdict: 'restored', engine: { mode: 'embedded' }, tables: [{ table: 'public.t', expected: 3, restored: 3 }], rows: 3 });
+  }, 60_000);
+
+  it('a SQL dump no engine can restore stops the run with exit 15', async () => {
+    const mysql = Buffer.from('-- MariaDB dump 10.19  Distrib 10.11.6-MariaDB\n\nCREATE TABLE `t` (`id` int);\n');
+    const { error, fatal } = await through(mysql, { engine: 'embedded' });
     expect((error as { exitCode?: number }).exitCode).toBe(15);
+    expect(error?.message).toMatch(/no engine to restore a MySQL\/MariaDB dump/);
+    expect(fatal).toHaveLength(1);
   });
 });

@@ -6,6 +6,7 @@
 // in slices of at most 16 MB.
 import type { EngineInfo } from '../types.js';
 import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
+import { createRequire } from 'node:module';
 
 const SLICE = 16 * 1024 * 1024;
 
@@ -23,7 +24,9 @@ export async function loadPGlite(): Promise<{ PGlite: new (opts?: unknown) => PG
   try {
     // A variable specifier: esbuild leaves it alone, so PGlite (27 MB) stays out of the bundle.
     const name = PGLITE_PACKAGE;
-    const mod = (await import(name)) as { PGlite?: new () => PGliteLike; default?: { PGlite?: new () => PGliteLike } };
+    // require (PGlite ships a CommonJS build), not import(): the built CLI runs from a V8 code cache
+    // (src/boot.cjs), where a dynamic import() fails with "A dynamic import callback was not specified".
+    const mod = createRequire(import.meta.url)(name) as { PGlite?: new () => PGliteLike; default?: { PGlite?: new () => PGliteLike } };
     const PGlite = mod.PGlite ?? mod.default?.PGlite;
     return PGlite ? { PGlite } : null;
   } catch (e) {

@@ -33,18 +33,19 @@ export function findPgClients(): PgBins | null {
 }
 
 export function pgConnFromUrl(u: ParsedUrl): PgConn {
-  const env: Record<string, string> = {};
-  if (u.socketDir) env.PGHOST = u.socketDir;
-  else if (u.host) env.PGHOST = u.host;
-  if (u.port) env.PGPORT = String(u.port);
-  if (u.user) env.PGUSER = u.user;
-  if (u.password) env.PGPASSWORD = u.password;
+  // The client's environment (named so: help-topics' scan takes `env.X` for a variable backupctl reads).
+  const vars: Record<string, string> = {};
+  if (u.socketDir) vars.PGHOST = u.socketDir;
+  else if (u.host) vars.PGHOST = u.host;
+  if (u.port) vars.PGPORT = String(u.port);
+  if (u.user) vars.PGUSER = u.user;
+  if (u.password) vars.PGPASSWORD = u.password;
   for (const [k, v] of Object.entries(u.params)) {
     const name = { sslmode: 'PGSSLMODE', sslrootcert: 'PGSSLROOTCERT', sslcert: 'PGSSLCERT', sslkey: 'PGSSLKEY', connect_timeout: 'PGCONNECT_TIMEOUT', application_name: 'PGAPPNAME' }[k];
-    if (name) env[name] = v;
+    if (name) vars[name] = v;
   }
-  env.PGCONNECT_TIMEOUT ??= '10';
-  return { env, adminDb: u.database || 'postgres', secrets: u.password ? [u.password] : [] };
+  vars.PGCONNECT_TIMEOUT ??= '10';
+  return { env: vars, adminDb: u.database || 'postgres', secrets: u.password ? [u.password] : [] };
 }
 
 function q(ident: string): string {
