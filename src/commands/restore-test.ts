@@ -181,8 +181,8 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     import('../pipeline/transfer.js'),
     import('../restore/run.js'),
     import('../config/paths.js'),
-    import('../restore/state.js'),
-    import('../verify/ledger.js'),
+    import('../state/restore-tests.js'),
+    import('../state/verify-ledger.js'),
   ]);
   // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
   const ledger = await Ledger.open(stateDir(ctx.env));
@@ -244,7 +244,7 @@ async function outputResult(
   format: Format,
   out: OutputOptions,
   io: IO,
-  state: import('../restore/state.js').JobRestoreState | undefined,
+  state: import('../state/restore-tests.js').JobRestoreState | undefined,
   filesStreamed: boolean,
 ): Promise<Result> {
   const view = await import('../restore/view.js');

@@ -130,7 +130,7 @@ async function runVerify(
 
   const settings = await ctx.settings();
   const [{ Ledger }, { stateDir }, { signedUrlTransfer }, { verifyBackups }, { parseStatedSize }] = await Promise.all([
-    import('../verify/ledger.js'),
+    import('../state/verify-ledger.js'),
     import('../config/paths.js'),
     import('../pipeline/transfer.js'),
     import('../verify/run.js'),
@@ -179,7 +179,7 @@ async function outputResult(
   format: Format,
   out: OutputOptions,
   io: IO,
-  marks: import('../verify/ledger.js').JobMarks | undefined,
+  marks: import('../state/verify-ledger.js').JobMarks | undefined,
   filesStreamed: boolean,
 ): Promise<Result> {
   const view = await import('../verify/view.js');

@@ -38,8 +38,8 @@ export const NO_MARKS: JobMarksByJob = { verify: () => null, restoreTest: () => 
 export async function readJobMarks(ctx: Pick<Context, 'env' | 'warn'>): Promise<JobMarksByJob> {
   const [{ stateDir }, { Ledger }, { readRestoreStates }] = await Promise.all([
     import('../config/paths.js'),
-    import('../verify/ledger.js'),
-    import('../restore/state.js'),
+    import('../state/verify-ledger.js'),
+    import('../state/restore-tests.js'),
   ]);
   const dir = stateDir(ctx.env);
   const [ledger, restores] = await Promise.all([

@@ -4,7 +4,7 @@
 import type { Column } from '../cli/types.js';
 import { displayWidth, humanBytes, sanitize } from '../output/format.js';
 import { wrapHanging } from '../util/wrap.js';
-import type { JobRestoreState } from './state.js';
+import type { JobRestoreState } from '../state/restore-tests.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
 
 export function engineText(f: Pick<RestoreFileResult, 'engine'>): string {

@@ -3,7 +3,7 @@
 import type { Column } from '../cli/types.js';
 import { displayWidth, humanBytes, parseDateTime, relativeTime, sanitize } from '../output/format.js';
 import { wrapParts } from '../util/wrap.js';
-import type { JobMarks } from './ledger.js';
+import type { JobMarks } from '../state/verify-ledger.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
 
 /** The transfer failed before any byte: no size, no format to show ("0 B" would read like an empty file). */

@@ -20,7 +20,7 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { reportDocumentSchema, type ReportDocument } from '../../src/report/model.js';
 import { statusDocumentSchema } from '../../src/status/model.js';
 import { reportJobColumns } from '../../src/report/text.js';
-import { recordRestoreRun } from '../../src/restore/state.js';
+import { recordRestoreRun } from '../../src/state/restore-tests.js';
 
 const DAY = 86_400_000;
 let cfg: ReturnType<typeof tempConfigDir>;

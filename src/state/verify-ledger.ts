@@ -1,4 +1,4 @@
-// The verify ledger: the sha256 of every file verified, with when it was first
+// The verify ledger (src/state: status, report, verify and restore-test all read it): the sha256 of every file verified, with when it was first
 // seen, so a later verify that reads different bytes for the same file can say
 // "changed since <date>" (bit rot or tampering in storage). One JSON file in
 // the state folder, mode 0600, written atomically under a lock; a broken
