@@ -1,6 +1,7 @@
 // The CLI in a real pseudo-terminal: util-linux `script` gives it a pty on
 // stdin, stdout and stderr, so it sees a terminal of the size `stty` sets.
 import { spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import { BIN, cleanEnv } from './cli.js';
 
 export interface PtyOptions {
@@ -23,8 +24,11 @@ export function inPty(args: string[], env: Record<string, string>, opts: PtyOpti
     const child = spawn('script', ['-qec', cmd, '/dev/null'], { env: cleanEnv({ TERM: 'xterm-256color', CI: undefined, ...env }), stdio: ['pipe', 'pipe', 'pipe'] });
     let output = '';
     let typed = false;
-    const onData = (d: Buffer) => {
-      output += d.toString('utf8');
+    // One decoder per stream: a chunk may end inside a character (✔ is three bytes), and decoding
+    // chunks one by one turned its halves into U+FFFD ("���✔✔…" seen once at 200 columns in CI).
+    const decoders = { out: new StringDecoder('utf8'), err: new StringDecoder('utf8') };
+    const onData = (decoder: StringDecoder) => (d: Buffer) => {
+      output += decoder.write(d);
       // A runaway terminal writer (see the spinner tests) must not fill this process's memory.
       if (output.length > 1_000_000) child.kill('SIGKILL');
       if (opts.keys !== undefined && !typed && /\?/.test(output)) {
@@ -32,8 +36,8 @@ export function inPty(args: string[], env: Record<string, string>, opts: PtyOpti
         setTimeout(() => child.stdin.write(opts.keys), 150);
       }
     };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
+    child.stdout.on('data', onData(decoders.out));
+    child.stderr.on('data', onData(decoders.err));
     const timer = setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs ?? 15_000);
     child.on('close', (code) => {
       clearTimeout(timer);
