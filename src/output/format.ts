@@ -117,6 +117,17 @@ const UNITS: Array<[name: string, seconds: number]> = [
  * characters below a century. Text that is not a datetime comes back
  * sanitised and unchanged; null and undefined give ''.
  */
+/**
+ * A service time for a summary line: ["2026-11-26 01:00 UTC", "2 hours ago"], never the
+ * service's raw ISO text; undefined when it is not a time (the caller shows it as sent).
+ */
+export function whenAndAge(value: string | null | undefined, now: Date = new Date()): [string, string] | undefined {
+  const date = value ? parseDateTime(value) : undefined;
+  if (!date) return undefined;
+  const iso = date.toISOString();
+  return [`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`, relativeTime(date, now)];
+}
+
 export function relativeTime(value: string | Date | null | undefined, now: Date = new Date()): string {
   if (value === null || value === undefined || value === '') return '';
   const date = parseDateTime(value);

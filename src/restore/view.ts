@@ -2,7 +2,7 @@
 // per backup (read + restore = recovery time), the lines --check writes,
 // Markdown for an audit folder, and Prometheus metrics per job.
 import type { Column } from '../cli/types.js';
-import { displayWidth, humanBytes, sanitize } from '../output/format.js';
+import { displayWidth, humanBytes, sanitize, whenAndAge } from '../output/format.js';
 import { wrapHanging } from '../util/wrap.js';
 import type { JobRestoreState } from '../state/restore-tests.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
@@ -21,7 +21,8 @@ export function fileNote(f: RestoreFileResult): string {
   else if (f.failure) parts.push(`${f.failure.message}${f.failure.line ? ` (line ${f.failure.line})` : ''}`);
   const said = f.exec?.output_tail.trim().split('\n').at(-1);
   if (f.exec && f.failure && said) parts.push(`its output ends: ${said.slice(0, 200)}`);
-  for (const a of f.assertions.filter((a) => !a.ok)) parts.push(`--assert ${JSON.stringify(a.sql)} gave ${a.error ?? a.value ?? 'NULL'}`);
+  // A failed assertion is already the failure's message; said again only when something else failed first.
+  if (!f.failure?.message.startsWith('--assert')) for (const a of f.assertions.filter((a) => !a.ok)) parts.push(`--assert ${JSON.stringify(a.sql)} gave ${a.error ?? a.value ?? 'NULL'}`);
   if (f.verdict === 'structure-checked') parts.push('structure checked, not restored');
   if (f.exec && !f.failure) parts.push(`--exec exited 0 in ${f.exec.seconds.toFixed(2)} s`);
   parts.push(...f.warnings);
@@ -47,8 +48,9 @@ export const restoreFileColumns: Column[] = [
 ];
 
 /** "Backup 1a2b… (created …): restore test passed, 3 tables, 412 rows; read in 0.21 s, restored in 0.34 s as it streamed: recovery time 0.40 s" */
-export function backupSummaryLine(b: RestoreBackupResult): string {
-  const created = b.created_at ? ` (created ${sanitize(b.created_at)})` : '';
+export function backupSummaryLine(b: RestoreBackupResult, now: Date = new Date()): string {
+  const when = whenAndAge(b.created_at, now);
+  const created = when ? ` (created ${when[0]}, ${when[1]})` : b.created_at ? ` (created ${sanitize(b.created_at)})` : '';
   const what = b.files.some((f) => f.files !== null)
     ? `${b.files.reduce((n, f) => n + (f.files ?? 0), 0)} files, ${humanBytes(b.files.reduce((n, f) => n + (f.files !== null ? (f.bytes ?? 0) : 0), 0))} extracted`
     : `${b.tables} table${b.tables === 1 ? '' : 's'}, ${b.rows} row${b.rows === 1 ? '' : 's'}`;

@@ -1,7 +1,7 @@
 // How a verify document is shown: a table of files with a summary line per
 // backup, tsv rows, the lines --check writes, and Prometheus metrics per job.
 import type { Column } from '../cli/types.js';
-import { displayWidth, humanBytes, parseDateTime, relativeTime, sanitize } from '../output/format.js';
+import { displayWidth, humanBytes, sanitize, whenAndAge } from '../output/format.js';
 import { wrapParts } from '../util/wrap.js';
 import type { JobMarks } from '../state/verify-ledger.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
@@ -40,10 +40,9 @@ const whole = (text: string) => text.replace(/ /g, KEEP);
 
 /** "2026-11-26 01:00 UTC, 2 hours ago": never the service's raw ISO text. */
 function createdWords(createdAt: string | null, now: Date): string {
-  const date = createdAt ? parseDateTime(createdAt) : undefined;
-  if (!date) return createdAt ? ` (created ${sanitize(createdAt)})` : '';
-  const iso = date.toISOString();
-  return ` (created ${whole(`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`)}, ${whole(relativeTime(date, now))})`;
+  const when = whenAndAge(createdAt, now);
+  if (!when) return createdAt ? ` (created ${sanitize(createdAt)})` : '';
+  return ` (created ${whole(when[0])}, ${whole(when[1])})`;
 }
 
 /** The summary line with its unbreakable phrases marked. */
