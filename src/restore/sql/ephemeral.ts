@@ -3,7 +3,7 @@
 // are root, a Unix socket only, and on stop (or abort, or the process
 // exiting) the server killed and the folder removed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -21,9 +21,18 @@ export interface EphemeralServer {
 const live = new Map<number, { dir: string; child: ChildProcess; quit: NodeJS.Signals }>();
 let exitHook = false;
 
-/** The servers running now, with their folders (for tests that check nothing is left behind). */
+/** Folders made for a server (privateDir), from before its first process starts until they are removed. */
+const made = new Set<string>();
+
+/**
+ * The servers running now, with their folders, and the folders of servers still being set up
+ * (pid -1): for tests that check nothing is left behind, whatever else runs on the machine.
+ */
 export function activeEphemeralServers(): { pid: number; dir: string }[] {
-  return [...live.entries()].map(([pid, v]) => ({ pid, dir: v.dir }));
+  const running = [...live.entries()].map(([pid, v]) => ({ pid, dir: v.dir }));
+  for (const dir of made) if (!existsSync(dir)) made.delete(dir);
+  const setting = [...made].filter((dir) => !running.some((s) => s.dir === dir)).map((dir) => ({ pid: -1, dir }));
+  return [...running, ...setting];
 }
 
 function alive(pid: number): boolean {
@@ -88,6 +97,7 @@ export function serverAccount(defaultName: string, runAs: string | undefined): {
 export async function privateDir(account: Account | null): Promise<string> {
   const base = account ? '/tmp' : tmpdir();
   const dir = await mkdtemp(path.join(base, 'backupctl-restore-'));
+  made.add(dir);
   await chmod(dir, 0o700);
   if (account) await chown(dir, account.uid, account.gid);
   return dir;
