@@ -257,11 +257,8 @@ async function outputResult(
       return { kind: 'text', text: view.summaryText(doc) };
     case 'json':
       return { kind: 'text', text: '', value: doc };
-    case 'ndjson': {
-      const lines = filesStreamed ? [] : doc.backups.flatMap((b) => b.files.map((f) => JSON.stringify({ type: 'file', ...f })));
-      for (const { files: _files, ...b } of doc.backups) lines.push(JSON.stringify({ type: 'backup', ...b }));
-      return { kind: 'text', text: `${lines.join('\n')}\n` };
-    }
+    case 'ndjson':
+      return { kind: 'text', text: (await import('../output/format.js')).backupsNdjson(doc.backups, filesStreamed) };
     case 'tsv':
     case 'quiet':
     case 'table': {

@@ -190,11 +190,8 @@ async function outputResult(
       return { kind: 'text', text: view.summaryText(doc) };
     case 'json':
       return { kind: 'text', text: '', value: doc };
-    case 'ndjson': {
-      const lines = filesStreamed ? [] : doc.backups.flatMap((b) => b.files.map((f) => JSON.stringify({ type: 'file', ...f })));
-      for (const { files: _files, ...b } of doc.backups) lines.push(JSON.stringify({ type: 'backup', ...b }));
-      return { kind: 'text', text: `${lines.join('\n')}\n` };
-    }
+    case 'ndjson':
+      return { kind: 'text', text: (await import('../output/format.js')).backupsNdjson(doc.backups, filesStreamed) };
     case 'quiet': {
       // -q: the id of each backup checked (a file has no id of its own); the exit code says whether one failed.
       const { onePage } = await import('../fleet/calls.js');

@@ -348,3 +348,13 @@ export function rawText(value: unknown): string {
   if (typeof value === 'object') return compactJson(value);
   return String(value);
 }
+
+/**
+ * The -o ndjson lines of a document of backups with files (verify, restore-test): each file
+ * ({"type":"file", ...}) unless they were streamed as judged, then each backup without its files.
+ */
+export function backupsNdjson(backups: ReadonlyArray<{ files: readonly object[] }>, filesStreamed: boolean): string {
+  const lines = filesStreamed ? [] : backups.flatMap((b) => b.files.map((f) => JSON.stringify({ type: 'file', ...f })));
+  for (const { files: _files, ...b } of backups) lines.push(JSON.stringify({ type: 'backup', ...b }));
+  return `${lines.join('\n')}\n`;
+}
