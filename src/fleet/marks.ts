@@ -6,26 +6,9 @@
 // the run: the marks are then unknown.
 import type { Context } from '../cli/types.js';
 
-export interface VerifyMark {
-  /** When the last verify of the job ran, ISO 8601. */
-  last_at: string;
-  verdict: 'passed' | 'failed';
-  /** The last verify in which every file verified; null when none did. */
-  last_passed_at: string | null;
-}
+import type { RestoreMark, VerifyMark } from './marks-schema.js';
 
-export interface RestoreMark {
-  last_at: string;
-  verdict: 'passed' | 'failed';
-  backup_id: string;
-  total_seconds: number;
-  restore_seconds: number;
-  rows: number;
-  engine: string | null;
-  reason: string | null;
-  last_passed_at: string | null;
-  last_passed_total_seconds: number | null;
-}
+export type { RestoreMark, VerifyMark };
 
 export interface JobMarksByJob {
   verify(jobId: string): VerifyMark | null;

@@ -12,6 +12,7 @@
 //             duration: {count, median_seconds, p95_seconds, points}, size: {bytes, known, of},
 //             last_success: Attempt|null, verify: {...}|null, restore_test: {...}|null, notes: [text] }
 import * as z from 'zod/mini';
+import { restoreMarkSchema, verifyMarkSchema } from '../fleet/marks-schema.js';
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 const nullableString = (text: string) => describe(z.nullable(z.string()), text);
@@ -120,33 +121,8 @@ const entry = z.object({
     'Stored size of the completed backups in the window',
   ),
   last_success: describe(z.nullable(attempt), 'The newest completed backup, in the window or before it'),
-  verify: describe(
-    z.nullable(
-      z.object({
-        last_at: describe(z.string(), 'When `backupctl verify` last checked a backup of the job on this machine, ISO 8601 UTC'),
-        verdict: describe(z.enum(['passed', 'failed']), 'passed when every file of that run verified'),
-        last_passed_at: describe(z.nullable(z.string()), 'The last verify in which every file verified'),
-      }),
-    ),
-    "The last verify of the job, from verify's ledger in the state folder; null when never verified here (jobs only)",
-  ),
-  restore_test: describe(
-    z.nullable(
-      z.object({
-        last_at: describe(z.string(), 'When the last restore test ended, ISO 8601 UTC'),
-        verdict: z.enum(['passed', 'failed']),
-        backup_id: z.string(),
-        total_seconds: describe(z.number(), 'Time to read and restore: the recovery time to plan for'),
-        restore_seconds: z.number(),
-        rows: z.int(),
-        engine: z.nullable(z.string()),
-        reason: describe(z.nullable(z.string()), 'The first failure of a failed test'),
-        last_passed_at: describe(z.nullable(z.string()), 'The last restore test that passed'),
-        last_passed_total_seconds: describe(z.nullable(z.number()), 'Its time to restore (read and restore)'),
-      }),
-    ),
-    'The last restore test of the job (backupctl restore-test), from the state folder; null when never restore-tested here (jobs only)',
-  ),
+  verify: describe(z.nullable(verifyMarkSchema), "The last verify of the job, from verify's ledger in the state folder; null when never verified here (jobs only)"),
+  restore_test: describe(z.nullable(restoreMarkSchema), 'The last restore test of the job (backupctl restore-test), from the state folder; null when never restore-tested here (jobs only)'),
   notes: describe(z.array(z.string()), 'What could not be computed, and why'),
 });
 

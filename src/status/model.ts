@@ -14,6 +14,7 @@
 //   Resource = {id, type, provider, account, last_known_ip, frequency, newest, last_completed}
 //   Snapshot = {id, status, started_at, completed_at, age_seconds}
 import * as z from 'zod/mini';
+import { restoreMarkSchema, verifyMarkSchema } from '../fleet/marks-schema.js';
 import { ageMs, parseServiceTime } from '../util/time.js';
 // What a status means and which backup is newest: one definition, in the backups module.
 import { BACKUP_STATUSES_BY_OUTCOME, SNAPSHOT_STATUSES_BY_OUTCOME, isFailure, isInProgress, isSuccess } from '../backups/status.js';
@@ -98,33 +99,8 @@ const jobStatus = z.object({
   max_age_seconds: describe(z.int(), 'The max age applied to this job (--max-age)'),
   within_max_age: describe(z.boolean(), 'What --check asks: last_completed is younger than max_age_seconds (or the job is new)'),
   storage: describe(z.array(z.string()), 'Names of its storage destinations'),
-  verify: describe(
-    z.nullable(
-        z.object({
-          last_at: describe(z.string(), 'When `backupctl verify` last checked a backup of the job on this machine, ISO 8601 UTC'),
-          verdict: describe(z.enum(['passed', 'failed']), 'passed when every file of that run verified; failed makes the job failing'),
-          last_passed_at: describe(z.nullable(z.string()), 'The last verify in which every file verified'),
-        }),
-    ),
-    "The last verify of the job, from verify's ledger in the state folder; null when never verified here",
-  ),
-  restore_test: describe(
-    z.nullable(
-        z.object({
-          last_at: describe(z.string(), 'When the last restore test ended, ISO 8601 UTC'),
-          verdict: z.enum(['passed', 'failed']),
-          backup_id: z.string(),
-          total_seconds: describe(z.number(), 'Time to read and restore'),
-          restore_seconds: z.number(),
-          rows: z.int(),
-          engine: z.nullable(z.string()),
-          reason: z.nullable(z.string()),
-          last_passed_at: describe(z.nullable(z.string()), 'When a restore test of the job last passed'),
-          last_passed_total_seconds: z.nullable(z.number()),
-        }),
-    ),
-    'The last restore test of the job (backupctl restore-test), from the state folder; null when never restore-tested here',
-  ),
+  verify: describe(z.nullable(verifyMarkSchema), "The last verify of the job, from verify's ledger in the state folder; null when never verified here"),
+  restore_test: describe(z.nullable(restoreMarkSchema), 'The last restore test of the job (backupctl restore-test), from the state folder; null when never restore-tested here'),
 });
 
 const machineStatus = z.object({
