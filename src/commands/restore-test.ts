@@ -259,8 +259,12 @@ async function outputResult(
       return { kind: 'text', text: '', value: doc };
     case 'ndjson':
       return { kind: 'text', text: (await import('../output/format.js')).backupsNdjson(doc.backups, filesStreamed) };
+    case 'quiet': {
+      // -q: the id of each backup restored, as verify -q (a file has no id of its own); the exit code says how it went.
+      const { onePage } = await import('../fleet/calls.js');
+      return { kind: 'list', pages: onePage(doc.backups.map((b) => ({ id: b.id }))), columns: [{ key: 'id', header: 'ID' }], idField: 'id' };
+    }
     case 'tsv':
-    case 'quiet':
     case 'table': {
       const { onePage } = await import('../fleet/calls.js');
       const files = doc.backups.flatMap((b) => b.files);

@@ -159,6 +159,13 @@ describe('restore-test: the mongodump archive', () => {
     expect(r.stdout).toMatch(/Backup [0-9a-f-]{36} \(created [^)]+\): restore test passed, 4 tables, \d+ rows; read in [\d.]+ s, restored in [\d.]+ s as it streamed: recovery time [\d.]+ s/);
   });
 
+  it('-q prints the id of the backup restored (whole), as verify -q does: not file names', async () => {
+    const r = await cli(['restore-test', 'events mongodb', '-q']);
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse((await cli(['restore-test', 'events mongodb', '--json'])).stdout);
+    expect(r.stdout).toBe(`${doc.backups[0].id}\n`);
+  });
+
   it('-o prometheus: last success, duration and rows per job', async () => {
     const r = await cli(['restore-test', 'events mongodb', '-o', 'prometheus']);
     expect(r.code, r.stderr).toBe(0);
