@@ -22,6 +22,10 @@ export const ExitCode = {
   restoreFailed: 14,
   /** restore-test: no engine to restore into (no --into, no local server binaries, no PGlite). */
   noRestoreEngine: 15,
+  /** retention --check (and status's guard): the newest backup that passed verify or restore-test is predicted to expire before a newer one has passed. */
+  retentionGuard: 16,
+  /** anomalies --check: a backup differs from its job's history the way damage or ransomware does. */
+  anomalyFound: 17,
   interrupted: 130,
   /** SIGTERM: handled like Ctrl-C (work aborted, .part files removed), exit 128 + 15. */
   terminated: 143,

@@ -20,6 +20,8 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.thresholdBroken, 'report --check: a job broke a threshold (--max-missed, --min-success)'],
   [ExitCode.restoreFailed, 'restore-test: the restore or a check after it failed (rows, --assert, --exec)'],
   [ExitCode.noRestoreEngine, 'restore-test: no engine to restore into (give --into, install the server package, or add PGlite)'],
+  [ExitCode.retentionGuard, 'retention --check: the newest backup proven by verify or restore-test is predicted to expire before a newer one is proven'],
+  [ExitCode.anomalyFound, 'anomalies --check: a backup differs from its job\'s history as damage or ransomware would'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
   [ExitCode.terminated, 'terminated (SIGTERM), handled like Ctrl-C'],
 ];
