@@ -8,15 +8,13 @@ import {
   plainColorizer,
   rawText,
   recordValueText,
-  sanitize,
-  sanitizeMultiline,
   shownValue,
   styleCell,
   truncate,
-  tsvField,
   tsvValues,
   type Colorizer,
 } from './format.js';
+import { sanitize, sanitizeMultiline, tsvField } from './sanitize.js';
 import { OutputWriter } from './writer.js';
 
 export interface RenderOptions {

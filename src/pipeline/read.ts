@@ -2,7 +2,7 @@
 // sniff and inspect, extra sinks) -> verdict. See src/pipeline/index.ts.
 import { createHash, type Hash } from 'node:crypto';
 import { InterruptedError } from '../errors.js';
-import { parseStatedSize, type StatedSize } from '../backups/size.js';
+import { parseStatedSize, type StatedSize } from '../util/stated-size.js';
 import { ContentStage, type ContentFinding, type InspectOptions } from './inspect.js';
 import { SizeRefusedError } from './transfer.js';
 import type { ByteSink, ContentSink, FileResult, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';

@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_AGE_MS,
-  durationText,
   judge,
   maxAgeFor,
   parseMaxAges,
@@ -15,9 +14,11 @@ import {
   type JobStatus,
   type StatusDocument,
 } from '../../src/status/model.js';
+import { durationText } from '../../src/util/duration.js';
 import { prometheusText } from '../../src/status/prometheus.js';
 import { escapeLabelValue } from '../../src/output/prometheus.js';
-import { plainPalette, statusView, stripText, unicodeMarks } from '../../src/status/view.js';
+import { statusView, stripText, unicodeMarks } from '../../src/status/view.js';
+import { plainPalette } from '../../src/output/view-table.js';
 import { parseDuration } from '../../src/util/time.js';
 
 const NOW = Date.parse('2026-06-10T12:00:00Z');

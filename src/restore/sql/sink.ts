@@ -478,4 +478,3 @@ export function createSqlRestoreSink(options: RestoreOptions, kind?: DumpKind): 
   return new SqlSink(options, kind);
 }
 
-export type { EngineInfo };
