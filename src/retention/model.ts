@@ -221,8 +221,8 @@ function futureExpiries(input: ForecastInput): Array<{ run: number; expires_at: 
       if (k >= input.runs.length) beyondRuns = true;
       else latest = Math.max(latest, k);
     }
-    // A run whose tags no count keeps is removed at once, by its own run (A6).
-    if (!kept) return { run: i + 1, expires_at: r.at, expires_run: i + 1 };
+    // A run whose tags no count keeps is not removed by its own run, but by the next (A6).
+    if (!kept) return { run: i + 1, expires_at: input.runs[i + 1]?.at ?? null, expires_run: input.runs[i + 1] ? i + 2 : null };
     if (beyondRuns) return { run: i + 1, expires_at: null, expires_run: null };
     return { run: i + 1, expires_at: input.runs[latest]!.at, expires_run: latest + 1 };
   });
