@@ -32,7 +32,7 @@ export const module: ModuleSpec = {
         'backupctl retention "shop mysql"',
         'backupctl retention "shop mysql" --simulate 30d',
         'backupctl retention "shop mysql" --what-if daily=3,weekly=2',
-        'backupctl retention --droplet 3 --json | jq \'.[0].expire\'',
+        'backupctl retention --droplet 301234567 --json | jq \'.[0].expire\'',
         'backupctl retention --all --check',
         'backupctl retention "shop mysql" --audit',
       ],
