@@ -137,7 +137,13 @@ const report: Handler = async (input, ctx) => {
     // --check -q: only the jobs that break a threshold, so a script can act on them.
     const broken = new Set(doc.check?.broken.map((b) => b.id));
     const shown = check && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter((j) => broken.has(j.id)) } : doc;
-    await renderToOutput(ctx, outputFile, async (out, io) => resultFor(shown, format, out.color, io.columns, out.noHeaders, v.explain === true));
+    // What expires next per job (issue 32), after the table or the Markdown.
+    const { expiresNextSection } = await import('../retention/fleet.js');
+    const expiresNext = format === 'table' || format === 'md' ? await expiresNextSection(ctx, shown.jobs.map((j) => String(j.id)), now, format === 'md') : '';
+    await renderToOutput(ctx, outputFile, async (out, io) => {
+      const result = await resultFor(shown, format, out.color, io.columns, out.noHeaders, v.explain === true);
+      return result.kind === 'text' && expiresNext ? { ...result, text: result.text + expiresNext } : result;
+    });
     if (check) await checkThresholds(doc);
     return { kind: 'empty' };
   });

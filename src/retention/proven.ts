@@ -16,6 +16,8 @@ export interface Proof {
 export interface ProofSource {
   /** The proof of a backup of `jobId` with these file names, or null. */
   proofOf(jobId: string, backup: { id: string; files: readonly string[] }): Proof | null;
+  /** Whether any backup of the job may be proven (a verify or restore test passed once): the guard reads its backups only then. */
+  mayHaveProof(jobId: string): boolean;
 }
 
 /** Reads both ledgers once; an unreadable one is warned about and gives no proofs. */
@@ -37,6 +39,9 @@ export async function readProofs(ctx: Pick<Context, 'env' | 'warn'>): Promise<Pr
     }),
   ]);
   return {
+    mayHaveProof(jobId) {
+      return Boolean(restores?.[jobId]?.last_success) || Boolean(ledger?.job(jobId)?.last_success);
+    },
     proofOf(jobId, backup) {
       const restored = restores?.[jobId]?.last_success;
       if (restored && String(restored.backup_id) === backup.id) return { backup_id: backup.id, by: 'restore-test', at: restored.at ?? null };

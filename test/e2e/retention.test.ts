@@ -163,6 +163,21 @@ describe('retention guard and audit', () => {
     expect(ok.code, ok.stderr).toBe(0);
   });
 
+  it('status --check warns of the guard as a kind of its own; report shows what expires next per job', async () => {
+    const jobs = JSON.parse((await cli(['jobs', 'list', '--json'])).stdout) as Array<{ id: string; name: string }>;
+    const job = jobs.find((j) => j.name === 'retention lowered')!;
+    // status and report forecast from the real clock; the emulator's backups are all older, so the
+    // ranks (and which backup goes first) are the same at any hour.
+    const rows = (await forecastOf(job.id)).backups;
+    proveByRestoreTest(job.id, rows[6]!.id); // daily #7: goes at the next run
+    const status = await cli(['status', '--check', '--job', job.id]);
+    expect(status.stderr).toContain(`warning: retention guard: retention lowered (${job.id}): the newest backup that passed restore-test, ${rows[6]!.id}`);
+    const report = await cli(['report', '-o', 'table', '--job', job.id]);
+    expect(report.code, report.stderr).toBe(0);
+    // The oldest of the four that go at the next run, named first.
+    expect(report.stdout).toMatch(new RegExp(`Expires next .*\\n  retention lowered  ${rows[9]!.id} \\(created ${rows[9]!.created_at.slice(0, 10)}\\) at .*, with 3 more at the next run\\n`));
+  });
+
   it('--audit compares the recorded predictions with what the emulator expired', async () => {
     const before = await forecastOf('retention gfs'); // records its predictions
     expect(before.next_run!.expiring).toHaveLength(56);
