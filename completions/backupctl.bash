@@ -219,11 +219,11 @@ __backupctl_flags() {
     'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
-    'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url' ;;
-    'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file' ;;
+    'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url --all-profiles --profiles' ;;
+    'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file --all-profiles --profiles' ;;
     'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --jitter --lock --healthcheck-url --output-file' ;;
-    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url' ;;
-    'retention') echo '--droplet --volume --resource --all --simulate --what-if --check --within --audit --now' ;;
+    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url --all-profiles --profiles' ;;
+    'retention') echo '--droplet --volume --resource --all --simulate --what-if --check --within --audit --now --all-profiles --profiles' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
     'apply') echo '--file -f --prune --allow-outside-files --allow-replace' ;;
@@ -469,6 +469,7 @@ __backupctl_flag_value() {
     'status/--max-age') echo 'none' ;;
     'status/--output-file') echo 'none' ;;
     'status/--healthcheck-url') echo 'none' ;;
+    'status/--profiles') echo 'none' ;;
     'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
     'verify/--since') echo 'none' ;;
     'verify/--sample') echo 'none' ;;
@@ -477,6 +478,7 @@ __backupctl_flag_value() {
     'verify/--lock') echo 'none' ;;
     'verify/--healthcheck-url') echo 'none' ;;
     'verify/--output-file') echo 'none' ;;
+    'verify/--profiles') echo 'none' ;;
     'verify/--output'|'verify/-o') echo 'words table json ndjson tsv prometheus' ;;
     'restore-test/--into') echo 'none' ;;
     'restore-test/--engine') echo 'words auto server local embedded' ;;
@@ -496,6 +498,7 @@ __backupctl_flag_value() {
     'report/--max-missed') echo 'none' ;;
     'report/--min-success') echo 'none' ;;
     'report/--healthcheck-url') echo 'none' ;;
+    'report/--profiles') echo 'none' ;;
     'report/--output'|'report/-o') echo 'words table json ndjson tsv md html' ;;
     'retention/--droplet') echo 'none' ;;
     'retention/--volume') echo 'none' ;;
@@ -504,6 +507,7 @@ __backupctl_flag_value() {
     'retention/--what-if') echo 'none' ;;
     'retention/--within') echo 'none' ;;
     'retention/--now') echo 'none' ;;
+    'retention/--profiles') echo 'none' ;;
     'retention/--output'|'retention/-o') echo 'words table json ndjson tsv md' ;;
     'export/--file'|'export/-f') echo 'none' ;;
     'export/--only') echo 'none' ;;

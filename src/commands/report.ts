@@ -71,6 +71,7 @@ export const module: ModuleSpec = {
       alsoCalls: FLEET_CALLS,
       dryRunInHandler: true,
       extraFormats: ['md', 'html'],
+      perProfile: { rows: 'jobs', columns: ['name', 'expected', 'completed', 'failed', 'missed', 'success_rate'] },
     },
   ],
 };

@@ -67,6 +67,7 @@ export const module: ModuleSpec = {
       ],
       dryRunInHandler: true,
       extraFormats: ['md'],
+      perProfile: { rows: '', columns: ['target.kind', 'target.name', 'keep.length', 'expire.length', 'expires_next.at', 'guard.fails'] },
     },
   ],
 };

@@ -57,6 +57,7 @@ export const module: ModuleSpec = {
       alsoCalls: FLEET_CALLS,
       dryRunInHandler: true,
       extraFormats: ['prometheus'],
+      perProfile: { rows: 'jobs', columns: ['name', 'health', 'last_completed.created_at', 'next_run'] },
     },
   ],
 };
