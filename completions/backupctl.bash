@@ -226,7 +226,7 @@ __backupctl_flags() {
     'retention') echo '--droplet --volume --resource --all --simulate --what-if --check --within --audit --now --all-profiles --profiles' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
-    'apply') echo '--file -f --prune --allow-outside-files --allow-replace' ;;
+    'apply') echo '--file -f --prune --allow-outside-files --allow-replace --allow-expiry' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
     'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --retention-jobs --changing-files --big-file --tick --now' ;;
   esac

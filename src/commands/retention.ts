@@ -7,6 +7,7 @@
 import type { Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
+import { retentionOutputSchema as outputSchema } from '../retention/schema.js';
 
 export const module: ModuleSpec = {
   name: 'retention',
@@ -50,7 +51,7 @@ export const module: ModuleSpec = {
         { name: 'now', in: 'local', type: 'datetime', placeholder: 'datetime', description: 'Forecast as of this instant (default: now); the service\'s records after it are left out' },
       ],
       checks: { exactlyOne: ['job_id', 'droplet', 'volume', 'resource', 'all'] },
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'retention' },
       handler: 'retention',
       alsoCalls: [
         'GET /jobs',
@@ -71,6 +72,8 @@ export const module: ModuleSpec = {
     },
   ],
 };
+
+export const schemas = { retention: outputSchema };
 
 const retention: Handler = async (input, ctx) => {
   const v = input.values;

@@ -12,6 +12,8 @@ const DAY = 86_400_000;
 export interface BuildOptions {
   now: number;
   whatIf?: string;
+  /** Counts to forecast with instead of the service's (plan of a backups file): a what-if. */
+  counts?: import('./model.js').Counts;
   simulateMs?: number;
   proofs?: ProofSource;
   guardWithinMs?: number;
@@ -20,7 +22,7 @@ export interface BuildOptions {
 export async function buildDocuments(targets: readonly Target[], o: BuildOptions): Promise<ForecastDocument[]> {
   const tools = await loadCronTools();
   return targets.map((t) => {
-    let counts = t.counts;
+    let counts = o.counts ?? t.counts;
     if (o.whatIf !== undefined) {
       const c = applyWhatIf(t.counts, o.whatIf);
       if ('error' in c) throw new Error(c.error);
@@ -32,7 +34,7 @@ export async function buildDocuments(targets: readonly Target[], o: BuildOptions
     return forecastDocument(t, {
       now: o.now,
       counts,
-      countsFrom: o.whatIf !== undefined ? 'what-if' : 'service',
+      countsFrom: o.whatIf !== undefined || o.counts !== undefined ? 'what-if' : 'service',
       runs,
       horizonUntil: until,
       simulateUntil: o.simulateMs !== undefined ? o.now + o.simulateMs : undefined,

@@ -192,3 +192,34 @@ describe('retention guard and audit', () => {
     expect(statuses.filter((b) => b.status === 'expired')).toHaveLength(56);
   });
 });
+
+describe('backups as code sees retention', () => {
+  it('plan of a file lowering a count says what the next run expires; apply needs --allow-expiry in a script', async () => {
+    const exported = await cli(['export', '--only', 'jobs']);
+    expect(exported.code, exported.stderr).toBe(0);
+    // "retention lowered" from daily 7 to daily 3.
+    const at = exported.stdout.indexOf('  retention lowered:');
+    const daily = exported.stdout.indexOf('daily: 7', at);
+    expect(at >= 0 && daily > at).toBe(true);
+    const file = path.join(cfg.dir, 'lower.yaml');
+    writeFileSync(file, `${exported.stdout.slice(0, daily)}daily: 3${exported.stdout.slice(daily + 'daily: 7'.length)}`);
+    // By hand: today the next run removes 03-01 .. 03-04 (see the first test). With daily 3 it keeps
+    // 03-10, 03-09 and its own backup, so it also removes 03-08, 03-07, 03-06, 03-05: 4 it keeps today.
+    const rows = (await forecastOf('retention lowered')).backups;
+    const plan = await cli(['plan', '-f', file]);
+    expect(plan.code, plan.stderr).toBe(12);
+    expect(plan.stdout).toContain(`job "retention lowered": lower retention: the next run (`);
+    expect(plan.stdout).toContain(`expires 4 backups it keeps today: oldest ${rows[5]!.id} (2026-03-05 03:00Z), newest ${rows[2]!.id} (2026-03-08 03:00Z)`);
+    const json = JSON.parse((await cli(['plan', '-f', file, '--json'])).stdout) as { expiry: Array<{ target: string; expire: number; oldest: { id: string }; newest: { id: string } }> };
+    expect(json.expiry).toMatchObject([{ target: 'job', expire: 4, oldest: { id: rows[5]!.id }, newest: { id: rows[2]!.id } }]);
+
+    emu.clearRequests();
+    const refused = await cli(['apply', '-f', file, '--yes']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('error: the plan lowers retention: the next runs expire 4 backups or snapshots kept today; give --allow-expiry to allow it; nothing was changed');
+    expect(apiRequests(emu).filter((r) => r.method !== 'GET')).toEqual([]);
+    const applied = await cli(['apply', '-f', file, '--yes', '--allow-expiry']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(apiRequests(emu).filter((r) => r.method === 'PATCH').map((r) => r.body)).toEqual([{ retention_hourly: 0, retention_daily: 3, retention_weekly: 0, retention_monthly: 0 }]);
+  });
+});
