@@ -178,6 +178,16 @@ describe('retention guard and audit', () => {
     expect(report.stdout).toMatch(new RegExp(`Expires next .*\\n  retention lowered  ${rows[9]!.id} \\(created ${rows[9]!.created_at.slice(0, 10)}\\) at .*, with 3 more at the next run\\n`));
   });
 
+  it('the guard\'s story of the emulator: verify "retention guard" --latest proves a backup two runs from expiring', async () => {
+    const verify = await cli(['verify', 'retention guard', '--latest', '-q']);
+    expect(verify.code, verify.stderr).toBe(0);
+    // daily 2 and two backups: the newest is daily #1; run 1 makes daily #1 of its own, run 2 pushes it out.
+    const r = await cli(['retention', 'retention guard', '--now', NOW, '--check', '--json']);
+    expect(r.code, r.stderr).toBe(16);
+    const [doc] = JSON.parse(r.stdout) as Array<{ guard: { fails: boolean; proven: { by: string; expires_run: number; expires_at: string } } }>;
+    expect(doc!.guard).toMatchObject({ fails: true, proven: { by: 'verify', expires_run: 2, expires_at: '2026-03-12T03:00:00.000Z' } });
+  });
+
   it('--audit compares the recorded predictions with what the emulator expired', async () => {
     const before = await forecastOf('retention gfs'); // records its predictions
     expect(before.next_run!.expiring).toHaveLength(56);
