@@ -83,7 +83,14 @@ export interface DocumentOptions {
 }
 
 export function forecastDocument(t: Target, o: DocumentOptions): ForecastDocument {
-  const verdicts = forecast({ now: o.now, backups: t.backups, counts: o.counts, runs: o.runs });
+  // No schedule known (a snapshot resource, whose schedule the service does not show back; a job without
+  // one): no counts and no runs to forecast with, so nothing is said to expire.
+  const verdicts = t.schedules.length || t.unreadable.length
+    ? forecast({ now: o.now, backups: t.backups, counts: o.counts, runs: o.runs })
+    : t.backups
+        .filter((b) => b.created_at <= o.now)
+        .sort((a, b) => b.created_at - a.created_at)
+        .map((b) => ({ ...b, tags: [...b.tags], action: 'not-counted' as const, rules: [], reason: 'no schedule is known for it (the service shows none): nothing is forecast', expires_at: null, expires_run: null }));
   const byId = new Map(t.backups.map((b) => [b.id, b]));
   const rows: BackupRow[] = verdicts.map((v) => {
     const proof = o.proofOf?.(byId.get(v.id)!) ?? null;
