@@ -107,7 +107,8 @@ export async function runPerProfile(r: PerProfileRun): Promise<void> {
       // Its warnings and errors, each line marked with the profile, once the run has ended (never interleaved).
       const lines = err.text().split('\n').filter(Boolean);
       if (failure instanceof CliError && failure.message) lines.push(`error: ${failure.message}`, ...failure.details);
-      for (const line of lines) r.io.stderr.write(`[${p.name}] ${line}\n`);
+      const { writeServiceLine } = await import('../output/sanitize.js');
+      for (const line of lines) writeServiceLine(r.io.stderr, `[${p.name}] ${line}`);
     }
   };
   await Promise.all(Array.from({ length: Math.min(PROFILE_CONCURRENCY, profiles.length) }, worker));
