@@ -143,7 +143,10 @@ const report: Handler = async (input, ctx) => {
     const expiresNext = format === 'table' || format === 'md' ? await expiresNextSection(ctx, shown.jobs.map((j) => String(j.id)), now, format === 'md') : '';
     await renderToOutput(ctx, outputFile, async (out, io) => {
       const result = await resultFor(shown, format, out.color, io.columns, out.noHeaders, v.explain === true);
-      return result.kind === 'text' && expiresNext ? { ...result, text: result.text + expiresNext } : result;
+      if (result.kind !== 'text' || !expiresNext) return result;
+      // Before the table's last line (where to read the rules), which stays last.
+      const rules = result.text.lastIndexOf('\nThe rules: ');
+      return { ...result, text: rules >= 0 ? `${result.text.slice(0, rules)}${expiresNext}${result.text.slice(rules)}` : result.text + expiresNext };
     });
     if (check) await checkThresholds(doc);
     return { kind: 'empty' };

@@ -32,9 +32,14 @@ export async function guardWarnings(ctx: Context, jobIds: readonly string[], now
   return docs.filter((d) => d.guard?.fails).map((d) => `retention guard: ${sanitize(d.target.name ?? d.target.id)} (${sanitize(d.target.id)}): ${sanitize(d.guard!.message)}`);
 }
 
-/** Each job's forecast (no guard). */
+/** Each job's forecast (no guard): the jobs from one list (their schedules), then each one's backups. */
 export async function jobForecasts(ctx: Context, jobIds: readonly string[], now: number): Promise<ForecastDocument[]> {
-  return mapLimited(jobIds, CONCURRENCY, async (id) => (await buildDocuments([await collectJob(ctx, id)], { now }))[0]!);
+  const client = await ctx.client();
+  const records = new Map<string, Record<string, unknown>>();
+  for await (const page of client.pages({ method: 'GET', path: '/jobs', query: { page_size: 100 } }, { all: true, signal: ctx.signal })) {
+    for (const r of page.records as Array<Record<string, unknown>>) records.set(String(r.id), r);
+  }
+  return mapLimited(jobIds, CONCURRENCY, async (id) => (await buildDocuments([await collectJob(ctx, id, records.get(id))], { now }))[0]!);
 }
 
 /** report's "Expires next" section: per job, the backup predicted to go first, and when. */
