@@ -29,6 +29,7 @@ __backupctl_command() {
     '/verify') echo 'verify' ;;
     '/restore-test') echo 'restore-test' ;;
     '/report') echo 'report' ;;
+    '/retention') echo 'retention' ;;
     '/export') echo 'export' ;;
     '/plan') echo 'plan' ;;
     '/apply') echo 'apply' ;;
@@ -152,7 +153,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report export plan apply api schema completion emulator version help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention export plan apply api schema completion emulator version help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove delete' ;;
     'config') echo 'get set unset list path' ;;
@@ -218,15 +219,16 @@ __backupctl_flags() {
     'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
-    'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url' ;;
-    'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file' ;;
+    'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url --all-profiles --profiles' ;;
+    'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file --all-profiles --profiles' ;;
     'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --jitter --lock --healthcheck-url --output-file' ;;
-    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url' ;;
+    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url --all-profiles --profiles' ;;
+    'retention') echo '--droplet --volume --resource --all --simulate --what-if --check --within --audit --now --all-profiles --profiles' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
-    'apply') echo '--file -f --prune --allow-outside-files --allow-replace' ;;
+    'apply') echo '--file -f --prune --allow-outside-files --allow-replace --allow-expiry' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --changing-files --big-file --tick --now' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --retention-jobs --changing-files --big-file --tick --now' ;;
   esac
 }
 
@@ -467,6 +469,7 @@ __backupctl_flag_value() {
     'status/--max-age') echo 'none' ;;
     'status/--output-file') echo 'none' ;;
     'status/--healthcheck-url') echo 'none' ;;
+    'status/--profiles') echo 'none' ;;
     'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
     'verify/--since') echo 'none' ;;
     'verify/--sample') echo 'none' ;;
@@ -475,6 +478,7 @@ __backupctl_flag_value() {
     'verify/--lock') echo 'none' ;;
     'verify/--healthcheck-url') echo 'none' ;;
     'verify/--output-file') echo 'none' ;;
+    'verify/--profiles') echo 'none' ;;
     'verify/--output'|'verify/-o') echo 'words table json ndjson tsv prometheus' ;;
     'restore-test/--into') echo 'none' ;;
     'restore-test/--engine') echo 'words auto server local embedded' ;;
@@ -494,7 +498,17 @@ __backupctl_flag_value() {
     'report/--max-missed') echo 'none' ;;
     'report/--min-success') echo 'none' ;;
     'report/--healthcheck-url') echo 'none' ;;
+    'report/--profiles') echo 'none' ;;
     'report/--output'|'report/-o') echo 'words table json ndjson tsv md html' ;;
+    'retention/--droplet') echo 'none' ;;
+    'retention/--volume') echo 'none' ;;
+    'retention/--resource') echo 'none' ;;
+    'retention/--simulate') echo 'none' ;;
+    'retention/--what-if') echo 'none' ;;
+    'retention/--within') echo 'none' ;;
+    'retention/--now') echo 'none' ;;
+    'retention/--profiles') echo 'none' ;;
+    'retention/--output'|'retention/-o') echo 'words table json ndjson tsv md' ;;
     'export/--file'|'export/-f') echo 'none' ;;
     'export/--only') echo 'none' ;;
     'plan/--file'|'plan/-f') echo 'none' ;;
@@ -590,11 +604,12 @@ __backupctl_positional() {
     'verify/1') echo 'ids backups' ;;
     'restore-test/0') echo 'ids jobs' ;;
     'restore-test/1') echo 'ids backups' ;;
+    'retention/0') echo 'ids jobs' ;;
     'schema/0') echo 'ids commands' ;;
     'schema/1') echo 'ids commands' ;;
     'schema/2') echo 'ids commands' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report export plan apply api schema completion emulator version' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention export plan apply api schema completion emulator version' ;;
   esac
 }
 

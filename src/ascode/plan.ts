@@ -71,6 +71,8 @@ export interface Change {
   /** Why a replace, or what the change cannot see. */
   note?: string;
   steps: Step[];
+  /** A retention count goes down: the job's (largest of its schedules) or the droplet's / volume's counts after the change. */
+  lowers?: { target: 'job' | 'droplet' | 'volume'; id: string; counts: Retention };
 }
 
 export interface Plan {
@@ -462,7 +464,12 @@ function jobUpdate(
     });
   }
   if (!steps.length) return undefined;
-  return { action: 'update', kind: 'job', name, id: cur.id, fields, steps };
+  // The job keeps, per period, the most any schedule asks for (docs/retention.md, A1): lower means lower than that.
+  const most = (all: Retention[]): Retention => ({ hourly: Math.max(0, ...all.map((x) => x.hourly)), daily: Math.max(0, ...all.map((x) => x.daily)), weekly: Math.max(0, ...all.map((x) => x.weekly)), monthly: Math.max(0, ...all.map((x) => x.monthly)) });
+  const before = most(cur.schedules.map((c) => c.retention));
+  const after = most(want.schedules.map((x) => full(x.retention)));
+  const lowers = RETENTION_KEYS.some((k) => after[k] < before[k]) ? { target: 'job' as const, id: cur.id, counts: after } : undefined;
+  return { action: 'update', kind: 'job', name, id: cur.id, fields, steps, ...(lowers ? { lowers } : {}) };
 }
 
 const scheduled = (status: string | null) => status !== null && status !== 'inactive' && status !== 'destroyed';
@@ -508,7 +515,8 @@ function machineChange(cur: CurrentMachine, want: MachineEntry, kind: Kind, sect
   if (wantStatus === 'paused' && cur.status !== 'paused') (fields.push({ field: 'status', before: cur.status, after: 'paused' }), steps.push(machineStep(section, cur.id, 'pause')));
   if (wantStatus === 'active' && cur.status === 'paused') (fields.push({ field: 'status', before: 'paused', after: 'active' }), steps.push(machineStep(section, cur.id, 'resume')));
   if (!steps.length) return undefined;
-  return { action: 'update', kind, name: cur.name, id: cur.id, fields, steps };
+  const lowers = want.retention !== undefined && isOn && RETENTION_KEYS.some((k) => r[k] < cur.retention[k]) ? { target: kind as 'droplet' | 'volume', id: String(cur.id), counts: r } : undefined;
+  return { action: 'update', kind, name: cur.name, id: cur.id, fields, steps, ...(lowers ? { lowers } : {}) };
 }
 
 export function summary(plan: Plan): Record<Action, number> {

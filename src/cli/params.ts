@@ -30,8 +30,14 @@ export function listParams(spec: CommandSpec): ParamSpec[] {
   return out;
 }
 
+/** --all-profiles and --profiles, on every command that declares `perProfile` (run by src/cli/profiles.ts). */
+export const PROFILE_PARAMS: readonly ParamSpec[] = [
+  { name: 'all_profiles', in: 'local', type: 'boolean', description: 'Run for every profile of the config: one table with a PROFILE column, a failing profile a row of its own' },
+  { name: 'profiles', in: 'local', type: 'string', placeholder: 'a,b', description: 'Run for these profiles (comma-separated): one table with a PROFILE column' },
+];
+
 export function effectiveParams(spec: CommandSpec): ParamSpec[] {
-  return [...spec.params, ...listParams(spec)];
+  return [...spec.params, ...listParams(spec), ...(spec.perProfile ? PROFILE_PARAMS : [])];
 }
 
 export function flagName(p: ParamSpec): string {

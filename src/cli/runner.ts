@@ -26,6 +26,11 @@ export interface RunInput {
 }
 
 export async function runCommand(o: RunInput): Promise<void> {
+  // --all-profiles / --profiles a,b: the command once per profile, outputs merged (src/cli/profiles.ts).
+  if (o.spec.perProfile && (o.options.allProfiles !== undefined || o.options.profiles !== undefined)) {
+    const { runPerProfile } = await import('./profiles.js');
+    return runPerProfile({ ...o, runOnce: (x) => runCommand({ ...o, ...x }) });
+  }
   const { spec, globals, io, env } = o;
   const load = moduleLoaders[spec.module];
   if (!load) throw new Error(`no module ${spec.module} for ${spec.path.join(' ')}`);

@@ -84,6 +84,7 @@ export const module: ModuleSpec = {
       params: [
         ...fileAndPrune,
         { name: 'allow_replace', in: 'local', type: 'boolean', description: 'Allow replacing jobs and storage (a replaced job loses the link to its backups)' },
+        { name: 'allow_expiry', in: 'local', type: 'boolean', description: 'Allow, without a terminal, a lower retention count that makes the next run expire backups or snapshots' },
       ],
       output: { kind: 'object', schema: 'apply' },
       handler: 'applySetup',
@@ -134,6 +135,17 @@ export const schemas = {
     ),
     /** Every file apply reads (the ${file:} references it sends), absolute. */
     files: z.array(z.string()),
+    /** Per lowered retention count: what the next run expires that it keeps today (docs/retention.md). */
+    expiry: z.array(
+      z.object({
+        target: z.enum(['job', 'droplet', 'volume']),
+        id: z.string(),
+        expire: z.int(),
+        oldest: z.nullable(z.object({ id: z.string(), created_at: z.string() })),
+        newest: z.nullable(z.object({ id: z.string(), created_at: z.string() })),
+        next_run: z.nullable(z.string()),
+      }),
+    ),
     summary: z.object({ create: z.int(), update: z.int(), replace: z.int(), delete: z.int() }),
   }),
   apply: z.object({ applied: z.array(changeSchema), not_applied: z.array(changeSchema) }),
@@ -382,11 +394,29 @@ const planOptions = (input: { values: Record<string, unknown> }, forApply: boole
   forApply,
 });
 
+/** What each lowered retention count makes the next run expire (src/retention/lowering.ts). */
+async function expiryOf(ctx: Context, plan: Plan): Promise<Array<import('../retention/lowering.js').LoweringCost>> {
+  const lowered = plan.changes.filter((c) => c.lowers);
+  if (!lowered.length) return [];
+  const { costOfLowering } = await import('../retention/lowering.js');
+  const out = [];
+  for (const c of lowered) out.push(await costOfLowering(ctx, c.lowers!, Date.now()));
+  return out;
+}
+
+async function expiryText(costs: Array<import('../retention/lowering.js').LoweringCost>, plan: Plan): Promise<string> {
+  if (!costs.length) return '';
+  const [{ costLine }, { sanitize }] = await Promise.all([import('../retention/lowering.js'), import('../output/format.js')]);
+  const nameOf = (id: string) => plan.changes.find((c) => c.lowers?.id === id)?.name ?? id;
+  return `\n${costs.map((c) => `${c.target} ${sanitize(JSON.stringify(nameOf(c.id)))}: ${sanitize(costLine(c))}`).join('\n')}\n`;
+}
+
 const planSetup: Handler = async (input, ctx) => {
   const { plan, resolved } = await planFor(ctx, input.values.file as string, planOptions(input, false));
+  const expiry = await expiryOf(ctx, plan);
   const json = ctx.globals.json || ctx.output.format === 'json' || ctx.output.format === 'ndjson';
-  if (json) await printJson(ctx, { ...planJson(plan, resolved), summary: (await import('../ascode/plan.js')).summary(plan) });
-  else ctx.io.stdout.write(await planText(plan, ctx.output.color, ctx.io.columns, resolved));
+  if (json) await printJson(ctx, { ...planJson(plan, resolved), expiry, summary: (await import('../ascode/plan.js')).summary(plan) });
+  else ctx.io.stdout.write((await planText(plan, ctx.output.color, ctx.io.columns, resolved)) + (await expiryText(expiry, plan)));
   if (plan.changes.length) throw new ChangesPendingError();
   return { kind: 'empty' };
 };
@@ -409,9 +439,19 @@ const applySetup: Handler = async (input, ctx) => {
       ['A replaced job is deleted and created again: it loses the link to its backups.'],
     );
   }
-  ctx.io.stderr.write(text);
+  // A lower retention count expires backups at the next run: said, and allowed only on purpose
+  // (--yes or the question on a terminal; --allow-expiry in a script).
+  const expiry = (await expiryOf(ctx, plan)).filter((c) => c.expire > 0);
+  ctx.io.stderr.write(text + (await expiryText(expiry, plan)));
+  const expiring = expiry.reduce((n, c) => n + c.expire, 0);
+  if (expiring && !ctx.io.stdinIsTTY && input.values.allow_expiry !== true) {
+    throw new UsageError(`the plan lowers retention: the next runs expire ${expiring} backup${expiring === 1 ? '' : 's'} or snapshots kept today; give --allow-expiry to allow it; nothing was changed`, [
+      'backupctl retention <job> --what-if daily=3 shows which ones and when.',
+    ]);
+  }
   if (ctx.globals.dryRun) return dryRunNote(ctx, 'Dry run: nothing was changed.');
-  if (!(await ctx.confirm('Apply these changes?'))) throw new UsageError('Cancelled; nothing was changed.');
+  const question = expiring ? `Apply these changes? The next runs expire ${expiring} backup${expiring === 1 ? '' : 's'} or snapshots kept today` : 'Apply these changes?';
+  if (!(await ctx.confirm(question))) throw new UsageError('Cancelled; nothing was changed.');
 
   const [{ resolveSecret }, { learnRecipe }, { MARKS, summary }] = await Promise.all([import('../ascode/parse.js'), import('../ascode/recipes.js'), import('../ascode/plan.js')]);
   const client = await ctx.client();

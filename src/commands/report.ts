@@ -71,6 +71,7 @@ export const module: ModuleSpec = {
       alsoCalls: FLEET_CALLS,
       dryRunInHandler: true,
       extraFormats: ['md', 'html'],
+      perProfile: { rows: 'jobs', columns: ['name', 'expected', 'completed', 'failed', 'missed', 'success_rate'] },
     },
   ],
 };
@@ -137,7 +138,16 @@ const report: Handler = async (input, ctx) => {
     // --check -q: only the jobs that break a threshold, so a script can act on them.
     const broken = new Set(doc.check?.broken.map((b) => b.id));
     const shown = check && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter((j) => broken.has(j.id)) } : doc;
-    await renderToOutput(ctx, outputFile, async (out, io) => resultFor(shown, format, out.color, io.columns, out.noHeaders, v.explain === true));
+    // What expires next per job (issue 32), after the table or the Markdown.
+    const { expiresNextSection } = await import('../retention/fleet.js');
+    const expiresNext = format === 'table' || format === 'md' ? await expiresNextSection(ctx, shown.jobs.map((j) => String(j.id)), now, format === 'md') : '';
+    await renderToOutput(ctx, outputFile, async (out, io) => {
+      const result = await resultFor(shown, format, out.color, io.columns, out.noHeaders, v.explain === true);
+      if (result.kind !== 'text' || !expiresNext) return result;
+      // Before the table's last line (where to read the rules), which stays last.
+      const rules = result.text.lastIndexOf('\nThe rules: ');
+      return { ...result, text: rules >= 0 ? `${result.text.slice(0, rules)}${expiresNext}${result.text.slice(rules)}` : result.text + expiresNext };
+    });
     if (check) await checkThresholds(doc);
     return { kind: 'empty' };
   });

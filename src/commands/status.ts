@@ -58,6 +58,7 @@ export const module: ModuleSpec = {
       alsoCalls: FLEET_CALLS,
       dryRunInHandler: true,
       extraFormats: ['prometheus'],
+      perProfile: { rows: 'jobs', columns: ['name', 'health', 'last_completed.created_at', 'next_run'] },
     },
   ],
 };
@@ -115,7 +116,12 @@ const status: Handler = async (input, ctx) => {
     // --check -q: the ids of the jobs that fail the check, so a script can act on them.
     const shown = v.check === true && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter(breaksCheck) } : doc;
     await renderToOutput(ctx, outputFile, (out, io) => resultFor(shown, format, out, io, ctx, maxAges, jobKeys));
-    if (v.check === true) await check(doc);
+    if (v.check === true) {
+      // The retention guard (issue 32): a warning kind of its own, for jobs with a proven backup about to expire.
+      const { guardWarnings } = await import('../retention/fleet.js');
+      for (const line of await guardWarnings(ctx, doc.jobs.map((j) => j.id), Date.parse(doc.generated_at))) ctx.warn(line);
+      await check(doc);
+    }
     return { kind: 'empty' };
   });
 };

@@ -61,6 +61,7 @@ export const module: ModuleSpec = {
       alsoCalls: ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
       dryRunInHandler: true,
       extraFormats: ['prometheus'],
+      perProfile: { rows: '', columns: ['job.name', 'verdict', 'summary.backups', 'summary.files', 'summary.files_failed'] },
     },
   ],
 };

@@ -13,8 +13,9 @@ import type { EmulatorOptions } from './types.js';
 import { addBigFileJob, addDamagedFilesJob, addHostileArchivesJob, addKeyedFilesJob, addListedFilesJob, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
 import { addRestoreFixtureJobs } from './restore-fixtures.js';
 import { isObject } from './validate.js';
+import { addRetentionJobs } from './retention.js';
 
-export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults'> & {
+export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'retentionJobs'> & {
   /** Days of scheduled history to seed (see SeedOptions.historyDays). */
   historyDays?: number;
 };
@@ -95,6 +96,7 @@ export function createService(opts: ServiceOptions = {}): Service {
     addHostileArchivesJob(store, rt.startedAt);
   }
   if (opts.bigFile) addBigFileJob(store, rt.startedAt, opts.bigFile);
+  if (opts.retentionJobs) addRetentionJobs(store, rt.startedAt);
   if (opts.archiveFaults) {
     addUnsafeArchiveJob(store, rt.startedAt);
     addRestoreFixtureJobs(store, rt.startedAt);

@@ -78,6 +78,8 @@ export interface EmulatorOptions {
    *  restore-test's dump faults and formats (restore-fixtures.ts): "pg custom", "mariadb dump", "broken dump",
    *  "missing rows", "needs role", "broken mysql", "two databases". */
   archiveFaults?: boolean;
+  /** Adds the jobs of the retention forecast (src/emulator/retention.ts): "retention lowered", "retention gfs", "retention guard". */
+  retentionJobs?: boolean;
 }
 
 export interface RecordedRequest {

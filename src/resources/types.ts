@@ -282,6 +282,12 @@ export interface CommandSpec {
   runsUntilInterrupted?: boolean;
   /** Output formats beyond table/json/ndjson/tsv that this command's handler renders itself (status: prometheus). */
   extraFormats?: readonly string[];
+  /**
+   * Runs once per profile with --all-profiles / --profiles a,b (src/cli/profiles.ts): the rows of
+   * each profile's JSON answer (`rows`: a dotted path to an array, '' for the answer itself, or one
+   * object) and the dotted keys shown in the merged table after the PROFILE column.
+   */
+  perProfile?: { rows: string; columns: readonly string[] };
 }
 
 /** What every resource or command module exports. */

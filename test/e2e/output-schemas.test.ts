@@ -138,6 +138,7 @@ describe("each command's real --json output is valid against its schema", () => 
     plan: ['-f', path.join(dir, 'backups.yaml')],
     apply: ['-f', path.join(dir, 'backups.yaml'), '--yes'],
     report: ['--since', '3d'],
+    retention: ['shop mysql'],
     // A job whose newest backup verifies (git server's is the demo's corrupted one: exit 11).
     verify: ['api postgres', '--since', '1d'],
     'restore-test': ['events mongodb'],

@@ -37,6 +37,8 @@ const LAYERS: Record<string, number> = {
   state: DOMAIN,
   status: FEATURE,
   report: FEATURE,
+  // The retention forecast (model, runs, proofs, predictions): read by retention, status --check, report and plan.
+  retention: FEATURE,
   verify: FEATURE,
   // The mechanisms of running a job that every command shares: the cron helper (--check, --lock,
   // --jitter, --healthcheck-url), downloading files, waiting for a backup.

@@ -7,6 +7,7 @@ import { renderBackup } from '../render.js';
 import type { RouteContext, RouteDef } from '../routing.js';
 import type { Runtime } from '../runtime.js';
 import type { ArchiveKind } from '../archives.js';
+import { applyRetention } from '../retention-apply.js';
 import { makeTags, type BackupRecord, type FileContent, type FileRecord, type JobRecord, type TagName, type Tags } from '../store.js';
 import { fileStamp, randInt, randomBytesFrom, uuidFrom, type Rng } from '../util.js';
 import { Validation } from '../validate.js';
@@ -109,6 +110,8 @@ export function startBackup(rt: Runtime, job: JobRecord, tags: Tags): BackupReco
       monitoring_available: true,
       files: status === 'failed' ? [] : makeBackupFiles(rt.rng, job, backup.created_at, (rng) => randInt(rng, 2_000, 400_000)),
     });
+    // A run's backup counts once it completes: the job's retention is applied then (docs/retention.md, A6).
+    if (status !== 'failed' && !backup.tags.manual) applyRetention(rt.store, job, backup);
   });
   return backup;
 }

@@ -1,0 +1,136 @@
+// Predictions checked against what the service did. Every `retention` run
+// records, per job / droplet / volume / resource, which backups it predicted
+// to go at which run (retention-predictions.json in the state folder);
+// `retention --audit` counts the runs the service has made since, and says of
+// each prediction whether it held: a backup predicted to go by now is expired
+// or gone, one predicted to stay is still there.
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+import type { ForecastDocument } from './document.js';
+import type { TargetBackup } from './collect.js';
+
+export const PREDICTIONS_FILE = 'retention-predictions.json';
+/** Records kept per target (the newest). */
+const KEEP = 20;
+
+export interface Prediction {
+  id: string;
+  created_at: string;
+  /** 1 = goes at the next run; null = not within the forecast. */
+  expires_run: number | null;
+  expires_at: string | null;
+}
+
+export interface PredictionRecord {
+  recorded_at: string;
+  counts_from: 'service' | 'what-if';
+  predictions: Prediction[];
+}
+
+interface PredictionData {
+  version: 1;
+  targets: Record<string, PredictionRecord[]>;
+}
+
+export const targetKey = (doc: Pick<ForecastDocument, 'target'>) => `${doc.target.kind}:${doc.target.id}`;
+
+async function read(file: string): Promise<PredictionData> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { version: 1, targets: {} };
+    throw new ConfigError(`cannot read the retention predictions ${file}: ${(err as Error).message}`);
+  }
+  try {
+    const data = JSON.parse(text) as Partial<PredictionData>;
+    if (data.version !== 1 || !data.targets || typeof data.targets !== 'object') throw new Error('not a file of version 1');
+    return { version: 1, targets: data.targets };
+  } catch (err) {
+    throw new ConfigError(`the retention predictions ${file} are broken (${(err as Error).message}); they were left as they are`, [
+      '  Move the file aside to start recording again.',
+    ]);
+  }
+}
+
+export async function readPredictions(stateDir: string): Promise<Record<string, PredictionRecord[]>> {
+  return (await read(path.join(stateDir, PREDICTIONS_FILE))).targets;
+}
+
+/** Adds this run's predictions (service counts only: a what-if predicts nothing the service will do). */
+export async function recordPredictions(stateDir: string, docs: readonly ForecastDocument[]): Promise<void> {
+  const real = docs.filter((d) => d.inputs.counts_from === 'service');
+  if (!real.length) return;
+  const file = path.join(stateDir, PREDICTIONS_FILE);
+  await mkdir(stateDir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
+    throw new ConfigError(`cannot create the state folder ${stateDir}: ${err.message}`);
+  });
+  const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
+  await withFileLock(file, async () => {
+    const data = await read(file);
+    for (const doc of real) {
+      const record: PredictionRecord = {
+        recorded_at: doc.generated_at,
+        counts_from: doc.inputs.counts_from,
+        predictions: doc.backups
+          .filter((b) => b.action !== 'not-counted')
+          .map((b) => ({ id: b.id, created_at: b.created_at, expires_run: b.expires_run, expires_at: b.expires_at })),
+      };
+      data.targets[targetKey(doc)] = [...(data.targets[targetKey(doc)] ?? []), record].slice(-KEEP);
+    }
+    await writeFileAtomic(file, `${JSON.stringify(data, null, 1)}\n`, {
+      mode: 0o600,
+      failure: (err) => new ConfigError(`cannot write the retention predictions ${file}: ${err.message}`),
+    });
+  });
+}
+
+export interface AuditResult {
+  target: ForecastDocument['target'];
+  recorded_at: string | null;
+  /** Runs the service made since the record: backups created after it that are not manual and did not fail. */
+  runs_since: number;
+  predictions: number;
+  held: number;
+  wrong: Array<{ id: string; predicted: string; actual: 'expired' | 'gone' | 'still there' }>;
+  message: string;
+}
+
+const RUN_STATUSES = new Set(['completed', 'completed_with_errors', 'expired']);
+
+/**
+ * Compares the oldest record that has runs after it (or the newest record) with the backups now: a
+ * prediction "goes at run r" holds when r <= runs since and the backup is expired or gone, or when
+ * r > runs since (or none) and it is still there.
+ */
+export function audit(target: ForecastDocument['target'], records: readonly PredictionRecord[], now: readonly TargetBackup[]): AuditResult {
+  if (!records.length) {
+    return { target, recorded_at: null, runs_since: 0, predictions: 0, held: 0, wrong: [], message: 'no predictions recorded yet: run `backupctl retention` first' };
+  }
+  const runsAfter = (r: PredictionRecord) =>
+    now.filter((b) => b.created_at > Date.parse(r.recorded_at))
+      .filter((b) => RUN_STATUSES.has(b.status) && !b.tags.includes('manual')).length;
+  const record = records.find((r) => runsAfter(r) > 0) ?? records[records.length - 1]!;
+  const runs = runsAfter(record);
+  const byId = new Map(now.map((b) => [b.id, b]));
+  const wrong: AuditResult['wrong'] = [];
+  for (const p of record.predictions) {
+    const b = byId.get(p.id);
+    const gone = !b || b.status === 'expired';
+    const shouldBeGone = p.expires_run !== null && p.expires_run <= runs;
+    if (gone === shouldBeGone) continue;
+    const predicted = p.expires_run === null ? 'stays beyond the forecast' : `goes at run ${p.expires_run} (${p.expires_at ?? 'date unknown'})`;
+    wrong.push({ id: p.id, predicted, actual: !b ? 'gone' : gone ? 'expired' : 'still there' });
+  }
+  const held = record.predictions.length - wrong.length;
+  return {
+    target,
+    recorded_at: record.recorded_at,
+    runs_since: runs,
+    predictions: record.predictions.length,
+    held,
+    wrong,
+    message: `${held} of ${record.predictions.length} predictions held after ${runs} run${runs === 1 ? '' : 's'} since ${record.recorded_at}`,
+  };
+}

@@ -1,0 +1,102 @@
+// --all-profiles / --profiles a,b (src/cli/profiles.ts): one run per profile,
+// each with its own token and base URL, merged into one answer. Two emulators
+// stand for two service accounts; each must only ever see its own token.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { startTestEmulator } from '../helpers/emulator.js';
+import type { Emulator } from '../../src/emulator/index.js';
+
+const NOW = '2026-03-10T12:00:00Z';
+let agency: Emulator;
+let client: Emulator;
+let cfg: ReturnType<typeof tempConfigDir>;
+// Quick retries, so the stopped emulator's row comes fast.
+const env = () => ({ BACKUPCTL_CONFIG_DIR: cfg.dir, BACKUPCTL_RETRY_BASE: '10ms', BACKUPCTL_RETRY_MAX_WAIT: '20ms' });
+const cli = (args: string[], input?: string) => runCli(args, { env: env(), input, timeoutMs: 60_000 });
+
+interface Outcome {
+  profile: string;
+  base_url: string;
+  ok: boolean;
+  exit_code: number;
+  error: string | null;
+  result: { jobs: Array<{ name: string }> } | null;
+}
+
+beforeAll(async () => {
+  [agency, client] = await Promise.all([startTestEmulator({ now: Date.parse(NOW) }), startTestEmulator({ now: Date.parse(NOW), retentionJobs: true })]);
+  cfg = tempConfigDir();
+  for (const [name, emu] of [['agency', agency], ['client', client]] as const) {
+    const r = await cli(['auth', 'login', '--profile', name, '--base-url', emu.url, '--with-token'], `${emu.token}\n`);
+    expect(r.code, r.stderr).toBe(0);
+  }
+});
+afterAll(async () => {
+  await Promise.all([agency.close(), client.close()]);
+  cfg.cleanup();
+});
+
+const tokensSeen = (emu: Emulator) => new Set(emu.requests.filter((r) => r.server === 'api').map((r) => String(r.headers.authorization)));
+
+describe('status --all-profiles', () => {
+  it('--json holds both profiles, each from its own service; each emulator saw only its own token', async () => {
+    agency.clearRequests();
+    client.clearRequests();
+    const r = await cli(['status', '--all-profiles', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const { profiles } = JSON.parse(r.stdout) as { profiles: Outcome[] };
+    expect(profiles.map((p) => [p.profile, p.base_url, p.ok, p.exit_code])).toEqual([
+      ['agency', agency.url, true, 0],
+      ['client', client.url, true, 0],
+    ]);
+    const names = (p: Outcome) => p.result!.jobs.map((j) => j.name);
+    expect(names(profiles[0]!)).not.toContain('retention lowered');
+    expect(names(profiles[1]!)).toContain('retention lowered');
+    expect(tokensSeen(agency)).toEqual(new Set([`Bearer ${agency.token}`]));
+    expect(tokensSeen(client)).toEqual(new Set([`Bearer ${client.token}`]));
+  });
+
+  it('a table with a PROFILE column; --profiles picks some; unknown profiles and a global token are refused before anything is sent', async () => {
+    const table = await cli(['status', '--profiles', 'client', '-o', 'table']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^PROFILE\s+NAME\s+HEALTH/);
+    expect(table.stdout).toMatch(/^client\s+retention lowered\s/m);
+    expect(table.stdout).not.toMatch(/^agency/m);
+    agency.clearRequests();
+    const unknown = await cli(['status', '--profiles', 'client,nope']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('error: --profiles: no profile "nope"');
+    const shared = await runCli(['status', '--all-profiles'], { env: { ...env(), BACKUPCTL_TOKEN: agency.token } });
+    expect(shared.code).toBe(2);
+    expect(shared.stderr).toContain('BACKUPCTL_TOKEN is set: it would apply to every profile');
+    expect(agency.requests).toHaveLength(0);
+  });
+
+  it('retention --all-profiles runs the forecast per profile too', async () => {
+    const r = await cli(['retention', 'retention lowered', '--profiles', 'client', '--now', NOW, '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const { profiles } = JSON.parse(r.stdout) as { profiles: Array<{ profile: string; result: Array<{ expire: string[] }> }> };
+    expect(profiles[0]!.result[0]!.expire).toHaveLength(3);
+  });
+
+  it('a stopped emulator is an error row with its own exit code and hides nothing', async () => {
+    await client.close();
+    agency.clearRequests();
+    const r = await cli(['status', '--all-profiles', '--json']);
+    const { profiles } = JSON.parse(r.stdout) as { profiles: Outcome[] };
+    const [a, c] = profiles;
+    expect(a).toMatchObject({ profile: 'agency', ok: true, exit_code: 0 });
+    expect(a!.result!.jobs.length).toBeGreaterThan(0);
+    expect(c).toMatchObject({ profile: 'client', ok: false, result: null });
+    expect(c!.exit_code).not.toBe(0);
+    expect(c!.error).toMatch(/\S/);
+    // The command exits with the failing profile's own code, and says which profile failed.
+    expect(r.code).toBe(c!.exit_code);
+    expect(r.stderr).toContain(`error: 1 of 2 profiles failed: client (exit ${c!.exit_code})`);
+    expect(r.stderr).toMatch(/^\[client\] error: /m);
+    expect(tokensSeen(agency)).toEqual(new Set([`Bearer ${agency.token}`]));
+    const table = await cli(['status', '--all-profiles', '-o', 'table']);
+    expect(table.stdout).toMatch(/^agency\s+\S/m);
+    expect(table.stdout).toMatch(new RegExp(`^client\\s+.*\\(exit ${c!.exit_code}\\)$`, 'm'));
+  });
+});
