@@ -406,7 +406,7 @@ async function expiryOf(ctx: Context, plan: Plan): Promise<Array<import('../rete
 
 async function expiryText(costs: Array<import('../retention/lowering.js').LoweringCost>, plan: Plan): Promise<string> {
   if (!costs.length) return '';
-  const [{ costLine }, { sanitize }] = await Promise.all([import('../retention/lowering.js'), import('../output/format.js')]);
+  const [{ costLine }, { sanitize }] = await Promise.all([import('../retention/lowering.js'), import('../output/sanitize.js')]);
   const nameOf = (id: string) => plan.changes.find((c) => c.lowers?.id === id)?.name ?? id;
   return `\n${costs.map((c) => `${c.target} ${sanitize(JSON.stringify(nameOf(c.id)))}: ${sanitize(costLine(c))}`).join('\n')}\n`;
 }
