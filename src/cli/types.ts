@@ -162,6 +162,8 @@ export interface Settings {
   timeoutMs: number;
   debug: boolean;
   configFile: string;
+  /** Which provider names and droplet/volume path the service is sent (profile `provider_names`, env BACKUPCTL_PROVIDER_NAMES). */
+  providerNames: 'neutral' | 'published';
 }
 
 export interface Spinner {

@@ -78,6 +78,11 @@ export interface EmulatorOptions {
    *  restore-test's dump faults and formats (restore-fixtures.ts): "pg custom", "mariadb dump", "broken dump",
    *  "missing rows", "needs role", "broken mysql", "two databases". */
   archiveFaults?: boolean;
+  /**
+   * How the service speaks (issue 30 §7): `neutral` (default) as the interface document writes it,
+   * `published` as the service's public API reference shows it (src/emulator/dialect.ts).
+   */
+  dialect?: 'neutral' | 'published';
 }
 
 export interface RecordedRequest {

@@ -98,8 +98,8 @@ const CHECK_COMMANDS: Array<[RegExp, string]> = [
   [/^\/storage$/, 'backupctl storage list --sort -id'],
   [/^\/snapshots\/accounts(?:\/[^/]+\/sync)?$/, 'backupctl accounts list --sort -updated_at'],
   [/^\/snapshots\/resources\/([^/]+)\/\w+$/, 'backupctl resources get $1'],
-  [/^\/cloud_i\/(droplets|volumes)\/([^/]+)\/snapshots\/manual$/, 'backupctl $1 snapshot list $2 --sort -started_at'],
-  [/^\/cloud_i\/(droplets|volumes)\/([^/]+)\/\w+$/, 'backupctl $1 get $2'],
+  [/^\/(?:cloud_i|digitalocean)\/(droplets|volumes)\/([^/]+)\/snapshots\/manual$/, 'backupctl $1 snapshot list $2 --sort -started_at'],
+  [/^\/(?:cloud_i|digitalocean)\/(droplets|volumes)\/([^/]+)\/\w+$/, 'backupctl $1 get $2'],
 ];
 
 export function checkHint(req: RequestSpec): string {

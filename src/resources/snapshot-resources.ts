@@ -5,6 +5,7 @@ import type { Column } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { datetime, idArg, modifiedSince, record } from './common.js';
 import { ACCOUNT_PROVIDERS, accountSchema, providerColumn, providerSchema } from './accounts.js';
+import { providerAliases } from '../util/providers.js';
 
 /**
  * The real service's schedule frequencies (api-facts): hours, then minutes.
@@ -87,7 +88,7 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/snapshots/resources',
       params: [
-        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, description: 'Only resources of accounts at this provider' },
+        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, aliases: providerAliases(ACCOUNT_PROVIDERS), description: 'Only resources of accounts at this provider' },
         modifiedSince,
       ],
       list: { sort: ['id', 'last_synced_at'] },

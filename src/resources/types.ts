@@ -85,6 +85,11 @@ export interface ParamSpec {
   type: ParamType;
   /** Allowed values for `enum`. */
   values?: readonly string[];
+  /**
+   * For `enum`: other spellings accepted for a value (`{aws: 'cloud_a'}`), and the value
+   * itself, case-insensitively; the value (token) is what the request holds (issue 30 §1).
+   */
+  aliases?: Readonly<Record<string, string>>;
   required?: boolean;
   /** Required only when another parameter has one of these values, e.g. {provider: ['custom']}. */
   requiredWhen?: Record<string, readonly string[]>;
