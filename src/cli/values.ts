@@ -58,6 +58,10 @@ function schemaFor(p: ParamSpec): Check {
     );
   switch (p.type) {
     case 'string':
+      if (p.pattern) {
+        const re = new RegExp(`^(?:${p.pattern.source})$`, 'i');
+        return convert((s) => (re.test(s.trim()) ? s.trim().toLowerCase() : undefined), `must be ${p.pattern.text}`);
+      }
       return text((s) => s.trim() !== '', 'must not be empty');
     case 'integer':
       return numeric(/^-?\d+$/, 'must be a whole number');

@@ -49,11 +49,13 @@ const scheduleParams: ParamSpec[] = [
   {
     name: 'frequency',
     in: 'body',
-    type: 'enum',
-    values: FREQUENCIES,
+    // The interface does not show the values a resource takes (issue 30 §7): any h<hours> or
+    // m<minutes> is sent, the job schedules' values are the ones known.
+    type: 'string',
+    pattern: { source: '[hm][1-9]\\d{0,3}', text: `h<hours> or m<minutes>, such as ${FREQUENCIES.join(' ')}` },
     required: true,
     placeholder: 'freq',
-    description: `How often to snapshot, in the service's values: ${FREQUENCIES.join(' ')} (h = hours, m = minutes between snapshots)`,
+    description: `How often to snapshot: h<hours> or m<minutes> between snapshots; the values known from job schedules are ${FREQUENCIES.join(' ')} (the service's list for resources is not published)`,
   },
   ...RETENTION_KEYS.map(
     (period): ParamSpec => ({

@@ -83,6 +83,11 @@ export interface ParamSpec {
   short?: string;
   in: ParamLocation;
   type: ParamType;
+  /**
+   * For `string`: a regular expression the whole value must match, and what it means for the
+   * error (`h<hours> or m<minutes>`), where the service's values are open-ended.
+   */
+  pattern?: { source: string; text: string };
   /** Allowed values for `enum`. */
   values?: readonly string[];
   /**
