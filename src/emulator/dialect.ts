@@ -8,8 +8,8 @@
 // - schedules: created from `{order: 0, frequency: "h6", run_offset: 3, timezone, retention_*}`
 //   (0-based order, no cron); answered with `frequency` + `frequency_mode` + `run_offset` and
 //   the published example's contradicting `cron: "0 * * * *"`;
-// - a backup's `files[].name` is its storage path (`<s3_directory>/<name>`), the download
-//   answer's keys stay bare names; file sizes are stated in 1000s ("1.25 KB");
+// - a backup's `files[].name` is its storage path (`<s3_directory>/<name>`), without a signed
+//   URL; the download answer's keys stay bare names; file sizes are stated in 1000s ("1.25 KB");
 // - a new encryption key is answered without its id;
 // - list answers carry `links: {}` and `meta: {}` (pages are still served by `page`).
 import { HttpError, jsonAnswer, type Answer } from './reply.js';
@@ -158,6 +158,8 @@ function walk(value: unknown, inBackup: string | undefined): unknown {
           if (bytes !== undefined) file.size = publishedSize(bytes);
         }
         if (folder && typeof file.name === 'string' && !file.name.includes('/')) file.name = `${folder}/${file.name}`;
+        // The published backup record lists no signed URL: the files are fetched through POST /v1/backups/{id}/download.
+        if (folder) delete file.url;
         return file;
       });
       continue;

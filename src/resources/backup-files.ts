@@ -12,7 +12,7 @@ import { BACKUP_STATUSES } from '../backups/status.js';
 import { backupSchema, type Backup } from '../backups/record.js';
 import { newestBackup, newestBackupsRequest } from '../backups/newest.js';
 import { backupOfJob } from '../backups/ownership.js';
-import { filesOf } from '../backups/files.js';
+import { filesNamed, filesOf, type BackupFile } from '../backups/files.js';
 import { ageMs, backupTime } from '../backups/time.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
@@ -135,9 +135,14 @@ const download: Handler = async (input, ctx) => {
   const toStdout = ctx.globals.output?.trim() === '-';
   const all = await filesOf(client, backup, ctx.signal);
   if (!all.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
-  const files = v.file === undefined ? all : all.filter((f) => f.name === v.file);
+  // --file: the full name, or its last path segment (issue 30 §4).
+  const files = v.file === undefined ? all : filesNamed(all, String(v.file));
+  const shown = (f: BackupFile) => `  ${sanitize(f.recordName ?? f.name)}`;
+  if (v.file !== undefined && files.length > 1) {
+    throw new UsageError(`--file ${JSON.stringify(sanitize(String(v.file)))} names ${files.length} files of backup ${backup.id}: give the full name`, files.map(shown));
+  }
   if (!files.length || (toStdout && files.length > 1)) {
-    const names = all.map((f) => `  ${sanitize(f.name)}`);
+    const names = all.map(shown);
     throw new UsageError(
       v.file === undefined
         ? `backup ${backup.id} has ${all.length} files; --output - writes one: give --file <name>`
