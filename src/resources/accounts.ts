@@ -132,7 +132,7 @@ export const module: ModuleSpec = {
         { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, aliases: providerAliases(ACCOUNT_PROVIDERS), description: 'Only accounts at this provider' },
         modifiedSince,
       ],
-      list: { sort: ['id', 'name', 'expires_at', 'created_at', 'updated_at'] },
+      list: { sort: ['id', 'name', 'expires_at', 'created_at', 'updated_at'], whole: true },
       output: { kind: 'list', schema: 'account', columns: 'account' },
     },
     {

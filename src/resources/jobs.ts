@@ -233,7 +233,7 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/jobs',
       params: [{ name: 'host', in: 'query', type: 'string', description: 'Only jobs on the server with this host' }, modifiedSince],
-      list: { sort: ['id', 'name', 'last_ran_at', 'created_at', 'updated_at'] },
+      list: { sort: ['id', 'name', 'last_ran_at', 'created_at', 'updated_at'], whole: true },
       output: { kind: 'list', schema: 'job', columns: 'job' },
     },
     {

@@ -93,7 +93,7 @@ export const module: ModuleSpec = {
         { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, aliases: providerAliases(ACCOUNT_PROVIDERS), description: 'Only resources of accounts at this provider' },
         modifiedSince,
       ],
-      list: { sort: ['id', 'last_synced_at'] },
+      list: { sort: ['id', 'last_synced_at'], whole: true },
       output: { kind: 'list', schema: 'resource', columns: 'resource' },
     },
     {

@@ -98,7 +98,7 @@ export const module: ModuleSpec = {
         { name: 'region', in: 'query', type: 'string', description: 'Only storage in this region' },
         modifiedSince,
       ],
-      list: { sort: ['id', 'name'] },
+      list: { sort: ['id', 'name'], whole: true },
       output: { kind: 'list', schema: 'storage', columns: 'storage' },
     },
     {

@@ -226,6 +226,12 @@ export interface ListSpec {
   defaultSort?: string;
   /** False where the endpoint takes no page_size (default true). */
   pageSize?: boolean;
+  /**
+   * A configuration resource (servers, keys, storage, jobs, accounts, droplets, volumes,
+   * resources): the whole list is read by default, as doctl and hcloud do; `--page` asks for one
+   * page (issue 29: lists are never silently partial).
+   */
+  whole?: boolean;
 }
 
 export interface CommandSpec {
