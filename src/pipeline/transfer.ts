@@ -228,7 +228,7 @@ function statedSizeProblem(written: number, o: Pick<TransferOptions, 'minSize' |
   if (!fit) {
     return `got ${written} bytes, which fits the backup record's size neither read in 1024s nor in 1000s (${readings.map((r) => `${r.min}..${r.max} in ${r.unit}s`).join(', ')})`;
   }
-  if (o.debug) writeServiceLine(o.stderr, `[debug] ${o.label}: ${written} bytes fit the stated size read in ${fit.unit}s (${fit.min}..${fit.max})`);
+  if (o.debug && readings.length > 1) writeServiceLine(o.stderr, `[debug] ${o.label}: ${written} bytes fit the stated size read in ${fit.unit}s (${fit.min}..${fit.max})`);
   return undefined;
 }
 
