@@ -37,6 +37,7 @@ const doctorSchema = z.object({
   published_status: z.nullable(z.number()),
   answers_to: z.string(),
   setting_ok: z.boolean(),
+  size_unit: z.nullable(z.number()),
 });
 
 export const schemas = { doctor: doctorSchema };
@@ -50,6 +51,7 @@ const COLUMNS: Column[] = [
   { key: 'published_status', header: 'Published status', get: (r) => (r.published_status === null ? 'no answer' : String(r.published_status)) },
   { key: 'answers_to', header: 'Service answers to' },
   { key: 'setting_ok', header: 'Setting right', get: (r) => (r.setting_ok ? 'yes' : 'no') },
+  { key: 'size_unit', header: 'Sizes stated in', get: (r) => (r.size_unit ? `${r.size_unit}s (seen on a download)` : 'not seen yet') },
 ];
 
 /** The status a path answers with: 2xx, 404, ..., or null when no answer came (network). */
@@ -87,6 +89,9 @@ const doctor: Handler = async (_input, ctx) => {
   const answering = PROVIDER_NAME_MODES.filter((m) => ok(statuses[m]));
   const answersTo = answering.length === 2 ? 'both' : answering.length === 1 ? answering[0]! : 'neither';
   const settingOk = answering.includes(s.providerNames);
+  // The unit the service's stated sizes were seen in (issue 30 §3), remembered by downloads.
+  const [{ knownSizeUnit }, { stateDir }] = await Promise.all([import('../backups/size-unit.js'), import('../config/paths.js')]);
+  const unit = await knownSizeUnit(stateDir(ctx.env), s.profile, s.baseUrl);
   const record = {
     profile: s.profile,
     provider_names: s.providerNames,
@@ -96,6 +101,7 @@ const doctor: Handler = async (_input, ctx) => {
     published_status: statuses.published,
     answers_to: answersTo,
     setting_ok: settingOk,
+    size_unit: unit?.unit ?? null,
   };
   if (!settingOk && answering.length === 1) {
     const other = answering[0]!;

@@ -101,6 +101,9 @@ describe('against the published dialect, with provider_names published', () => {
       expect(r.code, r.stderr).toBe(0);
       expect(readdirSync(dir).sort()).toEqual(names.map((n) => path.basename(n)).sort());
       expect(r.stderr).toContain('read in 1000s');
+      // Remembered for the profile once a file showed it.
+      expect(r.stderr).toContain('the service states sizes in 1000s; remembered');
+      expect(JSON.parse((await run(['doctor', '--json'])).stdout).size_unit).toBe(1000);
       // --file by the last path segment, streamed to stdout.
       const base = path.basename(names.find((n) => n.endsWith('.tar.gz'))!);
       const one = await run(['jobs', 'backup', 'download', 'web-01 files', backup.id, '--file', base, '--output', '-']);
