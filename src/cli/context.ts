@@ -7,7 +7,7 @@ import { addSecret } from '../util/scrub.js';
 import { writeServiceLine } from '../output/sanitize.js';
 import type { RetryPolicy } from '../http/retry.js';
 import type { RequestSpec } from './types.js';
-import { carriesProvider, providerForService, servicePath, type ProviderNames } from '../util/providers.js';
+import { spellRequest, type ProviderNames } from '../util/providers.js';
 
 export interface ContextInit {
   globals: Globals;
@@ -210,15 +210,7 @@ export function tokenHint(s: Pick<Settings, 'profile' | 'tokenSource' | 'configF
  * are spelt as the profile says, in one place (the names themselves: util/providers.ts).
  */
 function withProviderNames(client: Client, mode: ProviderNames): Client {
-  const translate = (req: RequestSpec): RequestSpec => {
-    const path = servicePath(req.path, mode);
-    if (!carriesProvider(req.path)) return path === req.path ? req : { ...req, path };
-    const swap = (v: unknown) => (typeof v === 'string' ? providerForService(v, mode) : v);
-    const query = req.query && typeof req.query.provider === 'string' ? { ...req.query, provider: swap(req.query.provider) as string } : req.query;
-    const b = req.body as Record<string, unknown> | undefined;
-    const body = b && typeof b === 'object' && !Array.isArray(b) && typeof b.provider === 'string' ? { ...b, provider: swap(b.provider) } : req.body;
-    return { ...req, path, query, body };
-  };
+  const translate = (req: RequestSpec): RequestSpec => spellRequest(req, mode);
   return {
     request: (req, opts) => client.request(translate(req), opts),
     pages: (req, opts) => client.pages(translate(req), opts),

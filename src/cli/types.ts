@@ -125,6 +125,8 @@ export interface RequestSpec {
   body?: unknown;
   /** Send without the Authorization header (signed download URLs). */
   noAuth?: boolean;
+  /** Sent exactly as written, whatever the profile's provider_names (`backupctl api`). */
+  asWritten?: boolean;
 }
 export type QueryValue = string | number | boolean | undefined | null | Record<string, string | number | boolean>;
 

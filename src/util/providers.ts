@@ -95,3 +95,19 @@ export function parseProviderNames(value: string): ProviderNames | undefined {
   const v = value.trim().toLowerCase();
   return (PROVIDER_NAME_MODES as readonly string[]).includes(v) ? (v as ProviderNames) : undefined;
 }
+
+/**
+ * A request as the profile's service spells it: the droplet/volume prefix, and the `provider`
+ * (query or body) of the requests that carry one. The client of every command and --dry-run's
+ * curl line both go through here.
+ */
+export function spellRequest<R extends { path: string; query?: Record<string, unknown>; body?: unknown; asWritten?: boolean }>(req: R, mode: ProviderNames): R {
+  if (req.asWritten) return req;
+  const path = servicePath(req.path, mode);
+  if (!carriesProvider(req.path)) return path === req.path ? req : { ...req, path };
+  const swap = (v: unknown) => (typeof v === 'string' ? providerForService(v, mode) : v);
+  const query = req.query && typeof req.query.provider === 'string' ? { ...req.query, provider: swap(req.query.provider) } : req.query;
+  const b = req.body as Record<string, unknown> | undefined;
+  const body = b && typeof b === 'object' && !Array.isArray(b) && typeof b.provider === 'string' ? { ...b, provider: swap(b.provider) } : req.body;
+  return { ...req, path, query, body };
+}
