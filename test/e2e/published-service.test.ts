@@ -190,3 +190,24 @@ describe('paging that cannot loop, and lists never silently partial', () => {
     expect(one.stderr).toContain('Showing 15 of 22');
   });
 });
+
+describe('a backups file takes the published provider names (issue 30 §1)', () => {
+  const { env } = withEmulatorCli({ now: NOW });
+  const cli = (args: string[]) => runCli(args, { env: env() });
+
+  it('"AWS" for cloud_a plans no change (it was refused with exit 2 before)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-file-'));
+    try {
+      const file = path.join(dir, 'backups.yaml');
+      const exported = await cli(['export', '-f', file]);
+      expect(exported.code, exported.stderr).toBe(0);
+      const text = readFileSync(file, 'utf8');
+      expect(text).toContain('provider: cloud_a');
+      (await import('node:fs')).writeFileSync(file, text.replaceAll('provider: cloud_a', 'provider: AWS').replaceAll('provider: cloud_j', 'provider: Wasabi'), { mode: 0o600 });
+      const plan = await cli(['plan', '-f', file]);
+      expect(plan.code, plan.stdout + plan.stderr).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
