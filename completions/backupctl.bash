@@ -213,7 +213,7 @@ __backupctl_flags() {
     'jobs backup start') echo '--manual --hourly --daily --weekly --monthly --wait --wait-timeout --poll-interval --strict --jitter --lock --healthcheck-url' ;;
     'jobs backup list') echo '--status --tags --without-tags --started-since --completed-since --page --page-size --all --sort --fail-if-empty' ;;
     'jobs backup delete') echo '--all' ;;
-    'jobs schedule update') echo '--timezone --run-offset --frequency --cron --retention-hourly --retention-daily --retention-weekly --retention-monthly' ;;
+    'jobs schedule update') echo '--timezone --run-offset --cron --frequency --retention-hourly --retention-daily --retention-weekly --retention-monthly' ;;
     'jobs storage set') echo '--storage' ;;
     'jobs backup latest') echo '--status --max-age' ;;
     'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
@@ -443,8 +443,8 @@ __backupctl_flag_value() {
     'jobs backup get/--columns') echo 'list id status tags created_at started_at completed_at files' ;;
     'jobs schedule update/--timezone') echo 'none' ;;
     'jobs schedule update/--run-offset') echo 'none' ;;
-    'jobs schedule update/--frequency') echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5' ;;
     'jobs schedule update/--cron') echo 'none' ;;
+    'jobs schedule update/--frequency') echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5' ;;
     'jobs schedule update/--retention-hourly') echo 'none' ;;
     'jobs schedule update/--retention-daily') echo 'none' ;;
     'jobs schedule update/--retention-weekly') echo 'none' ;;
