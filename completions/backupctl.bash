@@ -13,6 +13,7 @@ __backupctl_command() {
     '/auth') echo 'auth' ;;
     '/profiles') echo 'profiles' ;;
     '/config') echo 'config' ;;
+    '/doctor') echo 'doctor' ;;
     '/servers') echo 'servers' ;;
     '/ssh-keys') echo 'ssh-keys' ;;
     '/snapshots') echo 'snapshots' ;;
@@ -153,7 +154,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention export plan apply api schema completion emulator version help' ;;
+    '') echo 'auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention export plan apply api schema completion emulator version help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove delete' ;;
     'config') echo 'get set unset list path' ;;
@@ -182,7 +183,7 @@ __backupctl_subcommands() {
 # The flags of command $1, without the global ones.
 __backupctl_flags() {
   case "$1" in
-    'auth login') echo '--with-token' ;;
+    'auth login') echo '--with-token --provider-names' ;;
     'servers list') echo '--name --host --modified-since --page --page-size --all --sort --fail-if-empty' ;;
     'servers add') echo '--name --host --port --user --key' ;;
     'servers code') echo '--key' ;;
@@ -208,12 +209,12 @@ __backupctl_flags() {
     'volumes snapshot list') echo '--status --tags --without-tags --started-since --completed-since --page --page-size --all --sort --fail-if-empty' ;;
     'volumes snapshot delete') echo '--all' ;;
     'jobs list') echo '--host --modified-since --page --page-size --all --sort --fail-if-empty' ;;
-    'jobs create') echo '--file --name --recipe-id --server --serverless --agent --config --storage --cron --timezone --retention-hourly --retention-daily --retention-weekly --retention-monthly --encryption-key --proxy' ;;
+    'jobs create') echo '--file --name --recipe-id --server --serverless --agent --config --storage --cron --frequency --run-offset --timezone --retention-hourly --retention-daily --retention-weekly --retention-monthly --encryption-key --proxy' ;;
     'jobs update') echo '--file --storage' ;;
     'jobs backup start') echo '--manual --hourly --daily --weekly --monthly --wait --wait-timeout --poll-interval --strict --jitter --lock --healthcheck-url' ;;
     'jobs backup list') echo '--status --tags --without-tags --started-since --completed-since --page --page-size --all --sort --fail-if-empty' ;;
     'jobs backup delete') echo '--all' ;;
-    'jobs schedule update') echo '--timezone --run-offset --cron --retention-hourly --retention-daily --retention-weekly --retention-monthly' ;;
+    'jobs schedule update') echo '--timezone --run-offset --cron --frequency --retention-hourly --retention-daily --retention-weekly --retention-monthly' ;;
     'jobs storage set') echo '--storage' ;;
     'jobs backup latest') echo '--status --max-age' ;;
     'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
@@ -228,7 +229,7 @@ __backupctl_flags() {
     'plan') echo '--file -f --prune --allow-outside-files' ;;
     'apply') echo '--file -f --prune --allow-outside-files --allow-replace --allow-expiry' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --retention-jobs --changing-files --big-file --tick --now' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --retention-jobs --changing-files --big-file --dialect --tick --now' ;;
   esac
 }
 
@@ -243,6 +244,7 @@ __backupctl_root_flags() {
 # What the value of flag $2 of command $1 completes to; nothing when the flag takes no value.
 __backupctl_flag_value() {
   case "$1/$2" in
+    'auth login/--provider-names') echo 'words neutral published' ;;
     'servers list/--name') echo 'none' ;;
     'servers list/--host') echo 'none' ;;
     'servers list/--modified-since') echo 'none' ;;
@@ -264,7 +266,7 @@ __backupctl_flag_value() {
     'ssh-keys list/--columns') echo 'list id name created_at last_used public_key' ;;
     'ssh-keys create/--name') echo 'none' ;;
     'ssh-keys create/--columns') echo 'list id name created_at last_used public_key' ;;
-    'snapshots list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'snapshots list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'snapshots list/--status') echo 'words pre_request in_progress expired failed completed' ;;
     'snapshots list/--tags') echo 'list manual hourly daily weekly monthly' ;;
     'snapshots list/--without-tags') echo 'list manual hourly daily weekly monthly' ;;
@@ -275,14 +277,14 @@ __backupctl_flag_value() {
     'snapshots list/--sort') echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at' ;;
     'snapshots list/--columns') echo 'list id name provider status size tags started_at completed_at account resource fail_reason' ;;
     'snapshots get/--columns') echo 'list id name provider status size tags started_at completed_at account resource fail_reason' ;;
-    'accounts list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'accounts list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'accounts list/--modified-since') echo 'none' ;;
     'accounts list/--page') echo 'none' ;;
     'accounts list/--page-size') echo 'none' ;;
     'accounts list/--sort') echo 'words id -id name -name expires_at -expires_at created_at -created_at updated_at -updated_at' ;;
     'accounts list/--columns') echo 'list id name provider expires_at created_at updated_at' ;;
     'accounts add/--name') echo 'none' ;;
-    'accounts add/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'accounts add/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'accounts add/--credentials-file') echo 'files' ;;
     'accounts add/--key') echo 'none' ;;
     'accounts add/--secret') echo 'none' ;;
@@ -292,7 +294,7 @@ __backupctl_flag_value() {
     'accounts add/--password') echo 'none' ;;
     'accounts add/--columns') echo 'list id name provider expires_at created_at updated_at' ;;
     'accounts update/--name') echo 'none' ;;
-    'accounts update/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'accounts update/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'accounts update/--credentials-file') echo 'files' ;;
     'accounts update/--key') echo 'none' ;;
     'accounts update/--secret') echo 'none' ;;
@@ -300,21 +302,21 @@ __backupctl_flag_value() {
     'accounts update/--zone') echo 'none' ;;
     'accounts update/--username') echo 'none' ;;
     'accounts update/--password') echo 'none' ;;
-    'resources list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'resources list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'resources list/--modified-since') echo 'none' ;;
     'resources list/--page') echo 'none' ;;
     'resources list/--page-size') echo 'none' ;;
     'resources list/--sort') echo 'words id -id last_synced_at -last_synced_at' ;;
     'resources list/--columns') echo 'list id type provider account backups_activated last_known_ip last_synced_at' ;;
     'resources get/--columns') echo 'list id type backups_activated last_known_ip last_synced_at' ;;
-    'resources activate/--frequency') echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5' ;;
+    'resources activate/--frequency') echo 'none' ;;
     'resources activate/--retention-hourly') echo 'none' ;;
     'resources activate/--retention-daily') echo 'none' ;;
     'resources activate/--retention-weekly') echo 'none' ;;
     'resources activate/--retention-monthly') echo 'none' ;;
     'resources activate/--timezone') echo 'none' ;;
     'resources activate/--run-offset') echo 'none' ;;
-    'storage list/--provider') echo 'words cloud_i cloud_a cloud_j cloud_k cloud_l cloud_f cloud_m cloud_g cloud_c custom' ;;
+    'storage list/--provider') echo 'words cloud_i cloud_a cloud_j cloud_k cloud_l cloud_f cloud_m cloud_g cloud_c custom cloud_b cloud_d cloud_e cloud_h digitalocean aws wasabi b2 filebase upcloud scaleway exoscale aws_lightsail hetzner gcp vultr' ;;
     'storage list/--region') echo 'none' ;;
     'storage list/--modified-since') echo 'none' ;;
     'storage list/--page') echo 'none' ;;
@@ -322,7 +324,7 @@ __backupctl_flag_value() {
     'storage list/--sort') echo 'words id -id name -name' ;;
     'storage list/--columns') echo 'list id name provider region bucket endpoint estimated_size priority' ;;
     'storage add/--name') echo 'none' ;;
-    'storage add/--provider') echo 'words cloud_i cloud_a cloud_j cloud_k cloud_l cloud_f cloud_m cloud_g cloud_c custom' ;;
+    'storage add/--provider') echo 'words cloud_i cloud_a cloud_j cloud_k cloud_l cloud_f cloud_m cloud_g cloud_c custom digitalocean aws wasabi b2 filebase upcloud scaleway exoscale' ;;
     'storage add/--key') echo 'none' ;;
     'storage add/--secret') echo 'none' ;;
     'storage add/--secret-file') echo 'files' ;;
@@ -414,6 +416,8 @@ __backupctl_flag_value() {
     'jobs create/--config') echo 'none' ;;
     'jobs create/--storage') echo 'ids storage' ;;
     'jobs create/--cron') echo 'none' ;;
+    'jobs create/--frequency') echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5' ;;
+    'jobs create/--run-offset') echo 'none' ;;
     'jobs create/--timezone') echo 'none' ;;
     'jobs create/--retention-hourly') echo 'none' ;;
     'jobs create/--retention-daily') echo 'none' ;;
@@ -442,6 +446,7 @@ __backupctl_flag_value() {
     'jobs schedule update/--timezone') echo 'none' ;;
     'jobs schedule update/--run-offset') echo 'none' ;;
     'jobs schedule update/--cron') echo 'none' ;;
+    'jobs schedule update/--frequency') echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5' ;;
     'jobs schedule update/--retention-hourly') echo 'none' ;;
     'jobs schedule update/--retention-daily') echo 'none' ;;
     'jobs schedule update/--retention-weekly') echo 'none' ;;
@@ -525,6 +530,7 @@ __backupctl_flag_value() {
     'emulator/--outcome') echo 'words completed failed completed_with_errors' ;;
     'emulator/--big-job') echo 'none' ;;
     'emulator/--big-file') echo 'none' ;;
+    'emulator/--dialect') echo 'words neutral published' ;;
     'emulator/--tick') echo 'none' ;;
     'emulator/--now') echo 'none' ;;
     */--profile) echo 'ids profiles' ;;
@@ -542,9 +548,9 @@ __backupctl_positional() {
   case "$1/$2" in
     'profiles use/0') echo 'ids profiles' ;;
     'profiles remove/0') echo 'ids profiles' ;;
-    'config get/0') echo 'words base_url output timeout token' ;;
-    'config set/0') echo 'words base_url output timeout token' ;;
-    'config unset/0') echo 'words base_url output timeout token' ;;
+    'config get/0') echo 'words base_url output timeout provider_names provider-names token' ;;
+    'config set/0') echo 'words base_url output timeout provider_names provider-names token' ;;
+    'config unset/0') echo 'words base_url output timeout provider_names provider-names token' ;;
     'ssh-keys rename/0') echo 'ids ssh-keys' ;;
     'ssh-keys delete/0') echo 'ids ssh-keys' ;;
     'snapshots get/0') echo 'ids snapshots' ;;
@@ -609,7 +615,7 @@ __backupctl_positional() {
     'schema/1') echo 'ids commands' ;;
     'schema/2') echo 'ids commands' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention export plan apply api schema completion emulator version' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention export plan apply api schema completion emulator version' ;;
   esac
 }
 

@@ -4,11 +4,13 @@
 // line and column are both made from this description.
 
 import { STORAGE_PROVIDERS } from '../resources/storage.js';
+import { providerAliases } from '../util/providers.js';
 
 export type Check = 'cron' | 'timezone';
 
 export type FieldNode =
-  | { t: 'string'; enum?: readonly string[]; check?: Check; secret?: boolean; description?: string }
+  /** `aliases`: other spellings of an enum value, case-insensitively (`aws` for `cloud_a`), read as the value. */
+  | { t: 'string'; enum?: readonly string[]; aliases?: Readonly<Record<string, string>>; check?: Check; secret?: boolean; description?: string }
   | { t: 'integer'; min?: number; max?: number; description?: string }
   | { t: 'boolean'; description?: string }
   /** A config value: a string, number or boolean. */
@@ -42,7 +44,7 @@ const retention: FieldNode = {
 const timezone: FieldNode = { t: 'string', check: 'timezone', description: 'IANA time zone, e.g. Europe/Paris' };
 
 export const STORAGE_FIELDS: Record<string, Field> = {
-  provider: f({ t: 'string', enum: STORAGE_PROVIDERS, description: 'Storage provider value: the list `storage add --provider` takes' }, true),
+  provider: f({ t: 'string', enum: STORAGE_PROVIDERS, aliases: providerAliases(STORAGE_PROVIDERS), description: 'Storage provider: the token or the published name, as `storage add --provider` takes' }, true),
   region: f({ t: 'string', description: 'Region; every provider but custom needs one' }),
   bucket: f({ t: 'string' }),
   endpoint: f({ t: 'string', description: 'Endpoint URL; custom providers only' }),
@@ -189,7 +191,7 @@ function toJsonSchema(node: FieldNode): JsonSchema {
   switch (node.t) {
     case 'string': {
       const secret = node.secret ? { pattern: SECRET_REFERENCE.source } : {};
-      return { type: 'string', ...(node.enum ? { enum: [...node.enum] } : {}), ...secret, ...d };
+      return { type: 'string', ...(node.enum ? { enum: [...node.enum, ...Object.keys(node.aliases ?? {})] } : {}), ...secret, ...d };
     }
     case 'integer':
       return { type: 'integer', ...(node.min !== undefined ? { minimum: node.min } : {}), ...(node.max !== undefined ? { maximum: node.max } : {}), ...d };

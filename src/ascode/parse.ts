@@ -104,6 +104,14 @@ export async function parseBackupsFile(text: string, name: string, tools: CheckT
           }
           return problem(node, parts, `must be a string${spec.enum ? ` (one of ${spec.enum.join(', ')})` : ''}, not ${kind}`);
         }
+        if (spec.enum && spec.aliases && !spec.enum.includes(scalar)) {
+          // Either spelling, any case (`AWS`, `aws`, `cloud_a`): read as the value (issue 30 §1).
+          const lower = scalar.trim().toLowerCase();
+          const value = spec.enum.includes(lower) ? lower : Object.hasOwn(spec.aliases, lower) ? spec.aliases[lower] : undefined;
+          if (value === undefined) return problem(node, parts, `"${scalar}" is not allowed: one of ${[...spec.enum, ...Object.keys(spec.aliases)].join(', ')}`);
+          node.value = value;
+          return;
+        }
         if (spec.enum && !spec.enum.includes(scalar)) return problem(node, parts, `"${scalar}" is not allowed: one of ${spec.enum.join(', ')}`);
         if (spec.secret && !SECRET_REFERENCE.test(scalar)) return problem(node, parts, 'a secret is written as ${env:NAME} or ${file:path}, never as its value');
         if (spec.secret) return checkSecret(node, parts, scalar);

@@ -5,6 +5,7 @@ import type { Client, RequestSpec } from '../cli/types.js';
 import type { Section } from './filespec.js';
 import type { CliError } from '../errors.js';
 import { looksLikeId, NAMED_KINDS, pickByName } from '../cli/resolve.js';
+import { providerToken } from '../util/providers.js';
 
 type Rec = Record<string, unknown>;
 
@@ -82,6 +83,8 @@ export interface CurrentState {
 export const NOT_SET = '**not set**';
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+/** The token of a provider as the service sent it (`aws` or `cloud_a` -> `cloud_a`), so a backups file in either spelling compares equal. */
+const providerOf = (v: unknown): string | null => (typeof v === 'string' ? (providerToken(v) ?? v) : null);
 const int = (v: unknown): number | null => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && /^\d+$/.test(v) ? Number(v) : null);
 const obj = (v: unknown): Rec => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Rec) : {});
 const arr = (v: unknown): Rec[] => (Array.isArray(v) ? v.map(obj) : []);
@@ -173,7 +176,7 @@ export async function readState(client: Client, sections: readonly Section[], si
   const read = (path: string, put: (records: Rec[]) => void) => tasks.push(all(client, path, signal).then(put));
   if (want.has('storage'))
     read('/storage', (rs) => {
-      state.storage = rs.map((s) => ({ id: int(s.id)!, name: str(s.name) ?? '', provider: str(s.provider), region: str(s.region), bucket: str(s.bucket), endpoint: str(s.endpoint) }));
+      state.storage = rs.map((s) => ({ id: int(s.id)!, name: str(s.name) ?? '', provider: providerOf(s.provider), region: str(s.region), bucket: str(s.bucket), endpoint: str(s.endpoint) }));
     });
   if (want.has('jobs')) read('/jobs', (rs) => (state.jobs = rs.map(jobOf)));
   if (want.has('servers')) read('/servers', (rs) => (state.servers = rs.map((s) => ({ id: int(s.id) ?? String(s.id), name: str(s.name) }))));

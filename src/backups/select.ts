@@ -3,6 +3,7 @@
 // and restore-test take them, the ownership of a backup by the job, and each
 // chosen backup's files with their signed URLs (src/pipeline/types.ts
 // PipelineBackup). Self-contained: it asks the service through ctx.client().
+import { recordFileFor } from './files.js';
 import type { ApiResponse, Context } from '../cli/types.js';
 import { UsageError } from '../errors.js';
 import { backupsSince, newestBackup } from './newest.js';
@@ -99,10 +100,10 @@ export async function pipelineBackup(ctx: Context, backup: BackupRecord): Promis
     const client = await ctx.client();
     const res = await client.request({ method: 'POST', path: `/backups/${encodeURIComponent(backup.id)}/download` }, { signal: ctx.signal });
     const urls = (res.body as { data?: Record<string, unknown> } | undefined)?.data ?? {};
-    const stated = new Map(listed.map((f) => [f.name, f.size as unknown]));
+    // Paired by name, else by the last path segment (issue 30 §4: storage paths in the record, bare names here).
     files = Object.entries(urls)
       .filter((e): e is [string, string] => typeof e[1] === 'string')
-      .map(([name, url]) => ({ name, url, size: stated.get(name) }));
+      .map(([name, url]) => ({ name, url, size: recordFileFor(listed, name)?.size as unknown }));
   }
   return {
     id: backup.id,

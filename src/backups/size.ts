@@ -11,6 +11,8 @@ export interface SizeBounds {
   minSize?: number;
   /** The most bytes that round to the stated text ("12.5 MB": 12.55 MB). */
   maxSize?: number;
+  /** Each reading's range (in 1024s and in 1000s, issue 30 §3): a length between them that fits neither fails. */
+  sizeReadings?: StatedSize['readings'];
 }
 
 /** The bounds of a stated size; none when the record states no size (or one that is not a size). */
@@ -18,7 +20,7 @@ export function sizeBounds(stated: unknown): SizeBounds {
   const s = parseStatedSize(stated);
   if (!s) return {};
   if (s.min === s.max) return { size: s.bytes };
-  return { minSize: s.min, maxSize: s.max };
+  return { minSize: s.min, maxSize: s.max, sizeReadings: s.readings };
 }
 
 /** The exact byte count a size states ("744 bytes", 744), or undefined for a rounded or missing one. */

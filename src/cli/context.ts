@@ -6,6 +6,8 @@ import { ApiError, ConfigError, InterruptedError, UsageError, noTokenError } fro
 import { addSecret } from '../util/scrub.js';
 import { writeServiceLine } from '../output/sanitize.js';
 import type { RetryPolicy } from '../http/retry.js';
+import type { RequestSpec } from './types.js';
+import { spellRequest, type ProviderNames } from '../util/providers.js';
 
 export interface ContextInit {
   globals: Globals;
@@ -53,7 +55,7 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
           retry,
           ...limits,
         });
-        return withTokenHint(client, tokenHint(s));
+        return withProviderNames(withTokenHint(client, tokenHint(s)), s.providerNames);
       })();
       return clientP;
     },
@@ -199,6 +201,21 @@ export function tokenHint(s: Pick<Settings, 'profile' | 'tokenSource' | 'configF
     `  The token came from profile "${s.profile}" (${s.configFile}), and the service refused it.`,
     `  Log in again: backupctl auth login${s.profile === 'default' ? '' : ` --profile ${s.profile}`}`,
   ];
+}
+
+/**
+ * The client, speaking the profile's provider names (issue 30 §1): every request of every
+ * command, reader and resolver passes here, so the droplet/volume area's prefix
+ * (`/cloud_i/…` or `/digitalocean/…`) and the `provider` value of the requests that carry one
+ * are spelt as the profile says, in one place (the names themselves: util/providers.ts).
+ */
+function withProviderNames(client: Client, mode: ProviderNames): Client {
+  const translate = (req: RequestSpec): RequestSpec => spellRequest(req, mode);
+  return {
+    request: (req, opts) => client.request(translate(req), opts),
+    pages: (req, opts) => client.pages(translate(req), opts),
+    close: () => client.close(),
+  };
 }
 
 /** The client, with `hint` added to every 401 it ends in (the single place that knows where the token came from). */

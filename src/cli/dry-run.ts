@@ -1,6 +1,7 @@
 // --dry-run: the request as a curl command line, sent nowhere. The token is
 // written as $BACKUPCTL_TOKEN and secret body fields are masked, so the line
 // is safe to paste into a ticket.
+import { spellRequest } from '../util/providers.js';
 import type { Context, RequestSpec, Result } from './types.js';
 import { encodeQuery } from '../http/query.js';
 import { redactBody } from '../http/redact.js';
@@ -31,7 +32,9 @@ function shq(s: string): string {
  * $BACKUPCTL_BASE_URL when there is none), and nothing sent.
  */
 export async function printDryRun(ctx: Context, ...requests: RequestSpec[]): Promise<Result> {
-  const base = await ctx.settings().then((s) => s.baseUrl, () => undefined);
-  ctx.io.stdout.write(requests.map((r) => `${curlFor(r, base)}\n`).join(''));
+  const settings = await ctx.settings().then((s) => s, () => undefined);
+  // Spelt as the profile's service takes it (provider names, the droplet/volume path: issue 30 §1).
+  const mode = settings?.providerNames ?? 'neutral';
+  ctx.io.stdout.write(requests.map((r) => `${curlFor(spellRequest(r, mode), settings?.baseUrl)}\n`).join(''));
   return { kind: 'empty' };
 }

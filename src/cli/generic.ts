@@ -20,7 +20,8 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
   const idField = spec.output.idField ?? 'id';
   switch (spec.output.kind) {
     case 'list': {
-      const all = values.all === true;
+      // Configuration lists are read whole unless one page is asked for (issue 29).
+      const all = values.all === true || (spec.list?.whole === true && values.page === undefined);
       // The first page is asked for now; the module (its schemas build on load) loads while
       // the answer travels, and the output layer after it, so a slow service hides both.
       const pages = started(client.pages(request, { all, signal: ctx.signal }));
@@ -125,11 +126,13 @@ async function* mapPages(
     spinner.stop();
   }
   if (count === 0 && values.fail_if_empty) throw new EmptyResultError(`no ${listedNoun(spec)} matched`);
-  // On a terminal, one page of several says so (the renderer has written it: it asked for the next page).
-  if (last && values.all !== true && ctx.io.stdoutIsTTY && ctx.io.stderrIsTTY) {
+  // One page of several says so on stderr, in every output mode (a pipe too: `jobs list -q | wc -l`
+  // must not count a page as the whole list without a word; the renderer has written it).
+  const walked = values.all === true || (spec.list?.whole === true && values.page === undefined);
+  if (last && !walked) {
     const hint = morePagesHint(query, last.raw, last.records.length);
     // Wrapped at the terminal's width, as the table above it fits it.
-    if (hint) ctx.io.stderr.write(wrapParts(wordParts(hint), ctx.io.columns).join('\n') + '\n');
+    if (hint) ctx.io.stderr.write((ctx.io.stderrIsTTY ? wrapParts(wordParts(hint), ctx.io.columns).join('\n') : hint) + '\n');
   }
 }
 

@@ -48,6 +48,9 @@ the environment over the profile. An empty value counts as unset.
   BACKUPCTL_PROFILE     profile to use (as --profile); default: the current profile, else "default"
   BACKUPCTL_OUTPUT      table, json, ndjson or tsv (as -o/--output)
   BACKUPCTL_TIMEOUT     per-request timeout, e.g. 30s or 2m (as --timeout); default 30s
+  BACKUPCTL_PROVIDER_NAMES
+                        neutral (cloud_a, /v1/cloud_i) or published (aws, /v1/digitalocean): the
+                        provider names sent (as the profile's provider_names); default neutral
   BACKUPCTL_DEBUG       1 or true: HTTP trace on stderr with the token and secrets redacted (as --debug)
   BACKUPCTL_CONFIG_DIR  where profiles and caches live (as --config-dir)
   BACKUPCTL_MAX_ANSWER_SIZE

@@ -277,7 +277,8 @@ function addGlobalOptions(program: Command): void {
 function describe(p: ParamSpec): string {
   let d = p.description;
   if ((p.type === 'enum' || p.type === 'sort' || p.type === 'tags') && p.values?.length) {
-    d += ` (${p.type === 'sort' ? 'fields' : 'one of'}: ${p.values.join(', ')})`;
+    const words = p.type === 'enum' && p.aliases ? p.values.map((v) => [v, ...Object.entries(p.aliases!).filter(([, t]) => t === v).map(([a]) => a)].join('|')) : p.values;
+    d += ` (${p.type === 'sort' ? 'fields' : 'one of'}: ${words.join(', ')})`;
   }
   if (p.required && !p.positional) d += ' [required]';
   if (p.requiredWhen) {

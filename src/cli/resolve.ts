@@ -28,6 +28,8 @@ export interface NamedKindInfo {
   nameFilter?: boolean;
   /** The command that lists them, for hints. */
   listCommand: string;
+  /** Where to find an id when the service lists none (encryption keys). */
+  idHint?: readonly string[];
 }
 
 export const NAMED_KINDS: Readonly<Record<NamedKind, NamedKindInfo>> = {
@@ -38,7 +40,18 @@ export const NAMED_KINDS: Readonly<Record<NamedKind, NamedKindInfo>> = {
   accounts: { singular: 'account', plural: 'accounts', id: 'integer', list: '/snapshots/accounts', listCommand: 'backupctl accounts list' },
   droplets: { singular: 'droplet', plural: 'droplets', id: 'integer', list: '/cloud_i/droplets', nameFilter: true, listCommand: 'backupctl droplets list' },
   volumes: { singular: 'volume', plural: 'volumes', id: 'uuid', list: '/cloud_i/volumes', nameFilter: true, listCommand: 'backupctl volumes list' },
-  'encryption-keys': { singular: 'encryption key', plural: 'encryption keys', id: 'integer', listCommand: 'backupctl jobs get <job> --json' },
+  'encryption-keys': {
+    singular: 'encryption key',
+    plural: 'encryption keys',
+    id: 'integer',
+    listCommand: 'backupctl jobs get <job> --json',
+    // The service takes only the integer id (POST /v1/jobs/{id}/encryption-key), and answers a new key without one.
+    idHint: [
+      '  The service takes the key\'s id, not its name, and lists no keys. Find the id in the service\'s web dashboard',
+      '  (its encryption keys page), in the answer to `backupctl encryption-keys create` where the service gives one,',
+      '  or in `backupctl jobs get <job> --json` (encryption_key_id) of a job the key is attached to.',
+    ],
+  },
 };
 
 export function isNamedKind(kind: string): kind is NamedKind {
@@ -202,7 +215,7 @@ export async function resolveId(client: Pick<Client, 'pages'>, kind: NamedKind, 
   const req = lookupRequest(kind, value);
   if (!req) {
     throw new UsageError(`"${value}"${opts.label ? ` (${opts.label})` : ''} is not an ${info.singular} id, and ${info.plural} cannot be looked up by name: the service does not list them`, [
-      '  Give the id.',
+      ...(info.idHint ?? ['  Give the id.']),
     ]);
   }
   opts.onLookup?.(req);

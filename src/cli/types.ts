@@ -125,6 +125,8 @@ export interface RequestSpec {
   body?: unknown;
   /** Send without the Authorization header (signed download URLs). */
   noAuth?: boolean;
+  /** Sent exactly as written, whatever the profile's provider_names (`backupctl api`). */
+  asWritten?: boolean;
 }
 export type QueryValue = string | number | boolean | undefined | null | Record<string, string | number | boolean>;
 
@@ -162,6 +164,8 @@ export interface Settings {
   timeoutMs: number;
   debug: boolean;
   configFile: string;
+  /** Which provider names and droplet/volume path the service is sent (profile `provider_names`, env BACKUPCTL_PROVIDER_NAMES). */
+  providerNames: 'neutral' | 'published';
 }
 
 export interface Spinner {

@@ -58,12 +58,17 @@ function schemaFor(p: ParamSpec): Check {
     );
   switch (p.type) {
     case 'string':
+      if (p.pattern) {
+        const re = new RegExp(`^(?:${p.pattern.source})$`, 'i');
+        return convert((s) => (re.test(s.trim()) ? s.trim().toLowerCase() : undefined), `must be ${p.pattern.text}`);
+      }
       return text((s) => s.trim() !== '', 'must not be empty');
     case 'integer':
       return numeric(/^-?\d+$/, 'must be a whole number');
     case 'number':
       return numeric(/^-?\d+(\.\d+)?$/, 'must be a number');
     case 'enum':
+      if (p.aliases) return convert((s) => enumValue(p, s), `must be one of: ${enumWords(p).join(', ')}`);
       return text((s) => (p.values ?? []).includes(s), `must be one of: ${(p.values ?? []).join(', ')}`);
     case 'sort': {
       const allowed = p.values ?? [];
@@ -110,6 +115,22 @@ function schemaFor(p: ParamSpec): Check {
     case 'text-file':
       return z.string();
   }
+}
+
+/** An enum value with aliases: the value itself or an alias, case-insensitively, as the value (token). */
+function enumValue(p: ParamSpec, s: string): string | undefined {
+  const t = s.trim().toLowerCase();
+  const values = p.values ?? [];
+  if (values.includes(t)) return t;
+  const aliased = p.aliases && Object.hasOwn(p.aliases, t) ? p.aliases[t] : undefined;
+  return aliased !== undefined && values.includes(aliased) ? aliased : undefined;
+}
+
+/** The words an enum takes, aliases after their value: `cloud_a|aws`. */
+export function enumWords(p: Pick<ParamSpec, 'values' | 'aliases'>): string[] {
+  const byValue = new Map<string, string[]>();
+  for (const [alias, value] of Object.entries(p.aliases ?? {})) byValue.set(value, [...(byValue.get(value) ?? []), alias]);
+  return (p.values ?? []).map((v) => [v, ...(byValue.get(v) ?? [])].join('|'));
 }
 
 /** The zone as the time zone database spells it (`europe/paris` -> `Europe/Paris`), or undefined when there is no such zone. */
@@ -305,7 +326,7 @@ export async function parseValues(
     if (values[p.name] !== undefined) continue;
     if (p.required && nestedFromFile(values, p.name) === undefined) {
       throw new UsageError(p.positional ? `missing argument ${flagLabel(p)}` : `missing required flag ${flagLabel(p)}`, [
-        `  ${flagLabel(p)}: ${p.description}${p.values && p.type === 'enum' ? ` (one of: ${p.values.join(', ')})` : ''}`,
+        `  ${flagLabel(p)}: ${p.description}${p.values && p.type === 'enum' ? ` (one of: ${enumWords(p).join(', ')})` : ''}`,
       ]);
     }
     if (p.requiredWhen) {

@@ -303,7 +303,7 @@ const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : v 
 
 const api: Handler = async (input, ctx) => {
   const v = input.values;
-  const req = await apiRequest(
+  const asked = await apiRequest(
     {
       path: String(v.path),
       method: v.method as HttpMethod | undefined,
@@ -314,6 +314,8 @@ const api: Handler = async (input, ctx) => {
     },
     ctx.io.stdin,
   );
+  // The path and fields as the user wrote them: no provider names spelt for the profile (issue 30 §1).
+  const req = { ...asked, asWritten: true };
   if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, req);
   const client = await ctx.client();
   if (v.paginate === true) {

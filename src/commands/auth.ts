@@ -48,6 +48,16 @@ export const module: ModuleSpec = {
           type: 'boolean',
           description: 'Read the token from standard input instead of prompting',
         },
+        {
+          name: 'provider_names',
+          flag: 'provider-names',
+          in: 'local',
+          type: 'enum',
+          values: ['neutral', 'published'],
+          aliases: {},
+          description:
+            "Provider names to send: neutral (the interface document's tokens, cloud_a, /v1/cloud_i/...) or published (aws, /v1/digitalocean/...); saved in the profile (`backupctl doctor` says which the service answers to)",
+        },
       ],
       output: { kind: 'none', done: 'Logged in', idField: 'profile' },
       handler: 'login',
@@ -202,6 +212,7 @@ const login: Handler = async (input, ctx) => {
   await store.update((data) => {
     const existing = Object.hasOwn(data.profiles, profile) ? data.profiles[profile] : {};
     data.profiles[profile] = { ...existing, base_url: base.url, token };
+    if (input.values.provider_names === 'neutral' || input.values.provider_names === 'published') data.profiles[profile]!.provider_names = input.values.provider_names;
     data.current_profile ??= profile;
   });
   if (envValue(ctx.env, 'BACKUPCTL_TOKEN')) {

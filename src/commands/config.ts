@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import type { Column, Context, Handler } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { openContextConfig } from '../cli/context.js';
+import { parseProviderNames } from '../util/providers.js';
 import { CliError, UsageError } from '../errors.js';
 import {
   DURATION_HINT,
@@ -19,10 +20,10 @@ import {
 } from '../config/index.js';
 
 /** Keys `config get/set` accept. `token` is listed only to explain where it is managed instead. */
-const CONFIG_KEYS = ['base_url', 'output', 'timeout', 'token'] as const;
-type SettableKey = 'base_url' | 'output' | 'timeout';
+const CONFIG_KEYS = ['base_url', 'output', 'timeout', 'provider_names', 'provider-names', 'token'] as const;
+type SettableKey = 'base_url' | 'output' | 'timeout' | 'provider_names';
 
-const KEY_HELP = `Setting: base_url (https URL), output (${OUTPUT_FORMATS.join('|')}), timeout (e.g. 30s); the token is managed by \`auth login\``;
+const KEY_HELP = `Setting: base_url (https URL), output (${OUTPUT_FORMATS.join('|')}), timeout (e.g. 30s), provider_names (neutral|published: which provider names and droplet/volume path are sent); the token is managed by \`auth login\``;
 
 export const module: ModuleSpec = {
   name: 'config',
@@ -45,6 +46,7 @@ export const module: ModuleSpec = {
         'backupctl config set base_url https://api.example.com',
         'backupctl config set output json',
         'backupctl --profile work config set timeout 1m',
+        'backupctl config set provider_names published',
       ],
       params: [
         { name: 'key', in: 'local', type: 'enum', values: CONFIG_KEYS, positional: true, required: true, description: KEY_HELP },
@@ -130,6 +132,11 @@ function normalizeValue(key: SettableKey, raw: string): string {
       }
       return value;
     }
+    case 'provider_names': {
+      const mode = parseProviderNames(raw);
+      if (!mode) throw invalidValue(key, raw, 'allowed values: neutral (the interface document\'s tokens, cloud_a), published (the published names, aws)');
+      return mode;
+    }
     case 'timeout':
       try {
         parseDuration(raw);
@@ -142,8 +149,9 @@ function normalizeValue(key: SettableKey, raw: string): string {
 
 function settableKey(key: unknown, verb: Verb): SettableKey {
   if (key === 'token') throw refuseToken(verb);
-  if (key === 'base_url' || key === 'output' || key === 'timeout') return key;
-  throw new UsageError(`unknown setting ${JSON.stringify(key)}: allowed: base_url, output, timeout`);
+  if (key === 'base_url' || key === 'output' || key === 'timeout' || key === 'provider_names') return key;
+  if (key === 'provider-names') return 'provider_names';
+  throw new UsageError(`unknown setting ${JSON.stringify(key)}: allowed: base_url, output, timeout, provider_names`);
 }
 
 const get: Handler = async (input, ctx) => {
@@ -174,6 +182,7 @@ const set: Handler = async (input, ctx) => {
   const profile = resolveProfileName(ctx.globals, ctx.env, store);
   assertProfileName(profile);
   if (key === 'output') await store.setValue(profile, key, value as NonNullable<ProfileData['output']>);
+  else if (key === 'provider_names') await store.setValue(profile, key, value as NonNullable<ProfileData['provider_names']>);
   else await store.setValue(profile, key, value);
   return { kind: 'done', message: `Set ${key} to ${value} in profile ${profile}.`, id: key };
 };
@@ -186,6 +195,7 @@ const settingsSchema = z.object({
   base_url: z.nullable(z.string()),
   output: z.nullable(z.string()),
   timeout: z.nullable(z.union([z.string(), z.number()])),
+  provider_names: z.nullable(z.string()),
   token: z.string(),
 });
 
@@ -196,6 +206,7 @@ const LIST_COLUMNS: Column[] = [
   { key: 'base_url', header: 'Base URL', get: (r) => r.base_url ?? '' },
   { key: 'output', header: 'Output', get: (r) => r.output ?? '' },
   { key: 'timeout', header: 'Timeout', get: (r) => r.timeout ?? '' },
+  { key: 'provider_names', header: 'Provider names', get: (r) => r.provider_names ?? '' },
   { key: 'token', header: 'Token' },
 ];
 
@@ -208,6 +219,7 @@ const list: Handler = async (_input, ctx) => {
     base_url: p.base_url ?? null,
     output: p.output ?? null,
     timeout: p.timeout ?? null,
+    provider_names: p.provider_names ?? null,
     token: maskToken(p.token),
   };
   return { kind: 'record', record, columns: LIST_COLUMNS, idField: 'profile' };

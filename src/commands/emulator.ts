@@ -23,6 +23,7 @@ export const module: ModuleSpec = {
         'backupctl emulator --outcome failed --big-job 10000',
         'backupctl emulator --damaged-files --changing-files --big-file 1024',
         'backupctl emulator --now 2027-03-28T01:30:00Z',
+        'backupctl emulator --dialect published',
       ],
       local: true,
       handler: 'emulator',
@@ -67,6 +68,16 @@ export const module: ModuleSpec = {
         { name: 'retention_jobs', in: 'local', type: 'boolean', description: 'Add the jobs of the retention forecast: "retention lowered" (daily 7 over 10 daily backups), "retention gfs" (daily 4, weekly 2, monthly 1 over 60 days), "retention guard" (daily 2: a verify of its newest backup proves one two runs from expiring)' },
         { name: 'changing_files', in: 'local', type: 'boolean', description: 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' },
         { name: 'big_file', in: 'local', type: 'integer', min: 1, max: 65536, placeholder: 'MiB', description: 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' },
+        {
+          name: 'dialect',
+          in: 'local',
+          type: 'enum',
+          values: ['neutral', 'published'],
+          default: 'neutral',
+          description:
+            'How the emulator speaks: neutral (the interface document: cloud_a, /v1/cloud_i/...) or published (the public API ' +
+            'reference: aws, /v1/digitalocean/..., frequency schedules, storage paths as file names, sizes in 1000s, links: {} and meta: {})',
+        },
         { name: 'tick', in: 'local', type: 'integer', default: 300, min: 1, placeholder: 'ms', description: 'Time per step of a started backup, in milliseconds' },
         {
           name: 'now',
@@ -117,6 +128,7 @@ const runEmulator: Handler = async (input: CommandInput, ctx: Context): Promise<
       retentionJobs: v.retention_jobs === true,
       bigFile: v.big_file === undefined ? undefined : Number(v.big_file) * 1024 * 1024,
       now: typeof v.now === 'string' ? Date.parse(v.now) : undefined,
+      dialect: v.dialect === 'published' ? 'published' : 'neutral',
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -62,7 +62,7 @@ function valuesOf(p: ParamSpec): Values {
   if (ids) return { kind: 'ids', resource: ids };
   switch (p.type) {
     case 'enum':
-      return { kind: 'words', words: [...(p.values ?? [])] };
+      return { kind: 'words', words: [...(p.values ?? []), ...Object.keys(p.aliases ?? {})] };
     case 'sort':
       return { kind: 'words', words: (p.values ?? []).flatMap((v) => [v, `-${v}`]) };
     case 'tags':

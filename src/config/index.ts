@@ -16,6 +16,7 @@ export {
   resolveTimeout,
   resolveOutput,
   resolveDebug,
+  resolveProviderNames,
   profileSource,
   DEFAULT_TIMEOUT_MS,
   NO_BASE_URL_MESSAGE,

@@ -22,6 +22,7 @@ export function loadConfigChecker(): Promise<(value: unknown) => ConfigCheck> {
       token: z.optional(z.string()),
       output: z.optional(z.enum(OUTPUT_FORMATS as [string, ...string[]])),
       timeout: z.optional(z.union([z.string(), z.number()], { error: 'expected a duration such as "30s" or a number of seconds' })),
+      provider_names: z.optional(z.enum(['neutral', 'published'])),
     });
     const nameRule = 'profile names are letters, digits, ".", "_" and "-"';
     const name = z.string().check(z.regex(PROFILE_NAME, nameRule));

@@ -6,6 +6,7 @@ import { parseDuration } from './duration.js';
 import { envValue } from './paths.js';
 import type { ConfigStore } from './store.js';
 import { OUTPUT_FORMATS } from './types.js';
+import { DEFAULT_PROVIDER_NAMES, parseProviderNames, type ProviderNames } from '../util/providers.js';
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
 
@@ -120,6 +121,17 @@ export function resolveOutput(input: ResolveInput, profile: string): OutputForma
   return undefined;
 }
 
+/** $BACKUPCTL_PROVIDER_NAMES, else the profile's `provider_names`, else neutral (the interface document's tokens). */
+export function resolveProviderNames(input: Pick<ResolveInput, 'env' | 'store'>, profile: string): ProviderNames {
+  const fromEnv = envValue(input.env, 'BACKUPCTL_PROVIDER_NAMES');
+  if (fromEnv) {
+    const mode = parseProviderNames(fromEnv);
+    if (!mode) throw new ConfigError(`invalid provider names ${JSON.stringify(fromEnv)} (from BACKUPCTL_PROVIDER_NAMES): use neutral or published`);
+    return mode;
+  }
+  return input.store.profile(profile).provider_names ?? DEFAULT_PROVIDER_NAMES;
+}
+
 export function resolveDebug(globals: Globals, env: NodeJS.ProcessEnv): boolean {
   const v = envValue(env, 'BACKUPCTL_DEBUG')?.toLowerCase();
   return globals.debug === true || v === '1' || v === 'true';
@@ -152,5 +164,6 @@ export function resolveSettings(input: ResolveInput): Settings {
     timeoutMs: resolveTimeout(input, profile),
     debug: resolveDebug(input.globals, input.env),
     configFile: input.store.file,
+    providerNames: resolveProviderNames(input, profile),
   };
 }

@@ -8,6 +8,8 @@ export interface ProfileData {
   output?: OutputFormat;
   /** A duration such as `30s`, or a number of seconds. */
   timeout?: string | number;
+  /** Which provider names are sent: the interface's tokens (default) or the published names (issue 30). */
+  provider_names?: 'neutral' | 'published';
 }
 
 export type ProfileKey = keyof ProfileData;
@@ -17,7 +19,7 @@ export interface ConfigData {
   profiles: Record<string, ProfileData>;
 }
 
-export const PROFILE_KEYS: readonly ProfileKey[] = ['base_url', 'token', 'output', 'timeout'];
+export const PROFILE_KEYS: readonly ProfileKey[] = ['base_url', 'token', 'output', 'timeout', 'provider_names'];
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'tsv'];
 
 /** Profile names are JSON keys and appear in messages: keep them to plain words. */

@@ -88,11 +88,17 @@ export interface SeedOptions {
    * newest records as they are: a test sweeping the clock asks only for what it reads.
    */
   historyDays?: number;
+  /**
+   * Job schedules start on the hour (the published dialect: a frequency and a run_offset in
+   * hours say no minute, so `30 1 * * *` runs at 01:00).
+   */
+  onTheHour?: boolean;
 }
 
 export function seedStore(store: Store, opts: SeedOptions): void {
   const rng = createRng(0x5eed_0001);
   const seeder = new Seeder(store, rng, opts.now, opts.historyDays ?? HISTORY_DAYS);
+  seeder.onTheHour = opts.onTheHour === true;
   // A team starts with one generated key, so even an empty account has it.
   seeder.sshKey('Default key', 400);
   if (opts.seed === 'demo') seeder.demo();
@@ -246,6 +252,8 @@ const MACHINE_PLANS: Record<string, RunPlan> = {
 };
 
 class Seeder {
+  /** See SeedOptions.onTheHour. */
+  onTheHour = false;
   constructor(
     private readonly store: Store,
     private rng: Rng,
@@ -555,7 +563,8 @@ class Seeder {
     return { type: 'server', server_id: server.id };
   }
 
-  private demoJob(spec: DemoJob): void {
+  private demoJob(given: DemoJob): void {
+    const spec = this.onTheHour ? { ...given, cron: given.cron.replace(/^\d+(?=\s)/, '0') } : given;
     const createdAt = this.ago(randInt(this.rng, 40, 160));
     const schedule = {
       id: this.store.newScheduleId(),

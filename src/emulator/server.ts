@@ -10,6 +10,8 @@ import type { Query } from './routing.js';
 import { createService, findRoute, replyToAnswer, runRoute } from './service.js';
 import type { Emulator, EmulatorOptions, RecordedRequest } from './types.js';
 import { isObject } from './validate.js';
+import { inbound, outbound } from './dialect.js';
+import { servicePath } from '../util/providers.js';
 
 /** A long benchmark run must not grow the record without bound; tests stay far below this. */
 const DEFAULT_MAX_RECORDED = 100_000;
@@ -188,7 +190,9 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
 
   /** Routing, auth, body parsing and the handler: the service itself. */
   function dispatch(req: IncomingMessage, { method, path, query }: RecordedRequest, raw: Buffer): Answer {
-    const found = findRoute(method, path);
+    const published = opts.dialect === 'published';
+    if (published && /^\/v1\/cloud_i(\/|$)/.test(path)) return jsonAnswer(404, { message: `The route ${path.replace(/^\//, '')} could not be found.` });
+    const found = findRoute(method, published ? servicePath(path, 'neutral') : path);
     if (!('route' in found)) return found;
     if (!authorised(req)) return jsonAnswer(401, { message: 'Unauthenticated.' });
 
@@ -201,7 +205,11 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
         return jsonAnswer(400, { message: 'The request body is not valid JSON.' });
       }
     }
-    return runRoute(rt, found, path, query, body);
+    if (!published) return runRoute(rt, found, path, query, body);
+    // The published dialect (dialect.ts): the request read in its spelling, the answer given in it.
+    const read = inbound(method, path, query, body);
+    if (!('path' in read)) return read;
+    return outbound(method, read.path, runRoute(rt, found, read.path, read.query, read.body));
   }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse): Promise<void> {

@@ -80,6 +80,11 @@ export interface EmulatorOptions {
   archiveFaults?: boolean;
   /** Adds the jobs of the retention forecast (src/emulator/retention.ts): "retention lowered", "retention gfs", "retention guard". */
   retentionJobs?: boolean;
+  /**
+   * How the service speaks (issue 30 §7): `neutral` (default) as the interface document writes it,
+   * `published` as the service's public API reference shows it (src/emulator/dialect.ts).
+   */
+  dialect?: 'neutral' | 'published';
 }
 
 export interface RecordedRequest {

@@ -12,6 +12,7 @@ import { resourceSchema } from '../resources/snapshot-resources.js';
 import { snapshotSchema } from '../resources/snapshots.js';
 import { schemas as dropletSchemas } from '../resources/droplets.js';
 import { schemas as volumeSchemas } from '../resources/volumes.js';
+import { scheduleBasis, type ScheduleBasis } from './runs.js';
 
 /** Requests in flight at once: enough to hide latency, few enough not to meet the rate limit. */
 export const CONCURRENCY = 6;
@@ -159,6 +160,8 @@ export interface FleetSchedule {
   run_offset: number | null;
   /** When the schedule was last changed, when its record says (the interface's does not). */
   updated_at: unknown;
+  /** What its runs come from: its cron, or its frequency + run_offset (issue 30 §2, fleet/runs.ts). */
+  basis: ScheduleBasis;
 }
 
 /** The schedules of a job record (`schedule`, or `schedules` as some answers name it). */
@@ -177,6 +180,7 @@ export function jobSchedules(job: Rec): FleetSchedule[] {
         stopped: status !== null && STOPPED_SCHEDULE.has(status.toLowerCase()) ? status.toLowerCase() : undefined,
         run_offset: num(s.run_offset),
         updated_at: s.updated_at,
+        basis: scheduleBasis(s),
       };
     });
 }

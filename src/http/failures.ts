@@ -41,7 +41,24 @@ export function errorForResponse(req: RequestSpec, res: ApiResponse, display: st
     serviceMessage = /<html|<!doctype/i.test(body) ? 'the answer was an HTML page, not JSON' : body.trim().slice(0, 200);
   }
   const [method, path] = splitDisplay(display);
-  return new ApiError({ status: res.status, request: { method, path }, serviceMessage, fieldErrors, body: res.body });
+  const err = new ApiError({ status: res.status, request: { method, path }, serviceMessage, fieldErrors, body: res.body });
+  const hint = spellingHint(req, res.status, fieldErrors);
+  if (hint) err.details.push(hint);
+  return err;
+}
+
+/**
+ * The interface document and the published service spell providers differently (issue 30 §1):
+ * a droplet/volume path not found, or a provider value refused, may be only that.
+ */
+function spellingHint(req: RequestSpec, status: number, fieldErrors: Record<string, string[]> | undefined): string | undefined {
+  const area = /^\/(?:v1\/)?(cloud_i|digitalocean)\/(droplets|volumes)\/?$/.exec(req.path);
+  const other = area?.[1] === 'cloud_i' ? 'published (/v1/digitalocean/...)' : 'neutral (/v1/cloud_i/...)';
+  if (status === 404 && area) return `  The service may spell this area the other way, ${other}: see backupctl doctor, then backupctl config set provider_names <neutral|published>.`;
+  if (status === 422 && fieldErrors && Object.hasOwn(fieldErrors, 'provider')) {
+    return '  The service may take the other spelling of provider names (cloud_a or aws): see backupctl doctor, then backupctl config set provider_names <neutral|published>.';
+  }
+  return undefined;
 }
 
 /** A field error as text: strings as sent, anything else as compact JSON (not "[object Object]"). */
@@ -98,8 +115,8 @@ const CHECK_COMMANDS: Array<[RegExp, string]> = [
   [/^\/storage$/, 'backupctl storage list --sort -id'],
   [/^\/snapshots\/accounts(?:\/[^/]+\/sync)?$/, 'backupctl accounts list --sort -updated_at'],
   [/^\/snapshots\/resources\/([^/]+)\/\w+$/, 'backupctl resources get $1'],
-  [/^\/cloud_i\/(droplets|volumes)\/([^/]+)\/snapshots\/manual$/, 'backupctl $1 snapshot list $2 --sort -started_at'],
-  [/^\/cloud_i\/(droplets|volumes)\/([^/]+)\/\w+$/, 'backupctl $1 get $2'],
+  [/^\/(?:cloud_i|digitalocean)\/(droplets|volumes)\/([^/]+)\/snapshots\/manual$/, 'backupctl $1 snapshot list $2 --sort -started_at'],
+  [/^\/(?:cloud_i|digitalocean)\/(droplets|volumes)\/([^/]+)\/\w+$/, 'backupctl $1 get $2'],
 ];
 
 export function checkHint(req: RequestSpec): string {

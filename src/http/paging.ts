@@ -48,3 +48,19 @@ export function toInt(v: unknown): number | undefined {
   if (typeof v === 'string' && /^\d+$/.test(v) && Number.isSafeInteger(Number(v))) return Number(v);
   return undefined;
 }
+
+/**
+ * What identifies a page's records: their ids in order (the whole records where they have
+ * none). Two consecutive pages with the same signature mean the service ignored `page`.
+ */
+export function pageSignature(records: readonly unknown[]): string {
+  return JSON.stringify(records.map((r) => (r && typeof r === 'object' && 'id' in r ? (r as { id: unknown }).id : r)));
+}
+
+/** Why a walk cannot go on: page `n` holds the same records as the page before it. */
+export function repeatedPageReason(n: number, hasPageNumbers: boolean): string {
+  return (
+    `page ${n} repeats the records of page ${n - 1}: the service ignores the page parameter${hasPageNumbers ? '' : ' and gives no page numbers (links and meta are empty)'}, ` +
+    'so reading on would loop; stopped'
+  );
+}

@@ -29,6 +29,7 @@ export interface RemoteFile {
   /** The range a rounded stated size allows ("12.5 MB"): src/backups/size.ts. */
   minSize?: number;
   maxSize?: number;
+  sizeReadings?: ReadonlyArray<{ unit: number; min: number; max: number }>;
 }
 
 export interface DownloadOptions {
@@ -152,6 +153,7 @@ export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptio
       size: file.size,
       minSize: file.minSize,
       maxSize: file.maxSize,
+      sizeReadings: file.sizeReadings,
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),
@@ -251,6 +253,7 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
       size: f.size,
       minSize: f.minSize,
       maxSize: f.maxSize,
+      sizeReadings: f.sizeReadings,
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),

@@ -2,7 +2,7 @@
 // sniff and inspect, extra sinks) -> verdict. See src/pipeline/index.ts.
 import { createHash, type Hash } from 'node:crypto';
 import { InterruptedError } from '../errors.js';
-import { parseStatedSize, type StatedSize } from '../util/stated-size.js';
+import { parseStatedSize, readingText, statedSizeFit, telltaleUnit, type StatedSize } from '../util/stated-size.js';
 import { ContentStage, type ContentFinding, type InspectOptions } from './inspect.js';
 import { SizeRefusedError } from './transfer.js';
 import type { ByteSink, ContentSink, FileResult, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
@@ -24,7 +24,12 @@ const statedWords = (stated: StatedSize) => `${stated.text}${stated.min === stat
 
 function sizeReason(bytes: number, size: unknown): string | undefined {
   const stated = parseStatedSize(size);
-  if (!stated || (bytes >= stated.min && bytes <= stated.max)) return undefined;
+  if (!stated) return undefined;
+  // Either reading (1024s or 1000s: the service does not say, issue 30 §3) may match.
+  if (statedSizeFit(stated, bytes)) return undefined;
+  if (bytes >= stated.min && bytes <= stated.max) {
+    return `size: read ${bytes} bytes, which fits the record's size neither read in 1024s nor in 1000s (${stated.readings.map((r) => readingText(stated, r)).join('; ')})`;
+  }
   const what = bytes < stated.min ? 'fewer' : 'more';
   return `size: read ${bytes} bytes, ${what} than the record states (${statedWords(stated)})`;
 }
@@ -265,6 +270,12 @@ function judge(
   }
   const size = sizeReason(base.bytes, statedSize);
   if (size) reasons.push(size);
+  else {
+    // Which reading matched, when only the service's other unit fits (issue 30 §3).
+    const stated = parseStatedSize(statedSize);
+    const unit = stated ? telltaleUnit(stated, base.bytes) : undefined;
+    if (unit === 1000) notes.push(`size fits "${stated!.text}" read in 1000s`);
+  }
   if (finding.verdict === 'failed') reasons.push(finding.reason ?? `${finding.format}: damaged`);
   const failed = reasons.length > 0;
   // Only bytes that passed every check become the reference for later runs.

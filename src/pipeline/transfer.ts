@@ -27,6 +27,11 @@ export interface TransferOptions {
   maxSize?: number;
   /** The fewest bytes an imprecise stated size allows ("12.5 MB": 12.45 MB); a shorter file fails. */
   minSize?: number;
+  /**
+   * The stated size's readings (in 1024s and in 1000s, issue 30 §3): minSize..maxSize spans both,
+   * and a length between them that fits neither fails (statedSizeProblem).
+   */
+  sizeReadings?: ReadonlyArray<{ unit: number; min: number; max: number }>;
   /** Attempts (1 + retries). */
   attempts?: number;
   retryDelayMs?: number;
@@ -199,13 +204,32 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
     if (o.size !== undefined && written !== o.size) {
       throw new TransientError(`${label}: got ${written} bytes, the backup record says ${o.size}`);
     }
-    if (o.minSize !== undefined && written < o.minSize) {
-      throw new TransientError(`${label}: got ${written} bytes, fewer than the ${o.minSize} the backup record's size allows`);
-    }
+    const sizeProblem = statedSizeProblem(written, o);
+    if (sizeProblem) throw new TransientError(`${label}: ${sizeProblem}`);
     return { bytes: written, resumed };
   } finally {
     await dispatcher.close().catch(() => {});
   }
+}
+
+// ---------------------------------------------------------------------------
+// The stated-size check (issue 30 §3), kept apart from the transfer itself.
+
+/**
+ * What is wrong with `written` bytes against the record's stated size, or undefined when it fits:
+ * the fewest bytes either reading allows, and (when the readings are given) one reading's range;
+ * --debug says which reading matched.
+ */
+function statedSizeProblem(written: number, o: Pick<TransferOptions, 'minSize' | 'maxSize' | 'sizeReadings' | 'debug' | 'stderr' | 'label'>): string | undefined {
+  if (o.minSize !== undefined && written < o.minSize) return `got ${written} bytes, fewer than the ${o.minSize} the backup record's size allows`;
+  const readings = o.sizeReadings ?? [];
+  if (!readings.length) return undefined;
+  const fit = readings.find((r) => written >= r.min && written <= r.max);
+  if (!fit) {
+    return `got ${written} bytes, which fits the backup record's size neither read in 1024s nor in 1000s (${readings.map((r) => `${r.min}..${r.max} in ${r.unit}s`).join(', ')})`;
+  }
+  if (o.debug && readings.length > 1) writeServiceLine(o.stderr, `[debug] ${o.label}: ${written} bytes fit the stated size read in ${fit.unit}s (${fit.min}..${fit.max})`);
+  return undefined;
 }
 
 /**

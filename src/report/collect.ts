@@ -186,9 +186,11 @@ async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSi
   const read = jobSchedules(job);
   const schedules: ScheduleInput[] = read.map((s) => {
     const offset = s.run_offset;
+    // Runs from its frequency + run_offset when it has one, else its cron (fleet/runs.ts, issue 30 §2).
+    if (s.basis.conflict) notes.push(s.basis.conflict);
     // The interface calls it "offset after the scheduled time" without a unit.
-    if (offset) notes.push(`schedule ${String(s.id ?? s.cron)} has run_offset ${offset}, whose unit the interface does not state: runs are expected at the cron times; widen --grace to cover the offset`);
-    return { id: s.id, cron: s.cron, text: s.cron ?? 'no cron expression', timezone: s.timezone ?? DEFAULT_TIMEZONE, status: s.status, stopped: s.stopped };
+    else if (offset && s.basis.source === 'cron') notes.push(`schedule ${String(s.id ?? s.cron)} has run_offset ${offset}, whose unit the interface does not state: runs are expected at the cron times; widen --grace to cover the offset`);
+    return { id: s.id, cron: s.basis.cron, text: s.basis.text, timezone: s.timezone ?? DEFAULT_TIMEZONE, status: s.status, stopped: s.stopped, unreadable: s.basis.source === 'none' ? s.basis.unreadable : undefined };
   });
   // The last change of the job or of one of its schedules: what ran before it followed a schedule no longer known.
   const changes = [job.updated_at, ...read.map((s) => s.updated_at)].map((t) => parseServiceTime(t)).filter((t): t is number => t !== undefined);

@@ -180,6 +180,7 @@ export const reportDocumentSchema = describe(
 /** The rules every entry follows, printed with the report so a reader of the file alone knows them. */
 export const REPORT_RULES = [
   'Expected runs come from each schedule\'s cron expression in its time zone (croner), from the later of the window\'s start and the job\'s creation.',
+  'A job schedule with a frequency (h24, h6, m30 ...) runs every frequency from run_offset hours after 00:00 of its time zone; its cron is used when it fires as often as the frequency says (it carries the minute), and where the two disagree (the published example: cron "0 * * * *" beside frequency 24) the frequency wins and the entry\'s notes say so.',
   'A wall-clock time skipped by a spring-forward change is expected at the first minute after the gap; a time repeated by a fall-back change is expected once.',
   'A backup started within the grace of an expected run (before or after it) fulfils it; manual backups fulfil none.',
   'A paused schedule (or machine) still expects its runs: its record does not say since when it is paused, so the runs since show as missed.',

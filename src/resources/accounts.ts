@@ -4,6 +4,7 @@ import * as z from 'zod/mini';
 import type { Column } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { datetime, idArg, modifiedSince, record } from './common.js';
+import { providerAliases, providerToken, publishedName } from '../util/providers.js';
 
 /** The account provider list, in the interface's order. */
 export const ACCOUNT_PROVIDERS = ['cloud_a', 'cloud_b', 'cloud_c', 'cloud_d', 'cloud_e', 'cloud_f', 'cloud_g', 'cloud_h'] as const;
@@ -44,11 +45,12 @@ export const accountSchema = record({
 
 /** The display name of a provider object (`Cloud A`), else its name. */
 export function providerText(provider: unknown): string | undefined {
-  if (typeof provider === 'string') return provider;
+  if (typeof provider === 'string') return publishedName(provider);
   if (!provider || typeof provider !== 'object') return undefined;
   const p = provider as { name?: unknown; pretty_name?: unknown };
-  const shown = p.pretty_name ?? p.name;
-  return typeof shown === 'string' ? shown : undefined;
+  // A display name that is only a token (`cloud_a`) says less than the published name.
+  if (typeof p.pretty_name === 'string' && p.pretty_name.trim() && !providerToken(p.pretty_name)) return p.pretty_name;
+  return typeof p.name === 'string' ? publishedName(p.name) : typeof p.pretty_name === 'string' ? p.pretty_name : undefined;
 }
 
 /** The provider as the service names it (`cloud_a`): what json and tsv carry. */
@@ -86,6 +88,7 @@ const providerParam = (required: boolean): ParamSpec => ({
   in: 'body',
   type: 'enum',
   values: ACCOUNT_PROVIDERS,
+  aliases: providerAliases(ACCOUNT_PROVIDERS),
   required,
   description: 'Provider of the account',
 });
@@ -126,10 +129,10 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/snapshots/accounts',
       params: [
-        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, description: 'Only accounts at this provider' },
+        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, aliases: providerAliases(ACCOUNT_PROVIDERS), description: 'Only accounts at this provider' },
         modifiedSince,
       ],
-      list: { sort: ['id', 'name', 'expires_at', 'created_at', 'updated_at'] },
+      list: { sort: ['id', 'name', 'expires_at', 'created_at', 'updated_at'], whole: true },
       output: { kind: 'list', schema: 'account', columns: 'account' },
     },
     {

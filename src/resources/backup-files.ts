@@ -2,7 +2,7 @@
 // entries ask of a job's backups. The newest backup is found the way the
 // service offers it, the job's backups sorted -created_at.
 import * as z from 'zod/mini';
-import type { Column, Handler } from '../cli/types.js';
+import type { Column, Context, Handler, Settings } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { jobArg, record } from './common.js';
@@ -12,7 +12,7 @@ import { BACKUP_STATUSES } from '../backups/status.js';
 import { backupSchema, type Backup } from '../backups/record.js';
 import { newestBackup, newestBackupsRequest } from '../backups/newest.js';
 import { backupOfJob } from '../backups/ownership.js';
-import { filesOf } from '../backups/files.js';
+import { filesNamed, filesOf, type BackupFile } from '../backups/files.js';
 import { backupTime } from '../backups/time.js';
 import { ageMs } from '../util/time.js';
 
@@ -135,9 +135,14 @@ const download: Handler = async (input, ctx) => {
   const toStdout = ctx.globals.output?.trim() === '-';
   const all = await filesOf(client, backup, ctx.signal);
   if (!all.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
-  const files = v.file === undefined ? all : all.filter((f) => f.name === v.file);
+  // --file: the full name, or its last path segment (issue 30 §4).
+  const files = v.file === undefined ? all : filesNamed(all, String(v.file));
+  const shown = (f: BackupFile) => `  ${sanitize(f.recordName ?? f.name)}`;
+  if (v.file !== undefined && files.length > 1) {
+    throw new UsageError(`--file ${JSON.stringify(sanitize(String(v.file)))} names ${files.length} files of backup ${backup.id}: give the full name`, files.map(shown));
+  }
   if (!files.length || (toStdout && files.length > 1)) {
-    const names = all.map((f) => `  ${sanitize(f.name)}`);
+    const names = all.map(shown);
     throw new UsageError(
       v.file === undefined
         ? `backup ${backup.id} has ${all.length} files; --output - writes one: give --file <name>`
@@ -156,6 +161,7 @@ const download: Handler = async (input, ctx) => {
       debug: settings.debug,
     });
     if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Wrote ${sanitize(files[0]!.name)} (${got.bytes} bytes) of backup ${backup.id} to stdout.\n`);
+    await rememberUnit(ctx, settings, [{ name: files[0]!.name, stated: files[0]!.stated, bytes: got.bytes }]);
     return { kind: 'empty' };
   }
   const got = await downloadFiles(files, {
@@ -169,6 +175,7 @@ const download: Handler = async (input, ctx) => {
     debug: settings.debug,
   });
   ctx.note(`Downloaded ${got.length} file${got.length === 1 ? '' : 's'} of backup ${backup.id}.`);
+  await rememberUnit(ctx, settings, files.map((f, i) => ({ name: f.name, stated: f.stated, bytes: got[i]?.bytes ?? -1 })));
   return {
     kind: 'list',
     pages: (async function* () {
@@ -178,5 +185,19 @@ const download: Handler = async (input, ctx) => {
     idField: 'path',
   };
 };
+
+/**
+ * Remembers which unit the service states sizes in, once a file showed it (issue 30 §3): per
+ * profile, in the state folder; --debug says so. A cache: failing to write it fails nothing.
+ */
+async function rememberUnit(ctx: Context, settings: Settings, files: Array<{ name: string; stated: unknown; bytes: number }>): Promise<void> {
+  const [{ unitShown, rememberSizeUnit }, { stateDir }] = await Promise.all([import('../backups/size-unit.js'), import('../config/paths.js')]);
+  const shown = unitShown(files.filter((f) => f.bytes >= 0));
+  if (!shown) return;
+  if (settings.debug) ctx.note(`[debug] ${shown.file}: the service states sizes in ${shown.unit}s; remembered for profile ${settings.profile}`);
+  await rememberSizeUnit(stateDir(ctx.env), settings.profile, settings.baseUrl, shown, new Date()).catch((err: unknown) => {
+    if (settings.debug) ctx.note(`[debug] could not remember the size unit: ${(err as Error).message}`);
+  });
+}
 
 export const handlers: Record<string, Handler> = { latest, download };

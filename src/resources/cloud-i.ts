@@ -233,7 +233,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
         { name: 'status', in: 'query', type: 'enum', values: MACHINE_STATUSES, description: `Only ${plural} in this state` },
         modifiedSince,
       ],
-      list: { sort: kind.sort },
+      list: { sort: kind.sort, whole: true },
       output: { kind: 'list', schema: schemaKey, columns: schemaKey },
     },
     {

@@ -48,6 +48,7 @@ export const module: ModuleSpec = {
       // A private key or a text that is no PEM public key is refused before anything is sent or printed.
       validator: 'publicKey',
       output: { kind: 'record', schema: 'encryptionKey', columns: 'encryptionKey' },
+      handler: 'createKey',
     },
     {
       path: ['encryption-keys', 'delete'],
@@ -81,4 +82,28 @@ const publicKey = (input: CommandInput): void => {
 
 export const checks = { publicKey };
 
-export const handlers: Record<string, Handler> = {};
+/** Where the id of a key is found when the service does not say it (issue 30 §5). */
+export const KEY_ID_HINT = [
+  '  The service lists no encryption keys and its answer to a new key carries no id (the published service\'s does not).',
+  '  Find the id in the service\'s web dashboard (its encryption keys page), or in `backupctl jobs get <job> --json`',
+  '  (encryption_key_id) of a job the key is attached to; then: backupctl jobs encryption-key set <job> <key-id>.',
+];
+
+/**
+ * `encryption-keys create`: the key as the service answers it; when that answer has no id, it
+ * says so plainly on stderr in every output mode (with -q, stdout stays empty). The key was
+ * made: the exit code is 0, so a script does not retry and upload it twice (docs/published-service.md).
+ */
+const createKey: Handler = async (input, ctx) => {
+  const { runEndpoint } = await import('../cli/generic.js');
+  const result = await runEndpoint(input, ctx, async () => ({ module, schemas, columns, checks }));
+  if (result.kind !== 'record' || ctx.globals.dryRun) return result;
+  const id = (result.record as { id?: unknown } | null)?.id;
+  if (id === undefined || id === null || id === '') {
+    ctx.note(`The service returned no id for encryption key ${JSON.stringify(String(input.values.name ?? ''))}: it was created, but -q has no id to print and \`jobs encryption-key set\` needs one.`);
+    for (const line of KEY_ID_HINT) ctx.note(line);
+  }
+  return result;
+};
+
+export const handlers: Record<string, Handler> = { createKey };

@@ -5,6 +5,7 @@ import * as z from 'zod/mini';
 import type { ApiResponse, Column, Handler, Result } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { UsageError } from '../errors.js';
+import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { datetime, jobArg, loose, modifiedSince, record, retentionText, serverSchema, setTagNames } from './common.js';
 import { listField, recordOf } from '../http/shape.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
@@ -179,6 +180,32 @@ const CONFIG_BODY = {
   description: 'Config values of the recipe (backupctl: --config key=value)',
   additionalProperties: { type: ['string', 'number', 'boolean'] },
 };
+/** The schedule frequencies of the service (api-facts: hour mode h24 ... h1, minute mode m30 ... m5). */
+export const SCHEDULE_FREQUENCIES = ['h24', 'h12', 'h6', 'h4', 'h3', 'h2', 'h1', 'm30', 'm20', 'm15', 'm10', 'm6', 'm5'] as const;
+
+function scheduleFrequencyFlag(where: 'local' | 'body'): ParamSpec {
+  return {
+    name: 'frequency',
+    in: where,
+    type: 'enum',
+    values: SCHEDULE_FREQUENCIES,
+    placeholder: 'freq',
+    description: 'Schedule: how often it runs (h = hours, m = minutes between runs), counted from --run-offset hours after 00:00 of its time zone',
+  };
+}
+
+function runOffsetFlag(where: 'local' | 'body'): ParamSpec {
+  return {
+    name: 'run_offset',
+    in: where,
+    type: 'integer',
+    min: 0,
+    max: 23,
+    placeholder: 'hours',
+    description: 'Hours after 00:00 of the time zone the runs of --frequency start from (UTC, h6, 3: 03:00, 09:00, 15:00, 21:00)',
+  };
+}
+
 const SCHEDULES_BODY = {
   type: 'array',
   description: 'Schedules (backupctl: --cron, --timezone, --retention-*)',
@@ -187,8 +214,9 @@ const SCHEDULES_BODY = {
     properties: {
       order: { type: 'integer' },
       cron: { type: 'string', description: '5-field cron expression' },
+      frequency: { type: 'string', enum: ['h24', 'h12', 'h6', 'h4', 'h3', 'h2', 'h1', 'm30', 'm20', 'm15', 'm10', 'm6', 'm5'] },
       timezone: { type: 'string' },
-      run_offset: { type: 'integer' },
+      run_offset: { type: 'integer', description: 'Hours after 00:00 of the time zone' },
       ...Object.fromEntries(['hourly', 'daily', 'weekly', 'monthly'].map((k) => [`retention_${k}`, { type: 'integer', minimum: 0 }])),
     },
   },
@@ -204,7 +232,7 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/jobs',
       params: [{ name: 'host', in: 'query', type: 'string', description: 'Only jobs on the server with this host' }, modifiedSince],
-      list: { sort: ['id', 'name', 'last_ran_at', 'created_at', 'updated_at'] },
+      list: { sort: ['id', 'name', 'last_ran_at', 'created_at', 'updated_at'], whole: true },
       output: { kind: 'list', schema: 'job', columns: 'job' },
     },
     {
@@ -235,6 +263,7 @@ export const module: ModuleSpec = {
       examples: [
         'backupctl jobs create --name www --recipe-id 3 --server 12 --config root_path=/var/www --storage 4 --cron "0 2 * * *" --timezone Europe/Paris --retention-daily 7',
         'backupctl jobs create --file job.json --name www-copy',
+        'backupctl jobs create --name db --recipe-id 1 --serverless EU --config database=shop --storage 1 --frequency h6 --run-offset 3',
       ],
       method: 'POST',
       endpoint: '/jobs',
@@ -248,6 +277,8 @@ export const module: ModuleSpec = {
         { name: 'config', in: 'local', type: 'kv', placeholder: 'key=value', description: 'A config value of the recipe' },
         storageFlag(false),
         { name: 'cron', in: 'local', type: 'cron', placeholder: 'expr', description: 'Schedule: a 5-field cron expression' },
+        scheduleFrequencyFlag('local'),
+        runOffsetFlag('local'),
         { name: 'timezone', in: 'local', type: 'timezone', placeholder: 'tz', description: 'Time zone of the schedule (default UTC)' },
         ...retentionFlags('schedule_'),
         { name: 'encryption_key_id', flag: 'encryption-key', in: 'body', type: 'string', placeholder: 'id', description: 'Encryption key id', names: 'encryption-keys' },
@@ -379,15 +410,16 @@ export const module: ModuleSpec = {
     {
       path: ['jobs', 'schedule', 'update'],
       summary: 'Change a schedule of a job',
-      examples: [`backupctl jobs schedule update ${EX} 31 --cron "30 3 * * *" --timezone UTC --retention-daily 14`],
+      examples: [`backupctl jobs schedule update ${EX} 31 --cron "30 3 * * *" --timezone UTC --retention-daily 14`, `backupctl jobs schedule update ${EX} 31 --frequency h6 --run-offset 3`],
       method: 'PATCH',
       endpoint: '/jobs/{job_id}/schedules/{schedule_id}',
       params: [
         jobArg(),
         { name: 'schedule_id', flag: 'schedule', in: 'path', type: 'integer', min: 1, positional: true, required: true, description: 'Schedule id' },
         { name: 'timezone', in: 'body', type: 'timezone', placeholder: 'tz', description: 'Time zone' },
-        { name: 'run_offset', in: 'body', type: 'integer', min: 0, placeholder: 'n', description: 'Offset after the scheduled time' },
+        runOffsetFlag('body'),
         { name: 'cron', in: 'body', type: 'cron', placeholder: 'expr', description: '5-field cron expression' },
+        scheduleFrequencyFlag('body'),
         ...retentionFlags(),
       ],
       checks: { nothingToUpdate: { what: 'schedule {schedule_id} of job {job_id}' } },
@@ -419,7 +451,16 @@ const createJob: Handler = async (input, ctx) => {
   );
   // Each schedule flag overrides its own field of the --file's schedule (its time zone,
   // run_offset and retention stay); without a file they describe the one schedule.
-  const flagged = { ...(v.cron !== undefined ? { cron: v.cron } : {}), ...(v.timezone !== undefined ? { timezone: v.timezone } : {}), ...retention };
+  const flagged = {
+    ...(v.cron !== undefined ? { cron: v.cron } : {}),
+    ...(v.frequency !== undefined ? { frequency: v.frequency } : {}),
+    ...(v.run_offset !== undefined ? { run_offset: v.run_offset } : {}),
+    ...(v.timezone !== undefined ? { timezone: v.timezone } : {}),
+    ...retention,
+  };
+  // The published service numbers schedules from 0 and takes a frequency without a cron; the
+  // interface document's from 1, with a cron (made from the frequency when only that is given).
+  const published = await ctx.settings().then((st) => st.providerNames === 'published', () => false);
   const fromFile = Array.isArray(body.schedules) ? (body.schedules as unknown[]) : undefined;
   if (Object.keys(flagged).length && fromFile?.length) {
     if (fromFile.length > 1) {
@@ -428,17 +469,26 @@ const createJob: Handler = async (input, ctx) => {
       ]);
     }
     body.schedules = [{ ...(fromFile[0] as object), ...flagged }];
-  } else if (v.cron !== undefined) {
-    body.schedules = [{ order: 1, cron: v.cron, timezone: v.timezone ?? 'UTC', ...retention }];
+  } else if (v.cron !== undefined || v.frequency !== undefined) {
+    const made = v.frequency !== undefined && v.cron === undefined && !published ? snapshotScheduleCron(v.frequency, v.run_offset ?? 0) : undefined;
+    body.schedules = [
+      {
+        order: published ? 0 : 1,
+        ...(v.cron !== undefined ? { cron: v.cron } : made && 'cron' in made ? { cron: made.cron } : {}),
+        ...(v.frequency !== undefined ? { frequency: v.frequency, run_offset: v.run_offset ?? 0 } : v.run_offset !== undefined ? { run_offset: v.run_offset } : {}),
+        timezone: v.timezone ?? 'UTC',
+        ...retention,
+      },
+    ];
   } else if (Object.keys(flagged).length) {
-    throw new UsageError('--timezone and --retention-* describe the schedule of --cron: give --cron too');
+    throw new UsageError('--timezone, --run-offset and --retention-* describe the schedule of --cron or --frequency: give one of them too');
   }
   const missing = [
     ['name', '--name'],
     ['recipe_id', '--recipe-id'],
     ['compute', '--server, --serverless or --agent'],
     ['storage', '--storage'],
-    ['schedules', '--cron'],
+    ['schedules', '--cron or --frequency'],
   ].filter(([k]) => body[k!] === undefined);
   if (missing.length) {
     throw new UsageError(`missing ${missing.map(([, f]) => f).join('; ')}`, ['  Give them as flags, or in the body of --file.']);

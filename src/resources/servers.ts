@@ -37,7 +37,7 @@ export const module: ModuleSpec = {
         { name: 'host', in: 'query', type: 'string', description: 'Only servers with this host' },
         modifiedSince,
       ],
-      list: { sort: ['id', 'host', 'name', 'created_at', 'last_used_at'] },
+      list: { sort: ['id', 'host', 'name', 'created_at', 'last_used_at'], whole: true },
       output: { kind: 'list', schema: 'server', columns: 'server' },
     },
     {

@@ -5,6 +5,7 @@ import type { Column } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { datetime, idArg, modifiedSince, record } from './common.js';
 import { ACCOUNT_PROVIDERS, accountSchema, providerColumn, providerSchema } from './accounts.js';
+import { providerAliases } from '../util/providers.js';
 
 /**
  * The real service's schedule frequencies (api-facts): hours, then minutes.
@@ -48,11 +49,13 @@ const scheduleParams: ParamSpec[] = [
   {
     name: 'frequency',
     in: 'body',
-    type: 'enum',
-    values: FREQUENCIES,
+    // The interface does not show the values a resource takes (issue 30 §7): any h<hours> or
+    // m<minutes> is sent, the job schedules' values are the ones known.
+    type: 'string',
+    pattern: { source: '[hm][1-9]\\d{0,3}', text: `h<hours> or m<minutes>, such as ${FREQUENCIES.join(' ')}` },
     required: true,
     placeholder: 'freq',
-    description: `How often to snapshot, in the service's values: ${FREQUENCIES.join(' ')} (h = hours, m = minutes between snapshots)`,
+    description: `How often to snapshot: h<hours> or m<minutes> between snapshots; the values known from job schedules are ${FREQUENCIES.join(' ')} (the service's list for resources is not published)`,
   },
   ...RETENTION_KEYS.map(
     (period): ParamSpec => ({
@@ -87,10 +90,10 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/snapshots/resources',
       params: [
-        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, description: 'Only resources of accounts at this provider' },
+        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, aliases: providerAliases(ACCOUNT_PROVIDERS), description: 'Only resources of accounts at this provider' },
         modifiedSince,
       ],
-      list: { sort: ['id', 'last_synced_at'] },
+      list: { sort: ['id', 'last_synced_at'], whole: true },
       output: { kind: 'list', schema: 'resource', columns: 'resource' },
     },
     {

@@ -5,6 +5,7 @@ import type { Column } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { datetime, idArg, record, status } from './common.js';
 import { ACCOUNT_PROVIDERS, accountSchema, providerColumn, providerSchema } from './accounts.js';
+import { providerAliases } from '../util/providers.js';
 import { resourceSchema } from './snapshot-resources.js';
 import { setTagNames } from './common.js';
 import { SNAPSHOT_STATUSES, SNAPSHOT_STATUS_FILTER } from '../backups/status.js';
@@ -74,7 +75,7 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/snapshots',
       params: [
-        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, description: 'Only snapshots of accounts at this provider' },
+        { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, aliases: providerAliases(ACCOUNT_PROVIDERS), description: 'Only snapshots of accounts at this provider' },
         { name: 'status', in: 'query', type: 'enum', values: STATUS_FILTER, description: 'Only snapshots in this state' },
         { name: 'tags', in: 'query', type: 'tags', values: TAGS, tagValue: 1, placeholder: 'tags', description: 'Only snapshots with all these tags set, e.g. manual,daily' },
         {

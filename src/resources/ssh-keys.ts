@@ -25,7 +25,7 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/ssh-keys',
       params: [modifiedSince],
-      list: { sort: ['id', 'name', 'created_at', 'updated_at', 'last_used_at'] },
+      list: { sort: ['id', 'name', 'created_at', 'updated_at', 'last_used_at'], whole: true },
       output: { kind: 'list', schema: 'sshKey', columns: 'sshKey' },
     },
     {

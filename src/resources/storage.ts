@@ -3,6 +3,8 @@ import * as z from 'zod/mini';
 import type { Column } from '../cli/types.js';
 import type { ModuleSpec, ParamSpec } from './types.js';
 import { idArg, modifiedSince, record } from './common.js';
+import { providerAliases, publishedName } from '../util/providers.js';
+import { ACCOUNT_PROVIDERS } from './accounts.js';
 
 /** The storage provider list of the interface. */
 export const STORAGE_PROVIDERS = ['cloud_i', 'cloud_a', 'cloud_j', 'cloud_k', 'cloud_l', 'cloud_f', 'cloud_m', 'cloud_g', 'cloud_c', 'custom'] as const;
@@ -12,6 +14,11 @@ export const KEYLESS_PROVIDERS: readonly string[] = ['cloud_m'];
 /** storage add: every other provider needs a key and a secret; the keyless ones refuse them. */
 const keyed = { provider: STORAGE_PROVIDERS.filter((p) => !KEYLESS_PROVIDERS.includes(p)) };
 const keyless = { provider: KEYLESS_PROVIDERS };
+/**
+ * `storage list --provider`: the interface's storage list, and the account providers the published
+ * page lists for this filter (issue 30 §7): a value of either list is accepted and sent.
+ */
+const LIST_FILTER_PROVIDERS = [...STORAGE_PROVIDERS, ...ACCOUNT_PROVIDERS.filter((p) => !(STORAGE_PROVIDERS as readonly string[]).includes(p))];
 
 export const storageSchema = record({
   id: z.int(),
@@ -31,11 +38,13 @@ export const columns: Record<string, Column[]> = {
   storage: [
     { key: 'id', header: 'ID' },
     { key: 'name', header: 'Name' },
-    { key: 'provider', header: 'Provider' },
+    // Tables show the published name (aws); tsv and --json the value as the service sent it.
+    { key: 'provider', header: 'Provider', show: (r) => (typeof r.provider === 'string' ? publishedName(r.provider) : undefined) },
     { key: 'region', header: 'Region' },
     { key: 'bucket', header: 'Bucket' },
     { key: 'endpoint', header: 'Endpoint' },
-    { key: 'estimated_size', header: 'Est. size', format: 'size' },
+    // The interface states no unit for it (bytes? KB?): shown as the service sent it (issue 30 §7).
+    { key: 'estimated_size', header: 'Est. size' },
     { key: 'priority', header: 'Priority' },
   ],
 };
@@ -78,11 +87,18 @@ export const module: ModuleSpec = {
       method: 'GET',
       endpoint: '/storage',
       params: [
-        { name: 'provider', in: 'query', type: 'enum', values: STORAGE_PROVIDERS, description: 'Only storage at this provider' },
+        {
+          name: 'provider',
+          in: 'query',
+          type: 'enum',
+          values: LIST_FILTER_PROVIDERS,
+          aliases: providerAliases(LIST_FILTER_PROVIDERS),
+          description: 'Only storage at this provider (the token or the published name)',
+        },
         { name: 'region', in: 'query', type: 'string', description: 'Only storage in this region' },
         modifiedSince,
       ],
-      list: { sort: ['id', 'name'] },
+      list: { sort: ['id', 'name'], whole: true },
       output: { kind: 'list', schema: 'storage', columns: 'storage' },
     },
     {
@@ -99,7 +115,15 @@ export const module: ModuleSpec = {
       endpoint: '/storage',
       params: [
         { name: 'name', in: 'body', type: 'string', required: true, description: 'Name of the destination' },
-        { name: 'provider', in: 'body', type: 'enum', values: STORAGE_PROVIDERS, required: true, description: 'Storage provider' },
+        {
+          name: 'provider',
+          in: 'body',
+          type: 'enum',
+          values: STORAGE_PROVIDERS,
+          aliases: providerAliases(STORAGE_PROVIDERS),
+          required: true,
+          description: 'Storage provider (the token or the published name; the profile\'s provider-names says which is sent)',
+        },
         { name: 'key', in: 'body', type: 'string', placeholder: 'key', requiredWhen: keyed, refusedWhen: keyless, description: 'Access key id' },
         ...secretParams,
         { name: 'bucket', in: 'body', type: 'string', required: true, description: 'Bucket the backups are written to' },

@@ -83,8 +83,18 @@ export interface ParamSpec {
   short?: string;
   in: ParamLocation;
   type: ParamType;
+  /**
+   * For `string`: a regular expression the whole value must match, and what it means for the
+   * error (`h<hours> or m<minutes>`), where the service's values are open-ended.
+   */
+  pattern?: { source: string; text: string };
   /** Allowed values for `enum`. */
   values?: readonly string[];
+  /**
+   * For `enum`: other spellings accepted for a value (`{aws: 'cloud_a'}`), and the value
+   * itself, case-insensitively; the value (token) is what the request holds (issue 30 §1).
+   */
+  aliases?: Readonly<Record<string, string>>;
   required?: boolean;
   /** Required only when another parameter has one of these values, e.g. {provider: ['custom']}. */
   requiredWhen?: Record<string, readonly string[]>;
@@ -216,6 +226,12 @@ export interface ListSpec {
   defaultSort?: string;
   /** False where the endpoint takes no page_size (default true). */
   pageSize?: boolean;
+  /**
+   * A configuration resource (servers, keys, storage, jobs, accounts, droplets, volumes,
+   * resources): the whole list is read by default, as doctl and hcloud do; `--page` asks for one
+   * page (issue 29: lists are never silently partial).
+   */
+  whole?: boolean;
 }
 
 export interface CommandSpec {

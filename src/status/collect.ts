@@ -40,6 +40,7 @@ import type { JobMarksByJob } from '../fleet/marks.js';
 import { DEFAULT_TIMEZONE } from '../fleet/schedule.js';
 import { successStatuses } from '../backups/status.js';
 import { newestBackupsRequest } from '../backups/newest.js';
+import { nextScheduleRun } from '../fleet/runs.js';
 import {
   compareJobs,
   judge,
@@ -245,8 +246,9 @@ function schedulesOf(job: Rec, opts: CollectOptions): ScheduleStatus[] {
       cron: s.cron,
       timezone,
       status: s.status,
-      words: s.cron === null ? null : (opts.tools.words(s.cron, timezone) ?? null),
-      next_run: s.cron === null || s.stopped ? null : (opts.tools.nextRun(s.cron, timezone, new Date(opts.now))?.toISOString() ?? null),
+      // From its frequency + run_offset when it has one, else its cron (fleet/runs.ts, issue 30 §2).
+      words: s.basis.cron === null ? null : (opts.tools.words(s.basis.cron, timezone) ?? null),
+      next_run: s.basis.cron === null || s.stopped ? null : (nextScheduleRun({ cron: s.basis.cron, timezone }, new Date(opts.now), opts.tools)?.toISOString() ?? null),
     };
   });
 }

@@ -25,14 +25,14 @@ beforeEach(() => {
 });
 
 describe('servers', () => {
-  it('lists one page as tsv when piped, with the bearer token', async () => {
+  it('lists every page as tsv when piped (a configuration list is read whole: issue 29), with the bearer token', async () => {
     const r = await cli(['servers', 'list']);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
     const lines = r.stdout.trimEnd().split('\n');
-    expect(lines.length).toBe(15);
+    expect(lines.length).toBe(20);
     expect(lines[0]!.split('\t').length).toBeGreaterThan(4);
-    expect(sent()).toHaveLength(1);
+    expect(sent()).toHaveLength(2);
     expect(sent()[0]!.method).toBe('GET');
     expect(sent()[0]!.path).toBe('/v1/servers');
     expect(sent()[0]!.headers.authorization).toBe(`Bearer ${emu.token}`);

@@ -101,6 +101,7 @@ describe("each command's real --json output is valid against its schema", () => 
     version: [],
     'config get': ['timeout'],
     'config list': [],
+    doctor: [],
     'servers list': [],
     'servers add': ['--name', 'schema-check', '--host', '203.0.113.77', '--user', 'root', '--key', ids.key!],
     'servers code': ['--key', ids.key!],

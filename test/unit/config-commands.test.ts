@@ -256,7 +256,7 @@ describe('config get / set / list / path', () => {
   it('list masks the token', async () => {
     await writeConfig(dir, { profiles: { default: { token: LONG_TOKEN, output: 'tsv' } } });
     const result = await config.list!(input(), fakeContext({ configDir: dir }));
-    expect(recordOf(result)).toEqual({ profile: 'default', base_url: null, output: 'tsv', timeout: null, token: '****9876' });
+    expect(recordOf(result)).toEqual({ profile: 'default', base_url: null, output: 'tsv', timeout: null, provider_names: null, token: '****9876' });
     expect(JSON.stringify(result)).not.toContain(LONG_TOKEN);
   });
 

@@ -5,6 +5,7 @@ import { created, noContent, notFound, okData } from '../reply.js';
 import { renderJob } from '../render.js';
 import type { RouteContext, RouteDef } from '../routing.js';
 import type { Runtime } from '../runtime.js';
+import { snapshotScheduleCron } from '../../util/snapshot-cron.js';
 import { FREQUENCIES, type ComputeType, type JobCompute, type JobRecord, type ScheduleRecord } from '../store.js';
 import { isCronExpression } from '../util.js';
 import { Validation, isObject } from '../validate.js';
@@ -265,8 +266,14 @@ export const jobRoutes: RouteDef[] = [
       const v = new Validation(c.input);
       const timezone = v.timezone('timezone');
       const runOffset = v.integer('run_offset', { min: 0 });
-      const cron = v.string('cron');
+      let cron = v.string('cron');
       if (cron !== undefined && !isCronExpression(cron)) v.fail('cron', 'The cron field must be a valid cron expression.');
+      const frequency = v.string('frequency', { oneOf: FREQUENCIES });
+      // A frequency without a cron: its runs from run_offset hours after 00:00, as a cron.
+      if (frequency !== undefined && cron === undefined) {
+        const made = snapshotScheduleCron(frequency, runOffset ?? schedule.run_offset);
+        if ('cron' in made) cron = made.cron;
+      }
       const retention = { ...schedule.retention };
       for (const key of ['hourly', 'daily', 'weekly', 'monthly'] as const) {
         const count = v.integer(`retention_${key}`, { min: 0 });
@@ -277,7 +284,7 @@ export const jobRoutes: RouteDef[] = [
         timezone: timezone ?? schedule.timezone,
         run_offset: runOffset ?? schedule.run_offset,
         retention,
-        ...(cron !== undefined ? { cron, ...scheduleFrequency(cron) } : {}),
+        ...(cron !== undefined ? { cron, ...scheduleFrequency(cron, frequency) } : {}),
       });
       c.rt.store.jobs.patch(job, { updated_at: c.rt.now() });
       return noContent();

@@ -3,7 +3,7 @@ import { listPage, type ListDef } from '../listing.js';
 import { created, noContent } from '../reply.js';
 import { renderStorage } from '../render.js';
 import type { RouteDef } from '../routing.js';
-import { STORAGE_PROVIDERS, type StorageProvider, type StorageRecord } from '../store.js';
+import { ACCOUNT_PROVIDERS, STORAGE_PROVIDERS, type StorageProvider, type StorageRecord } from '../store.js';
 import { Validation } from '../validate.js';
 
 /** The service's own storage takes no key or secret. */
@@ -11,7 +11,8 @@ const KEYLESS_PROVIDERS: readonly StorageProvider[] = ['cloud_m'];
 
 const storageList: ListDef<StorageRecord> = {
   filters: [
-    { param: 'provider', kind: 'enum', values: STORAGE_PROVIDERS, matches: (s, p) => s.provider === p },
+    // The published page lists the account providers for this filter: both lists are taken (issue 30 §7).
+    { param: 'provider', kind: 'enum', values: [...new Set<string>([...STORAGE_PROVIDERS, ...ACCOUNT_PROVIDERS])], matches: (s, p) => s.provider === p },
     { param: 'region', kind: 'exact', get: (s) => s.region },
     { param: 'modified_since', kind: 'since', get: (s) => s.updated_at },
   ],
