@@ -110,6 +110,7 @@ export async function pipelineBackup(ctx: Context, backup: BackupRecord): Promis
     created_at: backup.created_at ?? null,
     status: backup.status ?? null,
     encrypted: typeof backup.encryption_key === 'string' && backup.encryption_key !== '',
+    encryption_key: typeof backup.encryption_key === 'string' ? backup.encryption_key : null,
     files,
   };
 }

@@ -18,6 +18,7 @@ import { ExitCode, TransientError, UsageError } from '../errors.js';
 import { sanitize } from '../output/sanitize.js';
 import { ProgressBar } from '../output/progress.js';
 import { checkDownloadUrl, FinalTransferError, transfer, type TransferSink, type Transferred } from '../pipeline/transfer.js';
+import type { Decryptor } from '../pipeline/decrypt.js';
 
 // The transfer stage lives in the pipeline; these names stay importable from here.
 export { checkDownloadUrl, readSignedRange, SizeRefusedError, transfer } from '../pipeline/transfer.js';
@@ -46,6 +47,8 @@ export interface DownloadOptions {
   /** Attempts per file (1 + retries). */
   attempts?: number;
   retryDelayMs?: number;
+  /** Decrypt on the way (--private-key, --decrypt-with): the file written holds the plaintext. */
+  decrypt?: { decryptor: Decryptor; backupId: string; encryptionKey: string | null };
 }
 
 export interface Downloaded {
@@ -102,6 +105,19 @@ export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Pr
 export interface StreamOptions extends Omit<DownloadOptions, 'dir' | 'force' | 'parallel'> {}
 
 /**
+ * DECRYPT (issue 29 §5): the sink the transfer writes the raw bytes into. With
+ * a decryptor, a decrypt stage in front of `sink` (src/pipeline/decrypt.ts);
+ * `end` writes the rest of the plaintext (call it after the transfer).
+ */
+function decrypting(sink: TransferSink, name: string, o: Pick<DownloadOptions, 'decrypt' | 'signal'>): { sink: TransferSink; end(): Promise<void>; abort(): void } {
+  const d = o.decrypt;
+  const target = d && { backupId: d.backupId, encryptionKey: d.encryptionKey, fileName: name };
+  if (!d || !target || !d.decryptor.applies(target)) return { sink, end: async () => {}, abort() {} };
+  const stage = d.decryptor.open(target, sink, o.signal);
+  return { sink: stage, end: () => stage.end(), abort: () => stage.abort() };
+}
+
+/**
  * One file to a stream (stdout: `--output -`), through the same `transfer`.
  * Bytes written cannot be taken back, so when a retry has to start over
  * (the server ignored Range, or answered another range), the bytes already
@@ -145,8 +161,9 @@ export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptio
     },
   };
   const bar = o.progress ? new ProgressBar(o.stderr, file.size ?? 0, 1) : undefined;
+  const stage = decrypting(sink, file.name, o);
   try {
-    const got = await transfer(file.url, sink, {
+    const got = await transfer(file.url, stage.sink, {
       signal: o.signal,
       timeoutMs: o.timeoutMs,
       stderr: o.stderr,
@@ -159,9 +176,13 @@ export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptio
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),
     });
+    await stage.end();
     if (replay) throw new TransientError(`${label}: the answer ended before the bytes already written; the output is incomplete`);
     bar?.fileDone();
     return { bytes: emitted, resumed: got.resumed };
+  } catch (err) {
+    stage.abort();
+    throw err;
   } finally {
     bar?.end();
   }
@@ -244,8 +265,9 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
   };
   const onAbort = () => void cleanup();
   o.signal.addEventListener('abort', onAbort, { once: true });
+  const stage = decrypting(fileSink(part.fh), f.name, o);
   try {
-    const got = await transfer(f.url, fileSink(part.fh), {
+    const got = await transfer(f.url, stage.sink, {
       signal: o.signal,
       timeoutMs: o.timeoutMs,
       stderr: o.stderr,
@@ -258,11 +280,13 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),
     });
+    await stage.end();
     await part.fh.sync();
     await close();
     await putInPlace(part.path, f.target, o.force);
     return { name: f.name, path: f.target, bytes: got.bytes, resumed: got.resumed };
   } catch (err) {
+    stage.abort();
     await cleanup();
     throw err;
   } finally {

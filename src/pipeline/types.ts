@@ -44,6 +44,8 @@ export interface PipelineBackup {
   status: string | null;
   /** The record has an encryption_key; the bytes are sniffed all the same. */
   encrypted: boolean;
+  /** The record's encryption_key (base64): what a Decryptor opens (src/pipeline/decrypt.ts). */
+  encryption_key?: string | null;
   files: PipelineFile[];
 }
 

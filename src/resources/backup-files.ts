@@ -14,6 +14,7 @@ import { newestBackup, newestBackupsRequest } from '../backups/newest.js';
 import { backupOfJob } from '../backups/ownership.js';
 import { filesOf } from '../backups/files.js';
 import { ageMs, backupTime } from '../backups/time.js';
+import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
 
@@ -78,6 +79,7 @@ export const module: ModuleSpec = {
         { name: 'force', in: 'local', type: 'boolean', description: 'Overwrite files that exist; with --output -, write to a terminal' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files fetched at once' },
         { name: 'file', in: 'local', type: 'string', placeholder: 'name', description: 'Only this file of the backup (needed with --output - when it has several)' },
+        ...decryptParams,
       ],
       checks: { exactlyOne: ['backup', 'latest'] },
       output: { kind: 'list', schema: 'downloaded', columns: 'downloaded', idField: 'path' },
@@ -118,6 +120,7 @@ const download: Handler = async (input, ctx) => {
       '  Pipe it (... --output - | gunzip | mysql db), redirect it (> file), or give --force to write it to the terminal anyway.',
     ]);
   }
+  checkDecryptFlags(v);
   if (ctx.globals.dryRun) {
     const req = v.latest ? newestBackupsRequest(jobId, { status: 'completed' }) : { method: 'GET' as const, path: `/backups/${encodeURIComponent(String(v.backup))}` };
     return (await import('../cli/dry-run.js')).printDryRun(ctx, req);
@@ -147,6 +150,13 @@ const download: Handler = async (input, ctx) => {
   }
   const settings = await ctx.settings();
   const { downloadFiles, streamFile } = await import('../jobs/download.js');
+  // Decrypt on the way (--private-key, --decrypt-with, or the job's settings in the config).
+  const decryptor = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, v, { id: jobId, name: null }, async () => {
+    const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` }, { signal: ctx.signal });
+    const name = (res.body as { data?: { name?: unknown } } | undefined)?.data?.name;
+    return typeof name === 'string' ? name : null;
+  });
+  const decrypt = decryptor && { decryptor, backupId: backup.id, encryptionKey: typeof backup.encryption_key === 'string' ? backup.encryption_key : null };
   if (toStdout) {
     const got = await streamFile(files[0]!, ctx.io.stdout, {
       signal: ctx.signal,
@@ -154,6 +164,7 @@ const download: Handler = async (input, ctx) => {
       stderr: ctx.io.stderr,
       progress: ctx.output.animation !== undefined,
       debug: settings.debug,
+      decrypt,
     });
     if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Wrote ${sanitize(files[0]!.name)} (${got.bytes} bytes) of backup ${backup.id} to stdout.\n`);
     return { kind: 'empty' };
@@ -167,6 +178,7 @@ const download: Handler = async (input, ctx) => {
     stderr: ctx.io.stderr,
     progress: ctx.output.animation !== undefined && !ctx.output.quiet,
     debug: settings.debug,
+    decrypt,
   });
   ctx.note(`Downloaded ${got.length} file${got.length === 1 ? '' : 's'} of backup ${backup.id}.`);
   return {
