@@ -19,7 +19,7 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
   [ExitCode.thresholdBroken, 'report --check: a job broke a threshold (--max-missed, --min-success)'],
   [ExitCode.restoreFailed, 'restore-test: the restore or a check after it failed (rows, --assert, --exec)'],
-  [ExitCode.noRestoreEngine, 'restore-test: no engine to restore into (give --into, install the server package, or add PGlite)'],
+  [ExitCode.noRestoreEngine, 'not tested: restore-test has no engine to restore into (give --into, install the server package, or add PGlite); or verify, restore-test or download could not decrypt (--private-key, --decrypt-with)'],
   [ExitCode.retentionGuard, 'retention --check: the newest backup proven by verify or restore-test is predicted to expire before a newer one is proven'],
   [ExitCode.anomalyFound, 'anomalies --check: a backup differs from its job\'s history as damage or ransomware would'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
@@ -166,7 +166,8 @@ check run inside; removed afterwards), once a week:
   30 5 * * 0 BACKUPCTL_PROFILE=prod backupctl restore-test <job> --check --lock restore-<job> --healthcheck-url https://hc-ping.com/<uuid> >>/var/log/backupctl-restore.log 2>&1
 
 exits 0 when restored and checked, 14 when the restore or a check failed, 15 when
-no engine is available, 11 when a file failed verify's checks on the way.
+no engine is available (or an encrypted backup could not be decrypted: not tested),
+11 when a file failed verify's checks on the way.
 `;
 
 export const helpTopics: Record<string, { summary: string; text: string }> = {
