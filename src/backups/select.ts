@@ -91,6 +91,7 @@ export async function selectBackups(ctx: Context, jobId: string, sel: BackupSele
  * the record states.
  */
 export async function pipelineBackup(ctx: Context, backup: BackupRecord): Promise<PipelineBackup> {
+  const urlsAt = Date.now();
   const listed = (Array.isArray(backup.files) ? backup.files : []).filter((f) => f && typeof f.name === 'string');
   let files: PipelineBackup['files'];
   if (listed.length && listed.every((f) => typeof f.url === 'string' && f.url)) {
@@ -112,5 +113,6 @@ export async function pipelineBackup(ctx: Context, backup: BackupRecord): Promis
     encrypted: typeof backup.encryption_key === 'string' && backup.encryption_key !== '',
     encryption_key: typeof backup.encryption_key === 'string' ? backup.encryption_key : null,
     files,
+    urls_at: urlsAt,
   };
 }

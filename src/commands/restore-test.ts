@@ -193,6 +193,9 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   ]);
   // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
   const ledger = await Ledger.open(stateDir(ctx.env));
+  // Fresh signed URLs for files that start late, and after a 403 (src/backups/urls.ts).
+  const { SignedUrls, urlMaxAgeFromEnv } = await import('../backups/urls.js');
+  const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
   const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
   // As verify: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   let progress: import('../output/progress.js').ProgressBar | undefined;
@@ -207,6 +210,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     progress,
     ledger,
     decrypt,
+    urls,
     env: ctx.env,
     restore: o.restore,
     timeoutMs: o.timeoutMs,

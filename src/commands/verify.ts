@@ -143,6 +143,9 @@ async function runVerify(
     import('../backups/size.js'),
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
+  // Fresh signed URLs for files that start late, and after a 403 (src/backups/urls.ts).
+  const { SignedUrls, urlMaxAgeFromEnv } = await import('../backups/urls.js');
+  const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
   // As `jobs backup download`: a terminal on stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   const showProgress = ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check';
   let progress;
@@ -160,6 +163,7 @@ async function runVerify(
     transfer: signedUrlTransfer({ signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
     ledger,
     decrypt,
+    urls,
     strict: o.strict,
     inspect: { bounds: o.bounds },
     parallel: o.parallel,

@@ -13,7 +13,7 @@ import { addBigFileJob, addDamagedFilesJob, addHostileArchivesJob, addKeyedFiles
 import { addRestoreFixtureJobs } from './restore-fixtures.js';
 import { isObject } from './validate.js';
 
-export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults'> & {
+export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'urlTtlMs'> & {
   /** Days of scheduled history to seed (see SeedOptions.historyDays). */
   historyDays?: number;
 };
@@ -84,7 +84,7 @@ export function runRoute(
 /** The seeded state and its clock: `now` (epoch ms) when given, else the real clock, running on in real time. */
 export function createService(opts: ServiceOptions = {}): Service {
   const store = new Store();
-  const rt = new Runtime(store, new FileSigner(randomBytes(32)), opts.tickMs ?? 300, opts.backupOutcome ?? 'completed', opts.now);
+  const rt = new Runtime(store, new FileSigner(randomBytes(32)), opts.tickMs ?? 300, opts.backupOutcome ?? 'completed', opts.now, opts.urlTtlMs);
   seedStore(store, { seed: opts.seed ?? 'demo', now: rt.startedAt, bigJob: opts.bigJob ?? 0, historyDays: opts.historyDays });
   if ((opts.seed ?? 'demo') === 'demo') plantDemoCorruption(store);
   if (opts.damagedFiles) {

@@ -49,6 +49,11 @@ export interface DownloadOptions {
   retryDelayMs?: number;
   /** Decrypt on the way (--private-key, --decrypt-with): the file written holds the plaintext. */
   decrypt?: { decryptor: Decryptor; backupId: string; encryptionKey: string | null };
+  /**
+   * Fresh signed URLs (issue 29 §6): `at` when the files' URLs were got; a file starting more than `maxAgeMs`
+   * after gets a fresh one first, and a 403 from the store is answered with a fresh one (`fresh(name)`).
+   */
+  urls?: { at: number; maxAgeMs: number; fresh(name: string): Promise<string> };
 }
 
 export interface Downloaded {
@@ -103,6 +108,14 @@ export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Pr
 }
 
 export interface StreamOptions extends Omit<DownloadOptions, 'dir' | 'force' | 'parallel'> {}
+
+/** The URL a file starts with: a fresh one when the files' URLs are older than allowed (a long download of many files). */
+async function startUrl(file: RemoteFile, o: Pick<DownloadOptions, 'urls'>): Promise<string> {
+  if (!o.urls || Date.now() - o.urls.at <= o.urls.maxAgeMs) return file.url;
+  const url = await o.urls.fresh(file.name);
+  checkDownloadUrl(url, file.name);
+  return url;
+}
 
 /**
  * DECRYPT (issue 29 §5): the sink the transfer writes the raw bytes into. With
@@ -163,7 +176,7 @@ export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptio
   const bar = o.progress ? new ProgressBar(o.stderr, file.size ?? 0, 1) : undefined;
   const stage = decrypting(sink, file.name, o);
   try {
-    const got = await transfer(file.url, stage.sink, {
+    const got = await transfer(await startUrl(file, o), stage.sink, {
       signal: o.signal,
       timeoutMs: o.timeoutMs,
       stderr: o.stderr,
@@ -175,6 +188,7 @@ export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptio
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),
+      refresh: o.urls && (() => o.urls!.fresh(file.name)),
     });
     await stage.end();
     if (replay) throw new TransientError(`${label}: the answer ended before the bytes already written; the output is incomplete`);
@@ -267,7 +281,7 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
   o.signal.addEventListener('abort', onAbort, { once: true });
   const stage = decrypting(fileSink(part.fh), f.name, o);
   try {
-    const got = await transfer(f.url, stage.sink, {
+    const got = await transfer(await startUrl(f, o), stage.sink, {
       signal: o.signal,
       timeoutMs: o.timeoutMs,
       stderr: o.stderr,
@@ -279,6 +293,7 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),
+      refresh: o.urls && (() => o.urls!.fresh(f.name)),
     });
     await stage.end();
     await part.fh.sync();

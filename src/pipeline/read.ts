@@ -6,7 +6,7 @@ import { parseStatedSize, type StatedSize } from '../backups/size.js';
 import { inspect, type Check, type ContentFinding, type InspectOptions } from './inspect.js';
 import { SizeRefusedError } from './transfer.js';
 import { DecryptError, type Decryptor } from './decrypt.js';
-import type { ByteSink, FileResult, FileSink, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
+import type { ByteSink, FileResult, FileSink, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer, UrlSource } from './types.js';
 
 const MB = 1024 * 1024;
 /**
@@ -125,6 +125,8 @@ export interface ReadFileOptions<R> {
   listed?: () => Promise<ListedSum | undefined>;
   /** Decrypt on the way (--private-key, --decrypt-with): src/pipeline/decrypt.ts. */
   decrypt?: Decryptor;
+  /** Fresh signed URLs: before a file starts when the backup's are old, and after a 403 (src/backups/urls.ts). */
+  urls?: UrlSource;
 }
 
 /** A file's hash as the backup's own .sha256 / SHA256SUMS list gives it. */
@@ -147,12 +149,14 @@ export async function readFile<R>(
   const target = { backupId: backup.id, encryptionKey: backup.encryption_key ?? null, fileName: file.name };
   const decrypting = o.decrypt?.applies(target) === true;
   let rawHash: Hash | undefined = decrypting ? createHash('sha256') : undefined;
+  // FRESH URLS (issue 29 §6): the URL the file starts with (fresh when the backup's are old), and the one in use.
+  let url = file.url;
   const checks = new ChecksSink(() => ({
     encrypted: backup.encrypted && !decrypting,
     ...o.inspect,
     signal: o.signal,
     // Ranges of the encrypted file are no ranges of the plaintext: a large zip is checked as far as it streams.
-    readRange: decrypting ? undefined : (start, end) => o.transfer.range(file.url, start, end),
+    readRange: decrypting ? undefined : (start, end) => o.transfer.range(url, start, end),
   }));
   const fan = new FanOut([checks], extras);
   const decrypt = decrypting ? o.decrypt!.open(target, fan, o.signal) : undefined;
@@ -164,9 +168,12 @@ export async function readFile<R>(
     await Promise.all(extras.map((s) => s.abort(reason).catch(() => {})));
   };
   try {
+    if (o.urls) url = await o.urls.current(backup, file);
+    const urls = o.urls;
+    const refresh = urls && (async () => (url = await urls.fresh(backup, file)));
     const got = await o.transfer.read(
       // Bytes past what the stated size allows end the transfer: an endless stream cannot keep the pipeline busy.
-      { name: file.name, url: file.url, size: stated && stated.min === stated.max ? stated.bytes : undefined, maxSize: stated?.max },
+      { name: file.name, url, size: stated && stated.min === stated.max ? stated.bytes : undefined, maxSize: stated?.max, refresh },
       {
         async write(chunk) {
           bytes += chunk.length;

@@ -136,6 +136,7 @@ const download: Handler = async (input, ctx) => {
     backup = (await backupOfJob(client, jobId, String(v.backup), ctx.signal)).backup;
   }
   const toStdout = ctx.globals.output?.trim() === '-';
+  const urlsAt = Date.now();
   const all = await filesOf(client, backup, ctx.signal);
   if (!all.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
   const files = v.file === undefined ? all : all.filter((f) => f.name === v.file);
@@ -157,6 +158,18 @@ const download: Handler = async (input, ctx) => {
     return typeof name === 'string' ? name : null;
   });
   const decrypt = decryptor && { decryptor, backupId: backup.id, encryptionKey: typeof backup.encryption_key === 'string' ? backup.encryption_key : null };
+  // Fresh signed URLs for files that start late, and after a 403 from the store (src/backups/urls.ts).
+  const { downloadUrls, urlMaxAgeFromEnv, urlOf } = await import('../backups/urls.js');
+  const backupId = backup.id;
+  const urls = {
+    at: urlsAt,
+    maxAgeMs: await urlMaxAgeFromEnv(ctx.env),
+    async fresh(name: string): Promise<string> {
+      const url = urlOf(await downloadUrls(ctx, backupId), name);
+      if (url === undefined) throw new EmptyResultError(`the service's fresh URLs for backup ${backupId} name no file ${sanitize(name)}`);
+      return url;
+    },
+  };
   if (toStdout) {
     const got = await streamFile(files[0]!, ctx.io.stdout, {
       signal: ctx.signal,
@@ -165,6 +178,7 @@ const download: Handler = async (input, ctx) => {
       progress: ctx.output.animation !== undefined,
       debug: settings.debug,
       decrypt,
+      urls,
     });
     if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Wrote ${sanitize(files[0]!.name)} (${got.bytes} bytes) of backup ${backup.id} to stdout.\n`);
     return { kind: 'empty' };
@@ -179,6 +193,7 @@ const download: Handler = async (input, ctx) => {
     progress: ctx.output.animation !== undefined && !ctx.output.quiet,
     debug: settings.debug,
     decrypt,
+    urls,
   });
   ctx.note(`Downloaded ${got.length} file${got.length === 1 ? '' : 's'} of backup ${backup.id}.`);
   return {

@@ -7,6 +7,7 @@
 // anything is thrown.
 import { InterruptedError } from '../errors.js';
 import { readBackups, type FileResult, type HashLedger, type PipelineBackup, type PipelineFile, type Progress, type Transfer } from '../pipeline/index.js';
+import type { UrlSource } from '../pipeline/types.js';
 import { boundsFromEnv } from '../pipeline/bounds.js';
 import type { Decryptor } from '../pipeline/decrypt.js';
 import { DispatchSink, failedRestore } from './dispatch.js';
@@ -28,6 +29,8 @@ export interface RunOptions {
   restore: Omit<RestoreOptions, 'signal'>;
   /** Decrypt on the way (--private-key, --decrypt-with): the restore sink gets the plaintext. */
   decrypt?: Decryptor;
+  /** Fresh signed URLs (src/backups/urls.ts). */
+  urls?: UrlSource;
   /** --timeout: the longest the whole test may take. */
   timeoutMs: number;
   signal: AbortSignal;
@@ -98,6 +101,7 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
       progress: o.progress,
       ledger: o.ledger,
       decrypt: o.decrypt,
+      urls: o.urls,
       inspect: { bounds: boundsFromEnv(o.env ?? process.env) },
       sinks: (file) => {
         const sink = new DispatchSink({ ...o.restore, signal: controller.signal, encrypted: backup.encrypted && !o.decrypt?.applies({ backupId: backup.id, encryptionKey: backup.encryption_key ?? null, fileName: file.name }), onFatal: (err) => controller.abort(err) });
