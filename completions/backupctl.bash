@@ -226,7 +226,7 @@ __backupctl_flags() {
     'plan') echo '--file -f --prune --allow-outside-files' ;;
     'apply') echo '--file -f --prune --allow-outside-files --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --changing-files --big-file --tick --now' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --changing-files --url-ttl --big-file --tick --now' ;;
   esac
 }
 
@@ -519,6 +519,7 @@ __backupctl_flag_value() {
     'emulator/--fault') echo 'none' ;;
     'emulator/--outcome') echo 'words completed failed completed_with_errors' ;;
     'emulator/--big-job') echo 'none' ;;
+    'emulator/--url-ttl') echo 'none' ;;
     'emulator/--big-file') echo 'none' ;;
     'emulator/--tick') echo 'none' ;;
     'emulator/--now') echo 'none' ;;

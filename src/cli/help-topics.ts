@@ -62,6 +62,12 @@ the environment over the profile. An empty value counts as unset.
                         e.g. 10s; default 30s. A bad value of either exits 3 naming it
   BACKUPCTL_RESTORE_URL scratch server restore-test restores SQL into (as --into), postgres://… or
                         mysql://…; its password is never printed
+  BACKUPCTL_PRIVATE_KEY_PASSPHRASE
+                        passphrase of the --private-key that decrypts encrypted backups on the
+                        way (verify, restore-test, download), when no --private-key-pass-file
+  BACKUPCTL_URL_REFRESH_AFTER
+                        age of a backup's signed URLs past which a file that starts gets fresh
+                        ones from the service (verify, restore-test, download); default 30m
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
