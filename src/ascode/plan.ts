@@ -8,7 +8,8 @@ import type { RequestSpec } from '../cli/types.js';
 import { editDistance } from '../util/suggest.js';
 import type { RecipeIds } from './recipes.js';
 import { SECRET_REFERENCE, type BackupsFile, type JobEntry, type MachineEntry, type Retention as FileRetention, type ScheduleEntry, type Section } from './filespec.js';
-import { cronFields, pathText, type ParsedFile, type Problem } from './parse.js';
+import { pathText, type ParsedFile, type Problem } from './parse.js';
+import { cronFields } from '../util/cron-macros.js';
 import { duplicateNames, findByName, jobOf, NOT_SET, type CurrentJob, type CurrentMachine, type CurrentState, type Named, type Retention } from './state.js';
 
 export type Action = 'create' | 'update' | 'replace' | 'delete';
