@@ -413,7 +413,7 @@ const applySetup: Handler = async (input, ctx) => {
   if (ctx.globals.dryRun) return dryRunNote(ctx, 'Dry run: nothing was changed.');
   if (!(await ctx.confirm('Apply these changes?'))) throw new UsageError('Cancelled; nothing was changed.');
 
-  const [{ resolveSecret }, { learnRecipe }, { MARKS, summary }] = await Promise.all([import('../ascode/parse.js'), import('../ascode/recipes.js'), import('../ascode/plan.js')]);
+  const [{ resolveSecret }, { learnRecipe }, { MARKS, summary }] = await Promise.all([import('../ascode/parse.js'), import('../jobs/recipe-ids.js'), import('../ascode/plan.js')]);
   const client = await ctx.client();
   const ids = { storage: new Map<string, number>() };
   const secret = (ref: string) =>

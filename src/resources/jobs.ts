@@ -448,6 +448,14 @@ const createJob: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
   const raw = recordOf(res);
+  // The recipe id sent and the slug answered: learnt as apply learns them (src/jobs/recipe-ids.ts), so that
+  // plan and export know this recipe_id. A state folder that cannot be written costs only this.
+  const slug = (raw as { recipe?: unknown } | undefined)?.recipe;
+  if (typeof body.recipe_id === 'number' && typeof slug === 'string' && slug) {
+    const [{ learnRecipe }, { stateDir }] = await Promise.all([import('../jobs/recipe-ids.js'), import('../config/paths.js')]);
+    const settings = await ctx.settings();
+    await learnRecipe(stateDir(ctx.env), settings.baseUrl, body.recipe_id, slug, String(body.name ?? ''), new Date()).catch(() => {});
+  }
   return { kind: 'record', record: loose(jobSchema, raw), columns: columns.job!, idField: 'id' };
 };
 
