@@ -340,7 +340,8 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
         notes.add('A job\'s encryption key and proxy are set when the job is created; the service does not show them, so a plan cannot see them change.');
     }
     if (opts.prune) {
-      for (const j of jobsNow) if (!(j.name in file.jobs)) deletions.unshift({ action: 'delete', kind: 'job', name: j.name, id: j.id, fields: [], steps: [{ method: 'DELETE', path: `/jobs/${j.id}`, request: async () => ({ method: 'DELETE', path: `/jobs/${enc(j.id)}` }) }] });
+      // The service deletes a job's backups with it (docs/backups-as-code.md, "--prune"): said on the change itself.
+      for (const j of jobsNow) if (!(j.name in file.jobs)) deletions.unshift({ action: 'delete', kind: 'job', name: j.name, id: j.id, fields: [{ field: 'backups', after: 'deleted with the job' }], steps: [{ method: 'DELETE', path: `/jobs/${j.id}`, request: async () => ({ method: 'DELETE', path: `/jobs/${enc(j.id)}` }) }] });
     }
   }
 
