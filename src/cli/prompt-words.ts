@@ -15,7 +15,7 @@ export async function promptWords(question: string, values: Record<string, unkno
   const path = `/jobs/${encodeURIComponent(jobId)}`;
   const [job, backups] = await Promise.all([
     client.request({ method: 'GET', path }, { signal }).catch(() => undefined),
-    /ALL backups/.test(question) ? client.request({ method: 'GET', path: `${path}/backups`, query: { page_size: 1 } }, { signal }).catch(() => undefined) : undefined,
+    /ALL backups/.test(question) ? client.request({ method: 'GET', path: `${path}/backups`, query: { page_size: 15 } }, { signal }).catch(() => undefined) : undefined,
   ]);
   const name = (job?.body as { data?: { name?: unknown } } | undefined)?.data?.name;
   let out = question;
