@@ -217,19 +217,30 @@ __backupctl_flags() {
     'jobs schedule update') echo '--timezone --run-offset --cron --frequency --retention-hourly --retention-daily --retention-weekly --retention-monthly' ;;
     'jobs storage set') echo '--storage' ;;
     'jobs backup latest') echo '--status --max-age' ;;
-    'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
+    'jobs backup download') echo '--latest --dir --force --parallel --file --decrypt-with --private-key --private-key-pass-file' ;;
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
+<<<<<<< HEAD
     'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url --all-profiles --profiles' ;;
     'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file --all-profiles --profiles' ;;
     'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --jitter --lock --healthcheck-url --output-file' ;;
     'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url --all-profiles --profiles' ;;
     'retention') echo '--droplet --volume --resource --all --simulate --what-if --check --within --audit --now --all-profiles --profiles' ;;
+=======
+    'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url' ;;
+    'verify') echo '--latest --since --sample --parallel --strict --check --decrypt-with --private-key --private-key-pass-file --jitter --lock --healthcheck-url --output-file' ;;
+    'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --decrypt-with --private-key --private-key-pass-file --jitter --lock --healthcheck-url --output-file' ;;
+    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url' ;;
+>>>>>>> decrypt
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
     'apply') echo '--file -f --prune --allow-outside-files --allow-replace --allow-expiry' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
+<<<<<<< HEAD
     'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --retention-jobs --changing-files --big-file --dialect --tick --now' ;;
+=======
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --changing-files --url-ttl --big-file --tick --now' ;;
+>>>>>>> decrypt
   esac
 }
 
@@ -458,6 +469,9 @@ __backupctl_flag_value() {
     'jobs backup download/--dir') echo 'none' ;;
     'jobs backup download/--parallel') echo 'none' ;;
     'jobs backup download/--file') echo 'none' ;;
+    'jobs backup download/--decrypt-with') echo 'none' ;;
+    'jobs backup download/--private-key') echo 'none' ;;
+    'jobs backup download/--private-key-pass-file') echo 'none' ;;
     'jobs backup download/--output'|'jobs backup download/-o') echo 'words table json ndjson tsv -' ;;
     'jobs backup download/--columns') echo 'list name bytes path resumed' ;;
     'restores list/--status') echo 'words pending running failed completed' ;;
@@ -479,6 +493,9 @@ __backupctl_flag_value() {
     'verify/--since') echo 'none' ;;
     'verify/--sample') echo 'none' ;;
     'verify/--parallel') echo 'none' ;;
+    'verify/--decrypt-with') echo 'none' ;;
+    'verify/--private-key') echo 'none' ;;
+    'verify/--private-key-pass-file') echo 'none' ;;
     'verify/--jitter') echo 'none' ;;
     'verify/--lock') echo 'none' ;;
     'verify/--healthcheck-url') echo 'none' ;;
@@ -490,6 +507,9 @@ __backupctl_flag_value() {
     'restore-test/--assert') echo 'none' ;;
     'restore-test/--exec') echo 'none' ;;
     'restore-test/--run-as') echo 'none' ;;
+    'restore-test/--decrypt-with') echo 'none' ;;
+    'restore-test/--private-key') echo 'none' ;;
+    'restore-test/--private-key-pass-file') echo 'none' ;;
     'restore-test/--jitter') echo 'none' ;;
     'restore-test/--lock') echo 'none' ;;
     'restore-test/--healthcheck-url') echo 'none' ;;
@@ -529,6 +549,7 @@ __backupctl_flag_value() {
     'emulator/--fault') echo 'none' ;;
     'emulator/--outcome') echo 'words completed failed completed_with_errors' ;;
     'emulator/--big-job') echo 'none' ;;
+    'emulator/--url-ttl') echo 'none' ;;
     'emulator/--big-file') echo 'none' ;;
     'emulator/--dialect') echo 'words neutral published' ;;
     'emulator/--tick') echo 'none' ;;
@@ -548,9 +569,12 @@ __backupctl_positional() {
   case "$1/$2" in
     'profiles use/0') echo 'ids profiles' ;;
     'profiles remove/0') echo 'ids profiles' ;;
+<<<<<<< HEAD
     'config get/0') echo 'words base_url output timeout provider_names provider-names token' ;;
     'config set/0') echo 'words base_url output timeout provider_names provider-names token' ;;
     'config unset/0') echo 'words base_url output timeout provider_names provider-names token' ;;
+=======
+>>>>>>> decrypt
     'ssh-keys rename/0') echo 'ids ssh-keys' ;;
     'ssh-keys delete/0') echo 'ids ssh-keys' ;;
     'snapshots get/0') echo 'ids snapshots' ;;

@@ -396,7 +396,11 @@ function __backupctl_flags
         case 'jobs list'
             printf '%s\t%s\n' '--host' 'Only jobs on the server with this host' '--modified-since' 'Only records changed since (ISO 8601 or an age: 24h, 7d)' '--page' 'Page number (1-based)' '--page-size' 'Records per page, 15..100' '--all' 'Follow every page and stream all records' '--sort' 'Sort by one field; prefix - for descending' '--fail-if-empty' 'Exit 9 when nothing matched'
         case 'jobs create'
+<<<<<<< HEAD
             printf '%s\t%s\n' '--file' 'The whole JSON body (path or - for stdin)' '--name' 'Name of the job' '--recipe-id' 'Recipe id' '--server' 'Run on this server, by id or name (compute type server)' '--serverless' 'Run on the service\'s workers in this region' '--agent' 'Run on a server connected by an agent' '--config' 'A config value of the recipe' '--storage' 'Storage destination id or name, optionally with its priority (default: its position)' '--cron' 'Schedule: a 5-field cron expression' '--frequency' 'Schedule: how often it runs (h = hours, m = minutes between runs), counted from --run-offset hours after 00:00 of its time zone' '--run-offset' 'Hours after 00:00 of the time zone the runs of --frequency start from (UTC, h6, 3: 03:00, 09:00, 15:00, 21:00)' '--timezone' 'Time zone of the schedule (default UTC)' '--retention-hourly' 'Backups kept, hourly' '--retention-daily' 'Backups kept, daily' '--retention-weekly' 'Backups kept, weekly' '--retention-monthly' 'Backups kept, monthly' '--encryption-key' 'Encryption key id' '--proxy' 'Proxy id'
+=======
+            printf '%s\t%s\n' '--file' 'The whole JSON body (path or - for stdin)' '--name' 'Name of the job' '--recipe-id' 'Recipe id' '--server' 'Run on this server, by id or name (compute type server)' '--serverless' 'Run on the service\'s workers in this region' '--agent' 'Run on a server connected by an agent' '--config' 'A config value of the recipe' '--storage' 'Storage destination id or name, optionally with its priority (default: its position)' '--cron' 'Schedule: a 5-field cron expression, or @hourly, @daily, @weekly, @monthly, @yearly' '--timezone' 'Time zone of the schedule (default UTC)' '--retention-hourly' 'Backups kept, hourly' '--retention-daily' 'Backups kept, daily' '--retention-weekly' 'Backups kept, weekly' '--retention-monthly' 'Backups kept, monthly' '--encryption-key' 'Encryption key id' '--proxy' 'Proxy id'
+>>>>>>> decrypt
         case 'jobs update'
             printf '%s\t%s\n' '--file' 'JSON body with schedules and/or storage' '--storage' 'Storage destination id or name, optionally with its priority (default: its position)'
         case 'jobs backup start'
@@ -406,13 +410,17 @@ function __backupctl_flags
         case 'jobs backup delete'
             printf '%s\t%s\n' '--all' 'Delete every backup of the job'
         case 'jobs schedule update'
+<<<<<<< HEAD
             printf '%s\t%s\n' '--timezone' 'Time zone' '--run-offset' 'Hours after 00:00 of the time zone the runs of --frequency start from (UTC, h6, 3: 03:00, 09:00, 15:00, 21:00)' '--cron' '5-field cron expression' '--frequency' 'Schedule: how often it runs (h = hours, m = minutes between runs), counted from --run-offset hours after 00:00 of its time zone' '--retention-hourly' 'Backups kept, hourly' '--retention-daily' 'Backups kept, daily' '--retention-weekly' 'Backups kept, weekly' '--retention-monthly' 'Backups kept, monthly'
+=======
+            printf '%s\t%s\n' '--timezone' 'Time zone' '--run-offset' 'Offset after the scheduled time' '--cron' '5-field cron expression, or @hourly, @daily, @weekly, @monthly, @yearly' '--retention-hourly' 'Backups kept, hourly' '--retention-daily' 'Backups kept, daily' '--retention-weekly' 'Backups kept, weekly' '--retention-monthly' 'Backups kept, monthly'
+>>>>>>> decrypt
         case 'jobs storage set'
             printf '%s\t%s\n' '--storage' 'Storage destination id or name, optionally with its priority (default: its position)'
         case 'jobs backup latest'
             printf '%s\t%s\n' '--status' 'Only backups with this status' '--max-age' 'Exit 9 when the newest backup is older than this (26h, 2d)'
         case 'jobs backup download'
-            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job' '--dir' 'Folder to write the files into' '--force' 'Overwrite files that exist; with --output -, write to a terminal' '--parallel' 'Files fetched at once' '--file' 'Only this file of the backup (needed with --output - when it has several)'
+            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job' '--dir' 'Folder to write the files into' '--force' 'Overwrite files that exist; with --output -, write to a terminal' '--parallel' 'Files fetched at once' '--file' 'Only this file of the backup (needed with --output - when it has several)' '--decrypt-with' 'Decrypt on the way with this filter (sh -c): the file on stdin, the plaintext on stdout; BACKUPCTL_ENCRYPTION_KEY and BACKUPCTL_BACKUP_ID in its environment (config: jobs.<job>.decrypt_with)' '--private-key' 'Decrypt on the way with the job\'s RSA private key (PEM), the service\'s scheme (config: jobs.<job>.private_key)' '--private-key-pass-file' 'A file holding the private key\'s passphrase (else BACKUPCTL_PRIVATE_KEY_PASSPHRASE, else a prompt on a terminal)'
         case 'restores list'
             printf '%s\t%s\n' '--status' 'Only restore jobs with this status' '--page' 'Page number (1-based)' '--page-size' 'Records per page, 15..100' '--all' 'Follow every page and stream all records' '--fail-if-empty' 'Exit 9 when nothing matched'
         case 'encryption-keys create'
@@ -420,9 +428,13 @@ function __backupctl_flags
         case 'status'
             printf '%s\t%s\n' '--job' 'Only this job, by id or name' '--check' 'Exit 9 when a job has no completed backup younger than its max age, or its last verify failed' '--max-age' 'Max age of the newest completed backup: 26h for every job (default 26h), or <job>=48h for one job (id or name)' '--allow-errors' 'Count completed_with_errors as completed, not as failed' '--output-file' 'Write the output to this file atomically instead of stdout' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' '--all-profiles' 'Run for every profile of the config: one table with a PROFILE column, a failing profile a row of its own' '--profiles' 'Run for these profiles (comma-separated): one table with a PROFILE column'
         case 'verify'
+<<<<<<< HEAD
             printf '%s\t%s\n' '--latest' 'The newest completed backup of the job (the default)' '--since' 'Every successful (completed) backup with files created since then (7d, 24h, or ISO 8601)' '--sample' 'N backups with files drawn at random (from --since when given, else from all)' '--parallel' 'Files read at once' '--strict' 'A file whose content was not checked (encrypted, or of a format backupctl does not read) fails (exit 11)' '--check' 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' '--jitter' 'Sleep a random time up to this long first, so a fleet does not start at once' '--lock' 'Hold this lock while running; another run holding it: exit 10 (a bare name lives in ~/.local/state/backupctl)' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' '--output-file' 'Write the output to this file atomically instead of stdout' '--all-profiles' 'Run for every profile of the config: one table with a PROFILE column, a failing profile a row of its own' '--profiles' 'Run for these profiles (comma-separated): one table with a PROFILE column'
+=======
+            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job (the default)' '--since' 'Every successful (completed) backup with files created since then (7d, 24h, or ISO 8601)' '--sample' 'N backups with files drawn at random (from --since when given, else from all)' '--parallel' 'Files read at once' '--strict' 'A file whose content was not checked (encrypted, or of a format backupctl does not read) fails (exit 11)' '--check' 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' '--decrypt-with' 'Decrypt on the way with this filter (sh -c): the file on stdin, the plaintext on stdout; BACKUPCTL_ENCRYPTION_KEY and BACKUPCTL_BACKUP_ID in its environment (config: jobs.<job>.decrypt_with)' '--private-key' 'Decrypt on the way with the job\'s RSA private key (PEM), the service\'s scheme (config: jobs.<job>.private_key)' '--private-key-pass-file' 'A file holding the private key\'s passphrase (else BACKUPCTL_PRIVATE_KEY_PASSPHRASE, else a prompt on a terminal)' '--jitter' 'Sleep a random time up to this long first, so a fleet does not start at once' '--lock' 'Hold this lock while running; another run holding it: exit 10 (a bare name lives in ~/.local/state/backupctl)' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' '--output-file' 'Write the output to this file atomically instead of stdout'
+>>>>>>> decrypt
         case 'restore-test'
-            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job (the default)' '--into' 'A scratch server to restore SQL into (postgres://… or mysql://…; env BACKUPCTL_RESTORE_URL): a fresh database is made and dropped' '--engine' 'Where SQL is restored: auto tries --into, then local binaries, then PGlite' '--assert' 'SQL that must return a true first cell after the restore' '--exec' 'Run this (sh -c) inside an extracted file archive; its exit decides' '--keep' 'Keep the scratch database or the extracted folder (their place is printed)' '--allow-empty' 'A restore that leaves no table (or an archive with no file) passes' '--run-as' 'The unprivileged user an ephemeral server runs as when backupctl runs as root' '--check' 'For cron: a summary line on stdout, failed files on stderr' '--jitter' 'Sleep a random time up to this long first, so a fleet does not start at once' '--lock' 'Hold this lock while running; another run holding it: exit 10 (a bare name lives in ~/.local/state/backupctl)' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' '--output-file' 'Write the output to this file atomically instead of stdout'
+            printf '%s\t%s\n' '--latest' 'The newest completed backup of the job (the default)' '--into' 'A scratch server to restore SQL into (postgres://… or mysql://…; env BACKUPCTL_RESTORE_URL): a fresh database is made and dropped' '--engine' 'Where SQL is restored: auto tries --into, then local binaries, then PGlite' '--assert' 'SQL that must return a true first cell after the restore' '--exec' 'Run this (sh -c) inside an extracted file archive; its exit decides' '--keep' 'Keep the scratch database or the extracted folder (their place is printed)' '--allow-empty' 'A restore that leaves no table (or an archive with no file) passes' '--run-as' 'The unprivileged user an ephemeral server runs as when backupctl runs as root' '--check' 'For cron: a summary line on stdout, failed files on stderr' '--decrypt-with' 'Decrypt on the way with this filter (sh -c): the file on stdin, the plaintext on stdout; BACKUPCTL_ENCRYPTION_KEY and BACKUPCTL_BACKUP_ID in its environment (config: jobs.<job>.decrypt_with)' '--private-key' 'Decrypt on the way with the job\'s RSA private key (PEM), the service\'s scheme (config: jobs.<job>.private_key)' '--private-key-pass-file' 'A file holding the private key\'s passphrase (else BACKUPCTL_PRIVATE_KEY_PASSPHRASE, else a prompt on a terminal)' '--jitter' 'Sleep a random time up to this long first, so a fleet does not start at once' '--lock' 'Hold this lock while running; another run holding it: exit 10 (a bare name lives in ~/.local/state/backupctl)' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' '--output-file' 'Write the output to this file atomically instead of stdout'
         case 'report'
             printf '%s\t%s\n' '--since' 'Start of the window: an age (30d, 2w, 36h) or an ISO 8601 datetime' '--until' 'End of the window: now, an age (1d) or an ISO 8601 datetime' '--job' 'Only this job, by id or name; droplets, volumes and resources are then left out' '--grace' 'A backup started within this of an expected run (before or after) fulfils it' '--output-file' 'Write the output to this file atomically instead of stdout' '--check' 'Exit 13 when a job breaks a threshold (--max-missed, --min-success); -q prints only those jobs' '--max-missed' 'With --check: a job with more missed runs than this breaks the check (default 0)' '--min-success' 'With --check: a job whose success rate is below this percentage (0-100, e.g. 95 or 99.5%) breaks the check' '--explain' 'Print the rules the report follows after the table' '--healthcheck-url' 'Ping <url>/start, then <url> on success or <url>/fail on failure (healthchecks.io)' '--all-profiles' 'Run for every profile of the config: one table with a PROFILE column, a failing profile a row of its own' '--profiles' 'Run for these profiles (comma-separated): one table with a PROFILE column'
         case 'retention'
@@ -436,7 +448,11 @@ function __backupctl_flags
         case 'api'
             printf '%s\t%s\n' '--method' 'HTTP method (default GET, or POST when fields or --input are given)' '-X' 'HTTP method (default GET, or POST when fields or --input are given)' '--raw-field' 'Add a string field; key[sub]=value nests, key[]=value appends' '-f' 'Add a string field; key[sub]=value nests, key[]=value appends' '--field' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '-F' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '--input' 'Send this file (or - for standard input) as the JSON body; fields then go in the query string' '--paginate' 'Follow every page of a list and print one JSON array of the records (ndjson with -o ndjson)'
         case 'emulator'
+<<<<<<< HEAD
             printf '%s\t%s\n' '--port' 'Port of the API; 0 picks a free one' '--token' 'Bearer token the emulator accepts (its own, not your API token); random when absent' '--seed' 'Starting data: a realistic team, or only the first SSH key' '--latency' 'Delay before every answer, in milliseconds' '--fault' 'Inject a fault: KIND[:count=N][:rate=R][:method=M][:path=P][:retryAfter=S], KIND one of 429, 500, 502-html, 503, reset, timeout, truncated, not-json, slow-body' '--outcome' 'How started backups end (default completed; jobs named with "fail" always fail)' '--big-job' 'Add a job "bulk" holding this many backups' '--damaged-files' 'Add a job "damaged files": one backup per fault verify must catch (truncated, flipped byte, bad tar header, no dump end marker, wrong size)' '--archive-faults' 'Add the jobs of restore-test\'s faults and formats: "unsafe archive" (a ../ entry), "broken dump", "missing rows", "needs role", "broken mysql", "two databases", "pg custom", "mariadb dump" (real pg_dump and mariadb-dump files)' '--retention-jobs' 'Add the jobs of the retention forecast: "retention lowered" (daily 7 over 10 daily backups), "retention gfs" (daily 4, weekly 2, monthly 1 over 60 days), "retention guard" (daily 2: a verify of its newest backup proves one two runs from expiring)' '--changing-files' 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' '--big-file' 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' '--dialect' 'How the emulator speaks: neutral (the interface document: cloud_a, /v1/cloud_i/...) or published (the public API reference: aws, /v1/digitalocean/..., frequency schedules, storage paths as file names, sizes in 1000s, links: {} and meta: {})' '--tick' 'Time per step of a started backup, in milliseconds' '--now' 'Start the emulator\'s clock at this instant (ISO 8601, or an age such as 30d for that long ago): the demo history is laid back from it and the clock runs on from there. Default: the real clock'
+=======
+            printf '%s\t%s\n' '--port' 'Port of the API; 0 picks a free one' '--token' 'Bearer token the emulator accepts (its own, not your API token); random when absent' '--seed' 'Starting data: a realistic team, or only the first SSH key' '--latency' 'Delay before every answer, in milliseconds' '--fault' 'Inject a fault: KIND[:count=N][:rate=R][:method=M][:path=P][:retryAfter=S], KIND one of 429, 500, 502-html, 503, reset, timeout, truncated, not-json, slow-body' '--outcome' 'How started backups end (default completed; jobs named with "fail" always fail)' '--big-job' 'Add a job "bulk" holding this many backups' '--damaged-files' 'Add a job "damaged files": one backup per fault verify must catch (truncated, flipped byte, bad tar header, no dump end marker, wrong size)' '--archive-faults' 'Add the jobs of restore-test\'s faults and formats: "unsafe archive" (a ../ entry), "broken dump", "missing rows", "needs role", "broken mysql", "two databases", "pg custom", "mariadb dump" (real pg_dump and mariadb-dump files)' '--changing-files' 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' '--url-ttl' 'How long the signed URLs handed out hold (e.g. 2s, 1h); the store answers 403 "Request has expired" after. Default: a week in backup records, an hour from POST /backups/{id}/download' '--big-file' 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' '--tick' 'Time per step of a started backup, in milliseconds' '--now' 'Start the emulator\'s clock at this instant (ISO 8601, or an age such as 30d for that long ago): the demo history is laid back from it and the clock runs on from there. Default: the real clock'
+>>>>>>> decrypt
     end
 end
 
@@ -879,6 +895,12 @@ function __backupctl_flag_value
             echo 'none'
         case 'jobs backup download/--file'
             echo 'none'
+        case 'jobs backup download/--decrypt-with'
+            echo 'none'
+        case 'jobs backup download/--private-key'
+            echo 'none'
+        case 'jobs backup download/--private-key-pass-file'
+            echo 'none'
         case 'jobs backup download/--output' 'jobs backup download/-o'
             echo 'words table json ndjson tsv -'
         case 'jobs backup download/--columns'
@@ -921,6 +943,12 @@ function __backupctl_flag_value
             echo 'none'
         case 'verify/--parallel'
             echo 'none'
+        case 'verify/--decrypt-with'
+            echo 'none'
+        case 'verify/--private-key'
+            echo 'none'
+        case 'verify/--private-key-pass-file'
+            echo 'none'
         case 'verify/--jitter'
             echo 'none'
         case 'verify/--lock'
@@ -942,6 +970,12 @@ function __backupctl_flag_value
         case 'restore-test/--exec'
             echo 'none'
         case 'restore-test/--run-as'
+            echo 'none'
+        case 'restore-test/--decrypt-with'
+            echo 'none'
+        case 'restore-test/--private-key'
+            echo 'none'
+        case 'restore-test/--private-key-pass-file'
             echo 'none'
         case 'restore-test/--jitter'
             echo 'none'
@@ -1021,6 +1055,8 @@ function __backupctl_flag_value
             echo 'words completed failed completed_with_errors'
         case 'emulator/--big-job'
             echo 'none'
+        case 'emulator/--url-ttl'
+            echo 'none'
         case 'emulator/--big-file'
             echo 'none'
         case 'emulator/--dialect'
@@ -1053,12 +1089,15 @@ function __backupctl_positional
             echo 'ids profiles'
         case 'profiles remove/0'
             echo 'ids profiles'
+<<<<<<< HEAD
         case 'config get/0'
             echo 'words base_url output timeout provider_names provider-names token'
         case 'config set/0'
             echo 'words base_url output timeout provider_names provider-names token'
         case 'config unset/0'
             echo 'words base_url output timeout provider_names provider-names token'
+=======
+>>>>>>> decrypt
         case 'ssh-keys rename/0'
             echo 'ids ssh-keys'
         case 'ssh-keys delete/0'

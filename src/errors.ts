@@ -20,7 +20,11 @@ export const ExitCode = {
   thresholdBroken: 13,
   /** restore-test: the restore or a check after it (row counts, --assert, --exec) failed. */
   restoreFailed: 14,
-  /** restore-test: no engine to restore into (no --into, no local server binaries, no PGlite). */
+  /**
+   * The test could not be done here (not tested, never a bad backup): restore-test has no engine to restore
+   * into (no --into, no local server binaries, no PGlite); or verify, restore-test or download could not
+   * decrypt an encrypted backup (src/pipeline/decrypt.ts DecryptError: a wrong key, passphrase, scheme or filter).
+   */
   noRestoreEngine: 15,
   /** retention --check (and status's guard): the newest backup that passed verify or restore-test is predicted to expire before a newer one has passed. */
   retentionGuard: 16,

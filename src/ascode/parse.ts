@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNode } from 'yaml';
 import { FILE_NODE, SECRET_REFERENCE, type BackupsFile, type FieldNode } from './filespec.js';
 import { editDistance } from '../util/suggest.js';
+import { CRON_MACROS } from '../util/cron-macros.js';
 
 export interface Problem {
   line: number;
@@ -43,18 +44,6 @@ export function pathText(parts: ReadonlyArray<string | number>): string {
     .join('');
 }
 
-/** The cron macros croner and most crons take, as the 5 fields the service takes. */
-export const CRON_MACROS: Readonly<Record<string, string>> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
-/** A schedule's cron as the service takes it: a macro becomes its 5 fields. */
-export const cronFields = (expr: string): string => CRON_MACROS[expr.trim().toLowerCase()] ?? expr;
 
 /**
  * Parses and checks the whole file; returns the file or every problem found.

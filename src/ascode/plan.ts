@@ -8,7 +8,8 @@ import type { RequestSpec } from '../cli/types.js';
 import { editDistance } from '../util/suggest.js';
 import type { RecipeIds } from './recipes.js';
 import { SECRET_REFERENCE, type BackupsFile, type JobEntry, type MachineEntry, type Retention as FileRetention, type ScheduleEntry, type Section } from './filespec.js';
-import { cronFields, pathText, type ParsedFile, type Problem } from './parse.js';
+import { pathText, type ParsedFile, type Problem } from './parse.js';
+import { cronFields } from '../util/cron-macros.js';
 import { duplicateNames, findByName, jobOf, NOT_SET, type CurrentJob, type CurrentMachine, type CurrentState, type Named, type Retention } from './state.js';
 
 export type Action = 'create' | 'update' | 'replace' | 'delete';
@@ -341,7 +342,8 @@ export function makePlan(parsed: ParsedFile, state: CurrentState, opts: { prune:
         notes.add('A job\'s encryption key and proxy are set when the job is created; the service does not show them, so a plan cannot see them change.');
     }
     if (opts.prune) {
-      for (const j of jobsNow) if (!(j.name in file.jobs)) deletions.unshift({ action: 'delete', kind: 'job', name: j.name, id: j.id, fields: [], steps: [{ method: 'DELETE', path: `/jobs/${j.id}`, request: async () => ({ method: 'DELETE', path: `/jobs/${enc(j.id)}` }) }] });
+      // The service deletes a job's backups with it (docs/backups-as-code.md, "--prune"): said on the change itself.
+      for (const j of jobsNow) if (!(j.name in file.jobs)) deletions.unshift({ action: 'delete', kind: 'job', name: j.name, id: j.id, fields: [{ field: 'backups', after: 'deleted with the job' }], steps: [{ method: 'DELETE', path: `/jobs/${j.id}`, request: async () => ({ method: 'DELETE', path: `/jobs/${enc(j.id)}` }) }] });
     }
   }
 

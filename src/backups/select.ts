@@ -92,6 +92,7 @@ export async function selectBackups(ctx: Context, jobId: string, sel: BackupSele
  * the record states.
  */
 export async function pipelineBackup(ctx: Context, backup: BackupRecord): Promise<PipelineBackup> {
+  const urlsAt = Date.now();
   const listed = (Array.isArray(backup.files) ? backup.files : []).filter((f) => f && typeof f.name === 'string');
   let files: PipelineBackup['files'];
   if (listed.length && listed.every((f) => typeof f.url === 'string' && f.url)) {
@@ -111,6 +112,8 @@ export async function pipelineBackup(ctx: Context, backup: BackupRecord): Promis
     created_at: backup.created_at ?? null,
     status: backup.status ?? null,
     encrypted: typeof backup.encryption_key === 'string' && backup.encryption_key !== '',
+    encryption_key: typeof backup.encryption_key === 'string' ? backup.encryption_key : null,
     files,
+    urls_at: urlsAt,
   };
 }

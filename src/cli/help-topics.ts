@@ -19,7 +19,7 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
   [ExitCode.thresholdBroken, 'report --check: a job broke a threshold (--max-missed, --min-success)'],
   [ExitCode.restoreFailed, 'restore-test: the restore or a check after it failed (rows, --assert, --exec)'],
-  [ExitCode.noRestoreEngine, 'restore-test: no engine to restore into (give --into, install the server package, or add PGlite)'],
+  [ExitCode.noRestoreEngine, 'not tested: restore-test has no engine to restore into (give --into, install the server package, or add PGlite); or verify, restore-test or download could not decrypt (--private-key, --decrypt-with)'],
   [ExitCode.retentionGuard, 'retention --check: the newest backup proven by verify or restore-test is predicted to expire before a newer one is proven'],
   [ExitCode.anomalyFound, 'anomalies --check: a backup differs from its job\'s history as damage or ransomware would'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
@@ -65,6 +65,12 @@ the environment over the profile. An empty value counts as unset.
                         e.g. 10s; default 30s. A bad value of either exits 3 naming it
   BACKUPCTL_RESTORE_URL scratch server restore-test restores SQL into (as --into), postgres://… or
                         mysql://…; its password is never printed
+  BACKUPCTL_PRIVATE_KEY_PASSPHRASE
+                        passphrase of the --private-key that decrypts encrypted backups on the
+                        way (verify, restore-test, download), when no --private-key-pass-file
+  BACKUPCTL_URL_REFRESH_AFTER
+                        age of a backup's signed URLs past which a file that starts gets fresh
+                        ones from the service (verify, restore-test, download); default 30m
   XDG_CONFIG_HOME       when set to an absolute path and BACKUPCTL_CONFIG_DIR is not, profiles live in
                         $XDG_CONFIG_HOME/backupctl
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
@@ -169,7 +175,8 @@ check run inside; removed afterwards), once a week:
   30 5 * * 0 BACKUPCTL_PROFILE=prod backupctl restore-test <job> --check --lock restore-<job> --healthcheck-url https://hc-ping.com/<uuid> >>/var/log/backupctl-restore.log 2>&1
 
 exits 0 when restored and checked, 14 when the restore or a check failed, 15 when
-no engine is available, 11 when a file failed verify's checks on the way.
+no engine is available (or an encrypted backup could not be decrypted: not tested),
+11 when a file failed verify's checks on the way.
 `;
 
 export const helpTopics: Record<string, { summary: string; text: string }> = {

@@ -75,7 +75,10 @@ export async function runCommand(o: RunInput): Promise<void> {
       await printDryRun(ctx, request);
       return;
     }
-    if (chosen.confirm && !(await ctx.confirm(fillTemplate(chosen.confirm, values)))) {
+    let question = chosen.confirm ? fillTemplate(chosen.confirm, values) : undefined;
+    // A person will read it (a terminal, no --yes): name what goes (src/cli/prompt-words.ts).
+    if (question && !globals.yes && io.stdinIsTTY) question = await (await import('./prompt-words.js')).promptWords(question, values, await ctx.client(), ctx.signal);
+    if (question && !(await ctx.confirm(question))) {
       throw new UsageError('Cancelled; nothing was sent.');
     }
     let handler: Handler;

@@ -9,6 +9,7 @@ import { UsageError } from '../errors.js';
 import { apiName, effectiveParams, flagLabel, flagName, optionKey } from './params.js';
 import { calendarProblem, parseDatetime, parseDuration } from '../util/time.js';
 import { NameRef, isPrefixKind, looksLikeId, looksLikeIdPrefix } from './resolve.js';
+import { CRON_MACROS, cronFields } from '../util/cron-macros.js';
 
 const CRON_FIELDS = /^\s*\S+\s+\S+\s+\S+\s+\S+\s+\S+\s*$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -95,7 +96,11 @@ function schemaFor(p: ParamSpec): Check {
       );
     }
     case 'cron':
-      return text((s) => CRON_FIELDS.test(s), 'must be 5 fields: minute hour day-of-month month day-of-week, such as "30 2 * * *"');
+      // A macro (@daily, @weekly, ...) becomes the 5 fields the service takes, as in a backups file.
+      return convert(
+        (s) => (CRON_FIELDS.test(cronFields(s)) ? cronFields(s).trim() : undefined),
+        `must be 5 fields: minute hour day-of-month month day-of-week, such as "30 2 * * *", or one of ${Object.keys(CRON_MACROS).join(', ')}`,
+      );
     case 'url':
       return text((s) => /^https?:\/\/[^\s/?#]+\S*$/i.test(s.trim()) && URL.canParse(s.trim()), 'must be an http:// or https:// URL');
     case 'timezone':

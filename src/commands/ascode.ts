@@ -453,7 +453,7 @@ const applySetup: Handler = async (input, ctx) => {
   const question = expiring ? `Apply these changes? The next runs expire ${expiring} backup${expiring === 1 ? '' : 's'} or snapshots kept today` : 'Apply these changes?';
   if (!(await ctx.confirm(question))) throw new UsageError('Cancelled; nothing was changed.');
 
-  const [{ resolveSecret }, { learnRecipe }, { MARKS, summary }] = await Promise.all([import('../ascode/parse.js'), import('../ascode/recipes.js'), import('../ascode/plan.js')]);
+  const [{ resolveSecret }, { learnRecipe }, { MARKS, summary }] = await Promise.all([import('../ascode/parse.js'), import('../jobs/recipe-ids.js'), import('../ascode/plan.js')]);
   const client = await ctx.client();
   const ids = { storage: new Map<string, number>() };
   const secret = (ref: string) =>

@@ -15,7 +15,9 @@ import {
   parseDuration,
   resolveProfileName,
   validateBaseUrl,
+  JOB_SETTING_KEYS,
   type ConfigStore,
+  type JobSettings,
   type ProfileData,
 } from '../config/index.js';
 
@@ -23,7 +25,10 @@ import {
 const CONFIG_KEYS = ['base_url', 'output', 'timeout', 'provider_names', 'provider-names', 'token'] as const;
 type SettableKey = 'base_url' | 'output' | 'timeout' | 'provider_names';
 
-const KEY_HELP = `Setting: base_url (https URL), output (${OUTPUT_FORMATS.join('|')}), timeout (e.g. 30s), provider_names (neutral|published: which provider names and droplet/volume path are sent); the token is managed by \`auth login\``;
+const KEY_HELP =
+  `Setting: base_url (https URL), output (${OUTPUT_FORMATS.join('|')}), timeout (e.g. 30s), provider_names (neutral|published: which provider names and droplet/volume path are sent), ` +
+  `or a job's jobs.<job>.${JOB_SETTING_KEYS.join('|')} ` +
+  '(<job> its name or id: how verify, restore-test and download decrypt its backups); the token is managed by `auth login`';
 
 export const module: ModuleSpec = {
   name: 'config',
@@ -33,7 +38,7 @@ export const module: ModuleSpec = {
       summary: "Print one setting of the profile",
       examples: ['backupctl config get base_url', 'backupctl --profile work config get timeout'],
       params: [
-        { name: 'key', in: 'local', type: 'enum', values: CONFIG_KEYS, positional: true, required: true, description: KEY_HELP },
+        { name: 'key', in: 'local', type: 'string', positional: true, required: true, description: KEY_HELP },
       ],
       output: { kind: 'object', schema: 'value' },
       handler: 'get',
@@ -47,9 +52,10 @@ export const module: ModuleSpec = {
         'backupctl config set output json',
         'backupctl --profile work config set timeout 1m',
         'backupctl config set provider_names published',
+        'backupctl config set "jobs.shop mysql.private_key" ~/.config/backupctl/backup-key.pem',
       ],
       params: [
-        { name: 'key', in: 'local', type: 'enum', values: CONFIG_KEYS, positional: true, required: true, description: KEY_HELP },
+        { name: 'key', in: 'local', type: 'string', positional: true, required: true, description: KEY_HELP },
         {
           name: 'value',
           in: 'local',
@@ -69,7 +75,7 @@ export const module: ModuleSpec = {
       summary: 'Remove one setting of the profile, so its default applies again',
       examples: ['backupctl config unset output', 'backupctl --profile work config unset timeout'],
       params: [
-        { name: 'key', in: 'local', type: 'enum', values: CONFIG_KEYS, positional: true, required: true, description: KEY_HELP },
+        { name: 'key', in: 'local', type: 'string', positional: true, required: true, description: KEY_HELP },
       ],
       output: { kind: 'none', done: 'Unset {key}', idField: 'key' },
       handler: 'unset',
@@ -147,18 +153,41 @@ function normalizeValue(key: SettableKey, raw: string): string {
   }
 }
 
-function settableKey(key: unknown, verb: Verb): SettableKey {
+type JobKey = { job: string; setting: keyof JobSettings };
+
+/** `jobs.<job>.<setting>` (the job's name may hold dots and spaces; `private-key` is taken for `private_key`). */
+function jobKey(key: string): JobKey | undefined {
+  const m = /^jobs\.(.+)\.([a-z_-]+)$/.exec(key);
+  if (!m) return undefined;
+  const setting = m[2]!.replace(/-/g, '_');
+  if (!(JOB_SETTING_KEYS as readonly string[]).includes(setting)) {
+    throw new UsageError(`unknown job setting ${JSON.stringify(m[2])}: allowed: ${JOB_SETTING_KEYS.join(', ')}`);
+  }
+  return { job: m[1]!, setting: setting as keyof JobSettings };
+}
+
+function settableKey(key: unknown, verb: Verb): SettableKey | JobKey {
   if (key === 'token') throw refuseToken(verb);
   if (key === 'base_url' || key === 'output' || key === 'timeout' || key === 'provider_names') return key;
   if (key === 'provider-names') return 'provider_names';
-  throw new UsageError(`unknown setting ${JSON.stringify(key)}: allowed: base_url, output, timeout, provider_names`);
+  const job = typeof key === 'string' ? jobKey(key) : undefined;
+  if (job) return job;
+  throw new UsageError(`unknown setting ${JSON.stringify(key)}: allowed: base_url, output, timeout, provider_names, jobs.<job>.${JOB_SETTING_KEYS.join('|')}`);
+}
+
+/** A job setting's stored form: a file as an absolute path (cron runs elsewhere), a command as given. */
+async function jobValue(k: JobKey, raw: string): Promise<string> {
+  if (!raw.trim()) throw new UsageError(`invalid value for jobs.${k.job}.${k.setting}: empty`);
+  if (k.setting === 'decrypt_with') return raw;
+  const path = process.getBuiltinModule('node:path') as typeof import('node:path');
+  return path.resolve(raw);
 }
 
 const get: Handler = async (input, ctx) => {
   const key = settableKey(input.values.key, 'get');
   const store = await openStore(ctx);
   const profile = resolveProfileName(ctx.globals, ctx.env, store);
-  const value = store.profile(profile)[key];
+  const value = typeof key === 'string' ? store.profile(profile)[key] : store.profile(profile).jobs?.[key.job]?.[key.setting];
   const text = value === undefined ? '' : `${value}\n`;
   // The raw value, for `$(backupctl config get base_url)`, even when the profile's own output is json;
   // JSON only when this command line asks for it.
@@ -171,12 +200,39 @@ const unset: Handler = async (input, ctx) => {
   const store = await openStore(ctx);
   const profile = resolveProfileName(ctx.globals, ctx.env, store);
   assertProfileName(profile);
+  if (typeof key !== 'string') {
+    await store.update((data) => {
+      const jobs = data.profiles[profile]?.jobs;
+      const job = jobs && Object.hasOwn(jobs, key.job) ? jobs[key.job] : undefined;
+      if (!job) return;
+      delete job[key.setting];
+      if (!Object.keys(job).length) delete jobs![key.job];
+      if (!Object.keys(jobs!).length) delete data.profiles[profile]!.jobs;
+    });
+    const name = `jobs.${key.job}.${key.setting}`;
+    return { kind: 'done', message: `Unset ${name} in profile ${profile}.`, id: name };
+  }
   if (store.profile(profile)[key] !== undefined) await store.unsetValue(profile, key);
   return { kind: 'done', message: `Unset ${key} in profile ${profile}; its default applies.`, id: key };
 };
 
 const set: Handler = async (input, ctx) => {
   const key = settableKey(input.values.key, 'set');
+  if (typeof key !== 'string') {
+    const value = await jobValue(key, String(input.values.value));
+    const store = await openStore(ctx);
+    const profile = resolveProfileName(ctx.globals, ctx.env, store);
+    assertProfileName(profile);
+    await store.update((data) => {
+      const existing = Object.hasOwn(data.profiles, profile) ? data.profiles[profile]! : {};
+      const jobs = { ...existing.jobs };
+      jobs[key.job] = { ...(Object.hasOwn(jobs, key.job) ? jobs[key.job] : {}), [key.setting]: value };
+      data.profiles[profile] = { ...existing, jobs };
+    });
+    const name = `jobs.${key.job}.${key.setting}`;
+    // A command may hold anything: said by name only.
+    return { kind: 'done', message: `Set ${name}${key.setting === 'decrypt_with' ? '' : ` to ${value}`} in profile ${profile}.`, id: name };
+  }
   const value = normalizeValue(key, String(input.values.value));
   const store = await openStore(ctx);
   const profile = resolveProfileName(ctx.globals, ctx.env, store);

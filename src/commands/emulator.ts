@@ -67,6 +67,7 @@ export const module: ModuleSpec = {
         { name: 'archive_faults', in: 'local', type: 'boolean', description: 'Add the jobs of restore-test\'s faults and formats: "unsafe archive" (a ../ entry), "broken dump", "missing rows", "needs role", "broken mysql", "two databases", "pg custom", "mariadb dump" (real pg_dump and mariadb-dump files)' },
         { name: 'retention_jobs', in: 'local', type: 'boolean', description: 'Add the jobs of the retention forecast: "retention lowered" (daily 7 over 10 daily backups), "retention gfs" (daily 4, weekly 2, monthly 1 over 60 days), "retention guard" (daily 2: a verify of its newest backup proves one two runs from expiring)' },
         { name: 'changing_files', in: 'local', type: 'boolean', description: 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' },
+        { name: 'url_ttl', in: 'local', type: 'duration', placeholder: 'duration', description: 'How long the signed URLs handed out hold (e.g. 2s, 1h); the store answers 403 "Request has expired" after. Default: a week in backup records, an hour from POST /backups/{id}/download' },
         { name: 'big_file', in: 'local', type: 'integer', min: 1, max: 65536, placeholder: 'MiB', description: 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' },
         {
           name: 'dialect',
@@ -129,6 +130,7 @@ const runEmulator: Handler = async (input: CommandInput, ctx: Context): Promise<
       bigFile: v.big_file === undefined ? undefined : Number(v.big_file) * 1024 * 1024,
       now: typeof v.now === 'string' ? Date.parse(v.now) : undefined,
       dialect: v.dialect === 'published' ? 'published' : 'neutral',
+      urlTtlMs: optionalNumber(v.url_ttl),
     });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;

@@ -9,6 +9,7 @@
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { cronParams } from '../jobs/cron.js';
+import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
 import { CliError, EmptyResultError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
 import { restoreDocumentSchema } from '../restore/model.js';
@@ -55,6 +56,7 @@ export const module: ModuleSpec = {
         { name: 'allow_empty', in: 'local', type: 'boolean', description: 'A restore that leaves no table (or an archive with no file) passes' },
         { name: 'run_as', in: 'local', type: 'string', placeholder: 'user', description: 'The unprivileged user an ephemeral server runs as when backupctl runs as root' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line on stdout, failed files on stderr' },
+        ...decryptParams,
         ...cronParams,
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
       ],
@@ -96,6 +98,7 @@ const restoreTest: Handler = async (input, ctx) => {
   const format: Format = extra ?? (v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format);
   const { readSelection } = await import('../backups/select.js');
   const selection = readSelection(v, 'restore-test');
+  checkDecryptFlags(v);
   const intoFlag = typeof v.into === 'string' ? v.into : undefined;
   const into = intoFlag ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
   if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : 'BACKUPCTL_RESTORE_URL');
@@ -123,6 +126,7 @@ const restoreTest: Handler = async (input, ctx) => {
   }
   return runCronJob(v, ctx, () =>
     runRestoreTest(ctx, {
+      values: v,
       jobId,
       selection,
       format,
@@ -144,6 +148,7 @@ const restoreTest: Handler = async (input, ctx) => {
 };
 
 interface RunInput {
+  values: Record<string, unknown>;
   jobId: string;
   selection: import('../backups/select.js').BackupSelection;
   format: Format;
@@ -169,6 +174,8 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   if (o.restore.exec !== undefined && job.recipe && NOT_ARCHIVE.has(job.recipe)) {
     throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up a ${job.recipe === 'mongodb' ? 'MongoDB' : job.recipe === 'mysql' ? 'MySQL' : 'PostgreSQL'} database${job.recipe === 'mongodb' ? '' : ': check it with --assert instead'}`);
   }
+  // Decrypt on the way (--private-key, --decrypt-with, or the job's settings): the key is opened before any file is read.
+  const decrypt = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, o.values, job);
   // Stage 1 of the read pipeline: the backup (<backup> | --latest, the newest completed one by default).
   const { selectBackups, pipelineBackup } = await import('../backups/select.js');
   const [record] = await selectBackups(ctx, job.id, o.selection);
@@ -186,6 +193,9 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   ]);
   // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
   const ledger = await Ledger.open(stateDir(ctx.env));
+  // Fresh signed URLs for files that start late, and after a 403 (src/backups/urls.ts).
+  const { SignedUrls, urlMaxAgeFromEnv } = await import('../backups/urls.js');
+  const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
   const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
   // As verify: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   let progress: import('../output/progress.js').ProgressBar | undefined;
@@ -199,6 +209,8 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     transfer: (signal) => signedUrlTransfer({ signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
     progress,
     ledger,
+    decrypt,
+    urls,
     env: ctx.env,
     restore: o.restore,
     timeoutMs: o.timeoutMs,

@@ -6,6 +6,7 @@
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { cronParams } from '../jobs/cron.js';
+import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
 import { CliError, EmptyResultError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
 import { verifyDocumentSchema } from '../verify/model.js';
@@ -53,6 +54,7 @@ export const module: ModuleSpec = {
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
         { name: 'strict', in: 'local', type: 'boolean', description: 'A file whose content was not checked (encrypted, or of a format backupctl does not read) fails (exit 11)' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' },
+        ...decryptParams,
         ...cronParams,
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
       ],
@@ -87,6 +89,7 @@ const verify: Handler = async (input, ctx) => {
   if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
   const { readSelection } = await import('../backups/select.js');
   const sel = readSelection(v, 'verify');
+  checkDecryptFlags(v);
   const jobId = String(v.job_id);
   const outputFile = v.output_file as string | undefined;
   const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
@@ -104,12 +107,13 @@ const verify: Handler = async (input, ctx) => {
     ctx.io.stderr.write("Then the job's backups, and a GET of every file's signed URL (no Authorization); nothing is written to disk.\n");
     return { kind: 'empty' };
   }
-  return runCronJob(v, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2), strict: v.strict === true, bounds }));
+  return runCronJob(v, ctx, () => runVerify(ctx, { values: v, jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2), strict: v.strict === true, bounds }));
 };
 
 async function runVerify(
   ctx: Context,
   o: {
+    values: Record<string, unknown>;
     jobId: string;
     sel: Selection;
     format: Format;
@@ -120,6 +124,8 @@ async function runVerify(
   },
 ): Promise<Result> {
   const job = await findJob(ctx, o.jobId);
+  // Decrypt on the way (--private-key, --decrypt-with, or the job's settings): the key is opened before any file is read.
+  const decrypt = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, o.values, job);
   const { selectBackups, pipelineBackup } = await import('../backups/select.js');
   const backups = await selectBackups(ctx, job.id, o.sel);
   if (!backups.length) {
@@ -138,6 +144,9 @@ async function runVerify(
     import('../util/stated-size.js'),
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
+  // Fresh signed URLs for files that start late, and after a 403 (src/backups/urls.ts).
+  const { SignedUrls, urlMaxAgeFromEnv } = await import('../backups/urls.js');
+  const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
   // As `jobs backup download`: a terminal on stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   const showProgress = ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check';
   let progress;
@@ -154,6 +163,8 @@ async function runVerify(
     selection: o.sel.text,
     transfer: signedUrlTransfer({ signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
     ledger,
+    decrypt,
+    urls,
     strict: o.strict,
     inspect: { bounds: o.bounds },
     parallel: o.parallel,

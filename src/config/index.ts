@@ -28,6 +28,8 @@ export {
   type ConfigData,
   type ProfileData,
   type ProfileKey,
+  type JobSettings,
+  JOB_SETTING_KEYS,
   PROFILE_KEYS,
   OUTPUT_FORMATS,
   PROFILE_NAME,

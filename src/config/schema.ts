@@ -23,6 +23,12 @@ export function loadConfigChecker(): Promise<(value: unknown) => ConfigCheck> {
       output: z.optional(z.enum(OUTPUT_FORMATS as [string, ...string[]])),
       timeout: z.optional(z.union([z.string(), z.number()], { error: 'expected a duration such as "30s" or a number of seconds' })),
       provider_names: z.optional(z.enum(['neutral', 'published'])),
+      jobs: z.optional(
+        z.record(
+          z.string().check(z.minLength(1)),
+          z.strictObject({ private_key: z.optional(z.string()), private_key_pass_file: z.optional(z.string()), decrypt_with: z.optional(z.string()) }),
+        ),
+      ),
     });
     const nameRule = 'profile names are letters, digits, ".", "_" and "-"';
     const name = z.string().check(z.regex(PROFILE_NAME, nameRule));

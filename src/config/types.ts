@@ -10,7 +10,18 @@ export interface ProfileData {
   timeout?: string | number;
   /** Which provider names are sent: the interface's tokens (default) or the published names (issue 30). */
   provider_names?: 'neutral' | 'published';
+  /** Per-job settings, by the job's name or id (`config set jobs.<job>.private_key FILE`): docs/verify.md. */
+  jobs?: Record<string, JobSettings>;
 }
+
+/** What a profile may hold for one job: how verify, restore-test and download decrypt its backups (src/jobs/decrypt.ts). */
+export interface JobSettings {
+  private_key?: string;
+  private_key_pass_file?: string;
+  decrypt_with?: string;
+}
+
+export const JOB_SETTING_KEYS = ['private_key', 'private_key_pass_file', 'decrypt_with'] as const;
 
 export type ProfileKey = keyof ProfileData;
 

@@ -196,6 +196,12 @@ export function faultAnswer(fault: ActiveFault & { kind: ImmediateFault }): Answ
       return { status: 502, headers: { 'Content-Type': 'text/html' }, body: Buffer.from(BAD_GATEWAY_PAGE) };
     case 'not-json':
       return { status: 200, headers: { 'Content-Type': 'text/html' }, body: Buffer.from('<html>ok</html>') };
+    case 'expired':
+      return {
+        status: 403,
+        headers: { 'Content-Type': 'application/xml' },
+        body: Buffer.from('<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>AccessDenied</Code><Message>Request has expired</Message></Error>'),
+      };
   }
 }
 

@@ -7,6 +7,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { bigTarGzStream, buildArchive, type ArchiveSpec } from './archives.js';
 import { requireFixture } from './real-dumps.js';
+import { plainLengthFor, sealBytes } from './demo-key.js';
 import type { Answer } from './reply.js';
 import type { FileRecord, Store } from './store.js';
 
@@ -50,16 +51,20 @@ export function fileContent(ownerId: string, file: FileRecord, version = 0): Buf
   if (!content) return Buffer.alloc(file.size, `backupctl emulator :: ${ownerId}/${file.name} :: `);
   if (content.text !== undefined) return Buffer.from(content.text);
   if (content.fixture !== undefined) return requireFixture(content.fixture);
+  const length = content.fault === 'wrong-size' ? wrongSize(file.size) : file.size;
+  // A sealed file: the archive of the length that seals to exactly the stated length, then sealed.
+  const plainLength = content.sealed ? plainLengthFor(length, content.sealed.variant) : undefined;
   const spec: ArchiveSpec = {
-    kind: content.kind,
+    kind: content.sealed && plainLength === undefined ? 'encrypted' : content.kind,
     name: file.name,
-    length: content.fault === 'wrong-size' ? wrongSize(file.size) : file.size,
+    length: plainLength ?? length,
     incomplete: content.fault === 'no-end-marker',
     badTarHeader: content.fault === 'bad-tar-header',
     dotdotEntry: content.fault === 'dotdot-entry',
     gzipMtime: version ? 1_709_251_200 + version : undefined,
   };
-  const bytes = buildArchive(spec);
+  let bytes = buildArchive(spec);
+  if (content.sealed && plainLength !== undefined) bytes = sealBytes(bytes, content.sealed);
   if (content.fault === 'flipped-byte') bytes[flipAt(bytes)] = bytes[flipAt(bytes)]! ^ 0x10;
   if (content.fault === 'truncated') return bytes.subarray(0, Math.floor(bytes.length * 0.6));
   return bytes;

@@ -29,6 +29,8 @@ export class Runtime {
     readonly backupOutcome: BackupOutcome,
     /** The emulator's clock at start, epoch ms; the real clock when absent. It runs on in real time. */
     startAt?: number,
+    /** How long a signed URL holds from when it is handed out (emulator --url-ttl); unset: the defaults above. */
+    private readonly urlTtlMs?: number,
   ) {
     const real = Date.now();
     this.startedAt = wholeSeconds(startAt ?? real);
@@ -68,12 +70,15 @@ export class Runtime {
 
   /** The URL kept in a record's `files[].url`; made once so pages render the same every time. */
   recordFileUrl(ownerId: string, file: FileRecord): string {
+    // With --url-ttl every answer hands out a URL that expires that long after it.
+    if (this.urlTtlMs !== undefined) return this.signer.url(this.filesUrl, ownerId, file.name, Math.ceil((this.clock() + this.urlTtlMs) / 1000));
     file.url ??= this.signer.url(this.filesUrl, ownerId, file.name, (this.startedAt + RECORD_URL_LIFETIME) / 1000);
     return file.url;
   }
 
   /** A fresh URL valid for one hour, as POST /v1/backups/{id}/download gives. */
   downloadUrl(ownerId: string, file: FileRecord): string {
+    if (this.urlTtlMs !== undefined) return this.signer.url(this.filesUrl, ownerId, file.name, Math.ceil((this.clock() + this.urlTtlMs) / 1000));
     return this.signer.url(this.filesUrl, ownerId, file.name, (this.now() + DOWNLOAD_URL_LIFETIME) / 1000);
   }
 }

@@ -36,7 +36,7 @@
 //   resource 4              failed 10
 //   resource 6              missed 2
 //   inactive machines and resources without backups: a few unscheduled snapshots, none in the history window's rules.
-import { jobSlug, makeBackupFiles, sealedDataKey } from './routes/backups.js';
+import { jobSlug, makeBackupFiles, sealBackupKey } from './routes/backups.js';
 import { scheduleFrequency } from './routes/jobs.js';
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { runsBetween } from './schedule.js';
@@ -608,8 +608,11 @@ class Seeder {
     const startedAt = at + randInt(this.rng, 3, 40) * SECOND;
     const completedAt = Math.max(startedAt + 20 * SECOND, this.finishedBy(startedAt + randInt(this.rng, 20, 900) * SECOND));
     const withFiles = status === 'completed' || status === 'completed_with_errors';
+    // Drawn in the order they always were: the id, the sealed key, the files.
+    const id = uuidFrom(this.rng);
+    const sealed = sealBackupKey(this.rng, job);
     return this.store.backups.insert({
-      id: uuidFrom(this.rng),
+      id,
       job_id: job.id,
       status,
       tags: makeTags(tags),
@@ -618,8 +621,8 @@ class Seeder {
       started_at: wholeSeconds(startedAt),
       completed_at: wholeSeconds(completedAt),
       monitoring_available: true,
-      encryption_key: sealedDataKey(this.rng, job),
-      files: withFiles ? makeBackupFiles(this.rng, job, at, seededFileSize) : [],
+      encryption_key: sealed?.encryption_key ?? null,
+      files: withFiles ? makeBackupFiles(this.rng, job, at, seededFileSize, sealed?.secret) : [],
     });
   }
 

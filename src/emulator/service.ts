@@ -15,7 +15,7 @@ import { addRestoreFixtureJobs } from './restore-fixtures.js';
 import { isObject } from './validate.js';
 import { addRetentionJobs } from './retention.js';
 
-export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'retentionJobs' | 'dialect'> & {
+export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'retentionJobs' | 'dialect' | 'urlTtlMs'> & {
   /** Days of scheduled history to seed (see SeedOptions.historyDays). */
   historyDays?: number;
 };
@@ -86,7 +86,7 @@ export function runRoute(
 /** The seeded state and its clock: `now` (epoch ms) when given, else the real clock, running on in real time. */
 export function createService(opts: ServiceOptions = {}): Service {
   const store = new Store();
-  const rt = new Runtime(store, new FileSigner(randomBytes(32)), opts.tickMs ?? 300, opts.backupOutcome ?? 'completed', opts.now);
+  const rt = new Runtime(store, new FileSigner(randomBytes(32)), opts.tickMs ?? 300, opts.backupOutcome ?? 'completed', opts.now, opts.urlTtlMs);
   seedStore(store, { seed: opts.seed ?? 'demo', now: rt.startedAt, bigJob: opts.bigJob ?? 0, historyDays: opts.historyDays, onTheHour: opts.dialect === 'published' });
   if ((opts.seed ?? 'demo') === 'demo') plantDemoCorruption(store);
   if (opts.damagedFiles) {

@@ -224,6 +224,8 @@ export interface FileContent {
   text?: string;
   /** The bytes exactly, from a file of src/emulator/fixtures/restore (a real dump, or one of restore-test's faults). */
   fixture?: string;
+  /** The archive of `kind`, sealed as the service seals an encrypted job's backups (demo-key.ts): its record's encryption_key opens it. */
+  sealed?: import('./demo-key.js').SealedSecret;
 }
 
 export interface BackupRecord {

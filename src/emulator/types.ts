@@ -9,7 +9,9 @@ export type FaultKind =
   | 'timeout'
   | 'truncated'
   | 'not-json'
-  | 'slow-body';
+  | 'slow-body'
+  /** The files server answers 403 "Request has expired", as a store does for a signed URL past its time. */
+  | 'expired';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   '429',
@@ -21,6 +23,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   'truncated',
   'not-json',
   'slow-body',
+  'expired',
 ];
 
 export interface FaultRule {
@@ -72,6 +75,12 @@ export interface EmulatorOptions {
   damagedFiles?: boolean;
   /** Every whole GET of a file serves different bytes (a new gzip MTIME): bit rot for `verify`'s ledger. */
   changingFiles?: boolean;
+  /**
+   * How long a signed URL holds, in ms, from when it is handed out (in a backup record or by POST
+   * /v1/backups/{id}/download); the store answers 403 "Request has expired" after. Default: a week for
+   * the URLs in records, an hour for download answers.
+   */
+  urlTtlMs?: number;
   /** Adds a job "big file" whose backup holds one .tar.gz of this many bytes, made while it is sent. */
   bigFile?: number;
   /** Adds a job "unsafe archive" whose backup is a .tar.gz with a `../` entry (restore-test must refuse it), and the jobs of

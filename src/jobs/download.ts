@@ -18,6 +18,7 @@ import { ExitCode, TransientError, UsageError } from '../errors.js';
 import { sanitize } from '../output/sanitize.js';
 import { ProgressBar } from '../output/progress.js';
 import { checkDownloadUrl, FinalTransferError, transfer, type TransferSink, type Transferred } from '../pipeline/transfer.js';
+import type { Decryptor } from '../pipeline/decrypt.js';
 
 // The transfer stage lives in the pipeline; these names stay importable from here.
 
@@ -45,6 +46,13 @@ export interface DownloadOptions {
   /** Attempts per file (1 + retries). */
   attempts?: number;
   retryDelayMs?: number;
+  /** Decrypt on the way (--private-key, --decrypt-with): the file written holds the plaintext. */
+  decrypt?: { decryptor: Decryptor; backupId: string; encryptionKey: string | null };
+  /**
+   * Fresh signed URLs (issue 29 §6): `at` when the files' URLs were got; a file starting more than `maxAgeMs`
+   * after gets a fresh one first, and a 403 from the store is answered with a fresh one (`fresh(name)`).
+   */
+  urls?: { at: number; maxAgeMs: number; fresh(name: string): Promise<string> };
 }
 
 export interface Downloaded {
@@ -99,6 +107,27 @@ export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Pr
 
 export interface StreamOptions extends Omit<DownloadOptions, 'dir' | 'force' | 'parallel'> {}
 
+/** The URL a file starts with: a fresh one when the files' URLs are older than allowed (a long download of many files). */
+async function startUrl(file: RemoteFile, o: Pick<DownloadOptions, 'urls'>): Promise<string> {
+  if (!o.urls || Date.now() - o.urls.at <= o.urls.maxAgeMs) return file.url;
+  const url = await o.urls.fresh(file.name);
+  checkDownloadUrl(url, file.name);
+  return url;
+}
+
+/**
+ * DECRYPT (issue 29 §5): the sink the transfer writes the raw bytes into. With
+ * a decryptor, a decrypt stage in front of `sink` (src/pipeline/decrypt.ts);
+ * `end` writes the rest of the plaintext (call it after the transfer).
+ */
+function decrypting(sink: TransferSink, name: string, o: Pick<DownloadOptions, 'decrypt' | 'signal'>): { sink: TransferSink; end(): Promise<void>; abort(): void } {
+  const d = o.decrypt;
+  const target = d && { backupId: d.backupId, encryptionKey: d.encryptionKey, fileName: name };
+  if (!d || !target || !d.decryptor.applies(target)) return { sink, end: async () => {}, abort() {} };
+  const stage = d.decryptor.open(target, sink, o.signal);
+  return { sink: stage, end: () => stage.end(), abort: () => stage.abort() };
+}
+
 /**
  * One file to a stream (stdout: `--output -`), through the same `transfer`.
  * Bytes written cannot be taken back, so when a retry has to start over
@@ -143,8 +172,9 @@ export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptio
     },
   };
   const bar = o.progress ? new ProgressBar(o.stderr, file.size ?? 0, 1) : undefined;
+  const stage = decrypting(sink, file.name, o);
   try {
-    const got = await transfer(file.url, sink, {
+    const got = await transfer(await startUrl(file, o), stage.sink, {
       signal: o.signal,
       timeoutMs: o.timeoutMs,
       stderr: o.stderr,
@@ -157,10 +187,15 @@ export async function streamFile(file: RemoteFile, out: Writable, o: StreamOptio
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),
+      refresh: o.urls && (() => o.urls!.fresh(file.name)),
     });
+    await stage.end();
     if (replay) throw new TransientError(`${label}: the answer ended before the bytes already written; the output is incomplete`);
     bar?.fileDone();
     return { bytes: emitted, resumed: got.resumed };
+  } catch (err) {
+    stage.abort();
+    throw err;
   } finally {
     bar?.end();
   }
@@ -243,8 +278,9 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
   };
   const onAbort = () => void cleanup();
   o.signal.addEventListener('abort', onAbort, { once: true });
+  const stage = decrypting(fileSink(part.fh), f.name, o);
   try {
-    const got = await transfer(f.url, fileSink(part.fh), {
+    const got = await transfer(await startUrl(f, o), stage.sink, {
       signal: o.signal,
       timeoutMs: o.timeoutMs,
       stderr: o.stderr,
@@ -257,12 +293,15 @@ async function downloadOne(f: RemoteFile & { target: string }, o: DownloadOption
       attempts: o.attempts,
       retryDelayMs: o.retryDelayMs,
       onBytes: (n) => bar?.add(n),
+      refresh: o.urls && (() => o.urls!.fresh(f.name)),
     });
+    await stage.end();
     await part.fh.sync();
     await close();
     await putInPlace(part.path, f.target, o.force);
     return { name: f.name, path: f.target, bytes: got.bytes, resumed: got.resumed };
   } catch (err) {
+    stage.abort();
     await cleanup();
     throw err;
   } finally {

@@ -5,7 +5,8 @@ import { InterruptedError } from '../errors.js';
 import { parseStatedSize, readingText, statedSizeFit, telltaleUnit, type StatedSize } from '../util/stated-size.js';
 import { ContentStage, type ContentFinding, type InspectOptions } from './inspect.js';
 import { SizeRefusedError } from './transfer.js';
-import type { ByteSink, ContentSink, FileResult, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
+import { DecryptError, type Decryptor } from './decrypt.js';
+import type { ByteSink, ContentSink, FileResult, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer, UrlSource } from './types.js';
 
 const MB = 1024 * 1024;
 /**
@@ -131,6 +132,10 @@ export interface ReadFileOptions<R> {
   sinks?: Array<ContentSink<R>>;
   /** The sha256 the backup's own checksum list gives this file, if any (awaited after the read, before the verdict). */
   listed?: () => Promise<ListedSum | undefined>;
+  /** Decrypt on the way (--private-key, --decrypt-with): src/pipeline/decrypt.ts. */
+  decrypt?: Decryptor;
+  /** Fresh signed URLs: before a file starts when the backup's are old, and after a 403 (src/backups/urls.ts). */
+  urls?: UrlSource;
 }
 
 /** A file's hash as the backup's own .sha256 / SHA256SUMS list gives it. */
@@ -147,17 +152,27 @@ export async function readFile<R>(
 ): Promise<{ result: FileResult; extras: Array<SinkOutcome<R>>; sums?: Map<string, string> }> {
   const started = performance.now();
   const extras = o.sinks ?? [];
+  // DECRYPT (issue 29 §5), the one point where it plugs in: with a Decryptor that applies to this
+  // backup, the raw bytes are hashed here (size, ledger and checksum lists judge the bytes as stored)
+  // and go through the decrypt stage; the content stage (checks, content sinks) gets the plaintext.
+  const target = { backupId: backup.id, encryptionKey: backup.encryption_key ?? null, fileName: file.name };
+  const decrypting = o.decrypt?.applies(target) === true;
+  let rawHash: Hash | undefined = decrypting ? createHash('sha256') : undefined;
+  // FRESH URLS (issue 29 §6): the URL the file starts with (fresh when the backup's are old), and the one in use.
+  let url = file.url;
   const checks = new ChecksSink(
     {
-      encrypted: backup.encrypted,
+      encrypted: backup.encrypted && !decrypting,
       ...o.inspect,
       signal: o.signal,
-      readRange: (start, end) => o.transfer.range(file.url, start, end),
+      // Ranges of the encrypted file are no ranges of the plaintext: a large zip is checked as far as it streams.
+      readRange: decrypting ? undefined : (start, end) => o.transfer.range(url, start, end),
     },
     extras,
   );
   const failed = checks.content.failed;
   const fan = new FanOut([checks]);
+  const decrypt = decrypting ? o.decrypt!.open(target, fan, o.signal) : undefined;
   const stated = parseStatedSize(file.size);
   let resumed = false;
   let transferFailure: string | undefined;
@@ -166,25 +181,37 @@ export async function readFile<R>(
     await Promise.all(extras.map((s) => s.abort(reason).catch(() => {})));
   };
   try {
+    if (o.urls) url = await o.urls.current(backup, file);
+    const urls = o.urls;
+    const refresh = urls && (async () => (url = await urls.fresh(backup, file)));
     const got = await o.transfer.read(
       // Bytes past what the stated size allows end the transfer: an endless stream cannot keep the pipeline busy.
-      { name: file.name, url: file.url, size: stated && stated.min === stated.max ? stated.bytes : undefined, maxSize: stated?.max },
+      { name: file.name, url, size: stated && stated.min === stated.max ? stated.bytes : undefined, maxSize: stated?.max, refresh },
       {
         async write(chunk) {
           bytes += chunk.length;
           o.progress?.add(chunk.length);
-          await fan.write(chunk);
+          if (decrypt) {
+            rawHash!.update(chunk);
+            await decrypt.write(chunk);
+          } else await fan.write(chunk);
         },
         async restart() {
           bytes = 0;
-          await fan.restart();
+          if (decrypt) {
+            rawHash = createHash('sha256');
+            await decrypt.restart();
+          } else await fan.restart();
         },
       },
     );
     resumed = got.resumed;
+    await decrypt?.end();
     await fan.flush();
   } catch (err) {
-    if (o.signal.aborted || err instanceof InterruptedError) {
+    // Could not decrypt (wrong key, scheme or command): no verdict on the backup, the run stops (exit 15).
+    if (o.signal.aborted || err instanceof InterruptedError || err instanceof DecryptError) {
+      decrypt?.abort();
       await abortExtras(o.signal.reason ?? err);
       throw err;
     }
@@ -242,7 +269,7 @@ export async function readFile<R>(
   // A check cut short by Ctrl-C / SIGTERM is no verdict.
   if (o.signal.aborted) throw o.signal.reason ?? new InterruptedError('Interrupted');
   const listed = await o.listed?.();
-  const result = judge(base, checked.sha256, checked.finding, file.size, listed, o);
+  const result = judge(base, rawHash ? rawHash.digest('hex') : checked.sha256, checked.finding, file.size, listed, o);
   const sums = result.verdict === 'verified' ? checked.finding.sums : undefined;
   return { result: { ...result, ...timing() }, extras: outcomes, sums };
 }

@@ -37,6 +37,13 @@ export interface TransferOptions {
   retryDelayMs?: number;
   /** Called with each chunk's length once the sink took it (progress). */
   onBytes?: (n: number) => void;
+  /**
+   * Fresh signed URLs (issue 29 §6): asked of the service when the store answers 403 (the URL expired); the
+   * transfer goes on from the byte reached with the new URL. Its failure (the service refuses) ends the transfer.
+   */
+  refresh?: () => Promise<string>;
+  /** How many times one transfer may ask for a fresh URL (default 3). */
+  maxRefreshes?: number;
 }
 
 export interface Transferred {
@@ -100,9 +107,10 @@ function headerInt(value: string | string[] | undefined): number | undefined {
  * end the transfer at once.
  */
 export async function transfer(url: string, sink: TransferSink, o: TransferOptions): Promise<Transferred> {
-  const u = checkDownloadUrl(url, o.label);
+  let u = checkDownloadUrl(url, o.label);
   const label = sanitize(o.label);
-  const where = sanitize(`${u.origin}${u.pathname}`);
+  let where = sanitize(`${u.origin}${u.pathname}`);
+  let refreshes = 0;
   const { EnvHttpProxyAgent } = await import('../http/undici.js');
   const dispatcher = new EnvHttpProxyAgent({ connect: { timeout: o.timeoutMs } });
   const attempts = o.attempts ?? 5;
@@ -148,6 +156,24 @@ export async function transfer(url: string, sink: TransferSink, o: TransferOptio
           }
           answerTotal = range.total;
           resumed = true;
+        } else if (res.statusCode === 403 && o.refresh && refreshes < (o.maxRefreshes ?? 3)) {
+          // FRESH URLS (issue 29 §6): a signed URL holds about an hour; a 403 is most likely that. Ask the service
+          // for a fresh one and go on from the byte reached (the next request carries Range), without using up an attempt.
+          await res.body.dump().catch(() => {});
+          refreshes++;
+          if (o.debug) writeServiceLine(o.stderr, `[debug] 403 on the signed URL of ${label}: asking the service for a fresh one (${refreshes})`);
+          let fresh: string;
+          try {
+            fresh = await o.refresh();
+          } catch (err) {
+            if (o.signal.aborted) throw o.signal.reason;
+            const code = err instanceof CliError ? err.exitCode : ExitCode.transient;
+            throw new FinalTransferError(`the store refused the signed URL of ${label} (403) and the service gave no fresh one: ${sanitize((err as Error).message)}`, code);
+          }
+          u = checkDownloadUrl(fresh, o.label);
+          where = sanitize(`${u.origin}${u.pathname}`);
+          attempt--;
+          continue;
         } else {
           await res.body.dump().catch(() => {});
           const status = res.statusCode;
@@ -271,7 +297,7 @@ export function readSignedRange(url: string, start: number, end: number, o: Pick
 /** The pipeline's Transfer over signed URLs: `transfer` for a whole file, `readSignedRange` for a zip read again by ranges. */
 export function signedUrlTransfer(o: Pick<TransferOptions, 'signal' | 'timeoutMs' | 'stderr' | 'debug' | 'attempts' | 'retryDelayMs'>): import('./types.js').Transfer {
   return {
-    read: (file, sink) => transfer(file.url, sink, { ...o, label: file.name, size: file.size, maxSize: file.maxSize }),
+    read: (file, sink) => transfer(file.url, sink, { ...o, label: file.name, size: file.size, maxSize: file.maxSize, refresh: file.refresh }),
     range: (url, start, end) => readSignedRange(url, start, end, { ...o, label: 'the zip being read by ranges' }),
   };
 }

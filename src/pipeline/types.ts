@@ -64,13 +64,31 @@ export interface PipelineBackup {
   status: string | null;
   /** The record has an encryption_key; the bytes are sniffed all the same. */
   encrypted: boolean;
+  /** The record's encryption_key (base64): what a Decryptor opens (src/pipeline/decrypt.ts). */
+  encryption_key?: string | null;
   files: PipelineFile[];
+  /** When its files' signed URLs were got (epoch ms): a UrlSource refreshes them past an age. */
+  urls_at?: number;
+}
+
+/**
+ * Where fresh signed URLs come from (issue 29 §6; src/backups/urls.ts makes one from the service): a URL
+ * holds about an hour, so a long run gets fresh ones for files that start late, and after a 403.
+ */
+export interface UrlSource {
+  /** The URL to start a file with: its own, or a fresh one when the backup's are older than the source allows. */
+  current(backup: PipelineBackup, file: PipelineFile): Promise<string>;
+  /** A fresh URL for the file now (the store refused the one held). */
+  fresh(backup: PipelineBackup, file: PipelineFile): Promise<string>;
 }
 
 /** The transfer stage as the pipeline uses it (src/pipeline/transfer.ts builds one: signedUrlTransfer). */
 export interface Transfer {
   /** Streams the file into `sink`, resuming a broken transfer; throws when it cannot be read. */
-  read(file: { name: string; url: string; size?: number; maxSize?: number }, sink: ByteSink): Promise<{ bytes: number; resumed: boolean }>;
+  read(
+    file: { name: string; url: string; size?: number; maxSize?: number; refresh?: () => Promise<string> },
+    sink: ByteSink,
+  ): Promise<{ bytes: number; resumed: boolean }>;
   /** A range of the file again (inclusive end), for a large zip. */
   range(url: string, start: number, end: number): import('node:stream').Readable;
 }

@@ -15,6 +15,7 @@ import { backupOfJob } from '../backups/ownership.js';
 import { filesNamed, filesOf, type BackupFile } from '../backups/files.js';
 import { backupTime } from '../backups/time.js';
 import { ageMs } from '../util/time.js';
+import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
 
@@ -79,6 +80,7 @@ export const module: ModuleSpec = {
         { name: 'force', in: 'local', type: 'boolean', description: 'Overwrite files that exist; with --output -, write to a terminal' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files fetched at once' },
         { name: 'file', in: 'local', type: 'string', placeholder: 'name', description: 'Only this file of the backup (needed with --output - when it has several)' },
+        ...decryptParams,
       ],
       checks: { exactlyOne: ['backup', 'latest'] },
       output: { kind: 'list', schema: 'downloaded', columns: 'downloaded', idField: 'path' },
@@ -118,6 +120,7 @@ const download: Handler = async (input, ctx) => {
       '  Pipe it (... --output - | gunzip | mysql db), redirect it (> file), or give --force to write it to the terminal anyway.',
     ]);
   }
+  checkDecryptFlags(v);
   if (ctx.globals.dryRun) {
     const req = v.latest ? newestBackupsRequest(jobId, { status: 'completed' }) : { method: 'GET' as const, path: `/backups/${encodeURIComponent(String(v.backup))}` };
     return (await import('../cli/dry-run.js')).printDryRun(ctx, req);
@@ -133,6 +136,7 @@ const download: Handler = async (input, ctx) => {
     backup = (await backupOfJob(client, jobId, String(v.backup), ctx.signal)).backup;
   }
   const toStdout = ctx.globals.output?.trim() === '-';
+  const urlsAt = Date.now();
   const all = await filesOf(client, backup, ctx.signal);
   if (!all.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
   // --file: the full name, or its last path segment (issue 30 §4).
@@ -152,6 +156,25 @@ const download: Handler = async (input, ctx) => {
   }
   const settings = await ctx.settings();
   const { downloadFiles, streamFile } = await import('../jobs/download.js');
+  // Decrypt on the way (--private-key, --decrypt-with, or the job's settings in the config).
+  const decryptor = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, v, { id: jobId, name: null }, async () => {
+    const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` }, { signal: ctx.signal });
+    const name = (res.body as { data?: { name?: unknown } } | undefined)?.data?.name;
+    return typeof name === 'string' ? name : null;
+  });
+  const decrypt = decryptor && { decryptor, backupId: backup.id, encryptionKey: typeof backup.encryption_key === 'string' ? backup.encryption_key : null };
+  // Fresh signed URLs for files that start late, and after a 403 from the store (src/backups/urls.ts).
+  const { downloadUrls, urlMaxAgeFromEnv, urlOf } = await import('../backups/urls.js');
+  const backupId = backup.id;
+  const urls = {
+    at: urlsAt,
+    maxAgeMs: await urlMaxAgeFromEnv(ctx.env),
+    async fresh(name: string): Promise<string> {
+      const url = urlOf(await downloadUrls(ctx, backupId), name);
+      if (url === undefined) throw new EmptyResultError(`the service's fresh URLs for backup ${backupId} name no file ${sanitize(name)}`);
+      return url;
+    },
+  };
   if (toStdout) {
     const got = await streamFile(files[0]!, ctx.io.stdout, {
       signal: ctx.signal,
@@ -159,6 +182,8 @@ const download: Handler = async (input, ctx) => {
       stderr: ctx.io.stderr,
       progress: ctx.output.animation !== undefined,
       debug: settings.debug,
+      decrypt,
+      urls,
     });
     if (ctx.io.stderrIsTTY) ctx.io.stderr.write(`Wrote ${sanitize(files[0]!.name)} (${got.bytes} bytes) of backup ${backup.id} to stdout.\n`);
     await rememberUnit(ctx, settings, [{ name: files[0]!.name, stated: files[0]!.stated, bytes: got.bytes }]);
@@ -173,6 +198,8 @@ const download: Handler = async (input, ctx) => {
     stderr: ctx.io.stderr,
     progress: ctx.output.animation !== undefined && !ctx.output.quiet,
     debug: settings.debug,
+    decrypt,
+    urls,
   });
   ctx.note(`Downloaded ${got.length} file${got.length === 1 ? '' : 's'} of backup ${backup.id}.`);
   await rememberUnit(ctx, settings, files.map((f, i) => ({ name: f.name, stated: f.stated, bytes: got[i]?.bytes ?? -1 })));

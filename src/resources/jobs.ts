@@ -276,7 +276,7 @@ export const module: ModuleSpec = {
         { name: 'agent', in: 'local', type: 'boolean', description: 'Run on a server connected by an agent' },
         { name: 'config', in: 'local', type: 'kv', placeholder: 'key=value', description: 'A config value of the recipe' },
         storageFlag(false),
-        { name: 'cron', in: 'local', type: 'cron', placeholder: 'expr', description: 'Schedule: a 5-field cron expression' },
+        { name: 'cron', in: 'local', type: 'cron', placeholder: 'expr', description: 'Schedule: a 5-field cron expression, or @hourly, @daily, @weekly, @monthly, @yearly' },
         scheduleFrequencyFlag('local'),
         runOffsetFlag('local'),
         { name: 'timezone', in: 'local', type: 'timezone', placeholder: 'tz', description: 'Time zone of the schedule (default UTC)' },
@@ -418,7 +418,7 @@ export const module: ModuleSpec = {
         { name: 'schedule_id', flag: 'schedule', in: 'path', type: 'integer', min: 1, positional: true, required: true, description: 'Schedule id' },
         { name: 'timezone', in: 'body', type: 'timezone', placeholder: 'tz', description: 'Time zone' },
         runOffsetFlag('body'),
-        { name: 'cron', in: 'body', type: 'cron', placeholder: 'expr', description: '5-field cron expression' },
+        { name: 'cron', in: 'body', type: 'cron', placeholder: 'expr', description: '5-field cron expression, or @hourly, @daily, @weekly, @monthly, @yearly' },
         scheduleFrequencyFlag('body'),
         ...retentionFlags(),
       ],
@@ -497,6 +497,14 @@ const createJob: Handler = async (input, ctx) => {
   const client = await ctx.client();
   const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
   const raw = recordOf(res);
+  // The recipe id sent and the slug answered: learnt as apply learns them (src/jobs/recipe-ids.ts), so that
+  // plan and export know this recipe_id. A state folder that cannot be written costs only this.
+  const slug = (raw as { recipe?: unknown } | undefined)?.recipe;
+  if (typeof body.recipe_id === 'number' && typeof slug === 'string' && slug) {
+    const [{ learnRecipe }, { stateDir }] = await Promise.all([import('../jobs/recipe-ids.js'), import('../config/paths.js')]);
+    const settings = await ctx.settings();
+    await learnRecipe(stateDir(ctx.env), settings.baseUrl, body.recipe_id, slug, String(body.name ?? ''), new Date()).catch(() => {});
+  }
   return { kind: 'record', record: loose(jobSchema, raw), columns: columns.job!, idField: 'id' };
 };
 

@@ -59,6 +59,12 @@ async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<
     signal: ctx.signal,
     spinner,
     warn: (m) => ctx.warn(m),
+    webUrl: typeof answer.url === 'string' ? answer.url : undefined,
+    jobName: async () => {
+      const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` }, { signal: ctx.signal });
+      const name = (res.body as { data?: { name?: unknown } } | undefined)?.data?.name;
+      return typeof name === 'string' ? name : null;
+    },
   })
     .catch(async (err: unknown) => {
       if (!ctx.signal.aborted) throw err;

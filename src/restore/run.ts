@@ -7,7 +7,9 @@
 // anything is thrown.
 import { InterruptedError } from '../errors.js';
 import { readBackups, type FileResult, type HashLedger, type PipelineBackup, type PipelineFile, type Progress, type Transfer } from '../pipeline/index.js';
+import type { UrlSource } from '../pipeline/types.js';
 import { boundsFromEnv } from '../pipeline/bounds.js';
+import type { Decryptor } from '../pipeline/decrypt.js';
 import { DispatchSink, failedRestore } from './dispatch.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
 import type { FileRestore, RestoreOptions } from './types.js';
@@ -25,6 +27,10 @@ export interface RunOptions {
   /** The environment, for verify's bounds (BACKUPCTL_VERIFY_MAX_*). */
   env?: NodeJS.ProcessEnv;
   restore: Omit<RestoreOptions, 'signal'>;
+  /** Decrypt on the way (--private-key, --decrypt-with): the restore sink gets the plaintext. */
+  decrypt?: Decryptor;
+  /** Fresh signed URLs (src/backups/urls.ts). */
+  urls?: UrlSource;
   /** --timeout: the longest the whole test may take. */
   timeoutMs: number;
   signal: AbortSignal;
@@ -94,9 +100,11 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
       now: o.now,
       progress: o.progress,
       ledger: o.ledger,
+      decrypt: o.decrypt,
+      urls: o.urls,
       inspect: { bounds: boundsFromEnv(o.env ?? process.env) },
       sinks: (file) => {
-        const sink = new DispatchSink({ ...o.restore, signal: controller.signal, encrypted: backup.encrypted, onFatal: (err) => controller.abort(err) });
+        const sink = new DispatchSink({ ...o.restore, signal: controller.signal, encrypted: backup.encrypted && !o.decrypt?.applies({ backupId: backup.id, encryptionKey: backup.encryption_key ?? null, fileName: file.name }), onFatal: (err) => controller.abort(err) });
         sinks.set(file, { sink, started: performance.now() });
         return [sink];
       },

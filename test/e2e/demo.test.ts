@@ -113,6 +113,13 @@ describe('npm run demo', () => {
       expect(lines[restore + 1]).toBe('$ backupctl --profile demo restore-test "api postgres" -o table');
       expect(lines.slice(restore).find((l) => l.startsWith('Backup '))).toMatch(/: restore test passed, .*recovery time [\d.]+ s$/);
 
+      // The encrypted "shop mysql" (issue 29 §5): its key set once for the job, verify and restore-test decrypt on the way.
+      const verifyShop = lines.indexOf('$ backupctl --profile demo verify "shop mysql" --latest -o table');
+      expect(lines[verifyShop - 1]).toMatch(/^# Read the newest backup of shop mysql back: 1 file, a mysqldump dump with its end marker: verified \(exit 0\)$/);
+      expect(lines[verifyShop + 2]).toMatch(/^verified\s+[0-9a-f]{8}\s+shop-mysql-\S+\.sql\.gz\s+mysqldump\.gz\s/);
+      const restoreShop = lines.indexOf('$ backupctl --profile demo restore-test "shop mysql" -o table');
+      expect(lines[restoreShop - 1]).toMatch(/^# Restore the newest backup of shop mysql: 5 tables and 550 rows restored into (MySQL|MariaDB) /);
+
       // The report step: its title, phrased from report --json, says what the table under it shows.
       const reportTitle = lines.find((l) => l.startsWith('# Did the schedules keep? '))!;
       expect(reportTitle).toMatch(/^# Did the schedules keep\? Over 30 days the 8 jobs expected \d+ runs: \d+ completed, 3 with errors, 7 failed/);

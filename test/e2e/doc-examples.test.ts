@@ -201,6 +201,8 @@ describe('every backupctl example of README.md and docs/*.md', () => {
           key: await firstId(['ssh-keys', 'list']),
           server: await firstId(['servers', 'list']),
           storage: await firstId(['storage', 'list']),
+          // The demo-only key pair the emulator seals its encrypted backups with (docs/verify.md "Encrypted backups").
+          'demo-key': path.join(ROOT, 'src/emulator/fixtures/demo-key/demo-private.pem'),
         };
 
         const failures: string[] = [];

@@ -34,8 +34,15 @@ const env = (extra: Record<string, string> = {}) => ({
 const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 40_000 });
 const ledger = () => JSON.parse(readFileSync(path.join(state, 'backupctl', 'restore-tests.json'), 'utf8'));
 
+/**
+ * The emulator's clock, pinned: which backup is the newest, and so its size and how many documents the
+ * mongodump archive holds, follows the schedules from "now" (at 06:30 the newest events mongodb backup
+ * held 96 documents, not more than 100). The tests must hold at any hour (issue 29).
+ */
+const EMULATOR_NOW = Date.parse('2026-11-04T12:00:00Z');
+
 beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo', archiveFaults: true });
+  emu = await startTestEmulator({ seed: 'demo', archiveFaults: true, now: EMULATOR_NOW });
   cfg = tempConfigDir();
   state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
   // A folder inside a folder: what a `../` entry would write lands in the outer one.

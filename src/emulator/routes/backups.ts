@@ -10,6 +10,7 @@ import type { ArchiveKind } from '../archives.js';
 import { applyRetention } from '../retention-apply.js';
 import { makeTags, type BackupRecord, type FileContent, type FileRecord, type JobRecord, type TagName, type Tags } from '../store.js';
 import { fileStamp, randInt, randomBytesFrom, uuidFrom, type Rng } from '../util.js';
+import { sealSecret, type SealedSecret } from '../demo-key.js';
 import { Validation } from '../validate.js';
 
 export const BACKUP_STATUSES = ['pending', 'running', 'expired', 'failed', 'completed', 'completed_with_errors'] as const;
@@ -49,28 +50,33 @@ const ARCHIVE_OF_RECIPE: Record<string, ArchiveKind> = {
  * list for file backups. `sizeOf` draws each length; the files server makes
  * real archives of exactly that length, encrypted when the job has a key.
  */
-export function makeBackupFiles(rng: Rng, job: JobRecord, at: number, sizeOf: (rng: Rng) => number): FileRecord[] {
+export function makeBackupFiles(rng: Rng, job: JobRecord, at: number, sizeOf: (rng: Rng) => number, sealed?: SealedSecret | null): FileRecord[] {
   const recipe = recipeById(job.recipe_id);
   const stamp = fileStamp(at);
-  const encrypted = job.encryption_key_id !== null;
-  const content = (kind: ArchiveKind): FileContent => ({ kind: encrypted ? 'encrypted' : kind });
+  // An encrypted job's files: the real archive, sealed with the backup's secret (demo-key.ts), of a length that
+  // seals exactly (CBC: a multiple of 16). Without the secret (a job given a key later): noise behind "Salted__".
+  const content = (kind: ArchiveKind): FileContent => (job.encryption_key_id === null ? { kind } : sealed ? { kind, sealed } : { kind: 'encrypted' });
+  const fit = (size: number) => (sealed && sealed.variant !== 3 ? Math.max(48, size - (size % 16)) : size);
   const files: FileRecord[] = [
     {
       id: uuidFrom(rng),
       name: `${jobSlug(job)}-${stamp}${recipe?.fileSuffix ?? '.tar.gz'}`,
-      size: sizeOf(rng),
+      size: fit(sizeOf(rng)),
       content: content(ARCHIVE_OF_RECIPE[recipe?.slug ?? 'files'] ?? 'tar.gz'),
     },
   ];
   if (recipe?.slug === 'files') {
-    files.push({ id: uuidFrom(rng), name: `${jobSlug(job)}-${stamp}.sha256`, size: 65 * randInt(rng, 3, 12), content: content('checksums') });
+    files.push({ id: uuidFrom(rng), name: `${jobSlug(job)}-${stamp}.sha256`, size: fit(65 * randInt(rng, 3, 12)), content: content('checksums') });
   }
   return files;
 }
 
-/** The base64 text the service shows for a backup's sealed data key when the job has an encryption key. */
-export function sealedDataKey(rng: Rng, job: JobRecord): string | null {
-  return job.encryption_key_id === null ? null : randomBytesFrom(rng, 48).toString('base64');
+/**
+ * The record's encryption_key when the job has an encryption key: the backup's secret sealed with the demo
+ * key pair's public half (src/emulator/demo-key.ts, demo only), and the secret its files are sealed with.
+ */
+export function sealBackupKey(rng: Rng, job: JobRecord): { encryption_key: string; secret: SealedSecret } | null {
+  return job.encryption_key_id === null ? null : sealSecret(randomBytesFrom(rng, 48));
 }
 
 /** How a started backup ends: jobs named with "fail" always fail. */
@@ -82,8 +88,11 @@ function outcomeFor(rt: Runtime, job: JobRecord): string {
 export function startBackup(rt: Runtime, job: JobRecord, tags: Tags): BackupRecord {
   const { backups, jobs } = rt.store;
   const now = rt.now();
+  // Drawn in the order they always were: the id, then the sealed key.
+  const id = rt.uuid();
+  const sealed = sealBackupKey(rt.rng, job);
   const backup = backups.insert({
-    id: rt.uuid(),
+    id,
     job_id: job.id,
     status: 'pending',
     tags,
@@ -92,7 +101,7 @@ export function startBackup(rt: Runtime, job: JobRecord, tags: Tags): BackupReco
     started_at: null,
     completed_at: null,
     monitoring_available: false,
-    encryption_key: sealedDataKey(rt.rng, job),
+    encryption_key: sealed?.encryption_key ?? null,
     files: [],
   });
   jobs.patch(job, { last_ran_at: now });
@@ -108,7 +117,7 @@ export function startBackup(rt: Runtime, job: JobRecord, tags: Tags): BackupReco
       started_at: backup.started_at ?? finishedAt,
       completed_at: finishedAt,
       monitoring_available: true,
-      files: status === 'failed' ? [] : makeBackupFiles(rt.rng, job, backup.created_at, (rng) => randInt(rng, 2_000, 400_000)),
+      files: status === 'failed' ? [] : makeBackupFiles(rt.rng, job, backup.created_at, (rng) => randInt(rng, 2_000, 400_000), sealed?.secret),
     });
     // A run's backup counts once it completes: the job's retention is applied then (docs/retention.md, A6).
     if (status !== 'failed' && !backup.tags.manual) applyRetention(rt.store, job, backup);
