@@ -106,6 +106,9 @@ const restoreTest: Handler = async (input, ctx) => {
   if (exec !== undefined && !exec.trim()) throw new UsageError('invalid value for --exec: an empty command');
   if (asserts.some((a) => !a.trim())) throw new UsageError('invalid value for --assert: an empty query');
   if (exec !== undefined && asserts.length) throw new UsageError('--exec (a file archive) and --assert (a SQL dump) check different kinds of backup: give one');
+  // The bounds (src/pipeline/bounds.ts): a bad value is exit 3 naming the variable, before anything is sent.
+  const { boundsFromEnv } = await import('../pipeline/bounds.js');
+  const bounds = boundsFromEnv(ctx.env);
   let timeoutMs = DEFAULT_TIMEOUT_MS;
   if (ctx.globals.timeout !== undefined) timeoutMs = (await ctx.settings()).timeoutMs;
   const outputFile = v.output_file as string | undefined;
@@ -138,6 +141,8 @@ const restoreTest: Handler = async (input, ctx) => {
         allowEmpty: v.allow_empty === true,
         runAs: typeof v.run_as === 'string' ? v.run_as : undefined,
         warn: (line) => ctx.warn(line),
+        bounds,
+        env: ctx.env,
       },
     }),
   );
@@ -199,7 +204,6 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     transfer: (signal) => signedUrlTransfer({ signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
     progress,
     ledger,
-    env: ctx.env,
     restore: o.restore,
     timeoutMs: o.timeoutMs,
     signal: ctx.signal,

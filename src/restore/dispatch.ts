@@ -6,6 +6,7 @@
 // drained and said so: "not-restorable".
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { UsageError } from '../errors.js';
+import { DEFAULT_BOUNDS, gzipRatioRefusal } from '../pipeline/bounds.js';
 import type { DumpKind, FileRestore, RestoreOptions, RestoreSink } from './types.js';
 
 const HEAD = 4096;
@@ -77,6 +78,8 @@ export class DispatchSink implements RestoreSink {
   private innerError?: unknown;
   private pending: Promise<void> = Promise.resolve();
   private gzip = false;
+  /** Gzipped bytes given to gunzip: the ratio bound (BACKUPCTL_VERIFY_MAX_RATIO) is judged against them. */
+  private compressed = 0;
   /** Bumped by restart(): work of an earlier attempt still under way checks it. */
   private generation = 0;
   /** The engine being made (a server starting): an abort waits for it, then stops it. */
@@ -109,10 +112,16 @@ export class DispatchSink implements RestoreSink {
       this.gunzip = gunzip;
       // A restart() leaves this pump behind: it must not touch the next attempt's state.
       const generation = this.generation;
+      const maxRatio = (this.o.bounds ?? DEFAULT_BOUNDS).maxGzipRatio;
+      let inflated = 0;
       this.pump = (async () => {
         try {
           for await (const piece of gunzip as AsyncIterable<Buffer>) {
             if (generation !== this.generation) return;
+            // verify's ratio bound, here too: a bomb stops feeding the engine (a SQL server, the extraction).
+            inflated += piece.length;
+            const bomb = gzipRatioRefusal(this.compressed, inflated, maxRatio);
+            if (bomb) throw new Error(bomb.replace(/^gzip: /, ''));
             await this.plain(piece);
           }
         } catch (err) {
@@ -126,6 +135,7 @@ export class DispatchSink implements RestoreSink {
   private async forward(chunk: Buffer): Promise<void> {
     if (!this.gunzip) return this.plain(chunk);
     if (this.gunzipError || this.gunzip.destroyed) return;
+    this.compressed += chunk.length;
     if (!this.gunzip.write(chunk)) {
       const g = this.gunzip;
       await new Promise<void>((resolve) => {
@@ -224,6 +234,7 @@ export class DispatchSink implements RestoreSink {
     this.innerError = undefined;
     this.kind = 'unknown';
     this.gzip = false;
+    this.compressed = 0;
   }
 
   /** Errors that must stop the run (no engine, a usage error), thrown from end(). */
@@ -243,6 +254,12 @@ export class DispatchSink implements RestoreSink {
       return { ...result, verdict: 'failed', failure: { message: this.gunzipError }, warnings: [...result.warnings, ...after] };
     }
     return result;
+  }
+
+  /** The pipeline's verdict reaches the engine (a file archive runs --exec only when the bytes passed). */
+  async settle(result: FileRestore, passed: boolean): Promise<FileRestore> {
+    const inner = this.inner;
+    return inner?.settle ? inner.settle(result, passed && !this.gunzipError) : result;
   }
 
   async abort(reason?: unknown): Promise<void> {

@@ -59,7 +59,8 @@ async function extract(entries: Entry[], o: Partial<RestoreOptions> = {}) {
   const bytes = await tarOf(entries);
   // In odd pieces, as the network hands them.
   for (let at = 0; at < bytes.length; at += 700) await sink.write(bytes.subarray(at, at + 700));
-  return sink.end();
+  // The pipeline then judges the bytes; they passed here, so --exec runs (settle).
+  return sink.settle(await sink.end(), true);
 }
 
 describe('file archives', () => {
@@ -90,6 +91,11 @@ describe('file archives', () => {
     ['a link through an earlier link', [{ name: 'd', type: 'symlink', linkname: '.' }, { name: 'd/d/e', type: 'symlink', linkname: '../..' }], /outside the folder/],
     ['a hard link to outside', [{ name: 'h', type: 'link', linkname: '../../etc/passwd' }], /hard link .* outside the folder/],
     ['a `..` file', [{ name: 'ok.txt' }, { name: 'a/../../escaped.txt' }], /refused the entry "a\/\.\.\/\.\.\/escaped\.txt"/],
+    // `..` taken after the links (x is the folder itself), not from the text: three levels up, dangling.
+    ['a dangling chain through a link to the folder', [{ name: 'ok.txt' }, { name: 'x', type: 'symlink', linkname: '.' }, { name: 'report.txt', type: 'symlink', linkname: 'x/x/x/../../../escaped.txt' }], /^refused the link "report.txt" -> "x\/x\/x\/\.\.\/\.\.\/\.\.\/escaped\.txt": it points outside the folder$/],
+    // Harmless when made (d does not exist yet): only the final walk over every link refuses it.
+    ['a two-entry chain made in the other order', [{ name: 'ok.txt' }, { name: 'a', type: 'symlink', linkname: 'd/..' }, { name: 'd', type: 'symlink', linkname: '.' }], /^refused the link "a" -> "d\/\.\.": it points outside the folder$/],
+    ['a link loop', [{ name: 'ok.txt' }, { name: 'p', type: 'symlink', linkname: 'q' }, { name: 'q', type: 'symlink', linkname: 'p' }], /more than 40 links in a row/],
   ])('%s is refused and nothing lands outside', async (_what, entries, message) => {
     const r = await extract(entries);
     expect(r.verdict).toBe('failed');
@@ -112,16 +118,25 @@ describe('file archives', () => {
     expect((await extract([{ name: 'only/', type: 'directory' }], { allowEmpty: true })).verdict).toBe('extracted');
   });
 
-  it('--exec never sees the API token or the --into URL', async () => {
-    process.env.BACKUPCTL_TOKEN = 'tok-secret';
-    process.env.BACKUPCTL_RESTORE_URL = 'postgres://u:pw@h/';
-    try {
-      const r = await extract([{ name: 'a.txt' }], { exec: 'test -z "$BACKUPCTL_TOKEN$BACKUPCTL_RESTORE_URL" && test -n "$PATH"' });
-      expect(r.exec?.exit_code).toBe(0);
-    } finally {
-      delete process.env.BACKUPCTL_TOKEN;
-      delete process.env.BACKUPCTL_RESTORE_URL;
-    }
+  it('--exec never sees the API token, the --into URL or a database password: its few variables come from the environment given', async () => {
+    const env = { PATH: '/usr/bin:/bin', HOME: '/home/x', LC_ALL: 'C', BACKUPCTL_TOKEN: 'tok-secret', BACKUPCTL_RESTORE_URL: 'postgres://u:pw@h/', PGPASSWORD: 'pg', MYSQL_PWD: 'my', AWS_SECRET_ACCESS_KEY: 'k' };
+    const r = await extract([{ name: 'a.txt' }], {
+      env,
+      exec: 'test -z "$BACKUPCTL_TOKEN$BACKUPCTL_RESTORE_URL$PGPASSWORD$MYSQL_PWD$AWS_SECRET_ACCESS_KEY" && test "$PATH" = /usr/bin:/bin && test "$HOME" = /home/x && test "$LC_ALL" = C',
+    });
+    expect(r.exec?.exit_code).toBe(0);
+  });
+
+  it('--exec does not run when the pipeline judged the bytes bad (settle with passed = false); the folder goes all the same', async () => {
+    const sink = new FileArchiveSink('tar', options({ exec: 'exit 0' }));
+    await sink.write(await tarOf([{ name: 'a.txt' }]));
+    const ended = await sink.end();
+    // Extracted, but --exec waits for the verdict on the bytes.
+    expect(ended).toMatchObject({ verdict: 'extracted', exec: null });
+    expect(readdirSync(tmp)).toHaveLength(1);
+    const r = await sink.settle(ended, false);
+    expect(r.exec).toBeNull();
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it('--exec is stopped at its time limit', async () => {
@@ -221,7 +236,7 @@ describe('zip archives', () => {
     const bytes = zipArchive(entries.map((e) => ({ name: e.name, data: Buffer.from(e.data), method: 8 as const })));
     const sink = new FileArchiveSink('zip', options(o));
     for (let at = 0; at < bytes.length; at += 500) await sink.write(bytes.subarray(at, at + 500));
-    return sink.end();
+    return sink.settle(await sink.end(), true);
   }
 
   it('extracted and counted against the central directory', async () => {
