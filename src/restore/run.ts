@@ -109,6 +109,8 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
           // Only now is the verdict on the bytes known (the ledger's "changed since" included): --exec runs, or not.
           restore = await sink.settle(extra.value, check.verdict !== 'failed');
           settled.add(sink);
+          // Ctrl-C, SIGTERM or the time limit while --exec ran: no verdict from a command that was killed.
+          if (controller.signal.aborted) throw controller.signal.reason instanceof Error ? controller.signal.reason : new InterruptedError();
           // The bytes are bad: what was restored from them proves nothing.
           if (check.verdict === 'failed') restore = { ...restore, verdict: 'failed', failure: { message: `not restored: the file failed the checks on the way (${check.reason})` } };
         } else {
