@@ -13,6 +13,7 @@ import { MongoArchiveSink } from '../../src/restore/mongo.js';
 import { mongodumpArchive } from '../../src/emulator/mongo-archive.js';
 import { createRng } from '../../src/emulator/util.js';
 import type { RestoreOptions } from '../../src/restore/types.js';
+import { DEFAULT_BOUNDS } from '../../src/pipeline/bounds.js';
 
 type Entry = { name: string; type?: 'file' | 'symlink' | 'link' | 'directory'; linkname?: string; data?: string };
 
@@ -298,6 +299,17 @@ describe('the dispatch: sniffed from the bytes, gunzipped on the way', () => {
     expect((await through(Buffer.from('just some text\n'.repeat(400)))).result).toMatchObject({ kind: 'unknown', verdict: 'not-restorable' });
     expect((await through(gzipSync(Buffer.from('Salted__xxxxxxxx')), { encrypted: true })).result?.warnings[0]).toMatch(/^encrypted/);
   });
+
+  it("a gzip bomb stops at verify's ratio bound in the restore's own gunzip, whatever it holds (the engine gets no more)", async () => {
+    const { hostileArchive } = await import('../../src/emulator/archives.js');
+    // 4 GiB of zeros in about 4 MB: refused once past 64 MiB at 200 to 1, long before the end.
+    const { result } = await through(hostileArchive('gzip-zeros'));
+    expect(result?.verdict).toBe('failed');
+    expect(result?.failure?.message).toMatch(/^gzip: expands more than 200 times its size \(\d+ bytes gave \d+ and more\): refused as a decompression bomb; raise the bound with BACKUPCTL_VERIFY_MAX_RATIO$/);
+    // The bound given (from the environment, by the command) is the one applied.
+    const { result: raised } = await through(hostileArchive('gzip-zeros').subarray(0, 200_000), { bounds: { ...DEFAULT_BOUNDS, maxGzipRatio: 5 } });
+    expect(raised?.failure?.message).toMatch(/^gzip: expands more than 5 times its size/);
+  }, 60_000);
 
   it('--assert on a tar stops the run with a usage error', async () => {
     const { error, fatal } = await through(await tarOf([{ name: 'a.txt' }]), { asserts: ['select 1'] });
