@@ -63,7 +63,7 @@ export const module: ModuleSpec = {
         },
         { name: 'big_job', flag: 'big-job', in: 'local', type: 'integer', min: 0, placeholder: 'n', description: 'Add a job "bulk" holding this many backups' },
         { name: 'damaged_files', in: 'local', type: 'boolean', description: 'Add a job "damaged files": one backup per fault verify must catch (truncated, flipped byte, bad tar header, no dump end marker, wrong size)' },
-        { name: 'archive_faults', in: 'local', type: 'boolean', description: 'Add the jobs of restore-test\'s faults and formats: "unsafe archive" (a ../ entry), "broken dump", "missing rows", "needs role", "broken mysql", "two databases", "pg custom", "mariadb dump" (real pg_dump and mariadb-dump files)' },
+        { name: 'archive_faults', in: 'local', type: 'boolean', description: 'Add the jobs of restore-test\'s faults and formats: "unsafe archive" (a ../ entry), "broken dump", "missing rows", "needs role", "broken mysql", "two databases", "pg custom", "mariadb dump" (real pg_dump and mariadb-dump files), and hostile archives: "tar bomb", "many entries", "dangling link chain", "two-link chain"' },
         { name: 'changing_files', in: 'local', type: 'boolean', description: 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' },
         { name: 'big_file', in: 'local', type: 'integer', min: 1, max: 65536, placeholder: 'MiB', description: 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' },
         { name: 'tick', in: 'local', type: 'integer', default: 300, min: 1, placeholder: 'ms', description: 'Time per step of a started backup, in milliseconds' },

@@ -105,6 +105,35 @@ describe('file archives', () => {
     expect(readdirSync(path.dirname(tmp))).toEqual(['tmp']);
   });
 
+  it('an entry larger than the free space of the folder\'s file system is refused before a byte of it is written', async () => {
+    const { tarHeader } = await import('../../src/emulator/archives.js');
+    // 1 PiB, in the base-256 size field tar uses past 8 GiB; the byte bound is raised past it, so the disk decides.
+    const header = tarHeader({ name: 'huge.img', data: Buffer.alloc(0) });
+    header.fill(0, 124, 136);
+    header[124] = 0x80;
+    header[129] = 0x04; // 2 ** 50, big-endian, ending at byte 135
+    header.write('        ', 148, 'ascii');
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+    const sink = new FileArchiveSink('tar', options({ bounds: { ...DEFAULT_BOUNDS, maxExtractBytes: 2 ** 60 } }));
+    const first = await tarOf([{ name: 'ok.txt' }]);
+    await sink.write(Buffer.concat([first.subarray(0, 1024), header, Buffer.alloc(64 * 1024)]));
+    const r = await sink.end();
+    expect(r.failure?.message).toMatch(/^refused the entry "huge\.img": its 1024 TiB would leave less than [\d.]+ \w+ free on the file system of .* \([\d.]+ \w+ free\); give TMPDIR a folder with more room$/);
+    expect(r.files).toBe(1);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('the entry and byte bounds of an extraction, each named', async () => {
+    const entries = await extract([{ name: 'a' }, { name: 'b' }, { name: 'c' }], { bounds: { ...DEFAULT_BOUNDS, maxExtractEntries: 2 } });
+    expect(entries.failure?.message).toBe('the archive holds more than 2 entries: refused; raise the bound with BACKUPCTL_RESTORE_MAX_ENTRIES');
+    const bytes = await extract([{ name: 'a', data: 'x'.repeat(600) }, { name: 'b', data: 'y'.repeat(600) }], { bounds: { ...DEFAULT_BOUNDS, maxExtractBytes: 1000 } });
+    expect(bytes.failure?.message).toBe("the archive's files extract to more than 1000 bytes: refused; raise the bound with BACKUPCTL_RESTORE_MAX_BYTES");
+    expect(bytes.files).toBe(1);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
   it('an archive cut in the middle of an entry fails', async () => {
     const sink = new FileArchiveSink('tar', options());
     const bytes = await tarOf([{ name: 'a.txt', data: 'y'.repeat(5000) }]);
