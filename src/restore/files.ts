@@ -240,8 +240,9 @@ class Extraction {
       case 'symlink': {
         const target = e.linkname ?? '';
         if (path.isAbsolute(target) || /^[a-zA-Z]:[\\/]/.test(target)) throw new Refused(`refused the link ${JSON.stringify(e.name)}: it points to an absolute path`);
-        // Walked as the file system would, from the folder the link lies in (made and checked above).
-        await walkInside(this.realRoot, path.dirname(full), target, () => `refused the link ${JSON.stringify(e.name)} -> ${JSON.stringify(target)}`);
+        // Walked as the file system would, from the real folder the link lies in (made and checked above: `..` of a
+        // folder reached through a link is that link's target's parent).
+        await walkInside(this.realRoot, await realpath(path.dirname(full)), target, () => `refused the link ${JSON.stringify(e.name)} -> ${JSON.stringify(target)}`);
         await symlink(target, full);
         return;
       }

@@ -96,6 +96,8 @@ describe('file archives', () => {
     ['a dangling chain through a link to the folder', [{ name: 'ok.txt' }, { name: 'x', type: 'symlink', linkname: '.' }, { name: 'report.txt', type: 'symlink', linkname: 'x/x/x/../../../escaped.txt' }], /^refused the link "report.txt" -> "x\/x\/x\/\.\.\/\.\.\/\.\.\/escaped\.txt": it points outside the folder$/],
     // Harmless when made (d does not exist yet): only the final walk over every link refuses it.
     ['a two-entry chain made in the other order', [{ name: 'ok.txt' }, { name: 'a', type: 'symlink', linkname: 'd/..' }, { name: 'd', type: 'symlink', linkname: '.' }], /^refused the link "a" -> "d\/\.\.": it points outside the folder$/],
+    // `sub` is the folder itself, so `sub/l -> ..` is the folder's parent: refused when made, not only at the end.
+    ['a link made through a link to the folder', [{ name: 'ok.txt' }, { name: 'sub', type: 'symlink', linkname: '.' }, { name: 'sub/l', type: 'symlink', linkname: '..' }, { name: 'z.txt' }], /^refused the link "sub\/l" -> "\.\.": it points outside the folder$/],
     ['a link loop', [{ name: 'ok.txt' }, { name: 'p', type: 'symlink', linkname: 'q' }, { name: 'q', type: 'symlink', linkname: 'p' }], /more than 40 links in a row/],
   ])('%s is refused and nothing lands outside', async (_what, entries, message) => {
     const r = await extract(entries);
