@@ -262,6 +262,32 @@ describe('mongodump archives', () => {
   });
 });
 
+describe('zip archives: bombs', () => {
+  it("entries that share stored bytes are refused from the central directory, before a byte is inflated (as verify's check)", async () => {
+    const { hostileArchive } = await import('../../src/emulator/archives.js');
+    const sink = new FileArchiveSink('zip', options());
+    const started = Date.now();
+    const bytes = hostileArchive('zip-bomb');
+    for (let at = 0; at < bytes.length; at += 512 * 1024) await sink.write(bytes.subarray(at, at + 512 * 1024));
+    const r = await sink.end();
+    expect(r.failure?.message).toMatch(/^the zip's entries "bomb\/\d+\.bin" and "bomb\/\d+\.bin" overlap \(share stored bytes\): refused as a decompression bomb$/);
+    expect(r).toMatchObject({ files: 0, bytes: 0 });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 60_000);
+
+  it("a zip's declared sizes past the byte bound are refused before anything is written", async () => {
+    const { hostileArchive } = await import('../../src/emulator/archives.js');
+    const sink = new FileArchiveSink('zip', options({ bounds: { ...DEFAULT_BOUNDS, maxExtractBytes: 100 * 1024 * 1024 } }));
+    const bytes = hostileArchive('zip-zeros');
+    for (let at = 0; at < bytes.length; at += 512 * 1024) await sink.write(bytes.subarray(at, at + 512 * 1024));
+    const r = await sink.end();
+    expect(r.failure?.message).toBe("the archive's files extract to more than 104857600 bytes: refused; raise the bound with BACKUPCTL_RESTORE_MAX_BYTES");
+    expect(r).toMatchObject({ files: 0, bytes: 0 });
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 60_000);
+});
+
 describe('zip archives', () => {
   async function unzip(entries: Array<{ name: string; data: string }>, o: Partial<RestoreOptions> = {}) {
     const { zipArchive } = await import('../../src/emulator/archives.js');
