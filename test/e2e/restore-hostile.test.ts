@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, 
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
@@ -39,7 +39,8 @@ const bytesUnder = (dir: string): number =>
   readdirSync(dir, { withFileTypes: true }).reduce((n, d) => n + (d.isDirectory() ? bytesUnder(path.join(dir, d.name)) : statSync(path.join(dir, d.name)).size), 0);
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo', archiveFaults: true });
+  // damagedFiles: verify's "hostile archives" job (zip-bomb, zip-zeros, gzip-zeros) too.
+  emu = await startTestEmulator({ seed: 'demo', archiveFaults: true, damagedFiles: true });
   cfg = tempConfigDir();
   state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
   outer = mkdtempSync(path.join(tmpdir(), 'backupctl-hostile-'));
@@ -86,6 +87,34 @@ describe('bounds: bombs refused, the bound named, nothing big left on disk', () 
     expect(r.stderr).toContain('BACKUPCTL_RESTORE_MAX_BYTES');
     expect(existsSync(marker)).toBe(false);
     expect(bytesUnder(outer)).toBe(0);
+  }, 60_000);
+
+  it('a zip whose 20,000 entries share one 8 MiB entry (1 MB): refused (exit 11), never more than the zip itself on disk', async () => {
+    const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as Json).data as Array<{ id: string; name: string }>;
+    const job = jobs.find((j) => j.name === 'hostile archives')!.id;
+    const backups = ((await (await apiFetch(emu, `/v1/jobs/${job}/backups?page_size=100`)).json()) as Json).data as Array<{ id: string; files: Array<{ name: string }> }>;
+    const bomb = backups.find((b) => b.files[0]!.name.startsWith('zip-bomb-'))!.id;
+    const run = startCli(['restore-test', 'hostile archives', bomb, '--json'], env(), 60_000);
+    let finished = false;
+    void run.done.then(() => (finished = true));
+    // Watched while it runs: on the base commit the extraction inflated every entry (160 GB); stopped past 64 MiB.
+    let peak = 0;
+    while (!finished) {
+      try {
+        peak = Math.max(peak, bytesUnder(tmp));
+      } catch {
+        // A file removed while it was counted.
+      }
+      if (peak > 64 * 1024 * 1024) run.child.kill('SIGKILL');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const r = await run.done;
+    expect(peak).toBeLessThan(8 * 1024 * 1024);
+    expect(r.code, r.stderr).toBe(11);
+    const file = fileOf(r.stdout);
+    expect(file.check.reason).toMatch(/^zip: entries "bomb\/\d+\.bin" and "bomb\/\d+\.bin" overlap \(share stored bytes\): refused as a decompression bomb$/);
+    expect(file).toMatchObject({ verdict: 'failed', files: 0, bytes: 0 });
+    expect(tree(outer)).toEqual(['tmp']);
   }, 60_000);
 
   it('50,000 tiny entries: refused by the entry cap (exit 14), naming it', async () => {
