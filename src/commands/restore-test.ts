@@ -28,8 +28,11 @@ export const module: ModuleSpec = {
         'private server started from the local binaries, else PGlite), every table\'s rows are counted against the dump, ' +
         'and each --assert SQL must return a true first cell. A mongodump archive is parsed document by document and ' +
         'counted per collection ("structure checked, not restored"). A tar, tar.gz or zip is extracted into a private ' +
-        'folder (0700; ".." paths, absolute paths and links leading outside are refused), counted against its own ' +
-        'listing, and --exec CMD runs inside it (sh -c): its exit decides. The folder and any scratch database are ' +
+        'folder (0700; ".." paths, absolute paths and links leading outside, walked as the file system walks them, are ' +
+        'refused), counted against its own listing, within the bounds of docs/verify.md (entries, bytes, free space; ' +
+        'BACKUPCTL_RESTORE_MAX_ENTRIES, BACKUPCTL_RESTORE_MAX_BYTES), and only once every check passed (the ledger\'s ' +
+        '"changed since" too) --exec CMD runs inside it (sh -c) with PATH, HOME, USER, LANG, LC_*, TZ, TERM and TMPDIR ' +
+        'only (never BACKUPCTL_*, PGPASSWORD or MYSQL_PWD): its exit decides. The folder and any scratch database are ' +
         'removed afterwards, on Ctrl-C and SIGTERM too, unless --keep.\n\n' +
         'The global --timeout is the longest the test may take (default 30m). Exit 0 when restored and checked, 14 when ' +
         'the restore or a check failed, 15 when no engine is available, 11 when a file failed the checks on the way, 2 ' +
@@ -51,7 +54,7 @@ export const module: ModuleSpec = {
         { name: 'into', in: 'local', type: 'string', placeholder: 'url', description: 'A scratch server to restore SQL into (postgres://… or mysql://…; env BACKUPCTL_RESTORE_URL): a fresh database is made and dropped' },
         { name: 'engine', in: 'local', type: 'enum', values: ['auto', 'server', 'local', 'embedded'], default: 'auto', description: 'Where SQL is restored: auto tries --into, then local binaries, then PGlite' },
         { name: 'assert', in: 'local', type: 'string', repeatable: true, placeholder: 'sql', description: 'SQL that must return a true first cell after the restore' },
-        { name: 'exec', in: 'local', type: 'string', placeholder: 'command', description: 'Run this (sh -c) inside an extracted file archive; its exit decides' },
+        { name: 'exec', in: 'local', type: 'string', placeholder: 'command', description: 'Run this (sh -c) inside an extracted file archive once every check passed, with a minimal environment; its exit decides' },
         { name: 'keep', in: 'local', type: 'boolean', description: 'Keep the scratch database or the extracted folder (their place is printed)' },
         { name: 'allow_empty', in: 'local', type: 'boolean', description: 'A restore that leaves no table (or an archive with no file) passes' },
         { name: 'run_as', in: 'local', type: 'string', placeholder: 'user', description: 'The unprivileged user an ephemeral server runs as when backupctl runs as root' },
@@ -109,6 +112,9 @@ const restoreTest: Handler = async (input, ctx) => {
   if (exec !== undefined && !exec.trim()) throw new UsageError('invalid value for --exec: an empty command');
   if (asserts.some((a) => !a.trim())) throw new UsageError('invalid value for --assert: an empty query');
   if (exec !== undefined && asserts.length) throw new UsageError('--exec (a file archive) and --assert (a SQL dump) check different kinds of backup: give one');
+  // The bounds (src/pipeline/bounds.ts): a bad value is exit 3 naming the variable, before anything is sent.
+  const { boundsFromEnv } = await import('../pipeline/bounds.js');
+  const bounds = boundsFromEnv(ctx.env);
   let timeoutMs = DEFAULT_TIMEOUT_MS;
   if (ctx.globals.timeout !== undefined) timeoutMs = (await ctx.settings()).timeoutMs;
   const outputFile = v.output_file as string | undefined;
@@ -142,6 +148,8 @@ const restoreTest: Handler = async (input, ctx) => {
         allowEmpty: v.allow_empty === true,
         runAs: typeof v.run_as === 'string' ? v.run_as : undefined,
         warn: (line) => ctx.warn(line),
+        bounds,
+        env: ctx.env,
       },
     }),
   );
@@ -211,7 +219,6 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     ledger,
     decrypt,
     urls,
-    env: ctx.env,
     restore: o.restore,
     timeoutMs: o.timeoutMs,
     signal: ctx.signal,

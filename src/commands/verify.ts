@@ -120,7 +120,7 @@ async function runVerify(
     outputFile: string | undefined;
     parallel: number;
     strict: boolean;
-    bounds: Partial<import('../pipeline/inspect.js').InspectBounds>;
+    bounds: import('../pipeline/bounds.js').InspectBounds;
   },
 ): Promise<Result> {
   const job = await findJob(ctx, o.jobId);

@@ -7,12 +7,12 @@
 // zip in a stored image entry. Nothing here reads the clock.
 import { createCipheriv, createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { constants as zlibConstants, crc32, deflateRawSync } from 'node:zlib';
+import { constants as zlibConstants, crc32, deflateRawSync, gzipSync } from 'node:zlib';
 import { mongodumpArchive } from './mongo-archive.js';
 import { realDump } from './real-dumps.js';
 import { createRng, pick, randInt, type Rng } from './util.js';
 
-export type ArchiveKind = 'tar.gz' | 'mysql' | 'postgres' | 'mongo' | 'zip' | 'checksums' | 'encrypted' | HostileKind;
+export type ArchiveKind = 'tar.gz' | 'mysql' | 'postgres' | 'mongo' | 'zip' | 'checksums' | 'encrypted' | HostileKind | RestoreHostileKind;
 
 /**
  * Archives that attack the reader, for `verify`'s bounds (src/emulator/verify-fixtures.ts):
@@ -527,6 +527,123 @@ export function buildArchive(spec: ArchiveSpec): Buffer {
     case 'zip-zeros':
     case 'gzip-zeros':
       return hostileArchive(spec.kind);
+    case 'tar-zeros':
+    case 'tar-many':
+    case 'tar-dangling':
+    case 'tar-chain':
+      return restoreHostileArchive(spec.kind);
+  }
+}
+
+// ---------------------------------------------------------------- hostile archives for restore-test
+
+/**
+ * Archives that attack restore-test's extraction (issue 28 §4, §6; jobs in src/emulator/restore-fixtures.ts):
+ * tar-zeros    a .tar.gz whose one entry is 1 GiB of zeros (about 1 MB: three gzip members, header, zeros, end);
+ * tar-many     a .tar.gz of 50,000 empty files (stored, not compressed: its length is known without making it);
+ * tar-dangling `x -> .` then `report.txt -> x/x/x/../../../escaped-by-link.txt`: read as text it stays inside,
+ *              walked as the file system walks it, three levels above the folder;
+ * tar-chain    `a -> d/..` made before `d -> .`: harmless when made, the folder's parent once d exists.
+ * Each also holds an ordinary file, so nothing else fails first.
+ */
+export type RestoreHostileKind = 'tar-zeros' | 'tar-many' | 'tar-dangling' | 'tar-chain';
+
+const TAR_ZEROS_MIB = 1024;
+const TAR_MANY_ENTRIES = 50_000;
+
+/** A tar header of a symbolic link (typeflag 2). */
+function symlinkHeader(name: string, target: string): Buffer {
+  const h = tarHeader({ name, data: Buffer.alloc(0), mode: 0o777 });
+  h[156] = 0x32;
+  h.write(target, 157, 100, 'utf8');
+  h.write('        ', 148, 'ascii');
+  let sum = 0;
+  for (const byte of h) sum += byte;
+  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+  return h;
+}
+
+/** The tar of `tar-many`: 50,000 empty files many/00000.txt..., headers made from one template (its checksum adjusted). */
+function manyEntriesTar(): Buffer {
+  const out = Buffer.alloc(TAR_MANY_ENTRIES * 512 + 1024);
+  const template = tarHeader({ name: 'many/00000.txt', data: Buffer.alloc(0) });
+  const base = template.subarray(0, 148).reduce((n, b) => n + b, 0) + 8 * 0x20 + template.subarray(156).reduce((n, b) => n + b, 0) - 5 * 0x30;
+  for (let i = 0; i < TAR_MANY_ENTRIES; i++) {
+    const h = out.subarray(i * 512, i * 512 + 512);
+    template.copy(h);
+    const digits = String(i).padStart(5, '0');
+    h.write(digits, 5, 'ascii');
+    let sum = base;
+    for (let d = 0; d < 5; d++) sum += digits.charCodeAt(d);
+    h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+  }
+  return out;
+}
+
+/** `raw` as a gzip of stored deflate blocks (no compression): its length is raw + 5 a block + 18. */
+function storedGzip(raw: Buffer): Buffer {
+  const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+  header.writeUInt32LE(ARCHIVE_EPOCH_S, 4);
+  const parts: Buffer[] = [header];
+  for (let at = 0; at < raw.length; at += STORED_BLOCK) {
+    const block = raw.subarray(at, at + STORED_BLOCK);
+    const head = Buffer.alloc(5);
+    head[0] = at + STORED_BLOCK >= raw.length ? 1 : 0;
+    head.writeUInt16LE(block.length, 1);
+    head.writeUInt16LE(~block.length & 0xffff, 3);
+    parts.push(head, block);
+  }
+  const trailer = Buffer.alloc(8);
+  trailer.writeUInt32LE(crc32(raw) >>> 0, 0);
+  trailer.writeUInt32LE(raw.length % 2 ** 32, 4);
+  parts.push(trailer);
+  return Buffer.concat(parts);
+}
+
+/** A small tar.gz of `entries` (headers and data already made), then the end blocks. */
+const smallTarGz = (entries: Buffer[]) => gzipSync(Buffer.concat([...entries, Buffer.alloc(1024)]), { level: 9 });
+const okFile = () => tarArchive([{ name: 'data/ok.txt', data: Buffer.from('an ordinary file\n') }]).subarray(0, 1024);
+
+/** The parts of `tar-zeros`: the entry's header and the end blocks as two small gzip members around the zeros. */
+function tarZerosMembers(): { head: Buffer; tail: Buffer } {
+  const header = tarHeader({ name: 'data/zeros.img', data: Buffer.alloc(0), size: TAR_ZEROS_MIB * MIB });
+  return { head: gzipSync(Buffer.concat([okFile(), header]), { level: 9 }), tail: gzipSync(Buffer.alloc(1024), { level: 9 }) };
+}
+
+/** The bytes of a hostile archive for restore-test. */
+export function restoreHostileArchive(kind: RestoreHostileKind): Buffer {
+  switch (kind) {
+    case 'tar-zeros': {
+      const { head, tail } = tarZerosMembers();
+      const header = Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]);
+      header.writeUInt32LE(ARCHIVE_EPOCH_S, 4);
+      const trailer = Buffer.alloc(8);
+      trailer.writeUInt32LE(zerosCrc(TAR_ZEROS_MIB), 0);
+      trailer.writeUInt32LE((TAR_ZEROS_MIB * MIB) % 2 ** 32, 4);
+      return Buffer.concat([head, header, deflatedZeros(TAR_ZEROS_MIB), trailer, tail]);
+    }
+    case 'tar-many':
+      return storedGzip(manyEntriesTar());
+    case 'tar-dangling':
+      return smallTarGz([okFile(), symlinkHeader('x', '.'), symlinkHeader('report.txt', 'x/x/x/../../../escaped-by-link.txt')]);
+    case 'tar-chain':
+      return smallTarGz([okFile(), symlinkHeader('a', 'd/..'), symlinkHeader('d', '.')]);
+  }
+}
+
+/** The length of a hostile archive for restore-test, without making the big ones. */
+export function restoreHostileLength(kind: RestoreHostileKind): number {
+  switch (kind) {
+    case 'tar-zeros': {
+      const { head, tail } = tarZerosMembers();
+      return head.length + 10 + TAR_ZEROS_MIB * deflatedZeroMiB().deflated.length + DEFLATE_END.length + 8 + tail.length;
+    }
+    case 'tar-many': {
+      const raw = TAR_MANY_ENTRIES * 512 + 1024;
+      return 10 + raw + 5 * Math.ceil(raw / STORED_BLOCK) + 8;
+    }
+    default:
+      return restoreHostileArchive(kind).length;
   }
 }
 

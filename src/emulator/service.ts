@@ -10,7 +10,7 @@ import { Runtime } from './runtime.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
 import type { EmulatorOptions } from './types.js';
-import { addBigFileJob, addDamagedFilesJob, addHostileArchivesJob, addKeyedFilesJob, addListedFilesJob, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
+import { addBigFileJob, addDamagedFilesJob, addHostileArchivesJob, addKeyedFilesJob, addListedFilesJob, addHostileRestoreJobs, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
 import { addRestoreFixtureJobs } from './restore-fixtures.js';
 import { isObject } from './validate.js';
 import { addRetentionJobs } from './retention.js';
@@ -99,6 +99,7 @@ export function createService(opts: ServiceOptions = {}): Service {
   if (opts.retentionJobs) addRetentionJobs(store, rt.startedAt);
   if (opts.archiveFaults) {
     addUnsafeArchiveJob(store, rt.startedAt);
+    addHostileRestoreJobs(store, rt.startedAt);
     addRestoreFixtureJobs(store, rt.startedAt);
   }
   return {

@@ -3,7 +3,7 @@
 // the benchmark. Added after the seed, so the seed's own ids and history stay
 // as they are.
 import { createHash } from 'node:crypto';
-import { FILE_FAULTS, hostileLength, nameSeed, type FileFault, type HostileKind } from './archives.js';
+import { FILE_FAULTS, hostileLength, nameSeed, restoreHostileLength, type FileFault, type HostileKind, type RestoreHostileKind } from './archives.js';
 import { fileContent } from './files.js';
 import { jobSlug } from './routes/backups.js';
 import { makeTags, type BackupRecord, type FileContent, type JobRecord, type Store } from './store.js';
@@ -92,6 +92,23 @@ export function addUnsafeArchiveJob(store: Store, now: number): void {
   const job = fixtureJob(store, rng, UNSAFE_ARCHIVE_JOB, now);
   const at = now - 45 * MINUTE;
   fixtureBackup(store, rng, job, at, { name: `unsafe-archive-${fileStamp(at)}.tar.gz`, size: 20 * 1024, content: { kind: 'tar.gz', fault: 'dotdot-entry' } });
+}
+
+/** restore-test's hostile archives (issue 28 §4, §6): job name -> what its one backup holds (src/emulator/archives.ts). */
+export const HOSTILE_RESTORE_JOBS = {
+  'tar bomb': 'tar-zeros',
+  'many entries': 'tar-many',
+  'dangling link chain': 'tar-dangling',
+  'two-link chain': 'tar-chain',
+} as const satisfies Record<string, RestoreHostileKind>;
+
+export function addHostileRestoreJobs(store: Store, now: number): void {
+  Object.entries(HOSTILE_RESTORE_JOBS).forEach(([name, kind], i) => {
+    const rng = createRng(nameSeed(name));
+    const job = fixtureJob(store, rng, name, now);
+    const at = now - (40 - i) * MINUTE;
+    fixtureBackup(store, rng, job, at, { name: `${jobSlug(job)}-${fileStamp(at)}.tar.gz`, size: restoreHostileLength(kind), content: { kind } });
+  });
 }
 
 /**

@@ -45,15 +45,15 @@ export type { ByteSink, Content, ContentSink, FileOutcome, FileResult, FileSink,
 export { BATCH_BYTES, ChecksSink, FanOut, fileKey, readFile, type ListedSum, type ReadFileOptions } from './read.js';
 export { signedUrlTransfer, transfer } from './transfer.js';
 export { boundsFromEnv } from './bounds.js';
-export { DEFAULT_BOUNDS, type InspectBounds } from './inspect.js';
+export { DEFAULT_BOUNDS, type Bounds, type InspectBounds } from './bounds.js';
 
 export interface PipelineOptions<R = unknown> extends Omit<ReadFileOptions<R>, 'sinks'> {
   /** Files read at once. */
   parallel: number;
   /** The content sinks of one file, made just before its first byte is read (restore-test: its DispatchSink). */
   sinks?: (file: PipelineFile, backup: PipelineBackup) => Array<ContentSink<R>> | Promise<Array<ContentSink<R>>>;
-  /** Called with each file as soon as it is judged (ndjson streams them). */
-  onFile?: (outcome: FileOutcome<R>) => void;
+  /** Called with each file as soon as it is judged (ndjson streams them); awaited before the next file (restore-test runs --exec here, after the verdict). */
+  onFile?: (outcome: FileOutcome<R>) => void | Promise<void>;
 }
 
 /**
@@ -88,7 +88,7 @@ export async function readBackups<R = unknown>(backups: PipelineBackup[], o: Pip
       const outcome: FileOutcome<R> = { backup: t.b, file: t.f, result, extras };
       outcomes[t.bi]![t.fi] = outcome;
       o.progress?.fileDone();
-      o.onFile?.(outcome);
+      await o.onFile?.(outcome);
     }
   };
   try {

@@ -28,6 +28,7 @@ import { createGunzip, crc32, type Gunzip } from 'node:zlib';
 import { MongoArchiveReader } from './mongo-archive.js';
 import { KINDS, SHA256_LINE, SNIFF_BYTES, encryptionHeader, isGzip, sniffContent, type CheckName, type ContentKind } from './kinds.js';
 import type { Content, ContentSink } from './types.js';
+import { BOUND_SETTINGS, DEFAULT_BOUNDS, gzipRatioRefusal, type InspectBounds } from './bounds.js';
 
 export type ContentVerdict = 'verified' | 'not-inspected' | 'encrypted' | 'failed';
 
@@ -48,32 +49,6 @@ export interface Check {
   write(chunk: Buffer): Promise<void>;
   end(): Promise<ContentFinding>;
 }
-
-/** The limits that keep a hostile archive from running for hours. */
-export interface InspectBounds {
-  /** Entries a zip may list (BACKUPCTL_VERIFY_MAX_ZIP_ENTRIES). */
-  maxZipEntries: number;
-  /** Bytes all the entries of a zip may inflate to (BACKUPCTL_VERIFY_MAX_INFLATED). */
-  maxInflatedBytes: number;
-  /** How many times its own size a gzip may expand (BACKUPCTL_VERIFY_MAX_RATIO), judged once it has inflated GZIP_RATIO_FLOOR bytes. */
-  maxGzipRatio: number;
-}
-
-export const DEFAULT_BOUNDS: InspectBounds = {
-  maxZipEntries: 100_000,
-  maxInflatedBytes: 64 * 1024 ** 3,
-  maxGzipRatio: 200,
-};
-
-/** A gzip's ratio is judged only past this many inflated bytes: a small file that compresses well is no bomb. */
-export const GZIP_RATIO_FLOOR = 64 * 1024 * 1024;
-
-/** The settings that raise the bounds, as docs/verify.md names them. */
-export const BOUND_SETTINGS = {
-  maxZipEntries: 'BACKUPCTL_VERIFY_MAX_ZIP_ENTRIES',
-  maxInflatedBytes: 'BACKUPCTL_VERIFY_MAX_INFLATED',
-  maxGzipRatio: 'BACKUPCTL_VERIFY_MAX_RATIO',
-} as const satisfies Record<keyof InspectBounds, string>;
 
 export interface InspectOptions {
   /** The record names an encryption key: bytes of no known format are taken as "encrypted", not "not inspected". */
@@ -213,12 +188,8 @@ export class ContentStage implements Check {
           this.decoded += piece.length;
           stopIfAborted(this.options.signal);
           // Judged against the compressed bytes given so far (zlib has read no more): never too early.
-          if (this.decoded > GZIP_RATIO_FLOOR && this.decoded > maxGzipRatio * this.compressed) {
-            throw new Error(
-              `gzip: expands more than ${maxGzipRatio} times its size (${this.compressed} bytes gave ${this.decoded} and more): ` +
-                `refused as a decompression bomb; raise the bound with ${BOUND_SETTINGS.maxGzipRatio}`,
-            );
-          }
+          const bomb = gzipRatioRefusal(this.compressed, this.decoded, maxGzipRatio);
+          if (bomb) throw new Error(bomb);
           await this.plain(piece);
         }
       } catch (err) {

@@ -151,6 +151,12 @@ export class DispatchSink implements ContentSink<FileRestore> {
     return this.inner.end();
   }
 
+  /** The pipeline's verdict reaches the engine (a file archive runs --exec only when the bytes passed). */
+  async settle(result: FileRestore, passed: boolean): Promise<FileRestore> {
+    const inner = this.inner;
+    return inner?.settle ? inner.settle(result, passed) : result;
+  }
+
   async abort(reason?: unknown): Promise<void> {
     await this.pending.catch(() => {});
     const inner = this.inner ?? (await this.creating?.catch(() => undefined));

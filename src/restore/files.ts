@@ -1,20 +1,30 @@
 // File archives (tar, tar.gz, zip) restored for real: extracted into a private
 // temporary folder (0700), then counted against the archive's own listing
-// (tar headers, a zip's central directory), then --exec runs inside it.
+// (tar headers, a zip's central directory). --exec runs inside it later, in
+// settle(), once the pipeline has judged the bytes (verify's checks and the
+// ledger's "changed since"): never on bytes that failed.
 //   - A path that is absolute, or has a `..` part, is refused: the test fails,
 //     nothing more is written.
-//   - A symbolic or hard link whose target lies outside the folder is refused.
+//   - The bounds (src/pipeline/bounds.ts): entries and bytes extracted
+//     (BACKUPCTL_RESTORE_MAX_ENTRIES, BACKUPCTL_RESTORE_MAX_BYTES), a zip's
+//     listing (BACKUPCTL_VERIFY_MAX_ZIP_ENTRIES, _INFLATED); before an entry
+//     is written, the file system must have room for it and a reserve.
+//   - A link is resolved as the file system would resolve it: part by part,
+//     following every link on the way, dangling ones included (`x -> .`, then
+//     `y -> x/x/../..`). A link whose walk leaves the folder at any step is
+//     refused; after extraction every link is walked once more (a chain made
+//     in another order: `a -> d/..` before `d -> .`).
 //   - Every write goes to a real parent folder inside the root (checked with
-//     realpath) and never follows a link at the last step (O_EXCL|O_NOFOLLOW);
-//     after extraction, every link left is resolved once more.
+//     realpath) and never follows a link at the last step (O_EXCL|O_NOFOLLOW).
 //   - Devices and FIFOs are not made (a warning).
-// The folder is removed afterwards (end or abort), unless --keep.
+// The folder is removed afterwards (end, abort, Ctrl-C), unless --keep.
 import { spawn } from 'node:child_process';
 import { constants as fsc } from 'node:fs';
-import { link, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rm, symlink, type FileHandle } from 'node:fs/promises';
+import { link, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rm, statfs, symlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
+import { BOUND_SETTINGS, DEFAULT_BOUNDS, diskReserve, type Bounds } from '../pipeline/bounds.js';
 import type { EngineInfo, ExecResult, FileRestore, RestoreOptions, RestoreSink } from './types.js';
 
 /** Why an entry is refused, or undefined when its name is a safe relative path. */
@@ -28,23 +38,54 @@ export function unsafeEntryName(name: string): string | undefined {
 
 const inside = (root: string, p: string) => p === root || p.startsWith(root + path.sep);
 
-/** The path `p` resolves to once every existing part of it is followed (links included). */
-async function physical(p: string): Promise<string> {
-  const rest: string[] = [];
-  let cur = p;
-  for (;;) {
-    try {
-      return path.join(await realpath(cur), ...rest.reverse());
-    } catch {
-      const parent = path.dirname(cur);
-      if (parent === cur) return p;
-      rest.push(path.basename(cur));
-      cur = parent;
+class Refused extends Error {}
+
+/** The most links one walk follows (the kernel's ELOOP limit). */
+const MAX_HOPS = 40;
+
+/**
+ * Where `target` leads from the real folder `from`, walked as the file system
+ * walks it: part by part, every link on the way followed (its own target read
+ * from where it lies), `..` taken from the real folder reached, not from the
+ * text. Once a part does not exist (a dangling link), the rest is taken as
+ * plain names. Refused as soon as a step leaves `root`: what a link leads to
+ * may then depend on what lies outside. Returns the real path reached.
+ */
+export async function walkInside(root: string, from: string, target: string, what: () => string): Promise<string> {
+  if (!inside(root, from)) throw new Refused(`${what()}: it points outside the folder`);
+  const parts = target.replace(/\\/g, '/').split('/');
+  let cur = from;
+  let missing = false;
+  let hops = 0;
+  while (parts.length) {
+    const part = parts.shift()!;
+    if (part === '' || part === '.') continue;
+    if (part === '..') {
+      cur = path.dirname(cur);
+      if (!inside(root, cur)) throw new Refused(`${what()}: it points outside the folder`);
+      continue;
     }
+    const next = path.join(cur, part);
+    if (!missing) {
+      const st = await lstat(next).catch(() => undefined);
+      if (!st) missing = true;
+      else if (st.isSymbolicLink()) {
+        if (++hops > MAX_HOPS) throw new Refused(`${what()}: more than ${MAX_HOPS} links in a row`);
+        const link = await readlink(next);
+        if (path.isAbsolute(link) || /^[a-zA-Z]:[\\/]/.test(link)) throw new Refused(`${what()}: it leads through a link to an absolute path`);
+        // The link's target, read from the folder the link lies in (cur), then what was left.
+        parts.unshift(...link.replace(/\\/g, '/').split('/'));
+        continue;
+      } else if (!st.isDirectory() && parts.some((p) => p !== '' && p !== '.')) {
+        // A file with more parts after it: the kernel stops here (ENOTDIR); the rest goes nowhere real.
+        missing = true;
+      }
+    }
+    cur = next;
   }
+  return cur;
 }
 
-class Refused extends Error {}
 
 export interface ArchiveEntry {
   name: string;
@@ -54,23 +95,86 @@ export interface ArchiveEntry {
   linkname?: string;
 }
 
+/** "2.0 GiB" for a bound's message. */
+function sizeWords(bytes: number): string {
+  const units = ['bytes', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let n = bytes;
+  let u = 0;
+  while (n >= 1024 && u < units.length - 1) {
+    n /= 1024;
+    u++;
+  }
+  return u === 0 ? `${bytes} bytes` : `${Number(n.toFixed(1))} ${units[u]}`;
+}
+
 /** The folder and the counts shared by the tar and zip extractors. */
 class Extraction {
   files = 0;
   bytes = 0;
+  /** Every entry seen (files, folders, links, others), against BACKUPCTL_RESTORE_MAX_ENTRIES. */
+  entries = 0;
   /** What the archive's own listing says (tar headers, zip central directory). */
   listedFiles = 0;
   listedBytes = 0;
   warnings: string[] = [];
+  /** Folders made and checked inside the root: a folder is checked once, not once per file in it. */
+  private readonly dirs = new Set<string>();
+  /** Bytes that may still be written before the file system is asked again (statfs). */
+  private room = 0;
   constructor(
     readonly root: string,
     private readonly realRoot: string,
-  ) {}
+    private readonly bounds: Bounds,
+  ) {
+    this.dirs.add(realRoot);
+  }
 
-  static async create(base: string): Promise<Extraction> {
+  static async create(base: string, bounds: Bounds): Promise<Extraction> {
     const root = path.join(base, 'files');
     await mkdir(root, { mode: 0o700 });
-    return new Extraction(root, await realpath(root));
+    return new Extraction(root, await realpath(root), bounds);
+  }
+
+  /**
+   * Makes room for `bytes` more on the folder's file system: refused when they would
+   * leave less than the reserve free (checked before they are written, not after).
+   */
+  async reserve(bytes: number, what: string): Promise<void> {
+    if (bytes <= this.room) {
+      this.room -= bytes;
+      return;
+    }
+    const st = await statfs(this.realRoot);
+    const free = st.bavail * st.bsize;
+    const keep = diskReserve(st.blocks * st.bsize);
+    if (free - keep < bytes) {
+      throw new Refused(
+        `refused ${what}: its ${sizeWords(bytes)} would leave less than ${sizeWords(keep)} free on the file system of ${path.dirname(path.dirname(this.root))} ` +
+          `(${sizeWords(free)} free); give TMPDIR a folder with more room`,
+      );
+    }
+    this.room = free - keep - bytes;
+  }
+
+  /** Whether `bytes` fit on the folder's file system with the reserve left, asked before any of them is written (a zip's declared total). */
+  async fits(bytes: number, what: string): Promise<void> {
+    await this.reserve(bytes, what);
+    // Only asked: each entry reserves its own bytes as it is written.
+    this.room += bytes;
+  }
+
+  /** Counts one more entry against BACKUPCTL_RESTORE_MAX_ENTRIES. */
+  private count(): void {
+    if (++this.entries > this.bounds.maxExtractEntries) {
+      throw new Refused(`the archive holds more than ${this.bounds.maxExtractEntries} entries: refused; raise the bound with ${BOUND_SETTINGS.maxExtractEntries}`);
+    }
+  }
+
+  /** Counts `bytes` more extracted against BACKUPCTL_RESTORE_MAX_BYTES. */
+  private grow(bytes: number): void {
+    if (this.bytes + bytes > this.bounds.maxExtractBytes) {
+      throw new Refused(`the archive's files extract to more than ${this.bounds.maxExtractBytes} bytes: refused; raise the bound with ${BOUND_SETTINGS.maxExtractBytes}`);
+    }
   }
 
   /** The checked target path of an entry: refuses unsafe names, makes its parent folders. */
@@ -85,17 +189,24 @@ class Extraction {
   }
 
   private async makeDir(dir: string): Promise<void> {
+    // Checked once: no later entry can turn a folder or a link that exists into another (EEXIST, refused below).
+    if (this.dirs.has(dir)) return;
     if (!inside(this.realRoot, dir)) throw new Refused(`refused a folder outside the extraction folder`);
     await mkdir(dir, { recursive: true, mode: 0o700 });
     const real = await realpath(dir);
     if (!inside(this.realRoot, real)) throw new Refused(`refused to write through a link that leads outside the folder (${path.relative(this.realRoot, dir)})`);
+    this.dirs.add(dir);
   }
 
   /** Writes one entry; `data` streams a file's bytes. */
   async entry(e: ArchiveEntry, data: AsyncIterable<Buffer> | undefined): Promise<void> {
+    this.count();
     if (e.type === 'file') {
       this.listedFiles++;
       this.listedBytes += e.size;
+      // Before a byte is written: the bound, then the disk.
+      this.grow(e.size);
+      await this.reserve(e.size, `the entry ${JSON.stringify(e.name)}`);
     }
     const full = await this.target(e.name);
     if (!full) return;
@@ -118,6 +229,11 @@ class Extraction {
         let written = 0;
         try {
           for await (const chunk of data ?? []) {
+            // More than the header said (a zip entry whose size lies): the bounds hold all the same.
+            if (written + chunk.length > e.size) {
+              this.grow(written + chunk.length);
+              await this.reserve(written + chunk.length - Math.max(written, e.size), `the entry ${JSON.stringify(e.name)}`);
+            }
             await fh.write(chunk);
             written += chunk.length;
           }
@@ -130,18 +246,20 @@ class Extraction {
       }
       case 'symlink': {
         const target = e.linkname ?? '';
-        if (path.isAbsolute(target)) throw new Refused(`refused the link ${JSON.stringify(e.name)}: it points to an absolute path`);
-        // Against the parent as it really is (a folder reached through an earlier link), then every existing part followed.
-        const resolved = await physical(path.resolve(await realpath(path.dirname(full)), target));
-        if (!inside(this.realRoot, resolved)) throw new Refused(`refused the link ${JSON.stringify(e.name)} -> ${JSON.stringify(target)}: it points outside the folder`);
+        if (path.isAbsolute(target) || /^[a-zA-Z]:[\\/]/.test(target)) throw new Refused(`refused the link ${JSON.stringify(e.name)}: it points to an absolute path`);
+        // Walked as the file system would, from the real folder the link lies in (made and checked above: `..` of a
+        // folder reached through a link is that link's target's parent).
+        await walkInside(this.realRoot, await realpath(path.dirname(full)), target, () => `refused the link ${JSON.stringify(e.name)} -> ${JSON.stringify(target)}`);
         await symlink(target, full);
         return;
       }
       case 'link': {
         const target = e.linkname ?? '';
-        if (unsafeEntryName(target)) throw new Refused(`refused the hard link ${JSON.stringify(e.name)} -> ${JSON.stringify(target)}: it points outside the folder`);
-        const real = await physical(path.join(this.realRoot, target));
-        if (!inside(this.realRoot, real)) throw new Refused(`refused the hard link ${JSON.stringify(e.name)} -> ${JSON.stringify(target)}: it points outside the folder`);
+        const refusal = `refused the hard link ${JSON.stringify(e.name)} -> ${JSON.stringify(target)}`;
+        if (unsafeEntryName(target)) throw new Refused(`${refusal}: it points outside the folder`);
+        const real = await walkInside(this.realRoot, this.realRoot, target, () => refusal);
+        const st = await lstat(real).catch(() => undefined);
+        if (!st?.isFile()) throw new Refused(`${refusal}: it points to ${st ? 'something that is not a file' : 'nothing extracted before it'}`);
         await link(real, full);
         return;
       }
@@ -150,15 +268,15 @@ class Extraction {
     }
   }
 
-  /** Every link left in the folder resolves inside it (a chain of links made in another order). */
+  /** Every link left in the folder, walked again now that all are made (a chain made in another order). */
   async checkLinks(): Promise<void> {
     const walk = async (dir: string): Promise<void> => {
       for (const d of await readdir(dir, { withFileTypes: true })) {
         const p = path.join(dir, d.name);
         if (d.isDirectory()) await walk(p);
         else if (d.isSymbolicLink()) {
-          const real = await physical(p);
-          if (!inside(this.realRoot, real)) throw new Refused(`refused the link ${path.relative(this.realRoot, p)} -> ${await readlink(p)}: it leads outside the folder`);
+          const target = await readlink(p);
+          await walkInside(this.realRoot, dir, target, () => `refused the link ${JSON.stringify(path.relative(this.realRoot, p))} -> ${JSON.stringify(target)}`);
         }
       }
     };
@@ -166,14 +284,30 @@ class Extraction {
   }
 }
 
-/** Runs `command` with sh -c inside `cwd`, killed (its whole group) after `timeoutMs` or on abort. */
-export async function runExec(command: string, cwd: string, timeoutMs: number, signal: AbortSignal): Promise<ExecResult> {
+/** The variables --exec gets from the environment backupctl was given, and nothing else. */
+const EXEC_VARIABLES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TERM', 'TMPDIR'];
+
+/**
+ * The environment of --exec: the archive's own scripts may run (make test,
+ * ./check.sh), so they get the few variables a shell needs (EXEC_VARIABLES,
+ * LC_*), taken from `env` (the command context's environment). Never the API
+ * token or any BACKUPCTL_* setting, never a database password (PGPASSWORD,
+ * MYSQL_PWD, the --into URL), nothing else the user's shell holds.
+ */
+export function execEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const out: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(env)) {
+    if (value !== undefined && (EXEC_VARIABLES.includes(name) || /^LC_[A-Z_]+$/.test(name))) out[name] = value;
+  }
+  out.PATH ??= '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+  return out;
+}
+
+/** Runs `command` with sh -c inside `cwd`, killed (its whole group) after `timeoutMs` or on abort; its environment is execEnv(env). */
+export async function runExec(command: string, cwd: string, timeoutMs: number, signal: AbortSignal, env: NodeJS.ProcessEnv = {}): Promise<ExecResult> {
   const started = performance.now();
   return new Promise((resolve) => {
-    // The archive's own scripts may run (make test, ./check.sh): they never see the API token or the --into password.
-    const env = { ...process.env };
-    for (const secret of ['BACKUPCTL_TOKEN', 'BACKUPCTL_RESTORE_URL']) delete env[secret];
-    const child = spawn('sh', ['-c', command], { cwd, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('sh', ['-c', command], { cwd, env: execEnv(env), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let tail = '';
     const keep = (d: Buffer) => {
       tail = (tail + d.toString('utf8')).slice(-4000);
@@ -235,15 +369,20 @@ export class FileArchiveSink implements RestoreSink {
   private generation = 0;
   /** The folder being made: an abort that comes meanwhile waits for it, then removes it. */
   private ready?: Promise<void>;
+  /** end() has extracted and checked; --exec waits for settle() (the pipeline's verdict on the bytes). */
+  private extracted = false;
+  private readonly bounds: Bounds;
 
   constructor(
     private readonly format: ArchiveFormat,
     private readonly o: RestoreOptions,
-  ) {}
+  ) {
+    this.bounds = o.bounds ?? DEFAULT_BOUNDS;
+  }
 
   private async setUp(): Promise<void> {
     this.base = await mkdtemp(path.join(tmpdir(), 'backupctl-restore-'));
-    this.extraction = await Extraction.create(this.base);
+    this.extraction = await Extraction.create(this.base, this.bounds);
     if (this.format === 'zip') {
       this.zipPath = path.join(this.base, 'archive.zip');
       this.zipFile = await open(this.zipPath, 'wx', 0o600);
@@ -275,7 +414,9 @@ export class FileArchiveSink implements RestoreSink {
               fail(err instanceof Refused ? err.message : `extracting ${JSON.stringify(header.name)}: ${(err as Error).message}`);
             }
           }
-          // What was not written (a refused entry, the rest after one) is read past.
+          // After a refusal nothing more is parsed or written: the rest of the bytes are dropped (write()).
+          if (this.failure || generation !== this.generation) break;
+          // What a file entry did not consume (a refused one) is read past.
           for await (const _ of entry as AsyncIterable<Buffer>) void _;
         }
       } catch (err) {
@@ -295,6 +436,14 @@ export class FileArchiveSink implements RestoreSink {
     if (!this.started) await this.start();
     if (this.aborted) return;
     if (this.zipFile) {
+      if (this.failure) return;
+      try {
+        // The zip waits on disk for its central directory: it takes room too.
+        await this.extraction!.reserve(chunk.length, 'the zip');
+      } catch (err) {
+        this.failure ??= (err as Error).message;
+        return;
+      }
       await this.zipFile.write(chunk);
       return;
     }
@@ -353,13 +502,35 @@ export class FileArchiveSink implements RestoreSink {
     const yauzl = await import('yauzl');
     let zip: import('yauzl').ZipFile;
     try {
-      zip = await yauzl.openPromise(this.zipPath!, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false });
+      // Not closed after the listing: the entries are read in a second pass.
+      zip = await yauzl.openPromise(this.zipPath!, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: false });
     } catch (err) {
       this.failure = `zip: ${(err as Error).message}`;
       return;
     }
+    const refusal = (bound: keyof Bounds, words: string) => new Refused(`the zip ${words}: refused; raise the bound with ${BOUND_SETTINGS[bound]}`);
     try {
+      // First pass, the central directory alone, as verify reads it: the entries apart (20,000 entries sharing one
+      // 8 MiB entry inflate 160 GB from 1 MB), their count and declared sizes within the bounds, the disk room for them.
+      if (zip.entryCount > this.bounds.maxZipEntries) throw refusal('maxZipEntries', `lists ${zip.entryCount} entries, more than ${this.bounds.maxZipEntries}`);
+      const listed: Array<import('yauzl').Entry> = [];
+      const spans: Array<{ start: number; end: number; name: string }> = [];
+      let declared = 0;
       for await (const entry of zip.eachEntry()) {
+        listed.push(entry);
+        declared += entry.uncompressedSize;
+        spans.push({ start: entry.relativeOffsetOfLocalHeader, end: entry.relativeOffsetOfLocalHeader + 30 + entry.fileNameLength + entry.compressedSize, name: entry.fileName });
+      }
+      spans.sort((p, q) => p.start - q.start);
+      for (let i = 1; i < spans.length; i++) {
+        if (spans[i]!.start < spans[i - 1]!.end) {
+          throw new Refused(`the zip's entries ${JSON.stringify(spans[i - 1]!.name)} and ${JSON.stringify(spans[i]!.name)} overlap (share stored bytes): refused as a decompression bomb`);
+        }
+      }
+      if (declared > this.bounds.maxInflatedBytes) throw refusal('maxInflatedBytes', `entries inflate to more than ${this.bounds.maxInflatedBytes} bytes`);
+      if (declared > this.bounds.maxExtractBytes) throw new Refused(`the archive's files extract to more than ${this.bounds.maxExtractBytes} bytes: refused; raise the bound with ${BOUND_SETTINGS.maxExtractBytes}`);
+      await this.extraction!.fits(declared, 'the zip');
+      for (const entry of listed) {
         const mode = (entry.externalFileAttributes >>> 16) & 0o170000;
         const dir = entry.fileName.endsWith('/') || mode === 0o040000;
         const isLink = mode === 0o120000;
@@ -370,7 +541,12 @@ export class FileArchiveSink implements RestoreSink {
         const stream = (await zip.openReadStreamPromise(entry)) as Readable;
         if (isLink) {
           const chunks: Buffer[] = [];
-          for await (const c of stream as AsyncIterable<Buffer>) chunks.push(c);
+          let length = 0;
+          for await (const c of stream as AsyncIterable<Buffer>) {
+            // A link's target is a path (PATH_MAX 4096), never a place to hide a bomb in memory.
+            if ((length += c.length) > 4096) throw new Refused(`refused the link ${JSON.stringify(entry.fileName)}: its target is longer than 4096 bytes`);
+            chunks.push(c);
+          }
           await this.extraction!.entry({ name: entry.fileName, type: 'symlink', size: 0, mode: 0o777, linkname: Buffer.concat(chunks).toString('utf8') }, undefined);
           continue;
         }
@@ -385,11 +561,17 @@ export class FileArchiveSink implements RestoreSink {
     }
   }
 
+  /**
+   * Extracts what is left, then checks: every link walked again, files and bytes
+   * against the listing, an empty archive. --exec does not run here: settle()
+   * runs it once the pipeline has judged the bytes. Without --exec (or --keep)
+   * the folder is removed now.
+   */
   async end(): Promise<FileRestore> {
     if (!this.started) await this.start();
     if (this.format === 'zip') await this.extractZip();
     else {
-      this.tar!.end();
+      if (!this.tar!.destroyed) this.tar!.end();
       await this.tarDone;
     }
     const x = this.extraction!;
@@ -398,22 +580,9 @@ export class FileArchiveSink implements RestoreSink {
       this.failure = `extracted ${x.files} files and ${x.bytes} bytes; the archive lists ${x.listedFiles} files and ${x.listedBytes} bytes`;
     }
     if (!this.failure && x.files === 0 && !this.o.allowEmpty) this.failure = 'the archive holds no file (give --allow-empty to accept an empty archive)';
-    let exec: ExecResult | null = null;
-    if (!this.failure && this.o.exec) {
-      exec = await runExec(this.o.exec, x.root, this.o.execTimeoutMs, this.o.signal);
-      if (exec.timed_out) this.failure = `--exec timed out after ${Math.round(this.o.execTimeoutMs / 1000)} s`;
-      else if (exec.exit_code !== 0) this.failure = `--exec exited with ${exec.exit_code ?? `signal ${exec.signal}`}`;
-    }
+    this.extracted = true;
     const engine: EngineInfo = { mode: 'extract', product: this.format, version: null };
-    const warnings = [...x.warnings];
-    if (this.o.keep && this.base) {
-      warnings.push(`kept in ${x.root}`);
-      this.o.warn?.(`The extracted files are kept in ${x.root} (--keep); remove the folder ${this.base} when done.`);
-      this.base = undefined;
-    } else {
-      await this.cleanUp();
-    }
-    return {
+    const result: FileRestore = {
       kind: this.format,
       verdict: this.failure ? 'failed' : 'extracted',
       engine,
@@ -422,11 +591,50 @@ export class FileArchiveSink implements RestoreSink {
       rows: 0,
       files: x.files,
       bytes: x.bytes,
-      warnings,
+      warnings: [...x.warnings],
       failure: this.failure ? { message: this.failure } : null,
       assertions: [],
-      exec,
+      exec: null,
       restore_seconds: this.started ? (performance.now() - this.started) / 1000 : 0,
     };
+    if (this.o.exec && !this.failure) return result;
+    return this.release(result);
+  }
+
+  /**
+   * The pipeline's verdict on the bytes (`passed`: verify's checks on the way,
+   * the ledger's "changed since", the gunzip): --exec runs only when they and
+   * the extraction passed. Then the folder goes (unless --keep).
+   */
+  async settle(result: FileRestore, passed: boolean): Promise<FileRestore> {
+    if (!this.extracted || !this.base) return result;
+    let out = result;
+    if (passed && result.verdict !== 'failed' && !result.failure && this.o.exec && !this.aborted) {
+      const started = performance.now();
+      const exec = await runExec(this.o.exec, this.extraction!.root, this.o.execTimeoutMs, this.o.signal, this.o.env);
+      let failure: string | undefined;
+      if (exec.timed_out) failure = `--exec timed out after ${Math.round(this.o.execTimeoutMs / 1000)} s`;
+      else if (exec.exit_code !== 0) failure = `--exec exited with ${exec.exit_code ?? `signal ${exec.signal}`}`;
+      out = {
+        ...result,
+        exec,
+        verdict: failure ? 'failed' : result.verdict,
+        failure: failure ? { message: failure } : result.failure,
+        restore_seconds: result.restore_seconds + (performance.now() - started) / 1000,
+      };
+    }
+    return this.release(out);
+  }
+
+  /** The folder removed, or kept (--keep) and said where. */
+  private async release(result: FileRestore): Promise<FileRestore> {
+    const x = this.extraction!;
+    if (this.o.keep && this.base) {
+      this.o.warn?.(`The extracted files are kept in ${x.root} (--keep); remove the folder ${this.base} when done.`);
+      this.base = undefined;
+      return { ...result, warnings: [...result.warnings, `kept in ${x.root}`] };
+    }
+    await this.cleanUp();
+    return result;
   }
 }

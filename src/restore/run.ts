@@ -24,8 +24,6 @@ export interface RunOptions {
   progress?: Progress;
   /** verify's ledger: bytes that differ from those verified before fail ("changed since"); passing files are recorded. */
   ledger?: HashLedger;
-  /** The environment, for verify's bounds (BACKUPCTL_VERIFY_MAX_*). */
-  env?: NodeJS.ProcessEnv;
   restore: Omit<RestoreOptions, 'signal'>;
   /** Decrypt on the way (--private-key, --decrypt-with): the restore sink gets the plaintext. */
   decrypt?: Decryptor;
@@ -67,6 +65,8 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
   timer.unref?.();
   const files: RestoreFileResult[] = [];
   const sinks = new Map<PipelineFile, { sink: DispatchSink; started: number }>();
+  /** Sinks whose end() was followed by settle(): the others still hold a folder to remove. */
+  const settled = new Set<DispatchSink>();
   const record = (file: PipelineFile, restore: FileRestore, read: { bytes: number; resumed: boolean; seconds: number; check: RestoreFileResult['check'] }) => {
     const result: RestoreFileResult = {
       backup_id: backup.id,
@@ -102,19 +102,24 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
       ledger: o.ledger,
       decrypt: o.decrypt,
       urls: o.urls,
-      inspect: { bounds: boundsFromEnv(o.env ?? process.env) },
+      // The one set of bounds (src/pipeline/bounds.ts), read by the command: verify's checks and the restore's own.
+      inspect: { bounds: o.restore.bounds },
       sinks: (file) => {
         const sink = new DispatchSink({ ...o.restore, signal: controller.signal, encrypted: backup.encrypted && !o.decrypt?.applies({ backupId: backup.id, encryptionKey: backup.encryption_key ?? null, fileName: file.name }), onFatal: (err) => controller.abort(err) });
         sinks.set(file, { sink, started: performance.now() });
         return [sink];
       },
-      onFile: ({ file, result, extras }) => {
+      onFile: async ({ file, result, extras }) => {
         const sink = sinks.get(file)!.sink;
         const extra = extras[0];
         const check = checkOf(result);
         let restore: FileRestore;
         if (extra?.ok) {
-          restore = extra.value;
+          // Only now is the verdict on the bytes known (the ledger's "changed since" included): --exec runs, or not.
+          restore = await sink.settle(extra.value, check.verdict !== 'failed');
+          settled.add(sink);
+          // Ctrl-C, SIGTERM or the time limit while --exec ran: no verdict from a command that was killed.
+          if (controller.signal.aborted) throw controller.signal.reason instanceof Error ? controller.signal.reason : new InterruptedError();
           // The bytes are bad: what was restored from them proves nothing.
           if (check.verdict === 'failed') restore = { ...restore, verdict: 'failed', failure: { message: `not restored: the file failed the checks on the way (${check.reason})` } };
         } else {
@@ -139,6 +144,8 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
   } finally {
     clearTimeout(timer);
     o.signal.removeEventListener('abort', onAbort);
+    // A file ended but never settled (an abort, the time limit, a throw): its folder goes now.
+    await Promise.all([...sinks.values()].filter(({ sink }) => !settled.has(sink)).map(({ sink }) => sink.abort(new Error('not settled')).catch(() => {})));
   }
   // In the backup's order (the pipeline reads a backup's checksum lists first).
   const order = new Map(backup.files.map((f, i) => [f.name, i]));

@@ -113,6 +113,10 @@ export interface RestoreOptions {
   signal: AbortSignal;
   /** Warnings for stderr while the restore runs (never the password). */
   warn?: (line: string) => void;
+  /** The bounds (src/pipeline/bounds.ts, read from the environment by the command); the defaults when absent. */
+  bounds?: import('../pipeline/bounds.js').Bounds;
+  /** The command context's environment: --exec's few variables are taken from it (never process.env). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /**
@@ -127,6 +131,12 @@ export interface RestoreSink {
   end(): Promise<FileRestore>;
   /** Stop now (Ctrl-C, SIGTERM, transfer failed): stop servers, drop scratch databases, remove folders. */
   abort(reason?: unknown): Promise<void>;
+  /**
+   * After end(), once the pipeline has judged the bytes (`passed`: verify's checks on the way and the
+   * ledger's "changed since"): a file archive runs --exec only now, and only when they passed, then
+   * removes its folder. Sinks with nothing left to do leave it out.
+   */
+  settle?(result: FileRestore, passed: boolean): Promise<FileRestore>;
 }
 
 // Exit codes (src/errors.ts ExitCode): restoreFailed 14, noRestoreEngine 15, verifyFailed 11 (a file failed verify's checks on the way).

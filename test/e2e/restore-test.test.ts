@@ -295,7 +295,8 @@ describe('restore-test: --healthcheck-url through the cron helper', () => {
 describe('restore-test: Ctrl-C while --exec runs', () => {
   it('the command is killed, the folder removed, exit 130', async () => {
     const marker = path.join(state, 'exec.pid');
-    const run = startCli(['restore-test', 'archive files', '--exec', 'echo $$ > "$EXEC_PID_FILE"; exec sleep 30'], { ...env(), EXEC_PID_FILE: marker });
+    // In the command itself: --exec gets only a few variables (PATH, HOME, LANG, ...), never the caller's others.
+    const run = startCli(['restore-test', 'archive files', '--exec', `echo $$ > "${marker}"; exec sleep 30`], env());
     await until(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('\n'), 20_000);
     const pid = Number(readFileSync(marker, 'utf8'));
     expect(pid).toBeGreaterThan(1);

@@ -13,6 +13,7 @@ import { MongoArchiveSink } from '../../src/restore/mongo.js';
 import { mongodumpArchive } from '../../src/emulator/mongo-archive.js';
 import { createRng } from '../../src/emulator/util.js';
 import type { RestoreOptions } from '../../src/restore/types.js';
+import { DEFAULT_BOUNDS } from '../../src/pipeline/bounds.js';
 
 type Entry = { name: string; type?: 'file' | 'symlink' | 'link' | 'directory'; linkname?: string; data?: string };
 
@@ -59,7 +60,8 @@ async function extract(entries: Entry[], o: Partial<RestoreOptions> = {}) {
   const bytes = await tarOf(entries);
   // In odd pieces, as the network hands them.
   for (let at = 0; at < bytes.length; at += 700) await sink.write(bytes.subarray(at, at + 700));
-  return sink.end();
+  // The pipeline then judges the bytes; they passed here, so --exec runs (settle).
+  return sink.settle(await sink.end(), true);
 }
 
 describe('file archives', () => {
@@ -90,12 +92,48 @@ describe('file archives', () => {
     ['a link through an earlier link', [{ name: 'd', type: 'symlink', linkname: '.' }, { name: 'd/d/e', type: 'symlink', linkname: '../..' }], /outside the folder/],
     ['a hard link to outside', [{ name: 'h', type: 'link', linkname: '../../etc/passwd' }], /hard link .* outside the folder/],
     ['a `..` file', [{ name: 'ok.txt' }, { name: 'a/../../escaped.txt' }], /refused the entry "a\/\.\.\/\.\.\/escaped\.txt"/],
+    // `..` taken after the links (x is the folder itself), not from the text: three levels up, dangling.
+    ['a dangling chain through a link to the folder', [{ name: 'ok.txt' }, { name: 'x', type: 'symlink', linkname: '.' }, { name: 'report.txt', type: 'symlink', linkname: 'x/x/x/../../../escaped.txt' }], /^refused the link "report.txt" -> "x\/x\/x\/\.\.\/\.\.\/\.\.\/escaped\.txt": it points outside the folder$/],
+    // Harmless when made (d does not exist yet): only the final walk over every link refuses it.
+    ['a two-entry chain made in the other order', [{ name: 'ok.txt' }, { name: 'a', type: 'symlink', linkname: 'd/..' }, { name: 'd', type: 'symlink', linkname: '.' }], /^refused the link "a" -> "d\/\.\.": it points outside the folder$/],
+    // `sub` is the folder itself, so `sub/l -> ..` is the folder's parent: refused when made, not only at the end.
+    ['a link made through a link to the folder', [{ name: 'ok.txt' }, { name: 'sub', type: 'symlink', linkname: '.' }, { name: 'sub/l', type: 'symlink', linkname: '..' }, { name: 'z.txt' }], /^refused the link "sub\/l" -> "\.\.": it points outside the folder$/],
+    ['a link loop', [{ name: 'ok.txt' }, { name: 'p', type: 'symlink', linkname: 'q' }, { name: 'q', type: 'symlink', linkname: 'p' }], /more than 40 links in a row/],
   ])('%s is refused and nothing lands outside', async (_what, entries, message) => {
     const r = await extract(entries);
     expect(r.verdict).toBe('failed');
     expect(r.failure?.message).toMatch(message);
     expect(readdirSync(tmp)).toEqual([]);
     expect(readdirSync(path.dirname(tmp))).toEqual(['tmp']);
+  });
+
+  it('an entry larger than the free space of the folder\'s file system is refused before a byte of it is written', async () => {
+    const { tarHeader } = await import('../../src/emulator/archives.js');
+    // 1 PiB, in the base-256 size field tar uses past 8 GiB; the byte bound is raised past it, so the disk decides.
+    const header = tarHeader({ name: 'huge.img', data: Buffer.alloc(0) });
+    header.fill(0, 124, 136);
+    header[124] = 0x80;
+    header[129] = 0x04; // 2 ** 50, big-endian, ending at byte 135
+    header.write('        ', 148, 'ascii');
+    let sum = 0;
+    for (const byte of header) sum += byte;
+    header.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
+    const sink = new FileArchiveSink('tar', options({ bounds: { ...DEFAULT_BOUNDS, maxExtractBytes: 2 ** 60 } }));
+    const first = await tarOf([{ name: 'ok.txt' }]);
+    await sink.write(Buffer.concat([first.subarray(0, 1024), header, Buffer.alloc(64 * 1024)]));
+    const r = await sink.end();
+    expect(r.failure?.message).toMatch(/^refused the entry "huge\.img": its 1024 TiB would leave less than [\d.]+ \w+ free on the file system of .* \([\d.]+ \w+ free\); give TMPDIR a folder with more room$/);
+    expect(r.files).toBe(1);
+    expect(readdirSync(tmp)).toEqual([]);
+  });
+
+  it('the entry and byte bounds of an extraction, each named', async () => {
+    const entries = await extract([{ name: 'a' }, { name: 'b' }, { name: 'c' }], { bounds: { ...DEFAULT_BOUNDS, maxExtractEntries: 2 } });
+    expect(entries.failure?.message).toBe('the archive holds more than 2 entries: refused; raise the bound with BACKUPCTL_RESTORE_MAX_ENTRIES');
+    const bytes = await extract([{ name: 'a', data: 'x'.repeat(600) }, { name: 'b', data: 'y'.repeat(600) }], { bounds: { ...DEFAULT_BOUNDS, maxExtractBytes: 1000 } });
+    expect(bytes.failure?.message).toBe("the archive's files extract to more than 1000 bytes: refused; raise the bound with BACKUPCTL_RESTORE_MAX_BYTES");
+    expect(bytes.files).toBe(1);
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it('an archive cut in the middle of an entry fails', async () => {
@@ -112,16 +150,25 @@ describe('file archives', () => {
     expect((await extract([{ name: 'only/', type: 'directory' }], { allowEmpty: true })).verdict).toBe('extracted');
   });
 
-  it('--exec never sees the API token or the --into URL', async () => {
-    process.env.BACKUPCTL_TOKEN = 'tok-secret';
-    process.env.BACKUPCTL_RESTORE_URL = 'postgres://u:pw@h/';
-    try {
-      const r = await extract([{ name: 'a.txt' }], { exec: 'test -z "$BACKUPCTL_TOKEN$BACKUPCTL_RESTORE_URL" && test -n "$PATH"' });
-      expect(r.exec?.exit_code).toBe(0);
-    } finally {
-      delete process.env.BACKUPCTL_TOKEN;
-      delete process.env.BACKUPCTL_RESTORE_URL;
-    }
+  it('--exec never sees the API token, the --into URL or a database password: its few variables come from the environment given', async () => {
+    const env = { PATH: '/usr/bin:/bin', HOME: '/home/x', LC_ALL: 'C', BACKUPCTL_TOKEN: 'tok-secret', BACKUPCTL_RESTORE_URL: 'postgres://u:pw@h/', PGPASSWORD: 'pg', MYSQL_PWD: 'my', AWS_SECRET_ACCESS_KEY: 'k' };
+    const r = await extract([{ name: 'a.txt' }], {
+      env,
+      exec: 'test -z "$BACKUPCTL_TOKEN$BACKUPCTL_RESTORE_URL$PGPASSWORD$MYSQL_PWD$AWS_SECRET_ACCESS_KEY" && test "$PATH" = /usr/bin:/bin && test "$HOME" = /home/x && test "$LC_ALL" = C',
+    });
+    expect(r.exec?.exit_code).toBe(0);
+  });
+
+  it('--exec does not run when the pipeline judged the bytes bad (settle with passed = false); the folder goes all the same', async () => {
+    const sink = new FileArchiveSink('tar', options({ exec: 'exit 0' }));
+    await sink.write(await tarOf([{ name: 'a.txt' }]));
+    const ended = await sink.end();
+    // Extracted, but --exec waits for the verdict on the bytes.
+    expect(ended).toMatchObject({ verdict: 'extracted', exec: null });
+    expect(readdirSync(tmp)).toHaveLength(1);
+    const r = await sink.settle(ended, false);
+    expect(r.exec).toBeNull();
+    expect(readdirSync(tmp)).toEqual([]);
   });
 
   it('--exec is stopped at its time limit', async () => {
@@ -215,13 +262,39 @@ describe('mongodump archives', () => {
   });
 });
 
+describe('zip archives: bombs', () => {
+  it("entries that share stored bytes are refused from the central directory, before a byte is inflated (as verify's check)", async () => {
+    const { hostileArchive } = await import('../../src/emulator/archives.js');
+    const sink = new FileArchiveSink('zip', options());
+    const started = Date.now();
+    const bytes = hostileArchive('zip-bomb');
+    for (let at = 0; at < bytes.length; at += 512 * 1024) await sink.write(bytes.subarray(at, at + 512 * 1024));
+    const r = await sink.end();
+    expect(r.failure?.message).toMatch(/^the zip's entries "bomb\/\d+\.bin" and "bomb\/\d+\.bin" overlap \(share stored bytes\): refused as a decompression bomb$/);
+    expect(r).toMatchObject({ files: 0, bytes: 0 });
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 60_000);
+
+  it("a zip's declared sizes past the byte bound are refused before anything is written", async () => {
+    const { hostileArchive } = await import('../../src/emulator/archives.js');
+    const sink = new FileArchiveSink('zip', options({ bounds: { ...DEFAULT_BOUNDS, maxExtractBytes: 100 * 1024 * 1024 } }));
+    const bytes = hostileArchive('zip-zeros');
+    for (let at = 0; at < bytes.length; at += 512 * 1024) await sink.write(bytes.subarray(at, at + 512 * 1024));
+    const r = await sink.end();
+    expect(r.failure?.message).toBe("the archive's files extract to more than 104857600 bytes: refused; raise the bound with BACKUPCTL_RESTORE_MAX_BYTES");
+    expect(r).toMatchObject({ files: 0, bytes: 0 });
+    expect(readdirSync(tmp)).toEqual([]);
+  }, 60_000);
+});
+
 describe('zip archives', () => {
   async function unzip(entries: Array<{ name: string; data: string }>, o: Partial<RestoreOptions> = {}) {
     const { zipArchive } = await import('../../src/emulator/archives.js');
     const bytes = zipArchive(entries.map((e) => ({ name: e.name, data: Buffer.from(e.data), method: 8 as const })));
     const sink = new FileArchiveSink('zip', options(o));
     for (let at = 0; at < bytes.length; at += 500) await sink.write(bytes.subarray(at, at + 500));
-    return sink.end();
+    return sink.settle(await sink.end(), true);
   }
 
   it('extracted and counted against the central directory', async () => {
@@ -289,6 +362,17 @@ describe('the dispatch: the kind from the content stage, the bytes inflated once
     expect((await through(Buffer.from('just some text\n'.repeat(400)))).result).toMatchObject({ kind: 'unknown', verdict: 'not-restorable' });
     expect((await through(gzipSync(Buffer.from('Salted__xxxxxxxx')), { encrypted: true })).result?.warnings[0]).toMatch(/^encrypted/);
   });
+
+  it("a gzip bomb stops at verify's ratio bound in the restore's own gunzip, whatever it holds (the engine gets no more)", async () => {
+    const { hostileArchive } = await import('../../src/emulator/archives.js');
+    // 4 GiB of zeros in about 4 MB: refused once past 64 MiB at 200 to 1, long before the end.
+    const { result } = await through(hostileArchive('gzip-zeros'));
+    expect(result?.verdict).toBe('failed');
+    expect(result?.failure?.message).toMatch(/^gzip: expands more than 200 times its size \(\d+ bytes gave \d+ and more\): refused as a decompression bomb; raise the bound with BACKUPCTL_VERIFY_MAX_RATIO$/);
+    // The bound given (from the environment, by the command) is the one applied.
+    const { result: raised } = await through(hostileArchive('gzip-zeros').subarray(0, 200_000), { bounds: { ...DEFAULT_BOUNDS, maxGzipRatio: 5 } });
+    expect(raised?.failure?.message).toMatch(/^gzip: expands more than 5 times its size/);
+  }, 60_000);
 
   it('--assert on a tar stops the run with a usage error', async () => {
     const { error, fatal } = await through(await tarOf([{ name: 'a.txt' }]), { asserts: ['select 1'] });
