@@ -14,6 +14,7 @@ const engineSchema = describe(
     mode: describe(z.enum(['server', 'local', 'embedded', 'bson', 'extract']), 'server: --into; local: an ephemeral server; embedded: PGlite; bson: parsed, not restored; extract: a file archive extracted'),
     product: describe(z.string(), 'PostgreSQL, MariaDB, MySQL, PGlite, bson, tar, zip'),
     version: z.nullable(z.string()),
+    session: describe(z.optional(z.string()), "Which login and rights the dump's statements ran with (SQL engines; issue 28 §1)"),
   }),
   'What restored the file',
 );

@@ -33,6 +33,8 @@ export interface EngineInfo {
   product: string;
   /** e.g. "15.18", "10.11.6"; null when not known */
   version: string | null;
+  /** SQL engines: which login and rights the dump's statements ran with (issue 28 §1). */
+  session?: string;
 }
 
 /** One table's rows: what the dump holds (counted while it streamed) and what the database holds after the restore. */
@@ -114,6 +116,8 @@ export interface RestoreOptions {
   allowEmpty: boolean;
   /** --run-as USER for ephemeral local servers when running as root (default: postgres / mysql where they exist). */
   runAs?: string;
+  /** --trust-into-user: restore as a --into user that cannot create a throwaway login, even when its rights reach beyond the scratch database. */
+  trustIntoUser?: boolean;
   signal: AbortSignal;
   /** Warnings for stderr while the restore runs (never the password). */
   warn?: (line: string) => void;

@@ -13,7 +13,8 @@ import { isGzip, sniffDump } from '../sniff.js';
 import type { AssertionResult, DumpKind, EngineInfo, FileRestore, RestoreFailure, RestoreOptions, RestoreSink, SqlDialect, TableRows } from '../types.js';
 import type { PipedClient } from './client.js';
 import type { EphemeralServer } from './ephemeral.js';
-import { findMyClient, findMyServer, MysqlTarget, myConnFromUrl, startLocalMysql, type MyConn } from './mysql.js';
+import { findMyClient, MysqlTarget, myConnFromUrl, type MyConn } from './mysql.js';
+import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.js';
 import { Warnings } from './noise.js';
 import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
 import { findPgClients, findPgServer, pgConnFromUrl, PsqlTarget, startLocalPostgres, type PgConn } from './postgres.js';
@@ -66,8 +67,8 @@ export async function planSqlEngine(kind: DumpKind, options: Pick<RestoreOptions
     if (u.dialect === dialect) {
       const client = dialect === 'postgres' ? findPgClients() : await findMyClient();
       if (!client) {
-        if (choice === 'server') throw new NoRestoreEngineError(dialect, [`no ${dialect === 'postgres' ? 'psql' : 'mariadb/mysql'} client to reach --into`]);
-        notes.push(`--into: no ${dialect === 'postgres' ? 'psql' : 'mariadb/mysql'} client installed`);
+        if (choice === 'server') throw new NoRestoreEngineError(dialect, [`no ${dialect === 'postgres' ? 'psql client' : 'mysql2 driver'} to reach --into`]);
+        notes.push(`--into: no ${dialect === 'postgres' ? 'psql client' : 'mysql2 driver'} installed`);
       } else if (kind === 'pg-custom' && !(client as { pgRestore: string | null }).pgRestore) {
         if (choice === 'server') throw new NoRestoreEngineError(dialect, ['no pg_restore for a custom-format dump']);
       } else return { engine: 'server', notes };
@@ -78,7 +79,7 @@ export async function planSqlEngine(kind: DumpKind, options: Pick<RestoreOptions
   }
   if (choice === 'local' || choice === 'auto') {
     const ok = dialect === 'postgres' ? findPgServer() && findPgClients() && (kind !== 'pg-custom' || findPgClients()!.pgRestore) : findMyServer() && (await findMyClient());
-    const who = serverAccount(dialect === 'postgres' ? 'postgres' : 'mysql', options.runAs);
+    const who = serverAccount(dialect === 'postgres' ? 'postgres' : MARIADB_ACCOUNT, options.runAs);
     if (ok && !who.problem) return { engine: 'local', notes };
     const why = ok ? who.problem! : `no local ${dialect === 'postgres' ? 'PostgreSQL (initdb, postgres, psql)' : 'MariaDB/MySQL (mariadb-install-db, mariadbd, mariadb)'} binaries`;
     if (choice === 'local') {
@@ -290,7 +291,7 @@ class SqlSink implements RestoreSink {
         target =
           dialect === 'postgres'
             ? await PsqlTarget.open(findPgClients()!, pgConnFromUrl(u), 'server', onClose, signal)
-            : await MysqlTarget.open((await findMyClient())!, myConnFromUrl(u), 'server', onClose);
+            : await MysqlTarget.open((await findMyClient())!, myConnFromUrl(u), 'server', onClose, { trustIntoUser: this.options.trustIntoUser });
       } else if (plan.engine === 'local') {
         const started = dialect === 'postgres' ? await startLocalPostgres(this.options.runAs, signal) : await startLocalMysql(this.options.runAs, signal);
         server = started.server;
@@ -298,7 +299,7 @@ class SqlSink implements RestoreSink {
         target =
           dialect === 'postgres'
             ? await PsqlTarget.open(findPgClients()!, started.conn as PgConn, 'local', onClose, signal)
-            : await MysqlTarget.open((await findMyClient())!, started.conn as MyConn, 'local', onClose);
+            : await MysqlTarget.open((await findMyClient())!, started.conn as MyConn, 'local', onClose, { trustIntoUser: true });
       } else {
         target = await PGliteTarget.open();
       }
