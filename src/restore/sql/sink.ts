@@ -426,6 +426,8 @@ class SqlSink implements RestoreSink {
     result.verdict = this.failure ? 'failed' : 'restored';
     result.warnings = [...this.warnings.list(), ...closeWarnings].map((w) => redact(w, this.secrets));
     if (this.options.keep && result.database && result.engine?.mode === 'local') result.warnings.push(`--keep: the scratch database ${result.database} was on an ephemeral local server, which is gone`);
+    // Its name on stderr in every output mode (-q, --check, --json, -o md): where to look, and what to drop when done.
+    if (this.options.keep && result.database && result.engine?.mode === 'server' && !this.aborted) this.options.warn?.(`the scratch database ${result.database} is kept on the --into server (--keep); drop it when done`);
     result.restore_seconds = (Date.now() - this.started) / 1000;
     return result;
   }
