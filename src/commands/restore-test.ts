@@ -6,6 +6,7 @@
 // database, mongodump archives parsed document by document, file archives
 // extracted into a private folder where --exec runs. Exit 0 passed, 14 the
 // restore or a check failed, 15 no engine, 11 a file failed the checks on the way.
+import { readFile } from 'node:fs/promises';
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { cronParams } from '../jobs/cron.js';
@@ -95,7 +96,6 @@ async function checkInto(url: string, from: string): Promise<void> {
 
 /** --into-file: the URL is its first line (never echoed: it may hold a password). */
 async function readIntoFile(file: string): Promise<string> {
-  const { readFile } = await import('node:fs/promises');
   let text: string;
   try {
     text = await readFile(file, 'utf8');

@@ -372,6 +372,16 @@ class SqlSink implements RestoreSink {
   }
 
   async end(): Promise<FileRestore> {
+    try {
+      return await this.finishRun();
+    } finally {
+      // An abort under way (Ctrl-C reaches the sink through its signal while the pipeline waits here):
+      // its cleanup (DROP DATABASE, the throwaway login, the server) ends before the process may exit.
+      if (this.aborting) await this.aborting;
+    }
+  }
+
+  private async finishRun(): Promise<FileRestore> {
     if (this.reset) await this.reset;
     if (!this.input) {
       this.started = Date.now();
@@ -461,12 +471,22 @@ class SqlSink implements RestoreSink {
     }
   }
 
-  async abort(): Promise<void> {
-    this.aborted = true;
-    this.stopping.abort();
-    await this.teardown();
-    await this.consumer?.catch(() => {});
-    await Promise.all(this.earlier);
+  private aborting: Promise<void> | null = null;
+
+  /**
+   * One abort, however many callers: the signal's listener and the pipeline both call it, and the
+   * second must wait for the first's cleanup (it used to return at once, and the process exited
+   * before DROP DATABASE reached the --into server: a backupctl_restore_* schema left in 2 of 5 Ctrl-C).
+   */
+  abort(): Promise<void> {
+    this.aborting ??= (async () => {
+      this.aborted = true;
+      this.stopping.abort();
+      await this.teardown();
+      await this.consumer?.catch(() => {});
+      await Promise.all(this.earlier);
+    })();
+    return this.aborting;
   }
 }
 
