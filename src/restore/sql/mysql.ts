@@ -5,8 +5,9 @@
 // "ERROR 1064 (42000) at line N" is a line of the dump. MariaDB's client is
 // put in sandbox mode first, so a dump cannot run shell or file commands.
 import path from 'node:path';
-import type { EngineInfo } from '../types.js';
+import type { DumpKind, EngineInfo } from '../types.js';
 import { PipedClient } from './client.js';
+import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
 import { privateDir, serverAccount, startServer, tail, serverEnv, type EphemeralServer } from './ephemeral.js';
 import { clientEnv, findBinary, randomName, redact, run, SBIN_DIRS } from './proc.js';
 import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
@@ -30,8 +31,8 @@ export interface MyClient {
 
 const SANDBOX = '/*M!999999\\- enable the sandbox mode */\n';
 
-export async function findMyClient(): Promise<MyClient | null> {
-  const bin = findBinary('mariadb') ?? findBinary('mysql');
+export async function findMyClient(pathVar?: string): Promise<MyClient | null> {
+  const bin = findBinary('mariadb', [], pathVar) ?? findBinary('mysql', [], pathVar);
   if (!bin) return null;
   const r = await run(bin, ['--version']).catch(() => null);
   const text = r?.stdout ?? '';
@@ -212,17 +213,17 @@ export class MysqlTarget implements SqlTarget {
   }
 }
 
-export function findMyServer(): { install: string | null; server: string } | null {
-  const server = findBinary('mariadbd', SBIN_DIRS) ?? findBinary('mysqld', SBIN_DIRS);
+export function findMyServer(pathVar?: string): { install: string | null; server: string } | null {
+  const server = findBinary('mariadbd', SBIN_DIRS, pathVar) ?? findBinary('mysqld', SBIN_DIRS, pathVar);
   if (!server) return null;
-  const install = findBinary('mariadb-install-db', SBIN_DIRS) ?? findBinary('mysql_install_db', SBIN_DIRS);
+  const install = findBinary('mariadb-install-db', SBIN_DIRS, pathVar) ?? findBinary('mysql_install_db', SBIN_DIRS, pathVar);
   if (!install && /mariadbd$/.test(server)) return null;
   return { install, server };
 }
 
 /** An ephemeral MariaDB (or MySQL): a data folder made in a private folder, the server on a Unix socket there, --skip-networking. */
-export async function startLocalMysql(runAs: string | undefined, signal?: AbortSignal): Promise<{ server: EphemeralServer; conn: MyConn }> {
-  const found = findMyServer();
+export async function startLocalMysql(runAs: string | undefined, signal?: AbortSignal, pathVar?: string): Promise<{ server: EphemeralServer; conn: MyConn }> {
+  const found = findMyServer(pathVar);
   if (!found) throw new RestoreError('no MariaDB/MySQL server binaries (mariadb-install-db and mariadbd, or mysqld)');
   const who = serverAccount('mysql', runAs);
   if (who.problem) throw new RestoreError(who.problem);
@@ -262,3 +263,44 @@ export async function startLocalMysql(runAs: string | undefined, signal?: AbortS
     throw e;
   }
 }
+
+/** MySQL/MariaDB: --into a server or an ephemeral local server, through the mariadb (or mysql) client. */
+export const mysqlEngine: SqlEngine = {
+  dialect: 'mysql',
+  product: 'MySQL/MariaDB',
+  kinds: ['mysql'],
+  intoDialect: 'mysql',
+
+  async unavailable(mode: EngineMode, _kind: DumpKind, o: EngineOptions): Promise<string | null> {
+    if (mode === 'embedded') return 'PGlite restores PostgreSQL dumps only';
+    const client = await findMyClient(o.env.PATH);
+    if (mode === 'server') return client ? null : 'no mariadb/mysql client installed';
+    if (!findMyServer(o.env.PATH) || !client) return 'no local MariaDB/MySQL (mariadb-install-db, mariadbd, mariadb) binaries';
+    return serverAccount('mysql', o.runAs).problem ?? null;
+  },
+
+  hints(): string[] {
+    return [
+      'install the server package (apt-get install mariadb-server): restore-test starts a private server for each test',
+      'or give a scratch server: --into mysql://user:password@host:3306/ (or BACKUPCTL_RESTORE_URL)',
+      'or add PGlite (npm install -g @electric-sql/pglite): it restores PostgreSQL dumps only',
+    ];
+  },
+
+  async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
+    const client = (await findMyClient(o.env.PATH))!;
+    if (plan.mode === 'server') return MysqlTarget.open(client, myConnFromUrl(plan.into!), 'server', async () => {});
+    const started = await startLocalMysql(o.runAs, x.signal, o.env.PATH);
+    try {
+      if (x.signal.aborted) throw new RestoreError('aborted');
+      return await MysqlTarget.open(client, started.conn, 'local', () => started.server.stop());
+    } catch (e) {
+      await started.server.stop();
+      throw e;
+    }
+  },
+
+  converter(): PipedClient | null {
+    return null;
+  },
+};
