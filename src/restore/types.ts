@@ -33,8 +33,8 @@ export interface EngineInfo {
   product: string;
   /** e.g. "15.18", "10.11.6"; null when not known */
   version: string | null;
-  /** SQL engines: which login and rights the dump's statements ran with (issue 28 §1). */
-  session?: string;
+  /** SQL engines: the rights the dump's session ran with (a throwaway login, the --into user checked or trusted, PGlite in a child process). */
+  rights?: string;
 }
 
 /** One table's rows: what the dump holds (counted while it streamed) and what the database holds after the restore. */
@@ -114,10 +114,12 @@ export interface RestoreOptions {
   execTimeoutMs: number;
   keep: boolean;
   allowEmpty: boolean;
-  /** --run-as USER for ephemeral local servers when running as root (default: postgres / mysql where they exist). */
+  /** --run-as USER for ephemeral local servers when running as root (default: nobody for PostgreSQL). */
   runAs?: string;
-  /** --trust-into-user: restore as a --into user that cannot create a throwaway login, even when its rights reach beyond the scratch database. */
+  /** --trust-into-user: restore as the --into user even when its rights reach beyond what it creates. */
   trustIntoUser?: boolean;
+  /** The command's environment (PATH for the engines' binaries, bounds): the engines never read process.env. */
+  env?: NodeJS.ProcessEnv;
   signal: AbortSignal;
   /** Warnings for stderr while the restore runs (never the password). */
   warn?: (line: string) => void;

@@ -73,7 +73,7 @@ describe('a privileged --into (ALL ON *.* WITH GRANT OPTION): the dump runs as a
   it('a clean dump restores as a throwaway login (the result says so) that is dropped with the schema afterwards', async () => {
     const r = await restore('', { asserts: ["SELECT CURRENT_USER() LIKE 'backupctl\\_r\\_%@%'"] });
     expect(r.failure).toBeNull();
-    expect(r.engine).toMatchObject({ mode: 'server', product: 'MariaDB', session: expect.stringMatching(/^a throwaway login backupctl_r_[0-9a-f]{10} with ALL on backupctl_restore_/) });
+    expect(r.engine).toMatchObject({ mode: 'server', product: 'MariaDB', rights: expect.stringMatching(/^a throwaway login backupctl_r_[0-9a-f]{10} with ALL on backupctl_restore_/) });
     expect(r.assertions[0]).toMatchObject({ ok: true, value: '1' });
     expectNothingLeft();
   }, T);
@@ -173,7 +173,7 @@ describe('a --into user that cannot create logins', () => {
     const url = `mysql://tester:Tester-pw-1@localhost/?socket=${my.sock}`;
     const r = await feed(createSqlRestoreSink(options({ engine: 'server', into: url }), 'mysql'), dump(''));
     expect(r.failure).toBeNull();
-    expect(r.engine!.session).toBe('the --into user tester itself (its grants reach only backupctl_restore_* schemas)');
+    expect(r.engine!.rights).toBe('the --into user tester itself (its grants reach only backupctl_restore_* schemas)');
     expectNothingLeft();
   }, T);
 
@@ -184,7 +184,7 @@ describe('a --into user that cannot create logins', () => {
     expect(my.victimIds()).toBe('1,2,3');
     const trusted = await feed(createSqlRestoreSink(options({ engine: 'server', into: my.wideUrl, trustIntoUser: true }), 'mysql'), dump(''));
     expect(trusted.failure).toBeNull();
-    expect(trusted.engine!.session).toMatch(/^the --into user wide itself, trusted \(--trust-into-user\)/);
+    expect(trusted.engine!.rights).toMatch(/^the --into user wide itself, trusted \(--trust-into-user\)/);
     expectNothingLeft();
   }, T);
 });
@@ -212,7 +212,7 @@ describe('the ephemeral local MariaDB', () => {
     expect(seen!.args).toContain(`--tmpdir=${dir}/tmp`);
     expect(seen!.args).toContain(`--socket=${dir}/`);
     expect(r.verdict).toBe('failed');
-    expect(r.engine!.session).toMatch(/^a throwaway login backupctl_r_/);
+    expect(r.engine!.rights).toMatch(/^a throwaway login backupctl_r_/);
     expect(existsSync(marker)).toBe(false);
     expect(existsSync(dir)).toBe(false);
   }, T);

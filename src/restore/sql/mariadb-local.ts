@@ -13,24 +13,24 @@ import { chown } from 'node:fs/promises';
 import path from 'node:path';
 import { rm } from 'node:fs/promises';
 import { privateDir, serverAccount, startServer, tail, type EphemeralServer } from './ephemeral.js';
-import { findBinary, run, SBIN_DIRS } from './proc.js';
+import { DEFAULT_PATH, findBinary, run, SBIN_DIRS } from './proc.js';
 import { RestoreError } from './target.js';
 import type { MyConn } from './mysql.js';
 
 /** The account an ephemeral MariaDB runs as when we are root: one that owns nothing (never `mysql`). */
 export const MARIADB_ACCOUNT = 'nobody';
 
-export function findMyServer(): { install: string | null; server: string } | null {
-  const server = findBinary('mariadbd', SBIN_DIRS) ?? findBinary('mysqld', SBIN_DIRS);
+export function findMyServer(pathVar?: string): { install: string | null; server: string } | null {
+  const server = findBinary('mariadbd', SBIN_DIRS, pathVar) ?? findBinary('mysqld', SBIN_DIRS, pathVar);
   if (!server) return null;
-  const install = findBinary('mariadb-install-db', SBIN_DIRS) ?? findBinary('mysql_install_db', SBIN_DIRS);
+  const install = findBinary('mariadb-install-db', SBIN_DIRS, pathVar) ?? findBinary('mysql_install_db', SBIN_DIRS, pathVar);
   if (!install && /mariadbd$/.test(server)) return null;
   return { install, server };
 }
 
 /** An ephemeral MariaDB (or MySQL): a data folder made in a private folder, the server on a Unix socket there, --skip-networking. */
-export async function startLocalMysql(runAs: string | undefined, signal?: AbortSignal): Promise<{ server: EphemeralServer; conn: MyConn }> {
-  const found = findMyServer();
+export async function startLocalMysql(runAs: string | undefined, signal?: AbortSignal, pathVar?: string): Promise<{ server: EphemeralServer; conn: MyConn }> {
+  const found = findMyServer(pathVar);
   if (!found) throw new RestoreError('no MariaDB/MySQL server binaries (mariadb-install-db and mariadbd, or mysqld)');
   const who = serverAccount(MARIADB_ACCOUNT, runAs);
   if (who.problem) throw new RestoreError(who.problem);
@@ -46,7 +46,7 @@ export async function startLocalMysql(runAs: string | undefined, signal?: AbortS
     if (who.account) await chown(tmp, who.account.uid, who.account.gid);
     const asWho = who.account ? { uid: who.account.uid, gid: who.account.gid } : {};
     // Only what the server needs; TMPDIR inside the folder for the install script and its bootstrap server.
-    const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', LC_ALL: 'C', HOME: dir, TMPDIR: tmp };
+    const env = { PATH: pathVar ?? DEFAULT_PATH, LANG: 'C', LC_ALL: 'C', HOME: dir, TMPDIR: tmp };
     const own = [`--tmpdir=${tmp}`, `--socket=${path.join(dir, 'install.sock')}`, `--pid-file=${path.join(dir, 'install.pid')}`, '--skip-networking'];
     const init = found.install
       ? await run(found.install, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve', ...own], { env, cwd: dir, timeoutMs: 180_000, signal, ...asWho })

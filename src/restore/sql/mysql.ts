@@ -19,7 +19,11 @@
 import { randomBytes } from 'node:crypto';
 import { userInfo } from 'node:os';
 import type { Connection, ConnectionOptions } from 'mysql2/promise';
-import type { EngineInfo } from '../types.js';
+import type { DumpKind, EngineInfo } from '../types.js';
+import type { PipedClient } from './client.js';
+import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
+import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.js';
+import { serverAccount } from './ephemeral.js';
 import { randomName, redact } from './proc.js';
 import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import type { ParsedUrl } from './url.js';
@@ -230,7 +234,7 @@ export class MysqlTarget implements SqlTarget {
         login = conn;
         rights = beyond ? `the --into user ${conn.user} itself, trusted (--trust-into-user) with rights beyond the scratch database: ${beyond}` : `the --into user ${conn.user} itself (its grants reach only backupctl_restore_* schemas)`;
       }
-      const info: EngineInfo = { mode, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, session: rights };
+      const info: EngineInfo = { mode, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, rights };
       const target = new MysqlTarget(admin, conn, login, throwaway, db, info, caps, onClose);
       target.session = await connect(login, db);
       return target;
@@ -356,3 +360,50 @@ export class MysqlTarget implements SqlTarget {
     await this.close(false);
   }
 }
+
+/**
+ * MySQL/MariaDB (issue 28 §10): --into a server, or an ephemeral local
+ * MariaDB (mariadb-local.ts), over the wire protocol (mysql2). No mariadb or
+ * mysql client is needed or used, whatever version is installed.
+ */
+export const mysqlEngine: SqlEngine = {
+  dialect: 'mysql',
+  product: 'MySQL/MariaDB',
+  kinds: ['mysql'],
+  intoDialect: 'mysql',
+
+  async unavailable(mode: EngineMode, _kind: DumpKind, o: EngineOptions): Promise<string | null> {
+    if (mode === 'embedded') return 'PGlite restores PostgreSQL dumps only';
+    const driver = await findMyClient();
+    if (!driver) return 'the mysql2 driver is not installed (npm install -g mysql2 beside a global backupctl)';
+    if (mode === 'server') return null;
+    if (!findMyServer(o.env.PATH)) return 'no local MariaDB/MySQL (mariadb-install-db and mariadbd, or mysqld) binaries';
+    return serverAccount(MARIADB_ACCOUNT, o.runAs).problem ?? null;
+  },
+
+  hints(): string[] {
+    return [
+      'install the server package (apt-get install mariadb-server): restore-test starts a private server for each test',
+      'or give a scratch server: BACKUPCTL_RESTORE_URL=mysql://user:password@host:3306/ (or --into-file FILE)',
+      'or add PGlite (npm install -g @electric-sql/pglite): it restores PostgreSQL dumps only',
+    ];
+  },
+
+  async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
+    const driver = (await findMyClient())!;
+    if (plan.mode === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser });
+    const started = await startLocalMysql(o.runAs, x.signal, o.env.PATH);
+    try {
+      if (x.signal.aborted) throw new RestoreError('aborted');
+      // Root of our own server may create the throwaway login: the dump never runs as root.
+      return await MysqlTarget.open(driver, started.conn, 'local', () => started.server.stop(), {});
+    } catch (e) {
+      await started.server.stop();
+      throw e;
+    }
+  },
+
+  converter(): PipedClient | null {
+    return null;
+  },
+};
