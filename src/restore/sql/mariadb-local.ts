@@ -15,7 +15,6 @@ import { rm } from 'node:fs/promises';
 import { privateDir, serverAccount, startServer, tail, type EphemeralServer } from './ephemeral.js';
 import { DEFAULT_PATH, findBinary, run, SBIN_DIRS } from './proc.js';
 import { RestoreError } from './target.js';
-import type { MyConn } from './mysql.js';
 
 /** The account an ephemeral MariaDB runs as when we are root: one that owns nothing (never `mysql`). */
 export const MARIADB_ACCOUNT = 'nobody';
@@ -29,7 +28,7 @@ export function findMyServer(pathVar?: string): { install: string | null; server
 }
 
 /** An ephemeral MariaDB (or MySQL): a data folder made in a private folder, the server on a Unix socket there, --skip-networking. */
-export async function startLocalMysql(runAs: string | undefined, signal?: AbortSignal, pathVar?: string): Promise<{ server: EphemeralServer; conn: MyConn }> {
+export async function startLocalMysql(runAs: string | undefined, signal?: AbortSignal, pathVar?: string): Promise<{ server: EphemeralServer; socketPath: string }> {
   const found = findMyServer(pathVar);
   if (!found) throw new RestoreError('no MariaDB/MySQL server binaries (mariadb-install-db and mariadbd, or mysqld)');
   const who = serverAccount(MARIADB_ACCOUNT, runAs);
@@ -77,7 +76,7 @@ export async function startLocalMysql(runAs: string | undefined, signal?: AbortS
       signal,
       name: path.basename(found.server),
     });
-    return { server, conn: { socketPath: sock, user: 'root', secrets: [] } };
+    return { server, socketPath: sock };
   } catch (e) {
     await rm(dir, { recursive: true, force: true });
     throw e;

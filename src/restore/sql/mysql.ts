@@ -384,7 +384,7 @@ export const mysqlEngine: SqlEngine = {
   hints(): string[] {
     return [
       'install the server package (apt-get install mariadb-server): restore-test starts a private server for each test',
-      'or give a scratch server: BACKUPCTL_RESTORE_URL=mysql://user:password@host:3306/ (or --into-file FILE)',
+      'or give a scratch server: --into mysql://user:password@host:3306/ (its password is safer in BACKUPCTL_RESTORE_URL or --into-file FILE: ps shows argv)',
       'or add PGlite (npm install -g @electric-sql/pglite): it restores PostgreSQL dumps only',
     ];
   },
@@ -396,7 +396,7 @@ export const mysqlEngine: SqlEngine = {
     try {
       if (x.signal.aborted) throw new RestoreError('aborted');
       // Root of our own server may create the throwaway login: the dump never runs as root.
-      return await MysqlTarget.open(driver, started.conn, 'local', () => started.server.stop(), {});
+      return await MysqlTarget.open(driver, { socketPath: started.socketPath, user: 'root', secrets: [] }, 'local', () => started.server.stop(), {});
     } catch (e) {
       await started.server.stop();
       throw e;
