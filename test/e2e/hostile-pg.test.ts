@@ -10,8 +10,13 @@
 // postgres account.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import type { Emulator } from '../../src/emulator/index.js';
+import { tempConfigDir } from '../helpers/cli.js';
+import { startTestEmulator } from '../helpers/emulator.js';
+import { startCli, until } from '../helpers/spawn.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DispatchSink } from '../../src/restore/dispatch.js';
 import { activeEphemeralServers } from '../../src/restore/sql/index.js';
@@ -341,5 +346,80 @@ describe('counts of the tables the dump really loaded', () => {
   );
 });
 
-// Keep the compiler quiet about a helper only some runs use.
-void writeFileSync;
+describe('nothing left behind, at any signal (the built CLI against the emulator)', () => {
+  let emu: Emulator;
+  let cfg: ReturnType<typeof tempConfigDir>;
+  let state: string;
+  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state });
+  beforeAll(async () => {
+    emu = await startTestEmulator({ seed: 'demo', archiveFaults: true });
+    cfg = tempConfigDir();
+    state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
+  });
+  afterAll(async () => {
+    await emu?.close();
+    cfg?.cleanup();
+    rmSync(state, { recursive: true, force: true });
+  });
+
+  /** The postgres server started by a running CLI (a direct child), and its folder. */
+  const serverOf = (pid: number): { pid: number; cwd: string } | null => {
+    for (const p of spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean)) {
+      try {
+        if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'postgres') return { pid: Number(p), cwd: readlinkSync(`/proc/${p}/cwd`) };
+      } catch {
+        /* gone */
+      }
+    }
+    return null;
+  };
+
+  test.each(['SIGKILL', 'SIGINT', 'SIGTERM'] as const)(
+    '%s of backupctl during a local restore: the server and its folder are gone within seconds (SIGINT/SIGTERM: within one second of the exit)',
+    async (signal) => {
+      emu.setFaults([{ fault: 'slow-body', path: '/files/' }]);
+      try {
+        const run = startCli(['restore-test', 'pg custom'], env(), 90_000);
+        let server: { pid: number; cwd: string } | null = null;
+        await until(() => (server = serverOf(run.child.pid!)) !== null, 60_000);
+        const { pid, cwd } = server!;
+        // The server runs as an account that owns nothing (nobody as root), never the machine's postgres.
+        const uid = Number(/^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]);
+        if (process.getuid?.() === 0) expect(uid).toBe(Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' }).stdout.trim()));
+        expect(uid).not.toBe(Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim() || -1));
+        const t0 = Date.now();
+        run.child.kill(signal);
+        const r = await run.done;
+        const exitMs = Date.now() - t0;
+        if (signal !== 'SIGKILL') {
+          expect(r.code, r.stderr).toBe(signal === 'SIGINT' ? 130 : 143);
+          expect(exitMs).toBeLessThan(1500);
+          expect(pidAlive(pid)).toBe(false);
+          expect(existsSync(cwd)).toBe(false);
+        } else {
+          await until(() => !pidAlive(pid) && !existsSync(cwd), 5_000);
+        }
+        expect(pidAlive(pid)).toBe(false);
+        expect(existsSync(cwd)).toBe(false);
+      } finally {
+        emu.setFaults([]);
+      }
+    },
+    T,
+  );
+});
+
+test('the next run finds a folder whose backupctl is gone, stops its server and says so', async () => {
+  const dir = mkdtempSync('/tmp/backupctl-restore-');
+  mkdirSync(path.join(dir, 'data'));
+  // A "server" whose command line names the folder, as postgres -D <dir>/data does; its owner a pid that is gone.
+  const fake = spawn('/bin/sh', ['-c', 'sleep 300; :', path.join(dir, 'data')], { stdio: 'ignore' });
+  const gone = spawnSync('/bin/true');
+  writeFileSync(path.join(dir, 'data/postmaster.pid'), `${fake.pid}\n${dir}/data\n`);
+  writeFileSync(path.join(dir, 'backupctl-owner'), `${gone.pid} 1\n`);
+  const { sweepOrphans } = await import('../../src/restore/sql/ephemeral.js');
+  const said = await sweepOrphans();
+  expect(said).toContain(`stopped an orphaned ephemeral server (pid ${fake.pid}) and removed ${dir}: the backupctl that started it (pid ${gone.pid}) is gone`);
+  await until(() => !pidAlive(fake.pid!), 5_000);
+  expect(existsSync(dir)).toBe(false);
+});
