@@ -65,7 +65,8 @@ export function psqlRestricts(psql: string): Promise<{ version: string | null; o
 
 export function pgConnFromUrl(u: ParsedUrl): PgConn {
   // The client's environment (named so: help-topics' scan takes `env.X` for a variable backupctl reads).
-  const vars: Record<string, string> = {};
+  // The administrator's sessions are never read-only, whatever a dump did to the role's own settings.
+  const vars: Record<string, string> = { PGOPTIONS: '-c default_transaction_read_only=off' };
   if (u.socketDir) vars.PGHOST = u.socketDir;
   else if (u.host) vars.PGHOST = u.host;
   if (u.port) vars.PGPORT = String(u.port);
@@ -602,7 +603,7 @@ export const postgresEngine: SqlEngine = {
   },
 
   async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
-    if (plan.mode === 'embedded') return PGliteTarget.open();
+    if (plan.mode === 'embedded') return PGliteTarget.open(x.signal);
     const bins = findPgClients(o.env.PATH)!;
     if (plan.mode === 'server') return PsqlTarget.open(bins, pgConnFromUrl(plan.into!), 'server', async () => {}, x, { trustIntoUser: o.trustIntoUser });
     const started = await startLocalPostgres(o.runAs, x.signal, o.env.PATH);
