@@ -6,6 +6,7 @@
 // database, mongodump archives parsed document by document, file archives
 // extracted into a private folder where --exec runs. Exit 0 passed, 14 the
 // restore or a check failed, 15 no engine, 11 a file failed the checks on the way.
+import { readFile } from 'node:fs/promises';
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { cronParams } from '../jobs/cron.js';
@@ -34,6 +35,10 @@ export const module: ModuleSpec = {
         '"changed since" too) --exec CMD runs inside it (sh -c) with PATH, HOME, USER, LANG, LC_*, TZ, TERM and TMPDIR ' +
         'only (never BACKUPCTL_*, PGPASSWORD or MYSQL_PWD): its exit decides. The folder and any scratch database are ' +
         'removed afterwards, on Ctrl-C and SIGTERM too, unless --keep.\n\n' +
+        'A MySQL/MariaDB dump is sent statement by statement over the wire protocol (no client reads it, so client commands are never run) and ' +
+        'runs as a throwaway login with rights on its scratch database only: --into needs a user that may CREATE USER and GRANT, else one whose ' +
+        'grants reach only backupctl_restore_* databases, or --trust-into-user. A local MariaDB runs as nobody when backupctl runs as root. ' +
+        'Keep the --into password out of argv: BACKUPCTL_RESTORE_URL or --into-file.\n\n' +
         'The global --timeout is the longest the test may take (default 30m). Exit 0 when restored and checked, 14 when ' +
         'the restore or a check failed, 15 when no engine is available, 11 when a file failed the checks on the way, 2 ' +
         'for flags that do not fit. Each run is recorded beside verify\'s ledger (restore-tests.json), where status and report ' +
@@ -52,12 +57,14 @@ export const module: ModuleSpec = {
         { name: 'backup', in: 'local', type: 'uuid', positional: true, complete: 'backups', description: 'One backup id (else the newest completed one)' },
         { name: 'latest', in: 'local', type: 'boolean', description: 'The newest completed backup of the job (the default)' },
         { name: 'into', in: 'local', type: 'string', placeholder: 'url', description: 'A scratch server to restore SQL into (postgres://… or mysql://…; env BACKUPCTL_RESTORE_URL): a fresh database is made and dropped' },
+        { name: 'into_file', in: 'local', type: 'string', placeholder: 'path', description: 'Read the --into URL from the first line of this file (keeps its password out of argv, where ps shows it)' },
         { name: 'engine', in: 'local', type: 'enum', values: ['auto', 'server', 'local', 'embedded'], default: 'auto', description: 'Where SQL is restored: auto tries --into, then local binaries, then PGlite' },
         { name: 'assert', in: 'local', type: 'string', repeatable: true, placeholder: 'sql', description: 'SQL that must return a true first cell after the restore' },
         { name: 'exec', in: 'local', type: 'string', placeholder: 'command', description: 'Run this (sh -c) inside an extracted file archive once every check passed, with a minimal environment; its exit decides' },
         { name: 'keep', in: 'local', type: 'boolean', description: 'Keep the scratch database or the extracted folder (their place is printed)' },
         { name: 'allow_empty', in: 'local', type: 'boolean', description: 'A restore that leaves no table (or an archive with no file) passes' },
-        { name: 'run_as', in: 'local', type: 'string', placeholder: 'user', description: 'The unprivileged user an ephemeral server runs as when backupctl runs as root' },
+        { name: 'run_as', in: 'local', type: 'string', placeholder: 'user', description: 'The unprivileged user an ephemeral server runs as when backupctl runs as root (PostgreSQL: nobody by default, never postgres)' },
+        { name: 'trust_into_user', in: 'local', type: 'boolean', description: 'Restore as the --into user even when its rights reach beyond the databases it creates (else refused unless it may create roles)' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line on stdout, failed files on stderr' },
         ...decryptParams,
         ...cronParams,
@@ -92,6 +99,19 @@ async function checkInto(url: string, from: string): Promise<void> {
   }
 }
 
+/** --into-file: the URL is its first line (never echoed: it may hold a password). */
+async function readIntoFile(file: string): Promise<string> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (e) {
+    throw new UsageError(`invalid value for --into-file: cannot read ${file} (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+  }
+  const line = text.split('\n')[0]!.replace(/\r$/, '').trim();
+  if (!line) throw new UsageError(`invalid value for --into-file: the first line of ${file} is empty (it must hold the URL of a scratch server)`);
+  return line;
+}
+
 const restoreTest: Handler = async (input, ctx) => {
   const v = input.values;
   const own = ctx.globals.output?.trim().toLowerCase();
@@ -103,8 +123,14 @@ const restoreTest: Handler = async (input, ctx) => {
   const selection = readSelection(v, 'restore-test');
   checkDecryptFlags(v);
   const intoFlag = typeof v.into === 'string' ? v.into : undefined;
-  const into = intoFlag ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
-  if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : 'BACKUPCTL_RESTORE_URL');
+  const intoFile = typeof v.into_file === 'string' ? v.into_file : undefined;
+  if (intoFlag !== undefined && intoFile !== undefined) throw new UsageError('--into and --into-file both name the scratch server: give one');
+  const fromFile = intoFile !== undefined ? await readIntoFile(intoFile) : undefined;
+  const into = intoFlag ?? fromFile ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
+  if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : intoFile !== undefined ? '--into-file' : 'BACKUPCTL_RESTORE_URL');
+  if (intoFlag !== undefined && (await import('../restore/sql/url.js')).parseIntoUrl(intoFlag).password !== undefined) {
+    ctx.warn('--into holds a password, which every user of this machine can read in the process list: give the URL in BACKUPCTL_RESTORE_URL or --into-file instead');
+  }
   const engine = (v.engine as 'auto' | 'server' | 'local' | 'embedded' | undefined) ?? 'auto';
   if (engine === 'server' && into === undefined) throw new UsageError('--engine server restores into --into URL (or BACKUPCTL_RESTORE_URL): give one');
   const asserts = (v.assert as string[] | undefined) ?? [];
@@ -147,9 +173,10 @@ const restoreTest: Handler = async (input, ctx) => {
         keep: v.keep === true,
         allowEmpty: v.allow_empty === true,
         runAs: typeof v.run_as === 'string' ? v.run_as : undefined,
+        trustIntoUser: v.trust_into_user === true,
+        env: ctx.env,
         warn: (line) => ctx.warn(line),
         bounds,
-        env: ctx.env,
       },
     }),
   );

@@ -1,12 +1,14 @@
 // The seam to the SQL engines (src/restore/sql/*): a SQL dump's RestoreSink.
-// The engine is planned before the sink is made (--into, then local binaries,
-// then embedded PGlite): when none can restore the dump, NoRestoreEngineError
-// (exit 15, naming the three ways to get one) is thrown here, so the
-// dispatcher stops the whole run before the rest of the file is read.
+// The engine is planned once, before the sink is made (sql/engine.ts:
+// --into, then local binaries, then embedded PGlite): when none can restore
+// the dump, NoRestoreEngineError (exit 15, naming the ways to get one) is
+// thrown here, so the dispatcher stops the whole run before the rest of the
+// file is read. The sink gets that plan and never chooses again.
 import type { DumpKind, RestoreOptions, RestoreSink } from './types.js';
 
 export type SqlKind = Extract<DumpKind, 'mysql' | 'pg-plain' | 'pg-custom'>;
 
+export { NoRestoreEngineError } from './sql/engine.js';
 
 /**
  * The RestoreSink of one SQL dump of `kind`. It gets the decompressed bytes
@@ -15,6 +17,6 @@ export type SqlKind = Extract<DumpKind, 'mysql' | 'pg-plain' | 'pg-custom'>;
  */
 export async function sqlRestoreSink(kind: SqlKind, o: RestoreOptions): Promise<RestoreSink> {
   const { planSqlEngine, createSqlRestoreSink } = await import('./sql/sink.js');
-  await planSqlEngine(kind, o);
-  return createSqlRestoreSink(o, kind);
+  const plan = await planSqlEngine(kind, o);
+  return createSqlRestoreSink(o, kind, plan);
 }

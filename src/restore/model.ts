@@ -16,6 +16,7 @@ const engineSchema = describe(
     mode: describe(z.enum(['server', 'local', 'embedded', 'bson', 'extract']), 'server: --into; local: an ephemeral server; embedded: PGlite; bson: parsed, not restored; extract: a file archive extracted'),
     product: describe(z.string(), 'PostgreSQL, MariaDB, MySQL, PGlite, bson, tar, zip'),
     version: z.nullable(z.string()),
+    rights: z.optional(describe(z.string(), 'SQL dumps: the rights the dump ran with (a throwaway login owning only the scratch database, the --into user checked or trusted with --trust-into-user, PGlite in a child process)')),
   }),
   'What restored the file',
 );

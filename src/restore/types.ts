@@ -29,6 +29,8 @@ export interface EngineInfo {
   product: string;
   /** e.g. "15.18", "10.11.6"; null when not known */
   version: string | null;
+  /** SQL engines: the rights the dump's session ran with (a throwaway login, the --into user checked or trusted, PGlite in a child process). */
+  rights?: string;
 }
 
 /** One table's rows: what the dump holds (counted while it streamed) and what the database holds after the restore. */
@@ -108,15 +110,17 @@ export interface RestoreOptions {
   execTimeoutMs: number;
   keep: boolean;
   allowEmpty: boolean;
-  /** --run-as USER for ephemeral local servers when running as root (default: postgres / mysql where they exist). */
+  /** --run-as USER for ephemeral local servers when running as root (default: nobody for PostgreSQL). */
   runAs?: string;
+  /** --trust-into-user: restore as the --into user even when its rights reach beyond what it creates. */
+  trustIntoUser?: boolean;
+  /** The command's environment (PATH for the engines' binaries; --exec's few variables): nothing below the command reads process.env. */
+  env?: NodeJS.ProcessEnv;
   signal: AbortSignal;
   /** Warnings for stderr while the restore runs (never the password). */
   warn?: (line: string) => void;
   /** The bounds (src/pipeline/bounds.ts, read from the environment by the command); the defaults when absent. */
   bounds?: import('../pipeline/bounds.js').Bounds;
-  /** The command context's environment: --exec's few variables are taken from it (never process.env). */
-  env?: NodeJS.ProcessEnv;
 }
 
 /**

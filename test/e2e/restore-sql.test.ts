@@ -7,11 +7,15 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { activeEphemeralServers } from '../../src/restore/sql/ephemeral.js';
-import { createSqlRestoreSink, NoRestoreEngineError } from '../../src/restore/sql/sink.js';
+import { DispatchSink } from '../../src/restore/dispatch.js';
+import { activeEphemeralServers, NoRestoreEngineError } from '../../src/restore/sql/index.js';
+import type { RestoreOptions } from '../../src/restore/types.js';
 import { feed, fixture, manifest, options, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
 
 const T = 120_000;
+
+/** A dump's sink as restore-test makes it: the dispatcher gunzips and sniffs, the SQL sink gets decoded bytes and their kind. */
+const sqlSink = (o: RestoreOptions) => new DispatchSink({ ...o, encrypted: false });
 
 /** Samples every process's argv (/proc/<pid>/cmdline) while a restore runs: the password must never be there. */
 function watchArgv(secret: string): { stop(): { sampled: number; leaked: string[] } } {
@@ -50,7 +54,7 @@ describe('ephemeral local PostgreSQL', () => {
     'a real pg_dump plain file restores, every table holds its COPY rows, --assert passes, OWNER TO skipped with a warning',
     async () => {
       const warned: string[] = [];
-      const sink = createSqlRestoreSink(options({ engine: 'local', asserts: ['select count(*) = 150 from public.orders', "select sum(qty) from public.order_items where order_id < 3"], warn: (l) => warned.push(l) }));
+      const sink = sqlSink(options({ engine: 'local', asserts: ['select count(*) = 150 from public.orders', "select sum(qty) from public.order_items where order_id < 3"], warn: (l) => warned.push(l) }));
       const r = await feed(sink, fixture('shop.pg.sql.gz'));
       expect(r.failure).toBeNull();
       expect(r.verdict).toBe('restored');
@@ -75,7 +79,7 @@ describe('ephemeral local PostgreSQL', () => {
   test(
     'a real pg_dump custom-format file (PGDMP) restores through pg_restore',
     async () => {
-      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('shop.pgdump'));
+      const r = await feed(sqlSink(options({ engine: 'local' })), fixture('shop.pgdump'));
       expect(r.failure).toBeNull();
       expect(r.kind).toBe('pg-custom');
       expectAllRows(r, manifest.files['shop.pgdump']!.tables!);
@@ -86,7 +90,7 @@ describe('ephemeral local PostgreSQL', () => {
   test(
     'a failed --assert fails the restore and shows the query and what it returned',
     async () => {
-      const r = await feed(createSqlRestoreSink(options({ engine: 'local', asserts: ['select count(*) > 1000 from public.orders', 'select nosuchcolumn from public.orders'] })), fixture('shop.pg.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'local', asserts: ['select count(*) > 1000 from public.orders', 'select nosuchcolumn from public.orders'] })), fixture('shop.pg.sql.gz'));
       expect(r.verdict).toBe('failed');
       expect(r.assertions[0]).toEqual({ sql: 'select count(*) > 1000 from public.orders', ok: false, value: 'f' });
       expect(r.assertions[1]).toMatchObject({ ok: false, value: null, error: expect.stringMatching(/column "nosuchcolumn" does not exist/) });
@@ -99,7 +103,7 @@ describe('ephemeral local PostgreSQL', () => {
     'fault: a dump that breaks halfway fails with the engine message and its line in the dump',
     async () => {
       const meta = manifest.files['broken.pg.sql.gz']!;
-      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('broken.pg.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'local' })), fixture('broken.pg.sql.gz'));
       expect(r.verdict).toBe('failed');
       expect(r.failure).toMatchObject({ message: meta.error, line: meta.error_line });
       expect(r.failure!.statement).toMatch(/^CREATE TABLEX broken_halfway/);
@@ -111,7 +115,7 @@ describe('ephemeral local PostgreSQL', () => {
     'fault: a table missing rows compared with its own COPY block fails the row check',
     async () => {
       const meta = manifest.files['missing-rows.pg.sql.gz']!;
-      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('missing-rows.pg.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'local' })), fixture('missing-rows.pg.sql.gz'));
       expect(r.verdict).toBe('failed');
       expect(tablesOf(r)[meta.short_table!]).toEqual([150, meta.restored_rows]);
       expect(r.failure!.message).toBe(`public.orders: the dump holds 150 rows, the restored table ${meta.restored_rows}`);
@@ -122,7 +126,7 @@ describe('ephemeral local PostgreSQL', () => {
   test(
     'fault: a dump that needs roles the target lacks passes, with the OWNER TO and GRANT skips as warnings',
     async () => {
-      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('needs-role.pg.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'local' })), fixture('needs-role.pg.sql.gz'));
       expect(r.failure).toBeNull();
       expect(r.verdict).toBe('restored');
       const w = r.warnings.join('\n');
@@ -138,13 +142,13 @@ describe('ephemeral local PostgreSQL', () => {
       const text = gunzipSync(fixture('shop.pg.sql.gz')).toString('utf8');
       // As pg_dump 17 writes it, on the line after statement_timeout (line numbers below it shift by two).
       const newer = text.replace('SET statement_timeout = 0;\n', 'SET statement_timeout = 0;\nSET transaction_timeout = 0;\nCREATE EXTENSION IF NOT EXISTS no_such_extension WITH SCHEMA public;\n');
-      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), Buffer.from(newer));
+      const r = await feed(sqlSink(options({ engine: 'local' })), Buffer.from(newer));
       expect(r.failure).toBeNull();
       const line = newer.split('\n').indexOf('SET transaction_timeout = 0;') + 1;
       expect(r.warnings).toContain(`skipped SET transaction_timeout (the target server has no such parameter) (line ${line})`);
       expect(r.warnings).toContain(`skipped CREATE EXTENSION no_such_extension (not available on the target server) (line ${line + 1})`);
       const evil = text.replace('SET lock_timeout = 0;\n', 'SET lock_timeout = 0;\n\\! touch /tmp/backupctl-pwned\n');
-      const bad = await feed(createSqlRestoreSink(options({ engine: 'local' })), Buffer.from(evil));
+      const bad = await feed(sqlSink(options({ engine: 'local' })), Buffer.from(evil));
       expect(bad.verdict).toBe('failed');
       expect(bad.failure).toMatchObject({ message: 'psql meta-command \\! inside a \\restrict block: refused, as psql refuses it', line: evil.split('\n').indexOf('\\! touch /tmp/backupctl-pwned') + 1 });
       expect(existsSync('/tmp/backupctl-pwned')).toBe(false);
@@ -155,7 +159,7 @@ describe('ephemeral local PostgreSQL', () => {
   test(
     'restart() (the server ignored Range): what was restored is dropped, the file restores again from its first byte',
     async () => {
-      const sink = createSqlRestoreSink(options({ engine: 'local' }));
+      const sink = sqlSink(options({ engine: 'local' }));
       const plain = gunzipSync(fixture('shop.pg.sql.gz'));
       // Past the 64 kB the sink reads before it starts the server: part of the dump is in.
       await sink.write(Buffer.concat([plain, plain]).subarray(0, 70_000));
@@ -171,7 +175,7 @@ describe('ephemeral local PostgreSQL', () => {
   test(
     'abort in the middle of a restore leaves no server process and no temporary folder',
     async () => {
-      const sink = createSqlRestoreSink(options({ engine: 'local' }));
+      const sink = sqlSink(options({ engine: 'local' }));
       // A dump that keeps the server busy: a COPY block that goes on until the abort.
       await sink.write(Buffer.from('CREATE TABLE big (a int, b text);\nCOPY big (a, b) FROM stdin;\n'));
       let n = 0;
@@ -202,7 +206,7 @@ describe('abort while the ephemeral server starts', () => {
     async () => {
       // This process's own folder (other test files start servers in /tmp at the same time).
       expect(activeEphemeralServers()).toEqual([]);
-      const sink = createSqlRestoreSink(options({ engine: 'local' }));
+      const sink = sqlSink(options({ engine: 'local' }));
       // 64 kB of dump: the sink has sniffed it and starts the server in the background.
       const head = Buffer.from(`-- MariaDB dump 10.19\n${'INSERT INTO t VALUES (1);\n'.repeat(3000)}`);
       const writing = sink.write(head).catch(() => {});
@@ -226,7 +230,7 @@ describe('ephemeral local MariaDB', () => {
   test(
     'a real mariadb-dump --databases file restores into the scratch database: USE and CREATE DATABASE skipped, DEFINER removed, every INSERT tuple counted',
     async () => {
-      const r = await feed(createSqlRestoreSink(options({ engine: 'local', asserts: ['SELECT COUNT(*) = 150 FROM orders'] })), fixture('shop.mysql.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'local', asserts: ['SELECT COUNT(*) = 150 FROM orders'] })), fixture('shop.mysql.sql.gz'));
       expect(r.failure).toBeNull();
       expect(r.verdict).toBe('restored');
       expect(r.engine).toMatchObject({ mode: 'local', product: 'MariaDB' });
@@ -244,7 +248,7 @@ describe('ephemeral local MariaDB', () => {
     'fault: a syntax error halfway fails with the server message and its line in the dump',
     async () => {
       const meta = manifest.files['broken.mysql.sql.gz']!;
-      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('broken.mysql.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'local' })), fixture('broken.mysql.sql.gz'));
       expect(r.verdict).toBe('failed');
       expect(r.failure!.message).toContain(meta.error);
       expect(r.failure!.line).toBe(meta.error_line);
@@ -255,7 +259,7 @@ describe('ephemeral local MariaDB', () => {
   test(
     'a dump of several databases is refused: nothing reaches another database',
     async () => {
-      const r = await feed(createSqlRestoreSink(options({ engine: 'local' })), fixture('two-databases.mysql.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'local' })), fixture('two-databases.mysql.sql.gz'));
       expect(r.verdict).toBe('failed');
       expect(r.failure!.message).toMatch(/^the dump holds several databases \(shop, shop_archive\)/);
     },
@@ -279,7 +283,7 @@ describe('--into a server the test started, with its own user and password', () 
     async () => {
       const warned: string[] = [];
       const seen = watchArgv(password);
-      const r = await feed(createSqlRestoreSink(options({ engine: 'server', into: pg.url, warn: (l) => warned.push(l) })), fixture('shop.pg.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'server', into: pg.url, warn: (l) => warned.push(l) })), fixture('shop.pg.sql.gz'));
       expect(seen.stop()).toEqual({ sampled: expect.any(Number), leaked: [] });
       expect(r.failure).toBeNull();
       expect(r.engine).toMatchObject({ mode: 'server', product: 'PostgreSQL' });
@@ -293,7 +297,7 @@ describe('--into a server the test started, with its own user and password', () 
   test(
     'PostgreSQL --keep keeps the scratch database',
     async () => {
-      const r = await feed(createSqlRestoreSink(options({ engine: 'auto', into: pg.url, keep: true })), fixture('shop.pgdump'));
+      const r = await feed(sqlSink(options({ engine: 'auto', into: pg.url, keep: true })), fixture('shop.pgdump'));
       expect(r.failure).toBeNull();
       expect(pg.admin(`SELECT count(*) FROM pg_database WHERE datname = '${r.database}'`).trim()).toBe('1');
       pg.admin(`DROP DATABASE ${r.database}`);
@@ -305,7 +309,7 @@ describe('--into a server the test started, with its own user and password', () 
     'MariaDB: restored into a scratch database, dropped afterwards',
     async () => {
       const seen = watchArgv(password);
-      const r = await feed(createSqlRestoreSink(options({ engine: 'server', into: my.url })), fixture('shop.mysql.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'server', into: my.url })), fixture('shop.mysql.sql.gz'));
       expect(seen.stop()).toEqual({ sampled: expect.any(Number), leaked: [] });
       expect(r.failure).toBeNull();
       expect(r.engine).toMatchObject({ mode: 'server', product: 'MariaDB' });
@@ -321,11 +325,11 @@ describe('--into a server the test started, with its own user and password', () 
     'fault: a wrong password or an unreachable server fails with the reason, never the password',
     async () => {
       const wrong = pg.url.replace(encodeURIComponent(password), 'wrong-pw-123');
-      const r = await feed(createSqlRestoreSink(options({ engine: 'server', into: wrong })), fixture('shop.pg.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'server', into: wrong })), fixture('shop.pg.sql.gz'));
       expect(r.verdict).toBe('failed');
       expect(r.failure!.message).toMatch(/^cannot connect to PostgreSQL: .*password authentication failed for user "tester"/);
       expect(JSON.stringify(r)).not.toContain('wrong-pw-123');
-      const gone = await feed(createSqlRestoreSink(options({ engine: 'server', into: `postgres://tester:${password}@/postgres?host=/nonexistent-dir` })), fixture('shop.pg.sql.gz'));
+      const gone = await feed(sqlSink(options({ engine: 'server', into: `postgres://tester:${password}@/postgres?host=/nonexistent-dir` })), fixture('shop.pg.sql.gz'));
       expect(gone.failure!.message).toMatch(/^cannot connect to PostgreSQL: .*\/nonexistent-dir/);
       expect(JSON.stringify(gone)).not.toContain(password);
     },
@@ -337,12 +341,12 @@ describe('embedded PGlite', () => {
   test(
     'a pg_dump plain file restores into PGlite: \\restrict handled, COPY through /dev/blob, rows checked',
     async () => {
-      const r = await feed(createSqlRestoreSink(options({ engine: 'embedded', asserts: ['select count(*) = 60 from public.customers'] })), fixture('shop.pg.sql.gz'));
+      const r = await feed(sqlSink(options({ engine: 'embedded', asserts: ['select count(*) = 60 from public.customers'] })), fixture('shop.pg.sql.gz'));
       expect(r.failure).toBeNull();
       expect(r.engine).toMatchObject({ mode: 'embedded', product: 'PGlite' });
       expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
       expect(r.assertions[0]!.ok).toBe(true);
-      const b = await feed(createSqlRestoreSink(options({ engine: 'embedded' })), fixture('missing-rows.pg.sql.gz'));
+      const b = await feed(sqlSink(options({ engine: 'embedded' })), fixture('missing-rows.pg.sql.gz'));
       expect(b.failure!.message).toBe('public.orders: the dump holds 150 rows, the restored table 135');
     },
     T,
@@ -351,7 +355,7 @@ describe('embedded PGlite', () => {
 
 describe('no engine', () => {
   test('a MySQL dump with --engine embedded: exit 15 naming the three ways', async () => {
-    const sink = createSqlRestoreSink(options({ engine: 'embedded' }));
+    const sink = sqlSink(options({ engine: 'embedded' }));
     const err = await feed(sink, fixture('shop.mysql.sql.gz')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(NoRestoreEngineError);
     expect((err as NoRestoreEngineError).exitCode).toBe(15);

@@ -375,5 +375,6 @@ describe('docs/restore-tests.md', () => {
     } finally {
       rmSync(cwd, { recursive: true, force: true });
     }
-  });
+    // Each example starts a private server (PostgreSQL as nobody, MariaDB): 30 s did not hold on a loaded machine.
+  }, 180_000);
 });

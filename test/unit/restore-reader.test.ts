@@ -230,16 +230,23 @@ describe('--into URLs', () => {
 describe('engine choice', () => {
   test('auto: an --into of the other dialect is passed over with a note; local binaries next', async () => {
     const plan = await planSqlEngine('mysql', { engine: 'auto', into: 'postgres://u:secret@/postgres?host=/tmp/x' });
-    expect(plan.engine).toBe('local');
+    expect(plan.mode).toBe('local');
+    expect(plan.engine.dialect).toBe('mysql');
     expect(plan.notes).toEqual(['--into postgres://u:***@/postgres?host=/tmp/x is not a MySQL server: not used for this dump']);
   });
 
   test('--engine server with an --into of the other dialect, and --engine local with an unknown --run-as, are refused', async () => {
     await expect(planSqlEngine('pg-plain', { engine: 'server', into: 'mysql://u:p@localhost/' })).rejects.toMatchObject({ exitCode: 2, message: '--into is a MySQL server, and this dump is PostgreSQL' });
-    await expect(planSqlEngine('pg-plain', { engine: 'local', runAs: 'no-such-account' })).rejects.toMatchObject({
-      exitCode: 15,
-      message: process.getuid?.() === 0 ? '--engine local: no account named no-such-account (--run-as)' : '--engine local: --run-as no-such-account needs root; the server runs as the current user',
-    });
-    await expect(planSqlEngine('pg-plain', { engine: 'embedded' })).resolves.toEqual({ engine: 'embedded', notes: [] });
+    const local = await planSqlEngine('pg-plain', { engine: 'local', runAs: 'no-such-account' }).catch((e: unknown) => e);
+    expect(local).toMatchObject({ exitCode: 15, message: 'no engine to restore a PostgreSQL dump' });
+    expect((local as { details: string[] }).details).toContain(
+      process.getuid?.() === 0 ? '(no account named no-such-account (--run-as))' : '(--run-as no-such-account needs root; the server runs as the current user)',
+    );
+    await expect(planSqlEngine('pg-plain', { engine: 'embedded' })).resolves.toMatchObject({ mode: 'embedded', notes: [] });
+  });
+
+  test('--run-as postgres is refused for PostgreSQL: the machine\'s postgres account reaches the real clusters', async () => {
+    const err = await planSqlEngine('pg-plain', { engine: 'local', runAs: 'postgres' }).catch((e: unknown) => e);
+    expect((err as { details: string[] }).details.join('\n')).toMatch(/--run-as postgres: the machine's postgres account reaches the real clusters/);
   });
 });

@@ -3,8 +3,8 @@
 // are root, a Unix socket only, and on stop (or abort, or the process
 // exiting) the server killed and the folder removed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, rmSync } from 'node:fs';
-import { chmod, chown, mkdtemp, rm } from 'node:fs/promises';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { chmod, chown, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findAccount, type Account } from './proc.js';
@@ -14,11 +14,108 @@ export interface EphemeralServer {
   dir: string;
   pid: number;
   account: Account | null;
-  /** Stop the server (gracefully, then SIGKILL) and remove the folder. Idempotent. */
-  stop(): Promise<void>;
+  /** Stop the server (gracefully, or at once with `now`: Ctrl-C, SIGTERM), then SIGKILL, and remove the folder. Idempotent. */
+  stop(now?: boolean): Promise<void>;
 }
 
-const live = new Map<number, { dir: string; child: ChildProcess; quit: NodeJS.Signals }>();
+const live = new Map<number, { dir: string; child: ChildProcess; quit: NodeJS.Signals; guardian: ChildProcess | null }>();
+
+/** The name of the file in a server's folder that says which backupctl started it (pid and start time). */
+const OWNER_FILE = 'backupctl-owner';
+
+/** A process's start time (clock ticks since boot, /proc/<pid>/stat field 22): a pid reused later has another. */
+function startTime(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * A small guardian (sh, in its own process group, so Ctrl-C does not reach
+ * it): when backupctl is gone (SIGKILL, a crash) while the server still runs,
+ * it stops the server at once and removes its folder, within about a second.
+ * stop() ends it first.
+ */
+function startGuardian(server: number, dir: string, quit: NodeJS.Signals): ChildProcess | null {
+  const script =
+    'while kill -0 "$OWNER" 2>/dev/null && kill -0 "$SERVER" 2>/dev/null; do sleep 0.3; done\n' +
+    'if kill -0 "$SERVER" 2>/dev/null; then kill -"$QUIT" "$SERVER" 2>/dev/null; i=0; while kill -0 "$SERVER" 2>/dev/null && [ $i -lt 10 ]; do sleep 0.2; i=$((i+1)); done; kill -KILL "$SERVER" 2>/dev/null; fi\n' +
+    'case "$DIR" in */backupctl-restore-*) rm -rf -- "$DIR" ;; esac\n';
+  try {
+    const g = spawn('/bin/sh', ['-c', script], {
+      detached: true,
+      stdio: 'ignore',
+      env: { PATH: '/usr/bin:/bin', OWNER: String(process.pid), SERVER: String(server), DIR: dir, QUIT: quit.replace(/^SIG/, '') },
+    });
+    g.on('error', () => {});
+    g.unref();
+    return g;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Folders of ephemeral servers whose backupctl is gone (killed before it
+ * could clean up, and its guardian too): their server stopped, the folder
+ * removed. One line per folder, for the warnings.
+ */
+export async function sweepOrphans(): Promise<string[]> {
+  const out: string[] = [];
+  for (const base of new Set([tmpdir(), '/tmp'])) {
+    let names: string[];
+    try {
+      names = (await readdir(base)).filter((n) => n.startsWith('backupctl-restore-'));
+    } catch {
+      continue;
+    }
+    for (const name of names) {
+      const dir = path.join(base, name);
+      let owner: { pid: number; start: string | null };
+      try {
+        const [pid, start] = (await readFile(path.join(dir, OWNER_FILE), 'utf8')).trim().split(/\s+/);
+        owner = { pid: Number(pid), start: start ?? null };
+      } catch {
+        continue;
+      }
+      if (!Number.isInteger(owner.pid) || owner.pid <= 0) continue;
+      if (alive(owner.pid) && (owner.start === null || startTime(owner.pid) === owner.start)) continue;
+      // The server's pid: postgres's postmaster.pid, mariadbd's pid file.
+      let server: number | null = null;
+      for (const f of ['data/postmaster.pid', 'mysqld.pid']) {
+        try {
+          const pid = Number((await readFile(path.join(dir, f), 'utf8')).split('\n')[0]);
+          if (Number.isInteger(pid) && pid > 0) server = pid;
+        } catch {
+          /* not this one */
+        }
+      }
+      let stopped = false;
+      if (server !== null && alive(server)) {
+        let cmdline = '';
+        try {
+          cmdline = readFileSync(`/proc/${server}/cmdline`, 'utf8');
+        } catch {
+          /* gone */
+        }
+        if (cmdline.includes(dir)) {
+          try {
+            process.kill(server, 'SIGKILL');
+            stopped = true;
+          } catch {
+            /* gone */
+          }
+        }
+      }
+      await rm(dir, { recursive: true, force: true }).catch(() => {});
+      out.push(`${stopped ? `stopped an orphaned ephemeral server (pid ${server}) and removed` : 'removed the folder of'} ${dir}: the backupctl that started it (pid ${owner.pid}) is gone`);
+    }
+  }
+  return out;
+}
 let exitHook = false;
 
 /** Folders made for a server (privateDir), from before its first process starts until they are removed. */
@@ -56,7 +153,12 @@ function hookExit(): void {
       } catch {
         /* gone */
       }
-      const until = Date.now() + 3000;
+      try {
+        v.guardian?.kill('SIGKILL');
+      } catch {
+        /* gone */
+      }
+      const until = Date.now() + 1000;
       while (Date.now() < until && alive(pid)) {
         /* a synchronous wait: nothing else runs at exit */
       }
@@ -99,12 +201,13 @@ export async function privateDir(account: Account | null): Promise<string> {
   const dir = await mkdtemp(path.join(base, 'backupctl-restore-'));
   made.add(dir);
   await chmod(dir, 0o700);
+  await writeFile(path.join(dir, OWNER_FILE), `${process.pid} ${startTime(process.pid) ?? ''}\n`, { mode: 0o644 });
   if (account) await chown(dir, account.uid, account.gid);
   return dir;
 }
 
 export function serverEnv(account: Account | null): NodeJS.ProcessEnv {
-  return { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C', LC_ALL: 'C', HOME: account?.home ?? process.env.HOME ?? '/' };
+  return { PATH: '/usr/local/bin:/usr/bin:/bin', LANG: 'C', LC_ALL: 'C', HOME: account?.home ?? '/' };
 }
 
 /**
@@ -132,25 +235,34 @@ export async function startServer(opts: {
     ...(opts.account ? { uid: opts.account.uid, gid: opts.account.gid } : {}),
   });
   let log = '';
-  let stopped = false;
   const exited = new Promise<void>((resolve) => child.on('close', () => resolve()));
-  if (child.pid !== undefined) live.set(child.pid, { dir: opts.dir, child, quit: opts.quitSignal });
+  const guardian = child.pid !== undefined ? startGuardian(child.pid, opts.dir, opts.quitSignal) : null;
+  if (child.pid !== undefined) live.set(child.pid, { dir: opts.dir, child, quit: opts.quitSignal, guardian });
+  let stopping: Promise<void> | null = null;
   const server: EphemeralServer = {
     dir: opts.dir,
     pid: child.pid ?? -1,
     account: opts.account,
-    async stop() {
-      if (stopped) return exited;
-      stopped = true;
+    stop(now = false) {
+      if (stopping) {
+        // Already stopping gracefully, and now in a hurry: the immediate shutdown.
+        if (now && child.exitCode === null && child.signalCode === null) child.kill(opts.quitSignal);
+        return stopping;
+      }
+      stopping = doStop(now);
+      return stopping;
+    },
+  };
+  const doStop = async (now: boolean) => {
+      guardian?.kill('SIGKILL');
       if (child.exitCode === null && child.signalCode === null) {
-        child.kill(opts.stopSignal);
-        const t = setTimeout(() => child.kill('SIGKILL'), 10_000);
+        child.kill(now ? opts.quitSignal : opts.stopSignal);
+        const t = setTimeout(() => child.kill('SIGKILL'), now ? 700 : 10_000);
         await exited;
         clearTimeout(t);
       }
       if (child.pid !== undefined) live.delete(child.pid);
       await rm(opts.dir, { recursive: true, force: true });
-    },
   };
   try {
     await new Promise<void>((resolve, reject) => {
@@ -176,7 +288,7 @@ export async function startServer(opts: {
       }
     });
   } catch (e) {
-    await server.stop();
+    await server.stop(true);
     throw e;
   }
   // Keep draining its output so the server never blocks on a full pipe.

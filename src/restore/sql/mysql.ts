@@ -1,157 +1,278 @@
-// MySQL and MariaDB through their client: a scratch database on the user's
-// server (--into mysql://...) or on an ephemeral local server
-// (mariadb-install-db + mariadbd in a private folder, --skip-networking).
-// The dump streams into `mariadb` (or `mysql`) with its line numbers kept:
-// "ERROR 1064 (42000) at line N" is a line of the dump. MariaDB's client is
-// put in sandbox mode first, so a dump cannot run shell or file commands.
-import path from 'node:path';
-import type { EngineInfo } from '../types.js';
-import { PipedClient } from './client.js';
-import { privateDir, serverAccount, startServer, tail, serverEnv, type EphemeralServer } from './ephemeral.js';
-import { clientEnv, findBinary, randomName, redact, run, SBIN_DIRS } from './proc.js';
+// MySQL and MariaDB over the wire protocol (mysql2, loaded here only, in the
+// restore path): a scratch database on the user's server (--into mysql://...)
+// or on an ephemeral local server (mariadb-local.ts). No program that
+// interprets client commands ever reads a dump byte (issue 28 §2): each
+// statement the reader splits goes to the server as one COM_QUERY, so
+// `system`, `source`, `tee`, `connect`, `\!` are SQL syntax errors, never
+// commands; LOAD DATA LOCAL is off twice (the LOCAL_FILES capability is not
+// announced, so the server refuses it, and no infile stream factory is given).
+//
+// Confinement comes from the server's privileges (issue 28 §1): the dump's
+// session logs in as a throwaway login (random name and password) whose only
+// grant is ALL on the scratch schema: no FILE, SUPER, PROCESS, CREATE USER,
+// GRANT OPTION, nothing on mysql.* or any other schema. The administrator
+// connection (the --into user, or root of the ephemeral server) creates the
+// schema and the login, stays open while the dump runs, and drops both
+// afterwards, on abort too. A --into user that cannot create logins is used
+// itself only when SHOW GRANTS shows that its rights reach nothing but
+// backupctl_restore_* schemas, or with --trust-into-user.
+import { randomBytes } from 'node:crypto';
+import { userInfo } from 'node:os';
+import type { Connection, ConnectionOptions } from 'mysql2/promise';
+import type { DumpKind, EngineInfo } from '../types.js';
+import type { PipedClient } from './client.js';
+import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
+import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.js';
+import { serverAccount } from './ephemeral.js';
+import { randomName, redact } from './proc.js';
 import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import type { ParsedUrl } from './url.js';
-import { rm } from 'node:fs/promises';
 
+/** How to reach a server: never printed (the password is a secret). */
 export interface MyConn {
-  /** --host/--port/--socket/--user: never the password (MYSQL_PWD). */
-  args: string[];
-  env: Record<string, string>;
+  socketPath?: string;
+  host?: string;
+  port?: number;
+  user: string;
+  password?: string;
   secrets: string[];
 }
 
+/** The driver: mysql2 over the wire protocol. Null when it cannot be loaded. */
 export interface MyClient {
-  bin: string;
-  mariadb: boolean;
-  /** The client knows mariadb-dump's sandbox line (MariaDB 10.5.25, 10.6.18, 10.11.8, 11.0.6, 11.1.5, 11.2.4, 11.4.2 and later). */
-  sandbox: boolean;
+  driver: 'mysql2';
   version: string;
 }
 
-const SANDBOX = '/*M!999999\\- enable the sandbox mode */\n';
+type Mysql2 = typeof import('mysql2/promise');
+let mysql2: Promise<Mysql2 | null> | null = null;
+
+function loadMysql2(): Promise<Mysql2 | null> {
+  mysql2 ??= import('mysql2/promise').then(
+    (m) => ((m as { default?: Mysql2 }).default ?? m) as Mysql2,
+    () => null,
+  );
+  return mysql2;
+}
 
 export async function findMyClient(): Promise<MyClient | null> {
-  const bin = findBinary('mariadb') ?? findBinary('mysql');
-  if (!bin) return null;
-  const r = await run(bin, ['--version']).catch(() => null);
-  const text = r?.stdout ?? '';
-  const mariadb = /MariaDB/i.test(text);
-  const v = /Distrib (\d+)\.(\d+)\.(\d+)/.exec(text) ?? /Ver (\d+)\.(\d+)\.(\d+)/.exec(text);
-  const [maj, min, pat] = v ? [Number(v[1]), Number(v[2]), Number(v[3])] : [0, 0, 0];
-  const firsts: Record<string, number> = { '10.5': 25, '10.6': 18, '10.11': 8, '11.0': 6, '11.1': 5, '11.2': 4, '11.4': 2 };
-  const key = `${maj}.${min}`;
-  const sandbox = mariadb && (key in firsts ? pat >= firsts[key]! : maj > 11 || (maj === 11 && min >= 3));
-  return { bin, mariadb, sandbox, version: v ? `${maj}.${min}.${pat}` : 'unknown' };
+  const m = await loadMysql2();
+  return m ? { driver: 'mysql2', version: 'wire protocol' } : null;
 }
 
 export function myConnFromUrl(u: ParsedUrl): MyConn {
-  const args: string[] = [];
-  if (u.socket) args.push(`--socket=${u.socket}`);
-  else if (u.host) args.push(`--host=${u.host}`, '--protocol=TCP');
-  if (u.port) args.push(`--port=${u.port}`);
-  if (u.user) args.push(`--user=${u.user}`);
-  // For the client's environment (written, never read: an object literal keeps help-topics' scan of env reads exact).
-  const env: Record<string, string> = u.password ? { MYSQL_PWD: u.password } : {};
-  return { args, env, secrets: u.password ? [u.password] : [] };
+  const conn: MyConn = { user: u.user ?? safeUserName(), secrets: u.password ? [u.password] : [] };
+  if (u.socket) conn.socketPath = u.socket;
+  else conn.host = u.host && u.host !== '' ? u.host : 'localhost';
+  // A socket URL keeps its port (issue 29): the server ignores it on a socket, a TCP fallback does not.
+  if (u.port) conn.port = u.port;
+  if (u.password !== undefined) conn.password = u.password;
+  return conn;
+}
+
+function safeUserName(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'root';
+  }
+}
+
+/** A connection that can run nothing but SQL: no LOCAL INFILE, no multiple statements, every value as text. */
+async function connect(conn: MyConn, database?: string): Promise<Connection> {
+  const m = await loadMysql2();
+  if (!m) throw new RestoreError('the mysql2 driver is not installed');
+  const opts: ConnectionOptions = {
+    user: conn.user,
+    password: conn.password ?? '',
+    flags: ['-LOCAL_FILES', '-MULTI_STATEMENTS', '-CONNECT_ATTRS'],
+    multipleStatements: false,
+    supportBigNumbers: true,
+    bigNumberStrings: true,
+    dateStrings: true,
+    connectTimeout: 30_000,
+    charset: 'UTF8MB4_GENERAL_CI',
+  };
+  if (conn.socketPath) opts.socketPath = conn.socketPath;
+  else opts.host = conn.host ?? 'localhost';
+  if (conn.port && !conn.socketPath) opts.port = conn.port;
+  if (database) opts.database = database;
+  try {
+    const c = await m.createConnection(opts);
+    // A server-side error on an idle connection must not crash the process.
+    c.on('error', () => {});
+    return c;
+  } catch (e) {
+    throw new RestoreError(`cannot connect to the MySQL/MariaDB server: ${redact(errText(e), conn.secrets)}`);
+  }
+}
+
+function errText(e: unknown): string {
+  const x = e as { errno?: number; sqlState?: string; sqlMessage?: string; message?: string; code?: string };
+  if (x && typeof x.sqlMessage === 'string') return `ERROR ${x.errno ?? ''} (${x.sqlState ?? 'HY000'}): ${x.sqlMessage}`;
+  return (x?.message ?? String(e)).trim() || (x?.code ?? 'the driver failed');
 }
 
 function q(ident: string): string {
   return `\`${ident.replace(/`/g, '``')}\``;
 }
 
-async function myQueries(client: MyClient, conn: MyConn, db: string | null, queries: string[]): Promise<{ rows: (string[][] | null)[]; stderr: string; code: number | null }> {
-  const script = queries.map((sql, i) => `SELECT '@@bq${i}';\n${sql.trim().replace(/;?\s*$/, ';')}\n`).join('') + "SELECT '@@bqend';\n";
-  const args = ['--no-defaults', ...conn.args, '--batch', '--skip-column-names', '--force', ...(db ? [`--database=${db}`] : [])];
-  const r = await run(client.bin, args, { env: clientEnv(conn.env), input: script, timeoutMs: 120_000 });
-  const rows: (string[][] | null)[] = queries.map(() => null);
-  let cur = -1;
-  for (const line of r.stdout.split('\n')) {
-    const m = /^@@bq(\d+|end)$/.exec(line);
-    if (m) {
-      cur = m[1] === 'end' ? -1 : Number(m[1]);
-      if (cur >= 0) {
-        rows[cur] = [];
-      }
-      continue;
-    }
-    if (cur >= 0 && line !== '') rows[cur]!.push(line.split('\t'));
-  }
-  // A failed query: its ERROR names the line of the script.
-  for (const m of r.stderr.matchAll(/ERROR \d+ \([^)]*\) at line (\d+)/g)) {
-    const at = Number(m[1]);
-    let lineNo = 1;
-    for (let i = 0; i < queries.length; i++) {
-      const start = lineNo + 1;
-      lineNo += 1 + queries[i]!.trim().split('\n').length;
-      if (at >= start && at < lineNo) rows[i] = null;
-    }
-  }
-  return { rows, stderr: r.stderr, code: r.code };
+function lit(s: string): string {
+  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
-function firstError(stderr: string): string {
-  const m = /ERROR[^:]*:\s*([^\n]*)/.exec(stderr);
-  return (m ? m[1]! : tail(stderr, 3)).trim() || 'the client failed';
+/** The first cell of every row, as text. */
+async function cells(c: Connection, sql: string): Promise<(string | null)[][]> {
+  const [rows] = await c.query({ sql, rowsAsArray: true, typeCast: (field: { string(): string | null }) => field.string() } as never);
+  return (rows as unknown as (string | null)[][]) ?? [];
+}
+
+/** What a login's grants reach, from SHOW GRANTS (issue 28 §1): null when only backupctl_restore_* schemas, else the first grant that reaches further. */
+export function grantsReachBeyondScratch(grants: string[]): string | null {
+  for (const g of grants) {
+    const text = g.replace(/\s+IDENTIFIED\s+(BY|VIA|WITH)\s[\s\S]*$/i, '').trim();
+    if (/\bWITH\s+GRANT\s+OPTION\b/i.test(g)) return `${clip(text)} (WITH GRANT OPTION)`;
+    const m = /^GRANT\s+([\s\S]+?)\s+ON\s+(?:(?:TABLE|FUNCTION|PROCEDURE|PACKAGE(?:\s+BODY)?)\s+)?(\S+)\s+TO\s/i.exec(text);
+    if (!m) return clip(text); // a role, PROXY, anything we cannot read
+    const privs = m[1]!.trim();
+    const on = m[2]!;
+    if (on === '*.*' || on === '*') {
+      if (/^USAGE$/i.test(privs)) continue;
+      return clip(text);
+    }
+    const schema = /^`((?:[^`]|``)+)`/.exec(on)?.[1]?.replace(/``/g, '`') ?? on.split('.')[0]!;
+    // As a LIKE pattern: its literal start must be backupctl_restore_ (\_ is a literal underscore).
+    const literal = schema.replace(/\\_/g, '_').replace(/\\%/g, '%');
+    if (literal.startsWith('backupctl_restore_')) continue;
+    return clip(text);
+  }
+  return null;
+}
+
+function clip(s: string): string {
+  const t = s.replace(/\s+TO\s+[\s\S]*$/i, '');
+  return t.length > 120 ? `${t.slice(0, 117)}...` : t;
+}
+
+export interface MyOpenOptions {
+  /** --trust-into-user: restore as a --into user that cannot create logins, whatever its grants. */
+  trustIntoUser?: boolean;
 }
 
 export class MysqlTarget implements SqlTarget {
   readonly dialect = 'mysql' as const;
-  private feeder: PipedClient | null = null;
-  private offset = 0;
+  private session: Connection | null = null;
+  private inflight: Promise<void> | null = null;
+  private error: RestoreError | null = null;
+  private delimiter = ';';
   private closed = false;
+  private closing: Promise<string[]> | null = null;
 
   private constructor(
-    private readonly client: MyClient,
+    private readonly admin: Connection,
     private readonly conn: MyConn,
+    /** The login the dump's session uses (the throwaway one, or the --into user itself). */
+    private readonly login: MyConn,
+    /** The throwaway login to drop, 'user'@'host' quoted; null when the --into user restores itself. */
+    private readonly throwaway: string | null,
     readonly database: string,
     readonly info: EngineInfo,
     readonly caps: TargetCaps,
     private readonly onClose: () => Promise<void>,
   ) {}
 
-  static async open(client: MyClient, conn: MyConn, mode: EngineInfo['mode'], onClose: () => Promise<void>): Promise<MysqlTarget> {
-    const probe = await myQueries(client, conn, null, ['SELECT VERSION()', "SELECT COUNT(*) FROM information_schema.COLLATIONS WHERE COLLATION_NAME = 'utf8mb4_0900_ai_ci'"]);
-    if (probe.rows[0] === null || !probe.rows[0]![0]) throw new RestoreError(`cannot connect to the MySQL/MariaDB server: ${redact(firstError(probe.stderr), conn.secrets)}`);
-    const full = probe.rows[0]![0]![0] ?? '';
-    const product = /mariadb/i.test(full) ? 'MariaDB' : 'MySQL';
-    const version = /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null;
-    const caps: TargetCaps = {
-      has0900Collations: Number(probe.rows[1]?.[0]?.[0] ?? 0) > 0,
-      clientSandbox: client.sandbox,
-      clientIsMysql: !client.mariadb,
-    };
-    const database = `backupctl_restore_${randomName()}`;
-    const created = await myQueries(client, conn, null, [`CREATE DATABASE ${q(database)}`]);
-    if (created.rows[0] === null || /ERROR/.test(created.stderr)) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(created.stderr), conn.secrets)}`);
-    return new MysqlTarget(client, conn, database, { mode, product, version }, caps, onClose);
-  }
-
-  private feed(): PipedClient {
-    if (!this.feeder) {
-      this.feeder = new PipedClient(this.client.bin, ['--no-defaults', ...this.conn.args, `--database=${this.database}`, '--batch', '--default-character-set=utf8mb4'], { env: clientEnv(this.conn.env) });
-      if (this.client.sandbox) {
-        // Our own first line: the client refuses shell, file and connect commands from here on.
-        void this.feeder.write(SANDBOX);
-        this.offset = 1;
+  static async open(_client: MyClient, conn: MyConn, mode: EngineInfo['mode'], onClose: () => Promise<void>, opts: MyOpenOptions = {}): Promise<MysqlTarget> {
+    const admin = await connect(conn);
+    let database: string | null = null;
+    let throwaway: string | null = null;
+    try {
+      const [[version], [n0900]] = await Promise.all([cells(admin, 'SELECT VERSION()'), cells(admin, "SELECT COUNT(*) FROM information_schema.COLLATIONS WHERE COLLATION_NAME = 'utf8mb4_0900_ai_ci'")]);
+      const full = version?.[0] ?? '';
+      const product = /mariadb/i.test(full) ? 'MariaDB' : 'MySQL';
+      const caps: TargetCaps = {
+        has0900Collations: Number(n0900?.[0] ?? 0) > 0,
+        // The sandbox line reaches the target, which drops it: there is no client to put in sandbox mode.
+        clientSandbox: true,
+        clientIsMysql: false,
+      };
+      const db = `backupctl_restore_${randomName()}`;
+      await admin.query(`CREATE DATABASE ${q(db)}`).catch((e) => {
+        throw new RestoreError(`cannot create the scratch database ${db}: ${redact(errText(e), conn.secrets)}`);
+      });
+      database = db;
+      // The host the server sees us from: the throwaway login is made for that host only.
+      const [[me]] = await cells(admin, 'SELECT USER()');
+      const host = conn.socketPath ? 'localhost' : (me?.[0] ?? '').replace(/^[\s\S]*@/, '') || 'localhost';
+      const name = `backupctl_r_${randomName()}`;
+      const password = randomBytes(24).toString('base64url');
+      const who = `${lit(name)}@${lit(host)}`;
+      let made = false;
+      try {
+        await admin.query(`CREATE USER ${who} IDENTIFIED BY ${lit(password)}`);
+        made = true;
+        await admin.query(`GRANT ALL PRIVILEGES ON ${q(db)}.* TO ${who}`);
+        throwaway = who;
+      } catch {
+        if (made) await admin.query(`DROP USER IF EXISTS ${who}`).catch(() => {});
       }
+      let login: MyConn;
+      let rights: string;
+      if (throwaway) {
+        login = { ...conn, user: name, password, secrets: [...conn.secrets, password] };
+        rights = `a throwaway login ${name} with ALL on ${db} only (no FILE, SUPER, PROCESS, CREATE USER, GRANT OPTION; no other schema)`;
+      } else {
+        // This user cannot create logins: it restores itself, only when its rights reach nothing but scratch schemas.
+        const grants = (await cells(admin, 'SHOW GRANTS FOR CURRENT_USER()')).map((r) => r[0] ?? '');
+        const beyond = grantsReachBeyondScratch(grants);
+        if (beyond && !opts.trustIntoUser) {
+          throw new RestoreError(
+            `the --into user ${conn.user} cannot create a throwaway login, and its rights reach beyond the scratch databases (${beyond}): ` +
+              'give a user that may CREATE USER and GRANT (restore-test then restores as a throwaway login confined to the scratch database), ' +
+              'or one whose grants reach only `backupctl\\_restore\\_%`.*, or --trust-into-user to restore with its rights anyway',
+          );
+        }
+        login = conn;
+        rights = beyond ? `the --into user ${conn.user} itself, trusted (--trust-into-user) with rights beyond the scratch database: ${beyond}` : `the --into user ${conn.user} itself (its grants reach only backupctl_restore_* schemas)`;
+      }
+      const info: EngineInfo = { mode, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, rights };
+      const target = new MysqlTarget(admin, conn, login, throwaway, db, info, caps, onClose);
+      target.session = await connect(login, db);
+      return target;
+    } catch (e) {
+      if (throwaway) await admin.query(`DROP USER IF EXISTS ${throwaway}`).catch(() => {});
+      if (database) await admin.query(`DROP DATABASE IF EXISTS ${q(database)}`).catch(() => {});
+      admin.destroy();
+      throw e;
     }
-    return this.feeder;
   }
 
   get dead(): boolean {
-    return this.feeder?.dead ?? false;
+    return this.error !== null || this.closed;
   }
 
-  async statement(text: string): Promise<void> {
-    await this.feed().write(text);
+  /** One statement to the server; the one before it must have succeeded first (as the client without --force). */
+  async statement(text: string, line: number, _endLine: number, head: string): Promise<void> {
+    if (this.inflight) await this.inflight;
+    if (this.dead) return;
+    const d = this.delimiter;
+    const body = head.endsWith(d) ? head.slice(0, head.length - d.length) : head;
+    if (!/\S/.test(body)) return;
+    const sql = text.endsWith(d) ? text.slice(0, text.length - d.length) : text;
+    const session = this.session!;
+    this.inflight = session.query(sql).then(
+      () => {},
+      (e) => {
+        if (!this.error) this.error = new RestoreError(redact(errText(e), this.login.secrets), line, head.slice(0, 200));
+      },
+    );
   }
 
-  async blank(lines: number): Promise<void> {
-    if (lines > 0) await this.feed().write('\n'.repeat(lines));
-  }
+  async blank(): Promise<void> {}
 
+  /** Client text: DELIMITER (the reader splits by it; the target strips it), mariadb-dump's sandbox line (nothing to do), comments. */
   async raw(text: string): Promise<void> {
-    await this.feed().write(text);
+    const m = /(?:^|\n)[ \t]*delimiter[ \t]+(\S+)/i.exec(text);
+    if (m) this.delimiter = m[1]!;
   }
 
   async copyStart(): Promise<void> {
@@ -163,46 +284,74 @@ export class MysqlTarget implements SqlTarget {
   async copyEnd(): Promise<void> {}
 
   async finish(): Promise<void> {
-    const r = await this.feed().end();
-    if (r.code === 0 && !/^ERROR/m.test(r.stderr)) return;
-    const m = /ERROR (\d+) \(([^)]*)\) at line (\d+)(?: in file: '[^']*')?: ([^\n]*)/.exec(r.stderr) ?? /ERROR at line (\d+)(): ([^\n]*)/.exec(r.stderr);
-    if (m && m.length === 5) throw new RestoreError(redact(`ERROR ${m[1]} (${m[2]}): ${m[4]!.trim()}`, this.conn.secrets), Number(m[3]) - this.offset);
-    if (m) throw new RestoreError(redact(m[3]!.trim(), this.conn.secrets), Number(m[1]) - this.offset);
-    throw new RestoreError(redact(firstError(r.stderr) || `the client exited with ${r.code ?? r.signal}`, this.conn.secrets));
+    if (this.inflight) await this.inflight;
+    if (this.error) throw this.error;
+  }
+
+  /** A fresh connection as the dump's login (its session state, USE and SET, stay behind): the checks run with the dump's rights, never the administrator's. */
+  private async checker(): Promise<Connection> {
+    return connect(this.login, this.database);
   }
 
   async countRows(tables: string[]): Promise<(number | null)[]> {
     if (tables.length === 0) return [];
-    const r = await myQueries(this.client, this.conn, this.database, tables.map((t) => `SELECT COUNT(*) FROM ${q(t)}`));
-    return r.rows.map((rows) => (rows && rows[0] ? Number(rows[0][0]) : null));
+    const c = await this.checker();
+    try {
+      const out: (number | null)[] = [];
+      for (const t of tables) {
+        try {
+          const [[row]] = [await cells(c, `SELECT COUNT(*) FROM ${q(t)}`)];
+          out.push(row && row[0] !== null ? Number(row[0]) : null);
+        } catch {
+          out.push(null);
+        }
+      }
+      return out;
+    } finally {
+      c.destroy();
+    }
   }
 
   async countTables(): Promise<number> {
-    const r = await myQueries(this.client, this.conn, this.database, [`SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = '${this.database}' AND TABLE_TYPE = 'BASE TABLE'`]);
-    return Number(r.rows[0]?.[0]?.[0] ?? 0);
+    const [[row]] = [await cells(this.admin, `SELECT COUNT(*) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ${lit(this.database)} AND TABLE_TYPE = 'BASE TABLE'`)];
+    return Number(row?.[0] ?? 0);
   }
 
   async firstCell(sql: string): Promise<string | null> {
-    const r = await run(this.client.bin, ['--no-defaults', ...this.conn.args, `--database=${this.database}`, '--batch', '--skip-column-names'], {
-      env: clientEnv(this.conn.env),
-      input: `${sql.trim().replace(/;?\s*$/, ';')}\n`,
-      timeoutMs: 300_000,
-    });
-    if (r.code !== 0 || /^ERROR/m.test(r.stderr)) throw new Error(redact(firstError(r.stderr), this.conn.secrets));
-    if (r.stdout === '') return null;
-    const cell = r.stdout.split('\n')[0]!.split('\t')[0]!;
-    return cell === 'NULL' ? null : cell;
+    const c = await this.checker();
+    try {
+      const rows = await cells(c, sql.trim().replace(/;\s*$/, ''));
+      const cell = rows[0]?.[0];
+      return cell === undefined ? null : cell;
+    } catch (e) {
+      throw new Error(redact(errText(e), this.login.secrets));
+    } finally {
+      c.destroy();
+    }
   }
 
-  async close(keep: boolean): Promise<string[]> {
-    if (this.closed) return [];
+  close(keep: boolean): Promise<string[]> {
+    this.closing ??= this.doClose(keep);
+    return this.closing;
+  }
+
+  private async doClose(keep: boolean): Promise<string[]> {
     this.closed = true;
     const warnings: string[] = [];
-    await this.feeder?.kill();
-    if (!keep && this.info.mode !== 'local') {
-      const r = await myQueries(this.client, this.conn, null, [`DROP DATABASE IF EXISTS ${q(this.database)}`]).catch(() => null);
-      if (!r || r.rows[0] === null) warnings.push(`could not drop the scratch database ${this.database}: ${r ? redact(firstError(r.stderr), this.conn.secrets) : 'the client failed'}`);
+    // A statement still running (an abort): end it on the server before the schema is dropped.
+    const id = this.session?.threadId;
+    if (id && this.inflight) await this.admin.query(`KILL ${Number(id)}`).catch(() => {});
+    this.session?.destroy();
+    this.session = null;
+    if (this.info.mode !== 'local') {
+      if (this.throwaway) {
+        await this.admin.query(`DROP USER IF EXISTS ${this.throwaway}`).catch((e) => warnings.push(`could not drop the throwaway login ${this.throwaway}: ${redact(errText(e), this.conn.secrets)}`));
+      }
+      if (!keep) {
+        await this.admin.query(`DROP DATABASE IF EXISTS ${q(this.database)}`).catch((e) => warnings.push(`could not drop the scratch database ${this.database}: ${redact(errText(e), this.conn.secrets)}`));
+      }
     }
+    this.admin.destroy();
     await this.onClose();
     return warnings;
   }
@@ -212,53 +361,49 @@ export class MysqlTarget implements SqlTarget {
   }
 }
 
-export function findMyServer(): { install: string | null; server: string } | null {
-  const server = findBinary('mariadbd', SBIN_DIRS) ?? findBinary('mysqld', SBIN_DIRS);
-  if (!server) return null;
-  const install = findBinary('mariadb-install-db', SBIN_DIRS) ?? findBinary('mysql_install_db', SBIN_DIRS);
-  if (!install && /mariadbd$/.test(server)) return null;
-  return { install, server };
-}
+/**
+ * MySQL/MariaDB (issue 28 §10): --into a server, or an ephemeral local
+ * MariaDB (mariadb-local.ts), over the wire protocol (mysql2). No mariadb or
+ * mysql client is needed or used, whatever version is installed.
+ */
+export const mysqlEngine: SqlEngine = {
+  dialect: 'mysql',
+  product: 'MySQL/MariaDB',
+  kinds: ['mysql'],
+  intoDialect: 'mysql',
 
-/** An ephemeral MariaDB (or MySQL): a data folder made in a private folder, the server on a Unix socket there, --skip-networking. */
-export async function startLocalMysql(runAs: string | undefined, signal?: AbortSignal): Promise<{ server: EphemeralServer; conn: MyConn }> {
-  const found = findMyServer();
-  if (!found) throw new RestoreError('no MariaDB/MySQL server binaries (mariadb-install-db and mariadbd, or mysqld)');
-  const who = serverAccount('mysql', runAs);
-  if (who.problem) throw new RestoreError(who.problem);
-  const dir = await privateDir(who.account);
-  try {
-    const data = path.join(dir, 'data');
-    const sock = path.join(dir, 'mysqld.sock');
-    const asWho = who.account ? { uid: who.account.uid, gid: who.account.gid } : {};
-    const init = found.install
-      ? await run(found.install, ['--no-defaults', `--datadir=${data}`, '--auth-root-authentication-method=normal', '--skip-test-db', '--skip-name-resolve'], { env: serverEnv(who.account), cwd: dir, timeoutMs: 180_000, signal, ...asWho })
-      : await run(found.server, ['--no-defaults', '--initialize-insecure', `--datadir=${data}`], { env: serverEnv(who.account), cwd: dir, timeoutMs: 180_000, signal, ...asWho });
-    if (init.code !== 0) throw new RestoreError(`${path.basename(found.install ?? found.server)} failed: ${tail(init.stderr || init.stdout)}`);
-    const server = await startServer({
-      cmd: found.server,
-      args: [
-        '--no-defaults',
-        `--datadir=${data}`,
-        `--socket=${sock}`,
-        '--skip-networking',
-        `--pid-file=${path.join(dir, 'mysqld.pid')}`,
-        '--innodb-flush-log-at-trx-commit=0',
-        '--innodb-buffer-pool-size=64M',
-        '--skip-log-bin',
-        '--max-allowed-packet=1G',
-      ],
-      dir,
-      account: who.account,
-      ready: /ready for connections/,
-      quitSignal: 'SIGKILL',
-      stopSignal: 'SIGTERM',
-      signal,
-      name: path.basename(found.server),
-    });
-    return { server, conn: { args: [`--socket=${sock}`, '--user=root'], env: {}, secrets: [] } };
-  } catch (e) {
-    await rm(dir, { recursive: true, force: true });
-    throw e;
-  }
-}
+  async unavailable(mode: EngineMode, _kind: DumpKind, o: EngineOptions): Promise<string | null> {
+    if (mode === 'embedded') return 'PGlite restores PostgreSQL dumps only';
+    const driver = await findMyClient();
+    if (!driver) return 'the mysql2 driver is not installed (npm install -g mysql2 beside a global backupctl)';
+    if (mode === 'server') return null;
+    if (!findMyServer(o.env.PATH)) return 'no local MariaDB/MySQL (mariadb-install-db and mariadbd, or mysqld) binaries';
+    return serverAccount(MARIADB_ACCOUNT, o.runAs).problem ?? null;
+  },
+
+  hints(): string[] {
+    return [
+      'install the server package (apt-get install mariadb-server): restore-test starts a private server for each test',
+      'or give a scratch server: --into mysql://user:password@host:3306/ (its password is safer in BACKUPCTL_RESTORE_URL or --into-file FILE: ps shows argv)',
+      'or add PGlite (npm install -g @electric-sql/pglite): it restores PostgreSQL dumps only',
+    ];
+  },
+
+  async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
+    const driver = (await findMyClient())!;
+    if (plan.mode === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser });
+    const started = await startLocalMysql(o.runAs, x.signal, o.env.PATH);
+    try {
+      if (x.signal.aborted) throw new RestoreError('aborted');
+      // Root of our own server may create the throwaway login: the dump never runs as root.
+      return await MysqlTarget.open(driver, { socketPath: started.socketPath, user: 'root', secrets: [] }, 'local', () => started.server.stop(), {});
+    } catch (e) {
+      await started.server.stop();
+      throw e;
+    }
+  },
+
+  converter(): PipedClient | null {
+    return null;
+  },
+};

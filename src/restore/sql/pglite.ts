@@ -1,40 +1,122 @@
 // The embedded engine: PGlite (@electric-sql/pglite, PostgreSQL compiled to
 // WebAssembly) for PostgreSQL plain dumps. An optional package, never in the
 // bundle (src/scripts/build.mjs keeps it external) nor in the normal install:
-// it is loaded here, on this path only. PGlite has no psql: statements run
-// one by one, and COPY ... FROM stdin blocks go through its /dev/blob COPY,
-// in slices of at most 16 MB.
+// it is loaded on this path only, and runs in a CHILD PROCESS (issue 28 §3):
+// a dump that spins it (COPY ... TO PROGRAM loops forever in WebAssembly) is
+// ended by --timeout, Ctrl-C or SIGTERM with SIGKILL, at once. The child gets
+// no environment but the package's path, and PGlite's files are in memory.
+// PGlite has no psql: statements run one by one, and COPY ... FROM stdin
+// blocks go through its /dev/blob COPY, in slices of at most 16 MB.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
 import type { EngineInfo } from '../types.js';
 import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
-import { createRequire } from 'node:module';
 
 const SLICE = 16 * 1024 * 1024;
 
-interface PGliteLike {
-  waitReady: Promise<void>;
-  exec(sql: string): Promise<unknown>;
-  query<T = unknown>(sql: string, params?: unknown[], opts?: { blob?: Blob; rowMode?: 'array' | 'object' }): Promise<{ rows: T[] }>;
-  close(): Promise<void>;
-}
-
 export const PGLITE_PACKAGE = '@electric-sql/pglite';
 
-/** PGlite's module, or null when it is not installed. */
-export async function loadPGlite(): Promise<{ PGlite: new (opts?: unknown) => PGliteLike } | null> {
+/** The path of PGlite's CommonJS entry, or null when it is not installed. */
+export function pglitePath(): string | null {
   try {
     // A variable specifier: esbuild leaves it alone, so PGlite (27 MB) stays out of the bundle.
     const name = PGLITE_PACKAGE;
-    // require (PGlite ships a CommonJS build), not import(): the built CLI runs from a V8 code cache
-    // (src/boot.cjs), where a dynamic import() fails with "A dynamic import callback was not specified".
-    const mod = createRequire(import.meta.url)(name) as { PGlite?: new () => PGliteLike; default?: { PGlite?: new () => PGliteLike } };
-    const PGlite = mod.PGlite ?? mod.default?.PGlite;
-    return PGlite ? { PGlite } : null;
+    return createRequire(import.meta.url).resolve(name);
   } catch (e) {
     const code = (e as { code?: string }).code;
-    if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND') return null;
+    if (code === 'MODULE_NOT_FOUND' || code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return null;
     throw e;
   }
 }
+
+/** Whether PGlite is installed (it is loaded in the child only). */
+export async function loadPGlite(): Promise<boolean> {
+  return pglitePath() !== null;
+}
+
+/** The child: PGlite behind IPC, one request at a time. Values come back as text (booleans as t/f). */
+const CHILD = `
+const { PGlite } = require(process.env.PGLITE_PATH);
+let db;
+const text = (v) => v === null || v === undefined ? null : typeof v === 'boolean' ? (v ? 't' : 'f') : v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
+const rows = (r) => r.rows.map((row) => row.map(text));
+process.on('message', async (m) => {
+  try {
+    let out = null;
+    if (m.op === 'open') {
+      db = new PGlite();
+      await db.waitReady;
+      const q = async (sql) => rows(await db.query(sql, [], { rowMode: 'array' }));
+      out = { version: (await q('SHOW server_version'))[0][0], settings: (await q('SELECT name FROM pg_settings')).map((r) => r[0]), extensions: (await q('SELECT name FROM pg_available_extensions')).map((r) => r[0]) };
+    } else if (m.op === 'exec') await db.exec(m.sql);
+    else if (m.op === 'copy') await db.query(m.sql, [], { blob: new Blob([m.data]) });
+    else if (m.op === 'query') out = rows(await db.query(m.sql, [], { rowMode: 'array' }));
+    process.send({ id: m.id, ok: true, out });
+  } catch (e) {
+    process.send({ id: m.id, ok: false, message: e && e.message ? e.message : String(e), where: e && e.where });
+  }
+});
+process.on('disconnect', () => process.exit(0));
+`;
+
+class PgliteError extends Error {
+  constructor(
+    message: string,
+    readonly where?: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The child process and its requests. */
+class PgliteChild {
+  private next = 0;
+  private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  private gone: Error | null = null;
+
+  constructor(private readonly child: ChildProcess) {
+    child.on('message', (m: { id: number; ok: boolean; out?: unknown; message?: string; where?: string }) => {
+      const p = this.pending.get(m.id);
+      if (!p) return;
+      this.pending.delete(m.id);
+      if (m.ok) p.resolve(m.out);
+      else p.reject(new PgliteError(m.message ?? 'PGlite failed', m.where));
+    });
+    const end = (why: string) => {
+      this.gone ??= new RestoreError(why);
+      for (const p of this.pending.values()) p.reject(this.gone);
+      this.pending.clear();
+    };
+    child.on('exit', (code, signal) => end(signal === 'SIGKILL' ? 'PGlite stopped' : `PGlite exited (${signal ?? code})`));
+    child.on('error', (e) => end(`PGlite: ${e.message}`));
+  }
+
+  call<T>(op: string, fields: Record<string, unknown> = {}): Promise<T> {
+    if (this.gone) return Promise.reject(this.gone);
+    const id = ++this.next;
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
+      this.child.send({ id, op, ...fields }, (e) => {
+        if (e && this.pending.delete(id)) reject(new RestoreError(`PGlite: ${e.message}`));
+      });
+    });
+  }
+
+  get pid(): number | undefined {
+    return this.child.pid;
+  }
+
+  /** Ends it now, wherever it is (a loop in WebAssembly included). */
+  kill(): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
+    const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.child.kill('SIGKILL');
+    return exited;
+  }
+}
+
+/** The PGlite child processes running now (for tests that check nothing is left behind). */
+export const livePglite = new Set<number>();
 
 function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
@@ -53,24 +135,38 @@ export class PGliteTarget implements SqlTarget {
   private closed = false;
 
   private constructor(
-    private readonly db: PGliteLike,
+    private readonly db: PgliteChild,
     readonly info: EngineInfo,
     readonly caps: TargetCaps,
   ) {}
 
-  static async open(): Promise<PGliteTarget> {
-    const mod = await loadPGlite();
-    if (!mod) throw new RestoreError(`PGlite is not installed (npm install -g ${PGLITE_PACKAGE})`);
-    const db = new mod.PGlite();
-    await db.waitReady;
-    const v = await db.query<[string]>('SHOW server_version', [], { rowMode: 'array' });
-    const settings = await db.query<[string]>('SELECT name FROM pg_settings', [], { rowMode: 'array' });
-    const ext = await db.query<[string]>('SELECT name FROM pg_available_extensions', [], { rowMode: 'array' });
-    const caps: TargetCaps = {
-      settings: new Set(settings.rows.map((r) => r[0].toLowerCase())),
-      extensions: new Set(ext.rows.map((r) => r[0])),
-    };
-    return new PGliteTarget(db, { mode: 'embedded', product: 'PGlite', version: v.rows[0]?.[0]?.split(' ')[0] ?? null }, caps);
+  /** PGlite started in its child process; `signal` (--timeout, Ctrl-C, SIGTERM) kills it wherever it is. */
+  static async open(signal?: AbortSignal): Promise<PGliteTarget> {
+    const entry = pglitePath();
+    if (!entry) throw new RestoreError(`PGlite is not installed (npm install -g ${PGLITE_PACKAGE})`);
+    const child = spawn(process.execPath, ['-e', CHILD], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { PGLITE_PATH: entry } });
+    child.stderr!.resume();
+    const db = new PgliteChild(child);
+    if (child.pid !== undefined) {
+      livePglite.add(child.pid);
+      child.once('exit', () => livePglite.delete(child.pid!));
+    }
+    const onAbort = () => void db.kill();
+    signal?.addEventListener('abort', onAbort, { once: true });
+    child.once('exit', () => signal?.removeEventListener('abort', onAbort));
+    if (signal?.aborted) await db.kill();
+    try {
+      const o = await db.call<{ version: string; settings: string[]; extensions: string[] }>('open');
+      const caps: TargetCaps = { settings: new Set(o.settings.map((s) => s.toLowerCase())), extensions: new Set(o.extensions) };
+      return new PGliteTarget(
+        db,
+        { mode: 'embedded', product: 'PGlite', version: o.version?.split(' ')[0] ?? null, rights: 'PGlite superuser, in a child process with an in-memory file system and no environment, killed at --timeout or a signal' },
+        caps,
+      );
+    } catch (e) {
+      await db.kill();
+      throw e;
+    }
   }
 
   async statement(text: string, line: number, _endLine: number, head: string): Promise<void> {
@@ -80,7 +176,7 @@ export class PGliteTarget implements SqlTarget {
       return;
     }
     try {
-      await this.db.exec(text);
+      await this.db.call('exec', { sql: text });
     } catch (e) {
       throw new RestoreError(errorMessage(e), line, head.slice(0, 200));
     }
@@ -115,11 +211,11 @@ export class PGliteTarget implements SqlTarget {
     const rows = this.pendingRows + extraRows;
     this.pendingRows = 0;
     if (this.copyParts.length === 0) return;
-    const blob = new Blob(this.copyParts);
+    const data = this.copyParts.join('');
     this.copyParts = [];
     this.copyLen = 0;
     try {
-      await this.db.query(this.copySql, [], { blob });
+      await this.db.call('copy', { sql: this.copySql, data });
     } catch (e) {
       const msg = errorMessage(e);
       const at = /line (\d+)/.exec((e as { where?: string }).where ?? '');
@@ -138,8 +234,8 @@ export class PGliteTarget implements SqlTarget {
     const out: (number | null)[] = [];
     for (const t of tables) {
       try {
-        const r = await this.db.query<[number | bigint]>(`SELECT count(*) FROM ONLY ${t}`, [], { rowMode: 'array' });
-        out.push(Number(r.rows[0]?.[0]));
+        const r = await this.db.call<(string | null)[][]>('query', { sql: `SELECT count(*) FROM ONLY ${t}` });
+        out.push(Number(r[0]?.[0]));
       } catch {
         out.push(null);
       }
@@ -148,27 +244,21 @@ export class PGliteTarget implements SqlTarget {
   }
 
   async countTables(): Promise<number> {
-    const r = await this.db.query<[number]>(
-      "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'",
-      [],
-      { rowMode: 'array' },
-    );
-    return Number(r.rows[0]?.[0] ?? 0);
+    const r = await this.db.call<(string | null)[][]>('query', {
+      sql: "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'",
+    });
+    return Number(r[0]?.[0] ?? 0);
   }
 
   async firstCell(sql: string): Promise<string | null> {
-    const r = (await this.db.query<unknown[]>(sql, [], { rowMode: 'array' })) as { rows: unknown[][] };
-    const v = r.rows[0]?.[0];
-    if (v === undefined || v === null) return null;
-    if (typeof v === 'boolean') return v ? 't' : 'f';
-    if (v instanceof Date) return v.toISOString();
-    return typeof v === 'object' ? JSON.stringify(v) : String(v);
+    const r = await this.db.call<(string | null)[][]>('query', { sql });
+    return r[0]?.[0] ?? null;
   }
 
   async close(keep: boolean): Promise<string[]> {
     if (this.closed) return [];
     this.closed = true;
-    await this.db.close().catch(() => {});
+    await this.db.kill();
     return keep ? ['--keep has no effect with PGlite: its database lives in memory'] : [];
   }
 

@@ -3,12 +3,15 @@
 // private folder, Unix socket only). The dump streams into
 // `psql -X -q -v ON_ERROR_STOP=1 -f -` with its line numbers kept, so psql's
 // "psql:<stdin>:N:" is a line of the dump.
-import { access, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { access, chown, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import type { EngineInfo } from '../types.js';
+import type { DumpKind, EngineInfo } from '../types.js';
 import { PipedClient } from './client.js';
-import { privateDir, serverAccount, serverEnv, startServer, tail, type EphemeralServer } from './ephemeral.js';
-import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
+import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
+import { privateDir, serverAccount, serverEnv, startServer, sweepOrphans, tail, type EphemeralServer } from './ephemeral.js';
+import { clientEnv, DEFAULT_PATH, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
+import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
 import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import type { ParsedUrl } from './url.js';
 
@@ -23,18 +26,47 @@ export interface PgConn {
 export interface PgBins {
   psql: string;
   pgRestore: string | null;
+  /** psql's version ("15.18"), null when it could not be read. */
+  version?: string | null;
 }
 
-export function findPgClients(): PgBins | null {
+export function findPgClients(pathVar?: string): PgBins | null {
   const dirs = postgresBinDirs();
-  const psql = findBinary('psql', dirs);
+  const psql = findBinary('psql', dirs, pathVar);
   if (!psql) return null;
-  return { psql, pgRestore: findBinary('pg_restore', dirs) };
+  return { psql, pgRestore: findBinary('pg_restore', dirs, pathVar) };
+}
+
+const restrictCache = new Map<string, Promise<{ version: string | null; ok: boolean }>>();
+
+/**
+ * Whether this psql has \restrict (psql refuses every meta-command until
+ * \unrestrict with the same key): 13.22, 14.19, 15.14, 16.10, 17.6 and later
+ * (CVE-2025-8714). Without it no dump byte is given to psql.
+ */
+export function psqlRestricts(psql: string): Promise<{ version: string | null; ok: boolean }> {
+  let p = restrictCache.get(psql);
+  if (!p) {
+    p = run(psql, ['--version'], { timeoutMs: 10_000 })
+      .then((r) => {
+        const m = /(\d+)(?:\.(\d+))?/.exec(r.stdout.replace(/^[^\d]*/, ''));
+        if (!m) return { version: null, ok: false };
+        const major = Number(m[1]);
+        const minor = Number(m[2] ?? 0);
+        const first: Record<number, number> = { 13: 22, 14: 19, 15: 14, 16: 10, 17: 6 };
+        const ok = major >= 18 || (first[major] !== undefined && minor >= first[major]!);
+        return { version: `${major}.${minor}`, ok };
+      })
+      .catch(() => ({ version: null, ok: false }));
+    restrictCache.set(psql, p);
+  }
+  return p;
 }
 
 export function pgConnFromUrl(u: ParsedUrl): PgConn {
   // The client's environment (named so: help-topics' scan takes `env.X` for a variable backupctl reads).
-  const vars: Record<string, string> = {};
+  // The administrator's sessions are never read-only, whatever a dump did to the role's own settings.
+  const vars: Record<string, string> = { PGOPTIONS: '-c default_transaction_read_only=off' };
   if (u.socketDir) vars.PGHOST = u.socketDir;
   else if (u.host) vars.PGHOST = u.host;
   if (u.port) vars.PGPORT = String(u.port);
@@ -52,10 +84,21 @@ function q(ident: string): string {
   return `"${ident.replace(/"/g, '""')}"`;
 }
 
-/** psql's answer to a few queries, in one session: each query's rows (fields split), null where it failed. */
-async function psqlQueries(psql: string, conn: PgConn, db: string, queries: string[], signal?: AbortSignal): Promise<{ rows: (string[][] | null)[]; stderr: string; code: number | null }> {
-  const script = queries.map((sql, i) => `\\echo @@bq${i}\n${sql.trim().replace(/;?\s*$/, ';')}\n`).join('') + '\\echo @@bqend\n';
-  const r = await run(psql, ['-X', '-q', '-A', '-t', '-F', '\x1f', '-d', db, '-f', '-'], { env: clientEnv({ ...conn.env, PGDATABASE: db }), input: script, timeoutMs: 120_000, signal });
+function lit(text: string): string {
+  return `'${text.replace(/'/g, "''")}'`;
+}
+
+/** A key the dump cannot know: psql refuses every meta-command after `\restrict KEY` (a dump's `\unrestrict` never matches it). */
+function restrictLine(): string {
+  return `\\restrict ${randomBytes(24).toString('hex')}\n`;
+}
+
+/** psql's answer to a few queries, in one restricted session: each query's rows (fields split), null where it failed. */
+async function psqlQueries(psql: string, conn: PgConn, db: string, queries: string[], signal?: AbortSignal, stopOnError = false): Promise<{ rows: (string[][] | null)[]; stderr: string; code: number | null }> {
+  // The markers are queries: under \\restrict, psql refuses \\echo too.
+  const script = restrictLine() + queries.map((sql, i) => `SELECT '@@bq${i}';\n${sql.trim().replace(/;?\s*$/, ';')}\n`).join('') + "SELECT '@@bqend';\n";
+  const args = ['-X', '-q', '-A', '-t', '-F', '\x1f', ...(stopOnError ? ['-v', 'ON_ERROR_STOP=1'] : []), '-d', db, '-f', '-'];
+  const r = await run(psql, args, { env: clientEnv({ ...conn.env, PGDATABASE: db }), input: script, timeoutMs: 120_000, signal });
   const rows: (string[][] | null)[] = queries.map(() => null);
   let cur = -1;
   for (const line of r.stdout.split('\n')) {
@@ -67,9 +110,9 @@ async function psqlQueries(psql: string, conn: PgConn, db: string, queries: stri
     }
     if (cur >= 0 && line !== '') rows[cur]!.push(line.split('\x1f'));
   }
-  // A query that failed printed its error instead of rows: psql names the line; map it back.
+  // A query that failed printed its error instead of rows: psql names the line; map it back (line 1 is \restrict).
   const failed = new Set<number>();
-  let lineNo = 0;
+  let lineNo = 1;
   const starts = queries.map((sql) => {
     const s = lineNo + 2;
     lineNo += 1 + sql.trim().split('\n').length;
@@ -90,6 +133,67 @@ function firstError(stderr: string): string {
   return (m ? m[1]! : tail(stderr, 3)).trim() || 'psql failed';
 }
 
+/**
+ * Extensions a non-superuser cannot create that the administrator connection
+ * creates in the scratch database before the dump runs: none of them reads or
+ * writes server files, runs programs or reaches another server. Never dblink,
+ * postgres_fdw, file_fdw, adminpack, an untrusted language (plperlu,
+ * plpython3u, pltclu), nor anything not named here.
+ */
+export const EXTENSION_ALLOW_LIST: ReadonlySet<string> = new Set([
+  'postgis',
+  'postgis_raster',
+  'postgis_topology',
+  'postgis_sfcgal',
+  'address_standardizer',
+  'address_standardizer_data_us',
+  'pgrouting',
+  'h3',
+  'h3_postgis',
+  'vector',
+  'btree_gin',
+  'btree_gist',
+  'citext',
+  'cube',
+  'earthdistance',
+  'fuzzystrmatch',
+  'hstore',
+  'intarray',
+  'isn',
+  'lo',
+  'ltree',
+  'pg_trgm',
+  'pgcrypto',
+  'seg',
+  'tablefunc',
+  'tcn',
+  'tsm_system_rows',
+  'tsm_system_time',
+  'unaccent',
+  'uuid-ossp',
+  'bloom',
+  'intagg',
+  'dict_int',
+]);
+
+/** The extensions a dump creates, from its first bytes (pg_dump writes them before any table). */
+export function extensionsOf(head: string): string[] {
+  const out: string[] = [];
+  for (const m of head.matchAll(/^CREATE\s+EXTENSION\s+(?:IF\s+NOT\s+EXISTS\s+)?("(?:[^"]|"")+"|[A-Za-z_][\w$-]*)/gim)) {
+    const name = m[1]!.startsWith('"') ? m[1]!.slice(1, -1).replace(/""/g, '"') : m[1]!.toLowerCase();
+    if (!out.includes(name)) out.push(name);
+  }
+  return out;
+}
+
+/** Who the dump's session is, and what it may do: the result says it (engine.rights). */
+interface Session {
+  conn: PgConn;
+  /** A throwaway login made for this test (dropped afterwards), or null: the --into user itself. */
+  login: string | null;
+  rights: string;
+}
+
 export class PsqlTarget implements SqlTarget {
   readonly dialect = 'postgres' as const;
   private client: PipedClient | null = null;
@@ -97,48 +201,151 @@ export class PsqlTarget implements SqlTarget {
   private ends = new Map<number, { line: number; head: string; copy: boolean }>();
   private copyLine = 0;
   private copyHead = '';
-  private closed = false;
+  private closing: Promise<string[]> | null = null;
 
   private constructor(
     private readonly bins: PgBins,
-    private readonly conn: PgConn,
+    /** The administrator connection: creates and drops the login and the scratch database, never runs a byte of the dump. */
+    private readonly admin: PgConn,
+    /** The dump's session: the throwaway login (or the checked --into user), in the scratch database. */
+    private readonly session: Session,
     readonly database: string,
     readonly info: EngineInfo,
     readonly caps: TargetCaps,
     private readonly serverNum: number,
-    private readonly onClose: () => Promise<void>,
+    /** The role's own settings before the dump (the --into user itself: a dump may ALTER ROLE its own settings). */
+    private readonly settingsBefore: string | null,
+    private readonly onClose: (now: boolean) => Promise<void>,
   ) {}
 
   /**
-   * Create the scratch database (never an existing one), learn what the server has,
-   * start psql on it. `custom`: the bytes are a custom-format archive (see feedArchive).
+   * The scratch database and the session the dump runs in (issue 28 §1): an
+   * administrator that may create roles makes a throwaway login (random name
+   * and password; no superuser, CREATEDB, CREATEROLE, replication or
+   * BYPASSRLS; member of nothing) that owns the new database, and the dump
+   * connects AS that login. An --into user that may not create roles is used
+   * itself only when its rights reach nothing but what it creates (see
+   * docs/security.md), or with --trust-into-user.
    */
-  static async open(bins: PgBins, conn: PgConn, mode: EngineInfo['mode'], onClose: () => Promise<void>, signal?: AbortSignal): Promise<PsqlTarget> {
+  static async open(
+    bins: PgBins,
+    admin: PgConn,
+    mode: EngineInfo['mode'],
+    onClose: (now: boolean) => Promise<void>,
+    x: OpenContext,
+    opts: { trustIntoUser?: boolean } = {},
+  ): Promise<PsqlTarget> {
     const database = `backupctl_restore_${randomName()}`;
-    // One psql session: what the server has, then the scratch database (never an existing one: CREATE fails).
     const probe = await psqlQueries(
       bins.psql,
-      conn,
-      conn.adminDb,
-      ['SHOW server_version', 'SHOW server_version_num', 'SELECT name FROM pg_settings', 'SELECT name FROM pg_available_extensions', `CREATE DATABASE ${q(database)}`],
-      signal,
+      admin,
+      admin.adminDb,
+      [
+        'SHOW server_version',
+        'SHOW server_version_num',
+        'SELECT name FROM pg_settings',
+        'SELECT name FROM pg_available_extensions',
+        // Who the --into user is, and what it reaches.
+        `SELECT r.rolname, r.rolsuper, r.rolcreaterole, r.rolcreatedb, r.rolreplication, r.rolbypassrls,
+           coalesce((SELECT string_agg(b.rolname, ',') FROM pg_auth_members m JOIN pg_roles b ON b.oid = m.roleid WHERE m.member = r.oid), ''),
+           coalesce((SELECT string_agg(d.datname, ',') FROM pg_database d WHERE d.datdba = r.oid AND d.datname NOT LIKE 'backupctl\_restore\_%'), '')
+         FROM pg_roles r WHERE r.rolname = current_user`,
+        `SELECT coalesce((SELECT string_agg(setdatabase::text || ':' || array_to_string(setconfig, ','), ';' ORDER BY setdatabase) FROM pg_db_role_setting WHERE setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)), '')`,
+        "SELECT coalesce(string_agg(name, ','), '') FROM pg_available_extension_versions WHERE trusted",
+      ],
+      x.signal,
     );
-    if (probe.rows[0] === null) throw new RestoreError(`cannot connect to PostgreSQL: ${redact(firstError(probe.stderr), conn.secrets)}`);
-    if (probe.rows[4] === null || probe.code !== 0) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(probe.stderr), conn.secrets)}`);
+    if (probe.rows[0] === null || probe.rows[4] === null) throw new RestoreError(`cannot connect to PostgreSQL: ${redact(firstError(probe.stderr), admin.secrets)}`);
     const version = probe.rows[0]![0]?.[0]?.split(' ')[0] ?? null;
+    const serverNum = Number(probe.rows[1]?.[0]?.[0] ?? 0);
     const caps: TargetCaps = {
       settings: new Set((probe.rows[2] ?? []).map((r) => r[0]!.toLowerCase())),
       extensions: new Set((probe.rows[3] ?? []).map((r) => r[0]!)),
     };
-    const target = new PsqlTarget(bins, conn, database, { mode, product: 'PostgreSQL', version }, caps, Number(probe.rows[1]?.[0]?.[0] ?? 0), onClose);
+    const [user, sup, createrole, createdb, replication, bypassrls, memberOf, owns] = probe.rows[4]![0] ?? [];
+    const t = (v: string | undefined) => v === 't';
+    const trusted = new Set((probe.rows[6]?.[0]?.[0] ?? '').split(',').filter(Boolean));
+    let session: Session;
+    let settingsBefore: string | null = null;
+    if (t(sup) || t(createrole)) {
+      // A throwaway login that owns the scratch database and nothing else.
+      const login = `backupctl_r_${randomName()}`;
+      const password = randomBytes(24).toString('base64url');
+      const made = await psqlQueries(
+        bins.psql,
+        admin,
+        admin.adminDb,
+        [
+          `CREATE ROLE ${q(login)} LOGIN PASSWORD ${lit(password)} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 8`,
+          // A CREATEROLE administrator that is not a superuser gives a database to a role it is a member of.
+          ...(t(sup) ? [] : [`GRANT ${q(login)} TO CURRENT_USER`]),
+          `CREATE DATABASE ${q(database)} OWNER ${q(login)}`,
+          `REVOKE ALL ON DATABASE ${q(database)} FROM PUBLIC`,
+          `GRANT CONNECT, TEMPORARY ON DATABASE ${q(database)} TO ${q(login)}`,
+        ],
+        x.signal,
+        true,
+      );
+      if (made.code !== 0 || made.rows.some((r) => r === null)) {
+        await dropSession(bins, admin, database, login, serverNum);
+        throw new RestoreError(`cannot create the scratch database ${database} and its login: ${redact(firstError(made.stderr), [...admin.secrets, password])}`);
+      }
+      const conn: PgConn = { env: { ...admin.env, PGUSER: login, PGPASSWORD: password, PGPASSFILE: '/dev/null' }, adminDb: database, secrets: [...admin.secrets, password] };
+      session = { conn, login, rights: `throwaway login ${login}: no superuser, no CREATEROLE/CREATEDB, member of no role, owns only ${database}; dropped afterwards` };
+    } else {
+      const problems: string[] = [];
+      if (!t(createdb)) problems.push('it may not create databases (CREATEDB)');
+      const beyond: string[] = [];
+      if (t(replication)) beyond.push('REPLICATION');
+      if (t(bypassrls)) beyond.push('BYPASSRLS');
+      if (memberOf) beyond.push(`member of ${memberOf}`);
+      if (owns) beyond.push(`owns ${owns}`);
+      if (problems.length) throw new RestoreError(`--into user ${user} cannot restore: ${problems.join('; ')}; give a user with CREATEROLE (backupctl then makes a throwaway login) or CREATEDB`);
+      if (beyond.length && !opts.trustIntoUser) {
+        throw new RestoreError(
+          `--into user ${user} reaches more than what it creates (${beyond.join(', ')}): a tampered dump would run with those rights. Give a user with CREATEROLE (backupctl makes a throwaway login for the dump), a user that owns nothing, or --trust-into-user`,
+        );
+      }
+      const created = await psqlQueries(bins.psql, admin, admin.adminDb, [`CREATE DATABASE ${q(database)}`], x.signal, true);
+      if (created.rows[0] === null || created.code !== 0) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(created.stderr), admin.secrets)}`);
+      settingsBefore = probe.rows[5]?.[0]?.[0] ?? '';
+      session = {
+        conn: { ...admin, env: { ...admin.env }, adminDb: database },
+        login: null,
+        rights: beyond.length ? `the --into user ${user} (--trust-into-user: ${beyond.join(', ')})` : `the --into user ${user}: no superuser, CREATEROLE, REPLICATION, BYPASSRLS or role membership, owns no other database (checked)`,
+      };
+    }
+    const target = new PsqlTarget(bins, admin, session, database, { mode, product: 'PostgreSQL', version, rights: session.rights }, caps, serverNum, settingsBefore, onClose);
+    // Extensions the dump needs that its login may not create: the administrator makes the allow-listed ones first.
+    try {
+      if (session.login && t(sup)) {
+        const wanted = extensionsOf(x.head).filter((e) => caps.extensions!.has(e) && !trusted.has(e));
+        const allowed = wanted.filter((e) => EXTENSION_ALLOW_LIST.has(e));
+        for (const e of wanted.filter((e) => !EXTENSION_ALLOW_LIST.has(e))) x.warn(`extension-refused:${e}`, `the dump creates extension ${e}, which reaches files, programs or other servers: not created for it (its CREATE EXTENSION fails)`);
+        if (allowed.length) {
+          const r = await psqlQueries(bins.psql, admin, database, allowed.map((e) => `CREATE EXTENSION IF NOT EXISTS ${q(e)} WITH SCHEMA public`), x.signal);
+          allowed.forEach((e, i) => {
+            if (r.rows[i] !== null) x.warn(`extension:${e}`, `created extension ${e} in the scratch database as the administrator before the dump (allow-listed: it touches no files, programs or other servers)`);
+          });
+        }
+      }
+      // Can the login log in? (pg_hba.conf must let it in with its password.)
+      const hello = await psqlQueries(bins.psql, session.conn, database, ['SELECT current_user'], x.signal);
+      if (hello.rows[0] === null) throw new RestoreError(`the dump's login cannot connect to ${database}: ${redact(firstError(hello.stderr), session.conn.secrets)}${session.login ? ' (pg_hba.conf must accept password authentication for it where --into connects)' : ''}`);
+    } catch (e) {
+      await target.close(false, true).catch(() => {});
+      throw e;
+    }
     return target;
   }
 
   private feed(): PipedClient {
     if (!this.client) {
       this.client = new PipedClient(this.bins.psql, ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', this.database, '-f', '-'], {
-        env: clientEnv({ ...this.conn.env, PGDATABASE: this.database, PGOPTIONS: '-c client_min_messages=warning' }),
+        env: clientEnv({ ...this.session.conn.env, PGDATABASE: this.database, PGOPTIONS: '-c client_min_messages=warning' }),
       });
+      // Our own first line: psql refuses every client command from here on, the dump's \unrestrict included.
+      void this.client.write(restrictLine());
     }
     return this.client;
   }
@@ -184,15 +391,21 @@ export class PsqlTarget implements SqlTarget {
 
   async finish(): Promise<void> {
     const r = await this.feed().end();
+    const secrets = this.session.conn.secrets;
     if (r.code === 0) return;
     const m = /psql:<stdin>:(\d+): (?:ERROR|FATAL):\s+([^\n]*)(?:\n(?:DETAIL|HINT|LINE \d+|CONTEXT):[^\n]*)*/.exec(r.stderr);
-    if (!m) throw new RestoreError(redact(firstError(r.stderr) || `psql exited with ${r.code ?? r.signal}`, this.conn.secrets));
-    const at = Number(m[1]);
+    if (!m) {
+      const meta = /psql:<stdin>:(\d+): error: (backslash commands are restricted[^\n]*)/.exec(r.stderr);
+      if (meta) throw new RestoreError(`psql refused a client command (${meta[2]!.trim()}): restore-test never runs a dump's client commands`, Number(meta[1]) - 1);
+      throw new RestoreError(redact(firstError(r.stderr) || `psql exited with ${r.code ?? r.signal}`, secrets));
+    }
+    // Line 1 of psql's input is our \restrict: the dump's line is one less.
+    const at = Number(m[1]) - 1;
     const known = this.ends.get(at);
     let line = known?.line ?? at;
     const copyAt = /CONTEXT:\s+COPY [^,]+, line (\d+)/.exec(m[0]);
     if (known?.copy && copyAt) line = known.line + Number(copyAt[1]);
-    throw new RestoreError(redact(m[2]!.trim(), this.conn.secrets), line, known?.head);
+    throw new RestoreError(redact(m[2]!.trim(), secrets), line, known?.head);
   }
 
   /**
@@ -205,14 +418,15 @@ export class PsqlTarget implements SqlTarget {
     return new PipedClient(bins.pgRestore, ['--no-owner', '--no-privileges', '-f', '-'], { env: clientEnv({}), stdout: 'pipe' });
   }
 
+  // The checks run as the dump's login, never the administrator: a "table" may be a view over a function the dump wrote.
   async countRows(tables: string[]): Promise<(number | null)[]> {
     if (tables.length === 0) return [];
-    const r = await psqlQueries(this.bins.psql, this.conn, this.database, tables.map((t) => `SELECT count(*) FROM ONLY ${t}`));
+    const r = await psqlQueries(this.bins.psql, this.session.conn, this.database, tables.map((t) => `SELECT count(*) FROM ONLY ${t}`));
     return r.rows.map((rows) => (rows && rows[0] ? Number(rows[0][0]) : null));
   }
 
   async countTables(): Promise<number> {
-    const r = await psqlQueries(this.bins.psql, this.conn, this.database, [
+    const r = await psqlQueries(this.bins.psql, this.session.conn, this.database, [
       "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'",
     ]);
     return Number(r.rows[0]?.[0]?.[0] ?? 0);
@@ -220,40 +434,84 @@ export class PsqlTarget implements SqlTarget {
 
   async firstCell(sql: string): Promise<string | null> {
     const r = await run(this.bins.psql, ['-X', '-q', '-A', '-t', '-F', '\x1f', '-v', 'ON_ERROR_STOP=1', '-P', 'null=\x1e', '-d', this.database, '-f', '-'], {
-      env: clientEnv({ ...this.conn.env, PGDATABASE: this.database }),
-      input: `${sql}\n`,
+      env: clientEnv({ ...this.session.conn.env, PGDATABASE: this.database }),
+      input: `${restrictLine()}${sql}\n`,
       timeoutMs: 300_000,
     });
-    if (r.code !== 0) throw new Error(redact(firstError(r.stderr), this.conn.secrets));
+    if (r.code !== 0) throw new Error(redact(firstError(r.stderr), this.session.conn.secrets));
     const line = r.stdout.split('\n')[0];
     if (line === undefined || r.stdout === '') return null;
     const cell = line.split('\x1f')[0]!;
     return cell === '\x1e' ? null : cell;
   }
 
-  async close(keep: boolean): Promise<string[]> {
-    if (this.closed) return [];
-    this.closed = true;
+  /** Drop the scratch database and the throwaway login (unless keep), stop the server. Once, however often called. */
+  close(keep: boolean, now = false): Promise<string[]> {
+    if (!this.closing) this.closing = this.doClose(keep, now);
+    return this.closing;
+  }
+
+  private async doClose(keep: boolean, now: boolean): Promise<string[]> {
     const warnings: string[] = [];
     await this.client?.kill();
     // An ephemeral local server goes away with its folder: no DROP needed there.
-    if (!keep && this.info.mode !== 'local') {
-      const force = this.serverNum >= 130000 ? ' WITH (FORCE)' : '';
-      const r = await psqlQueries(this.bins.psql, this.conn, this.conn.adminDb, [`DROP DATABASE IF EXISTS ${q(this.database)}${force}`]).catch(() => null);
-      if (!r || r.rows[0] === null) warnings.push(`could not drop the scratch database ${this.database}: ${r ? redact(firstError(r.stderr), this.conn.secrets) : 'psql failed'}`);
+    if (this.info.mode !== 'local') {
+      if (this.settingsBefore !== null) warnings.push(...(await this.restoreSettings()));
+      if (!keep) {
+        const why = await dropSession(this.bins, this.admin, this.database, this.session.login, this.serverNum);
+        if (why) warnings.push(why);
+      } else if (this.session.login) {
+        // --keep: the database stays with its owner, which may no longer log in.
+        const r = await psqlQueries(this.bins.psql, this.admin, this.admin.adminDb, [`ALTER ROLE ${q(this.session.login)} NOLOGIN`]).catch(() => null);
+        warnings.push(r && r.rows[0] !== null ? `--keep: ${this.database} is kept, owned by ${this.session.login} (no longer a login): drop both when done` : `--keep: could not take the login of ${this.session.login}`);
+      }
     }
-    await this.onClose();
+    await this.onClose(now);
     return warnings;
   }
 
+  /** The --into user's own settings, as before the dump (ALTER ROLE CURRENT_USER SET default_transaction_read_only ... would break every later test). */
+  private async restoreSettings(): Promise<string[]> {
+    const now = await psqlQueries(this.bins.psql, this.admin, this.admin.adminDb, [
+      `SELECT coalesce((SELECT string_agg(setdatabase::text || ':' || array_to_string(setconfig, ','), ';' ORDER BY setdatabase) FROM pg_db_role_setting WHERE setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)), '')`,
+    ]).catch(() => null);
+    const after = now?.rows[0]?.[0]?.[0];
+    if (after === undefined || after === this.settingsBefore) return [];
+    const before = (this.settingsBefore ?? '').split(';').filter((s) => s.startsWith('0:')).map((s) => s.slice(2)).join(',');
+    const sets = before
+      .split(',')
+      .filter(Boolean)
+      .map((kv) => {
+        const i = kv.indexOf('=');
+        return `ALTER ROLE CURRENT_USER SET ${q(kv.slice(0, i))} = ${lit(kv.slice(i + 1))}`;
+      });
+    await psqlQueries(this.bins.psql, this.admin, this.admin.adminDb, ['ALTER ROLE CURRENT_USER RESET ALL', ...sets]).catch(() => null);
+    return ['the dump changed the settings of the --into user (ALTER ROLE): put back as they were'];
+  }
+
   async abort(): Promise<void> {
-    await this.close(false);
+    await this.close(false, true);
   }
 }
 
+/** Drop the scratch database (terminating its sessions) and the throwaway login; a warning when that failed. */
+async function dropSession(bins: PgBins, admin: PgConn, database: string, login: string | null, serverNum: number): Promise<string | null> {
+  const force = serverNum >= 130000 ? ' WITH (FORCE)' : '';
+  const queries = [
+    ...(force ? [] : [`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${lit(database)} AND pid <> pg_backend_pid()`]),
+    `DROP DATABASE IF EXISTS ${q(database)}${force}`,
+    ...(login ? [`DROP ROLE IF EXISTS ${q(login)}`] : []),
+  ];
+  const r = await psqlQueries(bins.psql, admin, admin.adminDb, queries).catch(() => null);
+  if (!r) return `could not drop the scratch database ${database}${login ? ` and the login ${login}` : ''}: psql failed`;
+  const i = r.rows.findIndex((x) => x === null);
+  if (i >= 0) return `could not drop ${i === queries.length - 1 && login ? `the login ${login}` : `the scratch database ${database}`}: ${redact(firstError(r.stderr), admin.secrets)}`;
+  return null;
+}
+
 /** initdb and postgres of one installation: PATH first, then /usr/lib/postgresql/<newest>/bin. */
-export function findPgServer(): { initdb: string; postgres: string } | null {
-  for (const dir of [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), ...postgresBinDirs()]) {
+export function findPgServer(pathVar: string | undefined = DEFAULT_PATH): { initdb: string; postgres: string } | null {
+  for (const dir of [...(pathVar ?? '').split(path.delimiter).filter(Boolean), ...postgresBinDirs()]) {
     const initdb = path.join(dir, 'initdb');
     const postgres = path.join(dir, 'postgres');
     if (isExecutable(initdb) && isExecutable(postgres)) return { initdb, postgres };
@@ -261,27 +519,44 @@ export function findPgServer(): { initdb: string; postgres: string } | null {
   return null;
 }
 
-/** An ephemeral PostgreSQL: initdb in a private folder, postgres on a Unix socket there, no TCP. */
-export async function startLocalPostgres(runAs: string | undefined, signal?: AbortSignal): Promise<{ server: EphemeralServer; conn: PgConn }> {
-  const found = findPgServer();
+/** The account an ephemeral PostgreSQL runs as: never the machine's postgres (it has peer access to the real clusters). */
+export function pgServerAccount(runAs: string | undefined): ReturnType<typeof serverAccount> {
+  if (runAs === 'postgres') return { account: null, problem: '--run-as postgres: the machine\'s postgres account reaches the real clusters (peer authentication); the ephemeral server runs as an account that owns nothing (the default: nobody)' };
+  return serverAccount('nobody', runAs);
+}
+
+/**
+ * An ephemeral PostgreSQL: initdb in a private folder, postgres on a Unix
+ * socket there, no TCP, password authentication for every role (the
+ * superuser's password random, never written outside the folder). As root it
+ * runs as nobody (or --run-as), else as the invoking user.
+ */
+export async function startLocalPostgres(runAs: string | undefined, signal: AbortSignal | undefined, pathVar?: string): Promise<{ server: EphemeralServer; conn: PgConn; orphans: string[] }> {
+  const found = findPgServer(pathVar);
   if (!found) throw new RestoreError('no PostgreSQL server binaries (initdb, postgres)');
-  const who = serverAccount('postgres', runAs);
+  const who = pgServerAccount(runAs);
   if (who.problem) throw new RestoreError(who.problem);
+  const orphans = await sweepOrphans();
   const dir = await privateDir(who.account);
   try {
     const data = path.join(dir, 'data');
-    const init = await run(found.initdb, ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '-N'], {
+    const password = randomBytes(24).toString('base64url');
+    const pwfile = path.join(dir, 'pw');
+    await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
+    if (who.account) await chown(pwfile, who.account.uid, who.account.gid);
+    const init = await run(found.initdb, ['-D', data, '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-locale', '-N'], {
       env: serverEnv(who.account),
       cwd: dir,
       timeoutMs: 120_000,
       signal,
       ...(who.account ? { uid: who.account.uid, gid: who.account.gid } : {}),
     });
+    await rm(pwfile, { force: true });
     if (init.code !== 0) throw new RestoreError(`initdb failed: ${tail(init.stderr || init.stdout)}`);
     await access(path.join(data, 'PG_VERSION'));
     const server = await startServer({
       cmd: found.postgres,
-      args: ['-D', data, '-k', dir, '-c', "listen_addresses=", '-c', 'unix_socket_permissions=0700', '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_wal_size=1GB', '-c', 'logging_collector=off'],
+      args: ['-D', data, '-k', dir, '-c', 'listen_addresses=', '-c', 'unix_socket_permissions=0700', '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_wal_size=1GB', '-c', 'logging_collector=off'],
       dir,
       account: who.account,
       ready: /ready to accept connections/,
@@ -290,9 +565,59 @@ export async function startLocalPostgres(runAs: string | undefined, signal?: Abo
       signal,
       name: 'postgres',
     });
-    return { server, conn: { env: { PGHOST: dir, PGUSER: 'postgres' }, adminDb: 'postgres', secrets: [] } };
+    return { server, conn: { env: { PGHOST: dir, PGUSER: 'postgres', PGPASSWORD: password, PGPASSFILE: '/dev/null' }, adminDb: 'postgres', secrets: [password] }, orphans };
   } catch (e) {
     await rm(dir, { recursive: true, force: true });
     throw e;
   }
 }
+
+/** PostgreSQL: --into a server, an ephemeral local server, or PGlite (plain dumps, and custom ones through pg_restore). */
+export const postgresEngine: SqlEngine = {
+  dialect: 'postgres',
+  product: 'PostgreSQL',
+  kinds: ['pg-plain', 'pg-custom'],
+  intoDialect: 'postgres',
+
+  async unavailable(mode: EngineMode, kind: DumpKind, o: EngineOptions): Promise<string | null> {
+    const clients = findPgClients(o.env.PATH);
+    if (mode === 'embedded') {
+      if (kind === 'pg-custom' && !clients?.pgRestore) return 'a custom-format dump needs pg_restore, even for PGlite';
+      return (await loadPGlite()) ? null : 'PGlite is not installed';
+    }
+    if (mode === 'local' && !(findPgServer(o.env.PATH) && clients)) return 'no local PostgreSQL (initdb, postgres, psql) binaries';
+    if (!clients) return 'no psql client installed';
+    if (kind === 'pg-custom' && !clients.pgRestore) return 'no pg_restore for a custom-format dump';
+    const r = await psqlRestricts(clients.psql);
+    if (!r.ok) return `psql ${r.version ?? '(unknown version)'} has no \\restrict (13.22, 14.19, 15.14, 16.10, 17.6 or later): a dump is never given to a psql that would run its client commands`;
+    if (mode === 'local') return pgServerAccount(o.runAs).problem ?? null;
+    return null;
+  },
+
+  hints(): string[] {
+    return [
+      'install the server package (apt-get install postgresql): restore-test starts a private server for each test',
+      'or give a scratch server: --into postgres://user:password@host:5432/postgres (or BACKUPCTL_RESTORE_URL)',
+      `or add PGlite, PostgreSQL in WebAssembly: npm install -g ${PGLITE_PACKAGE} (beside a global backupctl)`,
+    ];
+  },
+
+  async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
+    if (plan.mode === 'embedded') return PGliteTarget.open(x.signal);
+    const bins = findPgClients(o.env.PATH)!;
+    if (plan.mode === 'server') return PsqlTarget.open(bins, pgConnFromUrl(plan.into!), 'server', async () => {}, x, { trustIntoUser: o.trustIntoUser });
+    const started = await startLocalPostgres(o.runAs, x.signal, o.env.PATH);
+    for (const line of started.orphans) x.warn(`orphan:${line}`, line);
+    try {
+      if (x.signal.aborted) throw new RestoreError('aborted');
+      return await PsqlTarget.open(bins, started.conn, 'local', (now) => started.server.stop(now), x);
+    } catch (e) {
+      await started.server.stop(true);
+      throw e;
+    }
+  },
+
+  converter(kind: DumpKind, o: EngineOptions): PipedClient | null {
+    return kind === 'pg-custom' ? PsqlTarget.archiveConverter(findPgClients(o.env.PATH)!) : null;
+  },
+};

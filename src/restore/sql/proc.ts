@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
-/** The first executable named `name` on PATH, then in `extra` folders. */
-export function findBinary(name: string, extra: string[] = []): string | null {
-  const dirs = [...(process.env.PATH ?? '').split(path.delimiter).filter(Boolean), ...extra];
+/** The first executable named `name` on PATH (the command's environment), then in `extra` folders. */
+export function findBinary(name: string, extra: string[] = [], pathVar: string | undefined = DEFAULT_PATH): string | null {
+  const dirs = [...(pathVar ?? '').split(path.delimiter).filter(Boolean), ...extra];
   for (const dir of dirs) {
     const file = path.join(dir, name);
     try {
@@ -78,7 +78,7 @@ export function run(
   opts: { env?: NodeJS.ProcessEnv; input?: string; uid?: number; gid?: number; cwd?: string; timeoutMs?: number; signal?: AbortSignal } = {},
 ): Promise<RunResult> {
   return new Promise((resolve, reject) => {
-    const so: SpawnOptions = { env: opts.env ?? process.env, stdio: ['pipe', 'pipe', 'pipe'], cwd: opts.cwd };
+    const so: SpawnOptions = { env: opts.env ?? clientEnv({}), stdio: ['pipe', 'pipe', 'pipe'], cwd: opts.cwd };
     if (opts.uid !== undefined) so.uid = opts.uid;
     if (opts.gid !== undefined) so.gid = opts.gid;
     const child = spawn(cmd, args, so);
@@ -111,13 +111,16 @@ export function run(
   });
 }
 
-/** The environment for a database client: ours without the variables that would point it elsewhere. */
+/** Where binaries are looked for when the command's environment has no PATH. */
+export const DEFAULT_PATH = '/usr/local/bin:/usr/bin:/bin';
+
+/**
+ * The environment of a database client: its connection variables and nothing
+ * else (issue 28 §2). Never ours: no BACKUPCTL_* (the token), no PGPASSWORD or
+ * MYSQL_PWD of the user, no HOME (no ~/.psqlrc, ~/.my.cnf of whoever runs us).
+ */
 export function clientEnv(extra: Record<string, string | undefined>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) {
-    if (/^(PG|MYSQL_|MARIADB_)/.test(k)) continue;
-    env[k] = v;
-  }
+  const env: NodeJS.ProcessEnv = { PATH: DEFAULT_PATH, LANG: 'C', LC_ALL: 'C' };
   for (const [k, v] of Object.entries(extra)) if (v !== undefined) env[k] = v;
   return env;
 }

@@ -1,99 +1,48 @@
-// The RestoreSink of a SQL dump (src/restore/types.ts): raw file bytes in
-// (gzipped or not: sniffed), the dump's kind sniffed from its first
-// decompressed bytes, an engine chosen (--into server, then local binaries,
-// then embedded PGlite), the dump streamed into a scratch database with
-// backpressure, then the checks: every table's count(*) against the rows the
-// dump holds, the --assert queries, an empty restore refused.
+// The RestoreSink of a SQL dump (src/restore/types.ts): decoded bytes in
+// (the caller gunzips and sniffs, restore/dispatch.ts), the engine planned
+// once (engine.ts: --into server, then local binaries, then embedded PGlite)
+// and opened confined (the dump's session reaches only its scratch
+// database), the dump streamed into it with backpressure, then the checks:
+// every table's count(*) against the rows the dump holds, the --assert
+// queries, an empty restore refused.
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { createGunzip } from 'node:zlib';
-import { CliError, ExitCode } from '../../errors.js';
-import { isGzip, sniffContent as sniffDump } from '../../pipeline/kinds.js';
+import { CliError } from '../../errors.js';
 import type { AssertionResult, DumpKind, EngineInfo, FileRestore, RestoreFailure, RestoreOptions, RestoreSink, SqlDialect, TableRows } from '../types.js';
 import type { PipedClient } from './client.js';
-import type { EphemeralServer } from './ephemeral.js';
-import { findMyClient, findMyServer, MysqlTarget, myConnFromUrl, startLocalMysql, type MyConn } from './mysql.js';
+import { NoRestoreEngineError, planEngine, type EngineOptions, type EnginePlan, type SqlEngine } from './engine.js';
+import { mysqlEngine } from './mysql.js';
 import { Warnings } from './noise.js';
-import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
-import { findPgClients, findPgServer, pgConnFromUrl, PsqlTarget, startLocalPostgres, type PgConn } from './postgres.js';
-import { serverAccount } from './ephemeral.js';
-import { redact } from './proc.js';
+import { postgresEngine } from './postgres.js';
+import { DEFAULT_PATH, redact } from './proc.js';
 import { SqlRun } from './run.js';
 import { RestoreError, type SqlTarget } from './target.js';
-import { describeRaw, IntoUrlError, parseIntoUrl } from './url.js';
+import { parseIntoUrl } from './url.js';
 
-/** No engine can restore this dump (exit 15): names the three ways to get one. */
-export class NoRestoreEngineError extends CliError {
-  constructor(dialect: SqlDialect, tried: string[] = []) {
-    const pg = dialect === 'postgres';
-    super(`no engine to restore a ${pg ? 'PostgreSQL' : 'MySQL/MariaDB'} dump`, ExitCode.noRestoreEngine, [
-      `install the server package (apt-get install ${pg ? 'postgresql' : 'mariadb-server'}): restore-test starts a private server for each test`,
-      `or give a scratch server: --into ${pg ? 'postgres://user:password@host:5432/postgres' : 'mysql://user:password@host:3306/'} (or BACKUPCTL_RESTORE_URL)`,
-      pg ? `or add PGlite, PostgreSQL in WebAssembly: npm install -g ${PGLITE_PACKAGE} (beside a global backupctl)` : `or add PGlite (npm install -g ${PGLITE_PACKAGE}): it restores PostgreSQL dumps only`,
-      ...tried.map((t) => `(${t})`),
-    ]);
-  }
-}
+export { NoRestoreEngineError };
 
-export const SQL_KINDS: readonly DumpKind[] = ['mysql', 'pg-plain', 'pg-custom'];
+/** Every SQL engine: a new one is a file implementing SqlEngine, named here. */
+export const SQL_ENGINES: readonly SqlEngine[] = [postgresEngine, mysqlEngine];
+
+export const SQL_KINDS: readonly DumpKind[] = SQL_ENGINES.flatMap((e) => e.kinds);
 
 export function dialectOf(kind: DumpKind): SqlDialect | null {
-  return kind === 'mysql' ? 'mysql' : kind === 'pg-plain' || kind === 'pg-custom' ? 'postgres' : null;
+  return SQL_ENGINES.find((e) => e.kinds.includes(kind))?.dialect ?? null;
 }
 
-type Plan = { engine: 'server' | 'local' | 'embedded'; notes: string[] };
+/** What the engines are told: the command's options and environment (never process.env). */
+export function engineOptions(o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs' | 'trustIntoUser' | 'env'>): EngineOptions {
+  return { engine: o.engine, into: o.into, runAs: o.runAs, trustIntoUser: o.trustIntoUser, env: o.env ?? { PATH: DEFAULT_PATH } };
+}
 
 /**
  * Which engine would restore a dump of this kind, without starting anything;
- * throws NoRestoreEngineError (exit 15) when none can. The command may call
- * it before the transfer, to fail before reading a byte.
+ * throws NoRestoreEngineError (exit 15) when none can. The only place the
+ * engine is chosen (engine.ts planEngine).
  */
-export async function planSqlEngine(kind: DumpKind, options: Pick<RestoreOptions, 'engine' | 'into' | 'runAs'>): Promise<Plan> {
-  const dialect = dialectOf(kind);
-  if (!dialect) throw new RestoreError(`not a SQL dump (${kind})`);
-  const notes: string[] = [];
-  const into = options.into ?? process.env.BACKUPCTL_RESTORE_URL;
-  const choice = options.engine;
-  if (choice === 'server' || (choice === 'auto' && into)) {
-    if (!into) throw new CliError('--engine server needs --into URL (or BACKUPCTL_RESTORE_URL)', ExitCode.usage);
-    let u;
-    try {
-      u = parseIntoUrl(into);
-    } catch (e) {
-      throw new CliError((e as Error).message, ExitCode.usage);
-    }
-    if (u.dialect === dialect) {
-      const client = dialect === 'postgres' ? findPgClients() : await findMyClient();
-      if (!client) {
-        if (choice === 'server') throw new NoRestoreEngineError(dialect, [`no ${dialect === 'postgres' ? 'psql' : 'mariadb/mysql'} client to reach --into`]);
-        notes.push(`--into: no ${dialect === 'postgres' ? 'psql' : 'mariadb/mysql'} client installed`);
-      } else if (kind === 'pg-custom' && !(client as { pgRestore: string | null }).pgRestore) {
-        if (choice === 'server') throw new NoRestoreEngineError(dialect, ['no pg_restore for a custom-format dump']);
-      } else return { engine: 'server', notes };
-    } else {
-      if (choice === 'server') throw new CliError(`--into is a ${u.dialect === 'postgres' ? 'PostgreSQL' : 'MySQL'} server, and this dump is ${dialect === 'postgres' ? 'PostgreSQL' : 'MySQL/MariaDB'}`, ExitCode.usage);
-      notes.push(`--into ${describeRaw(into)} is not a ${dialect === 'postgres' ? 'PostgreSQL' : 'MySQL'} server: not used for this dump`);
-    }
-  }
-  if (choice === 'local' || choice === 'auto') {
-    const ok = dialect === 'postgres' ? findPgServer() && findPgClients() && (kind !== 'pg-custom' || findPgClients()!.pgRestore) : findMyServer() && (await findMyClient());
-    const who = serverAccount(dialect === 'postgres' ? 'postgres' : 'mysql', options.runAs);
-    if (ok && !who.problem) return { engine: 'local', notes };
-    const why = ok ? who.problem! : `no local ${dialect === 'postgres' ? 'PostgreSQL (initdb, postgres, psql)' : 'MariaDB/MySQL (mariadb-install-db, mariadbd, mariadb)'} binaries`;
-    if (choice === 'local') {
-      if (ok) throw new CliError(`--engine local: ${why}`, ExitCode.noRestoreEngine);
-      throw new NoRestoreEngineError(dialect, [why]);
-    }
-    notes.push(why);
-  }
-  if ((choice === 'embedded' || choice === 'auto') && dialect === 'postgres') {
-    const pgRestore = kind === 'pg-custom' ? findPgClients()?.pgRestore : true;
-    if (pgRestore && (await loadPGlite())) return { engine: 'embedded', notes };
-    notes.push(pgRestore ? `PGlite is not installed` : 'a custom-format dump needs pg_restore, even for PGlite');
-  }
-  if (choice === 'embedded' && dialect === 'mysql') notes.push('PGlite restores PostgreSQL dumps only');
-  throw new NoRestoreEngineError(dialect, notes);
+export function planSqlEngine(kind: DumpKind, o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs' | 'trustIntoUser' | 'env'>): Promise<EnginePlan> {
+  return planEngine(SQL_ENGINES, kind, engineOptions(o));
 }
 
 function truthy(v: string | null): boolean {
@@ -109,7 +58,6 @@ class SqlSink implements RestoreSink {
   private input: PassThrough | null = null;
   private consumer: Promise<void> | null = null;
   private target: SqlTarget | null = null;
-  private server: EphemeralServer | null = null;
   private converter: PipedClient | null = null;
   private run: SqlRun | null = null;
   private warnings: Warnings;
@@ -125,11 +73,12 @@ class SqlSink implements RestoreSink {
 
   constructor(
     private readonly options: RestoreOptions,
-    private readonly givenKind?: DumpKind,
+    private readonly givenKind: DumpKind,
+    private readonly plan?: EnginePlan,
   ) {
-    this.kind = givenKind ?? 'unknown';
+    this.kind = givenKind;
     this.warnings = new Warnings(options.warn);
-    const into = options.into ?? process.env.BACKUPCTL_RESTORE_URL;
+    const into = options.into;
     let pw: string | undefined;
     try {
       pw = into ? parseIntoUrl(into).password : undefined;
@@ -148,15 +97,15 @@ class SqlSink implements RestoreSink {
     }
     if (this.aborted) throw new Error('restore aborted');
     if (this.fatal) throw this.fatal;
-    if (!this.input) this.begin(chunk);
+    if (!this.input) this.begin();
     if (!this.input!.write(chunk)) await Promise.race([once(this.input!, 'drain'), this.consumer]);
     if (this.fatal) throw this.fatal;
   }
 
-  private begin(first: Buffer): void {
+  private begin(): void {
     this.started = Date.now();
     this.input = new PassThrough({ highWaterMark: 1 << 20 });
-    const source: Readable = isGzip(first) ? this.input.pipe(createGunzip({ chunkSize: 256 * 1024 })) : this.input;
+    const source: Readable = this.input;
     const gen = this.gen;
     this.consumer = this.consume(source, gen).catch((e) => {
       if (gen !== this.gen) return;
@@ -178,9 +127,6 @@ class SqlSink implements RestoreSink {
     let ready = false;
     const decoder = new StringDecoder('utf8');
     let failed = false;
-    source.on('error', (e) => {
-      if (!this.stale(gen)) this.fail(new RestoreError(`the file does not gunzip: ${(e as Error).message}`));
-    });
     const take = async (chunk: Buffer) => {
       if (failed || this.failure) {
         failed = true;
@@ -269,52 +215,27 @@ class SqlSink implements RestoreSink {
     } else this.failure = { message: redact(e instanceof Error ? e.message : String(e), this.secrets) };
   }
 
-  /** The kind, the engine, the scratch database. */
+  /** The engine (planned once), the scratch database, the converter of a custom-format dump. */
   private async setup(head: Buffer, gen: number): Promise<void> {
-    if (!this.givenKind) this.kind = sniffDump(head);
     const dialect = dialectOf(this.kind);
     if (!dialect) throw new RestoreError(`not a SQL dump: ${this.kind}`);
-    const plan = await planSqlEngine(this.kind, this.options);
+    const eo = engineOptions(this.options);
+    const plan = this.plan ?? (await planEngine(SQL_ENGINES, this.kind, eo));
     for (const n of plan.notes) this.warnings.add(`note:${n}`, n, 0);
     const signal = AbortSignal.any([this.options.signal, this.stopping.signal]);
-    const into = this.options.into ?? process.env.BACKUPCTL_RESTORE_URL;
-    // Everything this attempt starts is held here until it is known not to be stale (restart(), abort()).
-    let server: EphemeralServer | null = null;
-    const onClose = async () => {
-      await server?.stop();
-    };
-    let target: SqlTarget;
-    try {
-      if (plan.engine === 'server') {
-        const u = parseIntoUrl(into!);
-        target =
-          dialect === 'postgres'
-            ? await PsqlTarget.open(findPgClients()!, pgConnFromUrl(u), 'server', onClose, signal)
-            : await MysqlTarget.open((await findMyClient())!, myConnFromUrl(u), 'server', onClose);
-      } else if (plan.engine === 'local') {
-        const started = dialect === 'postgres' ? await startLocalPostgres(this.options.runAs, signal) : await startLocalMysql(this.options.runAs, signal);
-        server = started.server;
-        if (this.stale(gen)) throw new RestoreError('aborted');
-        target =
-          dialect === 'postgres'
-            ? await PsqlTarget.open(findPgClients()!, started.conn as PgConn, 'local', onClose, signal)
-            : await MysqlTarget.open((await findMyClient())!, started.conn as MyConn, 'local', onClose);
-      } else {
-        target = await PGliteTarget.open();
-      }
-    } catch (e) {
-      await server?.stop();
-      throw e;
-    }
+    const target = await plan.engine.open(plan, eo, {
+      signal,
+      warn: (key, text) => this.warnings.add(key, text, 0),
+      head: head.subarray(0, 65536).toString('utf8'),
+    });
     if (this.stale(gen)) {
       await target.abort();
       throw new RestoreError('aborted');
     }
-    this.server = server;
     this.target = target;
     this.run = new SqlRun(dialect, this.target, this.warnings);
-    if (this.kind === 'pg-custom') {
-      const converter = PsqlTarget.archiveConverter(findPgClients()!);
+    const converter = plan.engine.converter(this.kind, eo);
+    if (converter) {
       this.converter = converter;
       const decoder = new StringDecoder('utf8');
       this.converterDone = (async () => {
@@ -350,31 +271,38 @@ class SqlSink implements RestoreSink {
     this.consumer = null;
     this.failure = null;
     this.fatal = null;
-    this.kind = this.givenKind ?? 'unknown';
+    this.kind = this.givenKind;
     this.warnings = new Warnings(this.options.warn);
   }
 
   private async teardown(): Promise<void> {
     const input = this.input;
     const target = this.target;
-    const server = this.server;
     const converter = this.converter;
     this.target = null;
-    this.server = null;
     this.converter = null;
     this.run = null;
     this.converterDone = null;
     input?.destroy();
     await converter?.kill();
     await target?.abort().catch(() => {});
-    await server?.stop().catch(() => {});
   }
 
   async end(): Promise<FileRestore> {
+    try {
+      return await this.finishRun();
+    } finally {
+      // An abort under way (Ctrl-C reaches the sink through its signal while the pipeline waits here):
+      // its cleanup (DROP DATABASE, the throwaway login, the server) ends before the process may exit.
+      if (this.aborting) await this.aborting;
+    }
+  }
+
+  private async finishRun(): Promise<FileRestore> {
     if (this.reset) await this.reset;
     if (!this.input) {
       this.started = Date.now();
-      this.begin(Buffer.alloc(0));
+      this.begin();
     }
     this.input!.end();
     await this.consumer;
@@ -418,13 +346,13 @@ class SqlSink implements RestoreSink {
     result.rows = result.tables.reduce((s, t) => s + (t.restored ?? t.expected), 0);
     let closeWarnings: string[] = [];
     if (this.target) closeWarnings = await this.target.close(this.options.keep && !this.aborted).catch((e) => [`cleanup: ${(e as Error).message}`]);
-    await this.server?.stop().catch(() => {});
     this.target = null;
-    this.server = null;
     result.failure = this.failure;
     result.verdict = this.failure ? 'failed' : 'restored';
     result.warnings = [...this.warnings.list(), ...closeWarnings].map((w) => redact(w, this.secrets));
     if (this.options.keep && result.database && result.engine?.mode === 'local') result.warnings.push(`--keep: the scratch database ${result.database} was on an ephemeral local server, which is gone`);
+    // Its name on stderr in every output mode (-q, --check, --json, -o md): where to look, and what to drop when done.
+    if (this.options.keep && result.database && result.engine?.mode === 'server' && !this.aborted) this.options.warn?.(`the scratch database ${result.database} is kept on the --into server (--keep); drop it when done`);
     result.restore_seconds = (Date.now() - this.started) / 1000;
     return result;
   }
@@ -458,23 +386,34 @@ class SqlSink implements RestoreSink {
     }
   }
 
-  async abort(): Promise<void> {
-    this.aborted = true;
-    this.stopping.abort();
-    await this.teardown();
-    await this.consumer?.catch(() => {});
-    await Promise.all(this.earlier);
+  private aborting: Promise<void> | null = null;
+
+  /**
+   * One abort, however many callers: the signal's listener and the pipeline both call it, and the
+   * second must wait for the first's cleanup (it used to return at once, and the process exited
+   * before DROP DATABASE reached the --into server: a backupctl_restore_* schema left in 2 of 5 Ctrl-C).
+   */
+  abort(): Promise<void> {
+    this.aborting ??= (async () => {
+      this.aborted = true;
+      this.stopping.abort();
+      await this.teardown();
+      await this.consumer?.catch(() => {});
+      await Promise.all(this.earlier);
+    })();
+    return this.aborting;
   }
+
 }
 
 /**
- * A RestoreSink for one SQL dump file: hand it the file's raw bytes (gzipped
- * or not). `kind` when the caller already sniffed it (sniffHead); otherwise
- * the sink sniffs the first decompressed bytes itself, and a kind that is not
- * SQL ends as verdict "not-restorable". write() rejects with
- * NoRestoreEngineError (exit 15) when no engine can restore the dump.
+ * A RestoreSink for one SQL dump: hand it the decoded bytes (the caller
+ * gunzips) of a dump of `kind` (the caller sniffed it). `plan`: the engine
+ * planSqlEngine chose (else it is planned when the first bytes arrive).
+ * write() rejects with NoRestoreEngineError (exit 15) when no engine can
+ * restore the dump.
  */
-export function createSqlRestoreSink(options: RestoreOptions, kind?: DumpKind): RestoreSink {
-  return new SqlSink(options, kind);
+export function createSqlRestoreSink(options: RestoreOptions, kind: DumpKind, plan?: EnginePlan): RestoreSink {
+  return new SqlSink(options, kind, plan);
 }
 

@@ -1,0 +1,123 @@
+// The interface every SQL engine of restore-test implements (issue 28 §10),
+// and the one place that chooses an engine for a dump and says why none fits.
+// An engine (postgres.ts, mysql.ts) says which kinds of dump it restores, why
+// a mode (server: the user's --into, local: an ephemeral server from the
+// machine's binaries, embedded: PGlite) cannot restore one here, and opens a
+// scratch target for the dump: confined as that engine confines it (see
+// docs/security.md). Loading, counting, asserting and cleaning up are the
+// SqlTarget's (target.ts). Nothing here reads process.env: the environment is
+// the command's, handed down in EngineOptions.
+import { CliError, ExitCode } from '../../errors.js';
+import type { DumpKind, EngineChoice, SqlDialect } from '../types.js';
+import type { PipedClient } from './client.js';
+import type { SqlTarget } from './target.js';
+import { describeRaw, parseIntoUrl, type ParsedUrl } from './url.js';
+
+export type EngineMode = 'server' | 'local' | 'embedded';
+
+/** What an engine is told when it plans and opens: the command's options and environment. */
+export interface EngineOptions {
+  engine: EngineChoice;
+  /** --into (or BACKUPCTL_RESTORE_URL, resolved by the command). */
+  into?: string;
+  /** --run-as: the account an ephemeral server runs as when backupctl is root. */
+  runAs?: string;
+  /** --trust-into-user: restore as the --into user even when its rights reach beyond what it creates. */
+  trustIntoUser?: boolean;
+  /** The command's environment (PATH to find binaries, the bounds). Never process.env. */
+  env: NodeJS.ProcessEnv;
+}
+
+/** What open() gets besides the options. */
+export interface OpenContext {
+  signal: AbortSignal;
+  /** A warning for the result (key: one line per kind of warning). */
+  warn: (key: string, text: string) => void;
+  /** The first decoded bytes of the dump (what it needs before it runs: extensions). */
+  head: string;
+}
+
+/** The engine chosen for one dump. */
+export interface EnginePlan {
+  engine: SqlEngine;
+  mode: EngineMode;
+  kind: DumpKind;
+  /** Why the modes before this one were passed over (warnings). */
+  notes: string[];
+  /** --into, parsed, when mode is server. */
+  into?: ParsedUrl;
+}
+
+export interface SqlEngine {
+  readonly dialect: SqlDialect;
+  /** "PostgreSQL", "MySQL/MariaDB": for messages. */
+  readonly product: string;
+  /** The kinds of dump it restores. */
+  readonly kinds: readonly DumpKind[];
+  /** The URL schemes of --into it takes (postgres, mysql). */
+  readonly intoDialect: SqlDialect;
+  /** Why `mode` cannot restore `kind` on this machine, or null when it can. Starts nothing, connects nowhere. */
+  unavailable(mode: EngineMode, kind: DumpKind, o: EngineOptions): Promise<string | null>;
+  /** The ways to get an engine when none fits (NoRestoreEngineError's hints). */
+  hints(): string[];
+  /**
+   * A scratch target for the dump, confined (docs/security.md): the dump's
+   * session reaches nothing but the scratch database. The target owns what
+   * it started (server, login, database): its close() and abort() remove them.
+   */
+  open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget>;
+  /** A program turning a kind that is not SQL text (pg-custom) into SQL on its stdout, else null. */
+  converter(kind: DumpKind, o: EngineOptions): PipedClient | null;
+}
+
+/** No engine can restore this dump (exit 15): names the ways to get one. */
+export class NoRestoreEngineError extends CliError {
+  constructor(engine: SqlEngine, tried: string[] = []) {
+    super(`no engine to restore a ${engine.product} dump`, ExitCode.noRestoreEngine, [...engine.hints(), ...tried.map((t) => `(${t})`)]);
+  }
+}
+
+export function engineFor(engines: readonly SqlEngine[], kind: DumpKind): SqlEngine | null {
+  return engines.find((e) => e.kinds.includes(kind)) ?? null;
+}
+
+const DIALECT_WORDS: Record<SqlDialect, string> = { postgres: 'PostgreSQL', mysql: 'MySQL' };
+
+/**
+ * Which engine and mode restore a dump of this kind, without starting
+ * anything: --into first (auto) or only (server), then local binaries, then
+ * embedded. Throws NoRestoreEngineError (exit 15) when none can, a usage
+ * error (exit 2) for an --into that cannot be read or does not fit.
+ */
+export async function planEngine(engines: readonly SqlEngine[], kind: DumpKind, o: EngineOptions): Promise<EnginePlan> {
+  const engine = engineFor(engines, kind);
+  if (!engine) throw new CliError(`not a SQL dump (${kind})`, ExitCode.usage);
+  const notes: string[] = [];
+  const choice = o.engine;
+  if (choice === 'server' || (choice === 'auto' && o.into)) {
+    if (!o.into) throw new CliError('--engine server needs --into URL (or BACKUPCTL_RESTORE_URL)', ExitCode.usage);
+    let u: ParsedUrl;
+    try {
+      u = parseIntoUrl(o.into);
+    } catch (e) {
+      throw new CliError((e as Error).message, ExitCode.usage);
+    }
+    if (u.dialect === engine.intoDialect) {
+      const why = await engine.unavailable('server', kind, o);
+      if (!why) return { engine, mode: 'server', kind, notes, into: u };
+      if (choice === 'server') throw new NoRestoreEngineError(engine, [why]);
+      notes.push(`--into: ${why}`);
+    } else {
+      if (choice === 'server') throw new CliError(`--into is a ${DIALECT_WORDS[u.dialect]} server, and this dump is ${engine.product}`, ExitCode.usage);
+      notes.push(`--into ${describeRaw(o.into)} is not a ${DIALECT_WORDS[engine.intoDialect]} server: not used for this dump`);
+    }
+  }
+  for (const mode of ['local', 'embedded'] as const) {
+    if (choice !== 'auto' && choice !== mode) continue;
+    const why = await engine.unavailable(mode, kind, o);
+    if (!why) return { engine, mode, kind, notes };
+    if (choice === mode) throw new NoRestoreEngineError(engine, [...notes, why]);
+    notes.push(why);
+  }
+  throw new NoRestoreEngineError(engine, notes);
+}
