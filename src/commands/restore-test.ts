@@ -30,6 +30,13 @@ export const module: ModuleSpec = {
         'folder (0700; ".." paths, absolute paths and links leading outside are refused), counted against its own ' +
         'listing, and --exec CMD runs inside it (sh -c): its exit decides. The folder and any scratch database are ' +
         'removed afterwards, on Ctrl-C and SIGTERM too, unless --keep.\n\n' +
+        'A backup may have been changed by whoever can write to its storage, so a PostgreSQL dump runs with no rights ' +
+        'beyond its scratch database: as a throwaway login (random name and password; no superuser, CREATEROLE or ' +
+        'CREATEDB, member of no role) that owns only that database, dropped afterwards; with an --into user that may ' +
+        'not create roles, as that user only when it reaches nothing but the databases it creates (else ' +
+        '--trust-into-user); the local server runs as nobody when root, never as postgres; PGlite in a child process. ' +
+        'psql runs every session \\restrict-ed, so no client command of a dump runs. engine.rights in --json says ' +
+        'which rights the dump had (docs/security.md).\n\n' +
         'The global --timeout is the longest the test may take (default 30m). Exit 0 when restored and checked, 14 when ' +
         'the restore or a check failed, 15 when no engine is available, 11 when a file failed the checks on the way, 2 ' +
         'for flags that do not fit. Each run is recorded beside verify\'s ledger (restore-tests.json), where status and report ' +
