@@ -2,6 +2,9 @@
 // §2-3): statements, meta-commands and COPY blocks of both dialects with
 // their 1-based lines, the same events whatever the chunk boundaries, rows
 // counted per table, and the noise of a dump taken elsewhere.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { NoiseFilter } from '../../src/restore/sql/noise.js';
@@ -312,5 +315,29 @@ describe('issue 28 §9: counts of the tables the dump really loaded; §4: the re
     expect(await counted('-- c\n'.repeat(2000) + 'CREATE TABLE t (x int);\n', 500)).toEqual([['t', 't', 0]]);
     expect(maxStatement({ BACKUPCTL_RESTORE_MAX_STATEMENT: '256MiB' })).toBe(256 * 1024 * 1024);
     expect(() => maxStatement({ BACKUPCTL_RESTORE_MAX_STATEMENT: 'lots' })).toThrow('BACKUPCTL_RESTORE_MAX_STATEMENT="lots" is not a size (such as 256MiB)');
+  });
+});
+
+describe('issue 28 §2: a psql without \\restrict is never given a dump', () => {
+  test('psql 15.13 (before \\restrict) is refused with the versions that have it; 15.14 and 18 are taken', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-fake-psql-'));
+    try {
+      const fake = (v: string) => {
+        writeFileSync(path.join(dir, 'psql'), `#!/bin/sh\necho "psql (PostgreSQL) ${v} (Debian)"\n`, { mode: 0o755 });
+        writeFileSync(path.join(dir, 'pg_restore'), '#!/bin/sh\n', { mode: 0o755 });
+      };
+      fake('15.13');
+      const err = await planSqlEngine('pg-plain', { engine: 'server', into: 'postgres://u:p@/postgres?host=/tmp/x', env: { PATH: dir } }).catch((e: unknown) => e);
+      expect((err as { exitCode: number }).exitCode).toBe(15);
+      expect((err as { details: string[] }).details.join('\n')).toContain('psql 15.13 has no \\restrict (13.22, 14.19, 15.14, 16.10, 17.6 or later)');
+      const { psqlRestricts } = await import('../../src/restore/sql/postgres.js');
+      for (const [v, ok] of [['15.14', true], ['16.9', false], ['17.6', true], ['18.0', true], ['12.22', false]] as const) {
+        const copy = path.join(dir, `psql-${v}`);
+        writeFileSync(copy, `#!/bin/sh\necho "psql (PostgreSQL) ${v}"\n`, { mode: 0o755 });
+        expect((await psqlRestricts(copy)).ok, v).toBe(ok);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
