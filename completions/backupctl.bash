@@ -220,7 +220,7 @@ __backupctl_flags() {
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url' ;;
     'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file' ;;
-    'restore-test') echo '--latest --into --into-file --engine --assert --exec --keep --allow-empty --run-as --trust-into-user --check --jitter --lock --healthcheck-url --output-file' ;;
+    'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --trust-into-user --check --jitter --lock --healthcheck-url --output-file' ;;
     'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
@@ -477,7 +477,6 @@ __backupctl_flag_value() {
     'verify/--output-file') echo 'none' ;;
     'verify/--output'|'verify/-o') echo 'words table json ndjson tsv prometheus' ;;
     'restore-test/--into') echo 'none' ;;
-    'restore-test/--into-file') echo 'none' ;;
     'restore-test/--engine') echo 'words auto server local embedded' ;;
     'restore-test/--assert') echo 'none' ;;
     'restore-test/--exec') echo 'none' ;;

@@ -35,6 +35,13 @@ export const module: ModuleSpec = {
         '"changed since" too) --exec CMD runs inside it (sh -c) with PATH, HOME, USER, LANG, LC_*, TZ, TERM and TMPDIR ' +
         'only (never BACKUPCTL_*, PGPASSWORD or MYSQL_PWD): its exit decides. The folder and any scratch database are ' +
         'removed afterwards, on Ctrl-C and SIGTERM too, unless --keep.\n\n' +
+        'A backup may have been changed by whoever can write to its storage, so a PostgreSQL dump runs with no rights ' +
+        'beyond its scratch database: as a throwaway login (random name and password; no superuser, CREATEROLE or ' +
+        'CREATEDB, member of no role) that owns only that database, dropped afterwards; with an --into user that may ' +
+        'not create roles, as that user only when it reaches nothing but the databases it creates (else ' +
+        '--trust-into-user); the local server runs as nobody when root, never as postgres; PGlite in a child process. ' +
+        'psql runs every session \\restrict-ed, so no client command of a dump runs. engine.rights in --json says ' +
+        'which rights the dump had (docs/security.md).\n\n' +
         'A MySQL/MariaDB dump is sent statement by statement over the wire protocol (no client reads it, so client commands are never run) and ' +
         'runs as a throwaway login with rights on its scratch database only: --into needs a user that may CREATE USER and GRANT, else one whose ' +
         'grants reach only backupctl_restore_* databases, or --trust-into-user. A local MariaDB runs as nobody when backupctl runs as root. ' +

@@ -26,6 +26,8 @@ export function fileNote(f: RestoreFileResult): string {
   if (!f.failure?.message.startsWith('--assert')) for (const a of f.assertions.filter((a) => !a.ok)) parts.push(`--assert ${JSON.stringify(a.sql)} gave ${a.error ?? a.value ?? 'NULL'}`);
   if (f.verdict === 'structure-checked') parts.push('structure checked, not restored');
   if (f.exec && !f.failure) parts.push(`--exec exited 0 in ${f.exec.seconds.toFixed(2)} s`);
+  // Which rights the dump ran with (engine.rights in --json has the whole sentence).
+  if (f.engine?.rights) parts.push(`dump ran as ${f.engine.rights.split(/[:,(]/)[0]!.trim()}`);
   parts.push(...f.warnings);
   return parts.map(sanitize).join('; ');
 }

@@ -320,6 +320,24 @@ describe('counts of the tables the dump really loaded', () => {
   );
 
   test(
+    'a COPY that lands in s.t through search_path (a trigger empties it) is counted as s.t and fails, not as the 5 rows of public.t; a pre-10.3 dump counts',
+    async () => {
+      const r = await restore(
+        `${HEAD}CREATE SCHEMA s;\nCREATE TABLE public.t (x int);\nINSERT INTO public.t VALUES (1), (2), (3), (4), (5);\nCREATE TABLE s.t (x int);\n` +
+          `CREATE FUNCTION s.empty() RETURNS trigger LANGUAGE plpgsql AS $$BEGIN DELETE FROM s.t; RETURN NULL; END$$;\n` +
+          `CREATE TRIGGER e AFTER INSERT ON s.t FOR EACH STATEMENT EXECUTE FUNCTION s.empty();\nSET search_path = s, pg_catalog;\nCOPY t (x) FROM stdin;\n1\n2\n\\.\n`,
+        { engine: 'local' },
+      );
+      expect(r.verdict).toBe('failed');
+      expect(r.failure!.message).toBe('s.t: the dump holds 2 rows, the restored table 0');
+      const old = await restore(`${HEAD}CREATE SCHEMA app;\nSET search_path = app, pg_catalog;\nCREATE TABLE t (x int);\nCOPY t (x) FROM stdin;\n1\n2\n\\.\n`, { engine: 'local' });
+      expect(old.failure).toBeNull();
+      expect(old.tables).toEqual([{ table: 'app.t', expected: 2, restored: 2 }]);
+    },
+    T,
+  );
+
+  test(
     'a COPY block ending \\.\\r\\n (a CRLF dump) restores and counts',
     async () => {
       const crlf = `${HEAD}CREATE TABLE public.t (id int, s text);\nCOPY public.t (id, s) FROM stdin;\n1\ta\n2\tb\n\\.\nCOPY public.t (id, s) FROM stdin;\n3\tc\n\\.\n`.replace(/\n/g, '\r\n');

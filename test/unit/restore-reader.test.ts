@@ -2,13 +2,19 @@
 // §2-3): statements, meta-commands and COPY blocks of both dialects with
 // their 1-based lines, the same events whatever the chunk boundaries, rows
 // counted per table, and the noise of a dump taken elsewhere.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { NoiseFilter } from '../../src/restore/sql/noise.js';
 import { countInsertRows, SqlReader, type SqlEvent } from '../../src/restore/sql/reader.js';
 import { isGzip, sniffContent } from '../../src/pipeline/kinds.js';
 import { parseIntoUrl, describeRaw } from '../../src/restore/sql/url.js';
-import { planSqlEngine } from '../../src/restore/sql/sink.js';
+import { maxStatement, planSqlEngine } from '../../src/restore/sql/sink.js';
+import { firstSchema, SqlRun } from '../../src/restore/sql/run.js';
+import { Warnings } from '../../src/restore/sql/noise.js';
+import type { SqlTarget } from '../../src/restore/sql/target.js';
 import { fixture, manifest } from '../helpers/restore.js';
 
 function read(dialect: 'postgres' | 'mysql', text: string, chunk = text.length): SqlEvent[] {
@@ -248,5 +254,89 @@ describe('engine choice', () => {
   test('--run-as postgres is refused for PostgreSQL: the machine\'s postgres account reaches the real clusters', async () => {
     const err = await planSqlEngine('pg-plain', { engine: 'local', runAs: 'postgres' }).catch((e: unknown) => e);
     expect((err as { details: string[] }).details.join('\n')).toMatch(/--run-as postgres: the machine's postgres account reaches the real clusters/);
+  });
+});
+
+describe('issue 28 §9: counts of the tables the dump really loaded; §4: the reader\'s memory bound', () => {
+  /** A target that takes everything and runs nothing: SqlRun's counting and bound alone. */
+  const sink = (): SqlTarget => ({
+    dialect: 'postgres',
+    info: { mode: 'embedded', product: 'test', version: null },
+    database: null,
+    caps: {},
+    dead: false,
+    statement: async () => {},
+    blank: async () => {},
+    raw: async () => {},
+    copyStart: async () => {},
+    copyData: async () => {},
+    copyEnd: async () => {},
+    finish: async () => {},
+    countRows: async () => [],
+    countTables: async () => 0,
+    firstCell: async () => null,
+    close: async () => [],
+    abort: async () => {},
+  });
+  const counted = async (text: string, chunk = 7) => {
+    const run = new SqlRun('postgres', sink(), new Warnings());
+    for (let i = 0; i < text.length; i += chunk) await run.feed(text.slice(i, i + chunk));
+    await run.end();
+    return run.counted().map((t) => [t.display, t.sql, t.expected]);
+  };
+
+  test('comments inside and between the tuples of VALUES are not tuples, and do not stop the count', () => {
+    expect(countInsertRows("INSERT INTO public.t VALUES (1, 'a'), /* (9) */ (2, 'b') -- (9)\n, (3, /* ) */ 'c');", 'postgres')).toEqual({ table: 'public.t', rows: 3 });
+    expect(countInsertRows("INSERT INTO `t` VALUES (1),# (9)\n(2),/* ( */(3);", 'mysql')).toEqual({ table: 't', rows: 3 });
+  });
+
+  test('a pre-10.3 pg_dump (SET search_path = app, pg_catalog; then unqualified COPY) counts app.t', async () => {
+    expect(await counted('SET search_path = app, pg_catalog;\nCREATE TABLE t (x int);\nCOPY t (x) FROM stdin;\n1\n2\n\\.\nINSERT INTO t VALUES (3);\n')).toEqual([['app.t', 'app.t', 3]]);
+    expect(await counted("SELECT pg_catalog.set_config('search_path', 's', false);\nCOPY t (x) FROM stdin;\n1\n\\.\nSELECT pg_catalog.set_config('search_path', '', false);\nCOPY public.t (x) FROM stdin;\n1\n2\n\\.\n")).toEqual([
+      ['s.t', 's.t', 1],
+      ['public.t', 'public.t', 2],
+    ]);
+    expect(firstSchema('"$user", "App", public')).toBe('"App"');
+  });
+
+  test('a statement, a string or a run of comments longer than the bound fails, naming the bound and its setting', async () => {
+    for (const text of ["SELECT '" + 'x'.repeat(5000), '-- c\n'.repeat(2000), 'CREATE TABLE t (x int);\nINSERT INTO t VALUES ' + '(1),'.repeat(2000)]) {
+      const run = new SqlRun('postgres', sink(), new Warnings(), 4096);
+      let err: unknown = null;
+      try {
+        for (let i = 0; i < text.length; i += 1000) await run.feed(text.slice(i, i + 1000));
+      } catch (e) {
+        err = e;
+      }
+      expect((err as Error)?.message).toMatch(/longer than 4096 characters \(from line \d+\) is over the reader's bound: BACKUPCTL_RESTORE_MAX_STATEMENT=4096/);
+    }
+    // Under the bound, the same text streams by.
+    expect(await counted('-- c\n'.repeat(2000) + 'CREATE TABLE t (x int);\n', 500)).toEqual([['t', 't', 0]]);
+    expect(maxStatement({ BACKUPCTL_RESTORE_MAX_STATEMENT: '256MiB' })).toBe(256 * 1024 * 1024);
+    expect(() => maxStatement({ BACKUPCTL_RESTORE_MAX_STATEMENT: 'lots' })).toThrow('BACKUPCTL_RESTORE_MAX_STATEMENT="lots" is not a size (such as 256MiB)');
+  });
+});
+
+describe('issue 28 §2: a psql without \\restrict is never given a dump', () => {
+  test('psql 15.13 (before \\restrict) is refused with the versions that have it; 15.14 and 18 are taken', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-fake-psql-'));
+    try {
+      const fake = (v: string) => {
+        writeFileSync(path.join(dir, 'psql'), `#!/bin/sh\necho "psql (PostgreSQL) ${v} (Debian)"\n`, { mode: 0o755 });
+        writeFileSync(path.join(dir, 'pg_restore'), '#!/bin/sh\n', { mode: 0o755 });
+      };
+      fake('15.13');
+      const err = await planSqlEngine('pg-plain', { engine: 'server', into: 'postgres://u:p@/postgres?host=/tmp/x', env: { PATH: dir } }).catch((e: unknown) => e);
+      expect((err as { exitCode: number }).exitCode).toBe(15);
+      expect((err as { details: string[] }).details.join('\n')).toContain('psql 15.13 has no \\restrict (13.22, 14.19, 15.14, 16.10, 17.6 or later)');
+      const { psqlRestricts } = await import('../../src/restore/sql/postgres.js');
+      for (const [v, ok] of [['15.14', true], ['16.9', false], ['17.6', true], ['18.0', true], ['12.22', false]] as const) {
+        const copy = path.join(dir, `psql-${v}`);
+        writeFileSync(copy, `#!/bin/sh\necho "psql (PostgreSQL) ${v}"\n`, { mode: 0o755 });
+        expect((await psqlRestricts(copy)).ok, v).toBe(ok);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -106,6 +106,16 @@ export class SqlReader {
     return this.line;
   }
 
+  /** The characters held back, waiting for the end of a statement, a string, a comment run or a COPY line: what the memory bound caps. */
+  get pendingChars(): number {
+    return this.buf.length - this.start;
+  }
+
+  /** The line where the text held back starts. */
+  get pendingLine(): number {
+    return this.tokenPos >= 0 ? this.tokenLine : this.line;
+  }
+
   push(text: string): SqlEvent[] {
     if (this.finished) throw new Error('SqlReader: push after end');
     if (this.start > 0) {
@@ -564,7 +574,7 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
   let depth = 0;
   let rows = 0;
   const pg = dialect === 'postgres';
-  const inside = /[^'"`()$]+/y;
+  const inside = pg ? /[^'"()$\-/]+/y : /[^'"`()$\-/#]+/y;
   while (i < len) {
     if (depth > 0) {
       inside.lastIndex = i;
@@ -602,6 +612,27 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
         i = close < 0 ? len : close + tag[0].length;
         continue;
       }
+    }
+    // Comments, between tuples or inside one: -- to the end of the line, /* to */ (nested in PostgreSQL), mysql's #.
+    if ((ch === 45 && head.charCodeAt(i + 1) === 45) || (!pg && ch === 35)) {
+      const nl = head.indexOf('\n', i);
+      i = nl < 0 ? len : nl + 1;
+      continue;
+    }
+    if (ch === 47 && head.charCodeAt(i + 1) === 42 && !(!pg && head.charCodeAt(i + 2) === 33)) {
+      let nest = 1;
+      let j = i + 2;
+      while (j < len && nest > 0) {
+        if (pg && head.charCodeAt(j) === 47 && head.charCodeAt(j + 1) === 42) {
+          nest++;
+          j += 2;
+        } else if (head.charCodeAt(j) === 42 && head.charCodeAt(j + 1) === 47) {
+          nest--;
+          j += 2;
+        } else j++;
+      }
+      i = j;
+      continue;
     }
     if (ch === 40) {
       if (depth === 0) rows++;

@@ -12,6 +12,25 @@ const CREATE_TABLE = new RegExp(`^CREATE\\s+(?:(?:GLOBAL|LOCAL)\\s+)?(?:(?:TEMP|
 const DROP_TABLE = new RegExp(`^DROP\\s+(?:TEMPORARY\\s+)?TABLE\\s+(?:IF\\s+EXISTS\\s+)?${QNAME}`, 'i');
 const COPY_TABLE = new RegExp(`^COPY\\s+${QNAME}`, 'i');
 
+/** The reader's memory bound: a statement, string, comment run or COPY line longer than this fails the test. */
+export const MAX_STATEMENT_SETTING = 'BACKUPCTL_RESTORE_MAX_STATEMENT';
+export const DEFAULT_MAX_STATEMENT = 64 * 1024 * 1024;
+
+const QUALIFIED = /^(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[^".`\s]+)\s*\./;
+const SET_PATH = /^SET\s+(?:SESSION\s+|LOCAL\s+)?search_path\s*(?:=|TO)\s*([\s\S]*?)\s*;?\s*$/i;
+const SET_CONFIG_PATH = /^SELECT\s+(?:pg_catalog\s*\.\s*)?set_config\s*\(\s*'search_path'\s*,\s*'((?:[^']|'')*)'/i;
+
+/** The schema unqualified names land in under a search_path value ("app, pg_catalog" -> app), or null (none: pg_dump's ''). */
+export function firstSchema(value: string): string | null {
+  for (const part of value.split(',')) {
+    let p = part.trim().replace(/^'(.*)'$/, '$1').trim();
+    if (!p || /^"?\$user"?$/i.test(p) || /^"?pg_catalog"?$/i.test(p) || /^"?pg_temp"?$/i.test(p)) continue;
+    if (!p.startsWith('"')) p = p.toLowerCase();
+    return p;
+  }
+  return null;
+}
+
 export interface CountedTable {
   /** As the dump names it ("public.orders"; mysql: "shop.orders" when the dump names its database). */
   display: string;
@@ -26,10 +45,15 @@ export class SqlRun {
   private readonly tables = new Map<string, CountedTable>();
   private copyTable: CountedTable | null = null;
 
+  /** pg: the schema of unqualified names, from the dump's own SET search_path (null: as the session's default). */
+  private schema: string | null = null;
+
   constructor(
     readonly dialect: SqlDialect,
     private readonly target: SqlTarget,
     readonly warnings: Warnings,
+    /** The reader's memory bound, in characters (BACKUPCTL_RESTORE_MAX_STATEMENT). */
+    private readonly maxStatement: number = DEFAULT_MAX_STATEMENT,
   ) {
     this.reader = new SqlReader(dialect);
     this.filter = new NoiseFilter(dialect, target.caps, target.database ?? 'in memory');
@@ -41,6 +65,12 @@ export class SqlRun {
 
   async feed(text: string): Promise<void> {
     await this.handle(this.reader.push(text));
+    if (this.reader.pendingChars > this.maxStatement) {
+      throw new RestoreError(
+        `a statement, string, comment run or COPY line longer than ${this.maxStatement} characters (from line ${this.reader.pendingLine}) is over the reader's bound: ${MAX_STATEMENT_SETTING}=${this.maxStatement} (raise it, such as ${MAX_STATEMENT_SETTING}=256MiB, for a dump that needs it)`,
+        this.reader.pendingLine,
+      );
+    }
   }
 
   async end(): Promise<void> {
@@ -53,7 +83,13 @@ export class SqlRun {
     return [...this.tables.values()].map((t) => (db && !t.display.includes('.') ? { ...t, display: `${db}.${t.display}` } : t));
   }
 
-  private table(raw: string): CountedTable {
+  /** pg: an unqualified name as the dump's search_path resolves it. */
+  private resolve(raw: string): string {
+    return this.dialect === 'postgres' && this.schema && !QUALIFIED.test(raw) ? `${this.schema}.${raw}` : raw;
+  }
+
+  private table(given: string): CountedTable {
+    const raw = this.resolve(given);
     const display = normalizeName(raw, this.dialect);
     const key = this.dialect === 'postgres' ? display : display.toLowerCase();
     let t = this.tables.get(key);
@@ -141,6 +177,11 @@ export class SqlRun {
   private track(head: string): void {
     const h = this.dialect === 'mysql' ? head.replace(/^\/\*M?!\d*\s?/, '') : head;
     const c = h.charCodeAt(0) | 0x20;
+    if (c === 115 /* s */ && this.dialect === 'postgres') {
+      const m = SET_PATH.exec(h.slice(0, 1000)) ?? SET_CONFIG_PATH.exec(h.slice(0, 1000));
+      if (m) this.schema = firstSchema(m[1]!.replace(/''/g, "'"));
+      return;
+    }
     if (c === 105 /* i */ || c === 114 /* r */) {
       const ins = countInsertRows(h, this.dialect);
       if (ins) this.table(ins.table).expected += ins.rows;
@@ -154,7 +195,7 @@ export class SqlRun {
     if (c === 100 /* d */) {
       const m = DROP_TABLE.exec(h.slice(0, 600));
       if (m) {
-        const display = normalizeName(m[1]!, this.dialect);
+        const display = normalizeName(this.resolve(m[1]!), this.dialect);
         this.tables.delete(this.dialect === 'postgres' ? display : display.toLowerCase());
       }
     }

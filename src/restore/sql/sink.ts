@@ -16,7 +16,8 @@ import { mysqlEngine } from './mysql.js';
 import { Warnings } from './noise.js';
 import { postgresEngine } from './postgres.js';
 import { DEFAULT_PATH, redact } from './proc.js';
-import { SqlRun } from './run.js';
+import { parseSize } from '../../config/size.js';
+import { DEFAULT_MAX_STATEMENT, MAX_STATEMENT_SETTING, SqlRun } from './run.js';
 import { RestoreError, type SqlTarget } from './target.js';
 import { parseIntoUrl } from './url.js';
 
@@ -43,6 +44,20 @@ export function engineOptions(o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs
  */
 export function planSqlEngine(kind: DumpKind, o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs' | 'trustIntoUser' | 'env'>): Promise<EnginePlan> {
   return planEngine(SQL_ENGINES, kind, engineOptions(o));
+}
+
+/** The reader's memory bound from the command's environment (BACKUPCTL_RESTORE_MAX_STATEMENT, a size such as 256MiB). */
+export function maxStatement(env: NodeJS.ProcessEnv | undefined): number {
+  const text = env?.[MAX_STATEMENT_SETTING]?.trim();
+  if (!text) return DEFAULT_MAX_STATEMENT;
+  let n = NaN;
+  try {
+    n = parseSize(text);
+  } catch {
+    /* said below */
+  }
+  if (!Number.isFinite(n) || n <= 0) throw new RestoreError(`${MAX_STATEMENT_SETTING}=${JSON.stringify(text)} is not a size (such as 256MiB)`);
+  return n;
 }
 
 function truthy(v: string | null): boolean {
@@ -233,7 +248,7 @@ class SqlSink implements RestoreSink {
       throw new RestoreError('aborted');
     }
     this.target = target;
-    this.run = new SqlRun(dialect, this.target, this.warnings);
+    this.run = new SqlRun(dialect, this.target, this.warnings, maxStatement(this.options.env));
     const converter = plan.engine.converter(this.kind, eo);
     if (converter) {
       this.converter = converter;
