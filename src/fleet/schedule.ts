@@ -87,3 +87,55 @@ function makeCronTools(Cron: CronConstructor, describe: Describe): CronTools {
     },
   };
 }
+
+// ---------------------------------------------------------------------------
+// Staleness from the schedule
+
+/** A schedule as staleness reads it: a cron expression in its time zone (a job's schedule). */
+export interface ScheduleLike {
+  cron: string | null;
+  timezone?: string | null;
+  /** Paused, inactive, ...: it makes no runs. */
+  stopped?: string | undefined;
+}
+
+/** How far around `now` the runs are read to find the interval: a month each way covers monthly schedules. */
+const INTERVAL_WINDOW_MS = 32 * 86_400_000;
+const INTERVAL_RUN_LIMIT = 20_000;
+
+/**
+ * The runs of a schedule in [from, to]. THE place where a schedule becomes runs for staleness: today from
+ * the cron expression and time zone (croner); a schedule given by frequency and run_offset (issue 30) is
+ * to be read here too, so every judge of staleness follows. Undefined when it cannot be read.
+ */
+export function scheduleRuns(schedule: ScheduleLike, tools: CronTools, from: Date, to: Date): Date[] | undefined {
+  if (schedule.stopped || schedule.cron === null || !schedule.cron.trim()) return undefined;
+  return tools.runsBetween(schedule.cron, schedule.timezone, from, to, INTERVAL_RUN_LIMIT);
+}
+
+/**
+ * The interval of a job's schedules around `now`, in ms: the longest gap between consecutive runs of all its
+ * active schedules together, over a month each side of now (a weekly job: 7 days; weekdays only: 3 days;
+ * daily: 24 h, 25 h across a fall-back night). Undefined when no active schedule can be read.
+ */
+export function scheduleInterval(schedules: readonly ScheduleLike[], tools: CronTools, now: number): number | undefined {
+  const from = new Date(now - INTERVAL_WINDOW_MS);
+  const to = new Date(now + INTERVAL_WINDOW_MS);
+  const runs = schedules.flatMap((s) => scheduleRuns(s, tools, from, to) ?? []).map((d) => d.getTime());
+  if (runs.length < 2) return undefined;
+  runs.sort((a, b) => a - b);
+  let longest = 0;
+  for (let i = 1; i < runs.length; i++) longest = Math.max(longest, runs[i]! - runs[i - 1]!);
+  return longest > 0 ? longest : undefined;
+}
+
+/** The grace added to an interval before a job counts as stale: 25% of it, at least 2 hours. */
+export const MIN_GRACE_MS = 2 * 3_600_000;
+export function graceFor(intervalMs: number): number {
+  return Math.max(intervalMs * 0.25, MIN_GRACE_MS);
+}
+
+/** The allowed age of the newest successful backup for an interval: the interval plus its grace. */
+export function allowedAge(intervalMs: number): number {
+  return intervalMs + graceFor(intervalMs);
+}

@@ -37,7 +37,7 @@ import { isSuccess } from '../backups/status.js';
 import { newestBackupsRequest } from '../backups/newest.js';
 import { buildEntry, snapshotScheduleCron, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
 import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './model.js';
-import { NO_MARKS, type JobMarksByJob } from '../fleet/marks.js';
+import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
 
 export interface ReportOptions {
   /** --job: ids or names; empty for every job. */
@@ -46,8 +46,8 @@ export interface ReportOptions {
   sections: boolean;
   window: ReportWindow;
   tools: CronTools;
-  /** Each job's last verify and restore test on this machine (none when absent). */
-  marks?: JobMarksByJob;
+  /** The verify and restore-test marks of this service's backups on this machine (none when absent). */
+  marks?: FleetMarks;
   /** --check's thresholds, for the document. */
   check?: { maxMissed: number; minSuccess: number | null } | undefined;
 }
@@ -204,8 +204,8 @@ async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSi
       lastSuccessBefore,
       notes,
       changedAt: changes.length ? Math.max(...changes) : undefined,
-      verify: marks.verify(id),
-      restoreTest: marks.restoreTest(id),
+      // The marks of the newest completed backup the report finds (compute.ts), judged as status judges them.
+      marks: (newestId) => marks.forJob(id, newestId, opts.window.now, Infinity),
     },
     window,
     opts.tools,

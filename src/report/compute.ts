@@ -88,8 +88,8 @@ export interface EntryInput {
    * it is not known, so runs expected before it are judged only where a backup fulfilled them.
    */
   changedAt?: number | undefined;
-  verify?: ReportEntry['verify'];
-  restoreTest?: ReportEntry['restore_test'];
+  /** The verify and restore-test marks for the newest completed backup (its id), when the entry is a job. */
+  marks?: (newestId: string | null) => { verify: ReportEntry['verify']; restore_test: ReportEntry['restore_test'] };
 }
 
 /** Statuses the report knows; anything else counts as failed, with a note. */
@@ -106,6 +106,12 @@ export function outcomeOf(status: string | null): RunOutcome | undefined {
   if (status === null) return undefined;
   if (isInProgress(status)) return 'in_progress';
   return OUTCOME_OF_STATUS[status];
+}
+
+/** The marks of the newest completed backup (null for machines and resources, which backupctl does not test). */
+function markedOf(input: EntryInput, newestId: string | null): Pick<ReportEntry, 'verify' | 'restore_test'> {
+  const m = input.marks?.(newestId);
+  return { verify: m?.verify ?? null, restore_test: m?.restore_test ?? null };
 }
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
@@ -296,8 +302,7 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
     duration: { count: points.length, median_seconds: median, p95_seconds: p95, points },
     size: { bytes: sized.length ? sized.reduce((sum, a) => sum + a.sizeBytes!, 0) : null, known: sized.length, of: succeeded.length },
     last_success: lastSuccess ? attemptOf(lastSuccess) : null,
-    verify: input.verify ?? null,
-    restore_test: input.restoreTest ?? null,
+    ...markedOf(input, lastSuccess?.id == null ? null : String(lastSuccess.id)),
     notes,
   };
 }

@@ -38,7 +38,7 @@ export class RestoreTimeoutError extends Error {}
 
 /** The first reason a file failed. */
 export function fileReason(f: RestoreFileResult): string | null {
-  if (f.check.verdict === 'failed') return f.check.reason;
+  if (f.check.verdict === 'failed' || f.check.verdict === 'not-tested') return f.check.reason;
   if (f.verdict === 'failed') return f.failure?.message ?? 'failed';
   return null;
 }
@@ -47,7 +47,7 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 
 /** verify's verdict on the file, as restore-test shows it. */
 function checkOf(r: FileResult): RestoreFileResult['check'] {
-  return { verdict: r.verdict, format: r.format, reason: r.verdict === 'failed' ? r.reasons.join('; ') : null };
+  return { verdict: r.verdict, format: r.format, reason: r.verdict === 'failed' || r.verdict === 'not-tested' ? r.reasons.join('; ') : null };
 }
 
 export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Promise<RestoreDocument> {
@@ -137,13 +137,20 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
   files.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
   const total = round((performance.now() - t0) / 1000);
   const failed = files.filter((f) => f.verdict === 'failed');
+  // What kept a file from being tested (the transfer, the scratch server) says nothing of the backup.
+  const untested = (f: RestoreFileResult) => f.check.verdict === 'not-tested' || (f.check.verdict !== 'failed' && f.failure?.untested === true);
+  const bad = failed.filter((f) => !untested(f));
   const restored = files.filter((f) => f.verdict !== 'failed' && f.verdict !== 'not-restorable');
-  let reason = failed.length ? fileReason(failed[0]!) : null;
-  if (!reason && !restored.length) reason = `nothing in backup ${backup.id} could be restored (${files.map((f) => f.warnings[0] ?? f.kind).join('; ')})`;
+  let verdict: RestoreBackupResult['verdict'] = 'passed';
+  let reason: string | null = null;
+  if (bad.length) [verdict, reason] = ['failed', fileReason(bad[0]!)];
+  else if (failed.length) [verdict, reason] = ['not-tested', fileReason(failed[0]!)];
+  else if (!restored.length) [verdict, reason] = ['unchecked', `nothing in backup ${backup.id} could be restored (${files.map((f) => f.warnings[0] ?? f.kind).join('; ')})`];
+  else if (restored.every((f) => f.verdict === 'structure-checked')) [verdict, reason] = ['structure-only', 'structure checked, not restored'];
   const b: RestoreBackupResult = {
     id: backup.id,
     created_at: backup.created_at,
-    verdict: reason ? 'failed' : 'passed',
+    verdict,
     files_total: files.length,
     files_failed: failed.length,
     tables: files.reduce((n, f) => n + f.tables.length, 0),

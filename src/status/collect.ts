@@ -39,13 +39,15 @@ import {
 export { CONCURRENCY, NOT_SCHEDULED, STOPPED_SCHEDULE, backupsPath, chooseJobs, get, limiter, listAll, num, obj, records, section, str, truthy };
 export type { Reader, Rec };
 import type { CronTools } from '../fleet/schedule.js';
-import type { JobMarksByJob } from '../fleet/marks.js';
-import { DEFAULT_TIMEZONE } from '../fleet/schedule.js';
+import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
+import { DEFAULT_TIMEZONE, scheduleInterval } from '../fleet/schedule.js';
 import { successStatuses } from '../backups/status.js';
 import { newestBackupsRequest } from '../backups/newest.js';
 import {
   compareJobs,
+  frequencyHours,
   isSuccess,
+  snapshotHealth,
   judge,
   maxAgeFor,
   newestFirst,
@@ -72,8 +74,8 @@ export interface CollectOptions {
   allowErrors: boolean;
   now: number;
   tools: CronTools;
-  /** Each job's last verify and restore test on this machine; none when absent. */
-  marks?: JobMarksByJob;
+  /** The verify and restore-test marks of this service's backups on this machine; none when absent. */
+  marks?: FleetMarks;
 }
 
 export async function collectStatus(ctx: Context, opts: CollectOptions): Promise<StatusDocument> {
@@ -115,14 +117,22 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
     const present = jobs.filter((j): j is JobStatus => j !== undefined).sort(compareJobs);
     const summary = { failing: 0, stale: 0, healthy: 0, unknown: 0 };
     for (const j of present) summary[j.health]++;
+    const [droplets, volumes, activated] = side ? await Promise.all([side.droplets, side.volumes, side.resources]) : [null, null, null];
+    const snapshotted = [...(droplets ?? []), ...(volumes ?? []), ...(activated ?? [])];
+    let snapshot_summary: StatusDocument['snapshot_summary'] = null;
+    if (droplets || volumes || activated) {
+      snapshot_summary = { failing: 0, stale: 0, healthy: 0, unknown: 0 };
+      for (const m of snapshotted) snapshot_summary[m.health]++;
+    }
     return {
       generated_at: new Date(opts.now).toISOString(),
       allow_errors: opts.allowErrors,
       summary,
+      snapshot_summary,
       jobs: present,
-      droplets: side ? await side.droplets : null,
-      volumes: side ? await side.volumes : null,
-      resources: side ? await side.resources : null,
+      droplets,
+      volumes,
+      resources: activated,
     };
   } catch (err) {
     stop.abort(err);
@@ -216,13 +226,14 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
     if (err instanceof ApiError && err.status === 404) return undefined;
     throw err;
   }
-  const maxAgeMs = maxAgeFor(opts.maxAges, { id, name: str(job.name) });
-  const judged = judge({ recent, lastSuccess, jobCreatedAt: job.created_at, maxAgeMs, allowErrors: opts.allowErrors, now: opts.now });
   const schedules = schedulesOf(job, opts);
+  const interval = scheduleInterval(jobSchedules(job), opts.tools, opts.now);
+  const maxAge = maxAgeFor(opts.maxAges, { id, name: str(job.name) }, interval);
+  const judged = judge({ recent, lastSuccess, jobCreatedAt: job.created_at, maxAgeMs: maxAge.ms, allowErrors: opts.allowErrors, now: opts.now });
   const nextRuns = schedules.map((s) => s.next_run).filter((t): t is string => t !== null).sort();
-  const verify = opts.marks?.verify(id) ?? null;
-  // The health tools agree: a job whose bytes failed their last verify is not healthy, whatever its records say.
-  if (verify?.verdict === 'failed') judged.health = 'failing';
+  // The newest completed backup is judged by its own marks: a failed one makes the job failing, whatever its records say.
+  const marks = (opts.marks ?? NO_MARKS).forJob(id, judged.last_completed?.id ?? null, opts.now, maxAge.ms);
+  if (marks.failed) judged.health = 'failing';
   return {
     id,
     name: str(job.name),
@@ -230,13 +241,15 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
     schedules,
     next_run: nextRuns[0] ?? null,
     ...judged,
-    max_age_seconds: Math.round(maxAgeMs / 1000),
+    max_age_seconds: Math.round(maxAge.ms / 1000),
+    max_age_from: maxAge.from,
     storage: (Array.isArray(job.storage) ? job.storage : [])
       .map(obj)
       .filter((s): s is Rec => s !== undefined)
       .map((s) => str(s.name) ?? String(s.id ?? '')),
-    verify,
-    restore_test: opts.marks?.restoreTest(id) ?? null,
+    verify: marks.verify,
+    restore_test: marks.restore_test,
+    warnings: marks.warnings,
   };
 }
 
@@ -281,14 +294,18 @@ async function machines(r: FleetReader, kind: 'droplets' | 'volumes', now: numbe
       if (!completed && nextPageQuery(query, body, snapshots.length) !== undefined) {
         completed = records(await get(r, path, { status: 'completed', sort: '-started_at', page_size: BACKUP_PAGE }))[0];
       }
+      const seen = {
+        newest: snapshots[0] ? snapshotSummaryOf(snapshots[0], now) : null,
+        last_completed: completed ? snapshotSummaryOf(completed, now) : null,
+      };
       return {
         id: typeof m.id === 'number' ? m.id : String(m.id ?? ''),
         name: str(m.name),
         status: str(m.status),
         frequency_hours: num(m.frequency),
         timezone: str(m.timezone),
-        newest: snapshots[0] ? snapshotSummaryOf(snapshots[0], now) : null,
-        last_completed: completed ? snapshotSummaryOf(completed, now) : null,
+        ...seen,
+        ...snapshotHealth(seen, frequencyHours(num(m.frequency))),
       };
     }),
   );
@@ -318,15 +335,17 @@ async function resources(r: FleetReader, now: number): Promise<ResourceStatus[]>
     const { frequency } = resourceSchedule(x);
     const n = newest.get(x.id);
     const c = completed.get(x.id);
+    const freq = typeof frequency === 'string' || typeof frequency === 'number' ? frequency : null;
+    const seen = { newest: n ? snapshotSummaryOf(n, now) : null, last_completed: c ? snapshotSummaryOf(c, now) : null };
     return {
       id: num(x.id) ?? 0,
       type: str(x.type),
       provider: resourceProvider(x),
       account: resourceAccount(x),
       last_known_ip: str(x.last_known_ip),
-      frequency: typeof frequency === 'string' || typeof frequency === 'number' ? frequency : null,
-      newest: n ? snapshotSummaryOf(n, now) : null,
-      last_completed: c ? snapshotSummaryOf(c, now) : null,
+      frequency: freq,
+      ...seen,
+      ...snapshotHealth(seen, frequencyHours(freq)),
     };
   });
 }

@@ -9,7 +9,7 @@ import type { EngineInfo } from '../types.js';
 import { PipedClient } from './client.js';
 import { privateDir, serverAccount, startServer, tail, serverEnv, type EphemeralServer } from './ephemeral.js';
 import { clientEnv, findBinary, randomName, redact, run, SBIN_DIRS } from './proc.js';
-import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
+import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import type { ParsedUrl } from './url.js';
 import { rm } from 'node:fs/promises';
 
@@ -111,7 +111,7 @@ export class MysqlTarget implements SqlTarget {
 
   static async open(client: MyClient, conn: MyConn, mode: EngineInfo['mode'], onClose: () => Promise<void>): Promise<MysqlTarget> {
     const probe = await myQueries(client, conn, null, ['SELECT VERSION()', "SELECT COUNT(*) FROM information_schema.COLLATIONS WHERE COLLATION_NAME = 'utf8mb4_0900_ai_ci'"]);
-    if (probe.rows[0] === null || !probe.rows[0]![0]) throw new RestoreError(`cannot connect to the MySQL/MariaDB server: ${redact(firstError(probe.stderr), conn.secrets)}`);
+    if (probe.rows[0] === null || !probe.rows[0]![0]) throw new EngineUnavailableError(`cannot connect to the MySQL/MariaDB server: ${redact(firstError(probe.stderr), conn.secrets)}`);
     const full = probe.rows[0]![0]![0] ?? '';
     const product = /mariadb/i.test(full) ? 'MariaDB' : 'MySQL';
     const version = /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null;
@@ -122,7 +122,7 @@ export class MysqlTarget implements SqlTarget {
     };
     const database = `backupctl_restore_${randomName()}`;
     const created = await myQueries(client, conn, null, [`CREATE DATABASE ${q(database)}`]);
-    if (created.rows[0] === null || /ERROR/.test(created.stderr)) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(created.stderr), conn.secrets)}`);
+    if (created.rows[0] === null || /ERROR/.test(created.stderr)) throw new EngineUnavailableError(`cannot create the scratch database ${database}: ${redact(firstError(created.stderr), conn.secrets)}`);
     return new MysqlTarget(client, conn, database, { mode, product, version }, caps, onClose);
   }
 

@@ -9,7 +9,7 @@ import type { EngineInfo } from '../types.js';
 import { PipedClient } from './client.js';
 import { privateDir, serverAccount, serverEnv, startServer, tail, type EphemeralServer } from './ephemeral.js';
 import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
-import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
+import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import type { ParsedUrl } from './url.js';
 
 export interface PgConn {
@@ -123,8 +123,8 @@ export class PsqlTarget implements SqlTarget {
       ['SHOW server_version', 'SHOW server_version_num', 'SELECT name FROM pg_settings', 'SELECT name FROM pg_available_extensions', `CREATE DATABASE ${q(database)}`],
       signal,
     );
-    if (probe.rows[0] === null) throw new RestoreError(`cannot connect to PostgreSQL: ${redact(firstError(probe.stderr), conn.secrets)}`);
-    if (probe.rows[4] === null || probe.code !== 0) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(probe.stderr), conn.secrets)}`);
+    if (probe.rows[0] === null) throw new EngineUnavailableError(`cannot connect to PostgreSQL: ${redact(firstError(probe.stderr), conn.secrets)}`);
+    if (probe.rows[4] === null || probe.code !== 0) throw new EngineUnavailableError(`cannot create the scratch database ${database}: ${redact(firstError(probe.stderr), conn.secrets)}`);
     const version = probe.rows[0]![0]?.[0]?.split(' ')[0] ?? null;
     const caps: TargetCaps = {
       settings: new Set((probe.rows[2] ?? []).map((r) => r[0]!.toLowerCase())),

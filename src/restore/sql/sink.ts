@@ -20,7 +20,7 @@ import { findPgClients, findPgServer, pgConnFromUrl, PsqlTarget, startLocalPostg
 import { serverAccount } from './ephemeral.js';
 import { redact } from './proc.js';
 import { SqlRun } from './run.js';
-import { RestoreError, type SqlTarget } from './target.js';
+import { EngineUnavailableError, RestoreError, type SqlTarget } from './target.js';
 import { describeRaw, IntoUrlError, parseIntoUrl } from './url.js';
 
 /** No engine can restore this dump (exit 15): names the three ways to get one. */
@@ -266,6 +266,7 @@ class SqlSink implements RestoreSink {
       this.failure = { message: redact(e.message, this.secrets) };
       if (e.line !== undefined) this.failure.line = e.line;
       if (e.statement) this.failure.statement = redact(e.statement.slice(0, 200), this.secrets);
+      if (e instanceof EngineUnavailableError) this.failure.untested = true;
     } else this.failure = { message: redact(e instanceof Error ? e.message : String(e), this.secrets) };
   }
 
