@@ -83,7 +83,8 @@ const status: Handler = async (input, ctx) => {
   const outputFile = v.output_file as string | undefined;
   const format: Format = prometheus ? 'prometheus' : ctx.output.quiet ? 'quiet' : ctx.output.format;
   // The other sections are shown by the table, the document and the metrics; tsv and -q are per job.
-  const sections = jobs.length === 0 && (format === 'table' || format === 'json' || format === 'ndjson' || format === 'prometheus');
+  // --check judges them whatever the format (they are said on stderr).
+  const sections = jobs.length === 0 && (v.check === true || format === 'table' || format === 'json' || format === 'ndjson' || format === 'prometheus');
   const { selectColumns } = await import('../output/index.js');
   const { jobColumns } = await import('../status/view.js');
   const jobKeys = ctx.output.columns && (format === 'table' || format === 'tsv') ? selectColumns(jobColumns, ctx.output.columns).map((c) => c.key) : undefined;

@@ -90,7 +90,7 @@ const NAMES: Record<MarkKind, string> = { verify: 'verify', restore_test: 'resto
 /**
  * Judges a job by the marks of its newest completed backup:
  * - failed when its verify or restore test (the latest that looked at the bytes) failed;
- * - a warning when one is unchecked, or its latest attempt was not-tested;
+ * - a warning when one is unchecked, or no attempt of that kind could run (not-tested);
  * - a warning when every attempt on the job's backups for longer than `maxAgeMs` was not-tested.
  */
 export function judgeMarks(backups: readonly MarkedBackup[], newestId: string | null, now: number, maxAgeMs: number): JobMarks {
@@ -103,9 +103,9 @@ export function judgeMarks(backups: readonly MarkedBackup[], newestId: string | 
     else out.restore_test = mark as RestoreMark | null;
     if (!mark?.of_newest) continue;
     if (mark.state === 'failed') out.failed = true;
-    if (mark.state === 'unchecked') out.warnings.push({ kind: 'unchecked', text: `the ${NAMES[kind]} of the newest backup checked only size and hash${mark.reason ? ` (${mark.reason})` : ''}` });
-    const attempt = mark.last_attempt ?? (mark.state === 'not-tested' ? mark : null);
-    if (attempt?.state === 'not-tested') out.warnings.push({ kind: 'not-tested', text: `the ${NAMES[kind]} of the newest backup could not run${attempt.reason ? ` (${attempt.reason})` : ''}` });
+    if (mark.state === 'unchecked') out.warnings.push({ kind: 'unchecked', text: `the ${NAMES[kind]} of the newest backup is unchecked${mark.reason ? `: ${mark.reason}` : ''}` });
+    // A later attempt that could not run does not undo what an earlier one found: it is shown (last_attempt), not warned about.
+    if (mark.state === 'not-tested') out.warnings.push({ kind: 'not-tested', text: `the ${NAMES[kind]} of the newest backup could not run${mark.reason ? ` (${mark.reason})` : ''}` });
   }
   const streak = untestedSince(backups);
   if (streak !== undefined && now - streak > maxAgeMs) {

@@ -6,7 +6,7 @@ import * as z from 'zod/mini';
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 
-export const RESTORE_FILE_VERDICTS = ['restored', 'structure-checked', 'extracted', 'failed', 'not-restorable'] as const;
+export const RESTORE_FILE_VERDICTS = ['restored', 'structure-checked', 'extracted', 'failed', 'not-restorable', 'not-tested'] as const;
 /** The words of the marks (src/state/marks.ts) that a restore test can give. */
 export const RESTORE_VERDICTS = ['passed', 'structure-only', 'unchecked', 'failed', 'not-tested'] as const;
 export type RestoreVerdict = (typeof RESTORE_VERDICTS)[number];
@@ -34,7 +34,8 @@ export const restoreFileSchema = describe(
       z.enum(RESTORE_FILE_VERDICTS),
       'restored: loaded and checked; structure-checked: a mongodump archive, every document parsed and counted, not restored; ' +
         'extracted: a file archive extracted and counted against its listing (and --exec passed); failed: see failure; ' +
-        'not-restorable: encrypted or of a kind backupctl does not restore (said, not hidden)',
+        'not-restorable: encrypted or of a kind backupctl does not restore (said, not hidden); not-tested: the file could not be read, or the ' +
+        'scratch server could not be used (see failure): nothing is known of it',
     ),
     engine: z.nullable(engineSchema),
     database: describe(z.nullable(z.string()), 'The scratch database restored into (kept with --keep)'),

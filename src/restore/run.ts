@@ -39,7 +39,7 @@ export class RestoreTimeoutError extends Error {}
 /** The first reason a file failed. */
 export function fileReason(f: RestoreFileResult): string | null {
   if (f.check.verdict === 'failed' || f.check.verdict === 'not-tested') return f.check.reason;
-  if (f.verdict === 'failed') return f.failure?.message ?? 'failed';
+  if (f.verdict === 'failed' || f.verdict === 'not-tested') return f.failure?.message ?? f.verdict;
   return null;
 }
 
@@ -66,7 +66,8 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
       backup_id: backup.id,
       name: file.name,
       kind: restore.kind,
-      verdict: read.check.verdict === 'failed' ? 'failed' : restore.verdict,
+      // What kept the file from being tested (the transfer, the scratch server) says nothing of the backup: not-tested.
+      verdict: read.check.verdict === 'failed' ? 'failed' : read.check.verdict === 'not-tested' || restore.failure?.untested ? 'not-tested' : restore.verdict,
       engine: restore.engine,
       database: restore.database,
       tables: restore.tables,
@@ -137,14 +138,12 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
   files.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
   const total = round((performance.now() - t0) / 1000);
   const failed = files.filter((f) => f.verdict === 'failed');
-  // What kept a file from being tested (the transfer, the scratch server) says nothing of the backup.
-  const untested = (f: RestoreFileResult) => f.check.verdict === 'not-tested' || (f.check.verdict !== 'failed' && f.failure?.untested === true);
-  const bad = failed.filter((f) => !untested(f));
-  const restored = files.filter((f) => f.verdict !== 'failed' && f.verdict !== 'not-restorable');
+  const untested = files.filter((f) => f.verdict === 'not-tested');
+  const restored = files.filter((f) => f.verdict !== 'failed' && f.verdict !== 'not-tested' && f.verdict !== 'not-restorable');
   let verdict: RestoreBackupResult['verdict'] = 'passed';
   let reason: string | null = null;
-  if (bad.length) [verdict, reason] = ['failed', fileReason(bad[0]!)];
-  else if (failed.length) [verdict, reason] = ['not-tested', fileReason(failed[0]!)];
+  if (failed.length) [verdict, reason] = ['failed', fileReason(failed[0]!)];
+  else if (untested.length) [verdict, reason] = ['not-tested', fileReason(untested[0]!)];
   else if (!restored.length) [verdict, reason] = ['unchecked', `nothing in backup ${backup.id} could be restored (${files.map((f) => f.warnings[0] ?? f.kind).join('; ')})`];
   else if (restored.every((f) => f.verdict === 'structure-checked')) [verdict, reason] = ['structure-only', 'structure checked, not restored'];
   const b: RestoreBackupResult = {

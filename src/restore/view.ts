@@ -115,7 +115,7 @@ export function summaryText(doc: RestoreDocument, width = Infinity): string {
 }
 
 export function failureLines(doc: RestoreDocument): string[] {
-  return doc.backups.flatMap((b) => b.files.filter((f) => f.verdict === 'failed').map((f) => `  ${sanitize(f.name)} (backup ${sanitize(b.id)}): ${fileNote(f)}`));
+  return doc.backups.flatMap((b) => b.files.filter((f) => f.verdict === 'failed' || f.verdict === 'not-tested').map((f) => `  ${sanitize(f.name)} (backup ${sanitize(b.id)}): ${fileNote(f)}`));
 }
 
 const mdCell = (text: string) => sanitize(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
