@@ -160,7 +160,7 @@ async function resultFor(
         noHeaders: out.noHeaders,
         now: new Date(doc.generated_at),
         jobKeys,
-        maxAgeText: `${maxAges.givenMs !== undefined ? durationText(maxAges.givenMs) : "each job's schedule interval + 25% (at least 2h)"}${maxAges.perJob.length ? ' (and per job as given)' : ''}`,
+        maxAgeText: `${maxAges.givenMs !== undefined ? durationText(maxAges.givenMs) : "from each job's schedule (interval + 25%, at least 2h)"}${maxAges.perJob.length ? ' (and per job as given)' : ''}`,
       });
       return { kind: 'text', text };
     }
