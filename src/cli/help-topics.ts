@@ -67,8 +67,8 @@ the environment over the profile. An empty value counts as unset.
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
   XDG_STATE_HOME        when absolute, backupctl keeps its state in $XDG_STATE_HOME/backupctl (else
                         ~/.local/state/backupctl): run locks named without a slash (--lock NAME),
-                        verify's ledger of file hashes (verify-ledger.json) and the restore
-                        tests' record (restore-tests.json)
+                        verify's ledger of file hashes (verify-ledger.json) and the verify
+                        and restore-test marks of each backup (marks.json)
   XDG_CACHE_HOME        where a start-up code cache for another node version is kept
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; docs/startup.md)
   BACKUPCTL_NO_CODE_CACHE
