@@ -34,7 +34,7 @@ import { DEFAULT_TIMEZONE, type CronTools } from '../fleet/schedule.js';
 import { parseServiceTime } from '../util/time.js';
 import { parseStatedSize } from '../backups/size.js';
 import { isSuccess } from '../backups/status.js';
-import { newestBackupsRequest } from '../backups/newest.js';
+import { newestSuccessRequests } from '../backups/newest.js';
 import { buildEntry, snapshotScheduleCron, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
 import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './model.js';
 import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
@@ -174,7 +174,8 @@ async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSi
     attempts = withinReach((await startedSinceList(r, backupsPath(id), startedSince)).map(attemptOf), window);
     if (!attempts.some((a) => isSuccess(a.status) && a.startedAt !== undefined && a.startedAt >= window.since && a.startedAt <= window.until)) {
       // No success in the window: the newest before it, for "last success".
-      const before = records(await get(r, backupsPath(id), newestBackupsRequest(id, { status: 'completed' }).query!)).map(attemptOf);
+      const [req] = newestSuccessRequests(id);
+      const before = records(await get(r, backupsPath(id), req!.query!)).map(attemptOf);
       lastSuccessBefore = before.filter((a) => isSuccess(a.status) && a.startedAt !== undefined && a.startedAt < window.since).sort((a, b) => b.startedAt! - a.startedAt!)[0];
     }
   } catch (err) {

@@ -41,8 +41,8 @@ export type { Reader, Rec };
 import type { CronTools } from '../fleet/schedule.js';
 import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
 import { DEFAULT_TIMEZONE, scheduleInterval } from '../fleet/schedule.js';
-import { successStatuses } from '../backups/status.js';
-import { newestBackupsRequest } from '../backups/newest.js';
+import { isSuccess as isSuccessful } from '../backups/status.js';
+import { newestBackupsRequest, newestSuccess, newestSuccessRequests } from '../backups/newest.js';
 import {
   compareJobs,
   frequencyHours,
@@ -214,12 +214,9 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
     recent = records(body);
     const morePages = nextPageQuery(query, body, recent.length) !== undefined;
     if (morePages && !recent.some((b) => isSuccess(str(b.status), opts.allowErrors))) {
-      // The newest success is older than the page: ask for it by status.
-      const statuses = successStatuses(opts.allowErrors);
-      const found = await Promise.all(
-        statuses.map(async (status) => records(await get(r, backupsPath(id), newestBackupsRequest(id, { status, pageSize: BACKUP_PAGE }).query!))[0]),
-      );
-      lastSuccess = newestFirst(found.filter((b): b is Rec => b !== undefined), 'created_at')[0];
+      // The newest success is older than the page: ask for it by status (src/backups/newest.ts).
+      const found = await Promise.all(newestSuccessRequests(id, opts.allowErrors, BACKUP_PAGE).map(async (req) => records(await get(r, backupsPath(id), req.query!))[0]));
+      lastSuccess = newestSuccess(found.filter((b): b is Rec => b !== undefined), opts.allowErrors);
     }
   } catch (err) {
     // Deleted between the list and now: it has no status any more.
@@ -290,7 +287,7 @@ async function machines(r: FleetReader, kind: 'droplets' | 'volumes', now: numbe
       const query = { sort: '-started_at', page_size: BACKUP_PAGE };
       const body = await get(r, path, query);
       const snapshots = newestFirst(records(body), 'started_at');
-      let completed = snapshots.find((s) => s.status === 'completed');
+      let completed = snapshots.find((s) => isSuccessful(str(s.status)));
       if (!completed && nextPageQuery(query, body, snapshots.length) !== undefined) {
         completed = records(await get(r, path, { status: 'completed', sort: '-started_at', page_size: BACKUP_PAGE }))[0];
       }
@@ -326,7 +323,7 @@ async function resources(r: FleetReader, now: number): Promise<ResourceStatus[]>
       for (const snap of newestFirst(page, 'started_at')) {
         const rid = snapshotResourceId(snap);
         if (!newest.has(rid)) newest.set(rid, snap);
-        if (snap.status === 'completed' && !completed.has(rid)) completed.set(rid, snap);
+        if (isSuccessful(str(snap.status)) && !completed.has(rid)) completed.set(rid, snap);
       }
       return missing();
     });
