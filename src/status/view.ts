@@ -316,15 +316,19 @@ function warningLines(doc: StatusDocument, o: ViewOptions): string {
   return lines.map((l) => `${l}\n`).join('');
 }
 
+const MACHINE_DROP_ORDER = ['frequency', 'status', 'last_completed'];
+const RESOURCE_DROP_ORDER = ['account', 'provider', 'frequency', 'type', 'last_completed'];
+
 /** The whole terminal view. */
 export function statusView(doc: StatusDocument, o: ViewOptions): string {
   let out = o.palette.bold('Jobs') + '\n';
   if (!doc.jobs.length) out += 'No jobs.\n';
   else out += table(doc.jobs, jobViewColumns(o), o, o.jobKeys ? { keepEmpty: true } : { dropOrder: JOB_DROP_ORDER }) + '\n' + legend(doc.jobs, o) + summaryLine(doc, o) + warningLines(doc, o);
   const sections: Array<[string, string | undefined]> = [
-    ['Droplets', doc.droplets?.length ? table(doc.droplets, machineColumns(o.now), o) : undefined],
-    ['Volumes', doc.volumes?.length ? table(doc.volumes, machineColumns(o.now), o) : undefined],
-    ['Snapshot resources (backups activated)', doc.resources?.length ? table(doc.resources, resourceColumns(o.now), o) : undefined],
+    // On a narrow terminal, whole columns go first (the health column came in with issue 29).
+    ['Droplets', doc.droplets?.length ? table(doc.droplets, machineColumns(o.now), o, { dropOrder: MACHINE_DROP_ORDER }) : undefined],
+    ['Volumes', doc.volumes?.length ? table(doc.volumes, machineColumns(o.now), o, { dropOrder: MACHINE_DROP_ORDER }) : undefined],
+    ['Snapshot resources (backups activated)', doc.resources?.length ? table(doc.resources, resourceColumns(o.now), o, { dropOrder: RESOURCE_DROP_ORDER }) : undefined],
   ];
   for (const [title, body] of sections) if (body) out += `\n${o.palette.bold(title)}\n${body}`;
   return out;
