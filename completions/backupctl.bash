@@ -218,9 +218,9 @@ __backupctl_flags() {
     'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
-    'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url' ;;
-    'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file' ;;
-    'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --trust-into-user --check --jitter --lock --healthcheck-url --output-file' ;;
+    'status') echo '--job --check --strict --max-age --allow-errors --output-file --healthcheck-url' ;;
+    'verify') echo '--latest --since --sample --parallel --strict --check --allow-unchecked --jitter --lock --healthcheck-url --output-file' ;;
+    'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --allow-unchecked --jitter --lock --healthcheck-url --output-file' ;;
     'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;

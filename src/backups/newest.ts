@@ -4,6 +4,7 @@
 import type { Client, RequestSpec } from '../cli/types.js';
 import { parseServiceTime } from '../util/time.js';
 import { checkedBackup, type Backup } from './record.js';
+import { isSuccess, successStatuses } from './status.js';
 
 /** The first page of a job's backups, newest first: enough for the strip of `status` and a --wait. */
 export const NEWEST_PAGE = 15;
@@ -62,4 +63,25 @@ export async function backupsSince(client: Client, jobId: string, since: number,
     }
   }
   return found;
+}
+
+/**
+ * The newest successful backup among records, by created_at (`completed`; with `allowErrors`,
+ * `completed_with_errors` too): THE "last success" of status, report and --check.
+ */
+export function newestSuccess<T>(records: readonly T[], allowErrors = false): T | undefined {
+  return newestFirst(records, 'created_at').find((r) => isSuccess(statusOf(r), allowErrors));
+}
+
+function statusOf(r: unknown): string | null {
+  const s = (r as { status?: unknown } | null | undefined)?.status;
+  return typeof s === 'string' ? s : null;
+}
+
+/**
+ * When a page of a job's newest backups holds no success: the requests that find the newest one
+ * (one per success status, each newest first); newestSuccess of their first records is the answer.
+ */
+export function newestSuccessRequests(jobId: string, allowErrors = false, pageSize = NEWEST_PAGE): RequestSpec[] {
+  return successStatuses(allowErrors).map((status) => newestBackupsRequest(jobId, { status, pageSize }));
 }

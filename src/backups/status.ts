@@ -26,7 +26,9 @@ export const MACHINE_SNAPSHOT_STATUSES = ['failed', 'in-progress', 'completed', 
  * What a status of a backup or snapshot means:
  * - success: `completed`, and only it;
  * - partial: `completed_with_errors`: finished, files written, with errors; not a success unless errors are allowed;
- * - failure: `failed`, `expired`, `delete-request` (a snapshot on its way out);
+ * - failure: `failed`, `expired`, `delete-request`. A `delete-request` is a snapshot on its way out:
+ *   it did complete once, but it no longer protects anything, so it means what `expired` means, in
+ *   every command (status judges it failing, report counts it expired: statusWord below);
  * - running: not finished yet (`pending`, `running`, `in-progress`, `transferring`, ...);
  * - unknown: a status this version does not know (or none).
  */
@@ -42,6 +44,27 @@ export function outcomeOf(status: string | null | undefined): Outcome {
   if (FAILURE.has(status)) return 'failure';
   if (RUNNING.has(status)) return 'running';
   return 'unknown';
+}
+
+/**
+ * The word a status is counted under (report's run outcomes, status's marks): completed,
+ * completed_with_errors, failed, expired (`delete-request` too: see Outcome), in_progress;
+ * undefined for no status or one this version does not know.
+ */
+export type StatusWord = 'completed' | 'completed_with_errors' | 'failed' | 'expired' | 'in_progress';
+export function statusWord(status: string | null | undefined): StatusWord | undefined {
+  switch (outcomeOf(status)) {
+    case 'success':
+      return 'completed';
+    case 'partial':
+      return 'completed_with_errors';
+    case 'running':
+      return 'in_progress';
+    case 'failure':
+      return status === 'failed' ? 'failed' : 'expired';
+    default:
+      return undefined;
+  }
 }
 
 /** A successful backup or snapshot: `completed`; with `allowErrors`, `completed_with_errors` too. */

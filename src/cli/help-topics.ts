@@ -13,13 +13,13 @@ export const EXIT_CODES: ReadonlyArray<readonly [number, string]> = [
   [ExitCode.transient, 'transient failure after retries (network, timeout, 429, 5xx), --wait-timeout ran out, or an answer refused (too large, not the expected shape)'],
   [ExitCode.outcomeUnknown, 'outcome unknown: a request not safe to repeat (POST) may have reached the service'],
   [ExitCode.waitFailed, 'an awaited operation ended failed (--wait): the backup failed or expired'],
-  [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, status --check, verify with no backup matching'],
+  [ExitCode.empty, 'a check found nothing: --fail-if-empty, jobs backup latest --max-age, verify with no backup matching; status --check: something failing or stale'],
   [ExitCode.locked, 'another run holds the lock (--lock)'],
-  [ExitCode.verifyFailed, 'verify: a file read back failed a check (size, hash changed since an earlier verify, or its content)'],
+  [ExitCode.verifyFailed, 'verify: a file read back failed a check (size, hash changed since an earlier verify, or its content); with --check, an unchecked backup too (--allow-unchecked)'],
   [ExitCode.changesPending, 'plan: the service differs from the file (changes pending)'],
   [ExitCode.thresholdBroken, 'report --check: a job broke a threshold (--max-missed, --min-success)'],
   [ExitCode.restoreFailed, 'restore-test: the restore or a check after it failed (rows, --assert, --exec)'],
-  [ExitCode.noRestoreEngine, 'not tested: restore-test has no engine to restore into (give --into, install the server package, or add PGlite); or verify, restore-test or download could not decrypt (--private-key, --decrypt-with)'],
+  [ExitCode.noRestoreEngine, 'not tested: restore-test has no engine or scratch server (give --into, install the server package, or add PGlite; the --into server unreachable); or verify, restore-test or download could not decrypt (--private-key, --decrypt-with)'],
   [ExitCode.retentionGuard, 'retention --check: the newest backup proven by verify or restore-test is predicted to expire before a newer one is proven'],
   [ExitCode.anomalyFound, 'anomalies --check: a backup differs from its job\'s history as damage or ransomware would'],
   [ExitCode.interrupted, 'interrupted (Ctrl-C)'],
@@ -76,8 +76,8 @@ the environment over the profile. An empty value counts as unset.
   HOME, USERPROFILE     the default config folder is ~/.config/backupctl
   XDG_STATE_HOME        when absolute, backupctl keeps its state in $XDG_STATE_HOME/backupctl (else
                         ~/.local/state/backupctl): run locks named without a slash (--lock NAME),
-                        verify's ledger of file hashes (verify-ledger.json) and the restore
-                        tests' record (restore-tests.json)
+                        verify's ledger of file hashes (verify-ledger.json) and the verify
+                        and restore-test marks of each backup (marks.json)
   XDG_CACHE_HOME        where a start-up code cache for another node version is kept
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; docs/startup.md)
   BACKUPCTL_NO_CODE_CACHE
@@ -166,17 +166,20 @@ and checked: size, sha256, gzip/tar/zip/dump structure; nothing written to disk)
 
   45 6 * * * BACKUPCTL_PROFILE=prod backupctl verify <job> --latest --check --jitter 10m --lock verify-<job> --healthcheck-url https://hc-ping.com/<uuid> >>/var/log/backupctl-verify.log 2>&1
 
-exits 0 when every file verified, 11 when one failed (the reason is on stderr),
-9 when the job has no completed backup.
+exits 0 when the backup passed, 11 when a file failed (the reason is on stderr) or was
+checked for size and hash only (--allow-unchecked accepts that), 6 when a file could
+not be read (not-tested: the job is not marked failing), 9 when the job has no
+completed backup.
 
 Proving the data comes back (restored into a scratch database, or extracted with a
 check run inside; removed afterwards), once a week:
 
   30 5 * * 0 BACKUPCTL_PROFILE=prod backupctl restore-test <job> --check --lock restore-<job> --healthcheck-url https://hc-ping.com/<uuid> >>/var/log/backupctl-restore.log 2>&1
 
-exits 0 when restored and checked, 14 when the restore or a check failed, 15 when
-no engine is available (or an encrypted backup could not be decrypted: not tested),
-11 when a file failed verify's checks on the way.
+exits 0 when restored and checked, 14 when the restore or a check failed (or only
+the structure was checked: --allow-unchecked accepts that), 15 when no engine or
+scratch server is available or an encrypted backup could not be decrypted
+(not-tested), 11 when a file failed verify's checks on the way.
 `;
 
 export const helpTopics: Record<string, { summary: string; text: string }> = {

@@ -46,10 +46,14 @@ export const module: ModuleSpec = {
         'runs as a throwaway login with rights on its scratch database only: --into needs a user that may CREATE USER and GRANT, else one whose ' +
         'grants reach only backupctl_restore_* databases, or --trust-into-user. A local MariaDB runs as nobody when backupctl runs as root. ' +
         'Keep the --into password out of argv: BACKUPCTL_RESTORE_URL or --into-file.\n\n' +
-        'The global --timeout is the longest the test may take (default 30m). Exit 0 when restored and checked, 14 when ' +
-        'the restore or a check failed, 15 when no engine is available, 11 when a file failed the checks on the way, 2 ' +
-        'for flags that do not fit. Each run is recorded beside verify\'s ledger (restore-tests.json), where status and report ' +
-        'read the last one. --check is for cron: one summary line on stdout; --lock, --jitter and --healthcheck-url work ' +
+        'The global --timeout is the longest the test may take (default 30m). The verdict: passed (restored and counted), ' +
+        'structure-only (parsed, not restored: a mongodump), unchecked (nothing could be restored: encrypted, or a kind backupctl ' +
+        'does not restore), failed (the bytes or the data are bad), not-tested (the test could not run: network, store, service, ' +
+        'scratch server, no engine; never makes a job failing). Exit 0 when passed (structure-only too, except with --check), ' +
+        '14 when the restore or a check failed, or unchecked (0 with --allow-unchecked), 11 when a file failed the checks on the way, ' +
+        'not-tested the exit code of its cause (6 network or service, 15 no engine or a scratch server that cannot be used), 2 ' +
+        'for flags that do not fit. Each test leaves a mark on its backup (marks.json in the state folder, keyed by service and backup), where status and report ' +
+        'read it. --check is for cron: one summary line on stdout; --lock, --jitter and --healthcheck-url work ' +
         'as for verify. -o md writes a record for an audit folder, -o prometheus metrics per job; backupctl schema ' +
         'restore-test describes --json.',
       examples: [
@@ -72,7 +76,8 @@ export const module: ModuleSpec = {
         { name: 'allow_empty', in: 'local', type: 'boolean', description: 'A restore that leaves no table (or an archive with no file) passes' },
         { name: 'run_as', in: 'local', type: 'string', placeholder: 'user', description: 'The unprivileged user an ephemeral server runs as when backupctl runs as root (PostgreSQL: nobody by default, never postgres)' },
         { name: 'trust_into_user', in: 'local', type: 'boolean', description: 'Restore as the --into user even when its rights reach beyond the databases it creates (else refused unless it may create roles)' },
-        { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line on stdout, failed files on stderr' },
+        { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line on stdout, failed files on stderr; passes on passed only' },
+        { name: 'allow_unchecked', in: 'local', type: 'boolean', description: 'A test that restored nothing (unchecked) or only parsed the structure (structure-only, with --check) passes' },
         ...decryptParams,
         ...cronParams,
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
@@ -171,6 +176,8 @@ const restoreTest: Handler = async (input, ctx) => {
       format,
       outputFile,
       timeoutMs,
+      check: v.check === true,
+      allowUnchecked: v.allow_unchecked === true,
       restore: {
         engine,
         into,
@@ -196,6 +203,8 @@ interface RunInput {
   format: Format;
   outputFile: string | undefined;
   timeoutMs: number;
+  check: boolean;
+  allowUnchecked: boolean;
   restore: Omit<import('../restore/types.js').RestoreOptions, 'signal'>;
 }
 
@@ -226,11 +235,10 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   if (!backup.files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
 
   const settings = await ctx.settings();
-  const [{ signedUrlTransfer }, { restoreBackup }, { stateDir }, { recordRestoreRun, readRestoreStates }, { Ledger }] = await Promise.all([
+  const [{ signedUrlTransfer }, { restoreBackup }, { stateDir }, { Ledger }] = await Promise.all([
     import('../pipeline/transfer.js'),
     import('../restore/run.js'),
     import('../config/paths.js'),
-    import('../state/restore-tests.js'),
     import('../state/verify-ledger.js'),
   ]);
   // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
@@ -245,6 +253,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     const [{ ProgressBar }, { parseStatedSize }] = await Promise.all([import('../output/progress.js'), import('../util/stated-size.js')]);
     progress = new ProgressBar(ctx.io.stderr, backup.files.reduce((n, f) => n + (parseStatedSize(f.size)?.bytes ?? 0), 0), backup.files.length);
   }
+  const { openMarks } = await import('../fleet/marks.js');
   const doc = await restoreBackup(backup, {
     job: { id: job.id, name: job.name },
     selection: o.selection.backup ? 'backup' : 'latest',
@@ -260,36 +269,41 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     onFile: (f) => {
       if (streamNdjson) ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`);
     },
+  }).catch(async (err: unknown) => {
+    // No engine (15) or the service gone (6): the test could not run. Its mark says so (never failed); Ctrl-C leaves none.
+    if (!ctx.signal.aborted && err instanceof CliError && (err.exitCode === ExitCode.noRestoreEngine || err.exitCode === ExitCode.transient)) {
+      const mark = { at: new Date().toISOString(), state: 'not-tested' as const, reason: err.message, exit_code: err.exitCode };
+      await (await openMarks(ctx)).record('restore_test', [{ backupId: backup.id, jobId: job.id, createdAt: backup.created_at, mark }]).catch(() => {});
+    }
+    throw err;
   });
   await ledger.save();
   const b = doc.backups[0]!;
   const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
-  const dir = stateDir(ctx.env);
-  await recordRestoreRun(dir, job.id, {
-    at: new Date().toISOString(),
-    backup_id: b.id,
-    verdict: b.verdict,
-    read_seconds: b.read_seconds,
-    restore_seconds: b.restore_seconds,
-    total_seconds: b.total_seconds,
-    rows: b.rows,
-    tables: b.tables,
-    engine: engines.length ? engines.join(', ') : null,
-    reason: b.reason,
-  });
-  const state = (await readRestoreStates(dir))[job.id];
+  // The backup's mark, keyed by the service and the backup (status and report judge the newest backup by its own).
+  const { restoreMarks, restoreExitCode } = await import('../restore/view.js');
+  const marks = await openMarks(ctx);
+  const exitOptions = { check: o.check, allowUnchecked: o.allowUnchecked };
+  await marks.record('restore_test', restoreMarks(doc, { ...exitOptions, engine: engines.length ? engines.join(', ') : null }));
 
   const { renderToOutput } = await import('../output/output-file.js');
-  await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, state, streamNdjson));
-  if (doc.verdict === 'failed') {
-    const { failureLines } = await import('../restore/view.js');
-    const details = failureLines(doc);
-    if (b.files.some((f) => f.check.verdict === 'failed')) {
-      throw new VerificationFailedError(`the restore test of job ${label} failed: a file failed the checks on the way`, details);
-    }
-    throw new CliError(`the restore test of job ${label} failed: ${sanitize(b.reason ?? 'see above')}`, ExitCode.restoreFailed, details);
+  await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, marks.ofJob(job.id), streamNdjson));
+  const code = restoreExitCode(b, exitOptions);
+  if (code === 0) return { kind: 'empty' };
+  const { failureLines } = await import('../restore/view.js');
+  const details = failureLines(doc);
+  const why = sanitize(b.reason ?? 'see above');
+  switch (b.verdict) {
+    case 'failed':
+      if (code === ExitCode.verifyFailed) throw new VerificationFailedError(`the restore test of job ${label} failed: a file failed the checks on the way`, details);
+      throw new CliError(`the restore test of job ${label} failed: ${why}`, code, details);
+    case 'not-tested':
+      throw new CliError(`the restore test of job ${label} could not run: ${why} (not-tested: nothing is known of the backup; the job is not marked failing)`, code, details);
+    case 'unchecked':
+      throw new CliError(`the restore test of job ${label} restored nothing: ${why} (unchecked; --allow-unchecked accepts it)`, code, details);
+    default:
+      throw new CliError(`the restore test of job ${label} is ${b.verdict}: ${why}; --check passes on passed only (--allow-unchecked accepts it)`, code, details);
   }
-  return { kind: 'empty' };
 }
 
 async function outputResult(
@@ -297,13 +311,13 @@ async function outputResult(
   format: Format,
   out: OutputOptions,
   io: IO,
-  state: import('../state/restore-tests.js').JobRestoreState | undefined,
+  marks: import('../state/marks.js').MarkedBackup[],
   filesStreamed: boolean,
 ): Promise<Result> {
   const view = await import('../restore/view.js');
   switch (format) {
     case 'prometheus':
-      return { kind: 'text', text: await view.restorePrometheus(doc, state) };
+      return { kind: 'text', text: await view.restorePrometheus(doc, marks) };
     case 'md':
       return { kind: 'text', text: view.restoreMarkdown(doc) };
     case 'check':

@@ -9,7 +9,7 @@ import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';
 import { parseDuration } from '../util/time.js';
-import { DEFAULT_MAX_AGE_MS, parseMaxAges, statusDocumentSchema, type BackupSummary, type JobStatus, type MaxAgeRules, type StatusDocument } from '../status/model.js';
+import { DEFAULT_MAX_AGE_MS, parseMaxAges, statusDocumentSchema, type BackupSummary, type JobStatus, type MachineStatus, type MaxAgeRules, type ResourceStatus, type StatusDocument } from '../status/model.js';
 import { durationText } from '../util/duration.js';
 
 export const module: ModuleSpec = {
@@ -23,12 +23,16 @@ export const module: ModuleSpec = {
         'newest backup, the last 10 as marks (newest first, as -o tsv and --json list them), the last success, the next run from its cron ' +
         'expression and time zone, and its storage. Then droplets, volumes and snapshot resources that take snapshots.\n\n' +
         'A job is failing when its newest finished backup failed or expired (or completed with errors, unless ' +
-        '--allow-errors), stale when its newest completed backup is older than its max age (default ' +
-        `${durationText(DEFAULT_MAX_AGE_MS)}), unknown when it has none yet and is younger than its max age.\n\n` +
-        'Each job also shows its last verify (from verify\'s ledger; a failed one makes the job failing) and when its ' +
-        'last restore test passed (restore-test), or "never".\n\n' +
-        '--check exits 9 when a job has no completed backup younger than its max age, or its last verify failed, with ' +
-        'one line per such job on stderr; --healthcheck-url pings a healthchecks.io-style monitor around it. -o prometheus prints metrics for node_exporter\'s textfile collector; --output-file writes the output ' +
+        '--allow-errors), or when the verify or restore test of its newest completed backup failed, whatever --max-age says; ' +
+        'stale when its newest completed backup is older than its max age: its schedule\'s interval plus a grace ' +
+        `(25%, at least 2h), from its cron expressions and time zone; --max-age overrides it (${durationText(DEFAULT_MAX_AGE_MS)} ` +
+        'when no active schedule can be read); unknown when it has none yet and is younger than its max age.\n\n' +
+        'Each job shows the verify and restore-test marks of its newest completed backup (backupctl verify, restore-test; kept per ' +
+        'service and backup in the state folder): passed, unchecked, structure-only, failed or not-tested. A mark of an older backup is ' +
+        'shown as such and never judged. Droplets, volumes and snapshot resources get a health too, from their frequency and snapshots.\n\n' +
+        '--check exits 9 when a job, droplet, volume or snapshot resource is failing or stale, with one line per such ' +
+        'thing on stderr; unchecked and not-tested marks (and a job not tested for longer than its max age) are warnings on stderr, ' +
+        'which fail it only with --strict. --healthcheck-url pings a healthchecks.io-style monitor around it. -o prometheus prints metrics for node_exporter\'s textfile collector; --output-file writes the output ' +
         'to a file atomically (temporary file, then rename). -o tsv prints one line per job; --json the whole document ' +
         '(backupctl schema status).',
       examples: [
@@ -40,14 +44,15 @@ export const module: ModuleSpec = {
       ],
       params: [
         { name: 'job', in: 'local', type: 'string', repeatable: true, placeholder: 'id|name', complete: 'jobs', description: 'Only this job, by id or name' },
-        { name: 'check', in: 'local', type: 'boolean', description: 'Exit 9 when a job has no completed backup younger than its max age, or its last verify failed' },
+        { name: 'check', in: 'local', type: 'boolean', description: 'Exit 9 when a job, droplet, volume or snapshot resource is failing or stale' },
+        { name: 'strict', in: 'local', type: 'boolean', description: 'With --check: warnings (unchecked or not-tested marks of the newest backup) fail it too' },
         {
           name: 'max_age',
           in: 'local',
           type: 'string',
           repeatable: true,
           placeholder: '[job=]duration',
-          description: `Max age of the newest completed backup: 26h for every job (default ${durationText(DEFAULT_MAX_AGE_MS)}), or <job>=48h for one job (id or name)`,
+          description: 'Max age of the newest completed backup: 26h for every job, or <job>=48h for one job (id or name); default: each job\'s schedule interval plus 25% (at least 2h)',
         },
         { name: 'allow_errors', in: 'local', type: 'boolean', description: 'Count completed_with_errors as completed, not as failed' },
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
@@ -80,7 +85,8 @@ const status: Handler = async (input, ctx) => {
   const outputFile = v.output_file as string | undefined;
   const format: Format = prometheus ? 'prometheus' : ctx.output.quiet ? 'quiet' : ctx.output.format;
   // The other sections are shown by the table, the document and the metrics; tsv and -q are per job.
-  const sections = jobs.length === 0 && (format === 'table' || format === 'json' || format === 'ndjson' || format === 'prometheus');
+  // --check judges them whatever the format (they are said on stderr).
+  const sections = jobs.length === 0 && (v.check === true || format === 'table' || format === 'json' || format === 'ndjson' || format === 'prometheus');
   const { selectColumns } = await import('../output/index.js');
   const { jobColumns } = await import('../status/view.js');
   const jobKeys = ctx.output.columns && (format === 'table' || format === 'tsv') ? selectColumns(jobColumns, ctx.output.columns).map((c) => c.key) : undefined;
@@ -101,7 +107,7 @@ const status: Handler = async (input, ctx) => {
   const [{ collectStatus }, { loadCronTools }] = await Promise.all([import('../status/collect.js'), import('../fleet/schedule.js')]);
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(v, ctx, async () => {
-    const { readJobMarks } = await import('../fleet/marks.js');
+    const { readFleetMarks } = await import('../fleet/marks.js');
     const doc = await collectStatus(ctx, {
       jobs,
       sections,
@@ -109,18 +115,19 @@ const status: Handler = async (input, ctx) => {
       allowErrors: v.allow_errors === true,
       now: Date.now(),
       tools: await loadCronTools(),
-      marks: await readJobMarks(ctx),
+      marks: await readFleetMarks(ctx),
     });
 
     const { renderToOutput } = await import('../output/output-file.js');
     // --check -q: the ids of the jobs that fail the check, so a script can act on them.
-    const shown = v.check === true && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter(breaksCheck) } : doc;
+    const strict = v.strict === true;
+    const shown = v.check === true && format === 'quiet' ? { ...doc, jobs: doc.jobs.filter((j) => breaksCheck(j, strict)) } : doc;
     await renderToOutput(ctx, outputFile, (out, io) => resultFor(shown, format, out, io, ctx, maxAges, jobKeys));
     if (v.check === true) {
       // The retention guard (issue 32): a warning kind of its own, for jobs with a proven backup about to expire.
       const { guardWarnings } = await import('../retention/fleet.js');
       for (const line of await guardWarnings(ctx, doc.jobs.map((j) => j.id), Date.parse(doc.generated_at))) ctx.warn(line);
-      await check(doc);
+      await check(doc, { strict, warn: (line) => ctx.warn(line) });
     }
     return { kind: 'empty' };
   });
@@ -160,54 +167,82 @@ async function resultFor(
         noHeaders: out.noHeaders,
         now: new Date(doc.generated_at),
         jobKeys,
-        maxAgeText: `${durationText(maxAges.fallbackMs)}${maxAges.perJob.length ? ' (and per job as given)' : ''}`,
+        maxAgeText: `${maxAges.givenMs !== undefined ? durationText(maxAges.givenMs) : "from each job's schedule (interval + 25%, at least 2h)"}${maxAges.perJob.length ? ' (and per job as given)' : ''}`,
       });
       return { kind: 'text', text };
     }
   }
 }
 
-/** What --check refuses: no completed backup within the max age, or a last verify that failed. */
-function breaksCheck(j: JobStatus): boolean {
-  return !j.within_max_age || j.verify?.verdict === 'failed';
+/** What --check refuses: a failing or stale job (failed marks of its newest backup included); with --strict, a warning too. */
+function breaksCheck(j: JobStatus, strict = false): boolean {
+  return j.health === 'failing' || j.health === 'stale' || (strict && j.warnings.length > 0);
 }
 
+type Snapshotted = (MachineStatus | ResourceStatus) & { kind: string; label: string };
+
 /**
- * --check: every job needs a completed backup younger than its max age (a new job gets until then),
- * and its last verify, when there was one, must have passed.
+ * --check: exit 9 when a job, droplet, volume or snapshot resource is failing (its newest run failed, or a
+ * verify or restore test of the newest completed backup failed) or stale (no completed backup within its
+ * max age; a new job gets until then). Warnings (unchecked, not-tested) are said on stderr and fail it only
+ * with --strict.
  */
-export async function check(doc: StatusDocument): Promise<void> {
-  if (!doc.jobs.length) throw new EmptyResultError('no jobs to check');
-  const offending = doc.jobs.filter(breaksCheck);
-  if (!offending.length) return;
+export async function check(doc: StatusDocument, o: { strict?: boolean; warn?: (line: string) => void } = {}): Promise<void> {
+  const strict = o.strict === true;
+  const snapshotted: Snapshotted[] = [
+    ...(doc.droplets ?? []).map((m) => ({ ...m, kind: 'droplet', label: m.name ?? String(m.id) })),
+    ...(doc.volumes ?? []).map((m) => ({ ...m, kind: 'volume', label: m.name ?? String(m.id) })),
+    ...(doc.resources ?? []).map((r) => ({ ...r, kind: 'snapshot resource', label: r.last_known_ip ?? String(r.id) })),
+  ];
+  if (!doc.jobs.length && !snapshotted.length) throw new EmptyResultError('no jobs to check');
   const { relativeTime, sanitize } = await import('../output/index.js');
   const now = new Date(doc.generated_at);
   const when = (b: BackupSummary) => relativeTime(b.completed_at ?? b.created_at, now) || 'at an unknown time';
   // Hours and minutes, so "96h1m old, max age 4d" shows why where "4 days ago" would not.
   const old = (seconds: number | null) =>
     seconds === null ? 'of unknown age' : `${Math.floor(seconds / 3600)}h${Math.floor((seconds % 3600) / 60)}m old`;
+  if (!strict) {
+    for (const j of doc.jobs) for (const w of j.warnings) o.warn?.(`${sanitize(j.name ?? j.id)}: ${sanitize(w.text)} (status --check --strict fails on it)`);
+  }
+  const offending = doc.jobs.filter((j) => breaksCheck(j, strict));
   const lines = offending.map((j) => {
     const maxAge = durationText(j.max_age_seconds * 1000);
+    const from = j.max_age_from === 'schedule' ? ' from its schedule' : j.max_age_from === 'flag' ? ' (--max-age)' : '';
     const reasons: string[] = [];
-    if (!j.within_max_age) {
-      const last = j.last_completed
-        ? `newest completed backup ${old(j.last_completed.age_seconds)}, max age ${maxAge}`
-        : `no completed backup, max age ${maxAge}`;
-      const newest = j.newest && j.newest.id !== j.last_completed?.id ? `; newest backup ${sanitize(j.newest.status ?? 'of unknown status')} ${when(j.newest)}` : '';
-      reasons.push(last + newest);
+    if (j.health === 'failing') {
+      const finished = j.newest && !['running', 'pending'].includes(j.newest.status ?? '') ? j.newest : null;
+      const marks = (['verify', 'restore_test'] as const).filter((k) => j[k]?.of_newest && j[k]?.state === 'failed');
+      if (finished && finished.id !== j.last_completed?.id && !marks.length) reasons.push(`newest backup ${sanitize(finished.status ?? 'of unknown status')} ${when(finished)}`);
+      for (const k of marks) {
+        const m = j[k]!;
+        reasons.push(`the ${k === 'verify' ? 'verify' : 'restore test'} of the newest completed backup failed ${relativeTime(m.at, now) || m.at}${m.reason ? ` (${sanitize(m.reason)})` : ''}`);
+      }
+      if (!reasons.length) reasons.push(`newest backup ${sanitize(j.newest?.status ?? 'failed')}${j.newest ? ` ${when(j.newest)}` : ''}`);
     }
-    if (j.verify?.verdict === 'failed') reasons.push(`last verify failed ${relativeTime(j.verify.last_at, now) || j.verify.last_at}`);
+    if (!j.within_max_age) {
+      reasons.push(
+        j.last_completed
+          ? `newest completed backup ${old(j.last_completed.age_seconds)}, max age ${maxAge}${from}`
+          : `no completed backup, max age ${maxAge}${from}`,
+      );
+    }
+    if (strict) for (const w of j.warnings) reasons.push(`warning: ${sanitize(w.text)}`);
     return `  ${sanitize(j.name ?? j.id)} (${sanitize(j.id)}): ${reasons.join('; ')}`;
   });
-  const n = offending.length;
-  const stale = offending.filter((j) => !j.within_max_age).length;
-  const unverified = offending.filter((j) => j.verify?.verdict === 'failed').length;
-  const of = `${n} of ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'}`;
-  // The message names what is wrong: the max age, the verify, or both.
-  const message = !unverified
-    ? `${of} ${n === 1 ? 'has' : 'have'} no completed backup within ${n === 1 ? 'its' : 'their'} max age`
-    : !stale
-      ? `${of} failed ${n === 1 ? 'its' : 'their'} last verify`
-      : `${of} fail the check: ${stale} with no completed backup within the max age, ${unverified} whose last verify failed`;
-  throw new EmptyResultError(message, lines);
+  const badSnapshots = snapshotted.filter((m) => m.health === 'failing' || m.health === 'stale');
+  for (const m of badSnapshots) {
+    const reason =
+      m.health === 'failing'
+        ? `newest snapshot ${sanitize(m.newest?.status ?? 'failed')}${m.newest ? ` ${relativeTime(m.newest.completed_at ?? m.newest.started_at, now)}` : ''}`
+        : `${'status' in m && m.status === 'paused' ? 'paused; ' : ''}${m.last_completed ? `newest completed snapshot ${old(m.last_completed.age_seconds)}` : 'no completed snapshot'}, max age ${durationText(m.max_age_seconds * 1000)} from its frequency`;
+    lines.push(`  ${m.kind} ${sanitize(m.label)} (${sanitize(String(m.id))}): ${m.health}: ${reason}`);
+  }
+  if (!offending.length && !badSnapshots.length) return;
+  const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const failing = offending.filter((j) => j.health === 'failing').length + badSnapshots.filter((m) => m.health === 'failing').length;
+  const stale = offending.filter((j) => j.health === 'stale').length + badSnapshots.filter((m) => m.health === 'stale').length;
+  const warned = offending.filter((j) => j.health !== 'failing' && j.health !== 'stale').length;
+  const parts = [failing ? `${failing} failing` : '', stale ? `${stale} stale` : '', warned ? `${warned} with warnings (--strict)` : ''].filter(Boolean);
+  const of = `${count(doc.jobs.length, 'job')}${snapshotted.length ? ` and ${snapshotted.length} droplets, volumes and snapshot resources` : ''}`;
+  throw new EmptyResultError(`status --check: ${parts.join(', ')} of ${of}`, lines);
 }

@@ -33,8 +33,12 @@ export const module: ModuleSpec = {
         'expanding more than 200 times past its first 64 MiB (BACKUPCTL_VERIFY_MAX_RATIO); see docs/verify.md.\n\n' +
         'The ledger ($XDG_STATE_HOME/backupctl/verify-ledger.json, else ~/.local/state/backupctl/) keeps the sha256 of ' +
         'every file that verified; a later verify that reads other bytes for it fails with "changed since <date>".\n\n' +
-        'Without a selection, the newest completed backup (--latest). Exit 0 when no file failed, 11 when one ' +
-        'failed (with --strict, also when one was not inspected), 9 when no backup matched. --check is for cron: one summary line per backup on stdout and one line ' +
+        'Each backup checked gets a mark, kept per service and backup in the state folder (marks.json), where status and report ' +
+        'read it: passed (every file read and its content checked), unchecked (size and hash only), failed (the bytes are bad), ' +
+        'not-tested (a file could not be read: network, store or service; it never makes a job failing).\n\n' +
+        'Without a selection, the newest completed backup (--latest). Exit 0 when every backup passed, 11 when a file ' +
+        'failed (with --strict, also when one was not inspected), 6 when a file could not be read (not-tested; 4 when the store refused the signed URL), 9 when no backup matched. ' +
+        'With --check, an unchecked backup exits 11 too, unless --allow-unchecked. --check is for cron: one summary line per backup on stdout and one line ' +
         'per failed file on stderr; --lock, --jitter and --healthcheck-url work as for jobs backup start. -o prometheus ' +
         'prints metrics per job; --output-file writes the output atomically. -o ndjson prints each file as it is ' +
         'judged, then one line per backup (backupctl schema verify describes --json).',
@@ -53,7 +57,8 @@ export const module: ModuleSpec = {
         { name: 'sample', in: 'local', type: 'integer', min: 1, max: 1000, placeholder: 'n', description: 'N backups with files drawn at random (from --since when given, else from all)' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
         { name: 'strict', in: 'local', type: 'boolean', description: 'A file whose content was not checked (encrypted, or of a format backupctl does not read) fails (exit 11)' },
-        { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' },
+        { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar; passes on passed only' },
+        { name: 'allow_unchecked', in: 'local', type: 'boolean', description: 'With --check: a backup checked for size and hash only (unchecked) passes' },
         ...decryptParams,
         ...cronParams,
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
@@ -107,7 +112,21 @@ const verify: Handler = async (input, ctx) => {
     ctx.io.stderr.write("Then the job's backups, and a GET of every file's signed URL (no Authorization); nothing is written to disk.\n");
     return { kind: 'empty' };
   }
-  return runCronJob(v, ctx, () => runVerify(ctx, { values: v, jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2), strict: v.strict === true, bounds }));
+  if (v.allow_unchecked === true && v.strict === true) throw new UsageError('--allow-unchecked lets an unchecked backup pass, --strict makes it fail: give one');
+  return runCronJob(v, ctx, () =>
+    runVerify(ctx, {
+      values: v,
+      jobId,
+      sel,
+      format,
+      outputFile,
+      parallel: Number(v.parallel ?? 2),
+      strict: v.strict === true,
+      // Only --check refuses an unchecked backup (a person at a terminal reads the words).
+      refuseUnchecked: v.check === true && v.allow_unchecked !== true,
+      bounds,
+    }),
+  );
 };
 
 async function runVerify(
@@ -120,6 +139,7 @@ async function runVerify(
     outputFile: string | undefined;
     parallel: number;
     strict: boolean;
+    refuseUnchecked: boolean;
     bounds: import('../pipeline/bounds.js').InspectBounds;
   },
 ): Promise<Result> {
@@ -174,13 +194,33 @@ async function runVerify(
     onFile: streamNdjson ? (f) => ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`) : undefined,
   });
   await ledger.save();
+  // Each backup's mark, keyed by the service and the backup (status and report judge the newest backup by its own).
+  const { openMarks } = await import('../fleet/marks.js');
+  const { verifyMarks } = await import('../verify/view.js');
+  const marks = await openMarks(ctx);
+  await marks.record('verify', verifyMarks(doc, { refuseUnchecked: o.refuseUnchecked }));
 
   const { renderToOutput } = await import('../output/output-file.js');
-  await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, ledger.job(job.id), streamNdjson));
+  await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, marks.ofJob(job.id), streamNdjson));
+  const { failureLines, untestedLines } = await import('../verify/view.js');
+  const label = sanitize(job.name ?? job.id);
   if (doc.verdict === 'failed') {
-    const { failureLines } = await import('../verify/view.js');
     const n = doc.summary.files_failed;
-    throw new VerificationFailedError(`${n} of ${doc.summary.files} file${doc.summary.files === 1 ? '' : 's'} of job ${sanitize(job.name ?? job.id)} failed verification`, failureLines(doc));
+    throw new VerificationFailedError(`${n} of ${doc.summary.files} file${doc.summary.files === 1 ? '' : 's'} of job ${label} failed verification`, failureLines(doc));
+  }
+  if (doc.verdict === 'not-tested') {
+    const files = doc.backups.flatMap((b) => b.files).filter((f) => f.verdict === 'not-tested');
+    const code = files.find((f) => f.exit_code !== undefined)?.exit_code ?? ExitCode.transient;
+    throw new CliError(
+      `${files.length} file${files.length === 1 ? '' : 's'} of job ${label} could not be read: not tested (nothing is known of ${files.length === 1 ? 'its' : 'their'} bytes; the job is not marked failing)`,
+      code,
+      untestedLines(doc),
+    );
+  }
+  if (doc.verdict === 'unchecked' && o.refuseUnchecked) {
+    throw new VerificationFailedError(
+      `job ${label}: ${doc.summary.files_unchecked} of ${doc.summary.files} file${doc.summary.files === 1 ? '' : 's'} checked for size and hash only, content not checked (unchecked): --check passes on passed only; --allow-unchecked accepts it`,
+    );
   }
   return { kind: 'empty' };
 }
@@ -191,7 +231,7 @@ async function outputResult(
   format: Format,
   out: OutputOptions,
   io: IO,
-  marks: import('../state/verify-ledger.js').JobMarks | undefined,
+  marks: import('../state/marks.js').MarkedBackup[],
   filesStreamed: boolean,
 ): Promise<Result> {
   const view = await import('../verify/view.js');

@@ -1,7 +1,7 @@
 // The per-file stages of the read pipeline: transfer -> fan out -> (hash,
 // sniff and inspect, extra sinks) -> verdict. See src/pipeline/index.ts.
 import { createHash, type Hash } from 'node:crypto';
-import { InterruptedError } from '../errors.js';
+import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { parseStatedSize, readingText, statedSizeFit, telltaleUnit, type StatedSize } from '../util/stated-size.js';
 import { ContentStage, type ContentFinding, type InspectOptions } from './inspect.js';
 import { SizeRefusedError } from './transfer.js';
@@ -176,6 +176,8 @@ export async function readFile<R>(
   const stated = parseStatedSize(file.size);
   let resumed = false;
   let transferFailure: string | undefined;
+  // The transfer failed for a reason that says nothing of the bytes (network, store, service): not-tested, with its exit code.
+  let untested: number | undefined;
   let bytes = 0;
   const abortExtras = async (reason: unknown) => {
     await Promise.all(extras.map((s) => s.abort(reason).catch(() => {})));
@@ -220,6 +222,9 @@ export async function readFile<R>(
       if (err.announced) bytes = 0;
     } else {
       transferFailure = `download: ${err instanceof Error ? err.message : String(err)}`;
+      // A file the store says is not there (404, 410) is a bad backup; anything else kept the test from running.
+      const gone = err instanceof CliError && err.exitCode === ExitCode.notFound;
+      if (!(err instanceof SizeRefusedError) && !gone) untested = err instanceof CliError && err.exitCode !== ExitCode.refused ? err.exitCode : ExitCode.transient;
     }
   }
   const base = {
@@ -237,7 +242,18 @@ export async function readFile<R>(
     await abortExtras(new Error(transferFailure));
     // Nothing read (refused for its announced size, or no answer): "not-read", never a format of an empty file.
     const format = bytes === 0 ? 'not-read' : 'unknown';
-    const result: FileResult = { ...base, ...timing(), verdict: 'failed', format, entries: null, content_bytes: null, sha256: null, first_seen: null, reasons: [transferFailure] };
+    const result: FileResult = {
+      ...base,
+      ...timing(),
+      verdict: untested !== undefined ? 'not-tested' : 'failed',
+      format,
+      entries: null,
+      content_bytes: null,
+      sha256: null,
+      first_seen: null,
+      reasons: [transferFailure],
+      ...(untested !== undefined ? { exit_code: untested } : {}),
+    };
     return { result, extras: extras.map((_, i) => ({ ok: false, error: failed.get(i) ?? new Error(transferFailure) })) };
   }
   // The checks and the extra sinks finish side by side (a restore may take a while after the last byte).

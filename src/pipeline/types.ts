@@ -105,7 +105,8 @@ export interface HashLedger {
   record(key: string, sha256: string, bytes: number, now: Date): void;
 }
 
-export type FileVerdict = 'verified' | 'not-inspected' | 'encrypted' | 'failed';
+/** not-tested: the file could not be read (network, store, service): nothing is known of its bytes. */
+export type FileVerdict = 'verified' | 'not-inspected' | 'encrypted' | 'failed' | 'not-tested';
 
 /** What the pipeline concludes about one file (verify's `FileResult`, `backupctl schema verify`). */
 export interface FileResult {
@@ -123,6 +124,8 @@ export interface FileResult {
   mb_per_s: number;
   resumed: boolean;
   reasons: string[];
+  /** not-tested: the exit code of what kept the file from being read (6 network or service, 4 refused signed URL). */
+  exit_code?: number;
 }
 
 /** What an extra sink gave: its end() value, or why it has none (aborted, or its write/end threw). */

@@ -34,11 +34,11 @@ import { DEFAULT_TIMEZONE, type CronTools } from '../fleet/schedule.js';
 import { parseServiceTime } from '../util/time.js';
 import { parseStatedSize } from '../util/stated-size.js';
 import { isSuccess } from '../backups/status.js';
-import { newestBackupsRequest } from '../backups/newest.js';
+import { newestBackupsRequest, newestSuccessRequests } from '../backups/newest.js';
 import { buildEntry, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './model.js';
-import { NO_MARKS, type JobMarksByJob } from '../fleet/marks.js';
+import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
 
 export interface ReportOptions {
   /** --job: ids or names; empty for every job. */
@@ -47,8 +47,8 @@ export interface ReportOptions {
   sections: boolean;
   window: ReportWindow;
   tools: CronTools;
-  /** Each job's last verify and restore test on this machine (none when absent). */
-  marks?: JobMarksByJob;
+  /** The verify and restore-test marks of this service's backups on this machine (none when absent). */
+  marks?: FleetMarks;
   /** --check's thresholds, for the document. */
   check?: { maxMissed: number; minSuccess: number | null } | undefined;
 }
@@ -174,7 +174,8 @@ async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSi
     attempts = withinReach((await startedSinceList(r, backupsPath(id), startedSince)).map(attemptOf), window);
     if (!attempts.some((a) => isSuccess(a.status) && a.startedAt !== undefined && a.startedAt >= window.since && a.startedAt <= window.until)) {
       // No success in the window: the newest before it, for "last success".
-      const before = records(await get(r, backupsPath(id), newestBackupsRequest(id, { status: 'completed' }).query!)).map(attemptOf);
+      const [req] = newestSuccessRequests(id);
+      const before = records(await get(r, backupsPath(id), req!.query!)).map(attemptOf);
       lastSuccessBefore = before.filter((a) => isSuccess(a.status) && a.startedAt !== undefined && a.startedAt < window.since).sort((a, b) => b.startedAt! - a.startedAt!)[0];
     }
   } catch (err) {
@@ -206,8 +207,8 @@ async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSi
       lastSuccessBefore,
       notes,
       changedAt: changes.length ? Math.max(...changes) : undefined,
-      verify: marks.verify(id),
-      restoreTest: marks.restoreTest(id),
+      // The marks of the newest completed backup the report finds (compute.ts), judged as status judges them.
+      marks: (newestId) => marks.forJob(id, newestId, opts.window.now, Infinity),
     },
     window,
     opts.tools,

@@ -33,7 +33,7 @@
 // - Where the schedule is unknown (a snapshot resource whose record states
 //   none), backups are counted by status as "schedule unknown", never as
 //   unscheduled, and no run is missed.
-import { isInProgress } from '../backups/status.js';
+import { isSuccess, statusWord } from '../backups/status.js';
 import type { CronTools } from '../fleet/schedule.js';
 import type { EntryKind, ReportAttempt, ReportEntry, ReportRun, ReportSchedule, ReportTotals, RunOutcome } from './model.js';
 
@@ -88,24 +88,23 @@ export interface EntryInput {
    * it is not known, so runs expected before it are judged only where a backup fulfilled them.
    */
   changedAt?: number | undefined;
-  verify?: ReportEntry['verify'];
-  restoreTest?: ReportEntry['restore_test'];
+  /** The verify and restore-test marks for the newest completed backup (its id), when the entry is a job. */
+  marks?: (newestId: string | null) => { verify: ReportEntry['verify']; restore_test: ReportEntry['restore_test'] };
 }
 
-/** Statuses the report knows; anything else counts as failed, with a note. */
-const OUTCOME_OF_STATUS: Record<string, RunOutcome> = {
-  completed: 'completed',
-  completed_with_errors: 'completed_with_errors',
-  failed: 'failed',
-  expired: 'expired',
-  // A provider snapshot being deleted did complete once.
-  'delete-request': 'expired',
-};
-
+/**
+ * Statuses the report knows (one meaning of a status: src/backups/status.ts statusWord, where a
+ * `delete-request` counts as expired); anything else counts as failed, with a note.
+ */
 export function outcomeOf(status: string | null): RunOutcome | undefined {
   if (status === null) return undefined;
-  if (isInProgress(status)) return 'in_progress';
-  return OUTCOME_OF_STATUS[status];
+  return statusWord(status);
+}
+
+/** The marks of the newest completed backup (null for machines and resources, which backupctl does not test). */
+function markedOf(input: EntryInput, newestId: string | null): Pick<ReportEntry, 'verify' | 'restore_test'> {
+  const m = input.marks?.(newestId);
+  return { verify: m?.verify ?? null, restore_test: m?.restore_test ?? null };
 }
 
 const iso = (ms: number | undefined): string | null => (ms === undefined ? null : new Date(ms).toISOString());
@@ -248,13 +247,13 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
   }
 
   const windowed = timed.filter(inWindow).sort((a, b) => a.startedAt - b.startedAt);
-  const succeeded = windowed.filter((a) => a.status === 'completed' || a.status === 'completed_with_errors');
+  const succeeded = windowed.filter((a) => isSuccess(a.status, true));
   const points = succeeded
     .filter((a) => a.completedAt !== undefined && a.completedAt >= a.startedAt)
     .map((a) => ({ started_at: new Date(a.startedAt).toISOString(), seconds: (a.completedAt! - a.startedAt) / 1000, status: a.status }));
   const { median, p95 } = medianAndP95(points.map((p) => p.seconds));
   const sized = succeeded.filter((a) => a.sizeBytes !== null);
-  const completedOnly = windowed.filter((a) => a.status === 'completed');
+  const completedOnly = windowed.filter((a) => isSuccess(a.status));
   const lastSuccess = completedOnly[completedOnly.length - 1] ?? input.lastSuccessBefore;
 
   const settled = computable
@@ -296,8 +295,7 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
     duration: { count: points.length, median_seconds: median, p95_seconds: p95, points },
     size: { bytes: sized.length ? sized.reduce((sum, a) => sum + a.sizeBytes!, 0) : null, known: sized.length, of: succeeded.length },
     last_success: lastSuccess ? attemptOf(lastSuccess) : null,
-    verify: input.verify ?? null,
-    restore_test: input.restoreTest ?? null,
+    ...markedOf(input, lastSuccess?.id == null ? null : String(lastSuccess.id)),
     notes,
   };
 }

@@ -345,7 +345,7 @@ function figuresSchedule(e: ReportEntry): string {
 
 function entryTable(entries: readonly ReportEntry[]): string {
   const jobs = entries.some((e) => e.kind === 'job');
-  const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success', ...(jobs ? ['Last verify', 'Restore test'] : [])];
+  const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success', ...(jobs ? ['Verify', 'Restore test'] : [])];
   let out = `<div class="table-scroll"><table><thead><tr>${head.map((c, i) => `<th${i === 1 || i >= 12 ? ' class="text"' : ''}>${c}</th>`).join('')}</tr></thead><tbody>`;
   for (const e of entries) {
     const failed = e.failed + e.expired;
@@ -367,8 +367,8 @@ function entryTable(entries: readonly ReportEntry[]): string {
       `<td class="text">${h(lastSuccessText(e, null)).replace(/^(\d{4}-\d\d-\d\d) /, '<span class="nowrap">$1</span> ')}</td>`,
       ...(jobs
         ? [
-            `<td class="text${e.verify?.verdict === 'failed' ? ' bad' : ''}">${wholeDates(h(verifyText(e, null)))}</td>`,
-            `<td class="text${e.restore_test?.verdict === 'failed' ? ' bad' : ''}">${wholeDates(h(restoreTestText(e, null)))}</td>`,
+            `<td class="text${e.verify?.of_newest && e.verify.state === 'failed' ? ' bad' : ''}">${wholeDates(h(verifyText(e, null)))}</td>`,
+            `<td class="text${e.restore_test?.of_newest && e.restore_test.state === 'failed' ? ' bad' : ''}">${wholeDates(h(restoreTestText(e, null)))}</td>`,
           ]
         : []),
     ];

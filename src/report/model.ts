@@ -121,8 +121,11 @@ const entry = z.object({
     'Stored size of the completed backups in the window',
   ),
   last_success: describe(z.nullable(attempt), 'The newest completed backup, in the window or before it'),
-  verify: describe(z.nullable(verifyMarkSchema), "The last verify of the job, from verify's ledger in the state folder; null when never verified here (jobs only)"),
-  restore_test: describe(z.nullable(restoreMarkSchema), 'The last restore test of the job (backupctl restore-test), from the state folder; null when never restore-tested here (jobs only)'),
+  verify: describe(
+    z.nullable(verifyMarkSchema),
+    'The verify mark of the newest completed backup the report found (of_newest true), else the latest of an older backup, shown as such (of_newest false); from the marks in the state folder, of this service only; null when none (and for machines)',
+  ),
+  restore_test: describe(z.nullable(restoreMarkSchema), 'The restore-test mark, likewise (total_seconds: the time to restore of a passed test)'),
   notes: describe(z.array(z.string()), 'What could not be computed, and why'),
 });
 

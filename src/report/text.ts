@@ -133,20 +133,26 @@ function whenText(iso: string, e: ReportEntry, now: Date | null): string {
   return now === null ? localTime(iso, e.timezone) : relativeTime(iso, now) || iso;
 }
 
-/** The last verify: "passed 3 hours ago", "FAILED 2026-11-20 ..."; empty for machines, "never" for a job never verified. */
-export function verifyText(e: ReportEntry, now: Date | null): string {
-  if (e.kind !== 'job') return '';
-  const v = e.verify;
-  if (!v) return 'never';
-  return `${v.verdict} ${whenText(v.last_at, e, now)}`;
+type AnyMark = ReportEntry['verify'];
+
+/** A mark in words: "passed 3 hours ago", "failed 2026-11-20 …", "passed …; then not-tested …"; "never (an older backup: …)". */
+function markWords(m: AnyMark, e: ReportEntry, now: Date | null, extra = ''): string {
+  if (!m) return 'never';
+  const text = `${m.state} ${whenText(m.at, e, now)}${extra}${m.last_attempt ? `; then ${m.last_attempt.state} ${whenText(m.last_attempt.at, e, now)}` : ''}`;
+  return m.of_newest ? text : `never (an older backup: ${text})`;
 }
 
-/** The last restore test with its time to restore, or "never restore-tested". */
+/** The verify of the newest completed backup: "passed 3 hours ago", "failed 2026-11-20 ..."; empty for machines, "never" for a job never verified. */
+export function verifyText(e: ReportEntry, now: Date | null): string {
+  if (e.kind !== 'job') return '';
+  return markWords(e.verify, e, now);
+}
+
+/** The restore test of the newest completed backup, with its time to restore when it passed, or "never". */
 export function restoreTestText(e: ReportEntry, now: Date | null): string {
   if (e.kind !== 'job') return '';
   const r = e.restore_test;
-  if (!r) return 'never';
-  return `${r.verdict} ${whenText(r.last_at, e, now)}, ${seconds(r.total_seconds)} to restore`;
+  return markWords(r, e, now, r?.state === 'passed' && r.total_seconds !== null ? `, ${seconds(r.total_seconds)} to restore` : '');
 }
 
 const HEADERS: Array<[string, string]> = [
@@ -163,7 +169,7 @@ const HEADERS: Array<[string, string]> = [
   ['p95', 'P95'],
   ['size', 'SIZE'],
   ['last_success', 'LAST SUCCESS'],
-  ['verify', 'LAST VERIFY'],
+  ['verify', 'VERIFY'],
   ['restore_test', 'RESTORE TEST'],
 ];
 
@@ -188,9 +194,9 @@ export const reportJobColumns: Column[] = [
   { key: 'unknown', header: 'Unknown runs' },
   { key: 'schedule_unknown', header: 'Schedule unknown' },
   { key: 'schedule_changed_at', header: 'Schedule changed' },
-  { key: 'verify', header: 'Last verify', get: (e: ReportEntry) => (e.verify ? `${e.verify.verdict} ${e.verify.last_at}` : 'never') },
-  { key: 'restore_test', header: 'Restore test', get: (e: ReportEntry) => (e.restore_test ? `${e.restore_test.verdict} ${e.restore_test.last_at}` : 'never') },
-  { key: 'restore_seconds', header: 'Time to restore (s)', get: (e: ReportEntry) => e.restore_test?.total_seconds ?? null },
+  { key: 'verify', header: 'Verify', get: (e: ReportEntry) => (e.verify ? `${e.verify.of_newest ? '' : 'older backup '}${e.verify.state} ${e.verify.at}` : 'never') },
+  { key: 'restore_test', header: 'Restore test', get: (e: ReportEntry) => (e.restore_test ? `${e.restore_test.of_newest ? '' : 'older backup '}${e.restore_test.state} ${e.restore_test.at}` : 'never') },
+  { key: 'restore_seconds', header: 'Time to restore (s)', get: (e: ReportEntry) => (e.restore_test?.state === 'passed' ? e.restore_test.total_seconds : null) },
 ];
 
 export function totalsLine(noun: string, t: ReportTotals): string {

@@ -7,7 +7,14 @@ import { KIND_IDS } from '../pipeline/kinds.js';
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 
-export const RESTORE_FILE_VERDICTS = ['restored', 'structure-checked', 'extracted', 'failed', 'not-restorable'] as const;
+export const RESTORE_FILE_VERDICTS = ['restored', 'structure-checked', 'extracted', 'failed', 'not-restorable', 'not-tested'] as const;
+/** The words of the marks (src/state/marks.ts) that a restore test can give. */
+export const RESTORE_VERDICTS = ['passed', 'structure-only', 'unchecked', 'failed', 'not-tested'] as const;
+export type RestoreVerdict = (typeof RESTORE_VERDICTS)[number];
+const RESTORE_VERDICT_TEXT =
+  'passed: every file restored (or extracted) and counted, every check held; structure-only: parsed, not restored (a mongodump archive), ' +
+  'no recovery time; unchecked: nothing could be restored here (encrypted, or a kind backupctl does not restore), only size and hash checked; ' +
+  'failed: the bytes or the data are bad; not-tested: the test could not run (network, store, service, scratch server, no engine)';
 /** restore-test's `kind`: the pipeline's registry of kinds, the same words as verify's. */
 export const DUMP_KINDS = KIND_IDS;
 
@@ -30,7 +37,8 @@ export const restoreFileSchema = describe(
       z.enum(RESTORE_FILE_VERDICTS),
       'restored: loaded and checked; structure-checked: a mongodump archive, every document parsed and counted, not restored; ' +
         'extracted: a file archive extracted and counted against its listing (and --exec passed); failed: see failure; ' +
-        'not-restorable: encrypted or of a kind backupctl does not restore (said, not hidden)',
+        'not-restorable: encrypted or of a kind backupctl does not restore (said, not hidden); not-tested: the file could not be read, or the ' +
+        'scratch server could not be used (see failure): nothing is known of it',
     ),
     engine: z.nullable(engineSchema),
     database: describe(z.nullable(z.string()), 'The scratch database restored into (kept with --keep)'),
@@ -46,10 +54,13 @@ export const restoreFileSchema = describe(
     read_seconds: describe(z.number(), 'Time to read the file from the storage'),
     restore_seconds: describe(z.number(), 'Time from its first byte handed to the engine until the checks ended (overlaps the read: the file streams)'),
     check: describe(
-      z.object({ verdict: z.enum(['verified', 'not-inspected', 'encrypted', 'failed']), format: z.string(), reason: z.nullable(z.string()) }),
-      "verify's checks on the way (gzip CRC, tar headers, size); failed: exit 11",
+      z.object({ verdict: z.enum(['verified', 'not-inspected', 'encrypted', 'failed', 'not-tested']), format: z.string(), reason: z.nullable(z.string()) }),
+      "verify's checks on the way (gzip CRC, tar headers, size); failed: exit 11; not-tested: the file could not be read (network, store, service)",
     ),
-    failure: describe(z.nullable(z.object({ message: z.string(), line: z.optional(z.number()), statement: z.optional(z.string()) })), 'Why the restore or a check failed'),
+    failure: describe(
+      z.nullable(z.object({ message: z.string(), line: z.optional(z.number()), statement: z.optional(z.string()), untested: z.optional(z.boolean()) })),
+      'Why the restore or a check failed; untested: true when the test could not run (the scratch server unreachable or refusing the login): not-tested, not failed',
+    ),
     warnings: describe(z.array(z.string()), 'What was skipped or noted (a role that does not exist, a kept folder, ...)'),
     assertions: z.array(z.object({ sql: z.string(), ok: z.boolean(), value: z.nullable(z.string()), error: z.optional(z.string()) })),
     exec: describe(
@@ -66,7 +77,7 @@ export const restoreBackupSchema = describe(
   z.object({
     id: z.string(),
     created_at: z.nullable(z.string()),
-    verdict: describe(z.enum(['passed', 'failed']), 'passed: every file restored (or extracted, or structure-checked) and every check held'),
+    verdict: describe(z.enum(RESTORE_VERDICTS), RESTORE_VERDICT_TEXT),
     files_total: z.number(),
     files_failed: z.number(),
     tables: z.number(),
@@ -86,7 +97,10 @@ export const restoreDocumentSchema = describe(
     generated_at: describe(z.string(), 'When the test ran (ISO 8601)'),
     job: z.object({ id: z.string(), name: z.nullable(z.string()) }),
     selection: describe(z.string(), 'latest, or backup <id>'),
-    verdict: describe(z.enum(['passed', 'failed']), 'failed: exit 14 (11 when a file failed the checks on the way)'),
+    verdict: describe(
+      z.enum(RESTORE_VERDICTS),
+      `${RESTORE_VERDICT_TEXT}. Exit: failed 14 (11 when a file failed the checks on the way); not-tested the exit code of its cause (6 network or service, 15 no engine or scratch server); unchecked 14, structure-only 14 with --check, both 0 with --allow-unchecked`,
+    ),
     summary: z.object({
       backups: z.number(),
       files: z.number(),

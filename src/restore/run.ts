@@ -42,8 +42,8 @@ export class RestoreTimeoutError extends Error {}
 
 /** The first reason a file failed. */
 export function fileReason(f: RestoreFileResult): string | null {
-  if (f.check.verdict === 'failed') return f.check.reason;
-  if (f.verdict === 'failed') return f.failure?.message ?? 'failed';
+  if (f.check.verdict === 'failed' || f.check.verdict === 'not-tested') return f.check.reason;
+  if (f.verdict === 'failed' || f.verdict === 'not-tested') return f.failure?.message ?? f.verdict;
   return null;
 }
 
@@ -51,7 +51,7 @@ const errorText = (err: unknown) => (err instanceof Error ? err.message : String
 
 /** verify's verdict on the file, as restore-test shows it. */
 function checkOf(r: FileResult): RestoreFileResult['check'] {
-  return { verdict: r.verdict, format: r.format, reason: r.verdict === 'failed' ? r.reasons.join('; ') : null };
+  return { verdict: r.verdict, format: r.format, reason: r.verdict === 'failed' || r.verdict === 'not-tested' ? r.reasons.join('; ') : null };
 }
 
 export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Promise<RestoreDocument> {
@@ -72,7 +72,8 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
       backup_id: backup.id,
       name: file.name,
       kind: restore.kind,
-      verdict: read.check.verdict === 'failed' ? 'failed' : restore.verdict,
+      // What kept the file from being tested (the transfer, the scratch server) says nothing of the backup: not-tested.
+      verdict: read.check.verdict === 'failed' ? 'failed' : read.check.verdict === 'not-tested' || restore.failure?.untested ? 'not-tested' : restore.verdict,
       engine: restore.engine,
       database: restore.database,
       tables: restore.tables,
@@ -152,13 +153,18 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
   files.sort((a, b) => (order.get(a.name) ?? 0) - (order.get(b.name) ?? 0));
   const total = round((performance.now() - t0) / 1000);
   const failed = files.filter((f) => f.verdict === 'failed');
-  const restored = files.filter((f) => f.verdict !== 'failed' && f.verdict !== 'not-restorable');
-  let reason = failed.length ? fileReason(failed[0]!) : null;
-  if (!reason && !restored.length) reason = `nothing in backup ${backup.id} could be restored (${files.map((f) => f.warnings[0] ?? f.kind).join('; ')})`;
+  const untested = files.filter((f) => f.verdict === 'not-tested');
+  const restored = files.filter((f) => f.verdict !== 'failed' && f.verdict !== 'not-tested' && f.verdict !== 'not-restorable');
+  let verdict: RestoreBackupResult['verdict'] = 'passed';
+  let reason: string | null = null;
+  if (failed.length) [verdict, reason] = ['failed', fileReason(failed[0]!)];
+  else if (untested.length) [verdict, reason] = ['not-tested', fileReason(untested[0]!)];
+  else if (!restored.length) [verdict, reason] = ['unchecked', `nothing in backup ${backup.id} could be restored (${files.map((f) => f.warnings[0] ?? f.kind).join('; ')})`];
+  else if (restored.every((f) => f.verdict === 'structure-checked')) [verdict, reason] = ['structure-only', 'structure checked, not restored'];
   const b: RestoreBackupResult = {
     id: backup.id,
     created_at: backup.created_at,
-    verdict: reason ? 'failed' : 'passed',
+    verdict,
     files_total: files.length,
     files_failed: failed.length,
     tables: files.reduce((n, f) => n + f.tables.length, 0),

@@ -68,6 +68,8 @@ export interface RestoreFailure {
   line?: number;
   /** The failing statement, cut to 200 characters. */
   statement?: string;
+  /** The test could not run (the scratch server unreachable or refusing): not-tested, never failed. */
+  untested?: boolean;
 }
 
 export type RestoreVerdict =

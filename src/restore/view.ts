@@ -5,7 +5,7 @@ import type { Column } from '../cli/types.js';
 import { displayWidth, humanBytes, whenAndAge } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { wrapHanging } from '../util/wrap.js';
-import type { JobRestoreState } from '../state/restore-tests.js';
+import type { MarkInput, MarkedBackup } from '../state/marks.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
 
 export function engineText(f: Pick<RestoreFileResult, 'engine'>): string {
@@ -50,15 +50,67 @@ export const restoreFileColumns: Column[] = [
   { key: 'note', header: 'Note', get: (f: RestoreFileResult) => fileNote(f) },
 ];
 
-/** "Backup 1a2b… (created …): restore test passed, 3 tables, 412 rows; read in 0.21 s, restored in 0.34 s as it streamed: recovery time 0.40 s" */
+/**
+ * "Backup 1a2b… (created …): restore test passed, 3 tables, 412 rows; read in 0.21 s, restored in 0.34 s as it
+ * streamed: recovery time 0.40 s". The verdict in the words of the marks; a recovery time only where data was restored.
+ */
 export function backupSummaryLine(b: RestoreBackupResult, now: Date = new Date()): string {
   const when = whenAndAge(b.created_at, now);
   const created = when ? ` (created ${when[0]}, ${when[1]})` : b.created_at ? ` (created ${sanitize(b.created_at)})` : '';
   const what = b.files.some((f) => f.files !== null)
     ? `${b.files.reduce((n, f) => n + (f.files ?? 0), 0)} files, ${humanBytes(b.files.reduce((n, f) => n + (f.files !== null ? (f.bytes ?? 0) : 0), 0))} extracted`
     : `${b.tables} table${b.tables === 1 ? '' : 's'}, ${b.rows} row${b.rows === 1 ? '' : 's'}`;
-  const outcome = b.verdict === 'passed' ? 'restore test passed' : `restore test FAILED (${sanitize(b.reason ?? 'failed')})`;
-  return `Backup ${sanitize(b.id)}${created}: ${outcome}, ${what}; read in ${b.read_seconds.toFixed(2)} s, restored in ${b.restore_seconds.toFixed(2)} s as it streamed: recovery time ${b.total_seconds.toFixed(2)} s`;
+  const read = `read in ${b.read_seconds.toFixed(2)} s`;
+  switch (b.verdict) {
+    case 'passed':
+      return `Backup ${sanitize(b.id)}${created}: restore test passed, ${what}; ${read}, restored in ${b.restore_seconds.toFixed(2)} s as it streamed: recovery time ${b.total_seconds.toFixed(2)} s`;
+    case 'structure-only':
+      return `Backup ${sanitize(b.id)}${created}: restore test structure-only, ${b.tables} collection${b.tables === 1 ? '' : 's'}, ${b.rows} document${b.rows === 1 ? '' : 's'} parsed (structure checked, not restored: no recovery time); ${read}`;
+    case 'unchecked':
+      return `Backup ${sanitize(b.id)}${created}: restore test unchecked (${sanitize(b.reason ?? 'nothing restored')}); ${read}`;
+    case 'not-tested':
+      return `Backup ${sanitize(b.id)}${created}: restore test not-tested (${sanitize(b.reason ?? 'the test could not run')}); the backup is not judged`;
+    default:
+      return `Backup ${sanitize(b.id)}${created}: restore test FAILED (${sanitize(b.reason ?? 'failed')}), ${what}; ${read}, restored in ${b.restore_seconds.toFixed(2)} s`;
+  }
+}
+
+/** The exit code a restore test gives for its verdict (src/errors.ts ExitCode); `strict`: --check without --allow-unchecked. */
+export function restoreExitCode(b: RestoreBackupResult, o: { check: boolean; allowUnchecked: boolean }): number {
+  switch (b.verdict) {
+    case 'passed':
+      return 0;
+    case 'failed':
+      return b.files.some((f) => f.check.verdict === 'failed') ? 11 : 14;
+    case 'not-tested': {
+      const transfer = b.files.find((f) => f.check.verdict === 'not-tested');
+      // The transfer's own cause (6 network or service, 4 a refused signed URL); else the scratch server or engine (15).
+      return transfer ? 6 : 15;
+    }
+    case 'unchecked':
+      return o.allowUnchecked ? 0 : 14;
+    case 'structure-only':
+      return o.check && !o.allowUnchecked ? 14 : 0;
+  }
+}
+
+/** The mark a restore test leaves on its backup (src/state/marks.ts). */
+export function restoreMarks(doc: RestoreDocument, o: { check: boolean; allowUnchecked: boolean; engine: string | null }): MarkInput[] {
+  const at = new Date(Date.parse(doc.generated_at) + doc.summary.total_seconds * 1000).toISOString();
+  return doc.backups.map((b) => ({
+    backupId: b.id,
+    jobId: doc.job.id,
+    createdAt: b.created_at,
+    mark: {
+      at,
+      state: b.verdict,
+      reason: b.reason,
+      exit_code: restoreExitCode(b, o),
+      ...(b.verdict === 'passed' ? { total_seconds: b.total_seconds } : {}),
+      ...(b.verdict === 'passed' || b.verdict === 'structure-only' ? { rows: b.rows, tables: b.tables } : {}),
+      engine: o.engine,
+    },
+  }));
 }
 
 export function summaryText(doc: RestoreDocument, width = Infinity): string {
@@ -66,7 +118,7 @@ export function summaryText(doc: RestoreDocument, width = Infinity): string {
 }
 
 export function failureLines(doc: RestoreDocument): string[] {
-  return doc.backups.flatMap((b) => b.files.filter((f) => f.verdict === 'failed').map((f) => `  ${sanitize(f.name)} (backup ${sanitize(b.id)}): ${fileNote(f)}`));
+  return doc.backups.flatMap((b) => b.files.filter((f) => f.verdict === 'failed' || f.verdict === 'not-tested').map((f) => `  ${sanitize(f.name)} (backup ${sanitize(b.id)}): ${fileNote(f)}`));
 }
 
 const mdCell = (text: string) => sanitize(text).replace(/\|/g, '\\|').replace(/\n/g, ' ');
@@ -77,10 +129,14 @@ export function restoreMarkdown(doc: RestoreDocument): string {
   lines.push(`# Restore test: ${mdCell(doc.job.name ?? doc.job.id)}`, '');
   lines.push(`- Job: ${mdCell(doc.job.name ?? '')} (\`${mdCell(doc.job.id)}\`)`);
   lines.push(`- Run: ${doc.generated_at}`);
-  lines.push(`- Verdict: **${doc.verdict === 'passed' ? 'passed' : 'FAILED'}**`);
+  lines.push(`- Verdict: **${doc.verdict === 'failed' ? 'FAILED' : doc.verdict}**`);
   for (const b of doc.backups) {
     lines.push(`- Backup: \`${mdCell(b.id)}\`${b.created_at ? `, created ${mdCell(b.created_at)}` : ''}`);
-    lines.push(`- Time to read: ${b.read_seconds.toFixed(2)} s; time to restore: ${b.restore_seconds.toFixed(2)} s; recovery time: ${b.total_seconds.toFixed(2)} s`);
+    lines.push(
+      b.verdict === 'passed'
+        ? `- Time to read: ${b.read_seconds.toFixed(2)} s; time to restore: ${b.restore_seconds.toFixed(2)} s; recovery time: ${b.total_seconds.toFixed(2)} s`
+        : `- Time to read: ${b.read_seconds.toFixed(2)} s; no recovery time (${b.verdict === 'structure-only' ? 'structure checked, not restored' : 'nothing restored'})`,
+    );
     if (b.reason) lines.push(`- Reason: ${mdCell(b.reason)}`);
     lines.push('', '| Verdict | File | Engine | Tables | Rows | Size | Read | Restore | Note |', '|---|---|---|---:|---:|---:|---:|---:|---|');
     for (const f of b.files) {
@@ -101,20 +157,33 @@ export function restoreMarkdown(doc: RestoreDocument): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Metrics for node_exporter's textfile collector, labelled job_id and job_name. */
-export async function restorePrometheus(doc: RestoreDocument, state: JobRestoreState | undefined): Promise<string> {
+/** Metrics for node_exporter's textfile collector, labelled job_id and job_name; `marks`: the job's marked backups on this machine. */
+export async function restorePrometheus(doc: RestoreDocument, marks: readonly MarkedBackup[]): Promise<string> {
   const { Exposition } = await import('../output/prometheus.js');
   const out = new Exposition();
   const labels = { job_id: doc.job.id, job_name: sanitize(doc.job.name ?? '') };
   const at = (iso: string | null | undefined) => (iso ? Date.parse(iso) / 1000 : undefined);
-  out.family('backupctl_restore_test_last_run_timestamp_seconds', 'gauge', 'Unix time of the last restore test of the job.', [[labels, at(state?.last.at) ?? at(doc.generated_at)!]]);
-  const success = at(state?.last_success?.at);
+  const latest = (pick: (k: NonNullable<MarkedBackup['restore_test']>) => { at: string; state: string } | null, state?: string) =>
+    marks
+      .map((b) => (b.restore_test ? pick(b.restore_test) : null))
+      .filter((m): m is { at: string; state: string } => m !== null && (state === undefined || m.state === state))
+      .reduce<string | undefined>((best, m) => (best === undefined || m.at > best ? m.at : best), undefined);
+  out.family('backupctl_restore_test_last_run_timestamp_seconds', 'gauge', 'Unix time of the last restore test of the job.', [[labels, at(latest((k) => k.last)) ?? at(doc.generated_at)!]]);
+  const success = at(latest((k) => k.conclusive, 'passed'));
   if (success !== undefined) {
-    out.family('backupctl_restore_test_last_success_timestamp_seconds', 'gauge', 'Unix time of the last restore test of the job that passed.', [[labels, success]]);
+    out.family('backupctl_restore_test_last_success_timestamp_seconds', 'gauge', 'Unix time of the last restore test of the job that passed (data restored and counted).', [[labels, success]]);
   }
-  out.family('backupctl_restore_test_success', 'gauge', '1 when the last restore test passed, else 0.', [[labels, doc.verdict === 'passed' ? 1 : 0]]);
-  out.family('backupctl_restore_test_duration_seconds', 'gauge', 'Recovery time of the last restore test: from the first byte read to the last check.', [[labels, doc.summary.total_seconds]]);
-  out.family('backupctl_restore_test_rows', 'gauge', 'Rows (documents) restored by the last restore test.', [[labels, doc.summary.rows]]);
-  out.family('backupctl_restore_test_tables', 'gauge', 'Tables (collections) restored by the last restore test.', [[labels, doc.summary.tables]]);
+  out.family('backupctl_restore_test_success', 'gauge', '1 when this restore test passed (data restored and counted), else 0.', [[labels, doc.verdict === 'passed' ? 1 : 0]]);
+  out.family(
+    'backupctl_restore_test_state',
+    'gauge',
+    '1 for the verdict of this restore test (passed, structure-only, unchecked, failed, not-tested), 0 for the others.',
+    (['passed', 'structure-only', 'unchecked', 'failed', 'not-tested'] as const).map((s) => [{ ...labels, state: s }, doc.verdict === s ? 1 : 0]),
+  );
+  if (doc.verdict === 'passed') {
+    out.family('backupctl_restore_test_duration_seconds', 'gauge', 'Recovery time of the last restore test that restored data: from the first byte read to the last check.', [[labels, doc.summary.total_seconds]]);
+  }
+  out.family('backupctl_restore_test_rows', 'gauge', 'Rows (documents) restored or parsed by the last restore test.', [[labels, doc.summary.rows]]);
+  out.family('backupctl_restore_test_tables', 'gauge', 'Tables (collections) restored or parsed by the last restore test.', [[labels, doc.summary.tables]]);
   return out.toString();
 }

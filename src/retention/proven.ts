@@ -1,8 +1,6 @@
-// Which backups were proven: passed `verify` (every file of the backup is in
-// verify's ledger, which records only files that verified) or passed
-// `restore-test` (its last success). The ONE adapter the retention guard reads
-// proofs through: when per-backup marks replace the ledgers, repoint this
-// function and nothing else.
+// Which backups were proven: a `passed` verify or restore-test mark of the
+// backup itself (per service and backup, src/state/marks.ts). The ONE adapter
+// the retention guard reads proofs through.
 import type { Context } from '../cli/types.js';
 
 export interface Proof {
@@ -20,38 +18,29 @@ export interface ProofSource {
   mayHaveProof(jobId: string): boolean;
 }
 
-/** Reads both ledgers once; an unreadable one is warned about and gives no proofs. */
-export async function readProofs(ctx: Pick<Context, 'env' | 'warn'>): Promise<ProofSource> {
-  const [{ stateDir }, { Ledger, ledgerKey }, { readRestoreStates }] = await Promise.all([
-    import('../config/paths.js'),
-    import('../state/verify-ledger.js'),
-    import('../state/restore-tests.js'),
-  ]);
-  const dir = stateDir(ctx.env);
-  const [ledger, restores] = await Promise.all([
-    Ledger.open(dir).catch((err: unknown) => {
-      ctx.warn(`${(err as Error).message}: verified backups are not known`);
-      return undefined;
-    }),
-    readRestoreStates(dir).catch((err: unknown) => {
-      ctx.warn(`${(err as Error).message}: restore-tested backups are not known`);
-      return undefined;
-    }),
-  ]);
+/**
+ * Reads the per-backup marks of the context's service once (src/state/marks.ts, keyed by service and
+ * backup): a backup is proven when its conclusive verify or restore-test mark is `passed`. An
+ * unreadable marks file is warned about and gives no proofs.
+ */
+export async function readProofs(ctx: Pick<Context, 'env' | 'warn' | 'settings'>): Promise<ProofSource> {
+  const { openMarks } = await import('../fleet/marks.js');
+  const store = await openMarks(ctx).catch((err: unknown) => {
+    ctx.warn(`${(err as Error).message}: verified and restore-tested backups are not known`);
+    return undefined;
+  });
+  const passed = (k: { conclusive: { state: string; at: string } | null } | undefined) => (k?.conclusive?.state === 'passed' ? k.conclusive : null);
   return {
     mayHaveProof(jobId) {
-      return Boolean(restores?.[jobId]?.last_success) || Boolean(ledger?.job(jobId)?.last_success);
+      return Boolean(store?.ofJob(jobId).some((b) => passed(b.verify) || passed(b.restore_test)));
     },
-    proofOf(jobId, backup) {
-      const restored = restores?.[jobId]?.last_success;
-      if (restored && String(restored.backup_id) === backup.id) return { backup_id: backup.id, by: 'restore-test', at: restored.at ?? null };
-      if (ledger && backup.files.length) {
-        const entries = backup.files.map((f) => ledger.lookup(ledgerKey(backup.id, f)));
-        if (entries.every((e) => e !== undefined)) {
-          const at = entries.map((e) => e!.last_verified).sort().at(-1) ?? null;
-          return { backup_id: backup.id, by: 'verify', at };
-        }
-      }
+    proofOf(_jobId, backup) {
+      const marks = store?.backup(backup.id);
+      if (!marks) return null;
+      const restored = passed(marks.restore_test);
+      if (restored) return { backup_id: backup.id, by: 'restore-test', at: restored.at };
+      const verified = passed(marks.verify);
+      if (verified) return { backup_id: backup.id, by: 'verify', at: verified.at };
       return null;
     },
   };

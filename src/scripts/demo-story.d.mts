@@ -4,6 +4,7 @@ import type { StatusDocument } from '../status/model.js';
 export function ageWords(seconds: number): string;
 export function statusStory(doc: StatusDocument): string;
 export function checkStory(doc: StatusDocument): string;
+export function checkRefuses(doc: StatusDocument): Array<{ label: string; health: string }>;
 export function reportStory(doc: import('../report/model.js').ReportDocument): string;
 export function verifyStory(doc: import('../verify/model.js').VerifyDocument, health?: string): string;
 export function restoreStory(doc: import('../restore/model.js').RestoreDocument): string;

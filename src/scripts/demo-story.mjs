@@ -15,12 +15,15 @@ export function ageWords(seconds) {
   return plural(Math.max(1, Math.floor(seconds / 60)), 'minute');
 }
 
+/** Why a job has its health, from what status --json said of it (its runs, or the marks of its newest backup). */
 function why(job) {
   const name = job.name ?? job.id;
   if (job.health === 'failing') {
-    const failed = job.recent.findIndex((s) => s !== 'failed' && s !== 'expired' && s !== 'completed_with_errors');
-    const runs = failed === -1 ? job.recent.length : failed;
-    return `${name} (its last ${runs === 1 ? 'run' : `${runs} runs`} ${job.newest?.status === 'expired' ? 'expired' : 'failed'})`;
+    const marks = [['verify', 'verify'], ['restore_test', 'restore test']].filter(([k]) => job[k]?.of_newest && job[k].state === 'failed');
+    if (marks.length) return `${name} (the ${list(marks.map(([, w]) => w))} of its newest backup failed)`;
+    const runs = job.recent.findIndex((s) => s !== 'failed' && s !== 'expired' && s !== 'completed_with_errors');
+    const n = runs === -1 ? job.recent.length : runs;
+    return `${name} (its last ${n === 1 ? 'run' : `${n} runs`} ${job.newest?.status === 'expired' ? 'expired' : 'failed'})`;
   }
   if (job.health === 'stale') {
     const age = job.last_completed?.age_seconds;
@@ -43,11 +46,25 @@ export function statusStory(doc) {
   return `${plural(doc.jobs.length, 'job')}: ${parts.join('; ')}`;
 }
 
-/** The title of the `status --check` step: which jobs it names, and the exit code it gives. */
+/** The droplets, volumes and snapshot resources of the document, each with its kind and name. */
+function snapshotted(doc) {
+  return [
+    ...(doc.droplets ?? []).map((m) => ({ ...m, label: `droplet ${m.name ?? m.id}` })),
+    ...(doc.volumes ?? []).map((m) => ({ ...m, label: `volume ${m.name ?? m.id}` })),
+    ...(doc.resources ?? []).map((r) => ({ ...r, label: `snapshot resource ${r.last_known_ip ?? r.id}` })),
+  ];
+}
+
+/** What status --check refuses, as it judges: failing or stale jobs, droplets, volumes and resources. */
+export function checkRefuses(doc) {
+  return [...doc.jobs.map((j) => ({ ...j, label: j.name ?? j.id })), ...snapshotted(doc)].filter((t) => t.health === 'failing' || t.health === 'stale');
+}
+
+/** The title of the `status --check` step: what it names, and the exit code it gives. */
 export function checkStory(doc) {
-  const late = doc.jobs.filter((j) => !j.within_max_age).map((j) => j.name ?? j.id);
-  if (!late.length) return 'status --check: every job has a completed backup within its max age (exit 0)';
-  return `status --check names ${list(late)}, with no completed backup within ${late.length === 1 ? 'its' : 'their'} max age (exit 9)`;
+  const bad = checkRefuses(doc);
+  if (!bad.length) return 'status --check: nothing failing or stale (exit 0)';
+  return `status --check names ${list(bad.map((t) => `${t.label} (${t.health})`))} (exit 9)`;
 }
 
 /** What verify checked in a file that passed: "a zip of 41 entries, every CRC-32 checked". */
@@ -70,9 +87,15 @@ export function verifyStory(doc, health) {
   const name = doc.job.name ?? doc.job.id;
   const files = doc.backups.flatMap((b) => b.files);
   const opening = `Read the newest backup of ${name} back${health ? ` (status calls it ${health})` : ''}: `;
-  if (doc.verdict !== 'failed') return `${opening}${plural(files.length, 'file')}, ${list(files.map(checkedWords))}: verified (exit 0)`;
-  const failed = files.filter((f) => f.verdict === 'failed').map((f) => `${f.name} fails: ${f.reasons.join('; ')}`);
-  return `${opening}${list(failed)} (exit 11)`;
+  if (doc.verdict === 'failed') {
+    const failed = files.filter((f) => f.verdict === 'failed').map((f) => `${f.name} fails: ${f.reasons.join('; ')}`);
+    return `${opening}${list(failed)} (exit 11)`;
+  }
+  if (doc.verdict === 'not-tested') {
+    const code = files.find((f) => f.verdict === 'not-tested')?.exit_code ?? 6;
+    return `${opening}it could not be read: not-tested (exit ${code})`;
+  }
+  return `${opening}${plural(files.length, 'file')}, ${list(files.map(checkedWords))}: ${doc.verdict} (exit 0)`;
 }
 
 /** "archive files 5, api postgres 2 and shop mysql 1": the entries with some of `key`, most first. */
@@ -112,7 +135,9 @@ export function restoreStory(doc) {
   const name = doc.job.name ?? doc.job.id;
   const b = doc.backups[0];
   const opening = `Restore the newest backup of ${name}: `;
-  if (!b || doc.verdict !== 'passed') return `${opening}it fails: ${b?.reason ?? 'nothing restored'} (exit 14)`;
+  if (!b) return `${opening}nothing to restore`;
+  if (doc.verdict === 'failed') return `${opening}it fails: ${b.reason ?? 'nothing restored'} (exit 14)`;
+  if (doc.verdict === 'not-tested' || doc.verdict === 'unchecked') return `${opening}${doc.verdict}: ${b.reason ?? 'nothing restored'}`;
   const done = b.files.filter((f) => f.verdict === 'restored' || f.verdict === 'extracted' || f.verdict === 'structure-checked');
   const words = done.map((f) => {
     if (f.verdict === 'extracted') return `${plural(f.files ?? 0, 'file')} extracted${f.exec ? ` and --exec \`${f.exec.command}\` passed` : ''}`;
@@ -120,5 +145,7 @@ export function restoreStory(doc) {
     const engine = f.engine ? ` into ${f.engine.product}${f.engine.version ? ` ${f.engine.version}` : ''} (${f.engine.mode})` : '';
     return `${plural(f.tables.length, 'table')} and ${plural(f.rows, 'row')} restored${engine}, every row counted`;
   });
-  return `${opening}${list(words)}; recovery time ${secondsWords(b.total_seconds)} (exit 0)`;
+  // A recovery time only where data was restored (structure-only has none).
+  const time = doc.verdict === 'passed' ? `recovery time ${secondsWords(b.total_seconds)}` : `${doc.verdict}, no recovery time`;
+  return `${opening}${list(words)}; ${time} (exit 0)`;
 }

@@ -1,8 +1,10 @@
-// The verify ledger (src/state: status, report, verify and restore-test all read it): the sha256 of every file verified, with when it was first
+// The verify ledger (verify and restore-test read it): the sha256 of every file verified, with when it was first
 // seen, so a later verify that reads different bytes for the same file can say
 // "changed since <date>" (bit rot or tampering in storage). One JSON file in
 // the state folder, mode 0600, written atomically under a lock; a broken
-// ledger is reported and never overwritten.
+// ledger is reported and never overwritten. What a verify concluded about a
+// backup is a mark (src/state/marks.ts); the per-job `jobs` section of older
+// versions named neither the service nor the backup and is dropped at the next save.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -15,18 +17,9 @@ export interface LedgerEntry {
   last_verified: string;
 }
 
-export interface JobMarks {
-  /** The last verify of the job, and the last one in which every file verified. */
-  last_verify: string;
-  last_success: string | null;
-  /** The verdict of the last verify: verified, unchecked (no file failed, some not inspected) or failed. */
-  last_verdict?: 'verified' | 'unchecked' | 'failed';
-}
-
 interface LedgerData {
   version: 1;
   files: Record<string, LedgerEntry>;
-  jobs: Record<string, JobMarks>;
 }
 
 export const LEDGER_FILE = 'verify-ledger.json';
@@ -37,7 +30,7 @@ export function ledgerKey(backupId: string, fileName: string): string {
 }
 
 function empty(): LedgerData {
-  return { version: 1, files: {}, jobs: {} };
+  return { version: 1, files: {} };
 }
 
 async function readLedger(file: string): Promise<LedgerData> {
@@ -51,7 +44,7 @@ async function readLedger(file: string): Promise<LedgerData> {
   try {
     const data = JSON.parse(text) as Partial<LedgerData>;
     if (data?.version !== 1 || typeof data.files !== 'object' || data.files === null) throw new Error('not a ledger of version 1');
-    return { version: 1, files: data.files, jobs: typeof data.jobs === 'object' && data.jobs !== null ? data.jobs : {} };
+    return { version: 1, files: data.files };
   } catch (err) {
     throw new ConfigError(`the verify ledger ${file} is broken (${(err as Error).message}); it was left as it is`, [
       '  Move it aside to start a new ledger (the "changed since" history is then lost).',
@@ -61,7 +54,6 @@ async function readLedger(file: string): Promise<LedgerData> {
 
 export class Ledger {
   private readonly changes = new Map<string, LedgerEntry>();
-  private readonly jobChanges = new Map<string, JobMarks>();
 
   private constructor(
     readonly file: string,
@@ -77,10 +69,6 @@ export class Ledger {
     return this.changes.get(key) ?? this.data.files[key];
   }
 
-  job(jobId: string): JobMarks | undefined {
-    return this.jobChanges.get(jobId) ?? this.data.jobs[jobId];
-  }
-
   /** Notes bytes read now. A hash already known keeps its first-seen time; a different one is not recorded (the old one stays the reference). */
   record(key: string, sha256: string, bytes: number, now: Date): void {
     const known = this.lookup(key);
@@ -88,16 +76,9 @@ export class Ledger {
     this.changes.set(key, { sha256, bytes, first_seen: known?.first_seen ?? now.toISOString(), last_verified: now.toISOString() });
   }
 
-  /** A verify of the job ended: a success when no file failed (an unchecked run is one, unless --strict made it fail). */
-  markJob(jobId: string, now: Date, verdict: 'verified' | 'unchecked' | 'failed'): void {
-    const before = this.job(jobId);
-    const success = verdict !== 'failed';
-    this.jobChanges.set(jobId, { last_verify: now.toISOString(), last_success: success ? now.toISOString() : (before?.last_success ?? null), last_verdict: verdict });
-  }
-
   /** Re-reads the file under its lock, adds this run's changes and renames a new file over it. */
   async save(): Promise<void> {
-    if (!this.changes.size && !this.jobChanges.size) return;
+    if (!this.changes.size) return;
     const dir = path.dirname(this.file);
     await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
       throw new ConfigError(`cannot create the state folder ${dir}: ${err.message}`);
@@ -111,7 +92,6 @@ export class Ledger {
         if (known && known.sha256 !== entry.sha256) continue;
         current.files[key] = { ...entry, first_seen: known?.first_seen ?? entry.first_seen };
       }
-      for (const [jobId, marks] of this.jobChanges) current.jobs[jobId] = marks;
       await writeFileAtomic(this.file, `${JSON.stringify(current, null, 1)}\n`, {
         mode: 0o600,
         failure: (err) => new ConfigError(`cannot write the verify ledger ${this.file}: ${err.message}`),

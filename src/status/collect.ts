@@ -36,13 +36,15 @@ import {
   type FleetReader,
 } from '../fleet/reader.js';
 import type { CronTools } from '../fleet/schedule.js';
-import type { JobMarksByJob } from '../fleet/marks.js';
-import { DEFAULT_TIMEZONE } from '../fleet/schedule.js';
-import { successStatuses } from '../backups/status.js';
-import { newestBackupsRequest } from '../backups/newest.js';
+import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
+import { DEFAULT_TIMEZONE, scheduleInterval } from '../fleet/schedule.js';
+import { isSuccess as isSuccessful, successStatuses } from '../backups/status.js';
+import { newestBackupsRequest, newestSuccess, newestSuccessRequests } from '../backups/newest.js';
 import { nextScheduleRun } from '../fleet/runs.js';
 import {
   compareJobs,
+  frequencyHours,
+  snapshotHealth,
   judge,
   maxAgeFor,
   snapshotSummaryOf,
@@ -70,8 +72,8 @@ export interface CollectOptions {
   allowErrors: boolean;
   now: number;
   tools: CronTools;
-  /** Each job's last verify and restore test on this machine; none when absent. */
-  marks?: JobMarksByJob;
+  /** The verify and restore-test marks of this service's backups on this machine; none when absent. */
+  marks?: FleetMarks;
 }
 
 export async function collectStatus(ctx: Context, opts: CollectOptions): Promise<StatusDocument> {
@@ -113,14 +115,22 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
     const present = jobs.filter((j): j is JobStatus => j !== undefined).sort(compareJobs);
     const summary = { failing: 0, stale: 0, healthy: 0, unknown: 0 };
     for (const j of present) summary[j.health]++;
+    const [droplets, volumes, activated] = side ? await Promise.all([side.droplets, side.volumes, side.resources]) : [null, null, null];
+    const snapshotted = [...(droplets ?? []), ...(volumes ?? []), ...(activated ?? [])];
+    let snapshot_summary: StatusDocument['snapshot_summary'] = null;
+    if (droplets || volumes || activated) {
+      snapshot_summary = { failing: 0, stale: 0, healthy: 0, unknown: 0 };
+      for (const m of snapshotted) snapshot_summary[m.health]++;
+    }
     return {
       generated_at: new Date(opts.now).toISOString(),
       allow_errors: opts.allowErrors,
       summary,
+      snapshot_summary,
       jobs: present,
-      droplets: side ? await side.droplets : null,
-      volumes: side ? await side.volumes : null,
-      resources: side ? await side.resources : null,
+      droplets,
+      volumes,
+      resources: activated,
     };
   } catch (err) {
     stop.abort(err);
@@ -202,25 +212,24 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
     recent = records(body);
     const morePages = nextPageQuery(query, body, recent.length) !== undefined;
     if (morePages && !recent.some((b) => isSuccess(str(b.status), opts.allowErrors))) {
-      // The newest success is older than the page: ask for it by status.
-      const statuses = successStatuses(opts.allowErrors);
-      const found = await Promise.all(
-        statuses.map(async (status) => records(await get(r, backupsPath(id), newestBackupsRequest(id, { status, pageSize: BACKUP_PAGE }).query!))[0]),
-      );
-      lastSuccess = newestFirst(found.filter((b): b is Rec => b !== undefined), 'created_at')[0];
+      // The newest success is older than the page: ask for it by status (src/backups/newest.ts).
+      const found = await Promise.all(newestSuccessRequests(id, opts.allowErrors, BACKUP_PAGE).map(async (req) => records(await get(r, backupsPath(id), req.query!))[0]));
+      lastSuccess = newestSuccess(found.filter((b): b is Rec => b !== undefined), opts.allowErrors);
     }
   } catch (err) {
     // Deleted between the list and now: it has no status any more.
     if (err instanceof ApiError && err.status === 404) return undefined;
     throw err;
   }
-  const maxAgeMs = maxAgeFor(opts.maxAges, { id, name: str(job.name) });
-  const judged = judge({ recent, lastSuccess, jobCreatedAt: job.created_at, maxAgeMs, allowErrors: opts.allowErrors, now: opts.now });
   const schedules = schedulesOf(job, opts);
+  // The runs as the service defines them: frequency + run_offset when the schedule has a frequency (src/fleet/runs.ts), else its cron.
+  const interval = scheduleInterval(jobSchedules(job).map((s) => ({ ...s, cron: s.basis.cron })), opts.tools, opts.now);
+  const maxAge = maxAgeFor(opts.maxAges, { id, name: str(job.name) }, interval);
+  const judged = judge({ recent, lastSuccess, jobCreatedAt: job.created_at, maxAgeMs: maxAge.ms, allowErrors: opts.allowErrors, now: opts.now });
   const nextRuns = schedules.map((s) => s.next_run).filter((t): t is string => t !== null).sort();
-  const verify = opts.marks?.verify(id) ?? null;
-  // The health tools agree: a job whose bytes failed their last verify is not healthy, whatever its records say.
-  if (verify?.verdict === 'failed') judged.health = 'failing';
+  // The newest completed backup is judged by its own marks: a failed one makes the job failing, whatever its records say.
+  const marks = (opts.marks ?? NO_MARKS).forJob(id, judged.last_completed?.id ?? null, opts.now, maxAge.ms);
+  if (marks.failed) judged.health = 'failing';
   return {
     id,
     name: str(job.name),
@@ -228,13 +237,15 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
     schedules,
     next_run: nextRuns[0] ?? null,
     ...judged,
-    max_age_seconds: Math.round(maxAgeMs / 1000),
+    max_age_seconds: Math.round(maxAge.ms / 1000),
+    max_age_from: maxAge.from,
     storage: (Array.isArray(job.storage) ? job.storage : [])
       .map(obj)
       .filter((s): s is Rec => s !== undefined)
       .map((s) => str(s.name) ?? String(s.id ?? '')),
-    verify,
-    restore_test: opts.marks?.restoreTest(id) ?? null,
+    verify: marks.verify,
+    restore_test: marks.restore_test,
+    warnings: marks.warnings,
   };
 }
 
@@ -276,18 +287,22 @@ async function machines(r: FleetReader, kind: 'droplets' | 'volumes', now: numbe
       const query = { sort: '-started_at', page_size: BACKUP_PAGE };
       const body = await get(r, path, query);
       const snapshots = newestFirst(records(body), 'started_at');
-      let completed = snapshots.find((s) => s.status === 'completed');
+      let completed = snapshots.find((s) => isSuccessful(str(s.status)));
       if (!completed && nextPageQuery(query, body, snapshots.length) !== undefined) {
         completed = records(await get(r, path, { status: 'completed', sort: '-started_at', page_size: BACKUP_PAGE }))[0];
       }
+      const seen = {
+        newest: snapshots[0] ? snapshotSummaryOf(snapshots[0], now) : null,
+        last_completed: completed ? snapshotSummaryOf(completed, now) : null,
+      };
       return {
         id: typeof m.id === 'number' ? m.id : String(m.id ?? ''),
         name: str(m.name),
         status: str(m.status),
         frequency_hours: num(m.frequency),
         timezone: str(m.timezone),
-        newest: snapshots[0] ? snapshotSummaryOf(snapshots[0], now) : null,
-        last_completed: completed ? snapshotSummaryOf(completed, now) : null,
+        ...seen,
+        ...snapshotHealth(seen, frequencyHours(num(m.frequency))),
       };
     }),
   );
@@ -308,7 +323,7 @@ async function resources(r: FleetReader, now: number): Promise<ResourceStatus[]>
       for (const snap of newestFirst(page, 'started_at')) {
         const rid = snapshotResourceId(snap);
         if (!newest.has(rid)) newest.set(rid, snap);
-        if (snap.status === 'completed' && !completed.has(rid)) completed.set(rid, snap);
+        if (isSuccessful(str(snap.status)) && !completed.has(rid)) completed.set(rid, snap);
       }
       return missing();
     });
@@ -317,15 +332,17 @@ async function resources(r: FleetReader, now: number): Promise<ResourceStatus[]>
     const { frequency } = resourceSchedule(x);
     const n = newest.get(x.id);
     const c = completed.get(x.id);
+    const freq = typeof frequency === 'string' || typeof frequency === 'number' ? frequency : null;
+    const seen = { newest: n ? snapshotSummaryOf(n, now) : null, last_completed: c ? snapshotSummaryOf(c, now) : null };
     return {
       id: num(x.id) ?? 0,
       type: str(x.type),
       provider: resourceProvider(x),
       account: resourceAccount(x),
       last_known_ip: str(x.last_known_ip),
-      frequency: typeof frequency === 'string' || typeof frequency === 'number' ? frequency : null,
-      newest: n ? snapshotSummaryOf(n, now) : null,
-      last_completed: c ? snapshotSummaryOf(c, now) : null,
+      frequency: freq,
+      ...seen,
+      ...snapshotHealth(seen, frequencyHours(freq)),
     };
   });
 }

@@ -14,7 +14,8 @@
 //   Resource = {id, type, provider, account, last_known_ip, frequency, newest, last_completed}
 //   Snapshot = {id, status, started_at, completed_at, age_seconds}
 import * as z from 'zod/mini';
-import { restoreMarkSchema, verifyMarkSchema } from '../fleet/marks-schema.js';
+import { restoreMarkSchema, verifyMarkSchema, warningSchema } from '../fleet/marks-schema.js';
+import { allowedAge } from '../fleet/schedule.js';
 import { ageMs, parseServiceTime } from '../util/time.js';
 // What a status means and which backup is newest: one definition, in the backups module.
 import { BACKUP_STATUSES_BY_OUTCOME, SNAPSHOT_STATUSES_BY_OUTCOME, isFailure, isInProgress, isSuccess } from '../backups/status.js';
@@ -92,15 +93,33 @@ const jobStatus = z.object({
   recent: describe(z.array(z.string()), `Statuses of the last ${RECENT_WINDOW} backups, newest first`),
   health: describe(
     z.enum(HEALTH_VALUES),
-    'failing: the newest finished backup failed or expired (or completed with errors, without --allow-errors), or its last verify failed; ' +
-      'stale: no completed backup within the max age; healthy; unknown: no completed backup yet and the job is younger than the max age',
+    'failing: the newest finished backup failed or expired (or completed with errors, without --allow-errors), or the verify or restore test ' +
+      'of the newest completed backup failed, whatever the max age; stale: no completed backup within the max age; healthy; unknown: no ' +
+      'completed backup yet and the job is younger than the max age',
   ),
-  max_age_seconds: describe(z.int(), 'The max age applied to this job (--max-age)'),
-  within_max_age: describe(z.boolean(), 'What --check asks: last_completed is younger than max_age_seconds (or the job is new)'),
+  max_age_seconds: describe(z.int(), 'The max age applied to this job: --max-age when given, else its schedule\'s interval plus a grace (25%, at least 2h), else 26h'),
+  max_age_from: describe(z.enum(['flag', 'schedule', 'default']), 'Where max_age_seconds comes from: --max-age, the schedule, or the 26h default (no readable active schedule)'),
+  within_max_age: describe(z.boolean(), 'last_completed is younger than max_age_seconds (or the job is new): not stale'),
   storage: describe(z.array(z.string()), 'Names of its storage destinations'),
-  verify: describe(z.nullable(verifyMarkSchema), "The last verify of the job, from verify's ledger in the state folder; null when never verified here"),
-  restore_test: describe(z.nullable(restoreMarkSchema), 'The last restore test of the job (backupctl restore-test), from the state folder; null when never restore-tested here'),
+  verify: describe(
+    z.nullable(verifyMarkSchema),
+    'The verify mark of the newest completed backup (of_newest true), else the latest verify of an older backup, shown as such (of_newest false, never judged); from the marks in the state folder, of this service only; null when none',
+  ),
+  restore_test: describe(z.nullable(restoreMarkSchema), 'The restore-test mark, likewise'),
+  warnings: describe(
+    z.array(warningSchema),
+    'What status --check reports without failing (it fails on them with --strict): an unchecked or not-tested mark of the newest backup, a job not tested for longer than its max age',
+  ),
 });
+
+const SNAPSHOT_HEALTH_TEXT =
+  'failing: the newest finished snapshot failed or expired; stale: no completed snapshot within max_age_seconds (a paused one goes stale too: ' +
+  'nothing protects it); unknown: no completed snapshot yet; healthy';
+const snapshotJudged = {
+  health: describe(z.enum(HEALTH_VALUES), SNAPSHOT_HEALTH_TEXT),
+  max_age_seconds: describe(z.int(), 'The frequency plus a grace (25%, at least 2h); 26h when the frequency is unknown'),
+  within_max_age: describe(z.boolean(), 'last_completed is younger than max_age_seconds'),
+};
 
 const machineStatus = z.object({
   id: z.union([z.string(), z.number()]),
@@ -110,6 +129,7 @@ const machineStatus = z.object({
   timezone: z.nullable(z.string()),
   newest: describe(z.nullable(snapshotSummary), 'The newest snapshot by started_at, whatever its status'),
   last_completed: describe(z.nullable(snapshotSummary), 'The newest completed snapshot'),
+  ...snapshotJudged,
 });
 
 const resourceStatus = z.object({
@@ -121,6 +141,7 @@ const resourceStatus = z.object({
   frequency: describe(z.nullable(z.union([z.string(), z.number()])), 'Schedule frequency when the service sends it (h24)'),
   newest: describe(z.nullable(snapshotSummary), 'The newest snapshot by started_at, among the newest snapshots of the account'),
   last_completed: describe(z.nullable(snapshotSummary), 'The newest completed snapshot'),
+  ...snapshotJudged,
 });
 
 export const statusDocumentSchema = describe(
@@ -130,6 +151,10 @@ export const statusDocumentSchema = describe(
     summary: describe(
       z.object({ failing: z.int(), stale: z.int(), healthy: z.int(), unknown: z.int() }),
       'Jobs by health',
+    ),
+    snapshot_summary: describe(
+      z.nullable(z.object({ failing: z.int(), stale: z.int(), healthy: z.int(), unknown: z.int() })),
+      'Droplets, volumes and snapshot resources by health; null when not read',
     ),
     jobs: describe(z.array(jobStatus), 'Worst first: failing, stale, unknown, healthy; then by name'),
     droplets: describe(z.nullable(z.array(machineStatus)), 'Droplets whose snapshot schedule is not inactive; null when not read (--job, or the list failed)'),
@@ -207,24 +232,29 @@ export function frequencyHours(frequency: string | number | null | undefined): n
   return Number.isFinite(n) && n > 0 ? n : undefined;
 }
 
-/** Grace added to a schedule's frequency before its newest snapshot counts as late (as 26h is to a daily backup). */
-export const SNAPSHOT_GRACE_MS = 2 * 3_600_000;
-
 /**
  * The health of something snapshotted on a schedule (a droplet, a volume, a
  * snapshot resource), judged like a job's: failing when its newest finished
  * snapshot failed or expired; stale when its newest completed snapshot is
- * older than the frequency plus SNAPSHOT_GRACE_MS (26h when the frequency is
- * unknown); unknown when it has no completed snapshot yet (none, or the first
- * still running); healthy otherwise.
+ * older than the frequency plus a grace (25%, at least 2h; 26h when the
+ * frequency is unknown); unknown when it has no completed snapshot yet (none,
+ * or the first still running); healthy otherwise. A paused droplet or volume
+ * takes no snapshots: it goes stale like any other.
  */
-export function snapshotHealth(s: { newest: SnapshotSummary | null; last_completed: SnapshotSummary | null }, hours: number | undefined): Health {
+export function snapshotHealth(
+  s: { newest: SnapshotSummary | null; last_completed: SnapshotSummary | null },
+  hours: number | undefined,
+): { health: Health; max_age_seconds: number; within_max_age: boolean } {
+  const maxAgeMs = hours !== undefined ? allowedAge(hours * 3_600_000) : DEFAULT_MAX_AGE_MS;
+  const max_age_seconds = Math.round(maxAgeMs / 1000);
+  const age = s.last_completed?.age_seconds ?? null;
+  const within_max_age = age !== null && age <= max_age_seconds;
   const newest = s.newest?.status ?? null;
-  if (newest === 'failed' || newest === 'expired') return 'failing';
-  if (!s.last_completed) return 'unknown';
-  const maxAgeSeconds = (hours !== undefined ? hours * 3_600_000 + SNAPSHOT_GRACE_MS : DEFAULT_MAX_AGE_MS) / 1000;
-  const age = s.last_completed.age_seconds;
-  return age === null || age > maxAgeSeconds ? 'stale' : 'healthy';
+  let health: Health;
+  if (newest !== null && isFailure(newest) && newest !== 'completed_with_errors') health = 'failing';
+  else if (!s.last_completed) health = 'unknown';
+  else health = within_max_age ? 'healthy' : 'stale';
+  return { health, max_age_seconds, within_max_age };
 }
 
 export interface JudgeInput {
@@ -294,7 +324,9 @@ export function compareJobs(a: JobStatus, b: JobStatus): number {
 // --max-age
 
 export interface MaxAgeRules {
-  /** The bare `--max-age 26h` (the last one given), else the default. */
+  /** The bare `--max-age 26h` (the last one given); undefined when none was given (each job's schedule decides). */
+  givenMs?: number;
+  /** When a job's schedule cannot tell (no readable active schedule): 26h. */
   fallbackMs: number;
   /** `--max-age <job>=48h`, by job id or name, in the order given (a later one wins). */
   perJob: Array<{ job: string; ms: number; text: string }>;
@@ -318,16 +350,23 @@ export function parseMaxAges(
     if (job === '') throw bad(value, 'the job before "=" is empty');
     const ms = parseDuration(text);
     if (ms === undefined || ms <= 0) throw bad(value, 'expected a duration such as 26h, 2d or 90m, or <job>=<duration>');
-    if (job === undefined) rules.fallbackMs = ms;
+    if (job === undefined) rules.givenMs = ms;
     else rules.perJob.push({ job, ms, text });
   }
   return rules;
 }
 
-export function maxAgeFor(rules: MaxAgeRules, job: { id: string; name?: string | null }): number {
-  let ms = rules.fallbackMs;
-  for (const rule of rules.perJob) if (rule.job === job.id || rule.job === job.name) ms = rule.ms;
-  return ms;
+/**
+ * A job's max age: `--max-age <job>=...`, else the bare `--max-age`, else its schedule's interval plus a
+ * grace (`intervalMs`, from scheduleInterval), else 26h. --max-age decides staleness only: a job whose
+ * newest run failed is failing whatever it says.
+ */
+export function maxAgeFor(rules: MaxAgeRules, job: { id: string; name?: string | null }, intervalMs?: number): { ms: number; from: 'flag' | 'schedule' | 'default' } {
+  let flag = rules.givenMs;
+  for (const rule of rules.perJob) if (rule.job === job.id || rule.job === job.name) flag = rule.ms;
+  if (flag !== undefined) return { ms: flag, from: 'flag' };
+  if (intervalMs !== undefined) return { ms: allowedAge(intervalMs), from: 'schedule' };
+  return { ms: rules.fallbackMs, from: 'default' };
 }
 
 // durationText moved to src/util/duration.ts (status and report both write durations).

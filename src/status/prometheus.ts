@@ -6,8 +6,6 @@ import {
   HEALTH_VALUES,
   RECENT_WINDOW,
   SNAPSHOT_STATUSES,
-  frequencyHours,
-  snapshotHealth,
   type Health,
   type JobStatus,
   type SnapshotSummary,
@@ -16,6 +14,8 @@ import {
 
 // The text-format writer moved to src/output/prometheus.ts (issue 25 §17); re-exported for its importers.
 import { Exposition, type Labels } from '../output/prometheus.js';
+import { WARNING_KINDS } from '../fleet/marks-schema.js';
+import { MARK_STATES } from '../state/marks.js';
 
 const seconds = (text: string | null | undefined): number | undefined => {
   const ms = parseServiceTime(text);
@@ -39,7 +39,7 @@ export function prometheusText(doc: StatusDocument): string {
   out.family(
     'backupctl_job_health',
     'gauge',
-    '1 for the health of the job, 0 for the others: failing (its newest finished backup failed, or its last verify), stale (no completed backup within its max age), unknown (no backup yet, job younger than its max age), healthy.',
+    '1 for the health of the job, 0 for the others: failing (its newest finished backup failed, or a verify or restore test of its newest completed backup), stale (no completed backup within its max age), unknown (no backup yet, job younger than its max age), healthy.',
     doc.jobs.flatMap((j) => HEALTH_VALUES.map((h): [Labels, number] => [{ ...jobLabels(j), health: h }, j.health === h ? 1 : 0])),
   );
   out.family(
@@ -58,7 +58,7 @@ export function prometheusText(doc: StatusDocument): string {
   out.family(
     'backupctl_job_within_max_age',
     'gauge',
-    '1 when the newest completed backup is younger than the max age (or the job is new), as status --check asks; 0 otherwise.',
+    '1 when the newest completed backup is younger than the max age (or the job is new): not stale; 0 otherwise.',
     each((j) => (j.within_max_age ? 1 : 0)),
   );
   out.family(
@@ -95,23 +95,42 @@ export function prometheusText(doc: StatusDocument): string {
     'Unix time of the next scheduled run of the job, from its cron expressions and time zones; absent when unknown.',
     each((j) => (j.next_run ? Date.parse(j.next_run) / 1000 : undefined)),
   );
+  // The marks of the newest completed backup (of_newest), in the words of the marks; absent when it has none.
+  const newestMark = (j: JobStatus, kind: 'verify' | 'restore_test') => (j[kind]?.of_newest ? j[kind] : null);
+  for (const [kind, what] of [['verify', 'verify'], ['restore_test', 'restore test']] as const) {
+    out.family(
+      `backupctl_job_${kind}_state`,
+      'gauge',
+      `1 for the state of the ${what} mark of the newest completed backup (passed, unchecked, structure-only, failed, not-tested), 0 for the others; absent when that backup has none on this machine.`,
+      doc.jobs.flatMap((j) => {
+        const m = newestMark(j, kind);
+        return m ? MARK_STATES.map((st): [Labels, number] => [{ ...jobLabels(j), state: st }, m.state === st ? 1 : 0]) : [];
+      }),
+    );
+    out.family(
+      `backupctl_job_${kind}_timestamp_seconds`,
+      'gauge',
+      `Unix time of the ${what} mark of the newest completed backup; absent when it has none.`,
+      each((j) => {
+        const m = newestMark(j, kind);
+        return m ? Date.parse(m.at) / 1000 : undefined;
+      }),
+    );
+  }
   out.family(
-    'backupctl_job_last_verify_passed',
+    'backupctl_job_restore_test_duration_seconds',
     'gauge',
-    "1 when the last `backupctl verify` of the job on this machine verified every file, 0 when it failed; absent when never verified here (verify's ledger).",
-    each((j) => (j.verify ? (j.verify.verdict === 'passed' ? 1 : 0) : undefined)),
+    'Recovery time (read and restore) of the passed restore test of the newest completed backup; absent otherwise.',
+    each((j) => {
+      const m = j.restore_test;
+      return m?.of_newest && m.state === 'passed' ? (m.total_seconds ?? undefined) : undefined;
+    }),
   );
   out.family(
-    'backupctl_job_last_verify_timestamp_seconds',
+    'backupctl_job_warnings',
     'gauge',
-    'Unix time of the last verify of the job on this machine; absent when never verified here.',
-    each((j) => (j.verify ? Date.parse(j.verify.last_at) / 1000 : undefined)),
-  );
-  out.family(
-    'backupctl_job_restore_test_passed_timestamp_seconds',
-    'gauge',
-    'Unix time a restore test of the job (backupctl restore-test) last passed on this machine; absent when none has.',
-    each((j) => (j.restore_test?.last_passed_at ? Date.parse(j.restore_test.last_passed_at) / 1000 : undefined)),
+    'Warnings of the job by kind (unchecked, not-tested, not-tested-too-long): status --check fails on them only with --strict.',
+    doc.jobs.flatMap((j) => WARNING_KINDS.map((k): [Labels, number] => [{ ...jobLabels(j), kind: k }, j.warnings.filter((w) => w.kind === k).length])),
   );
   snapshotFamilies(out, doc);
   return out.toString();
@@ -137,14 +156,14 @@ function snapshotFamilies(out: Exposition, doc: StatusDocument): void {
         labels: { kind, id: String(m.id), name: m.name ?? '' },
         newest: m.newest,
         last_completed: m.last_completed,
-        health: snapshotHealth(m, frequencyHours(m.frequency_hours)),
+        health: m.health,
       })),
     ),
     ...(doc.resources ?? []).map((r) => ({
       labels: { kind: 'resource', id: String(r.id), name: r.last_known_ip ?? '' },
       newest: r.newest,
       last_completed: r.last_completed,
-      health: snapshotHealth(r, frequencyHours(r.frequency)),
+      health: r.health,
     })),
   ];
   if (!things.length) return;
@@ -157,7 +176,7 @@ function snapshotFamilies(out: Exposition, doc: StatusDocument): void {
     'backupctl_snapshot_health',
     'gauge',
     '1 for the health of the droplet, volume or snapshot resource, 0 for the others: failing (its newest finished snapshot failed or expired), ' +
-      'stale (no completed snapshot within its frequency plus 2h, 26h when unknown), unknown (no completed snapshot yet), healthy.',
+      'stale (no completed snapshot within its frequency plus a grace of 25%, at least 2h; 26h when unknown), unknown (no completed snapshot yet), healthy.',
     things.flatMap((t) => HEALTH_VALUES.map((h): [Labels, number] => [{ ...t.labels, health: h }, t.health === h ? 1 : 0])),
   );
   out.family(

@@ -128,22 +128,46 @@ export const jobColumns: Column[] = [
   { key: 'next_run', header: 'Next run', get: (j: JobStatus) => j.next_run ?? '' },
   { key: 'storage', header: 'Storage', get: (j: JobStatus) => j.storage.join(', ') },
   { key: 'max_age', header: 'Max age (s)', extra: true, get: (j: JobStatus) => j.max_age_seconds },
-  { key: 'verify', header: 'Last verify', get: (j: JobStatus) => (j.verify ? `${j.verify.verdict} ${j.verify.last_at}` : 'never') },
-  { key: 'restore_test', header: 'Restore test passed', get: (j: JobStatus) => j.restore_test?.last_passed_at ?? 'never' },
+  { key: 'verify', header: 'Verify', get: (j: JobStatus) => markRaw(j.verify) },
+  { key: 'restore_test', header: 'Restore test', get: (j: JobStatus) => markRaw(j.restore_test) },
+  { key: 'warnings', header: 'Warnings', extra: true, get: (j: JobStatus) => j.warnings.map((w) => w.kind).join(',') },
 ];
 
-/** The last verify: "passed 3 hours ago", "failed 2 days ago", "never". */
-export function verifyText(j: JobStatus, now: Date): string {
-  if (!j.verify) return 'never';
-  return `${j.verify.verdict} ${relativeTime(j.verify.last_at, now) || j.verify.last_at}`;
+type AnyMark = JobStatus['verify'];
+
+/** tsv: "passed 2026-11-26T03:00:00.000Z", "older backup passed …" for a mark of an older backup, "never". */
+function markRaw(m: AnyMark): string {
+  if (!m) return 'never';
+  return `${m.of_newest ? '' : 'older backup '}${m.state} ${m.at}${m.last_attempt ? `; then ${m.last_attempt.state} ${m.last_attempt.at}` : ''}`;
 }
 
-/** When the last restore test passed ("2 days ago"), a failed one after it said first; "never" when none passed. */
+/**
+ * A mark of the newest completed backup in words: "passed 3 hours ago", "failed 2 days ago",
+ * "passed 2 days ago; then not-tested just now"; for a mark of an older backup only, "never (an older
+ * backup: passed 2 days ago)"; "never" when none.
+ */
+export function markText(m: AnyMark, now: Date): string {
+  if (!m) return 'never';
+  const ago = (iso: string) => relativeTime(iso, now) || iso;
+  const text = `${m.state} ${ago(m.at)}${m.last_attempt ? `; then ${m.last_attempt.state} ${ago(m.last_attempt.at)}` : ''}`;
+  return m.of_newest ? text : `never (an older backup: ${text})`;
+}
+
+/** The verify of the newest completed backup ("passed 3 hours ago", "never"). */
+export function verifyText(j: JobStatus, now: Date): string {
+  return markText(j.verify, now);
+}
+
+/** The restore test of the newest completed backup. */
 export function restoreTestText(j: JobStatus, now: Date): string {
-  const r = j.restore_test;
-  if (!r) return 'never';
-  const passed = r.last_passed_at ? relativeTime(r.last_passed_at, now) || r.last_passed_at : 'never passed';
-  return r.verdict === 'failed' ? `failed ${relativeTime(r.last_at, now) || r.last_at}; ${r.last_passed_at ? `passed ${passed}` : passed}` : passed;
+  return markText(j.restore_test, now);
+}
+
+const MARK_HUE: Record<string, Hue | undefined> = { failed: 'red', unchecked: 'yellow', 'not-tested': 'yellow', 'structure-only': undefined, passed: 'green' };
+function styleMark(t: string, m: AnyMark, p: Palette): string {
+  if (!m || !m.of_newest) return p.dim(t);
+  const hue = MARK_HUE[m.last_attempt?.state === 'not-tested' && m.state === 'passed' ? 'not-tested' : m.state];
+  return hue ? p[hue](t) : t;
 }
 
 // ---------------------------------------------------------------------------
@@ -167,6 +191,7 @@ export interface ViewOptions {
  * reading: these, in this order, while even the shortest widths do not fit.
  */
 const JOB_DROP_ORDER = ['restore_test', 'verify', 'storage', 'compute', 'schedule', 'next_run', 'last_success'];
+// The warnings are said under the table; their column is for --columns.
 
 const hued = (hue: Hue | undefined) => (text: string, palette: Palette) => (hue ? palette[hue](text) : text);
 
@@ -212,20 +237,9 @@ function jobViewColumns(o: ViewOptions): ViewColumn<JobStatus>[] {
     { key: 'next_run', header: 'Next run', floor: 13, text: (j) => relativeTime(j.next_run, now) },
     { key: 'storage', header: 'Storage', floor: 12, text: (j) => sanitize(j.storage.join(', ')) },
     { key: 'max_age', header: 'Max age', text: (j) => String(j.max_age_seconds) },
-    {
-      key: 'verify',
-      header: 'Last verify',
-      floor: 10,
-      text: (j) => verifyText(j, now),
-      style: (t, j, p) => (j.verify?.verdict === 'failed' ? p.red(t) : j.verify ? t : p.dim(t)),
-    },
-    {
-      key: 'restore_test',
-      header: 'Restore test passed',
-      floor: 10,
-      text: (j) => restoreTestText(j, now),
-      style: (t, j, p) => (j.restore_test?.verdict === 'failed' ? p.red(t) : j.restore_test ? t : p.dim(t)),
-    },
+    { key: 'verify', header: 'Verify', floor: 10, text: (j) => verifyText(j, now), style: (t, j, p) => styleMark(t, j.verify, p) },
+    { key: 'restore_test', header: 'Restore test', floor: 10, text: (j) => restoreTestText(j, now), style: (t, j, p) => styleMark(t, j.restore_test, p) },
+    { key: 'warnings', header: 'Warnings', text: (j) => j.warnings.map((w) => w.kind).join(', '), style: (t, _j, p) => p.yellow(t) },
   ];
   const keys = o.jobKeys ?? jobColumns.filter((c) => !c.extra).map((c) => c.key);
   return keys.map((k) => all.find((c) => c.key === k)!).filter(Boolean);
@@ -233,6 +247,7 @@ function jobViewColumns(o: ViewOptions): ViewColumn<JobStatus>[] {
 
 function machineColumns(now: Date): ViewColumn<MachineStatus>[] {
   return [
+    { key: 'health', header: 'Health', text: (m) => m.health, style: (t, m, p) => hued(HEALTH_HUE[m.health])(t, p) },
     { key: 'name', header: 'Name', text: (m) => sanitize(m.name ?? String(m.id)) },
     { key: 'status', header: 'Status', text: (m) => sanitize(m.status ?? ''), style: (t, m, p) => hued(STATUS_HUE[m.status ?? ''])(t, p) },
     { key: 'frequency', header: 'Every', text: (m) => (m.frequency_hours !== null ? `${m.frequency_hours}h` : '') },
@@ -248,6 +263,7 @@ function machineColumns(now: Date): ViewColumn<MachineStatus>[] {
 
 function resourceColumns(now: Date): ViewColumn<ResourceStatus>[] {
   return [
+    { key: 'health', header: 'Health', text: (r) => r.health, style: (t, r, p) => hued(HEALTH_HUE[r.health])(t, p) },
     { key: 'id', header: 'ID', text: (r) => String(r.id) },
     { key: 'type', header: 'Type', text: (r) => sanitize(r.type ?? '') },
     { key: 'provider', header: 'Provider', text: (r) => sanitize(r.provider ?? '') },
@@ -294,15 +310,25 @@ function summaryLine(doc: StatusDocument, o: ViewOptions): string {
   return fitted([...parts, ...wordParts(`Max age ${o.maxAgeText}.`)], o);
 }
 
+/** The warnings of the jobs, one line each under the summary (status --check --strict fails on them). */
+function warningLines(doc: StatusDocument, o: ViewOptions): string {
+  const lines = doc.jobs.flatMap((j) => j.warnings.map((w) => `${o.palette.yellow('warning')}: ${sanitize(j.name ?? j.id)}: ${sanitize(w.text)}`));
+  return lines.map((l) => `${l}\n`).join('');
+}
+
+const MACHINE_DROP_ORDER = ['frequency', 'status', 'last_completed'];
+const RESOURCE_DROP_ORDER = ['account', 'provider', 'frequency', 'type', 'last_completed'];
+
 /** The whole terminal view. */
 export function statusView(doc: StatusDocument, o: ViewOptions): string {
   let out = o.palette.bold('Jobs') + '\n';
   if (!doc.jobs.length) out += 'No jobs.\n';
-  else out += table(doc.jobs, jobViewColumns(o), o, o.jobKeys ? { keepEmpty: true } : { dropOrder: JOB_DROP_ORDER }) + '\n' + legend(doc.jobs, o) + summaryLine(doc, o);
+  else out += table(doc.jobs, jobViewColumns(o), o, o.jobKeys ? { keepEmpty: true } : { dropOrder: JOB_DROP_ORDER }) + '\n' + legend(doc.jobs, o) + summaryLine(doc, o) + warningLines(doc, o);
   const sections: Array<[string, string | undefined]> = [
-    ['Droplets', doc.droplets?.length ? table(doc.droplets, machineColumns(o.now), o) : undefined],
-    ['Volumes', doc.volumes?.length ? table(doc.volumes, machineColumns(o.now), o) : undefined],
-    ['Snapshot resources (backups activated)', doc.resources?.length ? table(doc.resources, resourceColumns(o.now), o) : undefined],
+    // On a narrow terminal, whole columns go first (the health column came in with issue 29).
+    ['Droplets', doc.droplets?.length ? table(doc.droplets, machineColumns(o.now), o, { dropOrder: MACHINE_DROP_ORDER }) : undefined],
+    ['Volumes', doc.volumes?.length ? table(doc.volumes, machineColumns(o.now), o, { dropOrder: MACHINE_DROP_ORDER }) : undefined],
+    ['Snapshot resources (backups activated)', doc.resources?.length ? table(doc.resources, resourceColumns(o.now), o, { dropOrder: RESOURCE_DROP_ORDER }) : undefined],
   ];
   for (const [title, body] of sections) if (body) out += `\n${o.palette.bold(title)}\n${body}`;
   return out;

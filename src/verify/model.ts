@@ -4,13 +4,19 @@
 // ({"type":"backup", ...} without `files`).
 import * as z from 'zod/mini';
 
-export const FILE_VERDICTS = ['verified', 'not-inspected', 'encrypted', 'failed'] as const;
+export const FILE_VERDICTS = ['verified', 'not-inspected', 'encrypted', 'failed', 'not-tested'] as const;
 export type FileVerdict = (typeof FILE_VERDICTS)[number];
 
-/** verified: every file's content checked; unchecked: none failed, but some were checked for size and hash only; failed: one failed. */
-export const BACKUP_VERDICTS = ['verified', 'unchecked', 'failed'] as const;
+/**
+ * The words of the marks (src/state/marks.ts) that a verify can give: passed: every file's content checked;
+ * unchecked: none failed, but some were checked for size and hash only; failed: one failed; not-tested: none
+ * failed, but one could not be read (network, store, service).
+ */
+export const BACKUP_VERDICTS = ['passed', 'unchecked', 'failed', 'not-tested'] as const;
 export type BackupVerdict = (typeof BACKUP_VERDICTS)[number];
-const VERDICT_TEXT = 'verified: every file passed with its content checked; unchecked: no file failed, but some were checked for size and hash only (content not checked); failed: a file failed';
+const VERDICT_TEXT =
+  'passed: every file read and its content checked; unchecked: no file failed, but some were checked for size and hash only (content not checked); ' +
+  'failed: a file failed (its bytes are bad); not-tested: no file failed, but one could not be read (network, store or service): nothing is known of it';
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 
@@ -23,7 +29,7 @@ export const fileResultSchema = describe(
       'verified: size, hash and content checked; not-inspected: size and hash only, a format backupctl does not read; ' +
         'encrypted: size and hash only, the bytes carry an encryption header (OpenSSL "Salted__", OpenPGP, age) or are of no ' +
         'known format in a backup whose record names an encryption key; failed: see reasons (with --strict, a file not ' +
-        'inspected fails too)',
+        'inspected fails too); not-tested: the file could not be read (network, store, service), see reasons',
     ),
     format: describe(z.string(), 'Sniffed from the bytes, not the name: tar.gz, tar, gzip, zip, mysqldump.gz, pg_dump.gz, sha256sums, openssl-enc, openpgp, age, data, ...; not-read when the transfer failed before any byte (refused for its size), unknown when it failed part way'),
     stated_size: describe(z.nullable(z.string()), "The size the backup record states ('744 bytes', '12.5 MB')"),
@@ -36,6 +42,7 @@ export const fileResultSchema = describe(
     mb_per_s: describe(z.number(), 'Throughput in MiB (2^20 bytes) per second'),
     resumed: describe(z.boolean(), 'The transfer broke and was resumed with a Range request'),
     reasons: describe(z.array(z.string()), 'Why the file failed (empty when it did not), or a note such as "encrypted: size and hash only"'),
+    exit_code: describe(z.optional(z.int()), 'not-tested: the exit code of what kept the file from being read (6: network, store or service)'),
   }),
   'One file of a backup, read back and checked',
 );
@@ -63,7 +70,7 @@ export const verifyDocumentSchema = describe(
     job: z.object({ id: z.string(), name: z.nullable(z.string()) }),
     selection: describe(z.string(), 'latest, backup, since <age>, or sample N'),
     strict: describe(z.boolean(), '--strict: a file not inspected is a failure'),
-    verdict: describe(z.enum(BACKUP_VERDICTS), `${VERDICT_TEXT}; failed is exit 11`),
+    verdict: describe(z.enum(BACKUP_VERDICTS), `The worst verdict of the backups: ${VERDICT_TEXT}. failed is exit 11; not-tested the exit code of its cause (6); unchecked exit 11 with --check or --strict unless --allow-unchecked`),
     summary: z.object({ backups: z.number(), files: z.number(), files_failed: z.number(), files_unchecked: z.number(), bytes_read: z.number(), seconds: z.number() }),
     backups: z.array(backupResultSchema),
   }),

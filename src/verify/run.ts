@@ -1,8 +1,8 @@
 // verify = the read pipeline (src/pipeline/) with no extra sink: every file of
 // the chosen backups read back through its signed URL and judged on the
 // stream (size, sha256 against the ledger, content), nothing written to disk.
-// This module turns the pipeline's file verdicts into the verify document and
-// marks the job in the ledger. Pure of output: the caller renders.
+// This module turns the pipeline's file verdicts into the verify document (the
+// command records each backup's mark). Pure of output: the caller renders.
 import { readBackups, type PipelineBackup, type PipelineOptions } from '../pipeline/index.js';
 import type { Ledger } from '../state/verify-ledger.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
@@ -40,12 +40,13 @@ export async function verifyBackups(backups: BackupToVerify[], o: VerifyOptions)
     const files: FileResult[] = outcomes[i]!.map((f) => judged(f.result));
     const failed = files.filter((f) => f.verdict === 'failed').length;
     const unchecked = files.filter((f) => UNCHECKED.has(f.verdict)).length;
+    const untested = files.filter((f) => f.verdict === 'not-tested').length;
     return {
       id: b.id,
       created_at: b.created_at,
       status: b.status,
       encrypted: b.encrypted,
-      verdict: failed ? 'failed' : unchecked ? 'unchecked' : 'verified',
+      verdict: failed ? 'failed' : untested ? 'not-tested' : unchecked ? 'unchecked' : 'passed',
       files_total: files.length,
       files_failed: failed,
       files_unchecked: unchecked,
@@ -56,9 +57,9 @@ export async function verifyBackups(backups: BackupToVerify[], o: VerifyOptions)
   });
   const filesFailed = backupResults.reduce((n, b) => n + b.files_failed, 0);
   const filesUnchecked = backupResults.reduce((n, b) => n + b.files_unchecked, 0);
-  const verdict = filesFailed ? 'failed' : filesUnchecked ? 'unchecked' : 'verified';
+  const verdicts = new Set(backupResults.map((b) => b.verdict));
+  const verdict = (['failed', 'not-tested', 'unchecked', 'passed'] as const).find((v) => verdicts.has(v)) ?? 'passed';
   const now = o.now();
-  o.ledger.markJob(job.id, now, verdict);
   return {
     generated_at: startedAt.toISOString(),
     job,

@@ -63,7 +63,7 @@ describe('npm run demo', () => {
     // The HTML report is kept when the tour ends: in a temporary folder of the test's own.
     const tmp = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-tmp-'));
     try {
-      const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state, TMPDIR: tmp });
+      const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state, TMPDIR: tmp }, 110_000);
       expect(r.stderr).not.toMatch(/demo: |\n\s+at /);
       expect(r.code).toBe(0);
       const lines = r.stdout.split('\n');
@@ -84,18 +84,21 @@ describe('npm run demo', () => {
         ['stale', 'archive files'],
       ]);
       expect(health.slice(2).every(([h]) => h === 'healthy')).toBe(true);
-      expect(lines).toContain('# For cron or monitoring: status --check names crm-db-failing and archive files, with no completed backup within their max age (exit 9)');
+      // Issue 29: --check judges droplets, volumes and resources too; the title names what it names.
+      expect(lines).toContain(
+        '# For cron or monitoring: status --check names crm-db-failing (failing), archive files (stale), droplet staging (stale) and volume uploads-fra1 (failing) (exit 9)',
+      );
       expect(r.stdout).toContain('(exit 9)\n');
-      expect(r.stderr).toMatch(/^error: 2 of 8 jobs have no completed backup within their max age$/m);
+      expect(r.stderr).toMatch(/^error: status --check: 2 failing, 2 stale of 8 jobs and 9 droplets, volumes and snapshot resources$/m);
 
       // verify --latest: the good job's newest backup reads back, the corrupted one's does not, though status
       // calls both healthy; each title says what the table under it shows.
       const good = lines.findIndex((l) => l.startsWith('# Read the newest backup of marketing site back'));
-      expect(lines[good]).toMatch(/^# Read the newest backup of marketing site back \(status calls it healthy\): 1 file, a zip of (\d+) entries, every CRC-32 checked: verified \(exit 0\)$/);
+      expect(lines[good]).toMatch(/^# Read the newest backup of marketing site back \(status calls it healthy\): 1 file, a zip of (\d+) entries, every CRC-32 checked: passed \(exit 0\)$/);
       const entries = /a zip of (\d+) entries/.exec(lines[good]!)![1]!;
       expect(lines[good + 1]).toBe('$ backupctl --profile demo verify "marketing site" --latest -o table');
       expect(lines[good + 3]).toMatch(new RegExp(`^verified\\s+[0-9a-f]{8}\\s+marketing-site-\\S+\\.zip\\s+zip\\s+[\\d.]+ KiB\\s+${entries}\\s`));
-      expect(lines[good + 5]).toMatch(/^Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, /);
+      expect(lines[good + 5]).toMatch(/^Backup [0-9a-f-]{36} \(created [^)]+\): passed, 1 file, /);
       const bad = lines.findIndex((l) => l.startsWith(`# Read the newest backup of ${CORRUPTED_DEMO_JOB} back`));
       expect(lines[bad]).toMatch(
         new RegExp(`^# Read the newest backup of ${CORRUPTED_DEMO_JOB} back \\(status calls it healthy\\): git-server-\\S+\\.tar\\.gz fails: gzip: CRC-32 mismatch \\(incorrect data check\\): the data is damaged \\(exit 11\\)$`),
@@ -104,6 +107,11 @@ describe('npm run demo', () => {
       expect(lines.slice(bad).find((l) => l.startsWith('Backup '))).toMatch(/: FAILED, 1 of 2 files failed, /);
       expect(lines.slice(bad)).toContain('(exit 11)');
       expect(r.stderr).toMatch(new RegExp(`^error: 1 of 2 files of job ${CORRUPTED_DEMO_JOB} failed verification$`, 'm'));
+      // Issue 29: the mark of that verify is on the newest backup: status now calls the job failing, and says why.
+      const after = lines.findIndex((l) => l.startsWith('# And status now? '));
+      expect(lines[after]).toBe(`# And status now? 1 job: 1 failing: ${CORRUPTED_DEMO_JOB} (the verify of its newest backup failed)`);
+      expect(lines[after + 1]).toBe(`$ backupctl --profile demo status --job "${CORRUPTED_DEMO_JOB}" -o table`);
+      expect(lines.slice(after + 2, after + 6).join('\n')).toMatch(new RegExp(`^failing +${CORRUPTED_DEMO_JOB} .* failed just now +never$`, 'm'));
 
       // restore-test: the PostgreSQL job (a real pg_dump file) into a private local PostgreSQL (CI installs it); the title says what the table shows.
       const restore = lines.findIndex((l) => l.startsWith('# Restore the newest backup of '));

@@ -6,8 +6,8 @@
 // 2. Snapshot resources: "schedule unknown", never "unscheduled".
 // 3. report --check with --max-missed and --min-success: exit 13, -q the offenders,
 //    --healthcheck-url pinged through the cron helper.
-// 4. status and report show each job's last verify (a failed one makes the job
-//    failing in status --check) and its last restore test.
+// 4. status and report show the verify and restore-test marks of each job's newest
+//    backup (a failed one makes the job failing in status --check).
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,7 +20,7 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { reportDocumentSchema, type ReportDocument } from '../../src/report/model.js';
 import { statusDocumentSchema } from '../../src/status/model.js';
 import { reportJobColumns } from '../../src/report/text.js';
-import { recordRestoreRun } from '../../src/state/restore-tests.js';
+import { MarksStore, serviceKey } from '../../src/state/marks.js';
 
 const DAY = 86_400_000;
 let cfg: ReturnType<typeof tempConfigDir>;
@@ -185,55 +185,52 @@ describe('on the demo', () => {
     }
   });
 
-  it('status and report show the last verify from its ledger; a failed one makes the job failing in status --check', async () => {
+  it('status and report show the verify of the newest backup; a failed one makes the job failing in status --check (issue 29: marks per backup)', async () => {
     // git server's newest backup is the demo's corrupted one: verify fails it; api postgres verifies.
     expect((await run(emu, ['verify', 'git server', '--latest', '-q'])).code).toBe(11);
     expect((await run(emu, ['verify', 'api postgres', '--latest', '-q'])).code).toBe(0);
     const status = statusDocumentSchema.parse(JSON.parse((await run(emu, ['status', '--json'])).stdout));
     const git = status.jobs.find((j) => j.name === 'git server')!;
     expect(git.health).toBe('failing');
-    expect(git.verify).toMatchObject({ verdict: 'failed', last_passed_at: null });
-    expect(status.jobs.find((j) => j.name === 'api postgres')!.verify).toMatchObject({ verdict: 'passed' });
+    expect(git.verify).toMatchObject({ state: 'failed', of_newest: true, backup_id: git.last_completed!.id });
+    expect(status.jobs.find((j) => j.name === 'api postgres')!.verify).toMatchObject({ state: 'passed', of_newest: true });
     expect(status.jobs.find((j) => j.name === 'shop mysql')!.verify).toBeNull();
     const check = await run(emu, ['status', '--check']);
     expect(check.code).toBe(9);
-    expect(check.stderr).toMatch(/^ {2}git server \([0-9a-f-]{36}\): last verify failed /m);
+    expect(check.stderr).toMatch(/^ {2}git server \([0-9a-f-]{36}\): the verify of the newest completed backup failed /m);
     const table = await run(emu, ['status', '-o', 'table'], { COLUMNS: '250' });
     expect(table.stdout).toMatch(/^failing +git server .* failed just now/m);
     const metrics = (await run(emu, ['status', '-o', 'prometheus'])).stdout;
-    expect(metrics).toMatch(/^backupctl_job_last_verify_passed\{[^}]*"git server"[^}]*\} 0$/m);
-    expect(metrics).toMatch(/^backupctl_job_last_verify_passed\{[^}]*"api postgres"[^}]*\} 1$/m);
-    expect(metrics).not.toMatch(/^backupctl_job_last_verify_passed\{[^}]*"shop mysql"/m);
+    expect(metrics).toMatch(/^backupctl_job_verify_state\{[^}]*"git server"[^}]*state="failed"\} 1$/m);
+    expect(metrics).toMatch(/^backupctl_job_verify_state\{[^}]*"api postgres"[^}]*state="passed"\} 1$/m);
+    expect(metrics).not.toMatch(/^backupctl_job_verify_state\{[^}]*"shop mysql"/m);
     expect(metrics).toMatch(/^backupctl_job_health\{[^}]*"git server"[^}]*health="failing"\} 1$/m);
 
     const report = reportDocumentSchema.parse(JSON.parse((await run(emu, ['report', '--json'])).stdout));
-    expect(report.jobs.find((j) => j.name === 'git server')!.verify).toMatchObject({ verdict: 'failed' });
+    expect(report.jobs.find((j) => j.name === 'git server')!.verify).toMatchObject({ state: 'failed' });
     const md = (await run(emu, ['report', '-o', 'md'])).stdout;
     expect(md).toMatch(/^\| git server \|.*\| failed \d{4}-\d\d-\d\d \d\d:\d\d [^|]+ \| never \|$/m);
   });
 
-  it('status and report show the last restore test and its time to restore; a job never restore-tested says so', async () => {
-    const jobs = JSON.parse((await run(emu, ['jobs', 'list', '--json'])).stdout) as Array<{ id: string; name: string }>;
-    const shop = jobs.find((j) => j.name === 'shop mysql')!;
+  it('status and report show the restore test of the newest backup and its time to restore; a job never restore-tested says so', async () => {
+    const status0 = statusDocumentSchema.parse(JSON.parse((await run(emu, ['status', '--json'])).stdout));
+    const shop = status0.jobs.find((j) => j.name === 'shop mysql')!;
     const at = new Date(Date.now() - 2 * DAY).toISOString();
-    await recordRestoreRun(path.join(state, 'backupctl'), shop.id, {
-      at,
-      backup_id: 'b-1',
-      verdict: 'passed',
-      read_seconds: 3,
-      restore_seconds: 39,
-      total_seconds: 42,
-      rows: 640,
-      tables: 4,
-      engine: 'MariaDB 10.11 (local)',
-      reason: null,
-    });
+    const marks = await MarksStore.open(path.join(state, 'backupctl'), serviceKey(emu.url, emu.token));
+    await marks.record('restore_test', [
+      {
+        backupId: shop.last_completed!.id!,
+        jobId: shop.id,
+        createdAt: shop.last_completed!.created_at,
+        mark: { at, state: 'passed', reason: null, exit_code: 0, total_seconds: 42, rows: 640, tables: 4, engine: 'MariaDB 10.11 (local)' },
+      },
+    ]);
     const status = statusDocumentSchema.parse(JSON.parse((await run(emu, ['status', '--json'])).stdout));
-    expect(status.jobs.find((j) => j.name === 'shop mysql')!.restore_test).toMatchObject({ verdict: 'passed', last_passed_at: at, total_seconds: 42 });
+    expect(status.jobs.find((j) => j.name === 'shop mysql')!.restore_test).toMatchObject({ state: 'passed', of_newest: true, at, total_seconds: 42 });
     expect(status.jobs.find((j) => j.name === 'web-01 files')!.restore_test).toBeNull();
     const table = await run(emu, ['status', '-o', 'table'], { COLUMNS: '250' });
-    expect(table.stdout).toMatch(/Restore test passed/);
-    expect(table.stdout).toMatch(/^healthy +shop mysql .* 2 days ago$/m);
+    expect(table.stdout).toMatch(/Restore test/);
+    expect(table.stdout).toMatch(/^healthy +shop mysql .* passed 2 days ago$/m);
     expect(table.stdout).toMatch(/^healthy +web-01 files .* never$/m);
     const report = await run(emu, ['report', '-o', 'table'], { COLUMNS: '250' });
     expect(report.stdout).toMatch(/^shop mysql .* passed 2 days ago, 42s to restore$/m);

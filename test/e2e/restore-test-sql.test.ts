@@ -162,11 +162,12 @@ describe('restore-test --into: a scratch server the user gives', () => {
     expect(fileOf(r.stdout)).toMatchObject({ kind: 'pg-custom', engine: { mode: 'server' }, rows: 550 });
   }, T);
 
-  it('an unreachable --into server: exit 14, said without the password', async () => {
+  it('an unreachable --into server: not-tested with the exit code of its cause (15), never "failed" (issue 29); said without the password', async () => {
     const gone = `postgres://tester:${password}@/postgres?host=${path.join(pg.dir, 'no-such-socket-dir')}`;
     const r = await cli(['restore-test', 'api postgres', '--into', gone]);
-    expect(r.code, r.stderr).toBe(14);
-    expect(r.stderr).toMatch(/error: the restore test of job api postgres failed: .*(connect|socket|No such file)/i);
+    expect(r.code, r.stderr).toBe(15);
+    expect(r.stderr).toMatch(/error: the restore test of job api postgres could not run: .*(connect|socket|No such file).*not-tested/i);
+    expect(r.stdout + r.stderr).not.toMatch(/FAILED/);
     expect(r.stdout + r.stderr).not.toContain(password);
   }, T);
 });

@@ -32,7 +32,10 @@ const env = (extra: Record<string, string> = {}) => ({
   ...extra,
 });
 const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 40_000 });
-const ledger = () => JSON.parse(readFileSync(path.join(state, 'backupctl', 'restore-tests.json'), 'utf8'));
+const MARKS = () => path.join(state, 'backupctl', 'marks.json');
+/** The restore-test marks of a backup (issue 29: kept per service and backup in marks.json). */
+const markOf = (backupId: string) =>
+  (Object.values(JSON.parse(readFileSync(MARKS(), 'utf8')).services) as Json[]).map((svc) => svc.backups[backupId]).find(Boolean)?.restore_test;
 
 /**
  * The emulator's clock, pinned: which backup is the newest, and so its size and how many documents the
@@ -77,9 +80,9 @@ describe('restore-test: file archives', () => {
     // Read through the signed URLs, without the token.
     for (const req of fileRequests(emu)) expect(req.headers.authorization).toBeUndefined();
     expect(readdirSync(tmp)).toEqual([]);
-    const entry = ledger().jobs[doc.job.id];
-    expect(entry.last).toMatchObject({ backup_id: doc.backups[0].id, verdict: 'passed', tables: 0, engine: 'tar' });
-    expect(entry.last_success).toEqual(entry.last);
+    const entry = markOf(doc.backups[0].id);
+    expect(entry.last).toMatchObject({ state: 'passed', tables: 0, engine: 'tar', exit_code: 0 });
+    expect(entry.conclusive).toEqual(entry.last);
   });
 
   it('a zip is extracted; -o md is a record for an audit folder', async () => {
@@ -99,10 +102,10 @@ describe('restore-test: file archives', () => {
     expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'failed', failure: { message: '--exec exited with 3' }, exec: { exit_code: 3, output_tail: 'missing index' } });
     expect(r.stderr).toContain('error: the restore test of job archive files failed: --exec exited with 3');
     expect(r.stderr).toContain('--exec exited with 3; its output ends: missing index');
-    const entry = ledger().jobs[doc.job.id];
-    expect(entry.last).toMatchObject({ verdict: 'failed', reason: '--exec exited with 3' });
-    // The last passing run (the test above) is kept.
-    expect(entry.last_success?.verdict).toBe('passed');
+    // The backup's mark is now this failure (the latest test that looked at the data).
+    const entry = markOf(doc.backups[0].id);
+    expect(entry.last).toMatchObject({ state: 'failed', reason: '--exec exited with 3', exit_code: 14 });
+    expect(entry.conclusive).toEqual(entry.last);
     expect(readdirSync(tmp)).toEqual([]);
   });
 
@@ -157,13 +160,14 @@ describe('restore-test: the mongodump archive', () => {
     }
   });
 
-  it('-o table: a row per file, then the summary line with the recovery time', async () => {
+  it('-o table: a row per file, then the summary line: structure-only, no recovery time (issue 29)', async () => {
     const r = await cli(['restore-test', 'events mongodb', '-o', 'table']);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/Verdict\s+File\s+Engine\s+Tables\s+Rows\s+Size\s+Read\s+Restore\s+Note/);
     expect(r.stdout).toMatch(/structure-checked\s+events-mongodb-\S+\.archive\.gz\s+bson\s+4\s+\d+/);
     expect(r.stdout).toContain('structure checked, not restored');
-    expect(r.stdout).toMatch(/Backup [0-9a-f-]{36} \(created [^)]+\): restore test passed, 4 tables, \d+ rows; read in [\d.]+ s, restored in [\d.]+ s as it streamed: recovery time [\d.]+ s/);
+    expect(r.stdout).toMatch(/Backup [0-9a-f-]{36} \(created [^)]+\): restore test structure-only, 4 collections, \d+ documents parsed \(structure checked, not restored: no recovery time\); read in [\d.]+ s/);
+    expect(r.stdout).not.toMatch(/recovery time [\d.]/);
   });
 
   it('-q prints the id of the backup restored (whole), as verify -q does: not file names', async () => {
@@ -173,13 +177,14 @@ describe('restore-test: the mongodump archive', () => {
     expect(r.stdout).toBe(`${doc.backups[0].id}\n`);
   });
 
-  it('-o prometheus: last success, duration and rows per job', async () => {
+  it('-o prometheus: the state, rows per job; no success and no duration for a structure-only test (issue 29)', async () => {
     const r = await cli(['restore-test', 'events mongodb', '-o', 'prometheus']);
     expect(r.code, r.stderr).toBe(0);
     const id = JSON.parse((await cli(['jobs', 'get', 'events mongodb', '--json'])).stdout).id;
     const labels = `{job_id="${id}",job_name="events mongodb"}`;
-    expect(r.stdout).toMatch(new RegExp(`^backupctl_restore_test_last_success_timestamp_seconds${labels.replace(/[{}]/g, '\\$&')} \\d+(\\.\\d+)?$`, 'm'));
-    expect(r.stdout).toMatch(new RegExp(`^backupctl_restore_test_duration_seconds\\{job_id="${id}",job_name="events mongodb"\\} [\\d.]+$`, 'm'));
+    expect(r.stdout).toMatch(new RegExp(`^backupctl_restore_test_last_run_timestamp_seconds${labels.replace(/[{}]/g, '\\$&')} \\d+(\\.\\d+)?$`, 'm'));
+    expect(r.stdout).toContain(`backupctl_restore_test_state{job_id="${id}",job_name="events mongodb",state="structure-only"} 1\n`);
+    expect(r.stdout).not.toMatch(/^backupctl_restore_test_(last_success_timestamp|duration)_seconds/m);
     expect(r.stdout).toMatch(new RegExp(`^backupctl_restore_test_rows\\{job_id="${id}",job_name="events mongodb"\\} \\d+$`, 'm'));
     expect(r.stdout).toContain('# TYPE backupctl_restore_test_rows gauge');
   });
@@ -259,10 +264,11 @@ describe('restore-test: exit codes', () => {
 describe('restore-test: --check for cron', () => {
   it('one summary line on stdout; the cron helper takes --lock', async () => {
     const lock = path.join(state, 'rt.lock');
-    const r = await cli(['restore-test', 'events mongodb', '--check', '--lock', lock]);
+    // Issue 29: --check passes on passed only; a mongodump (structure-only) needs --allow-unchecked.
+    const r = await cli(['restore-test', 'events mongodb', '--check', '--allow-unchecked', '--lock', lock]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.trim().split('\n')).toHaveLength(1);
-    expect(r.stdout).toMatch(/^Backup \S+ \(created [^)]+\): restore test passed, 4 tables/);
+    expect(r.stdout).toMatch(/^Backup \S+ \(created [^)]+\): restore test structure-only, 4 collections/);
   });
 });
 
@@ -305,8 +311,8 @@ describe('restore-test: Ctrl-C while --exec runs', () => {
     expect(r.code, r.stderr).toBe(130);
     expect(readdirSync(tmp)).toEqual([]);
     // Interrupted is not failed: nothing recorded for it.
-    const reasons = existsSync(path.join(state, 'backupctl', 'restore-tests.json')) ? Object.values(ledger().jobs).map((j: Json) => j.last.reason) : [];
-    expect(reasons.join('\n')).not.toMatch(/signal/);
+    const reasons = existsSync(MARKS()) ? JSON.stringify(JSON.parse(readFileSync(MARKS(), 'utf8'))) : '';
+    expect(reasons).not.toMatch(/signal/);
     // The child it started (found by its pid, not by name) is gone.
     expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
   });

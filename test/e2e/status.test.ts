@@ -30,6 +30,7 @@ interface JobStatus {
   recent: string[];
   health: 'failing' | 'stale' | 'healthy' | 'unknown';
   max_age_seconds: number;
+  max_age_from: 'flag' | 'schedule' | 'default';
   within_max_age: boolean;
   storage: string[];
 }
@@ -249,7 +250,11 @@ describe('status of the demo team', () => {
       expect(j.last_completed).toMatchObject({ id: completed.id, completed_at: completed.completed_at });
       const age = (Date.parse(doc.generated_at) - Date.parse(completed.completed_at!)) / 1000;
       expect(Math.abs(j.last_completed!.age_seconds! - age)).toBeLessThanOrEqual(1);
-      expect(j.max_age_seconds).toBe(26 * 3600);
+      // Issue 29: the max age comes from the schedule: its interval + 25% (at least 2h); a daily run's interval
+      // is 25h across a daylight-saving change in the month around now.
+      expect(j.max_age_from).toBe('schedule');
+      if (j.name === 'api postgres') expect(j.max_age_seconds).toBe(8 * 3600);
+      else expect([30 * 3600, 31.25 * 3600]).toContain(j.max_age_seconds);
     }
     const failing = doc.jobs[0]!;
     expect(failing.recent.slice(0, 3)).toEqual(['failed', 'failed', 'failed']);
@@ -303,7 +308,7 @@ describe('status of the demo team', () => {
     expect(r.stdout).not.toMatch(/\u001b/);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('Jobs');
-    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage', 'Last verify', 'Restore test passed']);
+    expect(lines[1]!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage', 'Verify', 'Restore test']);
     const rows = lines.slice(2, 2 + doc.jobs.length);
     expect(rows.map((l) => l.split(/\s{2,}/)[1])).toEqual(doc.jobs.map((j) => j.name));
     expect(rows[0]).toMatch(/^failing\s+crm-db-failing\s+203\.0\.113\.\d+\s+daily at 01:15 Europe\/Paris\s+failed .+ ago\s+\d+ days ago\s+✖✖✖✔+\s+in /);
@@ -314,9 +319,11 @@ describe('status of the demo team', () => {
     }
     expect(r.stdout).toContain('✔ completed');
     expect(r.stdout).toContain('✖ failed');
-    expect(r.stdout).toContain(`${doc.jobs.length} jobs: 1 failing, 1 stale, ${doc.jobs.length - 2} healthy. Max age 26h.`);
+    expect(r.stdout).toContain(`${doc.jobs.length} jobs: 1 failing, 1 stale, ${doc.jobs.length - 2} healthy. Max age from each job's schedule (interval + 25%, at least 2h).`);
     for (const title of ['Droplets', 'Volumes', 'Snapshot resources (backups activated)']) expect(lines).toContain(title);
-    expect(r.stdout).toMatch(/^db-primary\s+active\s+6h\s+\S+ .* ago/m);
+    // Issue 29: droplets, volumes and resources have a health column too.
+    expect(r.stdout).toMatch(/^healthy\s+db-primary\s+active\s+6h\s+\S+ .* ago/m);
+    expect(r.stdout).toMatch(/^stale\s+staging\s+paused\s+24h\s/m);
 
     // A locale without UTF-8 gets ASCII marks.
     const ascii = await h.cli(['status', '-o', 'table', '--job', 'crm-db-failing'], { LC_ALL: 'C' });
@@ -350,24 +357,29 @@ describe('status of the demo team', () => {
     // -q prints the ids of the jobs that fail the check, and no others (issue 16 §2.6).
     expect(r.stdout).toBe(`${doc.jobs[0]!.id}\n${doc.jobs[1]!.id}\n`);
     const lines = r.stderr.trimEnd().split('\n');
-    expect(lines[0]).toBe(`error: 2 of ${doc.jobs.length} jobs have no completed backup within their max age`);
-    expect(lines).toHaveLength(3);
-    expect(lines[1]).toMatch(new RegExp(`^  crm-db-failing \\(${doc.jobs[0]!.id}\\): newest completed backup \\d+h\\d+m old, max age 26h; newest backup failed `));
-    expect(lines[2]).toMatch(new RegExp(`^  archive files \\(${doc.jobs[1]!.id}\\): newest completed backup \\d+h\\d+m old, max age 26h$`));
+    // Issue 29: droplets, volumes and resources are judged too (the paused droplet, the failed volume snapshot).
+    expect(lines[0]).toBe(`error: status --check: 2 failing, 2 stale of ${doc.jobs.length} jobs and 9 droplets, volumes and snapshot resources`);
+    expect(lines).toHaveLength(5);
+    expect(lines[1]).toMatch(new RegExp(`^  crm-db-failing \\(${doc.jobs[0]!.id}\\): newest backup failed .*; newest completed backup \\d+h\\d+m old, max age \\d+h(\\d+m)? from its schedule$`));
+    expect(lines[2]).toMatch(new RegExp(`^  archive files \\(${doc.jobs[1]!.id}\\): newest completed backup \\d+h\\d+m old, max age \\d+h(\\d+m)? from its schedule$`));
+    expect(lines[3]).toMatch(/^ {2}droplet staging \(\d+\): stale: paused; /);
+    expect(lines[4]).toMatch(/^ {2}volume uploads-fra1 \(.+\): failing: newest snapshot failed /);
   });
 
-  it('--check exits 0 when the max ages cover every job; a max age per job narrows it again', async () => {
+  it('--check: a max age that covers every job clears staleness only (a failing job stays failing, issue 29); a max age per job narrows it again', async () => {
     const wide = await h.cli(['status', '--check', '--max-age', '7d', '-q']);
-    expect(wide.code).toBe(0);
-    expect(wide.stderr).toBe('');
+    expect(wide.code).toBe(9);
+    expect(wide.stdout).toBe(`${doc.jobs[0]!.id}\n`);
+    expect(wide.stderr).toMatch(/^ {2}crm-db-failing \(.*\): newest backup failed [^;]*$/m);
+    expect(wide.stderr).not.toMatch(/archive files/);
     const perJob = await h.cli(['status', '--check', '--max-age', '7d', '--max-age', 'archive files=2d', '-q']);
     expect(perJob.code).toBe(9);
-    expect(perJob.stderr).toMatch(/^error: 1 of \d+ jobs has no completed backup within its max age\n  archive files \(.*max age 2d\n$/);
+    expect(perJob.stderr).toMatch(/^ {2}archive files \(.*max age 2d \(--max-age\)$/m);
     const byId = await h.cli(['status', '--check', '--max-age', '7d', '--max-age', `${doc.jobs[0]!.id}=1h`, '--json']);
     expect(byId.code).toBe(9);
     const narrowed = JSON.parse(byId.stdout) as StatusDocument;
     expect(narrowed.jobs.find((j) => j.name === 'crm-db-failing')).toMatchObject({ max_age_seconds: 3600, within_max_age: false });
-    expect(narrowed.jobs.find((j) => j.name === 'archive files')).toMatchObject({ max_age_seconds: 7 * 86400, within_max_age: true, health: 'healthy' });
+    expect(narrowed.jobs.find((j) => j.name === 'archive files')).toMatchObject({ max_age_seconds: 7 * 86400, max_age_from: 'flag', within_max_age: true, health: 'healthy' });
     const healthy = await h.cli(['status', '--check', '--job', 'web-01 files']);
     expect(healthy.code).toBe(0);
   });
@@ -416,7 +428,7 @@ describe('status of the demo team', () => {
         expect(s.value).toBe(j.recent.filter((x) => x === s.labels.status).length);
       }
       expect(sample(e, 'backupctl_job_backups', labels).reduce((n, s) => n + s.value, 0)).toBe(j.recent.length);
-      expect(sample(e, 'backupctl_job_max_age_seconds', labels).map((s) => s.value)).toEqual([26 * 3600]);
+      expect(sample(e, 'backupctl_job_max_age_seconds', labels).map((s) => s.value)).toEqual([j.max_age_seconds]);
       expect(sample(e, 'backupctl_job_within_max_age', labels).map((s) => s.value)).toEqual([j.within_max_age ? 1 : 0]);
       expect(sample(e, 'backupctl_job_next_run_timestamp_seconds', labels).map((s) => s.value)).toEqual([Date.parse(j.next_run!) / 1000]);
     }
@@ -549,7 +561,7 @@ describe('status of the demo team', () => {
     expect(r.code).toBe(0);
     const schema = JSON.parse(r.stdout) as { title: string; type: string; required: string[]; properties: Record<string, { items?: { required?: string[]; properties?: Record<string, { enum?: string[] }> } }> };
     expect(schema.title).toBe('backupctl status --json');
-    expect(schema.required).toEqual(['generated_at', 'allow_errors', 'summary', 'jobs', 'droplets', 'volumes', 'resources']);
+    expect(schema.required).toEqual(['generated_at', 'allow_errors', 'summary', 'snapshot_summary', 'jobs', 'droplets', 'volumes', 'resources']);
     const job = schema.properties.jobs!.items!;
     expect(job.required).toEqual(expect.arrayContaining(Object.keys(doc.jobs[0]!)));
     expect(Object.keys(doc.jobs[0]!).sort()).toEqual(Object.keys(job.properties!).sort());
@@ -591,7 +603,7 @@ describe('status as backups come and go', () => {
     // hours of the day), so the max age is shorter than that.
     const check = await h.cli(['status', '--check', '--job', web.id, '--max-age', '20s', '-q']);
     expect(check.code).toBe(9);
-    expect(check.stderr).toMatch(/web-01 files .*: newest completed backup \S+ old, max age 20s; newest backup completed_with_errors just now/);
+    expect(check.stderr).toMatch(/web-01 files .*: newest backup completed_with_errors just now; newest completed backup \S+ old, max age 20s \(--max-age\)/);
     const allowed = await h.cli(['status', '--check', '--job', web.id, '--max-age', '20s', '--allow-errors', '-q']);
     expect(allowed.code).toBe(0);
     expect(allowed.stderr).toBe('');
@@ -613,7 +625,7 @@ describe('status as backups come and go', () => {
       { status: 'completed', sort: '-created_at', page_size: '15' },
     ]);
     const check = await h.cli(['status', '--check', '--job', crm.id]);
-    expect(check.stderr).toMatch(/crm-db-failing .*: newest completed backup \d+h\d+m old, max age 26h; newest backup failed just now/);
+    expect(check.stderr).toMatch(/crm-db-failing .*: newest backup failed just now; newest completed backup \d+h\d+m old, max age \S+ from its schedule/);
   });
 
   it('gives a new job without backups until its max age, and escapes its name in metrics', async () => {

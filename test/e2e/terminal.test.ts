@@ -107,7 +107,9 @@ describe('tables fit the terminal', () => {
 
   it('status keeps the strip of the last 10 whole and wraps its legend and summary at 60 columns', async () => {
     const lines = await screens(['status'], 60);
-    const rows = lines.filter((l) => /^(healthy|failing|stale|unknown) /.test(l));
+    // The jobs' rows (droplets, volumes and resources below have a health column too since issue 29).
+    const jobsEnd = lines.indexOf('Droplets');
+    const rows = lines.slice(0, jobsEnd === -1 ? undefined : jobsEnd).filter((l) => /^(healthy|failing|stale|unknown) /.test(l));
     expect(rows.length).toBeGreaterThan(0);
     for (const row of rows) expect(row).toMatch(/[✔✖!?·]{10}$/u);
     expect(lines).toContain('(last 10, newest first)');

@@ -57,7 +57,7 @@ describe('finding 5: the bytes decide, not the record', () => {
     const r = await cli(['verify', 'keyed files', '--latest', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc).toMatchObject({ verdict: 'verified', backups: [{ encrypted: true, verdict: 'verified', files: [{ verdict: 'verified', format: 'mysqldump.gz' }] }] });
+    expect(doc).toMatchObject({ verdict: 'passed', backups: [{ encrypted: true, verdict: 'passed', files: [{ verdict: 'verified', format: 'mysqldump.gz' }] }] });
   });
 
   it('the demo\'s "shop mysql" is encrypted (OpenSSL "Salted__"): never "verified"; the summary says what was not checked', async () => {
@@ -66,13 +66,14 @@ describe('finding 5: the bytes decide, not the record', () => {
     const doc = JSON.parse(json.stdout);
     expect(doc).toMatchObject({ verdict: 'unchecked', summary: { files_failed: 0, files_unchecked: 1 } });
     expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'encrypted', format: 'openssl-enc', reasons: ['encrypted (OpenSSL enc, "Salted__"): size and hash only'] });
+    // Issue 29: --check passes on passed only; unchecked is exit 11 unless --allow-unchecked.
     const check = await cli(['verify', 'shop mysql', '--latest', '--check']);
-    expect(check.code, check.stderr).toBe(0);
-    expect(check.stdout).toMatch(/^Backup \S+ \(created [^)]+\): 1 file: size and hash only, content not checked, .* read in [\d.]+ s\n$/);
-    expect(check.stdout).not.toMatch(/verified/);
-    const two = await cli(['verify', 'web-01 files', '--latest', '--check']);
+    expect(check.code).toBe(11);
+    expect(check.stdout).toMatch(/^Backup \S+ \(created [^)]+\): unchecked, 1 file: size and hash only, content not checked, .* read in [\d.]+ s\n$/);
+    expect(check.stdout).not.toMatch(/verified|passed/);
+    const two = await cli(['verify', 'web-01 files', '--latest', '--check', '--allow-unchecked']);
     expect(two.code, two.stderr).toBe(0);
-    expect(two.stdout).toMatch(/: 2 files: size and hash only, content not checked, /);
+    expect(two.stdout).toMatch(/: unchecked, 2 files: size and hash only, content not checked, /);
   });
 
   it('--strict makes a file not inspected a failure (exit 11)', async () => {

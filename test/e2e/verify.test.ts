@@ -70,7 +70,7 @@ describe('verify: good backups', () => {
     const r = await cli(['verify', name, '--latest', '--json']);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
-    const overall = verdict === 'encrypted' ? 'unchecked' : 'verified';
+    const overall = verdict === 'encrypted' ? 'unchecked' : 'passed';
     expect(doc).toMatchObject({ job: { id: jobs.get(name), name }, selection: 'latest', verdict: overall, summary: { backups: 1, files_failed: 0 } });
     const main = doc.backups[0].files[0];
     expect(main).toMatchObject({ verdict, format, reasons: verdict === 'encrypted' ? ['encrypted (OpenSSL enc, "Salted__"): size and hash only'] : expect.any(Array) });
@@ -98,7 +98,9 @@ describe('verify: good backups', () => {
     const r = await runCli(['verify', 'api postgres', '--latest'], { env: env(), cwd });
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(cwd)).toEqual([]);
-    expect(readdirSync(path.join(state, 'backupctl')).filter((f) => !f.endsWith('.lock'))).toEqual(['verify-ledger.json']);
+    // The ledger of hashes and the backup's mark (issue 29), both private.
+    expect(readdirSync(path.join(state, 'backupctl')).filter((f) => !f.endsWith('.lock')).sort()).toEqual(['marks.json', 'verify-ledger.json']);
+    expect(statSync(path.join(state, 'backupctl', 'marks.json')).mode & 0o777).toBe(0o600);
     const ledger = path.join(state, 'backupctl', 'verify-ledger.json');
     expect(statSync(ledger).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(ledger)).mode & 0o777).toBe(0o700);
@@ -125,7 +127,7 @@ describe('verify: good backups', () => {
     const [header] = r.stdout.split('\n');
     expect(header).toMatch(/^Verdict\s+Backup\s+File\s+Format\s+Size\s+Entries\s+SHA-256\s+Time\s+MiB\/s\s+Note$/);
     const rows = r.stdout.split('\n').filter((l) => /^verified\s/.test(l));
-    const summaries = r.stdout.split('\n').filter((l) => /^Backup [0-9a-f-]{36} \(created .*\): verified, 1 file, /.test(l));
+    const summaries = r.stdout.split('\n').filter((l) => /^Backup [0-9a-f-]{36} \(created .*\): passed, 1 file, /.test(l));
     expect(rows.length).toBeGreaterThan(4);
     expect(summaries.length).toBe(rows.length);
     // The table shortens the backup id and the sha256; tsv, for scripts, carries them whole.
@@ -172,7 +174,7 @@ describe('verify: good backups', () => {
   it('--check: a summary line per backup on stdout, nothing else; exit 0', async () => {
     const r = await cli(['verify', 'api postgres', '--latest', '--check']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, .* read in [\d.]+ s\n$/);
+    expect(r.stdout).toMatch(/^Backup [0-9a-f-]{36} \(created [^)]+\): passed, 1 file, .* read in [\d.]+ s\n$/);
     expect(r.stderr).toBe('');
   });
 });
@@ -212,7 +214,7 @@ describe('verify: planted faults', () => {
     const older = await cli(['verify', CORRUPTED_DEMO_JOB, '--since', '3d', '--json']);
     const verdicts = JSON.parse(older.stdout).backups.map((b: Json) => b.verdict);
     expect(verdicts[0]).toBe('failed');
-    expect(verdicts.slice(1)).toEqual(verdicts.slice(1).map(() => 'verified'));
+    expect(verdicts.slice(1)).toEqual(verdicts.slice(1).map(() => 'passed'));
     expect(verdicts.length).toBeGreaterThan(1);
   });
 });
@@ -363,7 +365,7 @@ describe('verify: on a terminal', () => {
     expect(drawn.at(-1)).toMatch(/^\[#{30}\] 100%  1\/1 files  64 MiB  [\d.]+ ([KMG]i)?B\/s$/);
     const lines = screenLines(r.output);
     expect(lines.some((l) => /^OUT: verified\s+[0-9a-f]{8}\s+big-file-\S+\.tar\.gz\s+tar\.gz\s+64 MiB\s/.test(l))).toBe(true);
-    expect(lines.some((l) => /^OUT: Backup [0-9a-f-]{36} \(created [^)]+\): verified, 1 file, 64 MiB read in /.test(l))).toBe(true);
+    expect(lines.some((l) => /^OUT: Backup [0-9a-f-]{36} \(created [^)]+\): passed, 1 file, 64 MiB read in /.test(l))).toBe(true);
     expect(lines.filter((l) => l.startsWith('[')).every((l) => !l.startsWith('OUT: '))).toBe(true);
   }, 90_000);
 
@@ -477,7 +479,7 @@ describe('verify: read by a person (issue 25 §10)', () => {
   it('the summary gives the creation time as date, UTC time and age, never the raw ISO text', async () => {
     const r = await cli(['verify', 'api postgres', '--latest', '--check']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/^Backup [0-9a-f-]{36} \(created \d{4}-\d\d-\d\d \d\d:\d\d UTC, (\d+ \w+ ago|just now)\): verified, 1 file, [\d.]+ KiB read in [\d.]+ s\n$/);
+    expect(r.stdout).toMatch(/^Backup [0-9a-f-]{36} \(created \d{4}-\d\d-\d\d \d\d:\d\d UTC, (\d+ \w+ ago|just now)\): passed, 1 file, [\d.]+ KiB read in [\d.]+ s\n$/);
     expect(r.stdout).not.toMatch(/\d{4}-\d\d-\d\dT\d/);
   });
 

@@ -12,7 +12,7 @@ import { CliError, ExitCode } from '../../src/errors.js';
 import { nextPageQuery } from '../../src/http/paging.js';
 import { encodeQuery } from '../../src/http/query.js';
 import { collectStatus } from '../../src/status/collect.js';
-import { frequencyHours, parseMaxAges, snapshotHealth, type SnapshotSummary, type StatusDocument } from '../../src/status/model.js';
+import { parseMaxAges, type StatusDocument } from '../../src/status/model.js';
 import { loadCronTools } from '../../src/fleet/schedule.js';
 import { checkStory, statusStory } from '../../src/scripts/demo-story.mjs';
 
@@ -109,8 +109,9 @@ export async function expectStory(now: number): Promise<void> {
   );
   expect(refused, at).toBeInstanceOf(CliError);
   const err = refused as CliError;
-  expect([err.exitCode, err.message], at).toEqual([ExitCode.empty, '2 of 8 jobs have no completed backup within their max age']);
-  expect(err.details.map((l) => /^ {2}(.+?) \(/.exec(l)?.[1]), at).toEqual(['crm-db-failing', 'archive files']);
+  // Issue 29: --check judges droplets, volumes and resources too (the paused droplet, the failed volume snapshot).
+  expect([err.exitCode, err.message], at).toEqual([ExitCode.empty, 'status --check: 2 failing, 2 stale of 8 jobs and 9 droplets, volumes and snapshot resources']);
+  expect(err.details.map((l) => /^ {2}(.+?) \(/.exec(l)?.[1]), at).toEqual(['crm-db-failing', 'archive files', 'droplet staging', 'volume uploads-fra1']);
   expect(err.exitCode).toBe(9);
 
   // Droplets and volumes with a schedule, each with a recent snapshot; resources with backups activated.
@@ -124,14 +125,12 @@ export async function expectStory(now: number): Promise<void> {
     ['pgdata-fra1', 'active', 24],
     ['uploads-fra1', 'active', 24],
   ]);
-  // Their health as README (Fleet health) and -o prometheus judge it: one failing volume, the paused droplet stale.
-  const health = (things: Array<{ newest: SnapshotSummary | null; last_completed: SnapshotSummary | null }>, hours: (i: number) => number | undefined) =>
-    things.map((t, i) => snapshotHealth(t, hours(i)));
-  expect(health(doc.droplets!, (i) => frequencyHours(doc.droplets![i]!.frequency_hours)), at).toEqual(['healthy', 'healthy', 'stale']);
-  expect(health(doc.volumes!, (i) => frequencyHours(doc.volumes![i]!.frequency_hours)), at).toEqual(['healthy', 'failing']);
+  // Their health as README (Fleet health), --json and -o prometheus judge it: one failing volume, the paused droplet stale.
+  expect(doc.droplets!.map((m) => m.health), at).toEqual(['healthy', 'healthy', 'stale']);
+  expect(doc.volumes!.map((m) => m.health), at).toEqual(['healthy', 'failing']);
   expect(doc.volumes![1]!.newest!.status, at).toBe('failed');
   expect(doc.resources!.map((r) => r.id), at).toEqual([1, 2, 4, 6]);
-  expect(health(doc.resources!, (i) => frequencyHours(doc.resources![i]!.frequency)), at).toEqual(['healthy', 'healthy', 'healthy', 'healthy']);
+  expect(doc.resources!.map((r) => r.health), at).toEqual(['healthy', 'healthy', 'healthy', 'healthy']);
   // The newest snapshot of a scheduled machine is its newest due run: no older than a period (plus a clock change's hour).
   for (const m of [...doc.droplets!, ...doc.volumes!].filter((x) => x.status === 'active')) {
     expect(ages(m.newest), `${at} ${m.name}`).toBeLessThanOrEqual((m.frequency_hours! + 1) * HOUR + NOT_YET_STARTED);
@@ -146,7 +145,7 @@ export async function expectStory(now: number): Promise<void> {
   expect(statusStory(doc), at).toMatch(
     /^8 jobs: 1 failing: crm-db-failing \(its last 3 runs failed\); 1 stale: archive files \(newest completed backup [4-6] days old\); 6 healthy$/,
   );
-  expect(checkStory(doc), at).toBe('status --check names crm-db-failing and archive files, with no completed backup within their max age (exit 9)');
+  expect(checkStory(doc), at).toBe('status --check names crm-db-failing (failing), archive files (stale), droplet staging (stale) and volume uploads-fra1 (failing) (exit 9)');
 }
 
 /** Checks the story every 5 minutes for `days` days from `from`; the number of steps. */

@@ -67,9 +67,9 @@ describe('verifyStory', () => {
       job: { id: 'j1', name: 'shop' },
       selection: 'latest',
       strict: false,
-      verdict: failed ? 'failed' : 'verified',
+      verdict: failed ? 'failed' : 'passed',
       summary: { backups: 1, files: files.length, files_failed: failed, files_unchecked: 0, bytes_read: files.length, seconds: 0.1 },
-      backups: [{ id: 'b1', created_at: null, status: 'completed', encrypted: false, verdict: failed ? 'failed' : 'verified', ...totals, files }],
+      backups: [{ id: 'b1', created_at: null, status: 'completed', encrypted: false, verdict: failed ? 'failed' : 'passed', ...totals, files }],
     };
   };
 
@@ -82,7 +82,7 @@ describe('verifyStory', () => {
     ]);
     expect(verifyStory(d)).toBe(
       'Read the newest backup of shop back: 4 files, a tar.gz of 12 entries, every header checked, a mysqldump dump with its end marker, ' +
-        'a zip of 1 entry, every CRC-32 checked and list.sha256: not inspected: size and hash only: verified (exit 0)',
+        'a zip of 1 entry, every CRC-32 checked and list.sha256: not inspected: size and hash only: passed (exit 0)',
     );
   });
 
@@ -119,6 +119,11 @@ describe('restoreStory', () => {
     const f = { ...base, verdict: 'extracted', files: 40, exec: { command: 'test -d data', exit_code: 0 } };
     const sums = { ...base, kind: 'sha256sums', verdict: 'not-restorable' };
     expect(restoreStory(doc([f, sums]))).toBe('Restore the newest backup of shop: 40 files extracted and --exec `test -d data` passed; recovery time 1.23 s (exit 0)');
+  });
+
+  it('a mongodump archive: structure-only, and no recovery time (issue 29)', () => {
+    const f = { ...base, kind: 'mongo-archive', verdict: 'structure-checked', tables: [{}, {}], rows: 1200 };
+    expect(restoreStory(doc([f], 'structure-only'))).toBe('Restore the newest backup of shop: 2 collections and 1200 documents parsed (structure checked, not restored); structure-only, no recovery time (exit 0)');
   });
 
   it('a failure says its reason', () => {

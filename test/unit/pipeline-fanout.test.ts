@@ -76,10 +76,11 @@ describe('read pipeline: fan-out to extra sinks', () => {
     expect(sink.aborted).toBeUndefined();
   });
 
-  it('a transfer that fails aborts the extra sink; verify says failed', async () => {
+  it('a transfer that fails aborts the extra sink; verify says not-tested, with the exit code of the cause (issue 29: nothing is known of the bytes)', async () => {
     const sink = new Collecting();
     const [[out]] = await readBackups([backup()], { ...base, transfer: memoryTransfer({ u1: dump }, { failAt: 2000 }), sinks: () => [sink] });
-    expect(out!.result.verdict).toBe('failed');
+    expect(out!.result.verdict).toBe('not-tested');
+    expect(out!.result.exit_code).toBe(6);
     expect(out!.result.reasons[0]).toMatch(/^download: connection reset/);
     expect(sink.aborted).toBeInstanceOf(Error);
     expect(sink.ended).toBe(false);

@@ -14,11 +14,11 @@ import {
   type JobStatus,
   type StatusDocument,
 } from '../../src/status/model.js';
-import { durationText } from '../../src/util/duration.js';
 import { prometheusText } from '../../src/status/prometheus.js';
 import { escapeLabelValue } from '../../src/output/prometheus.js';
 import { statusView, stripText, unicodeMarks } from '../../src/status/view.js';
 import { plainPalette } from '../../src/output/view-table.js';
+import { durationText } from '../../src/util/duration.js';
 import { parseDuration } from '../../src/util/time.js';
 
 const NOW = Date.parse('2026-06-10T12:00:00Z');
@@ -107,18 +107,24 @@ describe('--max-age', () => {
   const bad = (value: string, reason: string) => new Error(`${value}: ${reason}`);
   const parse = (values: string[]) => parseMaxAges(values, parseDuration, bad);
 
-  it('defaults to 26h; a bare value sets every job, <job>=value one job by id or name', () => {
+  it('defaults to the schedule (26h without one); a bare value sets every job, <job>=value one job by id or name (issue 29)', () => {
     expect(parse([])).toEqual({ fallbackMs: 26 * HOUR, perJob: [] });
-    const rules = parse(['48h', 'web=3d', 'a=b=90m', '3f2b=1h']);
-    expect(rules.fallbackMs).toBe(48 * HOUR);
-    expect(maxAgeFor(rules, { id: 'x', name: 'web' })).toBe(72 * HOUR);
-    expect(maxAgeFor(rules, { id: 'x', name: 'a=b' })).toBe(90 * 60_000);
-    expect(maxAgeFor(rules, { id: '3f2b', name: 'db' })).toBe(HOUR);
-    expect(maxAgeFor(rules, { id: 'y', name: 'other' })).toBe(48 * HOUR);
+    expect(maxAgeFor(parse([]), { id: 'x' })).toEqual({ ms: 26 * HOUR, from: 'default' });
+    // A 6-hourly schedule: 6h + 2h (25% is less than 2h); a daily one: 24h + 6h; a weekly one: 7d + 42h.
+    expect(maxAgeFor(parse([]), { id: 'x' }, 6 * HOUR)).toEqual({ ms: 8 * HOUR, from: 'schedule' });
+    expect(maxAgeFor(parse([]), { id: 'x' }, 24 * HOUR)).toEqual({ ms: 30 * HOUR, from: 'schedule' });
+    expect(maxAgeFor(parse([]), { id: 'x' }, 7 * 24 * HOUR)).toEqual({ ms: 210 * HOUR, from: 'schedule' });
+    const rules = parse(['48h', 'web=2d', 'a=b=90m', '3f2b=1h']);
+    expect(rules.givenMs).toBe(48 * HOUR);
+    const ms = (job: { id: string; name: string }) => maxAgeFor(rules, job, 6 * HOUR).ms;
+    expect(ms({ id: 'x', name: 'web' })).toBe(48 * HOUR);
+    expect(ms({ id: 'x', name: 'a=b' })).toBe(90 * 60_000);
+    expect(ms({ id: '3f2b', name: 'db' })).toBe(HOUR);
+    expect(ms({ id: 'y', name: 'other' })).toBe(48 * HOUR);
   });
 
   it('lets a later value for the same job win', () => {
-    expect(maxAgeFor(parse(['web=2d', 'web=3d']), { id: 'x', name: 'web' })).toBe(72 * HOUR);
+    expect(maxAgeFor(parse(['web=2d', 'web=3d']), { id: 'x', name: 'web' })).toEqual({ ms: 72 * HOUR, from: 'flag' });
   });
 
   it.each(['26x', 'web=', '=26h', 'web=soon', '0s', ''])('refuses %j', (value) => {
@@ -174,8 +180,10 @@ function job(overrides: Partial<JobStatus>): JobStatus {
     max_age_seconds: 93600,
     within_max_age: false,
     storage: ['Primary object storage', 'Offsite copy'],
+    max_age_from: 'default',
     verify: null,
     restore_test: null,
+    warnings: [],
     ...overrides,
   };
 }
@@ -183,7 +191,7 @@ function job(overrides: Partial<JobStatus>): JobStatus {
 function doc(jobs: JobStatus[]): StatusDocument {
   const summary = { failing: 0, stale: 0, healthy: 0, unknown: 0 };
   for (const j of jobs) summary[j.health]++;
-  return { generated_at: new Date(NOW).toISOString(), allow_errors: false, summary, jobs, droplets: null, volumes: null, resources: null };
+  return { generated_at: new Date(NOW).toISOString(), allow_errors: false, summary, snapshot_summary: null, jobs, droplets: null, volumes: null, resources: null };
 }
 
 describe('the jobs table', () => {
@@ -193,7 +201,7 @@ describe('the jobs table', () => {
   it('shows every column on a wide terminal', () => {
     const text = view(Infinity);
     const [, header, row] = text.split('\n');
-    expect(header!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage', 'Last verify', 'Restore test passed']);
+    expect(header!.split(/\s{2,}/)).toEqual(['Health', 'Name', 'Compute', 'Schedule', 'Newest backup', 'Last success', 'New → old', 'Next run', 'Storage', 'Verify', 'Restore test']);
     expect(row!.split(/\s{2,}/)).toEqual([
       'failing',
       'web files',
@@ -238,7 +246,8 @@ describe('metrics', () => {
   it('labels droplets, volumes and resources without control characters', () => {
     const d = doc([job({})]);
     const snap = (status: string, hoursAgo: number) => ({ id: 7, status, started_at: at(hoursAgo), completed_at: status === 'completed' ? at(hoursAgo - 0.1) : null, age_seconds: Math.round((hoursAgo - 0.1) * 3600) });
-    d.droplets = [{ id: 42, name: 'web\u001b]0;owned\u0007-01\nx', status: 'active', frequency_hours: 24, timezone: 'UTC', newest: snap('completed', 3), last_completed: snap('completed', 3) }];
+    const seen = { newest: snap('completed', 3), last_completed: snap('completed', 3) };
+    d.droplets = [{ id: 42, name: 'web\u001b]0;owned\u0007-01\nx', status: 'active', frequency_hours: 24, timezone: 'UTC', ...seen, ...snapshotHealth(seen, 24) }];
     const text = prometheusText(d);
     expect(text).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/);
     expect(text).toMatch(/^backupctl_snapshot_health\{kind="droplet",id="42",name="web-01 x",health="healthy"\} 1$/m);
@@ -259,21 +268,23 @@ describe('metrics', () => {
 
 describe('the health of a droplet, volume or snapshot resource', () => {
   const snap = (status: string, ageHours: number) => ({ id: 1, status, started_at: at(ageHours + 0.1), completed_at: at(ageHours), age_seconds: ageHours * 3600 });
+  const health = (s: Parameters<typeof snapshotHealth>[0], hours: number | undefined) => snapshotHealth(s, hours).health;
   it('is failing when the newest snapshot failed or expired, whatever came before', () => {
-    expect(snapshotHealth({ newest: snap('failed', 1), last_completed: snap('completed', 2) }, 24)).toBe('failing');
-    expect(snapshotHealth({ newest: snap('expired', 1), last_completed: snap('completed', 2) }, 24)).toBe('failing');
+    expect(health({ newest: snap('failed', 1), last_completed: snap('completed', 2) }, 24)).toBe('failing');
+    expect(health({ newest: snap('expired', 1), last_completed: snap('completed', 2) }, 24)).toBe('failing');
   });
-  it('is stale when the newest completed snapshot is older than the frequency plus 2h (26h when unknown)', () => {
-    expect(snapshotHealth({ newest: snap('completed', 25.9), last_completed: snap('completed', 25.9) }, 24)).toBe('healthy');
-    expect(snapshotHealth({ newest: snap('completed', 26.1), last_completed: snap('completed', 26.1) }, 24)).toBe('stale');
-    expect(snapshotHealth({ newest: snap('in-progress', 0.5), last_completed: snap('completed', 8.5) }, 6)).toBe('stale');
-    expect(snapshotHealth({ newest: snap('transferring', 0.5), last_completed: snap('completed', 7.5) }, 6)).toBe('healthy');
-    expect(snapshotHealth({ newest: snap('completed', 25), last_completed: snap('completed', 25) }, undefined)).toBe('healthy');
-    expect(snapshotHealth({ newest: snap('completed', 27), last_completed: snap('completed', 27) }, undefined)).toBe('stale');
+  it('is stale when the newest completed snapshot is older than the frequency plus 25%, at least 2h (26h when unknown; issue 29)', () => {
+    expect(health({ newest: snap('completed', 29.9), last_completed: snap('completed', 29.9) }, 24)).toBe('healthy');
+    expect(health({ newest: snap('completed', 30.1), last_completed: snap('completed', 30.1) }, 24)).toBe('stale');
+    expect(health({ newest: snap('in-progress', 0.5), last_completed: snap('completed', 8.5) }, 6)).toBe('stale');
+    expect(health({ newest: snap('transferring', 0.5), last_completed: snap('completed', 7.5) }, 6)).toBe('healthy');
+    expect(health({ newest: snap('completed', 25), last_completed: snap('completed', 25) }, undefined)).toBe('healthy');
+    expect(health({ newest: snap('completed', 27), last_completed: snap('completed', 27) }, undefined)).toBe('stale');
+    expect(snapshotHealth({ newest: snap('completed', 1), last_completed: snap('completed', 1) }, 24)).toEqual({ health: 'healthy', max_age_seconds: 30 * 3600, within_max_age: true });
   });
   it('is unknown without a completed snapshot yet', () => {
-    expect(snapshotHealth({ newest: null, last_completed: null }, 24)).toBe('unknown');
-    expect(snapshotHealth({ newest: snap('in-progress', 0.2), last_completed: null }, 24)).toBe('unknown');
+    expect(health({ newest: null, last_completed: null }, 24)).toBe('unknown');
+    expect(health({ newest: snap('in-progress', 0.2), last_completed: null }, 24)).toBe('unknown');
   });
   it('reads the frequency as the service sends it', () => {
     expect([24, '24', 'h24', 'H6', 0, 'daily', null, undefined].map(frequencyHours)).toEqual([24, 24, 24, 6, undefined, undefined, undefined, undefined]);
@@ -312,6 +323,6 @@ describe('issue 18, finding 10: a backup dated in the future', () => {
     const in2099 = snapshotSummaryOf({ id: 1, status: 'completed', started_at: '2099-01-01T00:00:00Z', completed_at: '2099-01-01T00:05:00Z' }, NOW);
     expect(in2099.age_seconds).toBeNull();
     const s = snapshotHealth({ newest: in2099, last_completed: in2099 }, 24);
-    expect(s).toBe('stale');
+    expect(s.health).toBe('stale');
   });
 });

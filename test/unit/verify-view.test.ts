@@ -9,7 +9,7 @@ const backup = (over: Partial<BackupResult> = {}): BackupResult => ({
   created_at: '2026-11-26T01:00:16.000000Z',
   status: 'completed',
   encrypted: false,
-  verdict: 'verified',
+  verdict: 'passed',
   files_total: 1,
   files_failed: 0,
   files_unchecked: 0,
@@ -32,7 +32,7 @@ const now = new Date('2026-11-26T03:00:00Z');
 describe('verify summary', () => {
   it('shows the creation time as a date, a UTC time and an age, never the raw ISO text', () => {
     const line = backupSummaryLine(backup(), now);
-    expect(line).toBe('Backup 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c (created 2026-11-26 01:00 UTC, 1 hour ago): verified, 1 file, 58.4 KiB read in 0.05 s');
+    expect(line).toBe('Backup 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c (created 2026-11-26 01:00 UTC, 1 hour ago): passed, 1 file, 58.4 KiB read in 0.05 s');
     expect(line).not.toMatch(/\d{4}-\d\d-\d\dT/);
   });
 
@@ -46,8 +46,8 @@ describe('verify summary', () => {
     }
   });
 
-  it('says what was not checked', () => {
-    expect(backupSummaryLine(backup({ verdict: 'unchecked', files_total: 2, files_unchecked: 2 }), now)).toContain(': 2 files: size and hash only, content not checked, ');
-    expect(backupSummaryLine(backup({ verdict: 'unchecked', files_total: 2, files_unchecked: 1 }), now)).toContain(': 1 of 2 files verified; 1 file: size and hash only, content not checked, ');
+  it('says what was not checked, led by the verdict in the words of the marks (issue 29)', () => {
+    expect(backupSummaryLine(backup({ verdict: 'unchecked', files_total: 2, files_unchecked: 2 }), now)).toContain(': unchecked, 2 files: size and hash only, content not checked, ');
+    expect(backupSummaryLine(backup({ verdict: 'unchecked', files_total: 2, files_unchecked: 1 }), now)).toContain(': unchecked, 1 of 2 files verified; 1 file: size and hash only, content not checked, ');
   });
 });

@@ -25,7 +25,7 @@ import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } fr
 import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.js';
 import { serverAccount } from './ephemeral.js';
 import { randomName, redact } from './proc.js';
-import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
+import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import type { ParsedUrl } from './url.js';
 
 /** How to reach a server: never printed (the password is a secret). */

@@ -12,7 +12,7 @@ import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } fr
 import { privateDir, serverAccount, serverEnv, startServer, sweepOrphans, tail, type EphemeralServer } from './ephemeral.js';
 import { clientEnv, DEFAULT_PATH, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
 import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
-import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
+import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import type { ParsedUrl } from './url.js';
 
 export interface PgConn {
@@ -255,7 +255,8 @@ export class PsqlTarget implements SqlTarget {
       ],
       x.signal,
     );
-    if (probe.rows[0] === null || probe.rows[4] === null) throw new RestoreError(`cannot connect to PostgreSQL: ${redact(firstError(probe.stderr), admin.secrets)}`);
+    if (probe.rows[0] === null) throw new EngineUnavailableError(`cannot connect to PostgreSQL: ${redact(firstError(probe.stderr), admin.secrets)}`);
+    if (probe.rows[4] === null) throw new EngineUnavailableError(`cannot create the scratch database: ${redact(firstError(probe.stderr), admin.secrets)}`);
     const version = probe.rows[0]![0]?.[0]?.split(' ')[0] ?? null;
     const serverNum = Number(probe.rows[1]?.[0]?.[0] ?? 0);
     const caps: TargetCaps = {

@@ -18,7 +18,7 @@ import { postgresEngine } from './postgres.js';
 import { DEFAULT_PATH, redact } from './proc.js';
 import { parseSize } from '../../config/size.js';
 import { DEFAULT_MAX_STATEMENT, MAX_STATEMENT_SETTING, SqlRun } from './run.js';
-import { RestoreError, type SqlTarget } from './target.js';
+import { EngineUnavailableError, RestoreError, type SqlTarget } from './target.js';
 import { parseIntoUrl } from './url.js';
 
 export { NoRestoreEngineError };
@@ -227,6 +227,7 @@ class SqlSink implements RestoreSink {
       this.failure = { message: redact(e.message, this.secrets) };
       if (e.line !== undefined) this.failure.line = e.line;
       if (e.statement) this.failure.statement = redact(e.statement.slice(0, 200), this.secrets);
+      if (e instanceof EngineUnavailableError) this.failure.untested = true;
     } else this.failure = { message: redact(e instanceof Error ? e.message : String(e), this.secrets) };
   }
 

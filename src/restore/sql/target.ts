@@ -29,6 +29,14 @@ export class RestoreError extends Error {
   }
 }
 
+/**
+ * The scratch server could not be used (unreachable, the login refused, no right to create the
+ * database): the test did not run, which says nothing of the backup (restore-test: not-tested).
+ */
+export class EngineUnavailableError extends RestoreError {
+  override name = 'EngineUnavailableError';
+}
+
 export interface SqlTarget {
   readonly dialect: SqlDialect;
   readonly info: EngineInfo;
