@@ -63,6 +63,7 @@ export const module: ModuleSpec = {
         },
         { name: 'big_job', flag: 'big-job', in: 'local', type: 'integer', min: 0, placeholder: 'n', description: 'Add a job "bulk" holding this many backups' },
         { name: 'damaged_files', in: 'local', type: 'boolean', description: 'Add a job "damaged files": one backup per fault verify must catch (truncated, flipped byte, bad tar header, no dump end marker, wrong size)' },
+        { name: 'bad_night', in: 'local', type: 'boolean', description: 'Add the jobs of the anomalies demo: "file share" (20 normal nightly tar backups, then two nights of ransomware) and "crm postgres" (its newest dump lost 90% of one table)' },
         { name: 'archive_faults', in: 'local', type: 'boolean', description: 'Add the jobs of restore-test\'s faults and formats: "unsafe archive" (a ../ entry), "broken dump", "missing rows", "needs role", "broken mysql", "two databases", "pg custom", "mariadb dump" (real pg_dump and mariadb-dump files)' },
         { name: 'changing_files', in: 'local', type: 'boolean', description: 'Serve different bytes on every whole download of a file (a new gzip timestamp), as bit rot would' },
         { name: 'big_file', in: 'local', type: 'integer', min: 1, max: 65536, placeholder: 'MiB', description: 'Add a job "big file" with one .tar.gz of this many MiB, made while it is sent' },
@@ -113,6 +114,7 @@ const runEmulator: Handler = async (input: CommandInput, ctx: Context): Promise<
       damagedFiles: v.damaged_files === true,
       changingFiles: v.changing_files === true,
       archiveFaults: v.archive_faults === true,
+      badNight: v.bad_night === true,
       bigFile: v.big_file === undefined ? undefined : Number(v.big_file) * 1024 * 1024,
       now: typeof v.now === 'string' ? Date.parse(v.now) : undefined,
     });

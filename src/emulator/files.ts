@@ -6,6 +6,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { bigTarGzStream, buildArchive, type ArchiveSpec } from './archives.js';
+import { nightBytes } from './bad-night.js';
 import { requireFixture } from './real-dumps.js';
 import type { Answer } from './reply.js';
 import type { FileRecord, Store } from './store.js';
@@ -50,6 +51,7 @@ export function fileContent(ownerId: string, file: FileRecord, version = 0): Buf
   if (!content) return Buffer.alloc(file.size, `backupctl emulator :: ${ownerId}/${file.name} :: `);
   if (content.text !== undefined) return Buffer.from(content.text);
   if (content.fixture !== undefined) return requireFixture(content.fixture);
+  if (content.night !== undefined) return nightBytes(content.night.job, content.night.index);
   const spec: ArchiveSpec = {
     kind: content.kind,
     name: file.name,

@@ -11,9 +11,10 @@ import { Store } from './store.js';
 import type { EmulatorOptions } from './types.js';
 import { addBigFileJob, addDamagedFilesJob, addHostileArchivesJob, addKeyedFilesJob, addListedFilesJob, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
 import { addRestoreFixtureJobs } from './restore-fixtures.js';
+import { addBadNightJobs } from './bad-night.js';
 import { isObject } from './validate.js';
 
-export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults'> & {
+export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'badNight'> & {
   /** Days of scheduled history to seed (see SeedOptions.historyDays). */
   historyDays?: number;
 };
@@ -94,6 +95,7 @@ export function createService(opts: ServiceOptions = {}): Service {
     addHostileArchivesJob(store, rt.startedAt);
   }
   if (opts.bigFile) addBigFileJob(store, rt.startedAt, opts.bigFile);
+  if (opts.badNight) addBadNightJobs(store, rt.startedAt);
   if (opts.archiveFaults) {
     addUnsafeArchiveJob(store, rt.startedAt);
     addRestoreFixtureJobs(store, rt.startedAt);

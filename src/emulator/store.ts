@@ -224,6 +224,8 @@ export interface FileContent {
   text?: string;
   /** The bytes exactly, from a file of src/emulator/fixtures/restore (a real dump, or one of restore-test's faults). */
   fixture?: string;
+  /** The bytes of one night of the bad-night jobs (bad-night.ts; `emulator --bad-night`). */
+  night?: { job: 'files' | 'sql'; index: number };
 }
 
 export interface BackupRecord {

@@ -78,6 +78,9 @@ export interface EmulatorOptions {
    *  restore-test's dump faults and formats (restore-fixtures.ts): "pg custom", "mariadb dump", "broken dump",
    *  "missing rows", "needs role", "broken mysql", "two databases". */
   archiveFaults?: boolean;
+  /** Adds the bad-night jobs (bad-night.ts): "file share", 20 normal nightly tar backups then two nights of ransomware, and
+   *  "crm postgres", whose newest dump lost 90% of one table's rows. The demo runs with them. */
+  badNight?: boolean;
 }
 
 export interface RecordedRequest {
