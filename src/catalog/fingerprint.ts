@@ -94,6 +94,8 @@ export class FingerprintSink implements FileSink<FileFingerprint> {
   private gzip = false;
   private decided = false;
   private consumer!: DecodedConsumer;
+  /** Set by the content stage (open): the bytes that follow are decoded already, of this kind. */
+  private content: { kind: string; gzip: boolean } | undefined;
 
   constructor(
     private readonly name: string,
@@ -110,12 +112,23 @@ export class FingerprintSink implements FileSink<FileFingerprint> {
     this.input.on('error', () => {});
   }
 
+  /**
+   * The content stage names the kind and sends decoded bytes (a ContentSink of
+   * src/pipeline): nothing is inflated or sniffed here then. Without it, the
+   * sink takes raw bytes and does both itself.
+   */
+  async open(content: { kind: string; gzip: boolean }): Promise<void> {
+    this.content = content;
+    this.consumer.preset(content.kind);
+  }
+
   private start(first: Buffer): void {
     this.decided = true;
-    this.gzip = first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b;
+    this.gzip = this.content ? this.content.gzip : first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b;
     const consumer = this.consumer;
     const sinkStream = consumer.writable();
-    const stages = this.gzip ? [this.input, createGunzip({ chunkSize: 256 * 1024 }), sinkStream] : [this.input, sinkStream];
+    const inflate = this.gzip && !this.content;
+    const stages = inflate ? [this.input, createGunzip({ chunkSize: 256 * 1024 }), sinkStream] : [this.input, sinkStream];
     this.done = new Promise<void>((resolve) => {
       pipeline(stages as unknown as [PassThrough, Writable], (err) => {
         // The content could not be read whole (a gzip or tar error): the fingerprint says so, the read goes on.
@@ -134,7 +147,9 @@ export class FingerprintSink implements FileSink<FileFingerprint> {
 
   async restart(): Promise<void> {
     await this.abort();
+    const content = this.content;
     this.reset();
+    if (content) await this.open(content);
   }
 
   async end(): Promise<FileFingerprint> {
@@ -165,6 +180,12 @@ class DecodedConsumer {
 
   constructor(private readonly listingFile: string) {}
 
+  /** The kind as the content stage's one sniffer named it (src/pipeline/kinds.ts ids). */
+  preset(kind: string): void {
+    this.presetKind = kind;
+  }
+  private presetKind: string | undefined;
+
   writable(): Writable {
     return new Writable({
       highWaterMark: 256 * 1024,
@@ -192,6 +213,11 @@ class DecodedConsumer {
     const head = Buffer.concat(this.head);
     this.head = [];
     this.kind = 'other';
+    if (this.presetKind !== undefined) {
+      await this.choose(this.presetKind);
+      if (head.length) await this.feed(head);
+      return;
+    }
     if (head.length >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar') {
       this.kind = 'tar';
       this.tar = new TarWalker(this.listingFile);
@@ -208,6 +234,20 @@ class DecodedConsumer {
       }
     }
     if (head.length) await this.feed(head);
+  }
+
+  private async choose(kind: string): Promise<void> {
+    if (kind === 'tar') {
+      this.kind = 'tar';
+      this.tar = new TarWalker(this.listingFile);
+    } else if (kind === 'zip') {
+      this.kind = 'zip';
+      this.note = 'zip: listed by verify; not fingerprinted member by member yet';
+    } else if (kind === 'pg-plain' || kind === 'mysql') {
+      this.kind = 'sql';
+      this.sql = new SqlCounter(kind === 'mysql' ? 'mysql' : 'postgres');
+      await this.sql.init();
+    }
   }
 
   private async feed(chunk: Buffer): Promise<void> {

@@ -86,10 +86,12 @@ export class ListingWriter {
     return this.written;
   }
 
-  async add(entry: ListingEntry): Promise<void> {
-    this.run.push([entry.path, this.seq++, `${JSON.stringify(toRow(entry))}\n`]);
+  /** Adds an entry; a promise only when a full run goes to disk (await it then). */
+  add(entry: ListingEntry): Promise<void> | undefined {
+    this.run.push([entry.path, this.seq++, `${JSON.stringify(entry.path)}\t${JSON.stringify(toRow(entry))}\n`]);
     this.written++;
-    if (this.run.length >= RUN_ENTRIES) await this.flush();
+    if (this.run.length >= RUN_ENTRIES) return this.flush();
+    return undefined;
   }
 
   private async flush(): Promise<void> {
@@ -99,13 +101,19 @@ export class ListingWriter {
     await mkdir(path.dirname(name), { recursive: true });
     const out = createWriteStream(name, { mode: 0o600 });
     // Within a run, a path written twice keeps its last entry.
-    const lines: string[] = [];
+    const pieces: string[] = [];
+    let piece = '';
     for (let i = 0; i < this.run.length; i++) {
       const next = this.run[i + 1];
       if (next && next[0] === this.run[i]![0]) continue;
-      lines.push(this.run[i]![2]);
+      piece += this.run[i]![2];
+      if (piece.length >= 1024 * 1024) {
+        pieces.push(piece);
+        piece = '';
+      }
     }
-    await writeLines(out, lines);
+    pieces.push(piece);
+    await writeLines(out, pieces);
     await closeStream(out);
     this.runs.push(name);
     this.run = [];
@@ -119,32 +127,60 @@ export class ListingWriter {
     const gz = createGzip({ level: 6 });
     const out = createWriteStream(tmp, { mode: 0o600 });
     gz.pipe(out);
+    const readers = this.runs.map((run, order) => new RunReader(run, order));
     try {
-      const readers = this.runs.map((run) => createInterface({ input: createReadStream(run, 'utf8'), crlfDelay: Infinity })[Symbol.asyncIterator]());
-      // The head line of each run; the smallest path goes next; on a tie the later run (newer entry) wins.
-      const heads: Array<{ path: string; line: string } | null> = await Promise.all(readers.map((r) => nextRow(r)));
-      let batch: string[] = [];
-      for (;;) {
-        let best = -1;
-        for (let i = 0; i < heads.length; i++) {
-          const h = heads[i];
-          if (!h) continue;
-          if (best < 0 || comparePaths(h.path, heads[best]!.path) <= 0) best = i;
+      // A binary heap of the runs by their head path; on a tie the later run (the newer entry) comes first.
+      const heap: RunReader[] = [];
+      const less = (a: RunReader, b: RunReader) => comparePaths(a.path, b.path) < 0 || (a.path === b.path && a.order > b.order);
+      const up = (i: number) => {
+        while (i > 0) {
+          const parent = (i - 1) >> 1;
+          if (!less(heap[i]!, heap[parent]!)) break;
+          [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+          i = parent;
         }
-        if (best < 0) break;
-        const chosen = heads[best]!;
-        // Drop the same path from the other runs (older copies).
-        for (let i = 0; i < heads.length; i++) {
-          while (i !== best && heads[i] && heads[i]!.path === chosen.path) heads[i] = await nextRow(readers[i]!);
+      };
+      const down = (i: number) => {
+        for (;;) {
+          const l = 2 * i + 1;
+          const r = l + 1;
+          let m = i;
+          if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
+          if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
+          if (m === i) break;
+          [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+          i = m;
         }
-        batch.push(`${chosen.line}\n`);
-        heads[best] = await nextRow(readers[best]!);
-        if (batch.length >= 1024) {
-          await writeLines(gz, batch);
-          batch = [];
+      };
+      for (const r of readers) {
+        if (await r.next()) {
+          heap.push(r);
+          up(heap.length - 1);
         }
       }
-      await writeLines(gz, batch);
+      let batch = '';
+      let last: string | undefined;
+      while (heap.length) {
+        const top = heap[0]!;
+        // The same path again (an older copy from an earlier run): dropped.
+        if (top.path !== last) {
+          batch += `${top.line}\n`;
+          last = top.path;
+        }
+        if (await top.next()) down(0);
+        else {
+          const end = heap.pop()!;
+          if (heap.length) {
+            heap[0] = end;
+            down(0);
+          }
+        }
+        if (batch.length >= 256 * 1024) {
+          if (!gz.write(batch)) await once(gz, 'drain');
+          batch = '';
+        }
+      }
+      if (batch) gz.write(batch);
       gz.end();
       await once(out, 'finish');
       await rename(tmp, this.file);
@@ -154,6 +190,7 @@ export class ListingWriter {
       await rm(tmp, { force: true });
       throw err;
     } finally {
+      for (const r of readers) r.close();
       await Promise.all(this.runs.map((r) => rm(r, { force: true })));
       this.runs = [];
     }
@@ -167,12 +204,45 @@ export class ListingWriter {
   }
 }
 
-async function nextRow(it: AsyncIterator<string>): Promise<{ path: string; line: string } | null> {
-  for (;;) {
-    const r = await it.next();
-    if (r.done) return null;
-    if (!r.value) continue;
-    return { path: (JSON.parse(r.value) as Row)[0], line: r.value };
+/** Reads a run file line by line in big chunks: `path` and `line` (the listing row) of the current line. */
+class RunReader {
+  path = '';
+  line = '';
+  private lines: string[] = [];
+  private at = 0;
+  private rest = '';
+  private readonly chunks: AsyncIterator<string>;
+  private readonly stream;
+
+  constructor(file: string, readonly order: number) {
+    this.stream = createReadStream(file, { encoding: 'utf8', highWaterMark: 512 * 1024 });
+    this.chunks = (this.stream as AsyncIterable<string>)[Symbol.asyncIterator]();
+  }
+
+  /** Moves to the next line; false at the end. */
+  async next(): Promise<boolean> {
+    while (this.at >= this.lines.length) {
+      const r = await this.chunks.next();
+      if (r.done) {
+        if (!this.rest) return false;
+        this.lines = [this.rest];
+        this.rest = '';
+      } else {
+        const parts = (this.rest + r.value).split('\n');
+        this.rest = parts.pop() ?? '';
+        this.lines = parts;
+      }
+      this.at = 0;
+    }
+    const raw = this.lines[this.at++]!;
+    const tab = raw.indexOf('\t');
+    this.path = JSON.parse(raw.slice(0, tab)) as string;
+    this.line = raw.slice(tab + 1);
+    return true;
+  }
+
+  close(): void {
+    this.stream.destroy();
   }
 }
 

@@ -135,7 +135,9 @@ const cleanArg = (p: string) => p.replace(/\\/g, '/').replace(/^\.?\/+/, '').rep
 async function writeEntries(ctx: Context, entries: AsyncIterable<ListingEntry>, long: boolean, extra: Record<string, unknown> = {}): Promise<number> {
   const { longLine } = await import('../catalog/view.js');
   const out = ctx.io.stdout;
-  const format = ctx.output.quiet ? 'table' : ctx.output.format;
+  // --long asks for the long lines: in a pipe too, unless a format is given (-o tsv, --json).
+  const chosen = ctx.globals.output !== undefined || ctx.globals.json === true;
+  const format = ctx.output.quiet || (long && !chosen) ? 'table' : ctx.output.format;
   let n = 0;
   const put = async (s: string) => {
     if (!out.write(s)) await once(out, 'drain');

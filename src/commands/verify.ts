@@ -148,7 +148,13 @@ async function runVerify(
   const { sanitize } = await import('../output/format.js');
   // ndjson to stdout streams each file as it is judged.
   const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
+  // The catalog: a fingerprint of every backup read (issue 33 §1), for anomalies, ls, find and diff.
+  const { catalogFor } = await import('../catalog/scan.js');
+  const { FingerprintRecorder } = await import('../catalog/record.js');
+  const fingerprints = new FingerprintRecorder(await catalogFor(ctx), 'verify', new Map(backups.map((b) => [b.id, b as Record<string, unknown>])));
   const doc = await verifyBackups(targets, {
+    sinks: (file, backup) => [fingerprints.sink(file, backup)],
+    onOutcome: (outcome) => fingerprints.add(outcome),
     job,
     selection: o.sel.text,
     transfer: signedUrlTransfer({ signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
@@ -162,6 +168,7 @@ async function runVerify(
     onFile: streamNdjson ? (f) => ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`) : undefined,
   });
   await ledger.save();
+  await fingerprints.flush();
 
   const { renderToOutput } = await import('../output/output-file.js');
   await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, ledger.job(job.id), streamNdjson));

@@ -11,7 +11,7 @@ import { Store } from './store.js';
 import type { EmulatorOptions } from './types.js';
 import { addBigFileJob, addDamagedFilesJob, addHostileArchivesJob, addKeyedFilesJob, addListedFilesJob, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
 import { addRestoreFixtureJobs } from './restore-fixtures.js';
-import { addBadNightJobs } from './bad-night.js';
+import { addBadNightJobs } from './bad-night-jobs.js';
 import { isObject } from './validate.js';
 
 export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'badNight'> & {
