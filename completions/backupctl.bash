@@ -29,6 +29,12 @@ __backupctl_command() {
     '/verify') echo 'verify' ;;
     '/restore-test') echo 'restore-test' ;;
     '/report') echo 'report' ;;
+    '/scan') echo 'scan' ;;
+    '/anomalies') echo 'anomalies' ;;
+    '/ls') echo 'ls' ;;
+    '/find') echo 'find' ;;
+    '/diff') echo 'diff' ;;
+    '/restore-file') echo 'restore-file' ;;
     '/export') echo 'export' ;;
     '/plan') echo 'plan' ;;
     '/apply') echo 'apply' ;;
@@ -152,7 +158,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report export plan apply api schema completion emulator version help' ;;
+    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report scan anomalies ls find diff restore-file export plan apply api schema completion emulator version help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove delete' ;;
     'config') echo 'get set unset list path' ;;
@@ -222,11 +228,17 @@ __backupctl_flags() {
     'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file' ;;
     'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --jitter --lock --healthcheck-url --output-file' ;;
     'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url' ;;
+    'scan') echo '--since --rescan --parallel' ;;
+    'anomalies') echo '--since --check --offline --ack --note --jitter --lock --healthcheck-url' ;;
+    'ls') echo '--long -l' ;;
+    'find') echo '--since --long -l' ;;
+    'diff') echo '--stat --json-lines' ;;
+    'restore-file') echo '--dir --force' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
     'apply') echo '--file -f --prune --allow-outside-files --allow-replace' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --changing-files --big-file --tick --now' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --bad-night --archive-faults --changing-files --big-file --tick --now' ;;
   esac
 }
 
@@ -495,6 +507,18 @@ __backupctl_flag_value() {
     'report/--min-success') echo 'none' ;;
     'report/--healthcheck-url') echo 'none' ;;
     'report/--output'|'report/-o') echo 'words table json ndjson tsv md html' ;;
+    'scan/--since') echo 'none' ;;
+    'scan/--parallel') echo 'none' ;;
+    'anomalies/--since') echo 'none' ;;
+    'anomalies/--ack') echo 'none' ;;
+    'anomalies/--note') echo 'none' ;;
+    'anomalies/--jitter') echo 'none' ;;
+    'anomalies/--lock') echo 'none' ;;
+    'anomalies/--healthcheck-url') echo 'none' ;;
+    'anomalies/--output'|'anomalies/-o') echo 'words table json ndjson tsv prometheus' ;;
+    'find/--since') echo 'none' ;;
+    'restore-file/--dir') echo 'none' ;;
+    'restore-file/--output'|'restore-file/-o') echo 'words table json ndjson tsv -' ;;
     'export/--file'|'export/-f') echo 'none' ;;
     'export/--only') echo 'none' ;;
     'plan/--file'|'plan/-f') echo 'none' ;;
@@ -590,11 +614,21 @@ __backupctl_positional() {
     'verify/1') echo 'ids backups' ;;
     'restore-test/0') echo 'ids jobs' ;;
     'restore-test/1') echo 'ids backups' ;;
+    'scan/0') echo 'ids jobs' ;;
+    'anomalies/0') echo 'ids jobs' ;;
+    'ls/0') echo 'ids jobs' ;;
+    'ls/1') echo 'ids backups' ;;
+    'find/0') echo 'ids jobs' ;;
+    'diff/0') echo 'ids jobs' ;;
+    'diff/1') echo 'ids backups' ;;
+    'diff/2') echo 'ids backups' ;;
+    'restore-file/0') echo 'ids jobs' ;;
+    'restore-file/1') echo 'ids backups' ;;
     'schema/0') echo 'ids commands' ;;
     'schema/1') echo 'ids commands' ;;
     'schema/2') echo 'ids commands' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report export plan apply api schema completion emulator version' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report scan anomalies ls find diff restore-file export plan apply api schema completion emulator version' ;;
   esac
 }
 

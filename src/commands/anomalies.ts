@@ -10,6 +10,7 @@ import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';
 import { jobArg } from '../resources/common.js';
 import type { JobAnomalies, Thresholds } from '../catalog/anomalies.js';
+import { anomaliesSchema, scanSchema } from '../catalog/model.js';
 
 const DEFAULT_SINCE_DAYS = 30;
 
@@ -33,7 +34,7 @@ export const module: ModuleSpec = {
         { name: 'rescan', in: 'local', type: 'boolean', description: 'Read again the backups the catalog already holds' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
       ],
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'scan' },
       handler: 'scan',
       alsoCalls: ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'POST /backups/{backup_id}/download'],
       dryRunInHandler: true,
@@ -68,7 +69,7 @@ export const module: ModuleSpec = {
         { name: 'note', in: 'local', type: 'string', placeholder: 'text', needs: 'ack', description: 'Why, with --ack' },
         ...cronParams,
       ],
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'anomalies' },
       handler: 'anomalies',
       alsoCalls: ['GET /jobs', 'GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'POST /backups/{backup_id}/download'],
       dryRunInHandler: true,
@@ -76,6 +77,8 @@ export const module: ModuleSpec = {
     },
   ],
 };
+
+export const schemas = { scan: scanSchema, anomalies: anomaliesSchema };
 
 const sinceOf = (v: Record<string, unknown>): string =>
   typeof v.since === 'string' ? v.since : new Date(Date.now() - DEFAULT_SINCE_DAYS * 86_400_000).toISOString();

@@ -15,6 +15,9 @@ import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
 import { jobArg } from '../resources/common.js';
 import type { BackupFingerprint, Catalog } from '../state/catalog.js';
 import type { ListingEntry } from '../catalog/listing.js';
+import { diffSchema, findSchema, lsSchema } from '../catalog/model.js';
+
+export const schemas = { ls: lsSchema, find: findSchema, diff: diffSchema };
 
 const backupArg = (name: string, description: string) => ({ name, in: 'local' as const, type: 'uuid' as const, positional: true, required: true, complete: 'backups' as const, description });
 
@@ -35,7 +38,7 @@ export const module: ModuleSpec = {
         { name: 'path', in: 'local', type: 'string', positional: true, description: 'Only this path, or what is under this folder' },
         { name: 'long', in: 'local', type: 'boolean', short: 'l', description: 'Mode, owner, size and time too' },
       ],
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'ls' },
       handler: 'ls',
       alsoCalls: ['GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
     },
@@ -53,7 +56,7 @@ export const module: ModuleSpec = {
         { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Backups created since then (default 30d)' },
         { name: 'long', in: 'local', type: 'boolean', short: 'l', description: 'Mode, owner, size and time too' },
       ],
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'find' },
       handler: 'find',
       alsoCalls: ['GET /jobs/{job_id}/backups', 'POST /backups/{backup_id}/download'],
     },
@@ -74,7 +77,7 @@ export const module: ModuleSpec = {
         { name: 'stat', in: 'local', type: 'boolean', description: 'The statistics only' },
         { name: 'json_lines', in: 'local', type: 'boolean', description: 'A JSON object per change, then one of the statistics (as -o ndjson)' },
       ],
-      output: { kind: 'object' },
+      output: { kind: 'object', schema: 'diff' },
       handler: 'diff',
       alsoCalls: ['GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
     },
@@ -95,7 +98,7 @@ export const module: ModuleSpec = {
         { name: 'dir', in: 'local', type: 'string', placeholder: 'folder', description: 'Write into this folder (made if missing; must be empty)' },
         { name: 'force', in: 'local', type: 'boolean', description: 'With --output -: write to a terminal all the same' },
       ],
-      output: { kind: 'object' },
+      output: { kind: 'none', done: 'Restored {path}' },
       // `--output -` (the global -o) streams the one file to stdout, as jobs backup download does.
       extraFormats: ['-'],
       handler: 'restoreFile',
