@@ -225,7 +225,7 @@ __backupctl_flags() {
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
     'status') echo '--job --check --max-age --allow-errors --output-file --healthcheck-url' ;;
-    'verify') echo '--latest --since --sample --parallel --strict --check --jitter --lock --healthcheck-url --output-file' ;;
+    'verify') echo '--latest --since --sample --parallel --strict --check --skip-catalog --jitter --lock --healthcheck-url --output-file' ;;
     'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --jitter --lock --healthcheck-url --output-file' ;;
     'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url' ;;
     'scan') echo '--since --rescan --parallel' ;;

@@ -36,7 +36,8 @@ export const module: ModuleSpec = {
         'failed (with --strict, also when one was not inspected), 9 when no backup matched. --check is for cron: one summary line per backup on stdout and one line ' +
         'per failed file on stderr; --lock, --jitter and --healthcheck-url work as for jobs backup start. -o prometheus ' +
         'prints metrics per job; --output-file writes the output atomically. -o ndjson prints each file as it is ' +
-        'judged, then one line per backup (backupctl schema verify describes --json).',
+        'judged, then one line per backup (backupctl schema verify describes --json). Each backup read gets a fingerprint in the ' +
+        'catalog (backupctl anomalies, ls, find, diff); --skip-catalog records none.',
       examples: [
         'backupctl verify 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c --latest',
         'backupctl verify "shop mysql" --since 7d --parallel 4',
@@ -53,6 +54,7 @@ export const module: ModuleSpec = {
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
         { name: 'strict', in: 'local', type: 'boolean', description: 'A file whose content was not checked (encrypted, or of a format backupctl does not read) fails (exit 11)' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar' },
+        { name: 'skip_catalog', in: 'local', type: 'boolean', description: 'Record no fingerprint of the backups read in the catalog (anomalies, ls, find, diff read it)' },
         ...cronParams,
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
       ],
@@ -103,7 +105,7 @@ const verify: Handler = async (input, ctx) => {
     ctx.io.stderr.write("Then the job's backups, and a GET of every file's signed URL (no Authorization); nothing is written to disk.\n");
     return { kind: 'empty' };
   }
-  return runCronJob(v, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2), strict: v.strict === true, bounds }));
+  return runCronJob(v, ctx, () => runVerify(ctx, { jobId, sel, format, outputFile, parallel: Number(v.parallel ?? 2), strict: v.strict === true, bounds, catalog: v.skip_catalog !== true }));
 };
 
 async function runVerify(
@@ -116,6 +118,7 @@ async function runVerify(
     parallel: number;
     strict: boolean;
     bounds: Partial<import('../pipeline/inspect.js').InspectBounds>;
+    catalog: boolean;
   },
 ): Promise<Result> {
   const job = await findJob(ctx, o.jobId);
@@ -151,10 +154,10 @@ async function runVerify(
   // The catalog: a fingerprint of every backup read (issue 33 §1), for anomalies, ls, find and diff.
   const { catalogFor } = await import('../catalog/scan.js');
   const { FingerprintRecorder } = await import('../catalog/record.js');
-  const fingerprints = new FingerprintRecorder(await catalogFor(ctx), 'verify', new Map(backups.map((b) => [b.id, b as Record<string, unknown>])));
+  const fingerprints = o.catalog ? new FingerprintRecorder(await catalogFor(ctx), 'verify', new Map(backups.map((b) => [b.id, b as Record<string, unknown>]))) : undefined;
   const doc = await verifyBackups(targets, {
-    sinks: (file, backup) => [fingerprints.sink(file, backup)],
-    onOutcome: (outcome) => fingerprints.add(outcome),
+    sinks: fingerprints && ((file, backup) => [fingerprints.sink(file, backup)]),
+    onOutcome: fingerprints && ((outcome) => fingerprints.add(outcome)),
     job,
     selection: o.sel.text,
     transfer: signedUrlTransfer({ signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
@@ -168,7 +171,7 @@ async function runVerify(
     onFile: streamNdjson ? (f) => ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`) : undefined,
   });
   await ledger.save();
-  await fingerprints.flush();
+  await fingerprints?.flush();
 
   const { renderToOutput } = await import('../output/output-file.js');
   await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, ledger.job(job.id), streamNdjson));
