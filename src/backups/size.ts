@@ -2,7 +2,6 @@
 // must keep: one parser for download, verify, report and the tables.
 import { parseStatedSize, type StatedSize } from '../util/stated-size.js';
 
-export { parseStatedSize, type StatedSize };
 
 /** What a transfer of a file must keep to: its exact length when stated exactly, else the range its rounded text allows. */
 export interface SizeBounds {

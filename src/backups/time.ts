@@ -3,7 +3,6 @@
 // a time with no zone is UTC (the service speaks UTC).
 import { ageMs, parseServiceTime } from '../util/time.js';
 
-export { ageMs, CLOCK_SKEW_MS, parseServiceTime } from '../util/time.js';
 
 /** When a backup finished, else when it was created: what its age is measured from. */
 export function backupTime(b: { completed_at?: unknown; created_at?: unknown } | null | undefined): number | undefined {

@@ -15,7 +15,6 @@ import { didYouMean, suggestNames } from '../util/suggest.js';
 
 import type { NamedKind } from '../resources/types.js';
 
-export type { NamedKind } from '../resources/types.js';
 
 export interface NamedKindInfo {
   /** "job", "SSH key": for messages. */

@@ -362,4 +362,3 @@ function nestedFromFile(values: Record<string, unknown>, dotted: string): unknow
   return undefined;
 }
 
-export { flagName };

@@ -329,7 +329,7 @@ function filesRead(plan: Plan, resolved: ReadonlyMap<string, ResolvedReference>)
 }
 
 export async function planText(plan: Plan, color: boolean, width = Infinity, resolved: ReadonlyMap<string, ResolvedReference> = new Map()): Promise<string> {
-  const [{ summary, MARKS }, { sanitize }, { wrapHanging }] = await Promise.all([import('../ascode/plan.js'), import('../output/format.js'), import('../util/wrap.js')]);
+  const [{ summary, MARKS }, { sanitize }, { wrapHanging }] = await Promise.all([import('../ascode/plan.js'), import('../output/sanitize.js'), import('../util/wrap.js')]);
   const paint = color ? (await import('chalk')).default : undefined;
   const markColor = (c: Change) => {
     const m = MARKS[c.action].padEnd(3);

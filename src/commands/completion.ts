@@ -8,7 +8,6 @@ import { NAMED_KINDS } from '../cli/resolve.js';
 import { readManifest } from '../cli/startup.js';
 import { SHELLS, completionScript, type Shell } from '../completion/index.js';
 
-export { COMPLETION_FILES, SHELLS, completionFiles, type Shell } from '../completion/index.js';
 
 export const module: ModuleSpec = {
   name: 'completion',

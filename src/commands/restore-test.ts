@@ -160,7 +160,7 @@ async function findJob(ctx: Context, id: string): Promise<{ id: string; name: st
 }
 
 async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
-  const { sanitize } = await import('../output/format.js');
+  const { sanitize } = await import('../output/sanitize.js');
   const job = await findJob(ctx, o.jobId);
   const label = sanitize(job.name ?? job.id);
   if (o.restore.asserts.length && job.recipe && NOT_SQL.has(job.recipe)) {
@@ -190,7 +190,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   // As verify: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   let progress: import('../output/progress.js').ProgressBar | undefined;
   if (ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check') {
-    const [{ ProgressBar }, { parseStatedSize }] = await Promise.all([import('../output/progress.js'), import('../verify/size.js')]);
+    const [{ ProgressBar }, { parseStatedSize }] = await Promise.all([import('../output/progress.js'), import('../util/stated-size.js')]);
     progress = new ProgressBar(ctx.io.stderr, backup.files.reduce((n, f) => n + (parseStatedSize(f.size)?.bytes ?? 0), 0), backup.files.length);
   }
   const doc = await restoreBackup(backup, {

@@ -9,7 +9,8 @@ import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';
 import { parseDuration } from '../util/time.js';
-import { DEFAULT_MAX_AGE_MS, durationText, parseMaxAges, statusDocumentSchema, type BackupSummary, type JobStatus, type MaxAgeRules, type StatusDocument } from '../status/model.js';
+import { DEFAULT_MAX_AGE_MS, parseMaxAges, statusDocumentSchema, type BackupSummary, type JobStatus, type MaxAgeRules, type StatusDocument } from '../status/model.js';
+import { durationText } from '../util/duration.js';
 
 export const module: ModuleSpec = {
   name: 'status',
@@ -145,7 +146,7 @@ async function resultFor(
       return { kind: 'list', pages: onePage(doc.jobs), columns, idField: 'id' };
     }
     case 'table': {
-      const { makePalette, statusView, unicodeMarks } = await import('../status/view.js');
+      const [{ statusView, unicodeMarks }, { makePalette }] = await Promise.all([import('../status/view.js'), import('../output/view-table.js')]);
       const text = statusView(doc, {
         palette: await makePalette(out.color),
         unicode: unicodeMarks(ctx.env),

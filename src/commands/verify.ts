@@ -2,7 +2,7 @@
 // chosen backups is fetched through its signed URL (no Authorization, resumed
 // on a broken transfer, nothing written to disk) and checked on the stream:
 // size against the record, sha256 against the ledger, and the content
-// (src/verify/inspect.ts). Exit 11 when a file fails, 9 when nothing matched.
+// (src/pipeline/inspect.ts). Exit 11 when a file fails, 9 when nothing matched.
 import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
 import type { ModuleSpec } from '../resources/types.js';
 import { cronParams } from '../jobs/cron.js';
@@ -137,7 +137,7 @@ async function runVerify(
     import('../config/paths.js'),
     import('../pipeline/transfer.js'),
     import('../verify/run.js'),
-    import('../backups/size.js'),
+    import('../util/stated-size.js'),
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
   // As `jobs backup download`: a terminal on stderr that can redraw a line (not TERM=dumb), not -q, not --check.
@@ -148,7 +148,7 @@ async function runVerify(
     const total = targets.reduce((n, t) => n + t.files.reduce((m, f) => m + (parseStatedSize(f.size)?.bytes ?? 0), 0), 0);
     progress = new ProgressBar(ctx.io.stderr, total, targets.reduce((n, t) => n + t.files.length, 0));
   }
-  const { sanitize } = await import('../output/format.js');
+  const { sanitize } = await import('../output/sanitize.js');
   // ndjson to stdout streams each file as it is judged.
   const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
   // The catalog: a fingerprint of every backup read (issue 33 §1), for anomalies, ls, find and diff.

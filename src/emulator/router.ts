@@ -13,7 +13,6 @@ import { snapshotRoutes } from './routes/snapshots.js';
 import { sshKeyRoutes } from './routes/ssh-keys.js';
 import { storageRoutes } from './routes/storage.js';
 
-export type { Method, Query, RouteContext, RouteDef, RouteHandler } from './routing.js';
 
 const ROUTE_TABLE: readonly RouteDef[] = [
   ...serverRoutes,

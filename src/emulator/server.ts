@@ -6,7 +6,7 @@ import type { Socket } from 'node:net';
 import { FaultInjector, FaultSpecError, checkFaultRule, faultAnswer, isImmediateFault, type ActiveFault } from './faults.js';
 import { FileBytes, answerFileRequest } from './files.js';
 import { jsonAnswer, reportInternalError, type Answer } from './reply.js';
-import type { Query } from './router.js';
+import type { Query } from './routing.js';
 import { createService, findRoute, replyToAnswer, runRoute } from './service.js';
 import type { Emulator, EmulatorOptions, RecordedRequest } from './types.js';
 import { isObject } from './validate.js';

@@ -4,7 +4,8 @@
 import { randomBytes } from 'node:crypto';
 import { FileSigner } from './files.js';
 import { HttpError, jsonAnswer, reportInternalError, type Answer, type Reply } from './reply.js';
-import { matchRoute, type Query, type RouteDef } from './router.js';
+import { matchRoute } from './router.js';
+import { type Query, type RouteDef } from './routing.js';
 import { Runtime } from './runtime.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';

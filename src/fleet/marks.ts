@@ -8,7 +8,6 @@ import type { Context } from '../cli/types.js';
 
 import type { RestoreMark, VerifyMark } from './marks-schema.js';
 
-export type { RestoreMark, VerifyMark };
 
 export interface JobMarksByJob {
   verify(jobId: string): VerifyMark | null;

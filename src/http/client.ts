@@ -134,39 +134,31 @@ class HttpClient implements Client {
       for (const [k, v] of Object.entries(redactHeaders(headers))) this.trace(`> ${k}: ${v}`);
       if (req.body !== undefined) this.trace(`> ${JSON.stringify(redactBody(req.body))}`);
     }
-    let res: Dispatcher.ResponseData;
+    let res: Answer;
     // The attempt ends at its timeout or at the overall deadline of the retries, whichever is first.
     const limitMs = Math.min(this.opts.timeoutMs, budgetMs);
     const timeout = AbortSignal.timeout(limitMs);
     const combined = signal ? AbortSignal.any([signal, timeout]) : timeout;
     try {
       const u = new URL(url);
-      res = await dispatcher.request({
-        origin: u.origin,
-        path: u.pathname + u.search,
-        method: req.method,
-        headers,
-        body,
-        signal: combined,
-        headersTimeout: limitMs,
-        bodyTimeout: limitMs,
-      });
-    } catch (err) {
-      throw this.attemptError(err, signal, timeout, limitMs);
-    }
-    let text: string;
-    try {
-      text = await readAnswer(res, this.opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES);
+      res = await fetchAnswer(
+        dispatcher,
+        { origin: u.origin, path: u.pathname + u.search, method: req.method as Dispatcher.HttpMethod, headers, body, headersTimeout: limitMs, bodyTimeout: limitMs },
+        this.opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
+        combined,
+      );
     } catch (err) {
       if (err instanceof AttemptError) throw err;
-      const failure = this.attemptError(err, signal, timeout, limitMs);
+      if (!(err instanceof CutOff)) throw this.attemptError(err, signal, timeout, limitMs);
+      const failure = this.attemptError(err.cause, signal, timeout, limitMs);
       // The status line arrived, then the connection dropped mid-body: say so, rather than
       // "connection reset", because the service did answer (and for a POST, most likely acted).
       if (failure instanceof AttemptError && failure.kind === 'network') {
-        throw new AttemptError(`the answer was cut off (${res.statusCode} received, the body incomplete)`, false, 'network', failure.code);
+        throw new AttemptError(`the answer was cut off (${err.statusCode} received, the body incomplete)`, false, 'network', failure.code);
       }
       throw failure;
     }
+    const text = res.text;
     const ms = Date.now() - started;
     const parsed = parseBody(text, res.headers['content-type']);
     if (this.opts.debug) {
@@ -328,30 +320,100 @@ function toPage(body: unknown, display: string, method: string): Page {
   });
 }
 
-/**
- * The body as text, at most `limit` bytes: a larger one (announced by Content-Length,
- * or found while reading) is refused at once and not retried, as the service would
- * send it again. Reading stops there, so memory holds the limit, not the body.
- */
-async function readAnswer(res: Dispatcher.ResponseData, limit: number): Promise<string> {
-  const tooLarge = () => {
-    res.body.destroy();
-    return new AttemptError(
-      `the answer (${res.statusCode}) is larger than ${humanBytes(limit)}, the limit on an answer's size; refused, not retried (raise it with BACKUPCTL_MAX_ANSWER_SIZE)`,
-      false,
-      'refused',
-    );
-  };
-  const announced = Number(res.headers['content-length']);
-  if (Number.isFinite(announced) && announced > limit) throw tooLarge();
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of res.body as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge();
-    chunks.push(chunk);
+/** An answer read whole: its status, headers and body text. */
+interface Answer {
+  statusCode: number;
+  headers: Record<string, string | string[] | undefined>;
+  text: string;
+}
+
+/** The connection failed after the status line: the body is incomplete. */
+class CutOff extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly statusCode: number,
+  ) {
+    super('cut off');
   }
-  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/**
+ * One request through undici's dispatch() with a handler of its own (issue 31, the transport at the
+ * floor): the body gathered as it comes, no stream, no async iteration, no header
+ * re-encoding (request() wraps its legacy handler, which turns the parsed headers
+ * back into buffers and parses them again). The body as text, at most `limit` bytes: a
+ * larger one (announced by Content-Length, or found while reading) is refused at once and
+ * not retried, as the service would send it again. Reading stops there, so memory holds the
+ * limit, not the body. `signal` aborts it (Ctrl-C, the attempt's timeout).
+ */
+function fetchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, limit: number, signal: AbortSignal): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let controller: { abort(reason: Error): void } | undefined;
+    let statusCode = 0;
+    let headers: Answer['headers'] = {};
+    let started = false;
+    let settled = false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = (err: unknown, answer?: Answer) => {
+      if (settled) return;
+      settled = true;
+      signal.removeEventListener('abort', onAbort);
+      if (answer) resolve(answer);
+      else reject(err);
+    };
+    const onAbort = () => {
+      const reason = signal.reason instanceof Error ? signal.reason : new Error('aborted');
+      settle(started ? new CutOff(reason, statusCode) : reason);
+      controller?.abort(reason);
+    };
+    const tooLarge = () =>
+      new AttemptError(
+        `the answer (${statusCode}) is larger than ${humanBytes(limit)}, the limit on an answer's size; refused, not retried (raise it with BACKUPCTL_MAX_ANSWER_SIZE)`,
+        false,
+        'refused',
+      );
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    const handler = {
+      onRequestStart(c: { abort(reason: Error): void }) {
+        controller = c;
+      },
+      onResponseStart(c: { abort(reason: Error): void }, status: number, h: Answer['headers']) {
+        statusCode = status;
+        headers = h;
+        started = true;
+        const announced = Number(h['content-length']);
+        if (Number.isFinite(announced) && announced > limit) {
+          const err = tooLarge();
+          settle(err);
+          c.abort(err);
+        }
+      },
+      onResponseData(c: { abort(reason: Error): void }, chunk: Buffer) {
+        if (settled) return;
+        size += chunk.length;
+        if (size > limit) {
+          const err = tooLarge();
+          settle(err);
+          c.abort(err);
+          return;
+        }
+        chunks.push(chunk);
+      },
+      onResponseEnd() {
+        settle(undefined, { statusCode, headers, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8') });
+      },
+      onResponseError(_c: unknown, err: Error) {
+        settle(started ? new CutOff(err, statusCode) : err);
+      },
+    };
+    try {
+      dispatcher.dispatch(opts, handler as unknown as Dispatcher.DispatchHandler);
+    } catch (err) {
+      settle(err);
+    }
+  });
 }
 
 /**

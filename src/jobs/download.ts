@@ -20,8 +20,6 @@ import { ProgressBar } from '../output/progress.js';
 import { checkDownloadUrl, FinalTransferError, transfer, type TransferSink, type Transferred } from '../pipeline/transfer.js';
 
 // The transfer stage lives in the pipeline; these names stay importable from here.
-export { checkDownloadUrl, readSignedRange, SizeRefusedError, transfer } from '../pipeline/transfer.js';
-export type { TransferOptions, TransferSink, Transferred } from '../pipeline/transfer.js';
 
 export interface RemoteFile {
   name: string;
@@ -56,7 +54,6 @@ export interface Downloaded {
 }
 
 /** "744 bytes" -> 744; "1.2 KB" is not exact (it bounds the length instead): the one parser, src/backups/size.ts. */
-export { exactSize } from '../backups/size.js';
 
 /** A file name from the service, made safe to write inside `dir`: no folders, no `..`. */
 export function safeFileName(name: string): string {

@@ -21,7 +21,6 @@ export const plainColorizer: Colorizer = { bold: identity, green: identity, yell
 import { sanitize } from './sanitize.js';
 import { parseStatedSize } from '../util/stated-size.js';
 import { parseServiceTime } from '../util/time.js';
-export { sanitize, sanitizeMultiline, tsvField } from './sanitize.js';
 
 // ---------------------------------------------------------------------------
 // Display width

@@ -52,9 +52,7 @@ export {
   plainColorizer,
   rawText,
   relativeTime,
-  sanitize,
-  sanitizeMultiline,
   truncate,
-  tsvField,
   type Colorizer,
 } from './format.js';
+export { sanitize, sanitizeMultiline, tsvField } from './sanitize.js';

@@ -1,7 +1,7 @@
 // The Prometheus text exposition format (version 0.0.4), for node_exporter's
 // textfile collector: metric families with escaped labels. status, verify and
 // restore-test write their metrics with it.
-import { sanitize } from './format.js';
+import { sanitize } from './sanitize.js';
 
 /**
  * Label values: control characters and escape sequences from the service

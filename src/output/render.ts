@@ -8,15 +8,13 @@ import {
   plainColorizer,
   rawText,
   recordValueText,
-  sanitize,
-  sanitizeMultiline,
   shownValue,
   styleCell,
   truncate,
-  tsvField,
   tsvValues,
   type Colorizer,
 } from './format.js';
+import { sanitize, sanitizeMultiline, tsvField } from './sanitize.js';
 import { OutputWriter } from './writer.js';
 
 export interface RenderOptions {
@@ -72,12 +70,26 @@ const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 // lastIndex between calls and would miss characters in the next record.
 const HAS_JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 
-function json(value: unknown, pretty: boolean): string {
-  // JSON.stringify(undefined) is undefined; print what an array would hold.
-  const text = (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
+/**
+ * `text` with DEL, C1 and bidi characters written as \uXXXX. Most text is plain ASCII:
+ * the native byte count tells so at once (every unsafe character but DEL takes two or
+ * more UTF-8 bytes), and the pattern runs only on text that may hold one. Applied to a
+ * page of records at once, not record by record.
+ */
+function escapeUnsafe(text: string): string {
+  if (Buffer.byteLength(text, 'utf8') === text.length && !text.includes('\x7f')) return text;
   return HAS_JSON_UNSAFE.test(text)
     ? text.replace(JSON_UNSAFE, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)
     : text;
+}
+
+/** JSON.stringify(undefined) is undefined; print what an array would hold. Unescaped: see escapeUnsafe. */
+function rawJson(value: unknown, pretty: boolean): string {
+  return (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
+}
+
+function json(value: unknown, pretty: boolean): string {
+  return escapeUnsafe(rawJson(value, pretty));
 }
 
 function idOf(record: unknown, idField: string): string | undefined {
@@ -128,8 +140,8 @@ async function renderList(result: ListResult, target: Target): Promise<void> {
     case 'ndjson':
       await eachPage(result.pages, target, (page) => {
         let chunk = '';
-        for (const record of page) chunk += json(record, false) + '\n';
-        return chunk;
+        for (const record of page) chunk += rawJson(record, false) + '\n';
+        return escapeUnsafe(chunk);
       });
       return;
     case 'json':
@@ -167,9 +179,9 @@ async function renderJsonArray(pages: AsyncIterable<unknown[]>, target: Target):
     for (const record of page) {
       chunk += first ? '[' + separator : ',' + separator;
       first = false;
-      chunk += pretty ? json(record, true).replace(/\n/g, '\n  ') : json(record, false);
+      chunk += pretty ? rawJson(record, true).replace(/\n/g, '\n  ') : rawJson(record, false);
     }
-    return chunk;
+    return escapeUnsafe(chunk);
   });
   if (!target.stdout.open) return;
   await target.stdout.write(count === 0 ? '[]\n' : pretty ? '\n]\n' : ']\n');

@@ -1,6 +1,6 @@
 // A progress spinner on stderr, shown only to a person at a terminal.
 import type { IO, Spinner } from '../cli/types.js';
-import { sanitize } from './format.js';
+import { sanitize } from './sanitize.js';
 
 const noop: Spinner = { update() {}, stop() {} };
 

@@ -6,41 +6,42 @@
 //                       the signed URL (no Authorization), retries, Range resumes, the record's size cap
 //   3. fan out          src/pipeline/read.ts     FanOut: every chunk (batched to 512 KB) to every sink at once,
 //                       waiting for the slowest (backpressure); restart() reaches every sink
-//   4. sniff, inspect   src/pipeline/inspect.ts  the format from the bytes, never the name: gzip CRC, tar headers,
-//                       zip CRCs, dump end markers; plus sha256 (ChecksSink)
+//   4. content stage    src/pipeline/inspect.ts  sha256 of the raw bytes (ChecksSink, read.ts); a gzip inflated ONCE
+//                       (CRCs, the ratio bound); ONE sniffer names the kind from the first decoded bytes, from ONE
+//                       registry of kinds (src/pipeline/kinds.ts); the decoded bytes go to the kind's check
+//                       (tar headers, zip CRCs, dump end markers, pg_dump -Fc blocks, mongodump documents)
+//                       and to the content sinks (restore-test's engine) side by side
 //   5. verdict          src/pipeline/read.ts     size against the record, sha256 against the ledger, the finding
 //
-// One sink interface, ByteSink (src/pipeline/types.ts): write(chunk) resolving
-// when it can take more, and restart(). `jobs backup download` writes a file or
-// stdout through it; a sink with a result of its own is a FileSink (ByteSink +
-// end() + abort()).
+// One sink interface for raw bytes, ByteSink (src/pipeline/types.ts): write(chunk)
+// resolving when it can take more, and restart(). `jobs backup download` writes a
+// file or stdout through it. A sink of the content stage is a ContentSink:
+// open(content) with the kind, then the decoded bytes, then end() or abort().
 //
-// How a restore sink plugs in (restore-test = this pipeline + a RestoreSink):
+// How a restore sink plugs in (restore-test = this pipeline + a ContentSink, src/restore/run.ts):
 //
-//   const records = await selectBackups(ctx, jobId, readSelection(values, 'restore-test'));   // src/backups/select.ts
-//   const backups = await Promise.all(records.map((r) => pipelineBackup(ctx, r)));
 //   const outcomes = await readBackups<FileRestore>(backups, {
 //     transfer: signedUrlTransfer({ signal, timeoutMs, stderr, debug }),
 //     parallel: 1, signal, now: () => new Date(),
-//     inspect: { bounds: boundsFromEnv(env) },       // the same bomb bounds as verify
+//     inspect: { bounds },                           // the same bomb bounds as verify (src/pipeline/bounds.ts)
 //     ledger,                                        // optional: verify's ledger ("changed since")
-//     sinks: (file, backup) => [makeRestoreSink(file, backup)],   // RestoreSink is a FileSink<FileRestore>
+//     sinks: (file, backup) => [new DispatchSink(...)],   // a ContentSink<FileRestore>
 //   });
 //   // outcomes[i][j]: { backup, file, result, extras: [{ ok: true, value: FileRestore } | { ok: false, error }] }
 //   // result.verdict === 'failed' -> exit 11 (a file failed verify's checks on the way).
 //
-// For each file the RestoreSink gets the raw bytes (still gzipped) as they
-// arrive, the same bytes verify's checks see; restart() when the transfer
-// starts over; then end() once the file was read whole, or abort(reason) when
-// it could not be read (transfer failed, size refused) or on Ctrl-C/SIGTERM
-// (the pipeline then rethrows). `result` is verify's verdict for the file
-// (verdict 'failed' -> exit 11), reached whatever the restore did. A sink whose
-// write throws is dropped from the fan-out and its outcome is { ok: false }:
-// the checks go on to the end.
+// For each file the sink is opened with the kind the one sniffer found (and
+// whether it was a gzip), gets the decoded bytes as they are inflated, the same
+// bytes verify's check reads; restart() when the transfer starts over; then
+// end() once the file was read whole, or abort(reason) when it could not be read
+// (transfer failed, size refused) or on Ctrl-C/SIGTERM (the pipeline then
+// rethrows). `result` is verify's verdict for the file (verdict 'failed' ->
+// exit 11), reached whatever the restore did. A sink whose open or write throws
+// is dropped and its outcome is { ok: false }: the checks go on to the end.
 import { readFile, type ListedSum, type ReadFileOptions } from './read.js';
-import type { FileOutcome, FileSink, PipelineBackup, PipelineFile } from './types.js';
+import type { ContentSink, FileOutcome, PipelineBackup, PipelineFile } from './types.js';
 
-export type { ByteSink, FileOutcome, FileResult, FileSink, FileVerdict, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
+export type { ByteSink, Content, ContentSink, FileOutcome, FileResult, FileSink, FileVerdict, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
 export { BATCH_BYTES, ChecksSink, FanOut, fileKey, readFile, type ListedSum, type ReadFileOptions } from './read.js';
 export { signedUrlTransfer, transfer } from './transfer.js';
 export { boundsFromEnv } from './bounds.js';
@@ -49,8 +50,8 @@ export { DEFAULT_BOUNDS, type InspectBounds } from './inspect.js';
 export interface PipelineOptions<R = unknown> extends Omit<ReadFileOptions<R>, 'sinks'> {
   /** Files read at once. */
   parallel: number;
-  /** The extra sinks of one file, made just before its first byte is read (restore-test: its RestoreSink). */
-  sinks?: (file: PipelineFile, backup: PipelineBackup) => Array<FileSink<R>> | Promise<Array<FileSink<R>>>;
+  /** The content sinks of one file, made just before its first byte is read (restore-test: its DispatchSink). */
+  sinks?: (file: PipelineFile, backup: PipelineBackup) => Array<ContentSink<R>> | Promise<Array<ContentSink<R>>>;
   /** Called with each file as soon as it is judged (ndjson streams them). */
   onFile?: (outcome: FileOutcome<R>) => void;
 }

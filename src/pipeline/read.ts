@@ -2,10 +2,10 @@
 // sniff and inspect, extra sinks) -> verdict. See src/pipeline/index.ts.
 import { createHash, type Hash } from 'node:crypto';
 import { InterruptedError } from '../errors.js';
-import { parseStatedSize, type StatedSize } from '../backups/size.js';
-import { inspect, type Check, type ContentFinding, type InspectOptions } from './inspect.js';
+import { parseStatedSize, type StatedSize } from '../util/stated-size.js';
+import { ContentStage, type ContentFinding, type InspectOptions } from './inspect.js';
 import { SizeRefusedError } from './transfer.js';
-import type { ByteSink, FileResult, FileSink, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
+import type { ByteSink, ContentSink, FileResult, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
 
 const MB = 1024 * 1024;
 /**
@@ -84,27 +84,31 @@ export class FanOut implements ByteSink {
   }
 }
 
-/** The checks verify applies to every file on the way: sha256 and the content inspection (sniffed from the bytes). */
+/**
+ * The checks verify applies to every file on the way: sha256 of the raw bytes,
+ * and the content stage (decoded once, sniffed once, the kind's check), which
+ * also feeds the content sinks (restore-test's engine) the decoded bytes.
+ */
 export class ChecksSink implements ByteSink {
   private hash: Hash = createHash('sha256');
-  private check: Check;
+  readonly content: ContentStage;
   bytes = 0;
-  constructor(private readonly inspectOptions: () => InspectOptions) {
-    this.check = inspect(inspectOptions());
+  constructor(inspectOptions: InspectOptions, sinks: ReadonlyArray<ContentSink<unknown>> = []) {
+    this.content = new ContentStage(inspectOptions, sinks);
   }
   async write(chunk: Buffer): Promise<void> {
     this.bytes += chunk.length;
     this.hash.update(chunk);
-    await this.check.write(chunk);
+    await this.content.write(chunk);
   }
-  restart(): void {
+  async restart(): Promise<void> {
     this.hash = createHash('sha256');
     this.bytes = 0;
-    this.check = inspect(this.inspectOptions());
+    await this.content.restart();
   }
   /** The hash and what the content checks found. */
   async end(): Promise<{ sha256: string; finding: ContentFinding }> {
-    const finding = await this.check.end();
+    const finding = await this.content.end();
     return { sha256: this.hash.digest('hex'), finding };
   }
 }
@@ -118,8 +122,8 @@ export interface ReadFileOptions<R> {
   progress?: Progress;
   /** Options of the content inspection (bounds); `readRange` is filled in by the pipeline. */
   inspect?: Omit<InspectOptions, 'readRange'>;
-  /** Extra sinks for this file, fed the same bytes as the checks. */
-  sinks?: Array<FileSink<R>>;
+  /** Content sinks for this file (restore-test's engine), fed the decoded bytes the checks read, with the kind. */
+  sinks?: Array<ContentSink<R>>;
   /** The sha256 the backup's own checksum list gives this file, if any (awaited after the read, before the verdict). */
   listed?: () => Promise<ListedSum | undefined>;
 }
@@ -138,13 +142,17 @@ export async function readFile<R>(
 ): Promise<{ result: FileResult; extras: Array<SinkOutcome<R>>; sums?: Map<string, string> }> {
   const started = performance.now();
   const extras = o.sinks ?? [];
-  const checks = new ChecksSink(() => ({
-    encrypted: backup.encrypted,
-    ...o.inspect,
-    signal: o.signal,
-    readRange: (start, end) => o.transfer.range(file.url, start, end),
-  }));
-  const fan = new FanOut([checks], extras);
+  const checks = new ChecksSink(
+    {
+      encrypted: backup.encrypted,
+      ...o.inspect,
+      signal: o.signal,
+      readRange: (start, end) => o.transfer.range(file.url, start, end),
+    },
+    extras,
+  );
+  const failed = checks.content.failed;
+  const fan = new FanOut([checks]);
   const stated = parseStatedSize(file.size);
   let resumed = false;
   let transferFailure: string | undefined;
@@ -198,19 +206,21 @@ export async function readFile<R>(
     // Nothing read (refused for its announced size, or no answer): "not-read", never a format of an empty file.
     const format = bytes === 0 ? 'not-read' : 'unknown';
     const result: FileResult = { ...base, ...timing(), verdict: 'failed', format, entries: null, content_bytes: null, sha256: null, first_seen: null, reasons: [transferFailure] };
-    return { result, extras: extras.map((_, i) => ({ ok: false, error: fan.failed.get(i) ?? new Error(transferFailure) })) };
+    return { result, extras: extras.map((_, i) => ({ ok: false, error: failed.get(i) ?? new Error(transferFailure) })) };
   }
   // The checks and the extra sinks finish side by side (a restore may take a while after the last byte).
   let outcomes: Array<SinkOutcome<R>>;
   let checked: Awaited<ReturnType<ChecksSink['end']>>;
   try {
+    // Every decoded byte reaches the sinks before any of them is ended.
+    await checks.content.drain();
     [checked, outcomes] = await Promise.all([
       checks.end(),
       Promise.all(
         extras.map(async (s, i): Promise<SinkOutcome<R>> => {
-          if (fan.failed.has(i)) {
-            await s.abort(fan.failed.get(i)).catch(() => {});
-            return { ok: false, error: fan.failed.get(i) };
+          if (failed.has(i)) {
+            await s.abort(failed.get(i)).catch(() => {});
+            return { ok: false, error: failed.get(i) };
           }
           try {
             return { ok: true, value: await s.end() };

@@ -1,4 +1,5 @@
 // The shapes of the one read pipeline (see src/pipeline/index.ts).
+import type { ContentKind } from './kinds.js';
 
 /**
  * Where the bytes of one file go while they arrive: THE sink interface of the
@@ -16,9 +17,7 @@ export interface ByteSink {
 }
 
 /**
- * A sink that reaches a result of its own once the file is read: the extra
- * sinks the pipeline fans out to (restore-test's RestoreSink has this shape
- * with R = FileRestore).
+ * A sink that reaches a result of its own once the file is read.
  * - `end` is called once, after the last byte, when the file was read whole.
  * - `abort` is called instead when the file could not be read (transfer
  *   failed, size refused), or on Ctrl-C / SIGTERM: release everything.
@@ -26,6 +25,27 @@ export interface ByteSink {
 export interface FileSink<R = unknown> extends ByteSink {
   end(): Promise<R>;
   abort(reason?: unknown): Promise<void>;
+}
+
+/** What the content stage found a file to be (src/pipeline/kinds.ts): the one answer verify and restore-test share. */
+export interface Content {
+  kind: ContentKind;
+  /** The file was a gzip: the sink gets what it inflated to (inflated once, by the content stage). */
+  gzip: boolean;
+  /** The record names an encryption key. */
+  encrypted: boolean;
+}
+
+/**
+ * A sink of the content stage: the pipeline fans the DECODED bytes of a file
+ * out to it beside verify's check (restore-test's DispatchSink has this shape
+ * with R = FileRestore). `open` comes first, once the one sniffer has named the
+ * kind (again after a restart); then `write` with the decoded bytes (shared:
+ * never modify them); `restart` when the transfer starts over; then `end`, or
+ * `abort` (the file could not be read, Ctrl-C / SIGTERM: release everything).
+ */
+export interface ContentSink<R = unknown> extends FileSink<R> {
+  open(content: Content): Promise<void>;
 }
 
 /** One file of a backup, as the record lists it. */

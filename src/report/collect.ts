@@ -32,10 +32,11 @@ import {
 } from '../fleet/reader.js';
 import { DEFAULT_TIMEZONE, type CronTools } from '../fleet/schedule.js';
 import { parseServiceTime } from '../util/time.js';
-import { parseStatedSize } from '../backups/size.js';
+import { parseStatedSize } from '../util/stated-size.js';
 import { isSuccess } from '../backups/status.js';
 import { newestBackupsRequest } from '../backups/newest.js';
-import { buildEntry, snapshotScheduleCron, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
+import { buildEntry, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
+import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './model.js';
 import { NO_MARKS, type JobMarksByJob } from '../fleet/marks.js';
 
@@ -52,7 +53,6 @@ export interface ReportOptions {
   check?: { maxMissed: number; minSuccess: number | null } | undefined;
 }
 
-export { REPORT_RULES } from './model.js';
 
 export async function collectReport(ctx: Context, opts: ReportOptions): Promise<ReportDocument> {
   const client = await ctx.client();

@@ -346,7 +346,6 @@ export function totalsOf(entries: readonly ReportEntry[]): ReportTotals {
 }
 
 // snapshotScheduleCron lives in src/util/snapshot-cron.ts: the emulator uses it too and must not import report (issue 25 §18).
-export { snapshotScheduleCron } from '../util/snapshot-cron.js';
 
 // ---------------------------------------------------------------------------
 // Days, for the calendar strip

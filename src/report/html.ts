@@ -2,7 +2,7 @@
 // no script, no font, no image, nothing fetched (a Content-Security-Policy of
 // default-src 'none' makes sure), readable on paper. Every text from the
 // service is escaped. It reads the document only.
-import { sanitize } from '../output/format.js';
+import { sanitize } from '../output/sanitize.js';
 import { durationText } from '../util/duration.js';
 import { dayCells, type DayCell } from './compute.js';
 import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './model.js';

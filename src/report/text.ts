@@ -2,7 +2,8 @@
 // audit folder). Both read the document only; service text is sanitised
 // (and escaped for Markdown).
 import type { Column } from '../cli/types.js';
-import { displayWidth, humanBytes, relativeTime, sanitize } from '../output/format.js';
+import { displayWidth, humanBytes, relativeTime } from '../output/format.js';
+import { sanitize } from '../output/sanitize.js';
 import { wordParts, wrapHanging, wrapParts } from '../util/wrap.js';
 import { durationText } from '../util/duration.js';
 import { table, type Palette, type ViewColumn } from '../output/view-table.js';

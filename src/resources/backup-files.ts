@@ -6,14 +6,15 @@ import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { jobArg, record } from './common.js';
-import { sanitize } from '../output/format.js';
+import { sanitize } from '../output/sanitize.js';
 import { columns as jobColumns } from './jobs.js';
 import { BACKUP_STATUSES } from '../backups/status.js';
 import { backupSchema, type Backup } from '../backups/record.js';
 import { newestBackup, newestBackupsRequest } from '../backups/newest.js';
 import { backupOfJob } from '../backups/ownership.js';
 import { filesOf } from '../backups/files.js';
-import { ageMs, backupTime } from '../backups/time.js';
+import { backupTime } from '../backups/time.js';
+import { ageMs } from '../util/time.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
 
@@ -89,7 +90,6 @@ export const module: ModuleSpec = {
   ],
 };
 
-export type { Backup };
 
 const latest: Handler = async (input, ctx) => {
   const jobId = String(input.values.job_id);

@@ -2,7 +2,8 @@
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../cli/types.js';
 import type { ModuleSpec } from './types.js';
-import { backupSchema, columns as jobColumns } from './jobs.js';
+import { columns as jobColumns } from './jobs.js';
+import { backupSchema } from '../backups/record.js';
 
 /** The data of POST /backups/{id}/download: a signed URL by file name. */
 const urlsSchema = z.record(z.string(), z.string());

@@ -93,7 +93,6 @@ export function frequencyText(frequency: unknown): string | undefined {
   return /^\d+$/.test(text) ? `every ${text}h` : text;
 }
 
-export { retentionText };
 
 /** Tables show `d7 w4 m3`; tsv the hourly, daily, weekly and monthly counts, one field each. */
 export const retentionColumn: Column = { key: 'retention', header: 'Retention', show: (r) => retentionText(r.retention), flat: RETENTION_KEYS };

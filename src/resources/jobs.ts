@@ -12,7 +12,6 @@ import { BACKUP_STATUSES } from '../backups/status.js';
 import { backupSchema, looseBackup } from '../backups/record.js';
 import { backupOfJob } from '../backups/ownership.js';
 
-export { BACKUP_STATUSES, backupSchema };
 
 const TAGS = ['manual', 'hourly', 'daily', 'weekly', 'monthly'] as const;
 

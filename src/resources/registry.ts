@@ -4,7 +4,6 @@
 import type { LoadedModule } from '../cli/types.js';
 
 // What a module exports: in cli/types.ts, so that the modules this file loads need not import it back (issue 25 §18).
-export type { LoadedModule } from '../cli/types.js';
 
 export const moduleLoaders: Record<string, () => Promise<LoadedModule>> = {
   auth: () => import('../commands/auth.js'),

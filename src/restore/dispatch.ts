@@ -1,26 +1,21 @@
-// One file's RestoreSink, chosen from its bytes: gunzipped when they are gzip
-// (node's gunzip checks every member's CRC-32 and length), sniffed from the
-// first decompressed bytes (never from the name), then handed to the engine:
-// mongo archive -> the bson walker, tar/zip -> extraction, SQL -> the SQL
-// engines' seam (engines.ts). Bytes nobody restores (encrypted, unknown) are
-// drained and said so: "not-restorable".
-import { createGunzip, type Gunzip } from 'node:zlib';
+// One file's restore engine, chosen by the kind the pipeline's content stage
+// sniffed (src/pipeline/kinds.ts: the one registry, whose `engines` say who
+// takes a kind): mongo archive -> the bson walker, tar/zip -> extraction, SQL
+// -> the SQL engines' seam (engines.ts). The DispatchSink is a ContentSink: it
+// gets the bytes already decoded (the content stage inflated the gzip once,
+// its CRCs checked, the bounds applied), never the raw ones, and sniffs
+// nothing itself. Kinds no engine takes (encrypted, a checksum list, unknown
+// bytes) are drained and said so: "not-restorable".
 import { UsageError } from '../errors.js';
+import { KINDS, type ContentKind } from '../pipeline/kinds.js';
+import type { Content, ContentSink } from '../pipeline/types.js';
 import type { DumpKind, FileRestore, RestoreOptions, RestoreSink } from './types.js';
 
-const HEAD = 4096;
+/** How a message names each kind ("a MySQL dump"): the registry's words. */
+export const KIND_WORDS: Record<DumpKind, string> = Object.fromEntries(Object.entries(KINDS).map(([k, spec]) => [k, spec.words])) as Record<ContentKind, string>;
 
-export const KIND_WORDS: Record<DumpKind, string> = {
-  mysql: 'a MySQL dump',
-  'pg-plain': 'a PostgreSQL plain dump',
-  'pg-custom': 'a PostgreSQL custom-format dump',
-  'mongo-archive': 'a mongodump archive',
-  tar: 'a tar archive',
-  zip: 'a zip archive',
-  unknown: 'data of a kind backupctl does not restore',
-};
-
-const isSql = (k: DumpKind) => k === 'mysql' || k === 'pg-plain' || k === 'pg-custom';
+const isSql = (k: DumpKind) => KINDS[k].engines.includes('sql');
+const isFileArchive = (k: DumpKind) => KINDS[k].engines.includes('extract');
 
 export function notRestorable(kind: DumpKind, message: string, warnings: string[] = []): FileRestore {
   return {
@@ -56,29 +51,27 @@ class Drain implements RestoreSink {
 }
 
 export interface DispatchOptions extends RestoreOptions {
-  /** The backup has an encryption key: its bytes are not restorable here. */
+  /** The backup has an encryption key: bytes of no known kind are taken as encrypted. */
   encrypted: boolean;
   /** A reason to stop the whole run (no engine: exit 15; a flag that does not fit the file: exit 2). */
   onFatal?: (err: unknown) => void;
 }
 
-/** Picks the engine for one file when its first bytes arrive. */
-export class DispatchSink implements RestoreSink {
-  private head: Buffer[] = [];
-  private headLength = 0;
-  private gunzip?: Gunzip;
-  private pump?: Promise<void>;
-  private gunzipError?: string;
-  /** Decompressed head, before the kind is known. */
-  private plainHead: Buffer[] = [];
-  private plainLength = 0;
+/** Why nobody restores bytes of `content`'s kind. */
+function notRestorableReason(content: Content): string {
+  const spec = KINDS[content.kind];
+  if (spec.encrypted) return `encrypted (${spec.words}): its bytes cannot be restored here`;
+  if (content.kind === 'unknown' && content.encrypted) return 'encrypted: the backup has an encryption key, its bytes cannot be restored here';
+  if (content.kind === 'sha256sums') return `not restored: ${spec.words} (verify checks the backup's other files against it)`;
+  return `not restored: ${content.gzip ? 'gzip holding ' : ''}neither a SQL dump, a mongodump archive, a tar nor a zip`;
+}
+
+/** Picks the engine for one file once the content stage has named its kind; the decoded bytes then go to it. */
+export class DispatchSink implements ContentSink<FileRestore> {
   private inner?: RestoreSink;
   private kind: DumpKind = 'unknown';
   private innerError?: unknown;
   private pending: Promise<void> = Promise.resolve();
-  private gzip = false;
-  /** Bumped by restart(): work of an earlier attempt still under way checks it. */
-  private generation = 0;
   /** The engine being made (a server starting): an abort waits for it, then stops it. */
   private creating?: Promise<RestoreSink>;
 
@@ -89,166 +82,77 @@ export class DispatchSink implements RestoreSink {
     return this.kind;
   }
 
-  async write(chunk: Buffer): Promise<void> {
+  async open(content: Content): Promise<void> {
     await this.pending;
-    if (this.innerError) return;
-    if (this.gunzip || this.inner || this.plainLength) return this.forward(chunk);
-    this.head.push(chunk);
-    this.headLength += chunk.length;
-    if (this.headLength >= 2) await this.start();
-  }
-
-  private async start(): Promise<void> {
-    const head = Buffer.concat(this.head);
-    this.head = [];
-    this.headLength = 0;
-    if (head[0] === 0x1f && head[1] === 0x8b) {
-      this.gzip = true;
-      // 256 KB pieces (16 KB by default): each piece costs a trip through the engine's reader and its client pipe.
-      const gunzip = createGunzip({ chunkSize: 256 * 1024 });
-      this.gunzip = gunzip;
-      // A restart() leaves this pump behind: it must not touch the next attempt's state.
-      const generation = this.generation;
-      this.pump = (async () => {
-        try {
-          for await (const piece of gunzip as AsyncIterable<Buffer>) {
-            if (generation !== this.generation) return;
-            await this.plain(piece);
-          }
-        } catch (err) {
-          if (generation === this.generation) this.gunzipError = `gzip: ${(err as Error).message}`;
-        }
-      })();
-    }
-    await this.forward(head);
-  }
-
-  private async forward(chunk: Buffer): Promise<void> {
-    if (!this.gunzip) return this.plain(chunk);
-    if (this.gunzipError || this.gunzip.destroyed) return;
-    if (!this.gunzip.write(chunk)) {
-      const g = this.gunzip;
-      await new Promise<void>((resolve) => {
-        const done = () => {
-          for (const e of ['drain', 'close', 'error'] as const) g.off(e, done);
-          resolve();
-        };
-        for (const e of ['drain', 'close', 'error'] as const) g.on(e, done);
-      });
-    }
-  }
-
-  /** Decompressed bytes. */
-  private async plain(chunk: Buffer): Promise<void> {
-    if (this.innerError) return;
-    if (this.inner) return this.feed(chunk);
-    this.plainHead.push(chunk);
-    this.plainLength += chunk.length;
-    if (this.plainLength >= HEAD) await this.choose();
-  }
-
-  private async feed(chunk: Buffer): Promise<void> {
+    this.kind = content.kind;
     try {
-      await this.inner!.write(chunk);
-    } catch (err) {
-      this.innerError = err;
-    }
-  }
-
-  private async choose(): Promise<void> {
-    const head = Buffer.concat(this.plainHead);
-    this.plainHead = [];
-    const { sniffDump } = await import('./sniff.js');
-    // The bytes decide, not the record (issue 23 finding 5): a keyed backup whose bytes are a plain dump is restored.
-    this.kind = sniffDump(head);
-    try {
-      this.creating = this.create(this.kind);
+      this.creating = this.create(content);
       this.inner = await this.creating;
     } catch (err) {
       // No engine (exit 15), or --assert on a file that is not SQL (exit 2): the whole run stops.
       this.innerError = err;
       this.inner = new Drain(notRestorable(this.kind, (err as Error).message));
       this.o.onFatal?.(err);
-      return;
     }
-    if (head.length) await this.feed(head);
   }
 
-  private async create(kind: DumpKind): Promise<RestoreSink> {
-    if (this.o.encrypted && kind === 'unknown') return new Drain(notRestorable('unknown', 'encrypted: the backup has an encryption key, its bytes cannot be restored here'));
+  async write(chunk: Buffer): Promise<void> {
+    if (this.innerError || !this.inner) return;
+    try {
+      await this.inner.write(chunk);
+    } catch (err) {
+      this.innerError = err;
+    }
+  }
+
+  private async create(content: Content): Promise<RestoreSink> {
+    const kind = content.kind;
+    const engines = KINDS[kind].engines;
+    // Encrypted bytes and a backup's own checksum list are no reason to refuse --assert or --exec.
+    const companion = KINDS[kind].encrypted || kind === 'sha256sums' || (kind === 'unknown' && content.encrypted);
+    if (companion) return new Drain(notRestorable(kind, notRestorableReason(content)));
     if (this.o.asserts.length && !isSql(kind)) {
-      throw new UsageError(`--assert runs SQL in a restored database, but this backup holds ${KIND_WORDS[kind]}${kind === 'tar' || kind === 'zip' ? ': check it with --exec instead' : ''}`);
+      throw new UsageError(`--assert runs SQL in a restored database, but this backup holds ${KIND_WORDS[kind]}${isFileArchive(kind) ? ': check it with --exec instead' : ''}`);
     }
     if (this.o.exec && isSql(kind)) {
       throw new UsageError(`--exec runs in an extracted file archive, but this backup holds ${KIND_WORDS[kind]}: check it with --assert instead`);
     }
-    switch (kind) {
-      case 'mongo-archive': {
-        const { MongoArchiveSink } = await import('./mongo.js');
-        return MongoArchiveSink.create({ allowEmpty: this.o.allowEmpty });
-      }
-      case 'tar':
-      case 'zip': {
-        const { FileArchiveSink } = await import('./files.js');
-        return new FileArchiveSink(kind, this.o);
-      }
-      case 'mysql':
-      case 'pg-plain':
-      case 'pg-custom': {
-        const { sqlRestoreSink } = await import('./engines.js');
-        return sqlRestoreSink(kind, this.o);
-      }
-      default:
-        return new Drain(notRestorable('unknown', `not restored: ${this.gzip ? 'gzip holding ' : ''}neither a SQL dump, a mongodump archive, a tar nor a zip`));
+    if (!engines.length) return new Drain(notRestorable(kind, notRestorableReason(content)));
+    if (engines.includes('bson')) {
+      const { MongoArchiveSink } = await import('./mongo.js');
+      return MongoArchiveSink.create({ allowEmpty: this.o.allowEmpty });
     }
+    if (engines.includes('extract')) {
+      const { FileArchiveSink } = await import('./files.js');
+      return new FileArchiveSink(kind as 'tar' | 'zip', this.o);
+    }
+    const { sqlRestoreSink } = await import('./engines.js');
+    return sqlRestoreSink(kind as 'mysql' | 'pg-plain' | 'pg-custom', this.o);
   }
 
   restart(): void {
-    this.generation++;
     const { inner, creating } = this;
     this.pending = (async () => {
-      this.gunzip?.destroy();
-      await this.pump?.catch(() => {});
       const dropped = inner ?? (await creating?.catch(() => undefined));
       if (dropped) await dropped.abort(new Error('restart')).catch(() => {});
     })();
-    this.head = [];
-    this.headLength = 0;
-    this.gunzip = undefined;
-    this.pump = undefined;
-    this.gunzipError = undefined;
-    this.plainHead = [];
-    this.plainLength = 0;
     this.inner = undefined;
     this.creating = undefined;
     this.innerError = undefined;
     this.kind = 'unknown';
-    this.gzip = false;
   }
 
   /** Errors that must stop the run (no engine, a usage error), thrown from end(). */
   async end(): Promise<FileRestore> {
     await this.pending;
-    if (this.headLength) await this.start();
-    if (this.gunzip) {
-      this.gunzip.end();
-      await this.pump;
-    }
-    if (!this.inner && !this.innerError) await this.choose();
     if (this.innerError) throw this.innerError;
-    const result = await this.inner!.end();
-    if (this.gunzipError) {
-      // The damaged gzip is the cause; what the engine then said is its consequence.
-      const after = result.failure ? [`then: ${result.failure.message}`] : [];
-      return { ...result, verdict: 'failed', failure: { message: this.gunzipError }, warnings: [...result.warnings, ...after] };
-    }
-    return result;
+    // Never opened: the content stage was not reached (nothing to restore).
+    if (!this.inner) return notRestorable(this.kind, 'not restored: no bytes');
+    return this.inner.end();
   }
 
   async abort(reason?: unknown): Promise<void> {
     await this.pending.catch(() => {});
-    this.gunzip?.destroy();
-    await this.pump?.catch(() => {});
     const inner = this.inner ?? (await this.creating?.catch(() => undefined));
     await inner?.abort(reason).catch(() => {});
   }

@@ -7,7 +7,6 @@ import type { DumpKind, RestoreOptions, RestoreSink } from './types.js';
 
 export type SqlKind = Extract<DumpKind, 'mysql' | 'pg-plain' | 'pg-custom'>;
 
-export { NoRestoreEngineError } from './sql/sink.js';
 
 /**
  * The RestoreSink of one SQL dump of `kind`. It gets the decompressed bytes

@@ -250,7 +250,8 @@ export class FileArchiveSink implements RestoreSink {
       return;
     }
     const { extract } = await import('tar-stream');
-    const x = extract();
+    // Old (v7) tar headers have no magic (their checksum is still checked): the kind "tar" of src/pipeline/kinds.ts.
+    const x = extract({ allowUnknownFormat: true } as Parameters<typeof extract>[0]);
     this.tar = x as unknown as TarWriter;
     // After a restart() this loop belongs to the dropped attempt: it must not touch the next one.
     const generation = this.generation;

@@ -3,11 +3,13 @@
 // every file ({"type":"file", ...}) as it is judged, then one line per backup
 // ({"type":"backup", ...} without `files`).
 import * as z from 'zod/mini';
+import { KIND_IDS } from '../pipeline/kinds.js';
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 
 export const RESTORE_FILE_VERDICTS = ['restored', 'structure-checked', 'extracted', 'failed', 'not-restorable'] as const;
-export const DUMP_KINDS = ['mysql', 'pg-plain', 'pg-custom', 'mongo-archive', 'tar', 'zip', 'unknown'] as const;
+/** restore-test's `kind`: the pipeline's registry of kinds, the same words as verify's. */
+export const DUMP_KINDS = KIND_IDS;
 
 const engineSchema = describe(
   z.object({

@@ -1,52 +1,22 @@
-// A mongodump --archive, checked while it streams (structure checked, not
-// restored: Debian packages no MongoDB server). The format, as mongo-tools'
-// archive package writes it:
-//   magic 0x8199e26d (uint32 LE);
-//   the prelude: a header document {version, server_version, tool_version, concurrent_collections},
-//     one metadata document per collection {db, collection, metadata, size, type}, then a terminator;
-//   the body: blocks, each a namespace header {db, collection, EOF: false, CRC} and the collection's
-//     documents, then a terminator; a namespace ends with a header {EOF: true, CRC} and a terminator,
-//     the CRC being CRC-64/ECMA of every document's bytes of that namespace;
-//   a terminator is the int32 -1 (0xffffffff) where a document's length would be.
-// Every document is parsed with the bson package (its length, its elements, UTF-8), counted per
-// collection, and the CRCs are compared. Memory holds one document at a time (at most 16 MiB and a bit).
-import type { Document } from 'bson';
-import { Crc64 } from '../util/crc64.js';
+// restore-test's bson engine: a mongodump --archive, checked while it streams
+// (structure checked, not restored: Debian packages no MongoDB server). The
+// reading itself is the pipeline's (src/pipeline/mongo-archive.ts), the same
+// verify applies to the kind "mongo-archive"; this sink turns what it found
+// into restore-test's FileRestore (one "table" per collection).
+import { MongoArchiveReader } from '../pipeline/mongo-archive.js';
 import type { FileRestore, RestoreSink, TableRows } from './types.js';
-
-export const MONGO_MAGIC = 0x8199e26d;
-/** BSON's own limit is 16 MiB; mongodump's metadata may go a little past it. */
-const MAX_DOCUMENT = 16 * 1024 * 1024 + 16 * 1024;
-const TERMINATOR = -1;
-
-type BsonLib = typeof import('bson');
-
-interface Namespace {
-  name: string;
-  documents: number;
-  crc: Crc64;
-  closed: boolean;
-  /** Announced in the prelude. */
-  announced: boolean;
-}
 
 /** Parses a mongodump archive pushed to it in chunks (decompressed). */
 export class MongoArchiveSink implements RestoreSink {
-  private buffered: Buffer[] = [];
-  private length = 0;
-  private offset = 0;
-  private state: 'magic' | 'prelude-header' | 'prelude' | 'header' | 'documents' | 'eof-terminator' = 'magic';
-  private current?: Namespace;
-  private readonly namespaces = new Map<string, Namespace>();
-  private failure: string | undefined;
-  private readonly warnings: string[] = [];
+  private reader: MongoArchiveReader;
   private started = 0;
-  private serverVersion: string | null = null;
 
   constructor(
-    private readonly bson: BsonLib,
+    private readonly bson: typeof import('bson'),
     private readonly allowEmpty = false,
-  ) {}
+  ) {
+    this.reader = new MongoArchiveReader(bson);
+  }
 
   static async create(options: { allowEmpty?: boolean } = {}): Promise<MongoArchiveSink> {
     return new MongoArchiveSink(await import('bson'), options.allowEmpty);
@@ -54,170 +24,31 @@ export class MongoArchiveSink implements RestoreSink {
 
   async write(chunk: Buffer): Promise<void> {
     if (!this.started) this.started = performance.now();
-    if (this.failure) return;
-    this.buffered.push(chunk);
-    this.length += chunk.length;
-    try {
-      this.parse();
-    } catch (err) {
-      this.failure = `${(err as Error).message} (at byte ${this.offset})`;
-      this.buffered = [];
-      this.length = 0;
-    }
+    this.reader.write(chunk);
   }
 
   restart(): void {
-    this.buffered = [];
-    this.length = 0;
-    this.offset = 0;
-    this.state = 'magic';
-    this.current = undefined;
-    this.namespaces.clear();
-    this.failure = undefined;
-    this.warnings.length = 0;
+    this.reader = new MongoArchiveReader(this.bson);
   }
 
   async abort(): Promise<void> {
-    this.buffered = [];
-    this.length = 0;
-  }
-
-  /** The next `n` bytes when they have all arrived (consumed), else undefined. */
-  private take(n: number): Buffer | undefined {
-    if (this.length < n) return undefined;
-    const all = this.buffered.length === 1 ? this.buffered[0]! : Buffer.concat(this.buffered, this.length);
-    const out = all.subarray(0, n);
-    const rest = all.subarray(n);
-    this.buffered = rest.length ? [rest] : [];
-    this.length = rest.length;
-    this.offset += n;
-    return out;
-  }
-
-  private peekInt32(): number | undefined {
-    if (this.length < 4) return undefined;
-    if (this.buffered[0]!.length < 4) this.buffered = [Buffer.concat(this.buffered, this.length)];
-    return this.buffered[0]!.readInt32LE(0);
-  }
-
-  /** The next document's bytes (or TERMINATOR), when it has arrived whole. */
-  private nextDocument(): Buffer | typeof TERMINATOR | undefined {
-    const size = this.peekInt32();
-    if (size === undefined) return undefined;
-    if (size === TERMINATOR) {
-      this.take(4);
-      return TERMINATOR;
-    }
-    if (size < 5 || size > MAX_DOCUMENT) throw new Error(`a BSON document of ${size} bytes cannot be`);
-    return this.take(size);
-  }
-
-  private deserialize(bytes: Buffer): Document {
-    try {
-      return this.bson.deserialize(bytes, { useBigInt64: true, validation: { utf8: true } });
-    } catch (err) {
-      throw new Error(`a document does not parse: ${(err as Error).message}`);
-    }
-  }
-
-  private parse(): void {
-    for (;;) {
-      if (this.state === 'magic') {
-        const magic = this.take(4);
-        if (!magic) return;
-        if (magic.readUInt32LE(0) !== MONGO_MAGIC) throw new Error('not a mongodump archive (no magic number)');
-        this.state = 'prelude-header';
-        continue;
-      }
-      const doc = this.nextDocument();
-      if (doc === undefined) return;
-      switch (this.state) {
-        case 'prelude-header': {
-          if (doc === TERMINATOR) throw new Error('the archive prelude has no header');
-          const header = this.deserialize(doc);
-          this.serverVersion = typeof header.server_version === 'string' ? header.server_version : null;
-          this.state = 'prelude';
-          break;
-        }
-        case 'prelude': {
-          if (doc === TERMINATOR) {
-            this.state = 'header';
-            break;
-          }
-          const meta = this.deserialize(doc);
-          if (typeof meta.db !== 'string' || typeof meta.collection !== 'string') throw new Error('a collection entry of the prelude has no db or collection');
-          const name = `${meta.db}.${meta.collection}`;
-          this.namespaces.set(name, { name, documents: 0, crc: new Crc64(), closed: false, announced: true });
-          break;
-        }
-        case 'header': {
-          if (doc === TERMINATOR) throw new Error('a terminator where a namespace header was expected');
-          const h = this.deserialize(doc);
-          if (typeof h.db !== 'string' || typeof h.collection !== 'string') throw new Error('a namespace header has no db or collection');
-          const name = `${h.db}.${h.collection}`;
-          let ns = this.namespaces.get(name);
-          if (!ns) {
-            ns = { name, documents: 0, crc: new Crc64(), closed: false, announced: false };
-            this.namespaces.set(name, ns);
-            this.warnings.push(`${name}: not announced in the archive's prelude`);
-          }
-          if (ns.closed) throw new Error(`${name}: data after the namespace's end`);
-          if (h.EOF === true) {
-            const crc = typeof h.CRC === 'bigint' ? h.CRC : typeof h.CRC === 'number' ? BigInt(h.CRC) : undefined;
-            if (crc !== undefined && crc !== 0n && crc !== ns.crc.signed()) {
-              throw new Error(`${name}: the CRC of its documents does not match the one the archive states`);
-            }
-            ns.closed = true;
-            this.state = 'eof-terminator';
-          } else {
-            this.current = ns;
-            this.state = 'documents';
-          }
-          break;
-        }
-        case 'eof-terminator':
-          if (doc !== TERMINATOR) throw new Error('no terminator after a namespace end');
-          this.state = 'header';
-          break;
-        case 'documents': {
-          if (doc === TERMINATOR) {
-            this.state = 'header';
-            this.current = undefined;
-            break;
-          }
-          this.deserialize(doc);
-          this.current!.documents++;
-          this.current!.crc.update(doc);
-          break;
-        }
-      }
-    }
+    this.reader = new MongoArchiveReader(this.bson);
   }
 
   async end(): Promise<FileRestore> {
-    if (!this.failure) {
-      if (this.length) this.failure = `${this.length} bytes left over at the end (a cut document)`;
-      else if (this.state === 'magic' || this.state.startsWith('prelude')) this.failure = 'the archive ends inside its prelude';
-      else if (this.state === 'documents') this.failure = `the archive ends inside ${this.current?.name ?? 'a namespace'}'s documents`;
-      else {
-        const open = [...this.namespaces.values()].filter((n) => !n.closed).map((n) => n.name);
-        if (open.length) this.failure = `the archive ends before the end of ${open.join(', ')}`;
-        else if (!this.namespaces.size && !this.allowEmpty) this.failure = 'the archive holds no collection (give --allow-empty to accept an empty dump)';
-      }
-    }
-    const tables: TableRows[] = [...this.namespaces.values()].map((n) => ({ table: n.name, expected: n.documents, restored: n.documents }));
-    const rows = tables.reduce((s, t) => s + t.expected, 0);
+    const found = this.reader.finish(this.allowEmpty);
+    const tables: TableRows[] = found.namespaces.map((n) => ({ table: n.name, expected: n.documents, restored: n.documents }));
     return {
       kind: 'mongo-archive',
-      verdict: this.failure ? 'failed' : 'structure-checked',
+      verdict: found.failure ? 'failed' : 'structure-checked',
       engine: { mode: 'bson', product: 'bson', version: null },
       database: null,
       tables,
-      rows,
+      rows: found.documents,
       files: null,
-      bytes: this.offset,
-      warnings: this.serverVersion ? [`dumped from MongoDB ${this.serverVersion}`, ...this.warnings] : this.warnings,
-      failure: this.failure ? { message: `mongodump archive: ${this.failure}` } : null,
+      bytes: found.bytes,
+      warnings: found.serverVersion ? [`dumped from MongoDB ${found.serverVersion}`, ...found.warnings] : found.warnings,
+      failure: found.failure ? { message: `mongodump archive: ${found.failure}` } : null,
       assertions: [],
       exec: null,
       restore_seconds: this.started ? (performance.now() - this.started) / 1000 : 0,

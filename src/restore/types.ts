@@ -2,22 +2,18 @@
 // (src/restore/sql/*), the archive checkers (mongo, files) and the command
 // meet here; nothing in this file does any work.
 //
-// Flow: the one read pipeline streams each file's raw bytes (as they arrive,
-// possibly gzipped) into a RestoreSink. The sink gunzips when the bytes are
-// gzip, sniffs what they hold (sniffDump), and streams them into the engine:
-// a scratch SQL database, the bson walker, or an extraction folder. end()
-// waits for the engine, runs the checks (row counts, --assert, --exec) and
-// returns the FileRestore. Nothing holds a whole dump in memory.
+// Flow: the one read pipeline (src/pipeline) streams each file's raw bytes
+// through its content stage: a gzip is inflated once there, the one sniffer
+// (src/pipeline/kinds.ts) names the kind, and the decoded bytes go to verify's
+// check and to a DispatchSink (dispatch.ts), which streams them into the engine
+// the kind's registry entry names: a scratch SQL database, the bson walker, or
+// an extraction folder. end() waits for the engine, runs the checks (row
+// counts, --assert, --exec) and returns the FileRestore. Nothing holds a whole
+// dump in memory.
+import type { ContentKind } from '../pipeline/kinds.js';
 
-/** What the decompressed bytes are, sniffed from the content, never the name. */
-export type DumpKind =
-  | 'mysql' // mysqldump / mariadb-dump SQL
-  | 'pg-plain' // pg_dump -Fp
-  | 'pg-custom' // pg_dump -Fc ("PGDMP" magic)
-  | 'mongo-archive' // mongodump --archive
-  | 'tar'
-  | 'zip'
-  | 'unknown';
+/** What the decoded bytes are: the pipeline's one registry of kinds (verify says the same). */
+export type DumpKind = ContentKind;
 
 export type SqlDialect = 'postgres' | 'mysql';
 

@@ -2,7 +2,8 @@
 // per backup (read + restore = recovery time), the lines --check writes,
 // Markdown for an audit folder, and Prometheus metrics per job.
 import type { Column } from '../cli/types.js';
-import { displayWidth, humanBytes, sanitize, whenAndAge } from '../output/format.js';
+import { displayWidth, humanBytes, whenAndAge } from '../output/format.js';
+import { sanitize } from '../output/sanitize.js';
 import { wrapHanging } from '../util/wrap.js';
 import type { JobRestoreState } from '../state/restore-tests.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';

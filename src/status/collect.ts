@@ -35,9 +35,6 @@ import {
   walkSnapshots,
   type FleetReader,
 } from '../fleet/reader.js';
-// The reader moved to src/fleet/reader.ts (issue 25 §17: one reader for status and report).
-export { CONCURRENCY, NOT_SCHEDULED, STOPPED_SCHEDULE, backupsPath, chooseJobs, get, limiter, listAll, num, obj, records, section, str, truthy };
-export type { Reader, Rec };
 import type { CronTools } from '../fleet/schedule.js';
 import type { JobMarksByJob } from '../fleet/marks.js';
 import { DEFAULT_TIMEZONE } from '../fleet/schedule.js';
@@ -45,10 +42,8 @@ import { successStatuses } from '../backups/status.js';
 import { newestBackupsRequest } from '../backups/newest.js';
 import {
   compareJobs,
-  isSuccess,
   judge,
   maxAgeFor,
-  newestFirst,
   snapshotSummaryOf,
   type BackupLike,
   type JobStatus,
@@ -58,6 +53,8 @@ import {
   type ScheduleStatus,
   type StatusDocument,
 } from './model.js';
+import { isSuccess } from '../backups/status.js';
+import { newestFirst } from '../backups/newest.js';
 
 /** The page of newest backups per job: the strip's 10 and a few more to find a success in. */
 const BACKUP_PAGE = 15;

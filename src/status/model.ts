@@ -20,7 +20,6 @@ import { ageMs, parseServiceTime } from '../util/time.js';
 import { BACKUP_STATUSES_BY_OUTCOME, SNAPSHOT_STATUSES_BY_OUTCOME, isFailure, isInProgress, isSuccess } from '../backups/status.js';
 import { newestFirst } from '../backups/newest.js';
 
-export { isFailure, isInProgress, isSuccess, newestFirst };
 
 export const HEALTH_VALUES = ['failing', 'stale', 'healthy', 'unknown'] as const;
 export type Health = (typeof HEALTH_VALUES)[number];
@@ -332,4 +331,3 @@ export function maxAgeFor(rules: MaxAgeRules, job: { id: string; name?: string |
 }
 
 // durationText moved to src/util/duration.ts (status and report both write durations).
-export { durationText } from '../util/duration.js';

@@ -2,10 +2,10 @@
 // marks, then droplets, volumes and snapshot resources; and the per-job
 // columns that -o tsv, -q and --columns use.
 import type { Column } from '../cli/types.js';
-import { displayWidth, relativeTime, sanitize } from '../output/format.js';
+import { displayWidth, relativeTime } from '../output/format.js';
+import { sanitize } from '../output/sanitize.js';
 import { table, type Palette, type ViewColumn } from '../output/view-table.js';
 // The palette and the fitted table moved to src/output/view-table.ts (report uses them too).
-export { makePalette, plainPalette, table, type Palette, type ViewColumn } from '../output/view-table.js';
 import { wordParts, wrapParts, type Part } from '../util/wrap.js';
 import type { Health, JobStatus, MachineStatus, ResourceStatus, SnapshotSummary, StatusDocument, BackupSummary } from './model.js';
 

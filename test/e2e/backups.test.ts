@@ -5,7 +5,7 @@ import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { humanBytes } from '../../src/output/format.js';
-import { parseStatedSize } from '../../src/verify/size.js';
+import { parseStatedSize } from '../../src/util/stated-size.js';
 
 interface Backup {
   id: string;

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, cleanEnv, runProgram } from '../helpers/cli.js';
 import { emulatorEnv, requestsTo, withEmulator } from '../helpers/emulator.js';
 import { bytesUnder, packAndInstall, withoutNpmVars } from '../../src/scripts/pack-install.mjs';
-import { COMPLETION_FILES } from '../../src/commands/completion.js';
+import { COMPLETION_FILES } from '../../src/completion/index.js';
 import type { ManifestCommand, StartupIndex } from '../../src/resources/types.js';
 
 /** The largest installed package the issue allows: 3 MB (decimal, the stricter reading). */

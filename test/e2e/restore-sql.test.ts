@@ -7,7 +7,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { activeEphemeralServers, createSqlRestoreSink, NoRestoreEngineError } from '../../src/restore/sql/index.js';
+import { activeEphemeralServers } from '../../src/restore/sql/ephemeral.js';
+import { createSqlRestoreSink, NoRestoreEngineError } from '../../src/restore/sql/sink.js';
 import { feed, fixture, manifest, options, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
 
 const T = 120_000;

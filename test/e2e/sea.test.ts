@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, runCli, runProgram } from '../helpers/cli.js';
 import { emulatorEnv, requestsTo, withEmulator } from '../helpers/emulator.js';
-import { COMPLETION_FILES } from '../../src/commands/completion.js';
+import { COMPLETION_FILES } from '../../src/completion/index.js';
 
 let work: string;
 let exe: string;

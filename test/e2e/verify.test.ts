@@ -57,7 +57,7 @@ beforeEach(() => {
 const GOOD: Array<[string, string, string]> = [
   ['api postgres', 'pg_dump.gz', 'verified'],
   ['marketing site', 'zip', 'verified'],
-  ['events mongodb', 'gzip', 'verified'],
+  ['events mongodb', 'mongodump.gz', 'verified'],
   ['archive files', 'tar.gz', 'verified'],
   ['crm-db-failing', 'mysqldump.gz', 'verified'],
   // Encrypted bytes (OpenSSL "Salted__"): checked for size and hash only, so the backup is "unchecked", never "verified".

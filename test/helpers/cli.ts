@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll } from 'vitest';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const BIN = path.join(ROOT, 'bin', 'backupctl.cjs');
@@ -48,15 +49,18 @@ export function cleanEnv(extra: Record<string, string | undefined> = {}): NodeJS
 }
 
 let stateHome: string | undefined;
-/** One state folder per test file (each file runs in its own worker), removed when it exits. */
+/** One state folder per test file, removed after the file's tests (below). */
 function testStateHome(): string {
-  if (!stateHome) {
-    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
-    stateHome = dir;
-    process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
-  }
+  stateHome ??= mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
   return stateHome;
 }
+// Registered while the test file that imports this helper is collected: runs after its tests.
+// (Waiting for the process's `exit` left one folder per file: vitest's workers are reused, and
+// a worker that is ended never fires it; a full run left about 60.)
+afterAll(() => {
+  if (stateHome) rmSync(stateHome, { recursive: true, force: true });
+  stateHome = undefined;
+});
 
 export function runCli(args: string[], opts: CliOptions = {}): Promise<CliResult> {
   return runProgram(process.execPath, [BIN, ...args], { ...opts, env: cleanEnv(opts.env) });

@@ -11,7 +11,7 @@
 import { describe, expect, it } from 'vitest';
 import { createService } from '../../src/emulator/index.js';
 import { runsBetween } from '../../src/emulator/schedule.js';
-import { snapshotScheduleCron } from '../../src/report/compute.js';
+import { snapshotScheduleCron } from '../../src/util/snapshot-cron.js';
 import { HISTORY_DAYS, seedStore } from '../../src/emulator/seed.js';
 import { Store } from '../../src/emulator/store.js';
 import type { StatusDocument } from '../../src/status/model.js';

@@ -117,7 +117,7 @@ describe('restoreStory', () => {
 
   it('a file archive with --exec, the checksum list left out', () => {
     const f = { ...base, verdict: 'extracted', files: 40, exec: { command: 'test -d data', exit_code: 0 } };
-    const sums = { ...base, kind: 'unknown', verdict: 'not-restorable' };
+    const sums = { ...base, kind: 'sha256sums', verdict: 'not-restorable' };
     expect(restoreStory(doc([f, sums]))).toBe('Restore the newest backup of shop: 40 files extracted and --exec `test -d data` passed; recovery time 1.23 s (exit 0)');
   });
 

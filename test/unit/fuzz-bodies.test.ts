@@ -15,7 +15,8 @@ import { createClient } from '../../src/http/client.js';
 import { errorForResponse } from '../../src/http/failures.js';
 import { nextPageQuery } from '../../src/http/paging.js';
 import { render, sanitize } from '../../src/output/index.js';
-import { moduleLoaders, type LoadedModule } from '../../src/resources/registry.js';
+import { moduleLoaders } from '../../src/resources/registry.js';
+import { type LoadedModule } from '../../src/cli/types.js';
 import { ANSI_SAMPLES, UNSAFE_IN_TERMINAL, controlChar, hostileString, memoryIO } from '../helpers/fuzz.js';
 
 const BODY_RUNS = 10_000;

@@ -1,10 +1,12 @@
-// The one read pipeline fans each file out to verify's checks and to extra
-// sinks shaped like restore-test's RestoreSink: same bytes, restart, end, abort.
+// The one read pipeline fans each file's decoded bytes out to verify's check and
+// to content sinks shaped like restore-test's DispatchSink: the kind the one
+// sniffer found, the same decoded bytes, restart, end, abort.
 import { describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { Readable } from 'node:stream';
-import { readBackups, type ByteSink, type FileSink, type PipelineBackup, type Transfer } from '../../src/pipeline/index.js';
-import type { RestoreSink } from '../../src/restore/types.js';
+import { gunzipSync } from 'node:zlib';
+import { readBackups, type ByteSink, type Content, type ContentSink, type PipelineBackup, type Transfer } from '../../src/pipeline/index.js';
+import type { DispatchSink } from '../../src/restore/dispatch.js';
 import { buildArchive } from '../../src/emulator/archives.js';
 
 /** A transfer over in-memory files; `restartAfter` makes it start over once after that many bytes. */
@@ -28,8 +30,12 @@ function memoryTransfer(files: Record<string, Buffer>, opts: { restartAfter?: nu
   };
 }
 
-class Collecting implements FileSink<string> {
+class Collecting implements ContentSink<string> {
   chunks: Buffer[] = [];
+  opened: Content[] = [];
+  async open(content: Content) {
+    this.opened.push(content);
+  }
   restarts = 0;
   aborted: unknown;
   ended = false;
@@ -54,17 +60,19 @@ const backup = (size: unknown = `${dump.length} bytes`): PipelineBackup => ({ id
 const base = { parallel: 1, signal: new AbortController().signal, now: () => new Date(0) };
 
 describe('read pipeline: fan-out to extra sinks', () => {
-  it('an extra sink gets the same bytes as the checks, restart included, and its end() value', async () => {
+  it('a content sink gets the kind and the decoded bytes the check read, restart included, and its end() value', async () => {
     const sink = new Collecting();
-    // The restore sink's type is a FileSink: it plugs in as it is.
-    const asRestore: FileSink<unknown> = {} as RestoreSink;
+    // restore-test's sink is a ContentSink: it plugs in as it is.
+    const asRestore: ContentSink<unknown> = {} as DispatchSink;
     expect(asRestore).toBeDefined();
     const [[out]] = await readBackups([backup()], { ...base, transfer: memoryTransfer({ u1: dump }, { restartAfter: 3000 }), sinks: () => [sink] });
     expect(out!.result).toMatchObject({ verdict: 'verified', format: 'pg_dump.gz', bytes: dump.length });
     expect(sink.restarts).toBe(1);
     const sha = createHash('sha256').update(dump).digest('hex');
     expect(out!.result.sha256).toBe(sha);
-    expect(out!.extras).toEqual([{ ok: true, value: sha }]);
+    // Opened with the kind the one sniffer found (the restart came before the first batch reached the content stage).
+    expect(sink.opened).toEqual([{ kind: 'pg-plain', gzip: true, encrypted: false }]);
+    expect(out!.extras).toEqual([{ ok: true, value: createHash('sha256').update(gunzipSync(dump)).digest('hex') }]);
     expect(sink.aborted).toBeUndefined();
   });
 
@@ -78,13 +86,19 @@ describe('read pipeline: fan-out to extra sinks', () => {
     expect(out!.extras[0]!.ok).toBe(false);
   });
 
-  it("verify's checks still fail damaged bytes while an extra sink reads them; a sink that throws is dropped, the checks go on", async () => {
+  it("verify's checks still fail damaged bytes while a content sink reads them", async () => {
     const damaged = Buffer.from(dump);
     damaged[damaged.length - 6]! ^= 0xff;
-    const throwing: FileSink<string> = { write: async () => Promise.reject(new Error('engine died')), restart() {}, end: async () => 'never', abort: async () => {} };
-    const [[out]] = await readBackups([backup()], { ...base, transfer: memoryTransfer({ u1: damaged }), sinks: () => [throwing] });
+    const sink = new Collecting();
+    const [[out]] = await readBackups([backup()], { ...base, transfer: memoryTransfer({ u1: damaged }), sinks: () => [sink] });
     expect(out!.result.verdict).toBe('failed');
     expect(out!.result.reasons.join()).toMatch(/gzip: (CRC-32|length) mismatch/);
+  });
+
+  it('a sink that throws is dropped, the checks go on to their verdict', async () => {
+    const throwing: ContentSink<string> = { open: async () => {}, write: async () => Promise.reject(new Error('engine died')), restart() {}, end: async () => 'never', abort: async () => {} };
+    const [[out]] = await readBackups([backup()], { ...base, transfer: memoryTransfer({ u1: dump }), sinks: () => [throwing] });
+    expect(out!.result).toMatchObject({ verdict: 'verified', format: 'pg_dump.gz' });
     expect(out!.extras[0]).toMatchObject({ ok: false, error: new Error('engine died') });
   });
 });

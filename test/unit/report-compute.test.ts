@@ -11,12 +11,12 @@ import {
   localDay,
   matchRuns,
   medianAndP95,
-  snapshotScheduleCron,
   totalsOf,
   type AttemptInput,
   type EntryInput,
   type ReportWindow,
 } from '../../src/report/compute.js';
+import { snapshotScheduleCron } from '../../src/util/snapshot-cron.js';
 
 let tools: CronTools;
 beforeAll(async () => {

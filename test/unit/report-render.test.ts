@@ -6,7 +6,7 @@ import { loadCronTools, type CronTools } from '../../src/fleet/schedule.js';
 import { buildEntry, totalsOf } from '../../src/report/compute.js';
 import { middleCut, reportHtml } from '../../src/report/html.js';
 import { reportMarkdown, reportTable } from '../../src/report/text.js';
-import { plainPalette } from '../../src/status/view.js';
+import { plainPalette } from '../../src/output/view-table.js';
 import type { ReportDocument } from '../../src/report/model.js';
 
 let tools: CronTools;

@@ -239,23 +239,28 @@ describe('zip archives', () => {
   });
 });
 
-describe('the dispatch: sniffed from the bytes, gunzipped on the way', () => {
+describe('the dispatch: the kind from the content stage, the bytes inflated once on the way', () => {
   const { gzipSync } = require('node:zlib') as typeof import('node:zlib');
 
+  /** The raw bytes through the pipeline's content stage (inflate once, sniff once) into a DispatchSink. */
   async function through(bytes: Buffer, o: Partial<RestoreOptions> & { encrypted?: boolean } = {}, restartAfter?: number) {
     const { DispatchSink } = await import('../../src/restore/dispatch.js');
+    const { ContentStage } = await import('../../src/pipeline/inspect.js');
     const fatal: unknown[] = [];
     const sink = new DispatchSink({ ...options(o), encrypted: o.encrypted ?? false, onFatal: (e) => fatal.push(e) });
+    const stage = new ContentStage({ encrypted: o.encrypted ?? false }, [sink]);
     if (restartAfter !== undefined) {
       // The transfer starts over (the server ignored Range): what was written is dropped.
-      await sink.write(bytes.subarray(0, restartAfter));
-      sink.restart();
+      await stage.write(bytes.subarray(0, restartAfter));
+      await stage.restart();
     }
-    for (let at = 0; at < bytes.length; at += 1000) await sink.write(bytes.subarray(at, at + 1000));
+    for (let at = 0; at < bytes.length; at += 1000) await stage.write(bytes.subarray(at, at + 1000));
+    await stage.drain();
+    const finding = await stage.end();
     try {
-      return { result: await sink.end(), fatal };
+      return { result: await sink.end(), finding, fatal };
     } catch (err) {
-      return { error: err as Error, fatal };
+      return { error: err as Error, finding, fatal };
     }
   }
 
@@ -274,9 +279,10 @@ describe('the dispatch: sniffed from the bytes, gunzipped on the way', () => {
   it('a damaged gzip fails with the gzip error', async () => {
     const gz = gzipSync(await tarOf([{ name: 'a.txt', data: 'x'.repeat(20000) }]));
     gz[gz.length - 6] ^= 0xff;
-    const { result } = await through(gz);
-    expect(result?.verdict).toBe('failed');
-    expect(result?.failure?.message).toMatch(/gzip|tar/);
+    // The content stage's gunzip (the only one) fails it; restore-test then fails the file with that reason (run.ts).
+    const { finding } = await through(gz);
+    expect(finding).toMatchObject({ format: 'gzip', verdict: 'failed' });
+    expect(finding.reason).toMatch(/gzip: (CRC-32|length) mismatch/);
   });
 
   it('unknown bytes and encrypted backups are not restorable, said plainly', async () => {

@@ -6,7 +6,7 @@ import { gunzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { NoiseFilter } from '../../src/restore/sql/noise.js';
 import { countInsertRows, SqlReader, type SqlEvent } from '../../src/restore/sql/reader.js';
-import { isGzip, sniffDump, sniffHead } from '../../src/restore/sniff.js';
+import { isGzip, sniffContent } from '../../src/pipeline/kinds.js';
 import { parseIntoUrl, describeRaw } from '../../src/restore/sql/url.js';
 import { planSqlEngine } from '../../src/restore/sql/sink.js';
 import { fixture, manifest } from '../helpers/restore.js';
@@ -198,23 +198,22 @@ describe('the noise filter', () => {
 });
 
 describe('sniff', () => {
-  test('each kind from its content only', () => {
+  test('each kind from its content only (the one sniffer of src/pipeline/kinds.ts, after the content stage inflated)', () => {
     const pg = fixture('shop.pg.sql.gz');
     expect(isGzip(pg)).toBe(true);
-    expect(sniffHead(pg)).toEqual({ gzip: true, kind: 'pg-plain' });
-    expect(sniffDump(gunzipSync(pg))).toBe('pg-plain');
-    expect(sniffHead(fixture('shop.pgdump'))).toEqual({ gzip: false, kind: 'pg-custom' });
-    expect(sniffHead(fixture('shop.mysql.sql.gz')).kind).toBe('mysql');
-    expect(sniffDump(Buffer.from('-- MySQL dump 10.13  Distrib 8.0.36\n'))).toBe('mysql');
+    expect(sniffContent(gunzipSync(pg), { gzip: true })).toBe('pg-plain');
+    expect(sniffContent(fixture('shop.pgdump'))).toBe('pg-custom');
+    expect(sniffContent(gunzipSync(fixture('shop.mysql.sql.gz')))).toBe('mysql');
+    expect(sniffContent(Buffer.from('-- MySQL dump 10.13  Distrib 8.0.36\n'))).toBe('mysql');
     const mongo = Buffer.alloc(8);
     mongo.writeUInt32LE(0x8199e26d, 0);
-    expect(sniffDump(mongo)).toBe('mongo-archive');
-    expect(sniffDump(Buffer.from('PK\x03\x04rest', 'latin1'))).toBe('zip');
+    expect(sniffContent(mongo)).toBe('mongo-archive');
+    expect(sniffContent(Buffer.from('PK\x03\x04rest', 'latin1'))).toBe('zip');
     const tar = Buffer.alloc(512);
     tar.write('ustar', 257, 'latin1');
-    expect(sniffDump(tar)).toBe('tar');
-    expect(sniffDump(Buffer.from('hello world\n'))).toBe('unknown');
-    expect(sniffHead(pg.subarray(0, 200)).kind).toBe('pg-plain');
+    expect(sniffContent(tar)).toBe('tar');
+    expect(sniffContent(Buffer.from('hello world\n'))).toBe('unknown');
+    expect(sniffContent(gunzipSync(pg).subarray(0, 200))).toBe('pg-plain');
   });
 });
 

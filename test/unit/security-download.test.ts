@@ -7,7 +7,8 @@ import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, readlink
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PassThrough } from 'node:stream';
-import { downloadFiles, safeFileName, transfer } from '../../src/jobs/download.js';
+import { downloadFiles, safeFileName } from '../../src/jobs/download.js';
+import { transfer } from '../../src/pipeline/transfer.js';
 import { CliError, UsageError } from '../../src/errors.js';
 import { downloadOptions } from '../helpers/download.js';
 import { startHostileServer } from '../helpers/servers.js';

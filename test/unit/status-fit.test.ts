@@ -3,7 +3,8 @@
 // floor made the jobs table 61 wide at 01:30 on 2027-03-28 (seen under faketime).
 import { describe, expect, it } from 'vitest';
 import { statusAt } from '../helpers/demo-sweep.js';
-import { plainPalette, statusView } from '../../src/status/view.js';
+import { statusView } from '../../src/status/view.js';
+import { plainPalette } from '../../src/output/view-table.js';
 import { displayWidth } from '../../src/output/format.js';
 
 describe('status fits 60 columns', () => {

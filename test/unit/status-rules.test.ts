@@ -4,7 +4,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   DEFAULT_MAX_AGE_MS,
-  durationText,
   judge,
   maxAgeFor,
   parseMaxAges,
@@ -15,9 +14,11 @@ import {
   type JobStatus,
   type StatusDocument,
 } from '../../src/status/model.js';
+import { durationText } from '../../src/util/duration.js';
 import { prometheusText } from '../../src/status/prometheus.js';
 import { escapeLabelValue } from '../../src/output/prometheus.js';
-import { plainPalette, statusView, stripText, unicodeMarks } from '../../src/status/view.js';
+import { statusView, stripText, unicodeMarks } from '../../src/status/view.js';
+import { plainPalette } from '../../src/output/view-table.js';
 import { parseDuration } from '../../src/util/time.js';
 
 const NOW = Date.parse('2026-06-10T12:00:00Z');
@@ -108,9 +109,9 @@ describe('--max-age', () => {
 
   it('defaults to 26h; a bare value sets every job, <job>=value one job by id or name', () => {
     expect(parse([])).toEqual({ fallbackMs: 26 * HOUR, perJob: [] });
-    const rules = parse(['48h', 'web=2d', 'a=b=90m', '3f2b=1h']);
+    const rules = parse(['48h', 'web=3d', 'a=b=90m', '3f2b=1h']);
     expect(rules.fallbackMs).toBe(48 * HOUR);
-    expect(maxAgeFor(rules, { id: 'x', name: 'web' })).toBe(48 * HOUR);
+    expect(maxAgeFor(rules, { id: 'x', name: 'web' })).toBe(72 * HOUR);
     expect(maxAgeFor(rules, { id: 'x', name: 'a=b' })).toBe(90 * 60_000);
     expect(maxAgeFor(rules, { id: '3f2b', name: 'db' })).toBe(HOUR);
     expect(maxAgeFor(rules, { id: 'y', name: 'other' })).toBe(48 * HOUR);

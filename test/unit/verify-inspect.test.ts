@@ -6,8 +6,8 @@ import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
 import { buildArchive, paddedGzip, pseudoRandomBytes, tarArchive, zipArchive } from '../../src/emulator/archives.js';
 import { humanSize } from '../../src/emulator/util.js';
-import { inspect, type InspectOptions } from '../../src/verify/inspect.js';
-import { parseStatedSize } from '../../src/verify/size.js';
+import { inspect, type InspectOptions } from '../../src/pipeline/inspect.js';
+import { parseStatedSize } from '../../src/util/stated-size.js';
 
 async function feed(bytes: Buffer, chunk: number, options: InspectOptions = {}) {
   const check = inspect(options);

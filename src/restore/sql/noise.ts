@@ -210,4 +210,3 @@ export class NoiseFilter {
   }
 }
 
-export { normalizeName };

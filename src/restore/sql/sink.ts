@@ -9,7 +9,7 @@ import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip } from 'node:zlib';
 import { CliError, ExitCode } from '../../errors.js';
-import { isGzip, sniffDump } from '../sniff.js';
+import { isGzip, sniffContent as sniffDump } from '../../pipeline/kinds.js';
 import type { AssertionResult, DumpKind, EngineInfo, FileRestore, RestoreFailure, RestoreOptions, RestoreSink, SqlDialect, TableRows } from '../types.js';
 import type { PipedClient } from './client.js';
 import type { EphemeralServer } from './ephemeral.js';
@@ -478,4 +478,3 @@ export function createSqlRestoreSink(options: RestoreOptions, kind?: DumpKind): 
   return new SqlSink(options, kind);
 }
 
-export type { EngineInfo };

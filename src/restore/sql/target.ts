@@ -1,4 +1,4 @@
-// What every SQL engine offers the restore driver (src/restore/sql/restore.ts):
+// What every SQL engine offers the restore driver (src/restore/sql/sink.ts):
 // a scratch database to feed statement by statement (or as text for a
 // client), then the queries of the checks, then cleanup.
 import type { EngineInfo, SqlDialect } from '../types.js';

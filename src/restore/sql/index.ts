@@ -1,7 +1,0 @@
-// The SQL restore engines of `backupctl restore-test` (issue 24 §2-3).
-export { createSqlRestoreSink, planSqlEngine, NoRestoreEngineError, dialectOf, SQL_KINDS } from './sink.js';
-export { SqlReader, countInsertRows, type SqlEvent } from './reader.js';
-export { parseIntoUrl, describeRaw, IntoUrlError, type ParsedUrl } from './url.js';
-export { activeEphemeralServers } from './ephemeral.js';
-export { RestoreError } from './target.js';
-export { PGLITE_PACKAGE } from './pglite.js';
