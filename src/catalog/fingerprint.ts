@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import { PassThrough, Writable, pipeline } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, crc32 } from 'node:zlib';
-import type { FileSink } from '../pipeline/types.js';
+import type { Content, ContentSink } from '../pipeline/types.js';
 import type { ArchiveStats, FileFingerprint } from '../state/catalog.js';
 import { ListingWriter, type EntryType } from './listing.js';
 
@@ -87,7 +87,7 @@ export function cleanPath(p: string): string {
  * The fingerprint sink of one file. `listingFile` is where a tar's listing
  * goes (written sorted; see listing.ts).
  */
-export class FingerprintSink implements FileSink<FileFingerprint> {
+export class FingerprintSink implements ContentSink<FileFingerprint> {
   private input!: PassThrough;
   private done!: Promise<void>;
   private raw = 0;
@@ -95,7 +95,7 @@ export class FingerprintSink implements FileSink<FileFingerprint> {
   private decided = false;
   private consumer!: DecodedConsumer;
   /** Set by the content stage (open): the bytes that follow are decoded already, of this kind. */
-  private content: { kind: string; gzip: boolean } | undefined;
+  private content: Content | undefined;
 
   constructor(
     private readonly name: string,
@@ -117,7 +117,7 @@ export class FingerprintSink implements FileSink<FileFingerprint> {
    * src/pipeline): nothing is inflated or sniffed here then. Without it, the
    * sink takes raw bytes and does both itself.
    */
-  async open(content: { kind: string; gzip: boolean }): Promise<void> {
+  async open(content: Content): Promise<void> {
     this.content = content;
     this.consumer.preset(content.kind);
   }
@@ -218,21 +218,8 @@ class DecodedConsumer {
       if (head.length) await this.feed(head);
       return;
     }
-    if (head.length >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar') {
-      this.kind = 'tar';
-      this.tar = new TarWalker(this.listingFile);
-    } else if (head.length >= 4 && head[0] === 0x50 && head[1] === 0x4b && head[2] === 3 && head[3] === 4) {
-      this.kind = 'zip';
-      this.note = 'zip: listed by verify; not fingerprinted member by member yet';
-    } else {
-      const { sniffDump } = await import('../restore/sniff.js');
-      const kind = sniffDump(head);
-      if (kind === 'pg-plain' || kind === 'mysql') {
-        this.kind = 'sql';
-        this.sql = new SqlCounter(kind === 'mysql' ? 'mysql' : 'postgres');
-        await this.sql.init();
-      }
-    }
+    // Without the content stage (a caller that feeds raw bytes): a ustar header, else no content statistics.
+    if (head.length >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar') await this.choose('tar');
     if (head.length) await this.feed(head);
   }
 

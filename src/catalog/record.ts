@@ -3,7 +3,7 @@
 // pipeline's fan-out, and records the backup's fingerprint in the catalog once
 // all its files are read. The read's own checks decide the fingerprint's
 // read_verdict: only a backup whose every file verified can join a baseline.
-import type { FileOutcome, FileSink, PipelineBackup, PipelineFile } from '../pipeline/types.js';
+import type { ContentSink, FileOutcome, PipelineBackup, PipelineFile } from '../pipeline/types.js';
 import type { BackupFingerprint, Catalog, FileFingerprint } from '../state/catalog.js';
 import { FingerprintSink } from './fingerprint.js';
 
@@ -33,7 +33,7 @@ export class FingerprintRecorder {
   ) {}
 
   /** The sink of one file (give it to the pipeline's `sinks`). */
-  sink(file: PipelineFile, backup: PipelineBackup): FileSink<unknown> {
+  sink(file: PipelineFile, backup: PipelineBackup): ContentSink<unknown> {
     const index = backup.files.indexOf(file);
     return new FingerprintSink(file.name, this.catalog.listingPath(backup.id, index < 0 ? backup.files.findIndex((f) => f.name === file.name) : index));
   }
@@ -56,7 +56,8 @@ export class FingerprintRecorder {
   private async save(backup: PipelineBackup, outcomes: Array<FileOutcome<unknown>>): Promise<void> {
     const files: FileFingerprint[] = outcomes.map((o) => {
       const fp = o.extras.map((x) => (x.ok && isFingerprint(x.value) ? x.value : undefined)).find(Boolean);
-      return fp ?? { name: o.file.name, bytes: o.result.bytes, gzip: false, kind: 'other', note: 'not fingerprinted (the read did not finish)' };
+      // The sink counts the decoded bytes it was given; the fingerprint states the bytes as stored.
+      return fp ? { ...fp, bytes: o.result.bytes } : { name: o.file.name, bytes: o.result.bytes, gzip: false, kind: 'other', note: 'not fingerprinted (the read did not finish)' };
     });
     const verdicts = outcomes.map((o) => o.result.verdict);
     const fp: BackupFingerprint = {
