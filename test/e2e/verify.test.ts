@@ -94,11 +94,17 @@ describe('verify: good backups', () => {
     expect(tar.content_bytes).toBeGreaterThan(tar.bytes);
   });
 
-  it('writes nothing to disk but the ledger (0600 in $XDG_STATE_HOME/backupctl)', async () => {
+  it('writes nothing to disk but the ledger and the catalog (0600 in $XDG_STATE_HOME/backupctl)', async () => {
     const r = await runCli(['verify', 'api postgres', '--latest'], { env: env(), cwd });
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(cwd)).toEqual([]);
-    expect(readdirSync(path.join(state, 'backupctl')).filter((f) => !f.endsWith('.lock'))).toEqual(['verify-ledger.json']);
+    expect(readdirSync(path.join(state, 'backupctl')).filter((f) => !f.endsWith('.lock')).sort()).toEqual(['catalog', 'verify-ledger.json']);
+    // The catalog: one fingerprint of the backup read, private to the user (issue 33 §1).
+    const catalog = path.join(state, 'backupctl', 'catalog');
+    expect(statSync(catalog).mode & 0o777).toBe(0o700);
+    const [service] = readdirSync(catalog);
+    const [backupDir] = readdirSync(path.join(catalog, service!));
+    expect(statSync(path.join(catalog, service!, backupDir!, 'fingerprint.json')).mode & 0o777).toBe(0o600);
     const ledger = path.join(state, 'backupctl', 'verify-ledger.json');
     expect(statSync(ledger).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(ledger)).mode & 0o777).toBe(0o700);
