@@ -27,12 +27,14 @@ export async function verifyRows({ row, runOnce, startEmulator, env, bin, runs =
   const node = process.execPath;
   const download = [bin, 'jobs', 'backup', 'download', 'big file', '--latest', '--dir', dir, '--force', '-q'];
   const verify = [bin, 'verify', 'big file', '--latest', '-o', 'json'];
-  const times = { download: [], verify: [] };
-  const rss = { download: [], verify: [] };
+  // The same verify without the catalog's fingerprints (issue 33 §1: they may cost at most 5%).
+  const bare = [bin, 'verify', 'big file', '--latest', '-o', 'json', '--skip-catalog'];
+  const times = { download: [], verify: [], bare: [] };
+  const rss = { download: [], verify: [], bare: [] };
   try {
     process.stderr.write(`verify: ${runs} rounds of download and verify of a ${GIB} MiB .tar.gz, alternated (after one warm-up)...\n`);
     for (let i = 0; i <= runs; i++) {
-      for (const [name, argv] of [['download', download], ['verify', verify]]) {
+      for (const [name, argv] of [['download', download], ['verify', verify], ['bare', bare]]) {
         const r = await runOnce(node, argv, runEnv, { rss: true });
         if (name === 'download') {
           // Written whole, then removed, so the disk holds one copy at most.
@@ -64,5 +66,12 @@ export async function verifyRows({ row, runOnce, startEmulator, env, bin, runs =
     ratio >= 0.8,
   );
   row('  the same: verify peak RSS', `${peak.toFixed(0)} MB`, '< 150 MB', peak < 150);
+  const cost = median(times.verify) / median(times.bare);
+  row(
+    '  the same: verify with the catalog\'s fingerprints vs --skip-catalog (wall time, medians)',
+    `${cost.toFixed(3)}x (${median(times.verify).toFixed(2)} s vs ${median(times.bare).toFixed(2)} s)`,
+    '<= 1.05x',
+    cost <= 1.05,
+  );
   row('  the same: download peak RSS (not a target)', `${Math.max(...rss.download).toFixed(0)} MB`, '(info)', null);
 }

@@ -13,6 +13,7 @@ __backupctl_command() {
     '/auth') echo 'auth' ;;
     '/profiles') echo 'profiles' ;;
     '/config') echo 'config' ;;
+    '/doctor') echo 'doctor' ;;
     '/servers') echo 'servers' ;;
     '/ssh-keys') echo 'ssh-keys' ;;
     '/snapshots') echo 'snapshots' ;;
@@ -29,6 +30,13 @@ __backupctl_command() {
     '/verify') echo 'verify' ;;
     '/restore-test') echo 'restore-test' ;;
     '/report') echo 'report' ;;
+    '/retention') echo 'retention' ;;
+    '/scan') echo 'scan' ;;
+    '/anomalies') echo 'anomalies' ;;
+    '/ls') echo 'ls' ;;
+    '/find') echo 'find' ;;
+    '/diff') echo 'diff' ;;
+    '/restore-file') echo 'restore-file' ;;
     '/export') echo 'export' ;;
     '/plan') echo 'plan' ;;
     '/apply') echo 'apply' ;;
@@ -152,7 +160,7 @@ __backupctl_command() {
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report export plan apply api schema completion emulator version help' ;;
+    '') echo 'auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply api schema completion emulator version help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove delete' ;;
     'config') echo 'get set unset list path' ;;
@@ -181,7 +189,7 @@ __backupctl_subcommands() {
 # The flags of command $1, without the global ones.
 __backupctl_flags() {
   case "$1" in
-    'auth login') echo '--with-token' ;;
+    'auth login') echo '--with-token --provider-names' ;;
     'servers list') echo '--name --host --modified-since --page --page-size --all --sort --fail-if-empty' ;;
     'servers add') echo '--name --host --port --user --key' ;;
     'servers code') echo '--key' ;;
@@ -207,26 +215,33 @@ __backupctl_flags() {
     'volumes snapshot list') echo '--status --tags --without-tags --started-since --completed-since --page --page-size --all --sort --fail-if-empty' ;;
     'volumes snapshot delete') echo '--all' ;;
     'jobs list') echo '--host --modified-since --page --page-size --all --sort --fail-if-empty' ;;
-    'jobs create') echo '--file --name --recipe-id --server --serverless --agent --config --storage --cron --timezone --retention-hourly --retention-daily --retention-weekly --retention-monthly --encryption-key --proxy' ;;
+    'jobs create') echo '--file --name --recipe-id --server --serverless --agent --config --storage --cron --frequency --run-offset --timezone --retention-hourly --retention-daily --retention-weekly --retention-monthly --encryption-key --proxy' ;;
     'jobs update') echo '--file --storage' ;;
     'jobs backup start') echo '--manual --hourly --daily --weekly --monthly --wait --wait-timeout --poll-interval --strict --jitter --lock --healthcheck-url' ;;
     'jobs backup list') echo '--status --tags --without-tags --started-since --completed-since --page --page-size --all --sort --fail-if-empty' ;;
     'jobs backup delete') echo '--all' ;;
-    'jobs schedule update') echo '--timezone --run-offset --cron --retention-hourly --retention-daily --retention-weekly --retention-monthly' ;;
+    'jobs schedule update') echo '--timezone --run-offset --cron --frequency --retention-hourly --retention-daily --retention-weekly --retention-monthly' ;;
     'jobs storage set') echo '--storage' ;;
     'jobs backup latest') echo '--status --max-age' ;;
-    'jobs backup download') echo '--latest --dir --force --parallel --file' ;;
+    'jobs backup download') echo '--latest --dir --force --parallel --file --decrypt-with --private-key --private-key-pass-file' ;;
     'restores list') echo '--status --page --page-size --all --fail-if-empty' ;;
     'encryption-keys create') echo '--name --public-key-file' ;;
-    'status') echo '--job --check --strict --max-age --allow-errors --output-file --healthcheck-url' ;;
-    'verify') echo '--latest --since --sample --parallel --strict --check --allow-unchecked --jitter --lock --healthcheck-url --output-file' ;;
-    'restore-test') echo '--latest --into --engine --assert --exec --keep --allow-empty --run-as --check --allow-unchecked --jitter --lock --healthcheck-url --output-file' ;;
-    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url' ;;
+    'status') echo '--job --check --strict --max-age --allow-errors --output-file --healthcheck-url --all-profiles --profiles' ;;
+    'verify') echo '--latest --since --sample --parallel --strict --check --allow-unchecked --decrypt-with --private-key --private-key-pass-file --skip-catalog --jitter --lock --healthcheck-url --output-file --all-profiles --profiles' ;;
+    'restore-test') echo '--latest --into --into-file --engine --assert --exec --keep --allow-empty --run-as --trust-into-user --check --allow-unchecked --decrypt-with --private-key --private-key-pass-file --jitter --lock --healthcheck-url --output-file' ;;
+    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url --all-profiles --profiles' ;;
+    'retention') echo '--droplet --volume --resource --all --simulate --what-if --check --within --audit --now --all-profiles --profiles' ;;
+    'scan') echo '--since --rescan --parallel' ;;
+    'anomalies') echo '--since --check --offline --ack --note --jitter --lock --healthcheck-url' ;;
+    'ls') echo '--long -l' ;;
+    'find') echo '--since --long -l' ;;
+    'diff') echo '--stat --json-lines' ;;
+    'restore-file') echo '--dir --force' ;;
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
-    'apply') echo '--file -f --prune --allow-outside-files --allow-replace' ;;
+    'apply') echo '--file -f --prune --allow-outside-files --allow-replace --allow-expiry' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --archive-faults --changing-files --big-file --tick --now' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --bad-night --archive-faults --retention-jobs --changing-files --url-ttl --big-file --dialect --tick --now' ;;
   esac
 }
 
@@ -241,6 +256,7 @@ __backupctl_root_flags() {
 # What the value of flag $2 of command $1 completes to; nothing when the flag takes no value.
 __backupctl_flag_value() {
   case "$1/$2" in
+    'auth login/--provider-names') echo 'words neutral published' ;;
     'servers list/--name') echo 'none' ;;
     'servers list/--host') echo 'none' ;;
     'servers list/--modified-since') echo 'none' ;;
@@ -262,7 +278,7 @@ __backupctl_flag_value() {
     'ssh-keys list/--columns') echo 'list id name created_at last_used public_key' ;;
     'ssh-keys create/--name') echo 'none' ;;
     'ssh-keys create/--columns') echo 'list id name created_at last_used public_key' ;;
-    'snapshots list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'snapshots list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'snapshots list/--status') echo 'words pre_request in_progress expired failed completed' ;;
     'snapshots list/--tags') echo 'list manual hourly daily weekly monthly' ;;
     'snapshots list/--without-tags') echo 'list manual hourly daily weekly monthly' ;;
@@ -273,14 +289,14 @@ __backupctl_flag_value() {
     'snapshots list/--sort') echo 'words id -id name -name size -size started_at -started_at completed_at -completed_at' ;;
     'snapshots list/--columns') echo 'list id name provider status size tags started_at completed_at account resource fail_reason' ;;
     'snapshots get/--columns') echo 'list id name provider status size tags started_at completed_at account resource fail_reason' ;;
-    'accounts list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'accounts list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'accounts list/--modified-since') echo 'none' ;;
     'accounts list/--page') echo 'none' ;;
     'accounts list/--page-size') echo 'none' ;;
     'accounts list/--sort') echo 'words id -id name -name expires_at -expires_at created_at -created_at updated_at -updated_at' ;;
     'accounts list/--columns') echo 'list id name provider expires_at created_at updated_at' ;;
     'accounts add/--name') echo 'none' ;;
-    'accounts add/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'accounts add/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'accounts add/--credentials-file') echo 'files' ;;
     'accounts add/--key') echo 'none' ;;
     'accounts add/--secret') echo 'none' ;;
@@ -290,7 +306,7 @@ __backupctl_flag_value() {
     'accounts add/--password') echo 'none' ;;
     'accounts add/--columns') echo 'list id name provider expires_at created_at updated_at' ;;
     'accounts update/--name') echo 'none' ;;
-    'accounts update/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'accounts update/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'accounts update/--credentials-file') echo 'files' ;;
     'accounts update/--key') echo 'none' ;;
     'accounts update/--secret') echo 'none' ;;
@@ -298,21 +314,21 @@ __backupctl_flag_value() {
     'accounts update/--zone') echo 'none' ;;
     'accounts update/--username') echo 'none' ;;
     'accounts update/--password') echo 'none' ;;
-    'resources list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h' ;;
+    'resources list/--provider') echo 'words cloud_a cloud_b cloud_c cloud_d cloud_e cloud_f cloud_g cloud_h aws aws_lightsail exoscale hetzner gcp upcloud scaleway vultr' ;;
     'resources list/--modified-since') echo 'none' ;;
     'resources list/--page') echo 'none' ;;
     'resources list/--page-size') echo 'none' ;;
     'resources list/--sort') echo 'words id -id last_synced_at -last_synced_at' ;;
     'resources list/--columns') echo 'list id type provider account backups_activated last_known_ip last_synced_at' ;;
     'resources get/--columns') echo 'list id type backups_activated last_known_ip last_synced_at' ;;
-    'resources activate/--frequency') echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5' ;;
+    'resources activate/--frequency') echo 'none' ;;
     'resources activate/--retention-hourly') echo 'none' ;;
     'resources activate/--retention-daily') echo 'none' ;;
     'resources activate/--retention-weekly') echo 'none' ;;
     'resources activate/--retention-monthly') echo 'none' ;;
     'resources activate/--timezone') echo 'none' ;;
     'resources activate/--run-offset') echo 'none' ;;
-    'storage list/--provider') echo 'words cloud_i cloud_a cloud_j cloud_k cloud_l cloud_f cloud_m cloud_g cloud_c custom' ;;
+    'storage list/--provider') echo 'words cloud_i cloud_a cloud_j cloud_k cloud_l cloud_f cloud_m cloud_g cloud_c custom cloud_b cloud_d cloud_e cloud_h digitalocean aws wasabi b2 filebase upcloud scaleway exoscale aws_lightsail hetzner gcp vultr' ;;
     'storage list/--region') echo 'none' ;;
     'storage list/--modified-since') echo 'none' ;;
     'storage list/--page') echo 'none' ;;
@@ -320,7 +336,7 @@ __backupctl_flag_value() {
     'storage list/--sort') echo 'words id -id name -name' ;;
     'storage list/--columns') echo 'list id name provider region bucket endpoint estimated_size priority' ;;
     'storage add/--name') echo 'none' ;;
-    'storage add/--provider') echo 'words cloud_i cloud_a cloud_j cloud_k cloud_l cloud_f cloud_m cloud_g cloud_c custom' ;;
+    'storage add/--provider') echo 'words cloud_i cloud_a cloud_j cloud_k cloud_l cloud_f cloud_m cloud_g cloud_c custom digitalocean aws wasabi b2 filebase upcloud scaleway exoscale' ;;
     'storage add/--key') echo 'none' ;;
     'storage add/--secret') echo 'none' ;;
     'storage add/--secret-file') echo 'files' ;;
@@ -412,6 +428,8 @@ __backupctl_flag_value() {
     'jobs create/--config') echo 'none' ;;
     'jobs create/--storage') echo 'ids storage' ;;
     'jobs create/--cron') echo 'none' ;;
+    'jobs create/--frequency') echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5' ;;
+    'jobs create/--run-offset') echo 'none' ;;
     'jobs create/--timezone') echo 'none' ;;
     'jobs create/--retention-hourly') echo 'none' ;;
     'jobs create/--retention-daily') echo 'none' ;;
@@ -440,6 +458,7 @@ __backupctl_flag_value() {
     'jobs schedule update/--timezone') echo 'none' ;;
     'jobs schedule update/--run-offset') echo 'none' ;;
     'jobs schedule update/--cron') echo 'none' ;;
+    'jobs schedule update/--frequency') echo 'words h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5' ;;
     'jobs schedule update/--retention-hourly') echo 'none' ;;
     'jobs schedule update/--retention-daily') echo 'none' ;;
     'jobs schedule update/--retention-weekly') echo 'none' ;;
@@ -451,6 +470,9 @@ __backupctl_flag_value() {
     'jobs backup download/--dir') echo 'none' ;;
     'jobs backup download/--parallel') echo 'none' ;;
     'jobs backup download/--file') echo 'none' ;;
+    'jobs backup download/--decrypt-with') echo 'none' ;;
+    'jobs backup download/--private-key') echo 'none' ;;
+    'jobs backup download/--private-key-pass-file') echo 'none' ;;
     'jobs backup download/--output'|'jobs backup download/-o') echo 'words table json ndjson tsv -' ;;
     'jobs backup download/--columns') echo 'list name bytes path resumed' ;;
     'restores list/--status') echo 'words pending running failed completed' ;;
@@ -467,20 +489,29 @@ __backupctl_flag_value() {
     'status/--max-age') echo 'none' ;;
     'status/--output-file') echo 'none' ;;
     'status/--healthcheck-url') echo 'none' ;;
+    'status/--profiles') echo 'none' ;;
     'status/--output'|'status/-o') echo 'words table json ndjson tsv prometheus' ;;
     'verify/--since') echo 'none' ;;
     'verify/--sample') echo 'none' ;;
     'verify/--parallel') echo 'none' ;;
+    'verify/--decrypt-with') echo 'none' ;;
+    'verify/--private-key') echo 'none' ;;
+    'verify/--private-key-pass-file') echo 'none' ;;
     'verify/--jitter') echo 'none' ;;
     'verify/--lock') echo 'none' ;;
     'verify/--healthcheck-url') echo 'none' ;;
     'verify/--output-file') echo 'none' ;;
+    'verify/--profiles') echo 'none' ;;
     'verify/--output'|'verify/-o') echo 'words table json ndjson tsv prometheus' ;;
     'restore-test/--into') echo 'none' ;;
+    'restore-test/--into-file') echo 'none' ;;
     'restore-test/--engine') echo 'words auto server local embedded' ;;
     'restore-test/--assert') echo 'none' ;;
     'restore-test/--exec') echo 'none' ;;
     'restore-test/--run-as') echo 'none' ;;
+    'restore-test/--decrypt-with') echo 'none' ;;
+    'restore-test/--private-key') echo 'none' ;;
+    'restore-test/--private-key-pass-file') echo 'none' ;;
     'restore-test/--jitter') echo 'none' ;;
     'restore-test/--lock') echo 'none' ;;
     'restore-test/--healthcheck-url') echo 'none' ;;
@@ -494,7 +525,29 @@ __backupctl_flag_value() {
     'report/--max-missed') echo 'none' ;;
     'report/--min-success') echo 'none' ;;
     'report/--healthcheck-url') echo 'none' ;;
+    'report/--profiles') echo 'none' ;;
     'report/--output'|'report/-o') echo 'words table json ndjson tsv md html' ;;
+    'retention/--droplet') echo 'none' ;;
+    'retention/--volume') echo 'none' ;;
+    'retention/--resource') echo 'none' ;;
+    'retention/--simulate') echo 'none' ;;
+    'retention/--what-if') echo 'none' ;;
+    'retention/--within') echo 'none' ;;
+    'retention/--now') echo 'none' ;;
+    'retention/--profiles') echo 'none' ;;
+    'retention/--output'|'retention/-o') echo 'words table json ndjson tsv md' ;;
+    'scan/--since') echo 'none' ;;
+    'scan/--parallel') echo 'none' ;;
+    'anomalies/--since') echo 'none' ;;
+    'anomalies/--ack') echo 'none' ;;
+    'anomalies/--note') echo 'none' ;;
+    'anomalies/--jitter') echo 'none' ;;
+    'anomalies/--lock') echo 'none' ;;
+    'anomalies/--healthcheck-url') echo 'none' ;;
+    'anomalies/--output'|'anomalies/-o') echo 'words table json ndjson tsv prometheus' ;;
+    'find/--since') echo 'none' ;;
+    'restore-file/--dir') echo 'none' ;;
+    'restore-file/--output'|'restore-file/-o') echo 'words table json ndjson tsv -' ;;
     'export/--file'|'export/-f') echo 'none' ;;
     'export/--only') echo 'none' ;;
     'plan/--file'|'plan/-f') echo 'none' ;;
@@ -510,7 +563,9 @@ __backupctl_flag_value() {
     'emulator/--fault') echo 'none' ;;
     'emulator/--outcome') echo 'words completed failed completed_with_errors' ;;
     'emulator/--big-job') echo 'none' ;;
+    'emulator/--url-ttl') echo 'none' ;;
     'emulator/--big-file') echo 'none' ;;
+    'emulator/--dialect') echo 'words neutral published' ;;
     'emulator/--tick') echo 'none' ;;
     'emulator/--now') echo 'none' ;;
     */--profile) echo 'ids profiles' ;;
@@ -528,9 +583,6 @@ __backupctl_positional() {
   case "$1/$2" in
     'profiles use/0') echo 'ids profiles' ;;
     'profiles remove/0') echo 'ids profiles' ;;
-    'config get/0') echo 'words base_url output timeout token' ;;
-    'config set/0') echo 'words base_url output timeout token' ;;
-    'config unset/0') echo 'words base_url output timeout token' ;;
     'ssh-keys rename/0') echo 'ids ssh-keys' ;;
     'ssh-keys delete/0') echo 'ids ssh-keys' ;;
     'snapshots get/0') echo 'ids snapshots' ;;
@@ -590,11 +642,22 @@ __backupctl_positional() {
     'verify/1') echo 'ids backups' ;;
     'restore-test/0') echo 'ids jobs' ;;
     'restore-test/1') echo 'ids backups' ;;
+    'retention/0') echo 'ids jobs' ;;
+    'scan/0') echo 'ids jobs' ;;
+    'anomalies/0') echo 'ids jobs' ;;
+    'ls/0') echo 'ids jobs' ;;
+    'ls/1') echo 'ids backups' ;;
+    'find/0') echo 'ids jobs' ;;
+    'diff/0') echo 'ids jobs' ;;
+    'diff/1') echo 'ids backups' ;;
+    'diff/2') echo 'ids backups' ;;
+    'restore-file/0') echo 'ids jobs' ;;
+    'restore-file/1') echo 'ids backups' ;;
     'schema/0') echo 'ids commands' ;;
     'schema/1') echo 'ids commands' ;;
     'schema/2') echo 'ids commands' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report export plan apply api schema completion emulator version' ;;
+    'help/0') echo 'words exit-codes environment cron auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply api schema completion emulator version' ;;
   esac
 }
 

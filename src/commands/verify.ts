@@ -41,7 +41,8 @@ export const module: ModuleSpec = {
         'With --check, an unchecked backup exits 11 too, unless --allow-unchecked. --check is for cron: one summary line per backup on stdout and one line ' +
         'per failed file on stderr; --lock, --jitter and --healthcheck-url work as for jobs backup start. -o prometheus ' +
         'prints metrics per job; --output-file writes the output atomically. -o ndjson prints each file as it is ' +
-        'judged, then one line per backup (backupctl schema verify describes --json).',
+        'judged, then one line per backup (backupctl schema verify describes --json). Each backup read gets a fingerprint in the ' +
+        'catalog (backupctl anomalies, ls, find, diff); --skip-catalog records none.',
       examples: [
         'backupctl verify 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c --latest',
         'backupctl verify "shop mysql" --since 7d --parallel 4',
@@ -60,6 +61,7 @@ export const module: ModuleSpec = {
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar; passes on passed only' },
         { name: 'allow_unchecked', in: 'local', type: 'boolean', description: 'With --check: a backup checked for size and hash only (unchecked) passes' },
         ...decryptParams,
+        { name: 'skip_catalog', in: 'local', type: 'boolean', description: 'Record no fingerprint of the backups read in the catalog (anomalies, ls, find, diff read it)' },
         ...cronParams,
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
       ],
@@ -125,6 +127,7 @@ const verify: Handler = async (input, ctx) => {
       // Only --check refuses an unchecked backup (a person at a terminal reads the words).
       refuseUnchecked: v.check === true && v.allow_unchecked !== true,
       bounds,
+      catalog: v.skip_catalog !== true,
     }),
   );
 };
@@ -141,6 +144,7 @@ async function runVerify(
     strict: boolean;
     refuseUnchecked: boolean;
     bounds: import('../pipeline/bounds.js').InspectBounds;
+    catalog: boolean;
   },
 ): Promise<Result> {
   const job = await findJob(ctx, o.jobId);
@@ -178,7 +182,13 @@ async function runVerify(
   const { sanitize } = await import('../output/sanitize.js');
   // ndjson to stdout streams each file as it is judged.
   const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
+  // The catalog: a fingerprint of every backup read (issue 33 §1), for anomalies, ls, find and diff.
+  const { catalogFor } = await import('../catalog/scan.js');
+  const { FingerprintRecorder } = await import('../catalog/record.js');
+  const fingerprints = o.catalog ? new FingerprintRecorder(await catalogFor(ctx), 'verify', new Map(backups.map((b) => [b.id, b as Record<string, unknown>]))) : undefined;
   const doc = await verifyBackups(targets, {
+    sinks: fingerprints && ((file, backup) => [fingerprints.sink(file, backup)]),
+    onOutcome: fingerprints && ((outcome) => fingerprints.add(outcome)),
     job,
     selection: o.sel.text,
     transfer: signedUrlTransfer({ signal: ctx.signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
@@ -199,6 +209,7 @@ async function runVerify(
   const { verifyMarks } = await import('../verify/view.js');
   const marks = await openMarks(ctx);
   await marks.record('verify', verifyMarks(doc, { refuseUnchecked: o.refuseUnchecked }));
+  await fingerprints?.flush();
 
   const { renderToOutput } = await import('../output/output-file.js');
   await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, marks.ofJob(job.id), streamNdjson));

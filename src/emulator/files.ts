@@ -6,6 +6,7 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { bigTarGzStream, buildArchive, type ArchiveSpec } from './archives.js';
+import { nightBytes } from './bad-night.js';
 import { requireFixture } from './real-dumps.js';
 import { plainLengthFor, sealBytes } from './demo-key.js';
 import type { Answer } from './reply.js';
@@ -51,6 +52,7 @@ export function fileContent(ownerId: string, file: FileRecord, version = 0): Buf
   if (!content) return Buffer.alloc(file.size, `backupctl emulator :: ${ownerId}/${file.name} :: `);
   if (content.text !== undefined) return Buffer.from(content.text);
   if (content.fixture !== undefined) return requireFixture(content.fixture);
+  if (content.night !== undefined) return nightBytes(content.night.job, content.night.index);
   const length = content.fault === 'wrong-size' ? wrongSize(file.size) : file.size;
   // A sealed file: the archive of the length that seals to exactly the stated length, then sealed.
   const plainLength = content.sealed ? plainLengthFor(length, content.sealed.variant) : undefined;

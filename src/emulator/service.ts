@@ -12,10 +12,11 @@ import { Store } from './store.js';
 import type { EmulatorOptions } from './types.js';
 import { addBigFileJob, addDamagedFilesJob, addHostileArchivesJob, addKeyedFilesJob, addListedFilesJob, addHostileRestoreJobs, addUnsafeArchiveJob, plantDemoCorruption } from './verify-fixtures.js';
 import { addRestoreFixtureJobs } from './restore-fixtures.js';
+import { addBadNightJobs } from './bad-night-jobs.js';
 import { isObject } from './validate.js';
 import { addRetentionJobs } from './retention.js';
 
-export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'retentionJobs' | 'dialect' | 'urlTtlMs'> & {
+export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'retentionJobs' | 'dialect' | 'urlTtlMs' | 'badNight'> & {
   /** Days of scheduled history to seed (see SeedOptions.historyDays). */
   historyDays?: number;
 };
@@ -97,6 +98,7 @@ export function createService(opts: ServiceOptions = {}): Service {
   }
   if (opts.bigFile) addBigFileJob(store, rt.startedAt, opts.bigFile);
   if (opts.retentionJobs) addRetentionJobs(store, rt.startedAt);
+  if (opts.badNight) addBadNightJobs(store, rt.startedAt);
   if (opts.archiveFaults) {
     addUnsafeArchiveJob(store, rt.startedAt);
     addHostileRestoreJobs(store, rt.startedAt);

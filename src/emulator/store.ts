@@ -226,6 +226,8 @@ export interface FileContent {
   fixture?: string;
   /** The archive of `kind`, sealed as the service seals an encrypted job's backups (demo-key.ts): its record's encryption_key opens it. */
   sealed?: import('./demo-key.js').SealedSecret;
+  /** The bytes of one night of the bad-night jobs (bad-night.ts; `emulator --bad-night`). */
+  night?: { job: 'files' | 'sql'; index: number };
 }
 
 export interface BackupRecord {

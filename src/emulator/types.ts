@@ -94,6 +94,9 @@ export interface EmulatorOptions {
    * `published` as the service's public API reference shows it (src/emulator/dialect.ts).
    */
   dialect?: 'neutral' | 'published';
+  /** Adds the bad-night jobs (bad-night.ts): "file share", 20 normal nightly tar backups then two nights of ransomware, and
+   *  "crm postgres", whose newest dump lost 90% of one table's rows. The demo runs with them. */
+  badNight?: boolean;
 }
 
 export interface RecordedRequest {

@@ -9,7 +9,7 @@ import type { BackupResult, FileResult, VerifyDocument } from './model.js';
 
 export type BackupToVerify = PipelineBackup;
 
-export interface VerifyOptions extends Omit<PipelineOptions<never>, 'sinks' | 'onFile' | 'ledger'> {
+export interface VerifyOptions extends Omit<PipelineOptions<unknown>, 'onFile' | 'ledger'> {
   job: { id: string; name: string | null };
   selection: string;
   ledger: Ledger;
@@ -17,6 +17,8 @@ export interface VerifyOptions extends Omit<PipelineOptions<never>, 'sinks' | 'o
   onFile?: (file: FileResult) => void;
   /** --strict: a file not inspected (size and hash only) fails. */
   strict?: boolean;
+  /** Called with each file's whole outcome, extra sinks' results included (the catalog's fingerprints). */
+  onOutcome?: (outcome: import('../pipeline/types.js').FileOutcome<unknown>) => void;
 }
 
 const UNCHECKED = new Set(['not-inspected', 'encrypted']);
@@ -33,9 +35,15 @@ const round = (n: number, digits: number) => Number(n.toFixed(digits));
 /** Verifies every file of every backup, `parallel` files at a time; results keep the backups' and files' order. */
 export async function verifyBackups(backups: BackupToVerify[], o: VerifyOptions): Promise<VerifyDocument> {
   const startedAt = o.now();
-  const { onFile, job, selection, strict = false, ...pipeline } = o;
+  const { onFile, onOutcome, job, selection, strict = false, ...pipeline } = o;
   const judged = (f: FileResult) => (strict ? strictly(f) : f);
-  const outcomes = await readBackups(backups, { ...pipeline, onFile: onFile && ((f) => onFile(judged(f.result))) });
+  const outcomes = await readBackups(backups, {
+    ...pipeline,
+    onFile: (f) => {
+      onOutcome?.(f);
+      onFile?.(judged(f.result));
+    },
+  });
   const backupResults: BackupResult[] = backups.map((b, i) => {
     const files: FileResult[] = outcomes[i]!.map((f) => judged(f.result));
     const failed = files.filter((f) => f.verdict === 'failed').length;

@@ -170,7 +170,7 @@ describe('every backupctl example of README.md and docs/*.md', () => {
 
   describe.concurrent.each(extracted.filter((e) => e.examples.some((x) => !x.notRun)))('$file', ({ file, examples }) => {
     it('each example exits as documented', async () => {
-      const emu = await startTestEmulator({ now: Date.now() });
+      const emu = await startTestEmulator({ now: Date.now(), badNight: true });
       const work = mkdtempSync(path.join(tmpdir(), 'backupctl-doc-examples-'));
       try {
         const dirs = Object.fromEntries(['config', 'state', 'cache', 'home', 'bin', 'cwd'].map((d) => [d, path.join(work, d)]));

@@ -57,7 +57,8 @@ describe('a schema for every JSON output', () => {
 });
 
 describe("each command's real --json output is valid against its schema", () => {
-  const emu = withEmulator();
+  // With the bad night: its "file share" is a tar job for ls, find and diff.
+  const emu = withEmulator({ badNight: true });
   let dir = '';
   let env: Record<string, string> = {};
   const ids: Record<string, string> = {};
@@ -81,6 +82,12 @@ describe("each command's real --json output is valid against its schema", () => 
     ids.storage = await first('/v1/storage');
     ids.restore = await first('/v1/restore-jobs');
     ids.backup = await first(`/v1/jobs/${ids.job}/backups?status=completed&sort=-created_at`);
+    // Two completed backups of a tar job, for ls and diff.
+    const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as { data: Array<{ id: string; name: string }> }).data;
+    const tarJob = jobs.find((j) => j.name === 'file share')!.id;
+    const tars = ((await (await apiFetch(emu, `/v1/jobs/${tarJob}/backups?status=completed&sort=-created_at`)).json()) as { data: Array<{ id: string }> }).data;
+    ids.tarBackup = tars[0]!.id;
+    ids.tarOlder = tars[1]!.id;
     const pem = generateKeyPairSync('rsa', { modulusLength: 4096 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
     writeFileSync(path.join(dir, 'backup.pub'), pem);
     writeFileSync(path.join(dir, 'secret.txt'), 'S3CRET\n');
@@ -143,6 +150,11 @@ describe("each command's real --json output is valid against its schema", () => 
     // A job whose newest backup verifies (git server's is the demo's corrupted one: exit 11).
     verify: ['api postgres', '--since', '1d'],
     'restore-test': ['events mongodb'],
+    scan: ['file share', '--since', '2d'],
+    anomalies: ['file share', '--since', '2d'],
+    ls: ['file share', ids.tarBackup!],
+    find: ['file share', '*', '--since', '2d'],
+    diff: ['file share', ids.tarOlder!, ids.tarBackup!],
   });
 
   it('covers every command that prints JSON', () => {

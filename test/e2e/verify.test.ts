@@ -94,13 +94,18 @@ describe('verify: good backups', () => {
     expect(tar.content_bytes).toBeGreaterThan(tar.bytes);
   });
 
-  it('writes nothing to disk but the ledger (0600 in $XDG_STATE_HOME/backupctl)', async () => {
+  it('writes nothing to disk but the ledger and the catalog (0600 in $XDG_STATE_HOME/backupctl)', async () => {
     const r = await runCli(['verify', 'api postgres', '--latest'], { env: env(), cwd });
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(cwd)).toEqual([]);
-    // The ledger of hashes and the backup's mark (issue 29), both private.
-    expect(readdirSync(path.join(state, 'backupctl')).filter((f) => !f.endsWith('.lock')).sort()).toEqual(['marks.json', 'verify-ledger.json']);
+    // The ledger of hashes, the backup's mark (issue 29) and its fingerprint in the catalog (issue 33), all private.
+    expect(readdirSync(path.join(state, 'backupctl')).filter((f) => !f.endsWith('.lock')).sort()).toEqual(['catalog', 'marks.json', 'verify-ledger.json']);
     expect(statSync(path.join(state, 'backupctl', 'marks.json')).mode & 0o777).toBe(0o600);
+    const catalog = path.join(state, 'backupctl', 'catalog');
+    expect(statSync(catalog).mode & 0o777).toBe(0o700);
+    const [service] = readdirSync(catalog);
+    const [backupDir] = readdirSync(path.join(catalog, service!));
+    expect(statSync(path.join(catalog, service!, backupDir!, 'fingerprint.json')).mode & 0o777).toBe(0o600);
     const ledger = path.join(state, 'backupctl', 'verify-ledger.json');
     expect(statSync(ledger).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(ledger)).mode & 0o777).toBe(0o700);

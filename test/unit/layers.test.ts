@@ -45,6 +45,8 @@ const LAYERS: Record<string, number> = {
   jobs: DOMAIN,
   ascode: FEATURE,
   restore: FEATURE,
+  // Fingerprints, anomalies, listings and diffs of backups (issue 33): the catalog's readers.
+  catalog: FEATURE,
   completion: FEATURE,
   emulator: FEATURE,
   commands: COMMANDS,
@@ -69,6 +71,9 @@ const FILE_LAYERS: Record<string, { unit: string; layer: number }> = {
  * no longer matches any import, so none outlives its fault).
  */
 const ALLOWED = new Set<string>([
+  // The fingerprint counts rows with restore-test's SQL statement reader: the reader moves below both (into the
+  // content stage, src/pipeline) once the content-stage branch has landed.
+  'catalog -> restore',
 ]);
 
 function placeOf(file: string): { unit: string; layer: number } {

@@ -1,0 +1,174 @@
+// The catalog (issue 33 §1): a fingerprint of every backup backupctl has read,
+// kept per service and backup id in the state folder, so that `anomalies`,
+// `ls`, `find` and `diff` answer without a second download.
+//
+//   <state>/catalog/<service>/<backup id>/fingerprint.json   the fingerprint (small)
+//   <state>/catalog/<service>/<backup id>/<n>.ndjson.gz      a tar file's listing, sorted by path
+//   <state>/catalog/<service>/acks.json                      changes accepted as the new normal (--ack)
+//
+// <service> is the base URL's host and a hash of the whole URL: two services
+// (or the demo and a real account) never see each other's backups. Files are
+// written atomically (a temporary name, then rename), mode 0600.
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface ArchiveStats {
+  entries: number;
+  files: number;
+  dirs: number;
+  links: number;
+  /** Bytes of the regular files' content. */
+  bytes: number;
+  /** Regular files per extension ("" for none), lower case. */
+  by_ext: Record<string, number>;
+  /** Members whose first bytes were measured (those that should compress). */
+  sampled: number;
+  /** Of those, the ones whose sample looks random (≥ HIGH_ENTROPY bits a byte). */
+  high_entropy: number;
+  /** The first of them (at most LIST_MAX). */
+  high_entropy_paths: string[];
+  /** Members named as ransom notes are (at most LIST_MAX). */
+  ransom_notes: string[];
+  /** Onion addresses found in text members (at most LIST_MAX). */
+  onions: Array<{ path: string; address: string }>;
+}
+
+export interface SqlStats {
+  dialect: 'postgres' | 'mysql';
+  /** Rows per table, as the dump names it ("public.orders"). */
+  tables: Record<string, number>;
+}
+
+export interface FileFingerprint {
+  name: string;
+  /** Bytes as stored (before gunzip). */
+  bytes: number;
+  gzip: boolean;
+  kind: 'tar' | 'sql' | 'zip' | 'other';
+  archive?: ArchiveStats;
+  sql?: SqlStats;
+  /** The listing's file name in the backup's catalog folder (tar only). */
+  listing?: string;
+  /** Why the content was not (wholly) fingerprinted. */
+  note?: string;
+}
+
+export interface BackupFingerprint {
+  version: 1;
+  backup_id: string;
+  job_id: string | null;
+  created_at: string | null;
+  /** When backupctl read it, and with which command. */
+  recorded_at: string;
+  recorded_by: 'verify' | 'restore-test' | 'scan';
+  /** What the read's checks said: passed (every file verified), unchecked, failed. */
+  read_verdict: 'passed' | 'unchecked' | 'failed';
+  /** Bytes of all files as stored. */
+  size_bytes: number;
+  /** completed_at - started_at of the record, in seconds (null when not stated). */
+  duration_s: number | null;
+  files: FileFingerprint[];
+}
+
+export interface Ack {
+  backup_id: string;
+  job_id: string;
+  at: string;
+  note: string | null;
+}
+
+/** A service's folder name: "api.example.com-1a2b3c4d5e6f". */
+export function serviceKey(baseUrl: string): string {
+  let host = 'service';
+  try {
+    host = new URL(baseUrl).host;
+  } catch {
+    /* the hash alone */
+  }
+  const normal = baseUrl.trim().replace(/\/+$/, '').toLowerCase();
+  const hash = createHash('sha256').update(normal).digest('hex').slice(0, 12);
+  return `${host.replace(/[^A-Za-z0-9.-]/g, '_')}-${hash}`;
+}
+
+const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;
+
+async function writeAtomic(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  await writeFile(tmp, text, { mode: 0o600 });
+  await rename(tmp, file);
+}
+
+export class Catalog {
+  readonly dir: string;
+
+  constructor(stateDir: string, baseUrl: string) {
+    this.dir = path.join(stateDir, 'catalog', serviceKey(baseUrl));
+  }
+
+  /** The folder of one backup (its id checked: it names a folder). */
+  backupDir(backupId: string): string {
+    if (!SAFE_ID.test(backupId)) throw new Error(`not a backup id: ${JSON.stringify(backupId)}`);
+    return path.join(this.dir, backupId);
+  }
+
+  /** Where the listing of file number `index` of a backup goes. */
+  listingPath(backupId: string, index: number): string {
+    return path.join(this.backupDir(backupId), `${index}.ndjson.gz`);
+  }
+
+  async save(fp: BackupFingerprint): Promise<void> {
+    await writeAtomic(path.join(this.backupDir(fp.backup_id), 'fingerprint.json'), `${JSON.stringify(fp)}\n`);
+  }
+
+  async get(backupId: string): Promise<BackupFingerprint | undefined> {
+    try {
+      const fp = JSON.parse(await readFile(path.join(this.backupDir(backupId), 'fingerprint.json'), 'utf8')) as BackupFingerprint;
+      return fp?.version === 1 ? fp : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Every fingerprint of a job, oldest first (by created_at, then id). */
+  async ofJob(jobId: string): Promise<BackupFingerprint[]> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch {
+      return [];
+    }
+    const out: BackupFingerprint[] = [];
+    for (const name of names) {
+      if (!SAFE_ID.test(name) || name === 'acks.json') continue;
+      const fp = await this.get(name);
+      if (fp && fp.job_id === jobId) out.push(fp);
+    }
+    return out.sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.backup_id.localeCompare(b.backup_id));
+  }
+
+  /** The listing files of a backup, with the backup file each belongs to. */
+  listings(fp: BackupFingerprint): Array<{ file: string; path: string }> {
+    return fp.files.flatMap((f) => (f.listing ? [{ file: f.name, path: path.join(this.backupDir(fp.backup_id), f.listing) }] : []));
+  }
+
+  async remove(backupId: string): Promise<void> {
+    await rm(this.backupDir(backupId), { recursive: true, force: true });
+  }
+
+  async acks(): Promise<Ack[]> {
+    try {
+      const data = JSON.parse(await readFile(path.join(this.dir, 'acks.json'), 'utf8')) as { acks?: Ack[] };
+      return Array.isArray(data.acks) ? data.acks : [];
+    } catch {
+      return [];
+    }
+  }
+
+  async addAck(ack: Ack): Promise<void> {
+    const acks = (await this.acks()).filter((a) => a.backup_id !== ack.backup_id);
+    acks.push(ack);
+    await writeAtomic(path.join(this.dir, 'acks.json'), `${JSON.stringify({ acks }, null, 2)}\n`);
+  }
+}
