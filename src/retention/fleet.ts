@@ -59,5 +59,22 @@ export async function expiresNextSection(ctx: Context, jobIds: readonly string[]
   const rows = docs.map(line);
   if (markdown) return `\n## Expires next\n\n| job | expires next |\n|---|---|\n${rows.map(([a, b]) => `| ${a!.replace(/\|/g, '\\|')} | ${b} |`).join('\n')}\n`;
   const width = Math.max(...rows.map(([a]) => a!.length));
-  return `\nExpires next (backupctl retention <job> for why):\n${rows.map(([a, b]) => `  ${a!.padEnd(width)}  ${b}`).join('\n')}\n`;
+  // A narrow terminal: the job on its line, then the backup and the time under it (an id is never cut).
+  const fit = (a: string, b: string) => {
+    const one = `  ${a.padEnd(width)}  ${b}`;
+    if (one.length <= ctx.io.columns) return one;
+    // Words wrapped at the width, four spaces in; a word longer than the line (an id) stays whole.
+    const lines: string[] = [`  ${a}`];
+    let line = '   ';
+    for (const word of b.split(' ')) {
+      if (line.length + 1 + word.length > ctx.io.columns && line.trim()) {
+        lines.push(line);
+        line = '   ';
+      }
+      line += ` ${word}`;
+    }
+    lines.push(line);
+    return lines.join('\n');
+  };
+  return `\nExpires next (backupctl retention <job> for why):\n${rows.map(([a, b]) => fit(a!, b!)).join('\n')}\n`;
 }

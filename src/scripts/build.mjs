@@ -60,6 +60,8 @@ await build({
   plugins: [lazyBuiltins],
   // PGlite (27 MB, restore-test's embedded engine) is an optional package the user adds:
   // never bundled, loaded from node_modules on that path only (src/restore/sql/pglite.ts).
+  // mysql2 (restore-test's MariaDB/MySQL wire protocol, 1 MB with its encodings) likewise: a clone has it, an
+  // installed backupctl finds it when the user adds it beside (npm install -g mysql2); without it, exit 15 says so.
   external: ['@electric-sql/pglite'],
   metafile: true,
 }).then((r) => writeFile(path.join(root, '.tmp', 'meta.json'), JSON.stringify(r.metafile)));

@@ -70,7 +70,7 @@ describe('--private-key: the built-in recipe', () => {
     const r = await cli(['verify', 'shop mysql', '--since', '30d', '--private-key', DEMO_KEY, '--json']);
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc.verdict).toBe('verified');
+    expect(doc.verdict).toBe('passed');
     expect(doc.backups.length).toBeGreaterThanOrEqual(20);
     for (const b of doc.backups) expect(b.files[0]).toMatchObject({ verdict: 'verified', format: 'mysqldump.gz' });
     // The hash is of the bytes as stored (encrypted): the same as without the key.
@@ -142,7 +142,7 @@ describe('--private-key: the built-in recipe', () => {
       const pemLine = readFileSync(DEMO_KEY, 'utf8').split('\n')[5]!;
       expect(all).not.toContain(pemLine);
     }
-    expect(JSON.parse(byEnv.stdout).verdict).toBe('verified');
+    expect(JSON.parse(byEnv.stdout).verdict).toBe('passed');
     expect(seen.sampled).toBeGreaterThan(5);
     expect(seen.leaked).toEqual([]);
   }, T);
@@ -179,7 +179,7 @@ describe('--decrypt-with CMD', () => {
     const r = await cli(['verify', 'shop mysql', '--since', '7d', '--decrypt-with', filter, '--json'], { DEMO_KEY });
     expect(r.code, r.stderr).toBe(0);
     const doc = JSON.parse(r.stdout);
-    expect(doc.verdict).toBe('verified');
+    expect(doc.verdict).toBe('passed');
     for (const b of doc.backups) expect(b.files[0]).toMatchObject({ verdict: 'verified', format: 'mysqldump.gz' });
 
     const envFile = path.join(work, 'env.txt');
@@ -223,7 +223,7 @@ describe('per job in the config', () => {
     const v = await cli(['verify', 'shop mysql', '--check']);
     expect(v.code, v.stderr).toBe(0);
     expect(v.stdout).not.toMatch(/content not checked/);
-    expect(v.stdout).toMatch(/verified/);
+    expect(v.stdout).toMatch(/: passed, /);
     const d = await cli(['jobs', 'backup', 'download', 'shop mysql', '--latest', '--output', '-']);
     expect(d.code, d.stderr).toBe(0);
     expect(gunzipSync(d.stdoutBytes!).length).toBeGreaterThan(1000);

@@ -123,7 +123,7 @@ describe('npm run demo', () => {
 
       // The encrypted "shop mysql" (issue 29 §5): its key set once for the job, verify and restore-test decrypt on the way.
       const verifyShop = lines.indexOf('$ backupctl --profile demo verify "shop mysql" --latest -o table');
-      expect(lines[verifyShop - 1]).toMatch(/^# Read the newest backup of shop mysql back: 1 file, a mysqldump dump with its end marker: verified \(exit 0\)$/);
+      expect(lines[verifyShop - 1]).toMatch(/^# Read the newest backup of shop mysql back: 1 file, a mysqldump dump with its end marker: passed \(exit 0\)$/);
       expect(lines[verifyShop + 2]).toMatch(/^verified\s+[0-9a-f]{8}\s+shop-mysql-\S+\.sql\.gz\s+mysqldump\.gz\s/);
       const restoreShop = lines.indexOf('$ backupctl --profile demo restore-test "shop mysql" -o table');
       expect(lines[restoreShop - 1]).toMatch(/^# Restore the newest backup of shop mysql: 5 tables and 550 rows restored into (MySQL|MariaDB) /);

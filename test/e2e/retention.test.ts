@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiRequests, emulatorEnv, startTestEmulator } from '../helpers/emulator.js';
+import { serviceKey } from '../../src/state/marks.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 // A Tuesday. 2026-03-01 is a Sunday and the 1st; 2026-03-08 and 2026-03-15 are Sundays.
@@ -161,8 +162,10 @@ describe('retention guard and audit', () => {
   function proveByRestoreTest(jobId: string, backupId: string): void {
     const dir = path.join(state, 'backupctl');
     mkdirSync(dir, { recursive: true });
-    const run = { at: NOW, backup_id: backupId, verdict: 'passed', read_seconds: 1, restore_seconds: 1, total_seconds: 2, rows: 10, tables: 1, engine: null, reason: null };
-    writeFileSync(path.join(dir, 'restore-tests.json'), JSON.stringify({ version: 1, jobs: { [jobId]: { last: run, last_success: run } } }));
+    // A passed restore-test mark of that backup, for this service (src/state/marks.ts).
+    const mark = { at: NOW, state: 'passed', reason: null, exit_code: 0, total_seconds: 2, rows: 10, tables: 1, engine: null };
+    const backups = { [backupId]: { job_id: jobId, created_at: null, restore_test: { last: mark, conclusive: mark } } };
+    writeFileSync(path.join(dir, 'marks.json'), JSON.stringify({ version: 1, services: { [serviceKey(emu.url, emu.token)]: { backups } } }));
   }
 
   it('--check fails (exit 16) when the only passed backup is the oldest kept, naming it and the date', async () => {

@@ -102,6 +102,8 @@ function valueFor(p: ParamSpec): string[] {
     case 'string':
       // An id flag that also takes names (src/cli/resolve.ts) gets an id: a name would be looked up.
       if (p.names) return ['1'];
+      // A frequency is h<hours> or m<minutes> (issue 30): any other text is refused before it is sent.
+      if (!secret && leaf === 'frequency') return ['h24'];
       if (!secret) return ['plain-value'];
       return [/pass/i.test(leaf) ? FLAG_SECRETS.password : FLAG_SECRETS.secret];
     case 'integer':

@@ -156,7 +156,7 @@ describe('resources activate', () => {
     const frequency = await cli(['resources', 'activate', '1', ...hours]);
     expect(frequency.code).toBe(2);
     expect(frequency.stderr).toContain('--frequency');
-    expect(frequency.stderr).toContain('h24, h12, h6, h4, h3, h2, h1, m30, m20, m15, m10, m6, m5');
+    expect(frequency.stderr).toContain('must be h<hours> or m<minutes>, such as h24 h12 h6 h4 h3 h2 h1 m30 m20 m15 m10 m6 m5');
 
     const negative = ACTIVATE_FLAGS.map((f, i) => (ACTIVATE_FLAGS[i - 1] === '--retention-daily' ? '-1' : f));
     const retention = await cli(['resources', 'activate', '1', ...negative]);

@@ -321,7 +321,7 @@ describe('the dispatch: the kind from the content stage, the bytes inflated once
     const { ContentStage } = await import('../../src/pipeline/inspect.js');
     const fatal: unknown[] = [];
     const sink = new DispatchSink({ ...options(o), encrypted: o.encrypted ?? false, onFatal: (e) => fatal.push(e) });
-    const stage = new ContentStage({ encrypted: o.encrypted ?? false }, [sink]);
+    const stage = new ContentStage({ encrypted: o.encrypted ?? false, ...(o.bounds ? { bounds: o.bounds } : {}) }, [sink]);
     if (restartAfter !== undefined) {
       // The transfer starts over (the server ignored Range): what was written is dropped.
       await stage.write(bytes.subarray(0, restartAfter));
@@ -363,15 +363,16 @@ describe('the dispatch: the kind from the content stage, the bytes inflated once
     expect((await through(gzipSync(Buffer.from('Salted__xxxxxxxx')), { encrypted: true })).result?.warnings[0]).toMatch(/^encrypted/);
   });
 
-  it("a gzip bomb stops at verify's ratio bound in the restore's own gunzip, whatever it holds (the engine gets no more)", async () => {
+  it("a gzip bomb stops at verify's ratio bound in the one gunzip of the content stage, whatever it holds (the engine gets no more)", async () => {
     const { hostileArchive } = await import('../../src/emulator/archives.js');
     // 4 GiB of zeros in about 4 MB: refused once past 64 MiB at 200 to 1, long before the end.
-    const { result } = await through(hostileArchive('gzip-zeros'));
-    expect(result?.verdict).toBe('failed');
-    expect(result?.failure?.message).toMatch(/^gzip: expands more than 200 times its size \(\d+ bytes gave \d+ and more\): refused as a decompression bomb; raise the bound with BACKUPCTL_VERIFY_MAX_RATIO$/);
+    const { result, finding } = await through(hostileArchive('gzip-zeros'));
+    expect(finding.verdict).toBe('failed');
+    expect(finding.reason).toMatch(/^gzip: expands more than 200 times its size \(\d+ bytes gave \d+ and more\): refused as a decompression bomb; raise the bound with BACKUPCTL_VERIFY_MAX_RATIO$/);
+    expect(result?.verdict).not.toBe('restored');
     // The bound given (from the environment, by the command) is the one applied.
-    const { result: raised } = await through(hostileArchive('gzip-zeros').subarray(0, 200_000), { bounds: { ...DEFAULT_BOUNDS, maxGzipRatio: 5 } });
-    expect(raised?.failure?.message).toMatch(/^gzip: expands more than 5 times its size/);
+    const { finding: raised } = await through(hostileArchive('gzip-zeros').subarray(0, 200_000), { bounds: { ...DEFAULT_BOUNDS, maxGzipRatio: 5 } });
+    expect(raised.reason).toMatch(/^gzip: expands more than 5 times its size/);
   }, 60_000);
 
   it('--assert on a tar stops the run with a usage error', async () => {

@@ -17,6 +17,7 @@
 // itself only when SHOW GRANTS shows that its rights reach nothing but
 // backupctl_restore_* schemas, or with --trust-into-user.
 import { randomBytes } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
 import type { Connection, ConnectionOptions } from 'mysql2/promise';
 import type { DumpKind, EngineInfo } from '../types.js';
@@ -47,11 +48,19 @@ export interface MyClient {
 type Mysql2 = typeof import('mysql2/promise');
 let mysql2: Promise<Mysql2 | null> | null = null;
 
+/** The package name: a variable, so esbuild leaves it out of the bundle (1 MB); a clone has it, an installed backupctl finds one installed beside it. */
+export const MYSQL2_PACKAGE = 'mysql2/promise';
+
 function loadMysql2(): Promise<Mysql2 | null> {
-  mysql2 ??= import('mysql2/promise').then(
-    (m) => ((m as { default?: Mysql2 }).default ?? m) as Mysql2,
-    () => null,
-  );
+  mysql2 ??= (async () => {
+    try {
+      const name = MYSQL2_PACKAGE;
+      const m = createRequire(import.meta.url)(name) as Mysql2 & { default?: Mysql2 };
+      return m.default ?? m;
+    } catch {
+      return null;
+    }
+  })();
   return mysql2;
 }
 
@@ -81,7 +90,7 @@ function safeUserName(): string {
 /** A connection that can run nothing but SQL: no LOCAL INFILE, no multiple statements, every value as text. */
 async function connect(conn: MyConn, database?: string): Promise<Connection> {
   const m = await loadMysql2();
-  if (!m) throw new RestoreError('the mysql2 driver is not installed');
+  if (!m) throw new EngineUnavailableError('the mysql2 driver is not installed (beside an installed backupctl: npm install -g mysql2)');
   const opts: ConnectionOptions = {
     user: conn.user,
     password: conn.password ?? '',
@@ -103,7 +112,7 @@ async function connect(conn: MyConn, database?: string): Promise<Connection> {
     c.on('error', () => {});
     return c;
   } catch (e) {
-    throw new RestoreError(`cannot connect to the MySQL/MariaDB server: ${redact(errText(e), conn.secrets)}`);
+    throw new EngineUnavailableError(`cannot connect to the MySQL/MariaDB server: ${redact(errText(e), conn.secrets)}`);
   }
 }
 
@@ -197,7 +206,7 @@ export class MysqlTarget implements SqlTarget {
       };
       const db = `backupctl_restore_${randomName()}`;
       await admin.query(`CREATE DATABASE ${q(db)}`).catch((e) => {
-        throw new RestoreError(`cannot create the scratch database ${db}: ${redact(errText(e), conn.secrets)}`);
+        throw new EngineUnavailableError(`cannot create the scratch database ${db}: ${redact(errText(e), conn.secrets)}`);
       });
       database = db;
       // The host the server sees us from: the throwaway login is made for that host only.
