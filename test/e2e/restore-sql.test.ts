@@ -176,6 +176,8 @@ describe('ephemeral local PostgreSQL', () => {
     'abort in the middle of a restore leaves no server process and no temporary folder',
     async () => {
       const sink = sqlSink(options({ engine: 'local' }));
+      // The content stage names the kind first (as src/pipeline does), then the decoded bytes follow.
+      await sink.open({ kind: 'pg-plain', gzip: false, encrypted: false });
       // A dump that keeps the server busy: a COPY block that goes on until the abort.
       await sink.write(Buffer.from('CREATE TABLE big (a int, b text);\nCOPY big (a, b) FROM stdin;\n'));
       let n = 0;
@@ -207,7 +209,8 @@ describe('abort while the ephemeral server starts', () => {
       // This process's own folder (other test files start servers in /tmp at the same time).
       expect(activeEphemeralServers()).toEqual([]);
       const sink = sqlSink(options({ engine: 'local' }));
-      // 64 kB of dump: the sink has sniffed it and starts the server in the background.
+      await sink.open({ kind: 'mysql', gzip: false, encrypted: false });
+      // 64 kB of dump: the sink knows its kind and starts the server in the background.
       const head = Buffer.from(`-- MariaDB dump 10.19\n${'INSERT INTO t VALUES (1);\n'.repeat(3000)}`);
       const writing = sink.write(head).catch(() => {});
       const deadline = Date.now() + 30_000;
