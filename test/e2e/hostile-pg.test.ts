@@ -229,6 +229,8 @@ describe('hostile dumps against a privileged --into (a superuser URL): confined 
     async () => {
       const ac = new AbortController();
       const s = sink(options({ engine: 'server', into: victim.url, signal: ac.signal }));
+      // The content stage names the kind first (src/pipeline), then the decoded bytes follow.
+      await s.open({ kind: 'pg-plain', gzip: false, encrypted: false });
       const row = 'x'.repeat(100) + '\n';
       await s.write(Buffer.from(`${HEAD}CREATE TABLE big (x text);\nCOPY big (x) FROM stdin;\n`));
       let sent = 0;
