@@ -2,7 +2,7 @@
 // Start-up is kept small: `--version` answers before anything else loads, and
 // the command tree is built from dist/startup/ (see startupSource) without loading handlers.
 import { isatty } from 'node:tty';
-import type { IO } from './cli/types.js';
+import type { IO } from './contract/context.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
 import { scrub } from './util/scrub.js';
 import { VERSION, startupSource } from './cli/startup.js';
@@ -62,7 +62,7 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
     const { buildProgram } = await import('./cli/program.js');
     const program = buildProgram(startupSource(), io, async (spec, positionals, options, globals) => {
       untilInterrupted = spec.runsUntilInterrupted === true;
-      const { runCommand } = await import('./cli/runner.js');
+      const { runCommand } = await import('./commands/runner.js');
       await runCommand({ spec, positionals, options, globals, io, env, signal: controller.signal });
     });
     await program.parseAsync(argv, { from: 'user' });

@@ -2,9 +2,9 @@
 // with the requests that make it, in the order apply sends them (storage
 // before the jobs that use it, jobs before their schedules and storage,
 // deletions last).
-import type { HttpMethod } from '../resources/types.js';
+import type { HttpMethod } from '../contract/spec.js';
 import { KEYLESS_PROVIDERS } from '../resources/storage.js';
-import type { RequestSpec } from '../cli/types.js';
+import type { RequestSpec } from '../contract/context.js';
 import { editDistance } from '../util/suggest.js';
 import type { RecipeIds } from './recipes.js';
 import { SECRET_REFERENCE, type BackupsFile, type JobEntry, type MachineEntry, type Retention as FileRetention, type ScheduleEntry, type Section } from './filespec.js';

@@ -1,7 +1,7 @@
 // What the service has now, read with the list endpoints and reduced to what
 // a backups file describes. Records are read leniently: a field the service
 // does not send is simply absent here.
-import type { Client, RequestSpec } from '../cli/types.js';
+import type { Client, RequestSpec } from '../contract/context.js';
 import type { Section } from './filespec.js';
 import type { CliError } from '../errors.js';
 import { looksLikeId, NAMED_KINDS, pickByName } from '../cli/resolve.js';

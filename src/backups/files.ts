@@ -1,6 +1,6 @@
 // The files of a backup with their signed URLs and the size bounds their
 // transfer must keep: from the record, else from POST /backups/{id}/download.
-import type { Client } from '../cli/types.js';
+import type { Client } from '../contract/context.js';
 import type { Backup } from './record.js';
 import { sizeBounds, type SizeBounds } from './size.js';
 

@@ -1,7 +1,7 @@
 // The newest backups of a job, as the service offers them: the job's backups
 // sorted -created_at. One definition for jobs backup latest and download
 // --latest, verify, --wait, status and report.
-import type { Client, RequestSpec } from '../cli/types.js';
+import type { Client, RequestSpec } from '../contract/context.js';
 import { parseServiceTime } from '../util/time.js';
 import { checkedBackup, type Backup } from './record.js';
 import { isSuccess, successStatuses } from './status.js';

@@ -2,7 +2,7 @@
 // exit code for every command that takes <job> <backup> (jobs backup get,
 // download, delete, verify): 5, "not found for this job", naming the job the
 // backup belongs to.
-import type { Client } from '../cli/types.js';
+import type { Client } from '../contract/context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { checkedBackup, type Backup } from './record.js';
 import { sanitize } from '../output/sanitize.js';

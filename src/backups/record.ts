@@ -1,7 +1,7 @@
 // The backup record as the service sends it (GET /backups/{id}, a job's
 // backups list), parsed leniently: unknown fields kept, odd values passed through.
 import * as z from 'zod/mini';
-import type { ApiResponse } from '../cli/types.js';
+import type { ApiResponse } from '../contract/context.js';
 import { idOf, listField, recordOf } from '../http/shape.js';
 
 const datetime = z.string();

@@ -1,7 +1,7 @@
 // Run by scripts/build.mjs: loads every module once, checks its commands
 // and returns the manifest that the start-up path reads instead of the modules.
-import type { Manifest, ManifestCommand } from '../resources/types.js';
-import { groups, moduleLoaders } from '../resources/registry.js';
+import type { Manifest, ManifestCommand } from '../contract/spec.js';
+import { groups, moduleLoaders } from '../commands/registry.js';
 import { effectiveParams, flagName } from '../cli/params.js';
 
 export async function collectManifest(version: string): Promise<Manifest> {

@@ -3,8 +3,8 @@
 // the schemas to dist/startup/schemas.json.gz, which `backupctl schema` reads: the command reads
 // the manifest, never the registry (issue 25 §18: registry -> schema -> registry was a circle).
 import * as z from 'zod/mini';
-import type { HttpMethod, Manifest, ManifestCommand, ParamSpec } from '../resources/types.js';
-import { moduleLoaders } from '../resources/registry.js';
+import type { HttpMethod, Manifest, ManifestCommand, ParamSpec } from '../contract/spec.js';
+import { moduleLoaders } from '../commands/registry.js';
 import { UsageError } from '../errors.js';
 import { apiName, effectiveParams, flagName } from '../cli/params.js';
 

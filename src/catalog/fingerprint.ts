@@ -399,16 +399,16 @@ class TarWalker {
 /** Rows per table of a SQL dump, counted by restore-test's statement reader. */
 class SqlCounter {
   readonly tables: Record<string, number> = {};
-  private reader!: import('../restore/sql/reader.js').SqlReader;
-  private countInsert!: typeof import('../restore/sql/reader.js').countInsertRows;
-  private normalize!: typeof import('../restore/sql/reader.js').normalizeName;
+  private reader!: import('../pipeline/sql-reader.js').SqlReader;
+  private countInsert!: typeof import('../pipeline/sql-reader.js').countInsertRows;
+  private normalize!: typeof import('../pipeline/sql-reader.js').normalizeName;
   private copyTable: string | null = null;
   private readonly decoder = new StringDecoder('utf8');
 
   constructor(readonly dialect: 'postgres' | 'mysql') {}
 
   async init(): Promise<void> {
-    const r = await import('../restore/sql/reader.js');
+    const r = await import('../pipeline/sql-reader.js');
     this.reader = new r.SqlReader(this.dialect);
     this.countInsert = r.countInsertRows;
     this.normalize = r.normalizeName;
@@ -423,7 +423,7 @@ class SqlCounter {
     this.take(this.reader.end());
   }
 
-  private take(events: import('../restore/sql/reader.js').SqlEvent[]): void {
+  private take(events: import('../pipeline/sql-reader.js').SqlEvent[]): void {
     for (const e of events) {
       if (e.type === 'statement') {
         if (e.copy) {

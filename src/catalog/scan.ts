@@ -3,8 +3,8 @@
 // go through the one read pipeline (signed URL, no Authorization, verify's
 // checks on the way, nothing written but the catalog) with a FingerprintSink
 // per file.
-import type { Context } from '../cli/types.js';
-import type { BackupRecord } from '../backups/select.js';
+import type { Context } from '../contract/context.js';
+import type { BackupRecord } from '../pipeline/select.js';
 import type { BackupFingerprint, Catalog } from '../state/catalog.js';
 
 /** The catalog of the service this profile talks to. */
@@ -35,7 +35,7 @@ export async function ensureFingerprints(ctx: Context, catalog: Catalog, records
   }
   if (missing.length) {
     const [{ pipelineBackup }, { readBackups }, { signedUrlTransfer }, { boundsFromEnv }, { FingerprintRecorder }] = await Promise.all([
-      import('../backups/select.js'),
+      import('../pipeline/select.js'),
       import('../pipeline/index.js'),
       import('../pipeline/transfer.js'),
       import('../pipeline/bounds.js'),
@@ -70,13 +70,13 @@ export async function ensureFingerprints(ctx: Context, catalog: Catalog, records
 
 /** The completed backups with files of a job created at or after `since` (ISO), newest first. */
 export async function backupsOfJob(ctx: Context, jobId: string, since: string | undefined): Promise<BackupRecord[]> {
-  const { selectBackups } = await import('../backups/select.js');
+  const { selectBackups } = await import('../pipeline/select.js');
   return selectBackups(ctx, jobId, { latest: false, since, text: since ? `since ${since}` : 'all' });
 }
 
 /** One backup of a job by id (exit 5 when it belongs to another job). */
 export async function backupOfJobById(ctx: Context, jobId: string, backupId: string): Promise<BackupRecord> {
-  const { selectBackups } = await import('../backups/select.js');
+  const { selectBackups } = await import('../pipeline/select.js');
   const [record] = await selectBackups(ctx, jobId, { backup: backupId, latest: false, text: `backup ${backupId}` });
   return record!;
 }

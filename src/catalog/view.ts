@@ -1,7 +1,7 @@
 // How scan, anomalies, ls, find and diff show what they found: the table
 // columns, the anomalies document (--json) and its text and Prometheus forms,
 // and the lines of a listing and of a diff.
-import type { Column } from '../cli/types.js';
+import type { Column } from '../contract/context.js';
 import type { BackupFingerprint } from '../state/catalog.js';
 import type { BackupAnomalies, JobAnomalies } from './anomalies.js';
 import { modeText, type ListingEntry } from './listing.js';

@@ -3,8 +3,8 @@
 // before anything is sent or printed: --dry-run refuses what the real run
 // refuses, with the same words (issue 23 §17). Also the flag transforms that
 // run before the request is built.
-import type { CommandSpec, ParamSpec } from '../resources/types.js';
-import type { RequestSpec } from './types.js';
+import type { CommandSpec, ParamSpec } from '../contract/spec.js';
+import type { RequestSpec } from '../contract/context.js';
 import { UsageError } from '../errors.js';
 import { fillTemplate } from './request.js';
 import { flagLabel } from './params.js';

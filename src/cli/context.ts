@@ -1,12 +1,12 @@
 // The Context handed to every handler: settings, client, prompts, spinner and
 // output options, each created on first use. Tests drive the built CLI, so
 // this is the one place that knows how the real process is wired.
-import type { Client, Context, Globals, IO, OutputOptions, Settings, Spinner } from './types.js';
+import type { Client, Context, Globals, IO, OutputOptions, Settings, Spinner } from '../contract/context.js';
 import { ApiError, ConfigError, InterruptedError, UsageError, noTokenError } from '../errors.js';
 import { addSecret } from '../util/scrub.js';
 import { writeServiceLine } from '../output/sanitize.js';
 import type { RetryPolicy } from '../http/retry.js';
-import type { RequestSpec } from './types.js';
+import type { RequestSpec } from '../contract/context.js';
 import { spellRequest, type ProviderNames } from '../util/providers.js';
 
 export interface ContextInit {

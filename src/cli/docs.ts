@@ -1,6 +1,6 @@
 // Generated documents: docs/commands.md from the manifest. Written by
 // `npm run docs`; a test checks the checked-in file is current.
-import type { Manifest } from '../resources/types.js';
+import type { Manifest } from '../contract/spec.js';
 import { effectiveParams, flagName } from './params.js';
 
 export function commandsMarkdown(manifest: Manifest): string {

@@ -2,7 +2,7 @@
 // written as $BACKUPCTL_TOKEN and secret body fields are masked, so the line
 // is safe to paste into a ticket.
 import { spellRequest } from '../util/providers.js';
-import type { Context, RequestSpec, Result } from './types.js';
+import type { Context, RequestSpec, Result } from '../contract/context.js';
 import { encodeQuery } from '../http/query.js';
 import { redactBody } from '../http/redact.js';
 

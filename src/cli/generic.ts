@@ -2,9 +2,9 @@
 // request, parse the answer leniently with the resource's schema, and hand the
 // output layer records and columns.
 import { wordParts, wrapParts } from '../util/wrap.js';
-import type { CommandSpec } from '../resources/types.js';
-import type { LoadedModule } from './types.js';
-import type { Column, CommandInput, Context, Page, QueryValue, Result, Section } from './types.js';
+import type { CommandSpec } from '../contract/spec.js';
+import type { LoadedModule } from '../contract/context.js';
+import type { Column, CommandInput, Context, Page, QueryValue, Result, Section } from '../contract/context.js';
 import { nextPageQuery, toInt } from '../http/paging.js';
 import { EmptyResultError } from '../errors.js';
 import { parseServiceTime } from '../util/time.js';

@@ -1,8 +1,8 @@
 // Answers are parsed leniently: the schema shapes known fields, unknown fields
 // are kept (loose objects) and a record the schema rejects is passed through
 // as the service sent it, so a new or odd field never breaks a command.
-import type { LoadedModule } from './types.js';
-import type { Context } from './types.js';
+import type { LoadedModule } from '../contract/context.js';
+import type { Context } from '../contract/context.js';
 
 interface SafeParser {
   safeParse(v: unknown): { success: true; data: unknown } | { success: false; error: { issues: Array<{ path: PropertyKey[]; message: string }> } };

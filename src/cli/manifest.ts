@@ -1,10 +1,10 @@
-// The manifest as the program reads it (see CommandSource in resources/types.ts),
+// The manifest as the program reads it (see CommandSource in contract/spec.ts),
 // the whole program declared from it, and the start-up files the build writes.
 import { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
-import type { CommandSource, Manifest, ManifestCommand, StartupIndex } from '../resources/types.js';
+import type { CommandSource, Manifest, ManifestCommand, StartupIndex } from '../contract/spec.js';
 import { buildProgram } from './program.js';
-import type { IO } from './types.js';
+import type { IO } from '../contract/context.js';
 
 export function manifestSource(manifest: Manifest): CommandSource {
   const byTop = new Map<string, ManifestCommand[]>();

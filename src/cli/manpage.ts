@@ -2,7 +2,7 @@
 // shipped through package.json `man`) from the same declared program that
 // --help prints, so its options cannot drift from the commands.
 import type { Command, Help, Option } from 'commander';
-import type { Manifest } from '../resources/types.js';
+import type { Manifest } from '../contract/spec.js';
 import { EXIT_CODES, helpTopics } from './help-topics.js';
 import { declaredProgram } from './manifest.js';
 import { declareEveryGroup } from './program.js';

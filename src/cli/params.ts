@@ -1,7 +1,7 @@
 // The parameters a command really takes: its own, plus the list flags every
 // list command shares. Plain data, used both to declare commander options
 // (start-up path) and to check values (src/cli/values.ts).
-import type { CommandSpec, ParamSpec } from '../resources/types.js';
+import type { CommandSpec, ParamSpec } from '../contract/spec.js';
 
 export function listParams(spec: CommandSpec): ParamSpec[] {
   if (spec.output.kind !== 'list' || !spec.list) return [];

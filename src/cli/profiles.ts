@@ -7,8 +7,8 @@
 // a --check that fails) is a row of its own with its exit code and never
 // hides the others; the command then exits with the first failure's code.
 import { Writable } from 'node:stream';
-import type { ManifestCommand } from '../resources/types.js';
-import type { Globals, IO } from './types.js';
+import type { ManifestCommand } from '../contract/spec.js';
+import type { Globals, IO } from '../contract/context.js';
 import { CliError, UsageError } from '../errors.js';
 
 /** Profiles run at once. */

@@ -4,8 +4,8 @@
 import type { EventEmitter } from 'node:events';
 import { type Command, Help, Option } from 'commander';
 import { BackupctlCommand, globalOptionsHelp, setHelpExtras, wrapTopic } from './help.js';
-import type { CommandSource, ManifestCommand, ParamSpec } from '../resources/types.js';
-import type { Globals, IO } from './types.js';
+import type { CommandSource, ManifestCommand, ParamSpec } from '../contract/spec.js';
+import type { Globals, IO } from '../contract/context.js';
 import { effectiveParams, flagName } from './params.js';
 import { UsageError } from '../errors.js';
 import { OUTPUT_FORMATS } from '../output/options.js';

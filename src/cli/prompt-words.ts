@@ -3,7 +3,7 @@
 // "Delete ALL backups of job {job_id}?" says how many: `Delete ALL 42 backups
 // of job "api postgres" (95253129)?`. Only asked when a person will read the
 // question (a terminal, no --yes): a look-up that fails leaves the plain words.
-import type { Client } from './types.js';
+import type { Client } from '../contract/context.js';
 import { sanitize } from '../output/sanitize.js';
 
 const short = (id: string) => (/^[0-9a-f]{8}-/i.test(id) ? id.slice(0, 8) : id);

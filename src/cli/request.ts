@@ -1,6 +1,6 @@
 // Turns a command's checked values into the request its endpoint takes.
-import type { CommandSpec, ParamSpec } from '../resources/types.js';
-import type { QueryValue, RequestSpec } from './types.js';
+import type { CommandSpec, ParamSpec } from '../contract/spec.js';
+import type { QueryValue, RequestSpec } from '../contract/context.js';
 import { apiName, effectiveParams } from './params.js';
 
 export function buildRequest(spec: CommandSpec, values: Record<string, unknown>): RequestSpec | undefined {

@@ -9,11 +9,11 @@
 // A UUID id is also taken by a unique prefix of 6 or more characters (issue 25),
 // as docker and git take a short id: a table on a terminal shows the first 8.
 // Backups and restore jobs have no names but take a prefix too (PrefixKind).
-import type { Client, RequestSpec } from './types.js';
+import type { Client, RequestSpec } from '../contract/context.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { didYouMean, suggestNames } from '../util/suggest.js';
 
-import type { NamedKind } from '../resources/types.js';
+import type { NamedKind } from '../contract/spec.js';
 
 
 export interface NamedKindInfo {

@@ -1,6 +1,6 @@
 // What start-up reads, and the version: used by main.ts and by the commands that read the whole
 // command tree (completion, schema), so that none of them imports main.ts (issue 25 §18).
-import type { CommandSource, Manifest, ManifestCommand, StartupIndex } from '../resources/types.js';
+import type { CommandSource, Manifest, ManifestCommand, StartupIndex } from '../contract/spec.js';
 import { readBuiltFile } from '../util/built-files.js';
 
 declare const __VERSION__: string;

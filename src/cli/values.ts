@@ -4,7 +4,7 @@
 import { promises as fsp } from 'node:fs';
 import * as z from 'zod/mini';
 import type { Readable } from 'node:stream';
-import type { CommandSpec, ParamSpec } from '../resources/types.js';
+import type { CommandSpec, ParamSpec } from '../contract/spec.js';
 import { UsageError } from '../errors.js';
 import { apiName, effectiveParams, flagLabel, flagName, optionKey } from './params.js';
 import { calendarProblem, parseDatetime, parseDuration } from '../util/time.js';

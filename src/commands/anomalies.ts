@@ -4,8 +4,8 @@
 // rules (random-looking files, renames, ransom notes, onion addresses, lost
 // tables, sizes far off); each finding names its evidence and the last clean
 // backup before it. See docs/anomalies.md.
-import type { Context, Handler, Result } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Context, Handler, Result } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';
 import { jobArg } from '../resources/common.js';

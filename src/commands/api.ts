@@ -2,8 +2,8 @@
 // do not cover, in the manner of `gh api`. The answer is printed as JSON.
 import { readFile } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
-import type { Handler, QueryValue, RequestSpec } from '../cli/types.js';
-import type { HttpMethod, ModuleSpec } from '../resources/types.js';
+import type { Handler, QueryValue, RequestSpec } from '../contract/context.js';
+import type { HttpMethod, ModuleSpec } from '../contract/spec.js';
 import { UsageError } from '../errors.js';
 
 const METHODS: readonly HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];

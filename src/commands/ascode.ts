@@ -4,8 +4,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod/mini';
-import type { Context, Handler, Result } from '../cli/types.js';
-import type { ModuleSpec, ParamSpec } from '../resources/types.js';
+import type { Context, Handler, Result } from '../contract/context.js';
+import type { ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { SECTIONS, backupsFileSchema, type Section } from '../ascode/filespec.js';
 import type { Change, FieldChange, Plan } from '../ascode/plan.js';

@@ -1,8 +1,8 @@
 // auth login | status | logout | token: the API token of a profile.
 import type { Readable } from 'node:stream';
 import * as z from 'zod/mini';
-import type { Column, CommandInput, Context, Handler, Result } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Column, CommandInput, Context, Handler, Result } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { clientLimitsFromEnv, openContextConfig } from '../cli/context.js';
 import { ApiError, ConfigError, InterruptedError, UsageError, noTokenError } from '../errors.js';
 import {

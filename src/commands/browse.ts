@@ -9,8 +9,8 @@ import { once } from 'node:events';
 import { PassThrough, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import path from 'node:path';
-import type { Context, Handler, Result } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Context, Handler, Result } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
 import { jobArg } from '../resources/common.js';
 import type { BackupFingerprint, Catalog } from '../state/catalog.js';
@@ -341,7 +341,7 @@ const restoreFile: Handler = async (input, ctx) => {
   }
   const scan = await import('../catalog/scan.js');
   const record = await scan.backupOfJobById(ctx, String(v.job_id), String(v.backup));
-  const { pipelineBackup } = await import('../backups/select.js');
+  const { pipelineBackup } = await import('../pipeline/select.js');
   const backup = await pipelineBackup(ctx, record);
   if (!backup.files.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
   const settings = await ctx.settings();

@@ -2,8 +2,8 @@
 // the scripts call to offer names and ids. The work is in src/completion/ (issue 25 §19):
 // the scripts, generated from the command registry (index.ts), and the look-ups (dynamic.ts).
 // The same scripts are committed under completions/ (the build's --docs step writes them).
-import type { Handler } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { NAMED_KINDS } from '../cli/resolve.js';
 import { readManifest } from '../cli/startup.js';
 import { SHELLS, completionScript, type Shell } from '../completion/index.js';

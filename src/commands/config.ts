@@ -1,7 +1,7 @@
 // config get | set | unset | list | path: the settings stored in a profile.
 import * as z from 'zod/mini';
-import type { Column, Context, Handler } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Column, Context, Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { openContextConfig } from '../cli/context.js';
 import { parseProviderNames } from '../util/providers.js';
 import { CliError, UsageError } from '../errors.js';

@@ -3,8 +3,8 @@
 // doctor asks for the first droplet both ways and says which answered, and whether the
 // profile's provider_names setting sends the one that does.
 import * as z from 'zod/mini';
-import type { Column, Context, Handler } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Column, Context, Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { ApiError, InterruptedError } from '../errors.js';
 import { MACHINE_AREA, PROVIDER_NAME_MODES, type ProviderNames } from '../util/providers.js';
 
@@ -55,7 +55,7 @@ const COLUMNS: Column[] = [
 ];
 
 /** The status a path answers with: 2xx, 404, ..., or null when no answer came (network). */
-async function statusOf(ctx: Context, client: import('../cli/types.js').Client, path: string): Promise<number | null> {
+async function statusOf(ctx: Context, client: import('../contract/context.js').Client, path: string): Promise<number | null> {
   try {
     const res = await client.request({ method: 'GET', path, query: { page_size: 15 } }, { signal: ctx.signal });
     return res.status;

@@ -1,8 +1,8 @@
 // `backupctl emulator`: runs the local emulator of the service until Ctrl-C.
 // The emulator itself is imported only when the command runs.
-import type { CommandInput, Context, Handler, Result } from '../cli/types.js';
+import type { CommandInput, Context, Handler, Result } from '../contract/context.js';
 import { UsageError } from '../errors.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { ModuleSpec } from '../contract/spec.js';
 
 export const module: ModuleSpec = {
   name: 'emulator',

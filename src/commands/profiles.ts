@@ -1,7 +1,7 @@
 // profiles list | use | remove: the named profiles in the config file.
 import * as z from 'zod/mini';
-import type { Column, Context, Handler } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Column, Context, Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { openContextConfig } from '../cli/context.js';
 import { UsageError } from '../errors.js';
 import { DEFAULT_PROFILE, type ConfigStore } from '../config/index.js';

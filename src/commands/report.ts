@@ -3,8 +3,8 @@
 // ran; missed runs, failures, durations and sizes per job, then droplets,
 // volumes and snapshot resources. As a table, JSON, Markdown or one
 // self-contained HTML file with charts.
-import type { Handler, Result } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Handler, Result } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';

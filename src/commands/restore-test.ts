@@ -1,5 +1,5 @@
 // `backupctl restore-test`: proves that a backup's data comes back. The
-// chosen backup (src/backups/select.ts) is read through the one read pipeline
+// chosen backup (src/pipeline/select.ts) is read through the one read pipeline
 // verify uses (src/pipeline: signed URL, no Authorization, resumed, the size
 // cap, verify's checks and ledger on the way) with one extra sink per file,
 // which restores it as it streams: SQL dumps into a scratch
@@ -7,8 +7,8 @@
 // extracted into a private folder where --exec runs. Exit 0 passed, 14 the
 // restore or a check failed, 15 no engine, 11 a file failed the checks on the way.
 import { readFile } from 'node:fs/promises';
-import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Context, Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { cronParams } from '../jobs/cron.js';
 import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
@@ -131,7 +131,7 @@ const restoreTest: Handler = async (input, ctx) => {
   if (extra && ctx.globals.json) throw new UsageError(`--json and -o ${extra} ask for two formats: give one`);
   const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
   const format: Format = extra ?? (v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format);
-  const { readSelection } = await import('../backups/select.js');
+  const { readSelection } = await import('../pipeline/select.js');
   const selection = readSelection(v, 'restore-test');
   checkDecryptFlags(v);
   const intoFlag = typeof v.into === 'string' ? v.into : undefined;
@@ -199,7 +199,7 @@ const restoreTest: Handler = async (input, ctx) => {
 interface RunInput {
   values: Record<string, unknown>;
   jobId: string;
-  selection: import('../backups/select.js').BackupSelection;
+  selection: import('../pipeline/select.js').BackupSelection;
   format: Format;
   outputFile: string | undefined;
   timeoutMs: number;
@@ -228,7 +228,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   // Decrypt on the way (--private-key, --decrypt-with, or the job's settings): the key is opened before any file is read.
   const decrypt = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, o.values, job);
   // Stage 1 of the read pipeline: the backup (<backup> | --latest, the newest completed one by default).
-  const { selectBackups, pipelineBackup } = await import('../backups/select.js');
+  const { selectBackups, pipelineBackup } = await import('../pipeline/select.js');
   const [record] = await selectBackups(ctx, job.id, o.selection);
   if (!record) throw new EmptyResultError(`job ${label} has no completed backup to restore`);
   const backup = await pipelineBackup(ctx, record);
@@ -243,8 +243,8 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
   ]);
   // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
   const ledger = await Ledger.open(stateDir(ctx.env));
-  // Fresh signed URLs for files that start late, and after a 403 (src/backups/urls.ts).
-  const { SignedUrls, urlMaxAgeFromEnv } = await import('../backups/urls.js');
+  // Fresh signed URLs for files that start late, and after a 403 (src/pipeline/urls.ts).
+  const { SignedUrls, urlMaxAgeFromEnv } = await import('../pipeline/urls.js');
   const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
   const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
   // As verify: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.

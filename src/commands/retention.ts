@@ -4,8 +4,8 @@
 // schedule forward, --what-if tries other counts (nothing is sent but the
 // reads), --check guards the newest proven backup (exit 16), --audit compares
 // the predictions recorded by earlier runs with what the service expired.
-import type { Context, Handler } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Context, Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { retentionOutputSchema as outputSchema } from '../retention/schema.js';
 
@@ -114,7 +114,7 @@ const retention: Handler = async (input, ctx) => {
   const dir = stateDir(ctx.env);
   if (v.audit === true) return auditResult(ctx, targets, dir, md);
 
-  const { buildDocuments } = await import('../retention/build.js');
+  const { buildDocuments } = await import('../retention/forecast.js');
   const { readProofs } = await import('../retention/proven.js');
   const proofs = await readProofs(ctx);
   const docs = await buildDocuments(targets, {

@@ -2,8 +2,8 @@
 // build time from the zod schemas the command parses answers with (src/build/schemas.ts) and
 // read here from dist/startup/schemas.json.gz, as the command tree is: this module does not load
 // the registry (issue 25 §18).
-import type { Handler } from '../cli/types.js';
-import type { Manifest, ManifestCommand, ModuleSpec } from '../resources/types.js';
+import type { Handler } from '../contract/context.js';
+import type { Manifest, ManifestCommand, ModuleSpec } from '../contract/spec.js';
 import { gunzipSync } from 'node:zlib';
 import { readBuiltBinary } from '../util/built-files.js';
 import { UsageError } from '../errors.js';

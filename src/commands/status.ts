@@ -3,8 +3,8 @@
 // storage, worst first; then droplets, volumes and snapshot resources.
 // `--check` turns it into a freshness check (exit 9), `-o prometheus` into
 // metrics for node_exporter's textfile collector.
-import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Context, Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';

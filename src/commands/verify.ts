@@ -3,8 +3,8 @@
 // on a broken transfer, nothing written to disk) and checked on the stream:
 // size against the record, sha256 against the ledger, and the content
 // (src/pipeline/inspect.ts). Exit 11 when a file fails, 9 when nothing matched.
-import type { Context, Handler, IO, OutputOptions, Result } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Context, Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { cronParams } from '../jobs/cron.js';
 import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
@@ -78,7 +78,7 @@ export const module: ModuleSpec = {
 export const schemas = { verify: verifyDocumentSchema };
 
 type Rec = Record<string, unknown>;
-type Selection = import('../backups/select.js').BackupSelection;
+type Selection = import('../pipeline/select.js').BackupSelection;
 
 /** The job's record, for its name (the runner has turned a name given into the id). */
 async function findJob(ctx: Context, id: string): Promise<{ id: string; name: string | null }> {
@@ -94,7 +94,7 @@ const verify: Handler = async (input, ctx) => {
   const v = input.values;
   const prometheus = ctx.globals.output?.trim().toLowerCase() === 'prometheus';
   if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
-  const { readSelection } = await import('../backups/select.js');
+  const { readSelection } = await import('../pipeline/select.js');
   const sel = readSelection(v, 'verify');
   checkDecryptFlags(v);
   const jobId = String(v.job_id);
@@ -150,7 +150,7 @@ async function runVerify(
   const job = await findJob(ctx, o.jobId);
   // Decrypt on the way (--private-key, --decrypt-with, or the job's settings): the key is opened before any file is read.
   const decrypt = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, o.values, job);
-  const { selectBackups, pipelineBackup } = await import('../backups/select.js');
+  const { selectBackups, pipelineBackup } = await import('../pipeline/select.js');
   const backups = await selectBackups(ctx, job.id, o.sel);
   if (!backups.length) {
     throw new EmptyResultError(`job ${job.name ?? job.id} has no ${o.sel.latest ? 'completed backup' : `backup with files matching ${o.sel.text}`} to verify`);
@@ -168,8 +168,8 @@ async function runVerify(
     import('../util/stated-size.js'),
   ]);
   const ledger = await Ledger.open(stateDir(ctx.env));
-  // Fresh signed URLs for files that start late, and after a 403 (src/backups/urls.ts).
-  const { SignedUrls, urlMaxAgeFromEnv } = await import('../backups/urls.js');
+  // Fresh signed URLs for files that start late, and after a 403 (src/pipeline/urls.ts).
+  const { SignedUrls, urlMaxAgeFromEnv } = await import('../pipeline/urls.js');
   const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
   // As `jobs backup download`: a terminal on stderr that can redraw a line (not TERM=dumb), not -q, not --check.
   const showProgress = ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check';

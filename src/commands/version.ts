@@ -1,8 +1,8 @@
 // `backupctl version`: what gh version and hcloud version print, for a bug
 // report (`--version` stays the bare number, for scripts).
 import * as z from 'zod/mini';
-import type { Handler } from '../cli/types.js';
-import type { ModuleSpec } from '../resources/types.js';
+import type { Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { VERSION } from '../cli/startup.js';
 
 export const module: ModuleSpec = {

@@ -4,8 +4,8 @@
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import type { Client, Handler, RequestSpec } from '../cli/types.js';
-import type { CompletionSource, Manifest } from '../resources/types.js';
+import type { Client, Handler, RequestSpec } from '../contract/context.js';
+import type { CompletionSource, Manifest } from '../contract/spec.js';
 import { NAMED_KINDS, isNamedKind } from '../cli/resolve.js';
 import { readManifest } from '../cli/startup.js';
 import { sanitize } from '../output/sanitize.js';

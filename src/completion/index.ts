@@ -2,7 +2,7 @@
 // from the manifest (model.ts, parts.ts, bash.ts, zsh.ts, fish.ts); the look-ups the scripts
 // call at a TAB are in dynamic.ts. `backupctl completion` and `__complete` (src/commands/completion.ts)
 // and the build's --docs step use it.
-import type { Manifest } from '../resources/types.js';
+import type { Manifest } from '../contract/spec.js';
 import { completionModel } from './model.js';
 import { bashScript } from './bash.js';
 import { zshScript } from './zsh.js';

@@ -1,13 +1,13 @@
 // What completes to what: the command tree as the completion scripts see it, read from the
 // manifest (the commands, their flags and arguments and the values each takes).
 import { declaredProgram } from '../cli/manifest.js';
-import type { CompletionSource, Manifest, ManifestCommand, ParamSpec } from '../resources/types.js';
+import type { CompletionSource, Manifest, ManifestCommand, ParamSpec } from '../contract/spec.js';
 import { effectiveParams, flagName } from '../cli/params.js';
 import { OUTPUT_FORMATS } from '../output/options.js';
 import { helpTopics } from '../cli/help-topics.js';
 import { NAMED_KINDS } from '../cli/resolve.js';
 
-export /** What the scripts ask `__complete` for: a named resource the service lists, or another source (src/resources/types.ts). */
+export /** What the scripts ask `__complete` for: a named resource the service lists, or another source (src/contract/spec.ts). */
 type IdResource = CompletionSource;
 
 /** The tag names a `tags` flag takes when its spec lists none (as src/cli/values.ts assumes). */

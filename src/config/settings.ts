@@ -1,5 +1,5 @@
 // Settings resolved from flags, the environment and the profile, in that order.
-import type { Globals, OutputFormat, Settings } from '../cli/types.js';
+import type { Globals, OutputFormat, Settings } from '../contract/context.js';
 import { CliError, ConfigError, UsageError } from '../errors.js';
 import { validateBaseUrl } from './base-url.js';
 import { parseDuration } from './duration.js';

@@ -1,5 +1,5 @@
 // Shapes of the config file (<dir>/config.json). Types only: free at start-up.
-import type { OutputFormat } from '../cli/types.js';
+import type { OutputFormat } from '../contract/context.js';
 
 /** Settings a profile may hold. The file rejects any other key. */
 export interface ProfileData {

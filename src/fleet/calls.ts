@@ -1,7 +1,7 @@
 // What `status` and `report` share: they read the same fleet (jobs and their
 // backups, droplets, volumes and snapshot resources with their snapshots),
 // declare the same endpoints and start --dry-run with the same lists.
-import type { Context, Result } from '../cli/types.js';
+import type { Context, Result } from '../contract/context.js';
 
 /** The endpoints both commands call (for the coverage check and the docs). */
 export const FLEET_CALLS = [

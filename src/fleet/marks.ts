@@ -5,7 +5,7 @@
 // unchecked or not-tested one is a warning. A mark of an older backup is shown
 // (of_newest: false) and never judged. Marks that cannot be read are a
 // warning, not the end of the run: the marks are then unknown.
-import type { Context } from '../cli/types.js';
+import type { Context } from '../contract/context.js';
 import type { KindMarks, MarkKind, MarkedBackup, MarksStore } from '../state/marks.js';
 import type { RestoreMark, VerifyMark, Warning } from './marks-schema.js';
 

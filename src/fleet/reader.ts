@@ -4,7 +4,7 @@
 // read through the resources' own zod schemas (leniently, as every list of the
 // CLI: a record that does not match is used as received, and --debug says
 // so), lists are walked with client.pages, and requests run a few at a time.
-import type { Client, Context, QueryValue, RequestSpec } from '../cli/types.js';
+import type { Client, Context, QueryValue, RequestSpec } from '../contract/context.js';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { NAMED_KINDS, looksLikeId, pickByName } from '../cli/resolve.js';
 import { jobSchema } from '../resources/jobs.js';

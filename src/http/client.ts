@@ -3,7 +3,7 @@
 // Retries plug in at `send` (see ./retry.ts): every request goes through it.
 import type { Writable } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import type { ApiResponse, Client, Page, QueryValue, RequestSpec } from '../cli/types.js';
+import type { ApiResponse, Client, Page, QueryValue, RequestSpec } from '../contract/context.js';
 import { ApiError } from '../errors.js';
 import { AttemptError, formatMs, transientError } from './failures.js';
 import { encodeQuery } from './query.js';

@@ -1,6 +1,6 @@
 // The errors one attempt or a whole request can end in, shared by the client
 // and the retry layer.
-import type { ApiResponse, RequestSpec } from '../cli/types.js';
+import type { ApiResponse, RequestSpec } from '../contract/context.js';
 import { ApiError, CliError, ExitCode, OutcomeUnknownError, TransientError, statusText } from '../errors.js';
 
 /** Failure of one attempt, before retry policy decides: carries what the retry layer needs. */

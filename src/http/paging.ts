@@ -1,4 +1,4 @@
-import type { QueryValue } from '../cli/types.js';
+import type { QueryValue } from '../contract/context.js';
 
 const DEFAULT_PAGE_SIZE = 15;
 

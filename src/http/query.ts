@@ -1,4 +1,4 @@
-import type { QueryValue } from '../cli/types.js';
+import type { QueryValue } from '../contract/context.js';
 
 /**
  * Encodes a query string. Objects become bracket keys as Laravel reads them

@@ -3,7 +3,7 @@
 // 429 and 5xx; a POST only when it surely never arrived (connection refused)
 // or was turned away with 429. Anything else after a POST was sent is
 // "outcome unknown" (exit 7): sending it again could start a second backup.
-import type { ApiResponse, RequestSpec } from '../cli/types.js';
+import type { ApiResponse, RequestSpec } from '../contract/context.js';
 import { InterruptedError } from '../errors.js';
 import { AttemptError, checkHint, errorForResponse, outcomeUnknownError, redirectError, transientError, formatMs } from './failures.js';
 

@@ -3,7 +3,7 @@
 // or `files: "nope"`: each is a clear error (exit 6, like a list answer without
 // its `data` array), never `null` on stdout, an "unexpected failure", or a
 // request to /backups/undefined/download.
-import type { ApiResponse } from '../cli/types.js';
+import type { ApiResponse } from '../contract/context.js';
 import { ApiError } from '../errors.js';
 
 type Rec = Record<string, unknown>;

@@ -6,8 +6,8 @@
 import { promises as fsp } from 'node:fs';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
-import type { Context, Result } from '../cli/types.js';
-import type { ParamSpec } from '../resources/types.js';
+import type { Context, Result } from '../contract/context.js';
+import type { ParamSpec } from '../contract/spec.js';
 import { CliError, LockedError, UsageError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 import { acquireFileLock, type HeldLock } from '../config/lock.js';

@@ -10,8 +10,8 @@
 // A flag wins over the job's settings; <job> in the config is the job's name
 // or its id. The passphrase and the key are read here, never printed, never
 // in argv; the Decryptor itself is src/pipeline/decrypt.ts.
-import type { Context } from '../cli/types.js';
-import type { ParamSpec } from '../resources/types.js';
+import type { Context } from '../contract/context.js';
+import type { ParamSpec } from '../contract/spec.js';
 import { InterruptedError, UsageError } from '../errors.js';
 import { sanitize } from '../output/sanitize.js';
 import type { Decryptor } from '../pipeline/decrypt.js';

@@ -2,7 +2,7 @@
 // backups (src/backups/newest.ts; the interface offers no single-backup
 // endpoint) and polls until it ends. Polling is bounded by the wait timeout;
 // 429s and Retry-After are handled by the client's retries.
-import type { Client, Spinner } from '../cli/types.js';
+import type { Client, Spinner } from '../contract/context.js';
 import { WaitFailedError, WaitTimeoutError } from '../errors.js';
 import { abortableSleep } from '../http/retry.js';
 import { formatDuration } from './cron.js';

@@ -1,7 +1,7 @@
 // Cell formatting shared by the table, record and key/value views. Nothing
 // here imports a heavy module: colour arrives as a Colorizer so that the
 // paths that never colour (json, ndjson, tsv, piped tables) never load chalk.
-import type { Column } from '../cli/types.js';
+import type { Column } from '../contract/context.js';
 
 /** The few styles the output layer uses; a chalk instance satisfies it. */
 export interface Colorizer {

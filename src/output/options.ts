@@ -1,5 +1,5 @@
 // Decides, once per run, how results are printed: format, colour, columns.
-import type { Globals, IO, OutputFormat, OutputOptions } from '../cli/types.js';
+import type { Globals, IO, OutputFormat, OutputOptions } from '../contract/context.js';
 import { ConfigError, UsageError } from '../errors.js';
 
 export const OUTPUT_FORMATS: readonly OutputFormat[] = ['table', 'json', 'ndjson', 'tsv'];

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { access, constants, open, rename, stat, unlink } from 'node:fs/promises';
 import path from 'node:path';
 import { Writable } from 'node:stream';
-import type { Context, IO, OutputOptions, Result } from '../cli/types.js';
+import type { Context, IO, OutputOptions, Result } from '../contract/context.js';
 import { UsageError } from '../errors.js';
 
 /** Checked before any request: a path that cannot be written is a usage error, not a wasted run. */

@@ -1,6 +1,6 @@
 // The one place that prints results. See index.ts for the rules.
 import type { TablePrinter } from './table.js';
-import type { Column, IO, OutputOptions, Result, Section } from '../cli/types.js';
+import type { Column, IO, OutputOptions, Result, Section } from '../contract/context.js';
 import { UsageError } from '../errors.js';
 import {
   displayWidth,

@@ -1,5 +1,5 @@
 // A progress spinner on stderr, shown only to a person at a terminal.
-import type { IO, Spinner } from '../cli/types.js';
+import type { IO, Spinner } from '../contract/context.js';
 import { sanitize } from './sanitize.js';
 
 const noop: Spinner = { update() {}, stop() {} };

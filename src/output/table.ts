@@ -1,7 +1,7 @@
 // Borderless tables in the style of gh and doctl: a header row, columns
 // separated by two spaces, no box characters. Loaded only for table output,
 // so cli-table3 costs nothing to the json/ndjson/tsv paths.
-import type { Column } from '../cli/types.js';
+import type { Column } from '../contract/context.js';
 import { cellText, displayWidth, shownValue, styleCell, truncate, type Colorizer } from './format.js';
 
 /** Spaces between columns. */

@@ -1,7 +1,7 @@
 // The one read pipeline: how `verify` and `restore-test` read backups back.
 //
 // Stages, each its own piece:
-//   1. select backups   src/backups/select.ts   readSelection(values), selectBackups(ctx, jobId, selection)
+//   1. select backups   src/pipeline/select.ts  readSelection(values), selectBackups(ctx, jobId, selection)
 //   2. transfer         src/pipeline/transfer.ts transfer(url, sink, options) / signedUrlTransfer(options):
 //                       the signed URL (no Authorization), retries, Range resumes, the record's size cap
 //   3. fan out          src/pipeline/read.ts     FanOut: every chunk (batched to 512 KB) to every sink at once,

@@ -36,6 +36,9 @@ export type CheckName = 'tar' | 'zip' | 'sql-dump' | 'pg-custom' | 'mongo-archiv
 /** The restore engines restore-test has (src/restore/dispatch.ts). */
 export type EngineName = 'sql' | 'bson' | 'extract';
 
+/** The SQL dialects the reader counts and the engines restore. */
+export type SqlDialect = 'postgres' | 'mysql';
+
 export interface KindSpec {
   /** verify's `format` for it (inside a gzip: `<format>.gz`). */
   format: string;

@@ -134,7 +134,7 @@ export interface ReadFileOptions<R> {
   listed?: () => Promise<ListedSum | undefined>;
   /** Decrypt on the way (--private-key, --decrypt-with): src/pipeline/decrypt.ts. */
   decrypt?: Decryptor;
-  /** Fresh signed URLs: before a file starts when the backup's are old, and after a 403 (src/backups/urls.ts). */
+  /** Fresh signed URLs: before a file starts when the backup's are old, and after a 403 (src/pipeline/urls.ts). */
   urls?: UrlSource;
 }
 

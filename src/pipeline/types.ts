@@ -72,7 +72,7 @@ export interface PipelineBackup {
 }
 
 /**
- * Where fresh signed URLs come from (issue 29 §6; src/backups/urls.ts makes one from the service): a URL
+ * Where fresh signed URLs come from (issue 29 §6; src/pipeline/urls.ts makes one from the service): a URL
  * holds about an hour, so a long run gets fresh ones for files that start late, and after a 403.
  */
 export interface UrlSource {

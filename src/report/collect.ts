@@ -3,7 +3,7 @@
 // with their snapshot schedules and snapshots, and the snapshot resources with
 // backups activated. The same reader as `status` (a few requests at a time,
 // the first failure stops the rest); the arithmetic is in compute.ts.
-import type { Context, QueryValue } from '../cli/types.js';
+import type { Context, QueryValue } from '../contract/context.js';
 import { ApiError } from '../errors.js';
 import {
   CONCURRENCY,

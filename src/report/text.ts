@@ -1,7 +1,7 @@
 // The report as text: the terminal table and Markdown (for a ticket or an
 // audit folder). Both read the document only; service text is sanitised
 // (and escaped for Markdown).
-import type { Column } from '../cli/types.js';
+import type { Column } from '../contract/context.js';
 import { displayWidth, humanBytes, relativeTime } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { wordParts, wrapHanging, wrapParts } from '../util/wrap.js';

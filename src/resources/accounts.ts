@@ -1,8 +1,8 @@
 // Accounts connected at cloud providers, through which snapshots are taken
 // (/v1/snapshots/accounts).
 import * as z from 'zod/mini';
-import type { Column } from '../cli/types.js';
-import type { ModuleSpec, ParamSpec } from './types.js';
+import type { Column } from '../contract/context.js';
+import type { ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { datetime, idArg, modifiedSince, record } from './common.js';
 import { providerAliases, providerToken, publishedName } from '../util/providers.js';
 

@@ -2,8 +2,8 @@
 // entries ask of a job's backups. The newest backup is found the way the
 // service offers it, the job's backups sorted -created_at.
 import * as z from 'zod/mini';
-import type { Column, Context, Handler, Settings } from '../cli/types.js';
-import type { ModuleSpec } from './types.js';
+import type { Column, Context, Handler, Settings } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { jobArg, record } from './common.js';
 import { sanitize } from '../output/sanitize.js';
@@ -163,8 +163,8 @@ const download: Handler = async (input, ctx) => {
     return typeof name === 'string' ? name : null;
   });
   const decrypt = decryptor && { decryptor, backupId: backup.id, encryptionKey: typeof backup.encryption_key === 'string' ? backup.encryption_key : null };
-  // Fresh signed URLs for files that start late, and after a 403 from the store (src/backups/urls.ts).
-  const { downloadUrls, urlMaxAgeFromEnv, urlOf } = await import('../backups/urls.js');
+  // Fresh signed URLs for files that start late, and after a 403 from the store (src/pipeline/urls.ts).
+  const { downloadUrls, urlMaxAgeFromEnv, urlOf } = await import('../pipeline/urls.js');
   const backupId = backup.id;
   const urls = {
     at: urlsAt,

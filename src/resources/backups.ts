@@ -1,7 +1,7 @@
 // Single backups by id (real endpoints beyond the interface, see api-facts.md).
 import * as z from 'zod/mini';
-import type { Column, Handler } from '../cli/types.js';
-import type { ModuleSpec } from './types.js';
+import type { Column, Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { columns as jobColumns } from './jobs.js';
 import { backupSchema } from '../backups/record.js';
 

@@ -2,8 +2,8 @@
 // two share every verb, field and answer, so one description here builds both
 // modules; droplets.ts and volumes.ts name only their differences.
 import * as z from 'zod/mini';
-import type { Column, Handler } from '../cli/types.js';
-import type { CommandSpec, ModuleSpec, ParamSpec } from './types.js';
+import type { Column, Handler } from '../contract/context.js';
+import type { CommandSpec, ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { datetime, modifiedSince, record, retentionText, setTagNames, status } from './common.js';
 import { MACHINE_SNAPSHOT_STATUSES } from '../backups/status.js';
 

@@ -1,7 +1,7 @@
 // Pieces several resources share: lenient record schemas and reusable params.
 import * as z from 'zod/mini';
-import type { ParamSpec } from './types.js';
-import type { NamedKind } from './types.js';
+import type { ParamSpec } from '../contract/spec.js';
+import type { NamedKind } from '../contract/spec.js';
 
 /** A service datetime: ISO with microseconds, or `YYYY-MM-DD HH:MM:SS`; null where the field is nullable. */
 export const datetime = z.string();

@@ -2,8 +2,8 @@
 // the public half of a 4096-bit RSA pair made locally; backups are encrypted with it.
 import { createHash } from 'node:crypto';
 import * as z from 'zod/mini';
-import type { Column, CommandInput, Handler } from '../cli/types.js';
-import type { ModuleSpec } from './types.js';
+import type { Column, CommandInput, Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { UsageError } from '../errors.js';
 import { record } from './common.js';
 

@@ -2,8 +2,8 @@
 // where it goes (storage) and when (schedules); their backups; their
 // encryption key, proxy, schedules and storage.
 import * as z from 'zod/mini';
-import type { ApiResponse, Column, Handler, Result } from '../cli/types.js';
-import type { ModuleSpec, ParamSpec } from './types.js';
+import type { ApiResponse, Column, Handler, Result } from '../contract/context.js';
+import type { ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { UsageError } from '../errors.js';
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { datetime, jobArg, loose, modifiedSince, record, retentionText, serverSchema, setTagNames } from './common.js';

@@ -1,7 +1,7 @@
 // Restore jobs: listed and shown (the service offers no way to create one through the interface).
 import * as z from 'zod/mini';
-import type { Column, Handler } from '../cli/types.js';
-import type { ModuleSpec } from './types.js';
+import type { Column, Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { datetime, record, serverSchema } from './common.js';
 
 const fileSchema = record({ id: z.nullish(z.union([z.string(), z.number()])), name: z.string(), size: z.nullish(z.union([z.string(), z.number()])), url: z.nullish(z.string()) });

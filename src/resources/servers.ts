@@ -1,7 +1,7 @@
 // Servers reached over SSH.
 import * as z from 'zod/mini';
-import type { Column, Handler } from '../cli/types.js';
-import type { ModuleSpec } from './types.js';
+import type { Column, Handler } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { modifiedSince, record, serverSchema } from './common.js';
 
 /** The answer of GET /servers/code: the shell line to run on the server. */

@@ -1,8 +1,8 @@
 // Disks and servers found in connected accounts (/v1/snapshots/resources):
 // the `resources` command group.
 import * as z from 'zod/mini';
-import type { Column } from '../cli/types.js';
-import type { ModuleSpec, ParamSpec } from './types.js';
+import type { Column } from '../contract/context.js';
+import type { ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { datetime, idArg, modifiedSince, record } from './common.js';
 import { ACCOUNT_PROVIDERS, accountSchema, providerColumn, providerSchema } from './accounts.js';
 import { providerAliases } from '../util/providers.js';

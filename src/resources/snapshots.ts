@@ -1,8 +1,8 @@
 // Snapshots taken at connected provider accounts (/v1/snapshots). Snapshots of
 // cloud_i machines live under droplets and volumes instead.
 import * as z from 'zod/mini';
-import type { Column } from '../cli/types.js';
-import type { ModuleSpec } from './types.js';
+import type { Column } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { datetime, idArg, record, status } from './common.js';
 import { ACCOUNT_PROVIDERS, accountSchema, providerColumn, providerSchema } from './accounts.js';
 import { providerAliases } from '../util/providers.js';

@@ -1,6 +1,6 @@
 // SSH keys: the RSA keys the service uses to reach servers.
-import type { Column } from '../cli/types.js';
-import type { ModuleSpec } from './types.js';
+import type { Column } from '../contract/context.js';
+import type { ModuleSpec } from '../contract/spec.js';
 import { idArg, modifiedSince, sshKeySchema } from './common.js';
 
 export const schemas = { sshKey: sshKeySchema };

@@ -1,7 +1,7 @@
 // jobs backup start: POST /v1/jobs/{id}/backups/start, and around it what a
 // cron entry needs: --jitter, --lock, --healthcheck-url, --wait.
-import type { Handler, Result } from '../cli/types.js';
-import type { CommandSpec, ParamSpec } from './types.js';
+import type { Handler, Result } from '../contract/context.js';
+import type { CommandSpec, ParamSpec } from '../contract/spec.js';
 import { cronParams } from '../jobs/cron.js';
 import { jobArg } from './common.js';
 import { sanitize } from '../output/sanitize.js';

@@ -1,7 +1,7 @@
 // Storage destinations where backups are written (/v1/storage).
 import * as z from 'zod/mini';
-import type { Column } from '../cli/types.js';
-import type { ModuleSpec, ParamSpec } from './types.js';
+import type { Column } from '../contract/context.js';
+import type { ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { idArg, modifiedSince, record } from './common.js';
 import { providerAliases, publishedName } from '../util/providers.js';
 import { ACCOUNT_PROVIDERS } from './accounts.js';

@@ -27,7 +27,7 @@ export interface RunOptions {
   restore: Omit<RestoreOptions, 'signal'>;
   /** Decrypt on the way (--private-key, --decrypt-with): the restore sink gets the plaintext. */
   decrypt?: Decryptor;
-  /** Fresh signed URLs (src/backups/urls.ts). */
+  /** Fresh signed URLs (src/pipeline/urls.ts). */
   urls?: UrlSource;
   /** --timeout: the longest the whole test may take. */
   timeoutMs: number;

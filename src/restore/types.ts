@@ -15,7 +15,6 @@ import type { ContentKind } from '../pipeline/kinds.js';
 /** What the decoded bytes are: the pipeline's one registry of kinds (verify says the same). */
 export type DumpKind = ContentKind;
 
-export type SqlDialect = 'postgres' | 'mysql';
 
 /** --engine: auto tries server (--into / BACKUPCTL_RESTORE_URL), then local binaries, then embedded PGlite. */
 export type EngineChoice = 'auto' | 'server' | 'local' | 'embedded';

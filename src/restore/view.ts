@@ -1,7 +1,7 @@
 // How a restore-test document is shown: a table of files with a summary line
 // per backup (read + restore = recovery time), the lines --check writes,
 // Markdown for an audit folder, and Prometheus metrics per job.
-import type { Column } from '../cli/types.js';
+import type { Column } from '../contract/context.js';
 import { displayWidth, humanBytes, whenAndAge } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { wrapHanging } from '../util/wrap.js';

@@ -1,7 +1,7 @@
 // What the forecast reads from the service: the job (its schedules and their
 // retention counts) or the droplet / volume / snapshot resource (frequency,
 // run offset, time zone, retention), and every backup or snapshot it holds.
-import type { Client, Context } from '../cli/types.js';
+import type { Client, Context } from '../contract/context.js';
 import { NotFoundTarget } from './errors.js';
 import { PERIODS, type Counts, type ModelBackup } from './model.js';
 import { scheduleSpec, type ScheduleSpec } from './runs.js';

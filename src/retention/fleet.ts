@@ -2,9 +2,9 @@
 // (a warning kind of its own), `report` shows what expires next per job.
 // Both call these with the jobs they already listed; each job costs one
 // GET of the job and its backup list.
-import type { Context } from '../cli/types.js';
+import type { Context } from '../contract/context.js';
 import { collectJob } from './collect.js';
-import { buildDocuments } from './build.js';
+import { buildDocuments } from './forecast.js';
 import { readProofs } from './proven.js';
 import type { ForecastDocument } from './document.js';
 

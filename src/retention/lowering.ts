@@ -1,9 +1,9 @@
 // What a lower retention count costs, for `plan` and `apply` of a backups
 // file: the backups (or snapshots) the next run will expire that it would
 // have kept under the counts the service holds now, with the oldest and newest.
-import type { Context } from '../cli/types.js';
+import type { Context } from '../contract/context.js';
 import { collectJob, collectMachine } from './collect.js';
-import { buildDocuments } from './build.js';
+import { buildDocuments } from './forecast.js';
 import type { Counts } from './model.js';
 
 export interface Lowering {

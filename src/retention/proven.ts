@@ -1,7 +1,7 @@
 // Which backups were proven: a `passed` verify or restore-test mark of the
 // backup itself (per service and backup, src/state/marks.ts). The ONE adapter
 // the retention guard reads proofs through.
-import type { Context } from '../cli/types.js';
+import type { Context } from '../contract/context.js';
 
 export interface Proof {
   backup_id: string;

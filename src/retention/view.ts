@@ -1,7 +1,7 @@
 // The forecast as a table on a terminal and as Markdown: the inputs first
 // (counts, schedule, time zone, the tags read, assumptions), then one row per
 // backup with what keeps it and when it is predicted to go.
-import type { Column } from '../cli/types.js';
+import type { Column } from '../contract/context.js';
 import type { Palette, TableFitOptions, ViewColumn } from '../output/view-table.js';
 import { table } from '../output/view-table.js';
 import { sanitize } from '../output/sanitize.js';

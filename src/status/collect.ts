@@ -1,7 +1,7 @@
 // Reads what `status` shows: every job with its newest backups, and the
 // droplets, volumes and snapshot resources that take snapshots. Requests run
 // a few at a time; one spinner says how far it got.
-import type { Context, RequestSpec } from '../cli/types.js';
+import type { Context, RequestSpec } from '../contract/context.js';
 import { ApiError, UsageError } from '../errors.js';
 import { nextPageQuery } from '../http/paging.js';
 import {

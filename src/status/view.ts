@@ -1,7 +1,7 @@
 // The terminal view of the status document: the jobs table with its strip of
 // marks, then droplets, volumes and snapshot resources; and the per-job
 // columns that -o tsv, -q and --columns use.
-import type { Column } from '../cli/types.js';
+import type { Column } from '../contract/context.js';
 import { displayWidth, relativeTime } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { table, type Palette, type ViewColumn } from '../output/view-table.js';

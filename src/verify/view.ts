@@ -1,6 +1,6 @@
 // How a verify document is shown: a table of files with a summary line per
 // backup, tsv rows, the lines --check writes, and Prometheus metrics per job.
-import type { Column } from '../cli/types.js';
+import type { Column } from '../contract/context.js';
 import { displayWidth, humanBytes, whenAndAge } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { wrapParts } from '../util/wrap.js';

@@ -11,7 +11,7 @@ import path from 'node:path';
 import { BIN, ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
 import { COMPLETION_FILES, SHELLS, completionFiles } from '../../src/completion/index.js';
-import type { Manifest } from '../../src/resources/types.js';
+import type { Manifest } from '../../src/contract/spec.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')) as Manifest;

@@ -449,7 +449,7 @@ describe('droplets snapshot', () => {
     expect(sent()).toEqual([]);
   });
 
-  // Blocked on src/cli/runner.ts: it prints `request` (the single-snapshot
+  // Blocked on src/commands/runner.ts: it prints `request` (the single-snapshot
   // endpoint) before the handler runs. Enable once it leaves --dry-run to
   // handlers whose spec sets dryRunInHandler.
   it('--dry-run of delete --all prints the delete-all request; exclusivity still applies', async () => {

@@ -13,7 +13,7 @@ import { ROOT, cleanEnv, runProgram } from '../helpers/cli.js';
 import { emulatorEnv, requestsTo, withEmulator } from '../helpers/emulator.js';
 import { bytesUnder, packAndInstall, withoutNpmVars } from '../../src/scripts/pack-install.mjs';
 import { COMPLETION_FILES } from '../../src/completion/index.js';
-import type { ManifestCommand, StartupIndex } from '../../src/resources/types.js';
+import type { ManifestCommand, StartupIndex } from '../../src/contract/spec.js';
 
 /** The largest installed package the issue allows: 3 MB (decimal, the stricter reading). */
 const MAX_INSTALLED_BYTES = 3_000_000;

@@ -10,7 +10,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { apiFetch, emulatorEnv, withEmulator } from '../helpers/emulator.js';
-import type { Manifest } from '../../src/resources/types.js';
+import type { Manifest } from '../../src/contract/spec.js';
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => void;
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')) as Manifest;

@@ -6,7 +6,7 @@ import path from 'node:path';
 import { ROOT, runCli } from '../helpers/cli.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import { openapiDocument } from '../../src/build/schemas.js';
-import type { Manifest } from '../../src/resources/types.js';
+import type { Manifest } from '../../src/contract/spec.js';
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')) as Manifest;
 

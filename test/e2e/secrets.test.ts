@@ -15,7 +15,7 @@ import { startEchoServer, type LocalServer, type EchoedRequest } from '../helper
 import { effectiveParams, flagName, apiName } from '../../src/cli/params.js';
 import { redactBody } from '../../src/http/redact.js';
 import type { Emulator, FaultRule } from '../../src/emulator/index.js';
-import type { ManifestCommand, ParamSpec } from '../../src/resources/types.js';
+import type { ManifestCommand, ParamSpec } from '../../src/contract/spec.js';
 
 // Distinct words and hex, so that no 8 characters of one value appear in another (checked below).
 const TOKEN = 'AlphaTok7f3a9c2e1b4d8a6f0e2c';

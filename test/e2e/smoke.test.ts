@@ -7,7 +7,7 @@ import path from 'node:path';
 import { ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import type { Manifest, ManifestCommand } from '../../src/resources/types.js';
+import type { Manifest, ManifestCommand } from '../../src/contract/spec.js';
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')) as Manifest;
 let emu: Emulator;

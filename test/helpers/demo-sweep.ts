@@ -4,7 +4,7 @@
 // `status --check`, and phrased by the demo's commentary. Used by the sweeps
 // of test/unit/demo-clock*.test.ts.
 import { expect } from 'vitest';
-import type { Client, Context, QueryValue, RequestSpec } from '../../src/cli/types.js';
+import type { Client, Context, QueryValue, RequestSpec } from '../../src/contract/context.js';
 import { check } from '../../src/commands/status.js';
 import { createService, parseQuery, type Service } from '../../src/emulator/index.js';
 import { NOT_YET_STARTED } from '../../src/emulator/seed.js';

@@ -2,7 +2,7 @@
 // hostile strings, an in-memory IO, and the command registry loaded from src.
 import { PassThrough, Readable, Writable } from 'node:stream';
 import fc from 'fast-check';
-import type { IO } from '../../src/cli/types.js';
+import type { IO } from '../../src/contract/context.js';
 
 /** Escape sequences a hostile service or a pasted value may carry. */
 export const ANSI_SAMPLES = [

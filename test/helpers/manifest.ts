@@ -3,7 +3,7 @@
 // jobs module has it, generic checks walk every command.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Manifest, ManifestCommand } from '../../src/resources/types.js';
+import type { Manifest, ManifestCommand } from '../../src/contract/spec.js';
 import { ROOT } from './cli.js';
 
 let cached: Manifest | undefined;

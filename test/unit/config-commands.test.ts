@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { readFile, stat } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import { join } from 'node:path';
-import type { CommandInput, Result } from '../../src/cli/types.js';
+import type { CommandInput, Result } from '../../src/contract/context.js';
 import { ExitCode } from '../../src/errors.js';
 import { openConfig } from '../../src/config/index.js';
 import { handlers as auth, module as authModule } from '../../src/commands/auth.js';

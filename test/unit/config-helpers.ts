@@ -4,7 +4,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import type { Context, Globals } from '../../src/cli/types.js';
+import type { Context, Globals } from '../../src/contract/context.js';
 
 export async function makeTempDir(): Promise<string> {
   return mkdtemp(join(tmpdir(), 'backupctl-config-'));

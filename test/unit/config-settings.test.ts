@@ -2,7 +2,7 @@
 // rules a base URL and a duration must follow.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import type { Globals } from '../../src/cli/types.js';
+import type { Globals } from '../../src/contract/context.js';
 import { ConfigError, ExitCode, UsageError } from '../../src/errors.js';
 import {
   configDir,

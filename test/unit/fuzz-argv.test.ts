@@ -16,7 +16,7 @@ import { parseValues } from '../../src/cli/values.js';
 import { resolveOutputOptions } from '../../src/output/options.js';
 import { CliError, ExitCode } from '../../src/errors.js';
 import { manifestSource } from '../../src/cli/manifest.js';
-import type { Manifest, ManifestCommand, ParamSpec } from '../../src/resources/types.js';
+import type { Manifest, ManifestCommand, ParamSpec } from '../../src/contract/spec.js';
 import { hostileString, memoryIO, stdinOf } from '../helpers/fuzz.js';
 
 const RUNS = 10_000;

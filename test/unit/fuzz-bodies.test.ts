@@ -9,14 +9,14 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { lenient } from '../../src/cli/lenient.js';
-import type { Column, Context, OutputFormat, OutputOptions, QueryValue, RequestSpec, Result } from '../../src/cli/types.js';
+import type { Column, Context, OutputFormat, OutputOptions, QueryValue, RequestSpec, Result } from '../../src/contract/context.js';
 import { CliError, ExitCode } from '../../src/errors.js';
 import { createClient } from '../../src/http/client.js';
 import { errorForResponse } from '../../src/http/failures.js';
 import { nextPageQuery } from '../../src/http/paging.js';
 import { render, sanitize } from '../../src/output/index.js';
-import { moduleLoaders } from '../../src/resources/registry.js';
-import { type LoadedModule } from '../../src/cli/types.js';
+import { moduleLoaders } from '../../src/commands/registry.js';
+import { type LoadedModule } from '../../src/contract/context.js';
 import { ANSI_SAMPLES, UNSAFE_IN_TERMINAL, controlChar, hostileString, memoryIO } from '../helpers/fuzz.js';
 
 const BODY_RUNS = 10_000;

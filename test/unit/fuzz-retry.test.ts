@@ -5,11 +5,11 @@
 // with a documented exit code (7 exactly when a POST may have arrived).
 import fc from 'fast-check';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { ApiResponse, RequestSpec } from '../../src/cli/types.js';
+import type { ApiResponse, RequestSpec } from '../../src/contract/context.js';
 import { CliError, ExitCode } from '../../src/errors.js';
 import { AttemptError } from '../../src/http/failures.js';
 import { parseRetryAfter, runWithRetries, type RetryPolicy } from '../../src/http/retry.js';
-import type { HttpMethod } from '../../src/resources/types.js';
+import type { HttpMethod } from '../../src/contract/spec.js';
 
 type Outcome =
   | { type: 'answer'; status: number; retryAfter?: string }

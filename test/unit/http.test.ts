@@ -7,7 +7,7 @@ import { encodeQuery } from '../../src/http/query.js';
 import { redactBody, redactHeaders } from '../../src/http/redact.js';
 import { parseRetryAfter, runWithRetries, type RetryPolicy } from '../../src/http/retry.js';
 import { AttemptError } from '../../src/http/failures.js';
-import type { ApiResponse, RequestSpec } from '../../src/cli/types.js';
+import type { ApiResponse, RequestSpec } from '../../src/contract/context.js';
 import { ApiError, OutcomeUnknownError, TransientError } from '../../src/errors.js';
 
 describe('paging', () => {

@@ -12,7 +12,7 @@ import { acquireRunLock, jitter, pingHealthcheck } from '../../src/jobs/cron.js'
 import { waitForBackup } from '../../src/jobs/wait.js';
 import { downloadFiles, safeFileName } from '../../src/jobs/download.js';
 import { exactSize } from '../../src/backups/size.js';
-import type { ApiResponse, Client, RequestSpec } from '../../src/cli/types.js';
+import type { ApiResponse, Client, RequestSpec } from '../../src/contract/context.js';
 import { LockedError, UsageError } from '../../src/errors.js';
 import { downloadOptions } from '../helpers/download.js';
 import { apiFetch, fileRequests, startTestEmulator } from '../helpers/emulator.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import type { Column } from '../../src/cli/types.js';
+import type { Column } from '../../src/contract/context.js';
 import {
   displayWidth,
   formatCell,

@@ -1,6 +1,6 @@
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Globals, IO } from '../../src/cli/types.js';
+import type { Globals, IO } from '../../src/contract/context.js';
 import { UsageError } from '../../src/errors.js';
 import { resolveOutputOptions } from '../../src/output/index.js';
 

@@ -1,6 +1,6 @@
 import { PassThrough, Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Column, IO, OutputFormat, OutputOptions, Result } from '../../src/cli/types.js';
+import type { Column, IO, OutputFormat, OutputOptions, Result } from '../../src/contract/context.js';
 import { UsageError } from '../../src/errors.js';
 import { createSpinner, displayWidth, render, sanitize } from '../../src/output/index.js';
 

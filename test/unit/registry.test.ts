@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from '../helpers/cli.js';
 import { commandsMarkdown, endpointsOf, normalizeEndpoint } from '../../src/cli/docs.js';
-import type { Manifest } from '../../src/resources/types.js';
+import type { Manifest } from '../../src/contract/spec.js';
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')) as Manifest;
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { NoiseFilter } from '../../src/restore/sql/noise.js';
-import { countInsertRows, SqlReader, type SqlEvent } from '../../src/restore/sql/reader.js';
+import { countInsertRows, SqlReader, type SqlEvent } from '../../src/pipeline/sql-reader.js';
 import { isGzip, sniffContent } from '../../src/pipeline/kinds.js';
 import { parseIntoUrl, describeRaw } from '../../src/restore/sql/url.js';
 import { maxStatement, planSqlEngine } from '../../src/restore/sql/sink.js';

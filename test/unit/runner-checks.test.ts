@@ -1,6 +1,6 @@
 // The runner's declared checks (src/cli/checks.ts): what each refuses, and the words it uses.
 import { describe, expect, it } from 'vitest';
-import type { CommandSpec } from '../../src/resources/types.js';
+import type { CommandSpec } from '../../src/contract/spec.js';
 import { checkInput, transformValues } from '../../src/cli/checks.js';
 import { UsageError } from '../../src/errors.js';
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PassThrough } from 'node:stream';
 import { parseRetryAfter, runWithRetries, type RetryPolicy } from '../../src/http/retry.js';
 import { createClient } from '../../src/http/client.js';
-import type { ApiResponse, RequestSpec } from '../../src/cli/types.js';
+import type { ApiResponse, RequestSpec } from '../../src/contract/context.js';
 import { InterruptedError } from '../../src/errors.js';
 import { startHostileServer, type HostileRequest, type LocalServer } from '../helpers/servers.js';
 

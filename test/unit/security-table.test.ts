@@ -3,7 +3,7 @@
 // and laid out in chunks of TABLE_CHUNK_ROWS, which prints the very same bytes.
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { Column, IO, OutputOptions } from '../../src/cli/types.js';
+import type { Column, IO, OutputOptions } from '../../src/contract/context.js';
 import { render } from '../../src/output/index.js';
 import { createTablePrinter } from '../../src/output/table.js';
 import { TABLE_CHUNK_ROWS } from '../../src/output/render.js';

@@ -3,7 +3,7 @@ import { Readable } from 'node:stream';
 import { parseValues } from '../../src/cli/values.js';
 import { buildRequest } from '../../src/cli/request.js';
 import { parseDatetime, parseDuration } from '../../src/util/time.js';
-import type { CommandSpec } from '../../src/resources/types.js';
+import type { CommandSpec } from '../../src/contract/spec.js';
 import { UsageError } from '../../src/errors.js';
 
 const spec: CommandSpec = {

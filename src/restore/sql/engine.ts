@@ -8,7 +8,8 @@
 // SqlTarget's (target.ts). Nothing here reads process.env: the environment is
 // the command's, handed down in EngineOptions.
 import { CliError, ExitCode } from '../../errors.js';
-import type { DumpKind, EngineChoice, SqlDialect } from '../types.js';
+import type { DumpKind, EngineChoice } from '../types.js';
+import type { SqlDialect } from '../../pipeline/kinds.js';
 import type { PipedClient } from './client.js';
 import type { SqlTarget } from './target.js';
 import { describeRaw, parseIntoUrl, type ParsedUrl } from './url.js';

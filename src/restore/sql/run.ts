@@ -1,9 +1,9 @@
 // The driver of one SQL restore: text in, events out of the reader, each
 // statement through the noise filter to the target, rows counted per table
 // on the way (the tuples of each INSERT, the lines of each COPY).
-import type { SqlDialect } from '../types.js';
+import type { SqlDialect } from '../../pipeline/kinds.js';
 import { NoiseFilter, Warnings } from './noise.js';
-import { countInsertRows, newlines, normalizeName, SqlReader, type SqlEvent } from './reader.js';
+import { countInsertRows, newlines, normalizeName, SqlReader, type SqlEvent } from '../../pipeline/sql-reader.js';
 import { RestoreError, type SqlTarget } from './target.js';
 
 const NAME = '(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[A-Za-z_\\u0080-\\uffff][\\w$\\u0080-\\uffff]*)';

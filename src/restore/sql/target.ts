@@ -1,7 +1,8 @@
 // What every SQL engine offers the restore driver (src/restore/sql/sink.ts):
 // a scratch database to feed statement by statement (or as text for a
 // client), then the queries of the checks, then cleanup.
-import type { EngineInfo, SqlDialect } from '../types.js';
+import type { EngineInfo } from '../types.js';
+import type { SqlDialect } from '../../pipeline/kinds.js';
 
 /** What the target has, so that noise can be skipped before it fails. */
 export interface TargetCaps {

@@ -4,7 +4,7 @@
 // mysql://user:pass@localhost/db?socket=/run/mysqld/mysqld.sock. The password
 // goes to the client's environment (PGPASSWORD, MYSQL_PWD), never to argv or
 // a message: describe() is what may be shown.
-import type { SqlDialect } from '../types.js';
+import type { SqlDialect } from '../../pipeline/kinds.js';
 
 export interface ParsedUrl {
   dialect: SqlDialect;

@@ -3,14 +3,14 @@
 // and restore-test take them, the ownership of a backup by the job, and each
 // chosen backup's files with their signed URLs (src/pipeline/types.ts
 // PipelineBackup). Self-contained: it asks the service through ctx.client().
-import { recordFileFor } from './files.js';
-import type { ApiResponse, Context } from '../cli/types.js';
+import { recordFileFor } from '../backups/files.js';
+import type { ApiResponse, Context } from '../contract/context.js';
 import { UsageError } from '../errors.js';
-import { backupsSince, newestBackup } from './newest.js';
-import { backupOfJob } from './ownership.js';
-import { hasFiles } from './record.js';
-import { isSuccess } from './status.js';
-import type { PipelineBackup } from '../pipeline/types.js';
+import { backupsSince, newestBackup } from '../backups/newest.js';
+import { backupOfJob } from '../backups/ownership.js';
+import { hasFiles } from '../backups/record.js';
+import { isSuccess } from '../backups/status.js';
+import type { PipelineBackup } from './types.js';
 
 /** The selection flags of a command, read and checked. */
 export interface BackupSelection {

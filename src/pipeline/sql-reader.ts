@@ -7,7 +7,7 @@
 // replaces a skipped event by as many newlines as it held keeps every line
 // number of the dump. Lines are 1-based. Nothing is held but the statement
 // being read (COPY data goes out as it comes, line by line).
-import type { SqlDialect } from '../types.js';
+import type { SqlDialect } from './kinds.js';
 
 export interface StatementEvent {
   type: 'statement';

@@ -1,7 +1,7 @@
 // Types shared by the command runner, the handlers, the output layer and the
 // config layer. Types only: nothing here costs anything at start-up.
 import type { Readable, Writable } from 'node:stream';
-import type { CommandSpec, HttpMethod, ModuleSpec } from '../resources/types.js';
+import type { CommandSpec, HttpMethod, ModuleSpec } from './spec.js';
 
 /** Global options, as commander parses them (see src/cli/program.ts). */
 export interface Globals {
@@ -205,7 +205,7 @@ export interface CommandInput {
 
 export type Handler = (input: CommandInput, ctx: Context) => Promise<Result>;
 
-/** What a module of the registry (src/resources/registry.ts) exports. */
+/** What a module of the registry (src/commands/registry.ts) exports. */
 export interface LoadedModule {
   module: ModuleSpec;
   handlers?: Record<string, Handler>;

@@ -7,10 +7,10 @@
 // - when the store answered 403 on the one held (the transfer goes on from the
 //   byte reached).
 // A refusal of the service is the only error.
-import type { Context } from '../cli/types.js';
+import type { Context } from '../contract/context.js';
 import { CliError, ConfigError, ExitCode } from '../errors.js';
 import { sanitize } from '../output/sanitize.js';
-import type { PipelineBackup, PipelineFile, UrlSource } from '../pipeline/types.js';
+import type { PipelineBackup, PipelineFile, UrlSource } from './types.js';
 
 /** Fresh URLs are asked for before a file starts once the backup's are this old (half the hour they hold). */
 export const DEFAULT_URL_MAX_AGE_MS = 30 * 60_000;

@@ -1,19 +1,19 @@
 // Runs one command: check the input, build the request, confirm, dry-run or
 // call the handler, render the result. Loaded only once a command was chosen.
-import type { ManifestCommand } from '../resources/types.js';
-import type { Globals, Handler, IO, OutputOptions } from './types.js';
-import { moduleLoaders } from '../resources/registry.js';
+import type { ManifestCommand } from '../contract/spec.js';
+import type { Globals, Handler, IO, OutputOptions } from '../contract/context.js';
+import { moduleLoaders } from './registry.js';
 import { UsageError } from '../errors.js';
-import { parseValues } from './values.js';
-import { buildRequest, fillTemplate } from './request.js';
-import { createContext } from './context.js';
-import { runEndpoint } from './generic.js';
+import { parseValues } from '../cli/values.js';
+import { buildRequest, fillTemplate } from '../cli/request.js';
+import { createContext } from '../cli/context.js';
+import { runEndpoint } from '../cli/generic.js';
 import { redactBody } from '../http/redact.js';
 import { addSecret } from '../util/scrub.js';
 import { encodeQuery } from '../http/query.js';
-import { resolveNames } from './resolve.js';
+import { resolveNames } from '../cli/resolve.js';
 import { parseFormat } from '../output/options.js';
-import { checkInput, transformValues } from './checks.js';
+import { checkInput, transformValues } from '../cli/checks.js';
 
 export interface RunInput {
   spec: ManifestCommand;
@@ -28,7 +28,7 @@ export interface RunInput {
 export async function runCommand(o: RunInput): Promise<void> {
   // --all-profiles / --profiles a,b: the command once per profile, outputs merged (src/cli/profiles.ts).
   if (o.spec.perProfile && (o.options.allProfiles !== undefined || o.options.profiles !== undefined)) {
-    const { runPerProfile } = await import('./profiles.js');
+    const { runPerProfile } = await import('../cli/profiles.js');
     return runPerProfile({ ...o, runOnce: (x) => runCommand({ ...o, ...x }) });
   }
   const { spec, globals, io, env } = o;
@@ -71,13 +71,13 @@ export async function runCommand(o: RunInput): Promise<void> {
       check({ spec: chosen, values, request });
     }
     if (globals.dryRun && request && !spec.local && !spec.dryRunInHandler) {
-      const { printDryRun } = await import('./dry-run.js');
+      const { printDryRun } = await import('../cli/dry-run.js');
       await printDryRun(ctx, request);
       return;
     }
     let question = chosen.confirm ? fillTemplate(chosen.confirm, values) : undefined;
     // A person will read it (a terminal, no --yes): name what goes (src/cli/prompt-words.ts).
-    if (question && !globals.yes && io.stdinIsTTY) question = await (await import('./prompt-words.js')).promptWords(question, values, await ctx.client(), ctx.signal);
+    if (question && !globals.yes && io.stdinIsTTY) question = await (await import('../cli/prompt-words.js')).promptWords(question, values, await ctx.client(), ctx.signal);
     if (question && !(await ctx.confirm(question))) {
       throw new UsageError('Cancelled; nothing was sent.');
     }

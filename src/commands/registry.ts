@@ -1,41 +1,41 @@
 // Every module that contributes commands, loaded only when one of its commands
 // runs (the build reads them all once to write dist/manifest.json).
 // Adding a resource: one file in src/resources/, one line here.
-import type { LoadedModule } from '../cli/types.js';
+import type { LoadedModule } from '../contract/context.js';
 
-// What a module exports: in cli/types.ts, so that the modules this file loads need not import it back (issue 25 §18).
+// What a module exports: in contract/context.ts, so that the modules this file loads need not import it back (issue 25 §18).
 
 export const moduleLoaders: Record<string, () => Promise<LoadedModule>> = {
-  auth: () => import('../commands/auth.js'),
-  profiles: () => import('../commands/profiles.js'),
-  config: () => import('../commands/config.js'),
-  doctor: () => import('../commands/doctor.js'),
-  servers: () => import('./servers.js'),
-  'ssh-keys': () => import('./ssh-keys.js'),
-  snapshots: () => import('./snapshots.js'),
-  accounts: () => import('./accounts.js'),
-  'snapshot-resources': () => import('./snapshot-resources.js'),
-  storage: () => import('./storage.js'),
-  droplets: () => import('./droplets.js'),
-  volumes: () => import('./volumes.js'),
-  jobs: () => import('./jobs.js'),
-  'backup-files': () => import('./backup-files.js'),
-  restores: () => import('./restores.js'),
-  'encryption-keys': () => import('./encryption-keys.js'),
-  backups: () => import('./backups.js'),
-  status: () => import('../commands/status.js'),
-  verify: () => import('../commands/verify.js'),
-  'restore-test': () => import('../commands/restore-test.js'),
-  report: () => import('../commands/report.js'),
-  retention: () => import('../commands/retention.js'),
-  anomalies: () => import('../commands/anomalies.js'),
-  browse: () => import('../commands/browse.js'),
-  ascode: () => import('../commands/ascode.js'),
-  api: () => import('../commands/api.js'),
-  schema: () => import('../commands/schema.js'),
-  completion: () => import('../commands/completion.js'),
-  emulator: () => import('../commands/emulator.js'),
-  version: () => import('../commands/version.js'),
+  auth: () => import('./auth.js'),
+  profiles: () => import('./profiles.js'),
+  config: () => import('./config.js'),
+  doctor: () => import('./doctor.js'),
+  servers: () => import('../resources/servers.js'),
+  'ssh-keys': () => import('../resources/ssh-keys.js'),
+  snapshots: () => import('../resources/snapshots.js'),
+  accounts: () => import('../resources/accounts.js'),
+  'snapshot-resources': () => import('../resources/snapshot-resources.js'),
+  storage: () => import('../resources/storage.js'),
+  droplets: () => import('../resources/droplets.js'),
+  volumes: () => import('../resources/volumes.js'),
+  jobs: () => import('../resources/jobs.js'),
+  'backup-files': () => import('../resources/backup-files.js'),
+  restores: () => import('../resources/restores.js'),
+  'encryption-keys': () => import('../resources/encryption-keys.js'),
+  backups: () => import('../resources/backups.js'),
+  status: () => import('./status.js'),
+  verify: () => import('./verify.js'),
+  'restore-test': () => import('./restore-test.js'),
+  report: () => import('./report.js'),
+  retention: () => import('./retention.js'),
+  anomalies: () => import('./anomalies.js'),
+  browse: () => import('./browse.js'),
+  ascode: () => import('./ascode.js'),
+  api: () => import('./api.js'),
+  schema: () => import('./schema.js'),
+  completion: () => import('./completion.js'),
+  emulator: () => import('./emulator.js'),
+  version: () => import('./version.js'),
 };
 
 /** One line per top-level command group, for `backupctl --help`. */

@@ -6,8 +6,8 @@
 
 /**
  * Resources whose records have names a user may type instead of the id (src/cli/resolve.ts
- * says how each is looked up). Here, with the other plain types, so that resources/types.ts
- * imports nothing back (issue 25 §18: resolve -> cli/types -> resources/types -> resolve).
+ * says how each is looked up). Here, with the other plain types, so that this file
+ * imports nothing back (issue 25 §18: resolve -> contract -> resolve would be a circle).
  */
 export type NamedKind = 'jobs' | 'servers' | 'ssh-keys' | 'storage' | 'accounts' | 'droplets' | 'volumes' | 'encryption-keys';
 
