@@ -14,14 +14,10 @@ import { encodeQuery } from '../http/query.js';
 import { resolveNames } from '../cli/resolve.js';
 import { parseFormat } from '../output/options.js';
 import { checkInput, transformValues } from '../cli/checks.js';
+import type { PerProfileRun } from '../cli/profiles.js';
 
-export interface RunInput {
-  spec: ManifestCommand;
-  positionals: (string | undefined)[];
-  options: Record<string, unknown>;
-  globals: Globals;
-  io: IO;
-  env: NodeJS.ProcessEnv;
+/** One command's run: what --all-profiles repeats per profile (src/cli/profiles.ts), and the signal. */
+export interface RunInput extends Omit<PerProfileRun, 'runOnce'> {
   signal: AbortSignal;
 }
 
