@@ -242,7 +242,7 @@ async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
     import('../state/verify-ledger.js'),
   ]);
   // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
-  const ledger = await Ledger.open(stateDir(ctx.env));
+  const ledger = await Ledger.open(stateDir(ctx.env), await (await import('../fleet/marks.js')).serviceOf(ctx));
   // Fresh signed URLs for files that start late, and after a 403 (src/pipeline/urls.ts).
   const { SignedUrls, urlMaxAgeFromEnv } = await import('../pipeline/urls.js');
   const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));

@@ -167,7 +167,7 @@ async function runVerify(
     import('../verify/run.js'),
     import('../util/stated-size.js'),
   ]);
-  const ledger = await Ledger.open(stateDir(ctx.env));
+  const ledger = await Ledger.open(stateDir(ctx.env), await (await import('../fleet/marks.js')).serviceOf(ctx));
   // Fresh signed URLs for files that start late, and after a 403 (src/pipeline/urls.ts).
   const { SignedUrls, urlMaxAgeFromEnv } = await import('../pipeline/urls.js');
   const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));

@@ -5,6 +5,9 @@
 // ledger is reported and never overwritten. What a verify concluded about a
 // backup is a mark (src/state/marks.ts); the per-job `jobs` section of older
 // versions named neither the service nor the backup and is dropped at the next save.
+// Files are kept per service (the marks' key: base URL and account), as two services may
+// hold backups of the same id; an entry of older versions, keyed by backup and name
+// alone, is still read as the reference until this service records its own.
 import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { ConfigError } from '../errors.js';
@@ -19,7 +22,10 @@ export interface LedgerEntry {
 
 interface LedgerData {
   version: 1;
+  /** Entries of older versions, keyed `<backup>/<file>` with no service: read, never written. */
   files: Record<string, LedgerEntry>;
+  /** service key (src/state/marks.ts serviceKey) -> `<backup>/<file>` -> entry. */
+  services: Record<string, Record<string, LedgerEntry>>;
 }
 
 export const LEDGER_FILE = 'verify-ledger.json';
@@ -30,7 +36,7 @@ export function ledgerKey(backupId: string, fileName: string): string {
 }
 
 function empty(): LedgerData {
-  return { version: 1, files: {} };
+  return { version: 1, files: {}, services: {} };
 }
 
 async function readLedger(file: string): Promise<LedgerData> {
@@ -44,7 +50,9 @@ async function readLedger(file: string): Promise<LedgerData> {
   try {
     const data = JSON.parse(text) as Partial<LedgerData>;
     if (data?.version !== 1 || typeof data.files !== 'object' || data.files === null) throw new Error('not a ledger of version 1');
-    return { version: 1, files: data.files };
+    const services = data.services ?? {};
+    if (typeof services !== 'object' || services === null || Array.isArray(services)) throw new Error('"services" is not an object');
+    return { version: 1, files: data.files, services };
   } catch (err) {
     throw new ConfigError(`the verify ledger ${file} is broken (${(err as Error).message}); it was left as it is`, [
       '  Move it aside to start a new ledger (the "changed since" history is then lost).',
@@ -57,16 +65,19 @@ export class Ledger {
 
   private constructor(
     readonly file: string,
+    /** The service whose files this run reads and records (src/state/marks.ts serviceKey). */
+    readonly service: string,
     private data: LedgerData,
   ) {}
 
-  static async open(dir: string): Promise<Ledger> {
+  static async open(dir: string, service: string): Promise<Ledger> {
     const file = path.join(dir, LEDGER_FILE);
-    return new Ledger(file, await readLedger(file));
+    return new Ledger(file, service, await readLedger(file));
   }
 
+  /** This service's entry, else one of an older version that named no service. */
   lookup(key: string): LedgerEntry | undefined {
-    return this.changes.get(key) ?? this.data.files[key];
+    return this.changes.get(key) ?? this.data.services[this.service]?.[key] ?? this.data.files[key];
   }
 
   /** Notes bytes read now. A hash already known keeps its first-seen time; a different one is not recorded (the old one stays the reference). */
@@ -86,11 +97,12 @@ export class Ledger {
     const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
     await withFileLock(this.file, async () => {
       const current = await readLedger(this.file);
+      const own = (current.services[this.service] ??= {});
       for (const [key, entry] of this.changes) {
-        const known = current.files[key];
+        const known = own[key] ?? current.files[key];
         // Another run recorded other bytes meanwhile: its first record stays the reference.
         if (known && known.sha256 !== entry.sha256) continue;
-        current.files[key] = { ...entry, first_seen: known?.first_seen ?? entry.first_seen };
+        own[key] = { ...entry, first_seen: known?.first_seen ?? entry.first_seen };
       }
       await writeFileAtomic(this.file, `${JSON.stringify(current, null, 1)}\n`, {
         mode: 0o600,

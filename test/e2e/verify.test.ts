@@ -110,7 +110,9 @@ describe('verify: good backups', () => {
     expect(statSync(ledger).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(ledger)).mode & 0o777).toBe(0o700);
     const data = JSON.parse(readFileSync(ledger, 'utf8'));
-    expect(Object.values(data.files).every((f: Json) => /^[0-9a-f]{64}$/.test(f.sha256))).toBe(true);
+    const entries = Object.values(data.services).flatMap((files) => Object.values(files as Record<string, Json>));
+    expect(entries.length).toBeGreaterThan(0);
+    expect(entries.every((f: Json) => /^[0-9a-f]{64}$/.test(f.sha256))).toBe(true);
   });
 
   it('without XDG_STATE_HOME, the ledger is in ~/.local/state/backupctl', async () => {
@@ -120,7 +122,8 @@ describe('verify: good backups', () => {
       expect(r.code, r.stderr).toBe(0);
       const ledger = path.join(home, '.local', 'state', 'backupctl', 'verify-ledger.json');
       expect(statSync(ledger).mode & 0o777).toBe(0o600);
-      expect(Object.keys(JSON.parse(readFileSync(ledger, 'utf8')).files)).toHaveLength(1);
+      const services = JSON.parse(readFileSync(ledger, 'utf8')).services;
+      expect(Object.values(services).map((files) => Object.keys(files as object).length)).toEqual([1]);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }
@@ -325,6 +328,37 @@ describe('verify: the ledger', () => {
     // The first hash stays the reference.
     const third = await run();
     expect(JSON.parse(third.stdout).backups[0].files[0].reasons[0]).toContain(`changed since ${seen.first_seen}`);
+  });
+
+  it('the ledger is kept per service: the same backup id on another service is not "changed since"', async () => {
+    // Two services seeded alike hold backups of the same ids. The changing one serves other bytes
+    // at each read: one read with a throwaway state moves them on, the next is recorded.
+    const other = await startTestEmulator({ seed: 'demo' });
+    const state = mkdtempSync(path.join(tmpdir(), 'backupctl-ledger-two-'));
+    const throwaway = mkdtempSync(path.join(tmpdir(), 'backupctl-ledger-throwaway-'));
+    try {
+      const on = (emu: Emulator, xdg: string) =>
+        runCli(['verify', 'api postgres', '--latest', '--json'], {
+          env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: xdg },
+        });
+      expect((await on(changing, throwaway)).code).toBe(0);
+      const recorded = await on(changing, state);
+      expect(recorded.code, recorded.stderr).toBe(0);
+      const here = JSON.parse(recorded.stdout).backups[0];
+      const there = await on(other, state);
+      expect(there.code, there.stdout).toBe(0);
+      const theirs = JSON.parse(there.stdout).backups[0];
+      // Same backup id, other bytes, other service: each service's hashes are its own.
+      expect(theirs.id).toBe(here.id);
+      expect(theirs.files[0].sha256).not.toBe(here.files[0].sha256);
+      expect(theirs.files[0].reasons ?? []).toEqual([]);
+      const ledger = JSON.parse(readFileSync(path.join(state, 'backupctl', 'verify-ledger.json'), 'utf8'));
+      expect(Object.keys(ledger.services)).toHaveLength(2);
+    } finally {
+      await other.close();
+      rmSync(state, { recursive: true, force: true });
+      rmSync(throwaway, { recursive: true, force: true });
+    }
   });
 
   it('a broken ledger is exit 3 and left as it is', async () => {
