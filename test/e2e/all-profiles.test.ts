@@ -79,6 +79,47 @@ describe('status --all-profiles', () => {
     expect(profiles[0]!.result[0]!.expire).toHaveLength(3);
   });
 
+  it('verify --latest --all-profiles reads each backup from its own service, with its own token, and merges the verdicts', async () => {
+    agency.clearRequests();
+    client.clearRequests();
+    const r = await cli(['verify', 'api postgres', '--latest', '--all-profiles', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const { profiles } = JSON.parse(r.stdout) as {
+      profiles: Array<{ profile: string; ok: boolean; result: { verdict: string; backups: Array<{ id: string; files: Array<{ name: string }> }> } }>;
+    };
+    expect(profiles.map((p) => [p.profile, p.ok, p.result.verdict])).toEqual([
+      ['agency', true, 'passed'],
+      ['client', true, 'passed'],
+    ]);
+    for (const [p, emu] of [[profiles[0]!, agency], [profiles[1]!, client]] as const) {
+      // The files that profile's verdict names were read from that profile's own files server.
+      const read = emu.requests.filter((q) => q.server === 'files' && q.method === 'GET').map((q) => decodeURIComponent(q.path.split('/').pop()!));
+      expect(read).toEqual(expect.arrayContaining(p.result.backups[0]!.files.map((f) => f.name)));
+      expect(tokensSeen(emu)).toEqual(new Set([`Bearer ${emu.token}`]));
+    }
+    const table = await cli(['verify', 'api postgres', '--latest', '--all-profiles', '-o', 'table']);
+    expect(table.code, table.stderr).toBe(0);
+    expect(table.stdout.split('\n')[0]).toMatch(/^PROFILE\s+JOB NAME\s+VERDICT\s/);
+    expect(table.stdout).toMatch(/^agency\s+api postgres\s+passed/m);
+    expect(table.stdout).toMatch(/^client\s+api postgres\s+passed/m);
+  });
+
+  it('report --all-profiles holds the jobs of each profile from its own service', async () => {
+    agency.clearRequests();
+    client.clearRequests();
+    const r = await cli(['report', '--all-profiles', '--json', '--since', '2026-02-08T12:00:00Z', '--until', NOW]);
+    expect(r.code, r.stderr).toBe(0);
+    const { profiles } = JSON.parse(r.stdout) as { profiles: Array<{ profile: string; ok: boolean; result: { jobs: Array<{ name: string }> } }> };
+    expect(profiles.map((p) => [p.profile, p.ok])).toEqual([
+      ['agency', true],
+      ['client', true],
+    ]);
+    expect(profiles[0]!.result.jobs.map((j) => j.name)).not.toContain('retention lowered');
+    expect(profiles[1]!.result.jobs.map((j) => j.name)).toContain('retention lowered');
+    expect(tokensSeen(agency)).toEqual(new Set([`Bearer ${agency.token}`]));
+    expect(tokensSeen(client)).toEqual(new Set([`Bearer ${client.token}`]));
+  });
+
   it('a stopped emulator is an error row with its own exit code and hides nothing', async () => {
     await client.close();
     agency.clearRequests();
