@@ -243,7 +243,7 @@ describe('ls, find, diff, restore-file', () => {
 
   it('diffs two listings of a million entries within bounded memory', async () => {
     // Two backups of "file share" get made-up listings of 1,000,000 entries each in the catalog, so diff reads no archive.
-    const catalog = new Catalog(path.join(state, 'backupctl'), emu.url);
+    const catalog = new Catalog(path.join(state, 'backupctl'), emu.url, emu.token);
     const [a, b] = [share[0]!, share[1]!];
     for (const [n, backup] of [a, b].entries()) {
       const writer = new ListingWriter(catalog.listingPath(backup.id, 0));
