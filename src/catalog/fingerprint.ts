@@ -18,7 +18,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { crc32 } from 'node:zlib';
 import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher } from '../pipeline/types.js';
 import type { ArchiveStats, FileFingerprint } from '../state/catalog.js';
-import { ListingWriter, type EntryType } from './listing.js';
+import { ListingWriter, cleanPath, type EntryType } from './listing.js';
 
 
 /** Bits a byte from which a sample counts as random (encrypted or compressed): text is about 4-5, random 7.9+. */
@@ -76,13 +76,6 @@ function emptyArchive(): ArchiveStats {
 }
 
 const TYPE_OF: Record<ArchiveEntry['type'], EntryType> = { file: 'f', directory: 'd', symlink: 'l', link: 'h', other: 'o' };
-
-/** Strips "./" and trailing slashes: the path as `ls` shows it (and as `ls`, `find`, `restore-file` take one). */
-export function cleanPath(p: string): string {
-  let s = p.replace(/\\/g, '/');
-  while (s.startsWith('./')) s = s.slice(2);
-  return s.replace(/\/+$/, '') || '.';
-}
 
 /**
  * The fingerprint sink of one file. `listingFile` is where an archive's

@@ -28,6 +28,7 @@ import { createGunzip, crc32, type Gunzip } from 'node:zlib';
 import { MongoArchiveReader } from './mongo-archive.js';
 import { KINDS, SHA256_LINE, SNIFF_BYTES, encryptionHeader, isGzip, sniffContent, type CheckName, type ContentKind } from './kinds.js';
 import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher } from './types.js';
+import { writeAll } from './fan.js';
 import { BOUND_SETTINGS, DEFAULT_BOUNDS, gzipRatioRefusal, type InspectBounds } from './bounds.js';
 
 export type ContentVerdict = 'verified' | 'not-inspected' | 'encrypted' | 'failed';
@@ -307,17 +308,7 @@ export class ContentStage implements Check {
   }
 
   private async deliver(chunk: Buffer): Promise<void> {
-    await Promise.all([
-      this.check!.write(chunk),
-      ...this.sinks.map(async (s, i) => {
-        if (this.failed.has(i)) return;
-        try {
-          await s.write(chunk);
-        } catch (err) {
-          this.failed.set(i, err);
-        }
-      }),
-    ]);
+    await writeAll(chunk, [this.check!], this.sinks, this.failed);
   }
 
   /** The transfer starts over from byte 0: the check and every sink start afresh. */
