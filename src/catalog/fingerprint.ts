@@ -15,7 +15,6 @@
 //   statement reader restore-test counts with (the decoded bytes);
 // - anything else: its size only.
 import { StringDecoder } from 'node:string_decoder';
-import { crc32 } from 'node:zlib';
 import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher } from '../pipeline/types.js';
 import type { ArchiveStats, FileFingerprint } from '../state/catalog.js';
 import { ListingWriter, cleanPath, type EntryType } from './listing.js';
@@ -180,7 +179,6 @@ class MemberStats {
     const ext = extensionOf(p);
     const measure = type === 'f' && !COMPRESSED.has(ext);
     const textual = type === 'f' && (TEXT.has(ext) || ext === '');
-    let crc = 0;
     let seen = 0;
     const sample: Buffer[] = [];
     let sampled = 0;
@@ -188,7 +186,6 @@ class MemberStats {
     let texted = 0;
     return {
       data: (piece) => {
-        crc = crc32(piece, crc);
         seen += piece.length;
         // Copies: the pieces are the check's, and a sample outlives them.
         if (measure && sampled < SAMPLE_BYTES) {
@@ -202,7 +199,7 @@ class MemberStats {
           texted += part.length;
         }
       },
-      end: async () => {
+      end: async (crc) => {
         const s = this.stats;
         s.entries++;
         if (type === 'f') {

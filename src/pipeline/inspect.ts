@@ -136,25 +136,39 @@ export class Walk {
     }
   }
 
-  /** One member: the readers of its content (none when no watcher wants it). */
-  entry(entry: ArchiveEntry): EntryContent[] {
-    const readers: EntryContent[] = [];
+  /**
+   * One member: the readers of its content (none when no watcher wants it),
+   * as one reader that computes the member's CRC-32 once (unless the check
+   * gives its own: a zip's) and hands every piece on.
+   */
+  entry(entry: ArchiveEntry, computeCrc: boolean): MemberReader[] {
+    const readers: Array<{ w: EntryWatcher; r: EntryContent }> = [];
     for (const w of [...this.live]) {
       const r = this.guard(w, () => w.entry(entry));
-      if (!r) continue;
-      readers.push({
-        data: (piece) => this.guard(w, () => r.data(piece)),
-        end: async () => {
-          if (!this.live.includes(w)) return;
-          try {
-            await r.end();
-          } catch {
-            this.live = this.live.filter((x) => x !== w);
-          }
-        },
-      });
+      if (r) readers.push({ w, r });
     }
-    return readers;
+    if (!readers.length) return [];
+    let crc = 0;
+    return [
+      {
+        data: (piece) => {
+          if (computeCrc) crc = crc32(piece, crc);
+          for (const { w, r } of readers) this.guard(w, () => r.data(piece));
+        },
+        end: async (given?: number) => {
+          await Promise.all(
+            readers.map(async ({ w, r }) => {
+              if (!this.live.includes(w)) return;
+              try {
+                await r.end((given ?? crc) >>> 0);
+              } catch {
+                this.live = this.live.filter((x) => x !== w);
+              }
+            }),
+          );
+        },
+      },
+    ];
   }
 
   close(failure?: string): void {
@@ -167,8 +181,14 @@ export class Walk {
   }
 }
 
+/** The walk's reader of a member: the CRC-32 it computed itself when the check gives none (a tar's). */
+interface MemberReader {
+  data(piece: Buffer): void;
+  end(crc?: number): Promise<void>;
+}
+
 /** Hands a piece to every reader of a member. */
-function feed(readers: readonly EntryContent[], piece: Buffer): void {
+function feed(readers: readonly MemberReader[], piece: Buffer): void {
   for (const r of readers) r.data(piece);
 }
 
@@ -502,7 +522,7 @@ class TarCheck extends GuardedCheck {
       this.lastEnd = (header.byteOffset ?? 0) + Math.ceil(size / 512) * 512;
       // The archive's own error is the one reported (on `ex`); an entry cut short says the same.
       stream.on('error', () => {});
-      const readers = this.walk?.listening ? this.walk.entry(tarEntry(header)) : [];
+      const readers = this.walk?.listening ? this.walk.entry(tarEntry(header), true) : [];
       if (!readers.length) {
         stream.on('end', next);
         stream.resume();
@@ -934,17 +954,17 @@ class ZipCheck extends GuardedCheck {
       let inflated = 0;
       for (const entry of listed) {
         stopIfAborted(signal);
-        const readers = this.walk?.listening ? this.walk.entry(zipEntry(entry)) : [];
+        const readers = this.walk?.listening ? this.walk.entry(zipEntry(entry), false) : [];
         if (entry.fileName.endsWith('/')) {
-          await Promise.all(readers.map((r) => r.end()));
+          await Promise.all(readers.map((r) => r.end(0)));
           continue;
         }
         const stream = await zip.openReadStreamPromise(entry);
         let crc = 0;
         try {
           for await (const chunk of stream as AsyncIterable<Buffer>) {
-            if (readers.length) feed(readers, chunk);
             crc = crc32(chunk, crc);
+            if (readers.length) feed(readers, chunk);
             inflated += chunk.length;
             stopIfAborted(signal);
             if (inflated > bounds.maxInflatedBytes) {
@@ -955,7 +975,7 @@ class ZipCheck extends GuardedCheck {
           stream.destroy();
         }
         if (crc >>> 0 !== entry.crc32 >>> 0) throw new Error(`CRC-32 mismatch in ${JSON.stringify(entry.fileName)}: the data is damaged`);
-        await Promise.all(readers.map((r) => r.end()));
+        await Promise.all(readers.map((r) => r.end(crc)));
         await yieldNow();
       }
     } finally {

@@ -73,8 +73,11 @@ export interface ArchiveEntry {
 /** The content of one member, piece by piece as the check reads it (shared: never modify), then its end. */
 export interface EntryContent {
   data(piece: Buffer): void;
-  /** The member was read whole; the walk waits for it (backpressure). */
-  end(): Promise<void>;
+  /**
+   * The member was read whole, with the CRC-32 of its content (computed once by
+   * the walk: a zip's check computes it anyway); the walk waits for it (backpressure).
+   */
+  end(crc: number): Promise<void>;
 }
 
 /**

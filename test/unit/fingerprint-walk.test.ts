@@ -8,7 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { gzipSync } from 'node:zlib';
+import { crc32, gzipSync } from 'node:zlib';
 
 const parses = vi.hoisted(() => ({ count: 0 }));
 vi.mock('tar-stream', async (importOriginal) => {
@@ -66,7 +66,9 @@ async function fingerprintOf(bytes: Buffer, n: number) {
   return { result: out!.result, fp, rows, listing };
 }
 
-function expectMembers(fp: FileFingerprint, rows: Array<{ path: string; type: string; size: number }>) {
+function expectMembers(fp: FileFingerprint, rows: Array<{ path: string; type: string; size: number; crc: string }>) {
+  // The CRC-32 of every member's content (diff's "M"), computed once: by the walk (tar), by the zip check (zip).
+  for (const m of members) expect(rows.find((r) => r.path === m.name)?.crc).toBe((crc32(m.data) >>> 0).toString(16).padStart(8, '0'));
   expect(fp.note).toBeUndefined();
   expect(fp.archive).toMatchObject({ files: 4, sampled: 2, high_entropy: 1, high_entropy_paths: ['share/budget.xlsx.locked'], ransom_notes: ['share/README_RESTORE_FILES.txt'] });
   expect(fp.archive!.by_ext).toEqual({ txt: 2, locked: 1, jpg: 1 });
