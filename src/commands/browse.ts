@@ -375,7 +375,8 @@ const restoreFile: Handler = async (input, ctx) => {
       if (type === 'directory') {
         if (root) {
           try {
-            const target = safeTarget(root, p);
+            // Judged as stored: an absolute name is refused (cleanPath, which the match uses, drops a leading /).
+            const target = safeTarget(root, header.name);
             makeParents(root, path.join(target, 'x')).then(() => drain(), (err: Error) => next(err));
           } catch (err) {
             next(err as Error);
@@ -399,7 +400,7 @@ const restoreFile: Handler = async (input, ctx) => {
           single = true;
           throw new Done();
         }
-        const target = safeTarget(root!, p);
+        const target = safeTarget(root!, header.name);
         await makeParents(root!, target);
         await unlink(target).catch(() => {});
         const fh = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, ((header.mode ?? 0o644) & 0o777) | 0o600);
