@@ -1,23 +1,23 @@
 // A backup file's fingerprint (issue 33 §1): what its content looks like, kept
 // in the catalog so that `anomalies`, `ls`, `find` and `diff` need no second
-// download. A FileSink of the read pipeline (src/pipeline/types.ts): it sees
-// the same bytes as verify's checks while they arrive, and never fails the
-// read: a file it cannot take apart gets a note instead.
+// download. A ContentSink of the read pipeline (src/pipeline/types.ts): the
+// content stage inflates and sniffs once, and the kind's check walks a tar or
+// zip ONCE (src/pipeline/inspect.ts) and hands this sink every member (its
+// header and bytes, ContentSink.entries): nothing here parses an archive. It
+// never fails the read: a file it cannot take apart gets a note instead.
 //
-// - tar (gzipped or not): every entry into the listing (path, type, size,
-//   mode, owner, mtime, CRC-32 of the content), counts per extension, the
-//   entropy of the first 16 kB of each member that should compress, names
-//   that are known ransom notes, onion addresses in text members;
+// - tar (gzipped or not) and zip, member by member: every entry into the
+//   listing (path, type, size, mode, owner, mtime, CRC-32 of the content),
+//   counts per extension, the entropy of the first 16 kB of each member that
+//   should compress, names that are known ransom notes, onion addresses in
+//   text members;
 // - SQL dumps (pg_dump plain, mysqldump): rows per table, from the same
-//   statement reader restore-test counts with;
+//   statement reader restore-test counts with (the decoded bytes);
 // - anything else: its size only.
-import { once } from 'node:events';
-import { PassThrough, Writable, pipeline } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
-import { createGunzip, crc32 } from 'node:zlib';
-import type { Content, ContentSink } from '../pipeline/types.js';
+import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher } from '../pipeline/types.js';
 import type { ArchiveStats, FileFingerprint } from '../state/catalog.js';
-import { ListingWriter, type EntryType } from './listing.js';
+import { ListingWriter, cleanPath, type EntryType } from './listing.js';
 
 
 /** Bits a byte from which a sample counts as random (encrypted or compressed): text is about 4-5, random 7.9+. */
@@ -74,325 +74,171 @@ function emptyArchive(): ArchiveStats {
   return { entries: 0, files: 0, dirs: 0, links: 0, bytes: 0, by_ext: {}, sampled: 0, high_entropy: 0, high_entropy_paths: [], ransom_notes: [], onions: [] };
 }
 
-const TYPE_OF: Record<string, EntryType> = { file: 'f', 'contiguous-file': 'f', directory: 'd', symlink: 'l', link: 'h' };
-
-/** Strips "./" and trailing slashes: the path as `ls` shows it. */
-export function cleanPath(p: string): string {
-  let s = p.replace(/\\/g, '/');
-  while (s.startsWith('./')) s = s.slice(2);
-  return s.replace(/\/+$/, '') || '.';
-}
+const TYPE_OF: Record<ArchiveEntry['type'], EntryType> = { file: 'f', directory: 'd', symlink: 'l', link: 'h', other: 'o' };
 
 /**
- * The fingerprint sink of one file. `listingFile` is where a tar's listing
- * goes (written sorted; see listing.ts).
+ * The fingerprint sink of one file. `listingFile` is where an archive's
+ * listing goes (written sorted; see listing.ts).
  */
 export class FingerprintSink implements ContentSink<FileFingerprint> {
-  private input!: PassThrough;
-  private done!: Promise<void>;
-  private raw = 0;
+  private kind: FileFingerprint['kind'] = 'other';
   private gzip = false;
-  private decided = false;
-  private consumer!: DecodedConsumer;
-  /** Set by the content stage (open): the bytes that follow are decoded already, of this kind. */
-  private content: Content | undefined;
+  private bytes = 0;
+  private sql?: SqlCounter;
+  private members?: MemberStats;
+  /** The walk of the archive ended (close): the listing is whole, or `failure` says why not. */
+  private walked?: { done: Promise<void>; resolve: () => void; failure?: string };
 
   constructor(
     private readonly name: string,
     private readonly listingFile: string,
-  ) {
-    this.reset();
-  }
+  ) {}
 
-  private reset(): void {
-    this.raw = 0;
-    this.decided = false;
-    this.consumer = new DecodedConsumer(this.listingFile);
-    this.input = new PassThrough({ highWaterMark: 1024 * 1024 });
-    this.input.on('error', () => {});
-  }
+  /** The members of a tar or zip, from the check that walks it. */
+  readonly entries: EntryWatcher = {
+    begin: (format) => {
+      this.kind = format;
+      this.members = new MemberStats(this.listingFile);
+      let resolve!: () => void;
+      const done = new Promise<void>((r) => (resolve = r));
+      this.walked = { done, resolve };
+    },
+    entry: (entry) => this.members?.entry(entry),
+    close: (failure) => {
+      if (!this.walked) return;
+      this.walked.failure = failure;
+      this.walked.resolve();
+    },
+  };
 
-  /**
-   * The content stage names the kind and sends decoded bytes (a ContentSink of
-   * src/pipeline): nothing is inflated or sniffed here then. Without it, the
-   * sink takes raw bytes and does both itself.
-   */
+  /** The content stage names the kind; the decoded bytes follow (nothing is inflated or sniffed here). */
   async open(content: Content): Promise<void> {
-    this.content = content;
-    this.consumer.preset(content.kind);
-  }
-
-  private start(first: Buffer): void {
-    this.decided = true;
-    this.gzip = this.content ? this.content.gzip : first.length >= 2 && first[0] === 0x1f && first[1] === 0x8b;
-    const consumer = this.consumer;
-    const sinkStream = consumer.writable();
-    const inflate = this.gzip && !this.content;
-    const stages = inflate ? [this.input, createGunzip({ chunkSize: 256 * 1024 }), sinkStream] : [this.input, sinkStream];
-    this.done = new Promise<void>((resolve) => {
-      pipeline(stages as unknown as [PassThrough, Writable], (err) => {
-        // The content could not be read whole (a gzip or tar error): the fingerprint says so, the read goes on.
-        if (err && !consumer.note) consumer.note = `content: ${err.message}`;
-        resolve();
-      });
-    });
-  }
-
-  async write(chunk: Buffer): Promise<void> {
-    if (!this.decided) this.start(chunk);
-    this.raw += chunk.length;
-    if (this.consumer.note && this.input.destroyed) return;
-    if (!this.input.write(chunk)) await Promise.race([once(this.input, 'drain'), this.done]);
-  }
-
-  async restart(): Promise<void> {
-    await this.abort();
-    const content = this.content;
-    this.reset();
-    if (content) await this.open(content);
-  }
-
-  async end(): Promise<FileFingerprint> {
-    if (!this.decided) this.start(Buffer.alloc(0));
-    this.input.end();
-    await this.done;
-    const result = await this.consumer.finish();
-    return { name: this.name, bytes: this.raw, gzip: this.gzip, ...result };
-  }
-
-  async abort(): Promise<void> {
-    if (this.decided) {
-      this.input.destroy();
-      await this.done.catch(() => {});
-    }
-    await this.consumer.discard();
-  }
-}
-
-/** What the decoded bytes are, and their statistics. */
-class DecodedConsumer {
-  note: string | undefined;
-  private head: Buffer[] = [];
-  private headBytes = 0;
-  private kind: FileFingerprint['kind'] | undefined;
-  private tar?: TarWalker;
-  private sql?: SqlCounter;
-
-  constructor(private readonly listingFile: string) {}
-
-  /** The kind as the content stage's one sniffer named it (src/pipeline/kinds.ts ids). */
-  preset(kind: string): void {
-    this.presetKind = kind;
-  }
-  private presetKind: string | undefined;
-
-  writable(): Writable {
-    return new Writable({
-      highWaterMark: 256 * 1024,
-      write: (chunk: Buffer, _enc, cb) => {
-        this.take(chunk).then(() => cb(), (err: Error) => cb(err));
-      },
-      final: (cb) => {
-        this.close().then(() => cb(), (err: Error) => cb(err));
-      },
-    });
-  }
-
-  private async take(chunk: Buffer): Promise<void> {
-    if (this.kind === undefined) {
-      this.head.push(chunk);
-      this.headBytes += chunk.length;
-      if (this.headBytes < 4096) return;
-      await this.decide();
-      return;
-    }
-    await this.feed(chunk);
-  }
-
-  private async decide(): Promise<void> {
-    const head = Buffer.concat(this.head);
-    this.head = [];
-    this.kind = 'other';
-    if (this.presetKind !== undefined) {
-      await this.choose(this.presetKind);
-      if (head.length) await this.feed(head);
-      return;
-    }
-    // Without the content stage (a caller that feeds raw bytes): a ustar header, else no content statistics.
-    if (head.length >= 262 && head.subarray(257, 262).toString('latin1') === 'ustar') await this.choose('tar');
-    if (head.length) await this.feed(head);
-  }
-
-  private async choose(kind: string): Promise<void> {
-    if (kind === 'tar') {
-      this.kind = 'tar';
-      this.tar = new TarWalker(this.listingFile);
-    } else if (kind === 'zip') {
-      this.kind = 'zip';
-      this.note = 'zip: listed by verify; not fingerprinted member by member yet';
-    } else if (kind === 'pg-plain' || kind === 'mysql') {
+    this.gzip = content.gzip;
+    if (content.kind === 'pg-plain' || content.kind === 'mysql') {
       this.kind = 'sql';
-      this.sql = new SqlCounter(kind === 'mysql' ? 'mysql' : 'postgres');
+      this.sql = new SqlCounter(content.kind === 'mysql' ? 'mysql' : 'postgres');
       await this.sql.init();
     }
   }
 
-  private async feed(chunk: Buffer): Promise<void> {
-    if (this.tar) await this.tar.write(chunk);
-    else if (this.sql) this.sql.write(chunk);
+  async write(chunk: Buffer): Promise<void> {
+    this.bytes += chunk.length;
+    this.sql?.write(chunk);
   }
 
-  private async close(): Promise<void> {
-    if (this.kind === undefined) await this.decide();
-    if (this.tar) await this.tar.end();
-    if (this.sql) this.sql.end();
+  async restart(): Promise<void> {
+    await this.abort();
+    this.kind = 'other';
+    this.bytes = 0;
+    this.sql = undefined;
+    this.members = undefined;
+    this.walked = undefined;
   }
 
-  async finish(): Promise<Pick<FileFingerprint, 'kind' | 'archive' | 'sql' | 'listing' | 'note'>> {
-    const kind = this.kind ?? 'other';
-    const out: Pick<FileFingerprint, 'kind' | 'archive' | 'sql' | 'listing' | 'note'> = { kind };
-    if (this.tar) {
-      if (this.tar.failed || this.note) {
-        out.note = this.note ?? this.tar.failed;
-        await this.tar.discard();
+  async end(): Promise<FileFingerprint> {
+    const out: FileFingerprint = { name: this.name, bytes: this.bytes, gzip: this.gzip, kind: this.kind };
+    if (this.sql) {
+      this.sql.end();
+      out.sql = { dialect: this.sql.dialect, tables: this.sql.tables };
+    }
+    if (this.members && this.walked) {
+      // The check ends the walk when it has read the last member (a zip: after the last byte).
+      await this.walked.done;
+      const failure = this.walked.failure ?? this.members.failed;
+      out.archive = this.members.stats;
+      if (failure) {
+        out.note = `content: ${failure}`;
+        await this.members.listing.discard();
       } else {
-        await this.tar.listing.finish();
+        await this.members.listing.finish();
         out.listing = this.listingFile.split('/').pop();
       }
-      out.archive = this.tar.stats;
     }
-    if (this.sql) out.sql = { dialect: this.sql.dialect, tables: this.sql.tables };
-    if (this.note && !out.note) out.note = this.note;
     return out;
   }
 
-  async discard(): Promise<void> {
-    await this.tar?.discard();
+  async abort(): Promise<void> {
+    this.walked?.resolve();
+    await this.members?.listing.discard();
   }
 }
 
-/** The header fields of a tar-stream entry that a listing keeps. */
-interface TarHeader {
-  name: string;
-  type?: string | null;
-  mode?: number;
-  uid?: number;
-  gid?: number;
-  mtime?: Date;
-  linkname?: string | null;
-}
-
-/** Walks a tar stream with tar-stream's extract, one entry at a time. */
-class TarWalker {
+/** The statistics and the listing of an archive, member by member as the check hands them over. */
+class MemberStats {
   readonly stats = emptyArchive();
   readonly listing: ListingWriter;
   failed: string | undefined;
-  private extract: Writable | undefined;
-  private ready: Promise<void>;
-  private finished: Promise<void> | undefined;
 
   constructor(listingFile: string) {
     this.listing = new ListingWriter(listingFile);
-    this.ready = this.open();
   }
 
-  private async open(): Promise<void> {
-    const { extract: makeExtract } = await import('tar-stream');
-    const extract = makeExtract() as unknown as Writable & NodeJS.EventEmitter;
-    this.finished = new Promise<void>((resolve) => {
-      extract.on('finish', () => resolve());
-      extract.on('close', () => resolve());
-      extract.on('error', (err: Error) => {
-        this.failed = `tar: ${err.message}`;
-        resolve();
-      });
-    });
-    extract.on('entry', (header: TarHeader, stream: AsyncIterable<Buffer>, next: (err?: Error) => void) => {
-      this.entry(header, stream).then(
-        () => next(),
-        (err: Error) => next(err),
-      );
-    });
-    this.extract = extract;
-  }
-
-  private async entry(header: TarHeader, stream: AsyncIterable<Buffer>): Promise<void> {
-    const p = cleanPath(header.name);
-    const type: EntryType = TYPE_OF[header.type ?? 'file'] ?? 'o';
-    const s = this.stats;
-    s.entries++;
-    let crc = 0;
+  entry(header: ArchiveEntry): EntryContent {
+    const p = cleanPath(header.path);
+    const type = TYPE_OF[header.type];
+    const ext = extensionOf(p);
+    const measure = type === 'f' && !COMPRESSED.has(ext);
+    const textual = type === 'f' && (TEXT.has(ext) || ext === '');
     let seen = 0;
-    const measure = type === 'f' && !COMPRESSED.has(extensionOf(p));
-    const textual = type === 'f' && (TEXT.has(extensionOf(p)) || extensionOf(p) === '');
     const sample: Buffer[] = [];
     let sampled = 0;
     const text: Buffer[] = [];
     let texted = 0;
-    for await (const piece of stream) {
-      crc = crc32(piece, crc);
-      seen += piece.length;
-      if (measure && sampled < SAMPLE_BYTES) {
-        const part = piece.subarray(0, SAMPLE_BYTES - sampled);
-        sample.push(part);
-        sampled += part.length;
-      }
-      if (textual && texted < TEXT_SCAN_BYTES) {
-        const part = piece.subarray(0, TEXT_SCAN_BYTES - texted);
-        text.push(part);
-        texted += part.length;
-      }
-    }
-    if (type === 'f') {
-      s.files++;
-      s.bytes += seen;
-      const ext = extensionOf(p);
-      s.by_ext[ext] = (s.by_ext[ext] ?? 0) + 1;
-      if (measure && sampled >= SAMPLE_MIN) {
-        s.sampled++;
-        if (entropy(Buffer.concat(sample)) >= HIGH_ENTROPY) {
-          s.high_entropy++;
-          if (s.high_entropy_paths.length < LIST_MAX) s.high_entropy_paths.push(p);
+    return {
+      data: (piece) => {
+        seen += piece.length;
+        // Copies: the pieces are the check's, and a sample outlives them.
+        if (measure && sampled < SAMPLE_BYTES) {
+          const part = Buffer.from(piece.subarray(0, SAMPLE_BYTES - sampled));
+          sample.push(part);
+          sampled += part.length;
         }
-      }
-      if (isRansomNoteName(p) && s.ransom_notes.length < LIST_MAX) s.ransom_notes.push(p);
-      if (texted) {
-        for (const m of Buffer.concat(text).toString('latin1').matchAll(ONION)) {
-          if (s.onions.length >= LIST_MAX) break;
-          if (!s.onions.some((o) => o.path === p && o.address === m[0].toLowerCase())) s.onions.push({ path: p, address: m[0].toLowerCase() });
+        if (textual && texted < TEXT_SCAN_BYTES) {
+          const part = Buffer.from(piece.subarray(0, TEXT_SCAN_BYTES - texted));
+          text.push(part);
+          texted += part.length;
         }
-      }
-    } else if (type === 'd') s.dirs++;
-    else if (type === 'l' || type === 'h') s.links++;
-    await this.listing.add({
-      path: p,
-      type,
-      size: type === 'f' ? seen : 0,
-      mode: header.mode ?? 0,
-      uid: header.uid ?? 0,
-      gid: header.gid ?? 0,
-      mtime: header.mtime ? Math.floor(header.mtime.getTime() / 1000) : 0,
-      crc: type === 'f' ? (crc >>> 0).toString(16).padStart(8, '0') : '',
-      ...(header.linkname ? { link: header.linkname } : {}),
-    });
-  }
-
-  async write(chunk: Buffer): Promise<void> {
-    await this.ready;
-    if (this.failed || !this.extract) return;
-    if (!this.extract.write(chunk)) await Promise.race([once(this.extract, 'drain'), this.finished]);
-  }
-
-  async end(): Promise<void> {
-    await this.ready;
-    if (!this.extract) return;
-    this.extract.end();
-    await this.finished;
-  }
-
-  async discard(): Promise<void> {
-    this.extract?.destroy();
-    await this.listing.discard();
+      },
+      end: async (crc) => {
+        const s = this.stats;
+        s.entries++;
+        if (type === 'f') {
+          s.files++;
+          s.bytes += seen;
+          s.by_ext[ext] = (s.by_ext[ext] ?? 0) + 1;
+          if (measure && sampled >= SAMPLE_MIN) {
+            s.sampled++;
+            if (entropy(Buffer.concat(sample)) >= HIGH_ENTROPY) {
+              s.high_entropy++;
+              if (s.high_entropy_paths.length < LIST_MAX) s.high_entropy_paths.push(p);
+            }
+          }
+          if (isRansomNoteName(p) && s.ransom_notes.length < LIST_MAX) s.ransom_notes.push(p);
+          if (texted) {
+            for (const m of Buffer.concat(text).toString('latin1').matchAll(ONION)) {
+              if (s.onions.length >= LIST_MAX) break;
+              if (!s.onions.some((o) => o.path === p && o.address === m[0].toLowerCase())) s.onions.push({ path: p, address: m[0].toLowerCase() });
+            }
+          }
+        } else if (type === 'd') s.dirs++;
+        else if (type === 'l' || type === 'h') s.links++;
+        try {
+          await this.listing.add({
+            path: p,
+            type,
+            size: type === 'f' ? seen : 0,
+            mode: header.mode,
+            uid: header.uid,
+            gid: header.gid,
+            mtime: header.mtime,
+            crc: type === 'f' ? (crc >>> 0).toString(16).padStart(8, '0') : '',
+            ...(header.link ? { link: header.link } : {}),
+          });
+        } catch (err) {
+          this.failed ??= `listing: ${(err as Error).message}`;
+        }
+      },
+    };
   }
 }
 

@@ -58,6 +58,21 @@ const fromRow = (r: Row): ListingEntry => ({
 /** Entries held before a sorted run goes to disk: bounds the writer's memory. */
 export const RUN_ENTRIES = 50_000;
 
+/**
+ * A path as `ls` shows it, of an archive's entry or of a user's argument
+ * (`ls`, `find`, `restore-file`): backslashes as slashes, no leading "./" or
+ * "/" (as tar extracts it), no trailing slash; "." for the archive's root.
+ */
+export function cleanPath(p: string): string {
+  let s = p.replace(/\\/g, '/');
+  for (;;) {
+    if (s.startsWith('./')) s = s.slice(2);
+    else if (s.startsWith('/')) s = s.slice(1);
+    else break;
+  }
+  return s.replace(/\/+$/, '') || '.';
+}
+
 /** Byte order of paths (the same order on every machine and locale). */
 export const comparePaths = (a: string, b: string): number => (a < b ? -1 : a > b ? 1 : 0);
 

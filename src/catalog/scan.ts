@@ -11,7 +11,7 @@ import type { BackupFingerprint, Catalog } from '../state/catalog.js';
 export async function catalogFor(ctx: Context): Promise<Catalog> {
   const [{ Catalog }, { stateDir }] = await Promise.all([import('../state/catalog.js'), import('../config/paths.js')]);
   const settings = await ctx.settings();
-  return new Catalog(stateDir(ctx.env), settings.baseUrl);
+  return Catalog.open(stateDir(ctx.env), settings.baseUrl, settings.token);
 }
 
 export interface ScanOptions {

@@ -5,6 +5,7 @@ import type { Column } from '../contract/context.js';
 import type { BackupFingerprint } from '../state/catalog.js';
 import type { BackupAnomalies, JobAnomalies } from './anomalies.js';
 import { modeText, type ListingEntry } from './listing.js';
+import { utcMinute } from '../output/format.js';
 
 export interface FingerprintRow {
   id: string;
@@ -69,12 +70,6 @@ export function anomaliesDocument(results: Array<JobAnomalies & { job: { id: str
   };
 }
 
-/** "2026-11-24 02:30 UTC" */
-export function when(iso: string | null): string {
-  if (!iso) return 'unknown time';
-  const t = Date.parse(iso);
-  return Number.isFinite(t) ? `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC` : iso;
-}
 
 const short = (id: string) => id.slice(0, 8);
 
@@ -88,17 +83,17 @@ export function anomaliesText(doc: AnomaliesDocument, columns: number): string {
     const clean = j.backups.length - bad.length;
     out.push(`${name}: ${j.backups.length} backup${j.backups.length === 1 ? '' : 's'} judged, ${clean} clean${bad.length ? `, ${bad.filter((b) => b.verdict === 'anomalous').length} anomalous` : ''}`);
     for (const b of bad) {
-      const head = `  ${when(b.created_at)}  ${b.backup_id}  ${b.verdict.toUpperCase()}`;
-      out.push(b.ack ? `${head} (acknowledged ${when(b.ack.at)}${b.ack.note ? `: ${b.ack.note}` : ''})` : head);
+      const head = `  ${utcMinute(b.created_at)}  ${b.backup_id}  ${b.verdict.toUpperCase()}`;
+      out.push(b.ack ? `${head} (acknowledged ${utcMinute(b.ack.at)}${b.ack.note ? `: ${b.ack.note}` : ''})` : head);
       if (b.verdict === 'unchecked') out.push('    its read did not pass verify\'s checks: not judged, not in the baseline');
       for (const f of b.findings) {
         out.push(cut(`    ${f.signal.padEnd(15)}${f.message}`, width));
         const paths = (f.evidence.paths ?? f.evidence.examples) as string[] | undefined;
         if (paths?.length) out.push(cut(`    ${''.padEnd(15)}${paths.slice(0, 3).join(', ')}${paths.length > 3 ? ', …' : ''}`, width));
       }
-      if (b.findings.length) out.push(`    ${'last clean'.padEnd(15)}${b.last_clean ? `${b.last_clean.id} (${when(b.last_clean.created_at)})` : 'none before it'}`);
+      if (b.findings.length) out.push(`    ${'last clean'.padEnd(15)}${b.last_clean ? `${b.last_clean.id} (${utcMinute(b.last_clean.created_at)})` : 'none before it'}`);
     }
-    out.push(`  last clean backup: ${j.last_clean ? `${j.last_clean.id} (${when(j.last_clean.created_at)})` : 'none'}`);
+    out.push(`  last clean backup: ${j.last_clean ? `${j.last_clean.id} (${utcMinute(j.last_clean.created_at)})` : 'none'}`);
     out.push('');
   }
   return `${out.join('\n').trimEnd()}\n`;

@@ -14,7 +14,7 @@ import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
 import { jobArg } from '../resources/common.js';
 import type { BackupFingerprint, Catalog } from '../state/catalog.js';
-import type { ListingEntry } from '../catalog/listing.js';
+import { cleanPath, type ListingEntry } from '../catalog/listing.js';
 import { diffSchema, findSchema, lsSchema } from '../catalog/model.js';
 
 export const schemas = { ls: lsSchema, find: findSchema, diff: diffSchema };
@@ -132,7 +132,11 @@ function listingsOf(catalog: Catalog, fp: BackupFingerprint, what: string): Arra
 }
 
 const under = (p: string, prefix: string | undefined) => !prefix || p === prefix || p.startsWith(`${prefix}/`);
-const cleanArg = (p: string) => p.replace(/\\/g, '/').replace(/^\.?\/+/, '').replace(/\/+$/, '');
+/** A path argument: cleaned as the listing's paths are; the root ("", ".", "/") is none. */
+const pathArg = (p: string) => {
+  const clean = cleanPath(p);
+  return clean === '.' ? '' : clean;
+};
 
 /** Writes entries to stdout as the format says, streaming; returns how many. */
 async function writeEntries(ctx: Context, entries: AsyncIterable<ListingEntry>, long: boolean, extra: Record<string, unknown> = {}): Promise<number> {
@@ -168,7 +172,7 @@ const ls: Handler = async (input, ctx) => {
   const { catalogFor } = await import('../catalog/scan.js');
   const catalog = await catalogFor(ctx);
   const fp = await fingerprintOf(ctx, catalog, String(v.job_id), String(v.backup));
-  const prefix = typeof v.path === 'string' && v.path !== '' ? cleanArg(v.path) : undefined;
+  const prefix = typeof v.path === 'string' ? pathArg(v.path) || undefined : undefined;
   const { backupListing } = await import('../catalog/anomalies.js');
   const listings = listingsOf(catalog, fp, 'show');
   async function* chosen() {
@@ -181,7 +185,7 @@ const ls: Handler = async (input, ctx) => {
 
 /** A glob as a regular expression: * and ? stay within a segment, ** crosses them. */
 export function globRegExp(pattern: string): { re: RegExp; whole: boolean } {
-  const p = cleanArg(pattern);
+  const p = pathArg(pattern);
   let re = '';
   for (let i = 0; i < p.length; i++) {
     const c = p[i]!;
@@ -209,7 +213,7 @@ const find: Handler = async (input, ctx) => {
   const { fingerprints } = await scan.ensureFingerprints(ctx, catalog, records);
   const newestFirst = [...fingerprints].sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''));
   const { backupListing } = await import('../catalog/anomalies.js');
-  const { when } = await import('../catalog/view.js');
+  const { utcMinute } = await import('../output/format.js');
   const format = ctx.output.quiet ? 'quiet' : ctx.output.format;
   let found = 0;
   let backups = 0;
@@ -224,7 +228,7 @@ const find: Handler = async (input, ctx) => {
         const name = whole ? e.path : (e.path.split('/').pop() ?? e.path);
         if (re.test(name)) {
           here++;
-          if (here === 1 && format === 'table') ctx.io.stdout.write(`${backups ? '\n' : ''}backup ${fp.backup_id} (${when(fp.created_at)}):\n`);
+          if (here === 1 && format === 'table') ctx.io.stdout.write(`${backups ? '\n' : ''}backup ${fp.backup_id} (${utcMinute(fp.created_at)}):\n`);
           yield e;
         }
       }
@@ -270,9 +274,9 @@ const diff: Handler = async (input, ctx) => {
   const put = async (s: string) => {
     if (!out.write(s)) await once(out, 'drain');
   };
-  const { when } = await import('../catalog/view.js');
+  const { utcMinute } = await import('../output/format.js');
   const files = la.length > 0 && lb.length > 0;
-  if (format === 'table' && v.stat !== true) await put(`comparing backup ${a.backup_id} (${when(a.created_at)}) to ${b.backup_id} (${when(b.created_at)}):\n${files ? '\n' : ''}`);
+  if (format === 'table' && v.stat !== true) await put(`comparing backup ${a.backup_id} (${utcMinute(a.created_at)}) to ${b.backup_id} (${utcMinute(b.created_at)}):\n${files ? '\n' : ''}`);
   const changes: Array<Record<string, unknown>> = [];
   if (files) {
     for await (const c of d.diffListings(backupListing(la), backupListing(lb), stats)) {
@@ -326,7 +330,7 @@ async function makeParents(root: string, target: string): Promise<void> {
 
 const restoreFile: Handler = async (input, ctx) => {
   const v = input.values;
-  const wanted = cleanArg(String(v.path));
+  const wanted = pathArg(String(v.path));
   if (!wanted) throw new UsageError('give a file or folder of the archive: restore-file <job> <backup> <path>');
   const toStdout = ctx.globals.output?.trim() === '-';
   if (toStdout === (v.dir !== undefined)) throw new UsageError('give one of --output - (one file to stdout) or --dir <folder>');
@@ -347,7 +351,6 @@ const restoreFile: Handler = async (input, ctx) => {
   const settings = await ctx.settings();
   const { signedUrlTransfer } = await import('../pipeline/transfer.js');
   const { extract: makeExtract } = await import('tar-stream');
-  const { cleanPath } = await import('../catalog/fingerprint.js');
   let written = 0;
   let skipped = 0;
   let single = false;
@@ -372,7 +375,8 @@ const restoreFile: Handler = async (input, ctx) => {
       if (type === 'directory') {
         if (root) {
           try {
-            const target = safeTarget(root, p);
+            // Judged as stored: an absolute name is refused (cleanPath, which the match uses, drops a leading /).
+            const target = safeTarget(root, header.name);
             makeParents(root, path.join(target, 'x')).then(() => drain(), (err: Error) => next(err));
           } catch (err) {
             next(err as Error);
@@ -396,7 +400,7 @@ const restoreFile: Handler = async (input, ctx) => {
           single = true;
           throw new Done();
         }
-        const target = safeTarget(root!, p);
+        const target = safeTarget(root!, header.name);
         await makeParents(root!, target);
         await unlink(target).catch(() => {});
         const fh = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, ((header.mode ?? 0o644) & 0o777) | 0o600);

@@ -1,5 +1,5 @@
 // The bad-night jobs in the store (bad-night.ts makes their bytes): "file share"
-// and "crm postgres", 22 nights each at 02:30 UTC, laid back from the emulator's clock.
+// "share zip" and "crm postgres", 22 nights each at 02:30 UTC, laid back from the emulator's clock.
 import { BAD_NIGHT_JOBS, NIGHTS, nightBytes, newestNight } from './bad-night.js';
 import { jobSlug } from './routes/backups.js';
 import { scheduleFrequency } from './routes/jobs.js';
@@ -10,11 +10,12 @@ import { DAY, createRng, fileStamp, randInt, uuidFrom, wholeSeconds } from './ut
 export function addBadNightJobs(store: Store, now: number): void {
   const newest = newestNight(now);
   const specs = [
-    { name: BAD_NIGHT_JOBS.files, job: 'files' as const, recipe: 1, suffix: '.tar.gz', config: { path: '/srv/share' } as Record<string, string> },
-    { name: BAD_NIGHT_JOBS.sql, job: 'sql' as const, recipe: 3, suffix: '.sql.gz', config: { postgres_username: 'crm', postgres_database: 'crm' } as Record<string, string> },
+    { name: BAD_NIGHT_JOBS.files, job: 'files' as const, recipe: 1, seed: 1, suffix: '.tar.gz', kind: 'tar.gz' as const, config: { path: '/srv/share' } as Record<string, string> },
+    { name: BAD_NIGHT_JOBS.sql, job: 'sql' as const, recipe: 3, seed: 3, suffix: '.sql.gz', kind: 'tar.gz' as const, config: { postgres_username: 'crm', postgres_database: 'crm' } as Record<string, string> },
+    { name: BAD_NIGHT_JOBS.zip, job: 'zip' as const, recipe: 1, seed: 0x21b, suffix: '.zip', kind: 'zip' as const, config: { path: '/srv/share-zip' } as Record<string, string> },
   ];
   for (const spec of specs) {
-    const rng = createRng(0x5eed + spec.recipe);
+    const rng = createRng(0x5eed + spec.seed);
     const created = wholeSeconds(newest - (NIGHTS + 30) * DAY);
     const job = store.jobs.insert({
       id: uuidFrom(rng),
@@ -55,7 +56,7 @@ export function addBadNightJobs(store: Store, now: number): void {
         completed_at: wholeSeconds(at + 5_000 + randInt(rng, 40, 70) * 1000),
         monitoring_available: true,
         encryption_key: null,
-        files: [{ id: uuidFrom(rng), name: `${jobSlug(job)}-${fileStamp(at)}${spec.suffix}`, size, content: { kind: 'tar.gz', night: { job: spec.job, index: night } } }],
+        files: [{ id: uuidFrom(rng), name: `${jobSlug(job)}-${fileStamp(at)}${spec.suffix}`, size, content: { kind: spec.kind, night: { job: spec.job, index: night } } }],
       });
     }
   }

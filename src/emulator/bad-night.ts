@@ -8,16 +8,20 @@
 // the office documents (.doc, .xls) replaced by random bytes and renamed
 // *.locked, and a README_RESTORE_FILES.txt holding an onion address.
 //
+// "share zip" (a .zip of the same files, member by member): the same 20 normal
+// nights and two bad ones, so that anomalies reads a zip's members too.
+//
 // "crm postgres" (a pg_dump plain .sql.gz): customers, orders and notes grow a
 // little every night; on the newest night orders lost 90% of its rows.
 //
 // Everything is drawn from generators seeded by the job and the night, so the
 // bytes are the same on every call and at any hour.
 import { gzipSync } from 'node:zlib';
-import { tarArchive, type TarEntry } from './archives.js';
+import { tarArchive, zipArchive, type TarEntry } from './archives.js';
 import { DAY, HOUR, MINUTE, createRng, pick, randInt, randomBytesFrom, type Rng } from './util.js';
 
-export const BAD_NIGHT_JOBS = { files: 'file share', sql: 'crm postgres' } as const;
+export const BAD_NIGHT_JOBS = { files: 'file share', zip: 'share zip', sql: 'crm postgres' } as const;
+export type BadNightJob = keyof typeof BAD_NIGHT_JOBS;
 /** Nights in the history, oldest first; the last BAD_NIGHTS of "file share" are bad, and the last one of "crm postgres". */
 export const NIGHTS = 22;
 export const BAD_NIGHTS = 2;
@@ -122,13 +126,19 @@ export function crmDump(night: number, bad: boolean): string {
 const cache = new Map<string, Buffer>();
 
 /** The stored bytes of night `night` of a bad-night job (made once per emulator process). */
-export function nightBytes(job: 'files' | 'sql', night: number): Buffer {
+export function nightBytes(job: BadNightJob, night: number): Buffer {
   const key = `${job}/${night}`;
   let bytes = cache.get(key);
   if (!bytes) {
-    const bad = job === 'files' ? night >= NIGHTS - BAD_NIGHTS : night === NIGHTS - 1;
-    const raw = job === 'files' ? tarArchive(fileShareEntries(night, bad)) : Buffer.from(crmDump(night, bad));
-    bytes = gzipSync(raw, { level: 6 });
+    const bad = job === 'sql' ? night === NIGHTS - 1 : night >= NIGHTS - BAD_NIGHTS;
+    if (job === 'zip') {
+      // The files only (a zip needs no folder entries); the random .locked ones stored, the rest deflated.
+      const files = fileShareEntries(night, bad).filter((e) => e.type !== 'directory');
+      bytes = zipArchive(files.map((e) => ({ name: e.name, data: e.data, method: e.name.endsWith('.locked') ? 0 : 8 })));
+    } else {
+      const raw = job === 'files' ? tarArchive(fileShareEntries(night, bad)) : Buffer.from(crmDump(night, bad));
+      bytes = gzipSync(raw, { level: 6 });
+    }
     cache.set(key, bytes);
   }
   return bytes;

@@ -227,7 +227,7 @@ export interface FileContent {
   /** The archive of `kind`, sealed as the service seals an encrypted job's backups (demo-key.ts): its record's encryption_key opens it. */
   sealed?: import('./demo-key.js').SealedSecret;
   /** The bytes of one night of the bad-night jobs (bad-night.ts; `emulator --bad-night`). */
-  night?: { job: 'files' | 'sql'; index: number };
+  night?: { job: import('./bad-night.js').BadNightJob; index: number };
 }
 
 export interface BackupRecord {

@@ -94,8 +94,8 @@ export interface EmulatorOptions {
    * `published` as the service's public API reference shows it (src/emulator/dialect.ts).
    */
   dialect?: 'neutral' | 'published';
-  /** Adds the bad-night jobs (bad-night.ts): "file share", 20 normal nightly tar backups then two nights of ransomware, and
-   *  "crm postgres", whose newest dump lost 90% of one table's rows. The demo runs with them. */
+  /** Adds the bad-night jobs (bad-night.ts): "file share", 20 normal nightly tar backups then two nights of ransomware,
+   *  "share zip" (the same as a .zip), and "crm postgres", whose newest dump lost 90% of one table's rows. The demo runs with them. */
   badNight?: boolean;
 }
 

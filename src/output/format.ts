@@ -123,8 +123,17 @@ const UNITS: Array<[name: string, seconds: number]> = [
 export function whenAndAge(value: string | null | undefined, now: Date = new Date()): [string, string] | undefined {
   const date = value ? parseDateTime(value) : undefined;
   if (!date) return undefined;
-  const iso = date.toISOString();
-  return [`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`, relativeTime(date, now)];
+  return [utcMinute(date), relativeTime(date, now)];
+}
+
+/**
+ * A moment to the minute in UTC: "2026-11-24 02:30 UTC" (summary lines, anomalies, ls, find, diff).
+ * Text that is not a time comes back sanitised; none gives `unknown`.
+ */
+export function utcMinute(value: string | Date | null | undefined, unknown = 'unknown time'): string {
+  const date = parseDateTime(value);
+  if (!date) return typeof value === 'string' && value !== '' ? sanitize(value) : unknown;
+  return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
 }
 
 export function relativeTime(value: string | Date | null | undefined, now: Date = new Date()): string {

@@ -27,7 +27,8 @@ import { Readable, type Writable } from 'node:stream';
 import { createGunzip, crc32, type Gunzip } from 'node:zlib';
 import { MongoArchiveReader } from './mongo-archive.js';
 import { KINDS, SHA256_LINE, SNIFF_BYTES, encryptionHeader, isGzip, sniffContent, type CheckName, type ContentKind } from './kinds.js';
-import type { Content, ContentSink } from './types.js';
+import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher } from './types.js';
+import { writeAll } from './fan.js';
 import { BOUND_SETTINGS, DEFAULT_BOUNDS, gzipRatioRefusal, type InspectBounds } from './bounds.js';
 
 export type ContentVerdict = 'verified' | 'not-inspected' | 'encrypted' | 'failed';
@@ -107,11 +108,95 @@ function drained(stream: Writable | NodeJS.EventEmitter): Promise<void> {
   });
 }
 
+/**
+ * The content sinks that asked for an archive's members (ContentSink.entries),
+ * during one walk of the check: every call to a watcher is guarded (one that
+ * throws is dropped, the check goes on); `stop` ends the walk for them all (a
+ * restart: the old check's last entries reach no one).
+ */
+export class Walk {
+  private live: EntryWatcher[];
+  constructor(watchers: EntryWatcher[], format: 'tar' | 'zip') {
+    this.live = watchers;
+    for (const w of [...this.live]) this.guard(w, () => w.begin(format));
+  }
+
+  /** Anyone listening (else the check builds no entries). */
+  get listening(): boolean {
+    return this.live.length > 0;
+  }
+
+  private guard<T>(w: EntryWatcher, f: () => T): T | undefined {
+    if (!this.live.includes(w)) return undefined;
+    try {
+      return f();
+    } catch {
+      this.live = this.live.filter((x) => x !== w);
+      return undefined;
+    }
+  }
+
+  /**
+   * One member: the readers of its content (none when no watcher wants it),
+   * as one reader that computes the member's CRC-32 once (unless the check
+   * gives its own: a zip's) and hands every piece on.
+   */
+  entry(entry: ArchiveEntry, computeCrc: boolean): MemberReader[] {
+    const readers: Array<{ w: EntryWatcher; r: EntryContent }> = [];
+    for (const w of [...this.live]) {
+      const r = this.guard(w, () => w.entry(entry));
+      if (r) readers.push({ w, r });
+    }
+    if (!readers.length) return [];
+    let crc = 0;
+    return [
+      {
+        data: (piece) => {
+          if (computeCrc) crc = crc32(piece, crc);
+          for (const { w, r } of readers) this.guard(w, () => r.data(piece));
+        },
+        end: async (given?: number) => {
+          await Promise.all(
+            readers.map(async ({ w, r }) => {
+              if (!this.live.includes(w)) return;
+              try {
+                await r.end((given ?? crc) >>> 0);
+              } catch {
+                this.live = this.live.filter((x) => x !== w);
+              }
+            }),
+          );
+        },
+      },
+    ];
+  }
+
+  close(failure?: string): void {
+    for (const w of [...this.live]) this.guard(w, () => w.close(failure));
+    this.live = [];
+  }
+
+  stop(): void {
+    this.live = [];
+  }
+}
+
+/** The walk's reader of a member: the CRC-32 it computed itself when the check gives none (a tar's). */
+interface MemberReader {
+  data(piece: Buffer): void;
+  end(crc?: number): Promise<void>;
+}
+
+/** Hands a piece to every reader of a member. */
+function feed(readers: readonly MemberReader[], piece: Buffer): void {
+  for (const r of readers) r.data(piece);
+}
+
 /** The checks verify has, by the name the registry gives (src/pipeline/kinds.ts): one per CheckName. */
-const CHECKS: Record<CheckName, (kind: ContentKind, at: { options: InspectOptions; gzip: boolean; head: Buffer }) => Check> = {
-  tar: () => new TarCheck(),
+const CHECKS: Record<CheckName, (kind: ContentKind, at: { options: InspectOptions; gzip: boolean; head: Buffer; walk?: Walk }) => Check> = {
+  tar: (_, at) => new TarCheck(at.walk),
   // Inside a gzip the file's own byte ranges are not the zip's: held in memory, up to its limit.
-  zip: (_, at) => new ZipCheck(at.gzip ? { ...at.options, readRange: undefined } : at.options),
+  zip: (_, at) => new ZipCheck(at.gzip ? { ...at.options, readRange: undefined } : at.options, at.walk),
   'sql-dump': (kind) => new DumpCheck(kind),
   'pg-custom': () => new PgCustomCheck(),
   'mongo-archive': () => new MongoCheck(),
@@ -149,6 +234,8 @@ export class ContentStage implements Check {
   private head: Buffer[] = [];
   private headLength = 0;
   private check?: Check;
+  /** The members of a tar or zip, handed to the sinks that ask (ContentSink.entries) as the check walks them. */
+  private walk?: Walk;
   /** Bumped by restart(): a pump of an earlier attempt checks it. */
   private generation = 0;
 
@@ -222,7 +309,6 @@ export class ContentStage implements Check {
     this.headLength = 0;
     const kind = sniffContent(head, { gzip: this.gzip });
     this.kind = kind;
-    this.check = CHECKS[KINDS[kind].check](kind, { options: this.options, gzip: this.gzip, head });
     const content: Content = { kind, gzip: this.gzip, encrypted: this.options.encrypted ?? false };
     await Promise.all(
       this.sinks.map(async (s, i) => {
@@ -233,21 +319,16 @@ export class ContentStage implements Check {
         }
       }),
     );
+    const checkName = KINDS[kind].check;
+    if (checkName === 'tar' || checkName === 'zip') {
+      this.walk = new Walk(this.sinks.flatMap((s, i) => (s.entries && !this.failed.has(i) ? [s.entries] : [])), checkName);
+    }
+    this.check = CHECKS[checkName](kind, { options: this.options, gzip: this.gzip, head, walk: this.walk });
     if (head.length) await this.deliver(head);
   }
 
   private async deliver(chunk: Buffer): Promise<void> {
-    await Promise.all([
-      this.check!.write(chunk),
-      ...this.sinks.map(async (s, i) => {
-        if (this.failed.has(i)) return;
-        try {
-          await s.write(chunk);
-        } catch (err) {
-          this.failed.set(i, err);
-        }
-      }),
-    ]);
+    await writeAll(chunk, [this.check!], this.sinks, this.failed);
   }
 
   /** The transfer starts over from byte 0: the check and every sink start afresh. */
@@ -266,6 +347,8 @@ export class ContentStage implements Check {
     this.head = [];
     this.headLength = 0;
     this.check = undefined;
+    this.walk?.stop();
+    this.walk = undefined;
     this.kind = undefined;
     this.draining = undefined;
     await pump?.catch(() => {});
@@ -293,6 +376,8 @@ export class ContentStage implements Check {
   async end(): Promise<ContentFinding> {
     await this.drain();
     const inner = await this.check!.end();
+    // The walk is over: the sinks that took the members hear whether it went to the end.
+    this.walk?.close(this.gzipFailure ?? (inner.verdict === 'failed' ? (inner.reason ?? `${inner.format}: damaged`) : undefined));
     if (!this.gzip) return inner;
     if (this.gzipFailure !== undefined) return { format: 'gzip', verdict: 'failed', reason: this.gzipFailure };
     const format = inner.format === 'data' ? 'gzip' : `${inner.format}.gz`;
@@ -370,11 +455,35 @@ interface TarHeader {
   size?: number;
   type?: string | null;
   byteOffset?: number;
+  mode?: number;
+  uid?: number;
+  gid?: number;
+  mtime?: Date;
+  linkname?: string | null;
+}
+
+const TAR_TYPES: Record<string, ArchiveEntry['type']> = { file: 'file', 'contiguous-file': 'file', directory: 'directory', symlink: 'symlink', link: 'link' };
+
+function tarEntry(h: TarHeader): ArchiveEntry {
+  return {
+    path: h.name,
+    type: TAR_TYPES[h.type ?? 'file'] ?? 'other',
+    size: h.size ?? 0,
+    mode: h.mode ?? 0,
+    uid: h.uid ?? 0,
+    gid: h.gid ?? 0,
+    mtime: h.mtime ? Math.floor(h.mtime.getTime() / 1000) : 0,
+    ...(h.linkname ? { link: h.linkname } : {}),
+  };
 }
 
 const END_BLOCKS_MISSING = 'tar: no end-of-archive blocks (the archive was cut after its last entry)';
 
-/** Every header through tar-stream (its checksum), every entry drained, then the two zero blocks. */
+/**
+ * Every header through tar-stream (its checksum), every entry drained, then the
+ * two zero blocks: THE walk of a tar. Each entry and its bytes go to the sinks
+ * that ask (the fingerprint's listing, entropy, ransom notes); nobody parses the tar again.
+ */
 class TarCheck extends GuardedCheck {
   format = 'tar';
   private extract?: Writable & NodeJS.EventEmitter;
@@ -385,6 +494,10 @@ class TarCheck extends GuardedCheck {
   /** Where the data of the last entry (padded to 512) ends. */
   private lastEnd = 0;
   private extractError?: unknown;
+
+  constructor(private readonly walk?: Walk) {
+    super();
+  }
 
   protected explain(err: unknown): string {
     const text = message(err);
@@ -407,10 +520,18 @@ class TarCheck extends GuardedCheck {
       const size = header.size ?? 0;
       if (header.type === 'file' || header.type === 'contiguous-file') this.contentBytes += size;
       this.lastEnd = (header.byteOffset ?? 0) + Math.ceil(size / 512) * 512;
-      stream.on('end', next);
       // The archive's own error is the one reported (on `ex`); an entry cut short says the same.
       stream.on('error', () => {});
-      stream.resume();
+      const readers = this.walk?.listening ? this.walk.entry(tarEntry(header), true) : [];
+      if (!readers.length) {
+        stream.on('end', next);
+        stream.resume();
+        return;
+      }
+      stream.on('data', (piece: Buffer) => feed(readers, piece));
+      stream.on('end', () => {
+        void Promise.all(readers.map((r) => r.end())).then(() => next());
+      });
     });
     ex.on('error', (err) => {
       this.extractError ??= err;
@@ -718,7 +839,10 @@ class ZipCheck extends GuardedCheck {
   private held = 0;
   private total = 0;
   private readonly limit: number;
-  constructor(private readonly options: InspectOptions) {
+  constructor(
+    private readonly options: InspectOptions,
+    private readonly walk?: Walk,
+  ) {
     super();
     this.limit = options.zipMemoryLimit ?? ZIP_MEMORY_LIMIT;
   }
@@ -825,16 +949,22 @@ class ZipCheck extends GuardedCheck {
       if (declared > bounds.maxInflatedBytes) {
         throw new Error(`its entries inflate to more than ${bounds.maxInflatedBytes} bytes: refused; raise the bound with ${BOUND_SETTINGS.maxInflatedBytes}`);
       }
-      // Second pass: inflate every entry and check its CRC-32, counting what is inflated.
+      // Second pass: inflate every entry and check its CRC-32, counting what is inflated; each entry and
+      // its bytes go to the sinks that ask (the fingerprint), member by member.
       let inflated = 0;
       for (const entry of listed) {
         stopIfAborted(signal);
-        if (entry.fileName.endsWith('/')) continue;
+        const readers = this.walk?.listening ? this.walk.entry(zipEntry(entry), false) : [];
+        if (entry.fileName.endsWith('/')) {
+          await Promise.all(readers.map((r) => r.end(0)));
+          continue;
+        }
         const stream = await zip.openReadStreamPromise(entry);
         let crc = 0;
         try {
           for await (const chunk of stream as AsyncIterable<Buffer>) {
             crc = crc32(chunk, crc);
+            if (readers.length) feed(readers, chunk);
             inflated += chunk.length;
             stopIfAborted(signal);
             if (inflated > bounds.maxInflatedBytes) {
@@ -845,6 +975,7 @@ class ZipCheck extends GuardedCheck {
           stream.destroy();
         }
         if (crc >>> 0 !== entry.crc32 >>> 0) throw new Error(`CRC-32 mismatch in ${JSON.stringify(entry.fileName)}: the data is damaged`);
+        await Promise.all(readers.map((r) => r.end(crc)));
         await yieldNow();
       }
     } finally {
@@ -852,6 +983,21 @@ class ZipCheck extends GuardedCheck {
     }
     return { format: 'zip', verdict: 'verified', entries, content_bytes: declared };
   }
+}
+
+/** A zip entry as the walk's watchers see it: the Unix mode and type from the external attributes when a Unix zip states them. */
+function zipEntry(e: import('yauzl').Entry): ArchiveEntry {
+  const unix = (e.versionMadeBy >> 8) === 3 ? e.externalFileAttributes >>> 16 : 0;
+  const fmt = unix & 0o170000;
+  const dir = e.fileName.endsWith('/') || fmt === 0o040000;
+  const type: ArchiveEntry['type'] = dir ? 'directory' : fmt === 0o120000 ? 'symlink' : fmt === 0 || fmt === 0o100000 ? 'file' : 'other';
+  let mtime = 0;
+  try {
+    mtime = Math.floor(e.getLastModDate({ timezone: 'UTC' }).getTime() / 1000);
+  } catch {
+    /* no date */
+  }
+  return { path: e.fileName, type, size: type === 'file' ? e.uncompressedSize : 0, mode: unix & 0o7777, uid: 0, gid: 0, mtime: Number.isFinite(mtime) ? mtime : 0 };
 }
 
 /** Lists read in full up to this size; a longer "list" is refused as one. */

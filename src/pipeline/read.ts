@@ -5,6 +5,7 @@ import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { parseStatedSize, readingText, statedSizeFit, telltaleUnit, type StatedSize } from '../util/stated-size.js';
 import { ContentStage, type ContentFinding, type InspectOptions } from './inspect.js';
 import { SizeRefusedError } from './transfer.js';
+import { writeAll } from './fan.js';
 import { DecryptError, type Decryptor } from './decrypt.js';
 import type { ByteSink, ContentSink, FileResult, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer, UrlSource } from './types.js';
 
@@ -70,17 +71,7 @@ export class FanOut implements ByteSink {
     const chunk = this.batch.length === 1 ? this.batch[0]! : Buffer.concat(this.batch, this.batched);
     this.batch = [];
     this.batched = 0;
-    await Promise.all([
-      ...this.core.map((s) => s.write(chunk)),
-      ...this.extras.map(async (s, i) => {
-        if (this.failed.has(i)) return;
-        try {
-          await s.write(chunk);
-        } catch (err) {
-          this.failed.set(i, err);
-        }
-      }),
-    ]);
+    await writeAll(chunk, this.core, this.extras, this.failed);
   }
 
   async restart(): Promise<void> {

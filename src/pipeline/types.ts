@@ -46,6 +46,51 @@ export interface Content {
  */
 export interface ContentSink<R = unknown> extends FileSink<R> {
   open(content: Content): Promise<void>;
+  /**
+   * Asks for the archive's members (tar, zip) as the kind's check walks them
+   * (src/pipeline/inspect.ts): the one walk of the archive, never a second parse.
+   */
+  readonly entries?: EntryWatcher;
+}
+
+/** One member of an archive, as the check walking it read its header (tar) or central directory (zip). */
+export interface ArchiveEntry {
+  /** The name as stored (not cleaned). */
+  path: string;
+  type: 'file' | 'directory' | 'symlink' | 'link' | 'other';
+  /** Bytes of its content (regular files). */
+  size: number;
+  /** Permission bits (0 when the archive states none). */
+  mode: number;
+  uid: number;
+  gid: number;
+  /** Seconds since the epoch. */
+  mtime: number;
+  /** A link's target, when the header names it (tar). */
+  link?: string;
+}
+
+/** The content of one member, piece by piece as the check reads it (shared: never modify), then its end. */
+export interface EntryContent {
+  data(piece: Buffer): void;
+  /**
+   * The member was read whole, with the CRC-32 of its content (computed once by
+   * the walk: a zip's check computes it anyway); the walk waits for it (backpressure).
+   */
+  end(crc: number): Promise<void>;
+}
+
+/**
+ * A content sink's ear on the walk of an archive: `begin` once the check is a
+ * walking one (again after a restart), `entry` per member (return an
+ * EntryContent to get its bytes), `close` after the last member (with why the
+ * walk stopped early, if it did). Its errors are its own: one that throws is
+ * not called again, the check goes on.
+ */
+export interface EntryWatcher {
+  begin(format: 'tar' | 'zip'): void;
+  entry(entry: ArchiveEntry): EntryContent | undefined;
+  close(failure?: string): void;
 }
 
 /** One file of a backup, as the record lists it. */

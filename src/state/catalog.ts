@@ -6,12 +6,16 @@
 //   <state>/catalog/<service>/<backup id>/<n>.ndjson.gz      a tar file's listing, sorted by path
 //   <state>/catalog/<service>/acks.json                      changes accepted as the new normal (--ack)
 //
-// <service> is the base URL's host and a hash of the whole URL: two services
-// (or the demo and a real account) never see each other's backups. Files are
+// <service> is the base URL's host and a hash of the service key the marks use
+// (src/state/marks.ts serviceKey: base URL and account): two services, two
+// accounts (or the demo and a real account) never see each other's backups. Files are
 // written atomically (a temporary name, then rename), mode 0600.
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { serviceKey } from './marks.js';
+
+const exists = (p: string) => stat(p).then(() => true, () => false);
 
 export interface ArchiveStats {
   entries: number;
@@ -78,17 +82,34 @@ export interface Ack {
   note: string | null;
 }
 
-/** A service's folder name: "api.example.com-1a2b3c4d5e6f". */
-export function serviceKey(baseUrl: string): string {
+/**
+ * A service's folder name: "api.example.com-1a2b3c4d5e6f", the host and a hash
+ * of the ONE service key (src/state/marks.ts serviceKey: the base URL and the
+ * account the token logs in as). The catalog and the marks name a service alike.
+ */
+export function catalogFolder(baseUrl: string, token: string | undefined): string {
+  return `${hostOf(baseUrl)}-${createHash('sha256').update(serviceKey(baseUrl, token)).digest('hex').slice(0, 12)}`;
+}
+
+/**
+ * The folder name of versions before 0.1 kept the base URL alone (no account).
+ * Such a folder is adopted by the first profile of that URL that opens the
+ * catalog (Catalog.open): its fingerprints are the job's baseline, and many of
+ * its backups may have expired since, so they could not be read again.
+ */
+export function legacyCatalogFolder(baseUrl: string): string {
+  const normal = baseUrl.trim().replace(/\/+$/, '').toLowerCase();
+  return `${hostOf(baseUrl)}-${createHash('sha256').update(normal).digest('hex').slice(0, 12)}`;
+}
+
+function hostOf(baseUrl: string): string {
   let host = 'service';
   try {
     host = new URL(baseUrl).host;
   } catch {
     /* the hash alone */
   }
-  const normal = baseUrl.trim().replace(/\/+$/, '').toLowerCase();
-  const hash = createHash('sha256').update(normal).digest('hex').slice(0, 12);
-  return `${host.replace(/[^A-Za-z0-9.-]/g, '_')}-${hash}`;
+  return host.replace(/[^A-Za-z0-9.-]/g, '_');
 }
 
 const SAFE_ID = /^[A-Za-z0-9._-]{1,100}$/;
@@ -103,8 +124,25 @@ async function writeAtomic(file: string, text: string): Promise<void> {
 export class Catalog {
   readonly dir: string;
 
-  constructor(stateDir: string, baseUrl: string) {
-    this.dir = path.join(stateDir, 'catalog', serviceKey(baseUrl));
+  constructor(stateDir: string, baseUrl: string, token: string | undefined) {
+    this.dir = path.join(stateDir, 'catalog', catalogFolder(baseUrl, token));
+  }
+
+  /**
+   * The catalog of a service, with the folder an older version kept for its
+   * base URL alone moved in when this one has none yet (see legacyCatalogFolder).
+   */
+  static async open(stateDir: string, baseUrl: string, token: string | undefined): Promise<Catalog> {
+    const catalog = new Catalog(stateDir, baseUrl, token);
+    const legacy = path.join(stateDir, 'catalog', legacyCatalogFolder(baseUrl));
+    if (legacy !== catalog.dir && !(await exists(catalog.dir)) && (await exists(legacy))) {
+      try {
+        await rename(legacy, catalog.dir);
+      } catch {
+        /* another process moved it first, or the folder cannot be moved: the catalog starts empty */
+      }
+    }
+    return catalog;
   }
 
   /** The folder of one backup (its id checked: it names a folder). */

@@ -179,6 +179,31 @@ describe('ls, find, diff, restore-file', () => {
     expect(missing.code).toBe(5);
   });
 
+  it('reads a zip member by member: ls shows its listing, anomalies flags its encrypted members', async () => {
+    // "share zip": the files of "file share" as a .zip, 20 normal nights then two of ransomware.
+    const zips = await nights('share zip');
+    expect(zips).toHaveLength(22);
+    const r = await cli(['anomalies', 'share zip', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    const backups = (JSON.parse(r.stdout) as Json).jobs[0].backups as Json[];
+    expect(backups.slice(0, 20).map((b) => b.verdict)).toEqual(Array(20).fill('clean'));
+    for (const bad of backups.slice(20)) {
+      expect(bad.verdict).toBe('anomalous');
+      expect(bad.findings.map((f: Json) => f.signal)).toEqual(expect.arrayContaining(['ransom-note', 'onion-address', 'high-entropy', 'renamed']));
+      expect(bad.findings.find((f: Json) => f.signal === 'high-entropy').evidence.high_entropy).toBe(36);
+      expect(bad.findings.find((f: Json) => f.signal === 'ransom-note').evidence.paths).toEqual(['README_RESTORE_FILES.txt']);
+    }
+    expect((JSON.parse(r.stdout) as Json).jobs[0].last_clean.id).toBe(zips[19]!.id);
+    // The listing came from the zip's members (no second download: the catalog has it).
+    const ls = await cli(['ls', 'share zip', zips[21]!.id, 'config', '--long']);
+    expect(ls.code, ls.stderr).toBe(0);
+    expect(ls.stdout.trim().split('\n')).toEqual(['-rw-r--r--  0/0               67  2024-01-01 00:00  config/app.conf']);
+    const docs = JSON.parse((await cli(['ls', 'share zip', zips[21]!.id, 'docs/finance', '--json'])).stdout) as Json[];
+    const locked = docs.filter((e) => e.path.endsWith('.locked'));
+    expect(locked.length).toBeGreaterThan(0);
+    expect(locked.every((e: Json) => e.type === 'f' && e.size >= 1200)).toBe(true);
+  });
+
   it('find names the backups that hold a path, newest first', async () => {
     const r = await cli(['find', 'file share', 'README_RESTORE_*', '-q']);
     expect(r.code, r.stderr).toBe(0);
@@ -243,7 +268,7 @@ describe('ls, find, diff, restore-file', () => {
 
   it('diffs two listings of a million entries within bounded memory', async () => {
     // Two backups of "file share" get made-up listings of 1,000,000 entries each in the catalog, so diff reads no archive.
-    const catalog = new Catalog(path.join(state, 'backupctl'), emu.url);
+    const catalog = new Catalog(path.join(state, 'backupctl'), emu.url, emu.token);
     const [a, b] = [share[0]!, share[1]!];
     for (const [n, backup] of [a, b].entries()) {
       const writer = new ListingWriter(catalog.listingPath(backup.id, 0));
