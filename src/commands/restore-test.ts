@@ -7,13 +7,15 @@
 // extracted into a private folder where --exec runs. Exit 0 passed, 14 the
 // restore or a check failed, 15 no engine, 11 a file failed the checks on the way.
 import { readFile } from 'node:fs/promises';
-import type { Context, Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { Handler, IO, OutputOptions, Result } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { cronParams } from '../jobs/cron.js';
-import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
+import { decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
-import { CliError, EmptyResultError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
+import { CliError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
+import { sanitize } from '../output/sanitize.js';
 import { restoreDocumentSchema } from '../restore/model.js';
+import { readbackHandler } from './readback.js';
 
 export const module: ModuleSpec = {
   name: 'restore-test',
@@ -79,6 +81,7 @@ export const module: ModuleSpec = {
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line on stdout, failed files on stderr; passes on passed only' },
         { name: 'allow_unchecked', in: 'local', type: 'boolean', description: 'A test that restored nothing (unchecked) or only parsed the structure (structure-only, with --check) passes' },
         ...decryptParams,
+        { name: 'skip_catalog', in: 'local', type: 'boolean', description: 'Record no fingerprint of the backup read in the catalog (anomalies, ls, find, diff read it)' },
         ...cronParams,
         { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
       ],
@@ -93,8 +96,7 @@ export const module: ModuleSpec = {
 
 export const schemas = { 'restore-test': restoreDocumentSchema };
 
-type Rec = Record<string, unknown>;
-type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'md' | 'check';
+type Format = Extract<import('../contract/context.js').Format, 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'md' | 'check'>;
 
 /** Recipes whose backups hold no SQL (--assert cannot apply), and those that hold no file archive (--exec cannot). */
 const NOT_SQL = new Set(['files', 'website', 'mongodb']);
@@ -124,57 +126,40 @@ async function readIntoFile(file: string): Promise<string> {
   return line;
 }
 
-const restoreTest: Handler = async (input, ctx) => {
-  const v = input.values;
-  const own = ctx.globals.output?.trim().toLowerCase();
-  const extra = own === 'md' || own === 'prometheus' ? own : undefined;
-  if (extra && ctx.globals.json) throw new UsageError(`--json and -o ${extra} ask for two formats: give one`);
-  const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
-  const format: Format = extra ?? (v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format);
-  const { readSelection } = await import('../pipeline/select.js');
-  const selection = readSelection(v, 'restore-test');
-  checkDecryptFlags(v);
-  const intoFlag = typeof v.into === 'string' ? v.into : undefined;
-  const intoFile = typeof v.into_file === 'string' ? v.into_file : undefined;
-  if (intoFlag !== undefined && intoFile !== undefined) throw new UsageError('--into and --into-file both name the scratch server: give one');
-  const fromFile = intoFile !== undefined ? await readIntoFile(intoFile) : undefined;
-  const into = intoFlag ?? fromFile ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
-  if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : intoFile !== undefined ? '--into-file' : 'BACKUPCTL_RESTORE_URL');
-  if (intoFlag !== undefined && (await import('../restore/sql/url.js')).parseIntoUrl(intoFlag).password !== undefined) {
-    ctx.warn('--into holds a password, which every user of this machine can read in the process list: give the URL in BACKUPCTL_RESTORE_URL or --into-file instead');
-  }
-  const engine = (v.engine as 'auto' | 'server' | 'local' | 'embedded' | undefined) ?? 'auto';
-  if (engine === 'server' && into === undefined) throw new UsageError('--engine server restores into --into URL (or BACKUPCTL_RESTORE_URL): give one');
-  const asserts = (v.assert as string[] | undefined) ?? [];
-  const exec = typeof v.exec === 'string' ? v.exec : undefined;
-  if (exec !== undefined && !exec.trim()) throw new UsageError('invalid value for --exec: an empty command');
-  if (asserts.some((a) => !a.trim())) throw new UsageError('invalid value for --assert: an empty query');
-  if (exec !== undefined && asserts.length) throw new UsageError('--exec (a file archive) and --assert (a SQL dump) check different kinds of backup: give one');
-  // The bounds (src/pipeline/bounds.ts): a bad value is exit 3 naming the variable, before anything is sent.
-  const { boundsFromEnv } = await import('../pipeline/bounds.js');
-  const bounds = boundsFromEnv(ctx.env);
-  let timeoutMs = DEFAULT_TIMEOUT_MS;
-  if (ctx.globals.timeout !== undefined) timeoutMs = (await ctx.settings()).timeoutMs;
-  const outputFile = v.output_file as string | undefined;
-  if (outputFile !== undefined) {
-    const { checkOutputFile } = await import('../output/output-file.js');
-    await checkOutputFile(outputFile);
-  }
-  const jobId = String(v.job_id);
-  const { runCronJob } = await import('../jobs/cron.js');
-  if (ctx.globals.dryRun) {
-    const { printDryRun } = await import('../cli/dry-run.js');
-    await printDryRun(ctx, { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` });
-    ctx.io.stderr.write("Then the job's newest completed backup, and a GET of each file's signed URL (no Authorization); nothing is restored.\n");
-    return { kind: 'empty' };
-  }
-  return runCronJob(v, ctx, () =>
-    runRestoreTest(ctx, {
-      values: v,
-      jobId,
-      selection,
-      format,
-      outputFile,
+interface Prep {
+  timeoutMs: number;
+  check: boolean;
+  allowUnchecked: boolean;
+  restore: Omit<import('../restore/types.js').RestoreOptions, 'signal'>;
+}
+type RestoreDocument = import('../restore/model.js').RestoreDocument;
+
+/** restore-test: one backup, the read pipeline with a restore sink per file. */
+const restoreTest = readbackHandler<RestoreDocument, Prep>({
+  name: 'restore-test',
+  formats: ['md', 'prometheus'],
+  select: 'one',
+  dryRunNote: "Then the job's newest completed backup, and a GET of each file's signed URL (no Authorization); nothing is restored.",
+  async prepare(v, ctx, bounds) {
+    const intoFlag = typeof v.into === 'string' ? v.into : undefined;
+    const intoFile = typeof v.into_file === 'string' ? v.into_file : undefined;
+    if (intoFlag !== undefined && intoFile !== undefined) throw new UsageError('--into and --into-file both name the scratch server: give one');
+    const fromFile = intoFile !== undefined ? await readIntoFile(intoFile) : undefined;
+    const into = intoFlag ?? fromFile ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
+    if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : intoFile !== undefined ? '--into-file' : 'BACKUPCTL_RESTORE_URL');
+    if (intoFlag !== undefined && (await import('../restore/sql/url.js')).parseIntoUrl(intoFlag).password !== undefined) {
+      ctx.warn('--into holds a password, which every user of this machine can read in the process list: give the URL in BACKUPCTL_RESTORE_URL or --into-file instead');
+    }
+    const engine = (v.engine as 'auto' | 'server' | 'local' | 'embedded' | undefined) ?? 'auto';
+    if (engine === 'server' && into === undefined) throw new UsageError('--engine server restores into --into URL (or BACKUPCTL_RESTORE_URL): give one');
+    const asserts = (v.assert as string[] | undefined) ?? [];
+    const exec = typeof v.exec === 'string' ? v.exec : undefined;
+    if (exec !== undefined && !exec.trim()) throw new UsageError('invalid value for --exec: an empty command');
+    if (asserts.some((a) => !a.trim())) throw new UsageError('invalid value for --assert: an empty query');
+    if (exec !== undefined && asserts.length) throw new UsageError('--exec (a file archive) and --assert (a SQL dump) check different kinds of backup: give one');
+    let timeoutMs = DEFAULT_TIMEOUT_MS;
+    if (ctx.globals.timeout !== undefined) timeoutMs = (await ctx.settings()).timeoutMs;
+    return {
       timeoutMs,
       check: v.check === true,
       allowUnchecked: v.allow_unchecked === true,
@@ -192,119 +177,73 @@ const restoreTest: Handler = async (input, ctx) => {
         warn: (line) => ctx.warn(line),
         bounds,
       },
-    }),
-  );
-};
-
-interface RunInput {
-  values: Record<string, unknown>;
-  jobId: string;
-  selection: import('../pipeline/select.js').BackupSelection;
-  format: Format;
-  outputFile: string | undefined;
-  timeoutMs: number;
-  check: boolean;
-  allowUnchecked: boolean;
-  restore: Omit<import('../restore/types.js').RestoreOptions, 'signal'>;
-}
-
-async function findJob(ctx: Context, id: string): Promise<{ id: string; name: string | null; recipe: string | null }> {
-  const client = await ctx.client();
-  const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(id)}` }, { signal: ctx.signal });
-  const data = (res.body as { data?: Rec } | undefined)?.data;
-  return { id, name: typeof data?.name === 'string' ? data.name : null, recipe: typeof data?.recipe === 'string' ? data.recipe : null };
-}
-
-async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
-  const { sanitize } = await import('../output/sanitize.js');
-  const job = await findJob(ctx, o.jobId);
-  const label = sanitize(job.name ?? job.id);
-  if (o.restore.asserts.length && job.recipe && NOT_SQL.has(job.recipe)) {
-    throw new UsageError(`--assert runs SQL in a restored database, but job ${label} backs up ${job.recipe === 'mongodb' ? 'a MongoDB database (checked, not restored)' : 'files (a file archive)'}${job.recipe === 'mongodb' ? '' : ': check it with --exec instead'}`);
-  }
-  if (o.restore.exec !== undefined && job.recipe && NOT_ARCHIVE.has(job.recipe)) {
-    throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up a ${job.recipe === 'mongodb' ? 'MongoDB' : job.recipe === 'mysql' ? 'MySQL' : 'PostgreSQL'} database${job.recipe === 'mongodb' ? '' : ': check it with --assert instead'}`);
-  }
-  // Decrypt on the way (--private-key, --decrypt-with, or the job's settings): the key is opened before any file is read.
-  const decrypt = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, o.values, job);
-  // Stage 1 of the read pipeline: the backup (<backup> | --latest, the newest completed one by default).
-  const { selectBackups, pipelineBackup } = await import('../pipeline/select.js');
-  const [record] = await selectBackups(ctx, job.id, o.selection);
-  if (!record) throw new EmptyResultError(`job ${label} has no completed backup to restore`);
-  const backup = await pipelineBackup(ctx, record);
-  if (!backup.files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
-
-  const settings = await ctx.settings();
-  const [{ signedUrlTransfer }, { restoreBackup }, { stateDir }, { Ledger }] = await Promise.all([
-    import('../pipeline/transfer.js'),
-    import('../restore/run.js'),
-    import('../config/paths.js'),
-    import('../state/verify-ledger.js'),
-  ]);
-  // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
-  const ledger = await Ledger.open(stateDir(ctx.env));
-  // Fresh signed URLs for files that start late, and after a 403 (src/pipeline/urls.ts).
-  const { SignedUrls, urlMaxAgeFromEnv } = await import('../pipeline/urls.js');
-  const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
-  const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
-  // As verify: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.
-  let progress: import('../output/progress.js').ProgressBar | undefined;
-  if (ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check') {
-    const [{ ProgressBar }, { parseStatedSize }] = await Promise.all([import('../output/progress.js'), import('../util/stated-size.js')]);
-    progress = new ProgressBar(ctx.io.stderr, backup.files.reduce((n, f) => n + (parseStatedSize(f.size)?.bytes ?? 0), 0), backup.files.length);
-  }
-  const { openMarks } = await import('../fleet/marks.js');
-  const doc = await restoreBackup(backup, {
-    job: { id: job.id, name: job.name },
-    selection: o.selection.backup ? 'backup' : 'latest',
-    transfer: (signal) => signedUrlTransfer({ signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
-    progress,
-    ledger,
-    decrypt,
-    urls,
-    restore: o.restore,
-    timeoutMs: o.timeoutMs,
-    signal: ctx.signal,
-    now: () => new Date(),
-    onFile: (f) => {
-      if (streamNdjson) ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`);
-    },
-  }).catch(async (err: unknown) => {
-    // No engine (15) or the service gone (6): the test could not run. Its mark says so (never failed); Ctrl-C leaves none.
-    if (!ctx.signal.aborted && err instanceof CliError && (err.exitCode === ExitCode.noRestoreEngine || err.exitCode === ExitCode.transient)) {
-      const mark = { at: new Date().toISOString(), state: 'not-tested' as const, reason: err.message, exit_code: err.exitCode };
-      await (await openMarks(ctx)).record('restore_test', [{ backupId: backup.id, jobId: job.id, createdAt: backup.created_at, mark }]).catch(() => {});
+    };
+  },
+  checkJob(job, o, label) {
+    if (o.restore.asserts.length && job.recipe && NOT_SQL.has(job.recipe)) {
+      throw new UsageError(`--assert runs SQL in a restored database, but job ${label} backs up ${job.recipe === 'mongodb' ? 'a MongoDB database (checked, not restored)' : 'files (a file archive)'}${job.recipe === 'mongodb' ? '' : ': check it with --exec instead'}`);
     }
-    throw err;
-  });
-  await ledger.save();
-  const b = doc.backups[0]!;
-  const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
-  // The backup's mark, keyed by the service and the backup (status and report judge the newest backup by its own).
-  const { restoreMarks, restoreExitCode } = await import('../restore/view.js');
-  const marks = await openMarks(ctx);
-  const exitOptions = { check: o.check, allowUnchecked: o.allowUnchecked };
-  await marks.record('restore_test', restoreMarks(doc, { ...exitOptions, engine: engines.length ? engines.join(', ') : null }));
-
-  const { renderToOutput } = await import('../output/output-file.js');
-  await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, marks.ofJob(job.id), streamNdjson));
-  const code = restoreExitCode(b, exitOptions);
-  if (code === 0) return { kind: 'empty' };
-  const { failureLines } = await import('../restore/view.js');
-  const details = failureLines(doc);
-  const why = sanitize(b.reason ?? 'see above');
-  switch (b.verdict) {
-    case 'failed':
-      if (code === ExitCode.verifyFailed) throw new VerificationFailedError(`the restore test of job ${label} failed: a file failed the checks on the way`, details);
-      throw new CliError(`the restore test of job ${label} failed: ${why}`, code, details);
-    case 'not-tested':
-      throw new CliError(`the restore test of job ${label} could not run: ${why} (not-tested: nothing is known of the backup; the job is not marked failing)`, code, details);
-    case 'unchecked':
-      throw new CliError(`the restore test of job ${label} restored nothing: ${why} (unchecked; --allow-unchecked accepts it)`, code, details);
-    default:
-      throw new CliError(`the restore test of job ${label} is ${b.verdict}: ${why}; --check passes on passed only (--allow-unchecked accepts it)`, code, details);
-  }
-}
+    if (o.restore.exec !== undefined && job.recipe && NOT_ARCHIVE.has(job.recipe)) {
+      throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up a ${job.recipe === 'mongodb' ? 'MongoDB' : job.recipe === 'mysql' ? 'MySQL' : 'PostgreSQL'} database${job.recipe === 'mongodb' ? '' : ': check it with --assert instead'}`);
+    }
+  },
+  noBackup: (label) => `job ${label} has no completed backup to restore`,
+  noFiles: (label, [backup]) => `backup ${sanitize(backup!.id)} of job ${label} has no files`,
+  async run(r, o) {
+    const { restoreBackup } = await import('../restore/run.js');
+    const backup = r.backups[0]!;
+    return restoreBackup(backup, {
+      job: { id: r.job.id, name: r.job.name },
+      selection: r.selection.backup ? 'backup' : 'latest',
+      transfer: r.transfer,
+      progress: r.progress,
+      ledger: r.ledger,
+      decrypt: r.decrypt,
+      urls: r.urls,
+      restore: o.restore,
+      timeoutMs: o.timeoutMs,
+      signal: r.ctx.signal,
+      now: () => new Date(),
+      sinks: r.sinks,
+      onOutcome: r.onOutcome,
+      onFile: r.onFile,
+    }).catch(async (err: unknown) => {
+      // No engine (15) or the service gone (6): the test could not run. Its mark says so (never failed); Ctrl-C leaves none.
+      if (!r.ctx.signal.aborted && err instanceof CliError && (err.exitCode === ExitCode.noRestoreEngine || err.exitCode === ExitCode.transient)) {
+        const { openMarks } = await import('../fleet/marks.js');
+        const mark = { at: new Date().toISOString(), state: 'not-tested' as const, reason: err.message, exit_code: err.exitCode };
+        await (await openMarks(r.ctx)).record('restore_test', [{ backupId: backup.id, jobId: r.job.id, createdAt: backup.created_at, mark }]).catch(() => {});
+      }
+      throw err;
+    });
+  },
+  async marks(doc, o) {
+    const b = doc.backups[0]!;
+    const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
+    const { restoreMarks } = await import('../restore/view.js');
+    return { kind: 'restore_test', entries: restoreMarks(doc, { check: o.check, allowUnchecked: o.allowUnchecked, engine: engines.length ? engines.join(', ') : null }) };
+  },
+  render: (doc, format, out, io, marks, streamed) => outputResult(doc, format as Format, out, io, marks, streamed),
+  async finish(doc, o, label) {
+    const b = doc.backups[0]!;
+    const { restoreExitCode, failureLines } = await import('../restore/view.js');
+    const code = restoreExitCode(b, { check: o.check, allowUnchecked: o.allowUnchecked });
+    if (code === 0) return { kind: 'empty' };
+    const details = failureLines(doc);
+    const why = sanitize(b.reason ?? 'see above');
+    switch (b.verdict) {
+      case 'failed':
+        if (code === ExitCode.verifyFailed) throw new VerificationFailedError(`the restore test of job ${label} failed: a file failed the checks on the way`, details);
+        throw new CliError(`the restore test of job ${label} failed: ${why}`, code, details);
+      case 'not-tested':
+        throw new CliError(`the restore test of job ${label} could not run: ${why} (not-tested: nothing is known of the backup; the job is not marked failing)`, code, details);
+      case 'unchecked':
+        throw new CliError(`the restore test of job ${label} restored nothing: ${why} (unchecked; --allow-unchecked accepts it)`, code, details);
+      default:
+        throw new CliError(`the restore test of job ${label} is ${b.verdict}: ${why}; --check passes on passed only (--allow-unchecked accepts it)`, code, details);
+    }
+  },
+});
 
 async function outputResult(
   doc: import('../restore/model.js').RestoreDocument,
