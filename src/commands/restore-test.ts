@@ -57,7 +57,8 @@ export const module: ModuleSpec = {
         'for flags that do not fit. Each test leaves a mark on its backup (marks.json in the state folder, keyed by service and backup), where status and report ' +
         'read it. --check is for cron: one summary line on stdout; --lock, --jitter and --healthcheck-url work ' +
         'as for verify. -o md writes a record for an audit folder, -o prometheus metrics per job; backupctl schema ' +
-        'restore-test describes --json.',
+        'restore-test describes --json. As verify, the backup read gets a fingerprint in the catalog (backupctl anomalies, ls, ' +
+        'find, diff); --skip-catalog records none.',
       examples: [
         'backupctl restore-test "archive files" --exec "test -d data"',
         'backupctl restore-test "events mongodb" --json',
