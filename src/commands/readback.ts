@@ -6,7 +6,7 @@
 // chosen, the decryptor, verify's ledger, fresh signed URLs, the progress bar,
 // ndjson streaming, the catalog's fingerprints (issue 33 §1; --skip-catalog),
 // the marks, and the output.
-import type { Context, Format, Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { Column, Context, Format, Handler, IO, OutputOptions, Result } from '../contract/context.js';
 import type { JobRef } from '../backups/job.js';
 import type { BackupSelection } from '../pipeline/select.js';
 import type { Bounds } from '../pipeline/bounds.js';
@@ -49,8 +49,25 @@ export interface Readback {
   transfer(signal: AbortSignal): import('../pipeline/types.js').Transfer;
 }
 
+/** What a read-back document has in common: its backups, each with its files. */
+export interface ReadbackDocument {
+  backups: ReadonlyArray<{ id: string; files: readonly object[] }>;
+}
+
+/** How a command's document is shown, format by format (the switch itself is below: renderReadback). */
+export interface ReadbackView<Doc> {
+  /** The table's and tsv's columns: a row per file. */
+  fileColumns: Column[];
+  /** A line per backup: under the table, and --check's output. */
+  summaryText(doc: Doc, width?: number): string;
+  /** -o prometheus: metrics per job; `marks`, the job's marked backups on this machine. */
+  prometheus(doc: Doc, marks: readonly MarkedBackup[]): Promise<string>;
+  /** -o md, for the commands that take it. */
+  markdown?(doc: Doc): string;
+}
+
 /** A read-back command: what it selects, what it runs, how it renders. */
-export interface ReadbackCommand<Doc, Prep> {
+export interface ReadbackCommand<Doc extends ReadbackDocument, Prep> {
   /** The command (readSelection's word, and who recorded a fingerprint). */
   name: 'verify' | 'restore-test';
   /** Its own -o formats (its spec's extraFormats). */
@@ -71,14 +88,14 @@ export interface ReadbackCommand<Doc, Prep> {
   run(r: Readback, prep: Prep): Promise<Doc>;
   /** The marks it leaves (status and report judge the newest backup by its own). */
   marks(doc: Doc, prep: Prep): Promise<{ kind: MarkKind; entries: MarkInput[] }>;
-  /** The output of the format (stdout or --output-file); ndjson files already streamed are not repeated. */
-  render(doc: Doc, format: Format, out: OutputOptions, io: IO, marks: MarkedBackup[], filesStreamed: boolean): Promise<Result>;
+  /** How it renders: its view (loaded only when the output is written). */
+  view(): Promise<ReadbackView<Doc>>;
   /** The exit: returns when it passed, else throws the command's typed error. */
   finish(doc: Doc, prep: Prep, label: string): Promise<Result>;
 }
 
 /** The handler of a read-back command. */
-export function readbackHandler<Doc, Prep>(cmd: ReadbackCommand<Doc, Prep>): Handler {
+export function readbackHandler<Doc extends ReadbackDocument, Prep>(cmd: ReadbackCommand<Doc, Prep>): Handler {
   return async (input, ctx) => {
     const v = input.values;
     const format = readbackFormat(ctx, cmd.formats, v.check === true);
@@ -107,7 +124,7 @@ export function readbackHandler<Doc, Prep>(cmd: ReadbackCommand<Doc, Prep>): Han
   };
 }
 
-async function runReadback<Doc, Prep>(
+async function runReadback<Doc extends ReadbackDocument, Prep>(
   ctx: Context,
   cmd: ReadbackCommand<Doc, Prep>,
   o: { values: Record<string, unknown>; prep: Prep; jobId: string; selection: BackupSelection; format: Format; outputFile: string | undefined; bounds: Bounds; catalog: boolean },
@@ -184,6 +201,49 @@ async function runReadback<Doc, Prep>(
   await fingerprints?.flush();
 
   const { renderToOutput } = await import('../output/output-file.js');
-  await renderToOutput(ctx, o.outputFile, (out, io) => cmd.render(doc, o.format, out, io, marks.ofJob(job.id), streamNdjson));
+  const view = await cmd.view();
+  await renderToOutput(ctx, o.outputFile, (out, io) => renderReadback(doc, view, o.format, out, io, marks.ofJob(job.id), streamNdjson));
   return cmd.finish(doc, o.prep, label);
+}
+
+/** The output (stdout or --output-file) of a read-back document; ndjson files already streamed are not repeated. */
+async function renderReadback<Doc extends ReadbackDocument>(
+  doc: Doc,
+  view: ReadbackView<Doc>,
+  format: Format,
+  out: OutputOptions,
+  io: IO,
+  marks: MarkedBackup[],
+  filesStreamed: boolean,
+): Promise<Result> {
+  switch (format) {
+    case 'prometheus':
+      return { kind: 'text', text: await view.prometheus(doc, marks) };
+    case 'md':
+      if (!view.markdown) break;
+      return { kind: 'text', text: view.markdown(doc) };
+    case 'check':
+      return { kind: 'text', text: view.summaryText(doc) };
+    case 'json':
+      return { kind: 'text', text: '', value: doc };
+    case 'ndjson':
+      return { kind: 'text', text: (await import('../output/format.js')).backupsNdjson(doc.backups, filesStreamed) };
+    case 'quiet': {
+      // -q: the id of each backup read (a file has no id of its own); the exit code says how it went.
+      const { onePage } = await import('../fleet/calls.js');
+      return { kind: 'list', pages: onePage(doc.backups.map((b) => ({ id: b.id }))), columns: [{ key: 'id', header: 'ID' }], idField: 'id' };
+    }
+    case 'tsv':
+    case 'table': {
+      const { onePage } = await import('../fleet/calls.js');
+      const files = doc.backups.flatMap((b) => b.files) as Array<Record<string, unknown>>;
+      const list: Result = { kind: 'list', pages: onePage(files), columns: view.fileColumns, idField: 'name' };
+      if (format !== 'table') return list;
+      // The table of files first, then a summary line per backup under it.
+      const { render } = await import('../output/index.js');
+      await render(list, out, io);
+      return { kind: 'text', text: `\n${view.summaryText(doc, io.columns)}` };
+    }
+  }
+  throw new Error(`no ${format} output for this command`);
 }

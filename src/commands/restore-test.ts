@@ -7,7 +7,7 @@
 // extracted into a private folder where --exec runs. Exit 0 passed, 14 the
 // restore or a check failed, 15 no engine, 11 a file failed the checks on the way.
 import { readFile } from 'node:fs/promises';
-import type { Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { Format, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { cronParams } from '../jobs/cron.js';
 import { decryptParams } from '../jobs/decrypt.js';
@@ -16,6 +16,9 @@ import { CliError, ExitCode, UsageError, VerificationFailedError } from '../erro
 import { sanitize } from '../output/sanitize.js';
 import { restoreDocumentSchema } from '../restore/model.js';
 import { readbackHandler } from './readback.js';
+
+/** Its own -o formats (besides table, json, ndjson, tsv, -q and --check). */
+const FORMATS: ReadonlyArray<Format> = ['md', 'prometheus'];
 
 export const module: ModuleSpec = {
   name: 'restore-test',
@@ -90,14 +93,13 @@ export const module: ModuleSpec = {
       handler: 'restoreTest',
       alsoCalls: ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
       dryRunInHandler: true,
-      extraFormats: ['md', 'prometheus'],
+      extraFormats: [...FORMATS],
     },
   ],
 };
 
 export const schemas = { 'restore-test': restoreDocumentSchema };
 
-type Format = Extract<import('../contract/context.js').Format, 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'md' | 'check'>;
 
 /** Recipes whose backups hold no SQL (--assert cannot apply), and those that hold no file archive (--exec cannot). */
 const NOT_SQL = new Set(['files', 'website', 'mongodb']);
@@ -138,7 +140,7 @@ type RestoreDocument = import('../restore/model.js').RestoreDocument;
 /** restore-test: one backup, the read pipeline with a restore sink per file. */
 const restoreTest = readbackHandler<RestoreDocument, Prep>({
   name: 'restore-test',
-  formats: ['md', 'prometheus'],
+  formats: FORMATS,
   select: 'one',
   dryRunNote: "Then the job's newest completed backup, and a GET of each file's signed URL (no Authorization); nothing is restored.",
   async prepare(v, ctx, bounds) {
@@ -224,7 +226,10 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
     const { restoreMarks } = await import('../restore/view.js');
     return { kind: 'restore_test', entries: restoreMarks(doc, { check: o.check, allowUnchecked: o.allowUnchecked, engine: engines.length ? engines.join(', ') : null }) };
   },
-  render: (doc, format, out, io, marks, streamed) => outputResult(doc, format as Format, out, io, marks, streamed),
+  async view() {
+    const view = await import('../restore/view.js');
+    return { fileColumns: view.restoreFileColumns, summaryText: (doc, width) => view.summaryText(doc, width), prometheus: view.restorePrometheus, markdown: view.restoreMarkdown, };
+  },
   async finish(doc, o, label) {
     const b = doc.backups[0]!;
     const { restoreExitCode, failureLines } = await import('../restore/view.js');
@@ -245,43 +250,5 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
     }
   },
 });
-
-async function outputResult(
-  doc: import('../restore/model.js').RestoreDocument,
-  format: Format,
-  out: OutputOptions,
-  io: IO,
-  marks: import('../state/marks.js').MarkedBackup[],
-  filesStreamed: boolean,
-): Promise<Result> {
-  const view = await import('../restore/view.js');
-  switch (format) {
-    case 'prometheus':
-      return { kind: 'text', text: await view.restorePrometheus(doc, marks) };
-    case 'md':
-      return { kind: 'text', text: view.restoreMarkdown(doc) };
-    case 'check':
-      return { kind: 'text', text: view.summaryText(doc) };
-    case 'json':
-      return { kind: 'text', text: '', value: doc };
-    case 'ndjson':
-      return { kind: 'text', text: (await import('../output/format.js')).backupsNdjson(doc.backups, filesStreamed) };
-    case 'quiet': {
-      // -q: the id of each backup restored, as verify -q (a file has no id of its own); the exit code says how it went.
-      const { onePage } = await import('../fleet/calls.js');
-      return { kind: 'list', pages: onePage(doc.backups.map((b) => ({ id: b.id }))), columns: [{ key: 'id', header: 'ID' }], idField: 'id' };
-    }
-    case 'tsv':
-    case 'table': {
-      const { onePage } = await import('../fleet/calls.js');
-      const files = doc.backups.flatMap((b) => b.files);
-      const list: Result = { kind: 'list', pages: onePage(files), columns: view.restoreFileColumns, idField: 'name' };
-      if (format !== 'table') return list;
-      const { render } = await import('../output/index.js');
-      await render(list, out, io);
-      return { kind: 'text', text: `\n${view.summaryText(doc, io.columns)}` };
-    }
-  }
-}
 
 export const handlers: Record<string, Handler> = { restoreTest };

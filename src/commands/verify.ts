@@ -3,7 +3,7 @@
 // on a broken transfer, nothing written to disk) and checked on the stream:
 // size against the record, sha256 against the ledger, and the content
 // (src/pipeline/inspect.ts). Exit 11 when a file fails, 9 when nothing matched.
-import type { Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { Format, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { cronParams } from '../jobs/cron.js';
 import { decryptParams } from '../jobs/decrypt.js';
@@ -11,6 +11,9 @@ import { jobArg } from '../resources/common.js';
 import { CliError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
 import { verifyDocumentSchema } from '../verify/model.js';
 import { readbackHandler } from './readback.js';
+
+/** Its own -o formats (besides table, json, ndjson, tsv, -q and --check). */
+const FORMATS: ReadonlyArray<Format> = ['prometheus'];
 
 export const module: ModuleSpec = {
   name: 'verify',
@@ -70,7 +73,7 @@ export const module: ModuleSpec = {
       handler: 'verify',
       alsoCalls: ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
       dryRunInHandler: true,
-      extraFormats: ['prometheus'],
+      extraFormats: [...FORMATS],
       perProfile: { rows: '', columns: ['job.name', 'verdict', 'summary.backups', 'summary.files', 'summary.files_failed'] },
     },
   ],
@@ -78,7 +81,6 @@ export const module: ModuleSpec = {
 
 export const schemas = { verify: verifyDocumentSchema };
 
-type Format = Extract<import('../contract/context.js').Format, 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'check'>;
 type VerifyDocument = import('../verify/model.js').VerifyDocument;
 
 interface Prep {
@@ -91,7 +93,7 @@ interface Prep {
 /** verify: every backup selected, the read pipeline with no sink of its own. */
 const verify = readbackHandler<VerifyDocument, Prep>({
   name: 'verify',
-  formats: ['prometheus'],
+  formats: FORMATS,
   select: 'all',
   dryRunNote: "Then the job's backups, and a GET of every file's signed URL (no Authorization); nothing is written to disk.",
   async prepare(v) {
@@ -124,7 +126,10 @@ const verify = readbackHandler<VerifyDocument, Prep>({
     const { verifyMarks } = await import('../verify/view.js');
     return { kind: 'verify', entries: verifyMarks(doc, { refuseUnchecked: o.refuseUnchecked }) };
   },
-  render: (doc, format, out, io, marks, streamed) => outputResult(doc, format as Format, out, io, marks, streamed),
+  async view() {
+    const view = await import('../verify/view.js');
+    return { fileColumns: view.fileColumns, summaryText: (doc, width) => view.summaryText(doc, width), prometheus: view.verifyPrometheus, };
+  },
   async finish(doc, o, label) {
     const { failureLines, untestedLines } = await import('../verify/view.js');
     if (doc.verdict === 'failed') {
@@ -148,43 +153,5 @@ const verify = readbackHandler<VerifyDocument, Prep>({
     return { kind: 'empty' };
   },
 });
-
-/** The output (stdout or --output-file); ndjson files already streamed are not repeated. */
-async function outputResult(
-  doc: import('../verify/model.js').VerifyDocument,
-  format: Format,
-  out: OutputOptions,
-  io: IO,
-  marks: import('../state/marks.js').MarkedBackup[],
-  filesStreamed: boolean,
-): Promise<Result> {
-  const view = await import('../verify/view.js');
-  switch (format) {
-    case 'prometheus':
-      return { kind: 'text', text: await view.verifyPrometheus(doc, marks) };
-    case 'check':
-      return { kind: 'text', text: view.summaryText(doc) };
-    case 'json':
-      return { kind: 'text', text: '', value: doc };
-    case 'ndjson':
-      return { kind: 'text', text: (await import('../output/format.js')).backupsNdjson(doc.backups, filesStreamed) };
-    case 'quiet': {
-      // -q: the id of each backup checked (a file has no id of its own); the exit code says whether one failed.
-      const { onePage } = await import('../fleet/calls.js');
-      return { kind: 'list', pages: onePage(view.backupIds(doc)), columns: [{ key: 'id', header: 'ID' }], idField: 'id' };
-    }
-    case 'tsv':
-    case 'table': {
-      const { onePage } = await import('../fleet/calls.js');
-      const files = doc.backups.flatMap((b) => b.files);
-      const list: Result = { kind: 'list', pages: onePage(files), columns: view.fileColumns, idField: 'name' };
-      if (format !== 'table') return list;
-      // The table of files first, then a summary line per backup under it.
-      const { render } = await import('../output/index.js');
-      await render(list, out, io);
-      return { kind: 'text', text: `\n${view.summaryText(doc, io.columns)}` };
-    }
-  }
-}
 
 export const handlers: Record<string, Handler> = { verify };
