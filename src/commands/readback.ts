@@ -14,7 +14,21 @@ import type { ContentSink, FileOutcome, PipelineBackup, PipelineFile, Progress, 
 import type { Decryptor } from '../pipeline/decrypt.js';
 import type { Ledger } from '../state/verify-ledger.js';
 import type { MarkedBackup, MarkInput, MarkKind } from '../state/marks.js';
+import type { ParamSpec } from '../contract/spec.js';
 import { EmptyResultError, UsageError } from '../errors.js';
+import { cronParams } from '../jobs/cron.js';
+import { decryptParams } from '../jobs/decrypt.js';
+
+/** The flags every read-back command takes after its own: decryption, --skip-catalog, the cron helper's, --output-file. */
+export const readbackParams: ParamSpec[] = [
+  ...decryptParams,
+  { name: 'skip_catalog', in: 'local', type: 'boolean', description: 'Record no fingerprint of the backups read in the catalog (anomalies, ls, find, diff read it)' },
+  ...cronParams,
+  { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
+];
+
+/** The calls a read-back command makes besides its own. */
+export const READBACK_CALLS = ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'];
 
 /** The format a read-back command renders: its own -o formats, else --check's lines (unless -o/--json), -q, or the global format. */
 export function readbackFormat(ctx: Context, own: ReadonlyArray<Format>, check: boolean): Format {

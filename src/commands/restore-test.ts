@@ -9,13 +9,11 @@
 import { readFile } from 'node:fs/promises';
 import type { Format, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
-import { cronParams } from '../jobs/cron.js';
-import { decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
 import { CliError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
 import { sanitize } from '../output/sanitize.js';
 import { restoreDocumentSchema } from '../restore/model.js';
-import { readbackHandler } from './readback.js';
+import { READBACK_CALLS, readbackHandler, readbackParams } from './readback.js';
 
 /** Its own -o formats (besides table, json, ndjson, tsv, -q and --check). */
 const FORMATS: ReadonlyArray<Format> = ['md', 'prometheus'];
@@ -84,14 +82,11 @@ export const module: ModuleSpec = {
         { name: 'trust_into_user', in: 'local', type: 'boolean', description: 'Restore as the --into user even when its rights reach beyond the databases it creates (else refused unless it may create roles)' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line on stdout, failed files on stderr; passes on passed only' },
         { name: 'allow_unchecked', in: 'local', type: 'boolean', description: 'A test that restored nothing (unchecked) or only parsed the structure (structure-only, with --check) passes' },
-        ...decryptParams,
-        { name: 'skip_catalog', in: 'local', type: 'boolean', description: 'Record no fingerprint of the backup read in the catalog (anomalies, ls, find, diff read it)' },
-        ...cronParams,
-        { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
+        ...readbackParams,
       ],
       output: { kind: 'object', schema: 'restore-test' },
       handler: 'restoreTest',
-      alsoCalls: ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
+      alsoCalls: READBACK_CALLS,
       dryRunInHandler: true,
       extraFormats: [...FORMATS],
     },

@@ -5,12 +5,10 @@
 // (src/pipeline/inspect.ts). Exit 11 when a file fails, 9 when nothing matched.
 import type { Format, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
-import { cronParams } from '../jobs/cron.js';
-import { decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
 import { CliError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
 import { verifyDocumentSchema } from '../verify/model.js';
-import { readbackHandler } from './readback.js';
+import { READBACK_CALLS, readbackHandler, readbackParams } from './readback.js';
 
 /** Its own -o formats (besides table, json, ndjson, tsv, -q and --check). */
 const FORMATS: ReadonlyArray<Format> = ['prometheus'];
@@ -64,14 +62,11 @@ export const module: ModuleSpec = {
         { name: 'strict', in: 'local', type: 'boolean', description: 'A file whose content was not checked (encrypted, or of a format backupctl does not read) fails (exit 11)' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line per backup on stdout, failed files on stderr, no progress bar; passes on passed only' },
         { name: 'allow_unchecked', in: 'local', type: 'boolean', description: 'With --check: a backup checked for size and hash only (unchecked) passes' },
-        ...decryptParams,
-        { name: 'skip_catalog', in: 'local', type: 'boolean', description: 'Record no fingerprint of the backups read in the catalog (anomalies, ls, find, diff read it)' },
-        ...cronParams,
-        { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
+        ...readbackParams,
       ],
       output: { kind: 'object', schema: 'verify' },
       handler: 'verify',
-      alsoCalls: ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
+      alsoCalls: READBACK_CALLS,
       dryRunInHandler: true,
       extraFormats: [...FORMATS],
       perProfile: { rows: '', columns: ['job.name', 'verdict', 'summary.backups', 'summary.files', 'summary.files_failed'] },
