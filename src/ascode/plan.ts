@@ -4,6 +4,7 @@
 // deletions last).
 import type { HttpMethod } from '../contract/spec.js';
 import { KEYLESS_PROVIDERS } from '../resources/storage.js';
+import { RETENTION_PERIODS } from '../resources/common.js';
 import type { RequestSpec } from '../contract/context.js';
 import { editDistance } from '../util/suggest.js';
 import type { RecipeIds } from './recipes.js';
@@ -84,7 +85,8 @@ export interface Plan {
   secrets: SecretUse[];
 }
 
-const RETENTION_KEYS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
+/** The periods, from their one list (src/resources/common.ts). */
+const RETENTION_KEYS = RETENTION_PERIODS;
 const full = (r: FileRetention | undefined): Retention => ({ hourly: r?.hourly ?? 0, daily: r?.daily ?? 0, weekly: r?.weekly ?? 0, monthly: r?.monthly ?? 0 });
 const sameRetention = (a: Retention, b: Retention) => RETENTION_KEYS.every((k) => a[k] === b[k]);
 const retentionText = (r: Retention) => RETENTION_KEYS.filter((k) => r[k] > 0).map((k) => `${k} ${r[k]}`).join(', ') || 'none';

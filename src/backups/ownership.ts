@@ -5,6 +5,7 @@
 import type { Client } from '../contract/context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { checkedBackup, type Backup } from './record.js';
+import { fetchJob } from './job.js';
 import { sanitize } from '../output/sanitize.js';
 
 /** Throws (exit 5) when the record names another job than `jobId`. A record naming no job passes. */
@@ -31,9 +32,7 @@ export async function backupOfJob(client: Client, jobId: string, backupId: strin
 /** The name of a job, for the message; undefined when it cannot be read (deleted, no access). */
 async function jobName(client: Client, id: string, signal?: AbortSignal): Promise<string | undefined> {
   try {
-    const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(id)}` }, { signal });
-    const name = (res.body as { data?: { name?: unknown } } | undefined)?.data?.name;
-    return typeof name === 'string' && name ? name : undefined;
+    return (await fetchJob(client, id, signal)).name || undefined;
   } catch {
     if (signal?.aborted) throw signal.reason;
     return undefined;

@@ -81,12 +81,10 @@ export async function backupOfJobById(ctx: Context, jobId: string, backupId: str
   return record!;
 }
 
-/** The job's record, for its name (the runner has turned a name given into the id). */
+/** The job's name (the runner has turned a name given into the id). */
 export async function jobName(ctx: Context, id: string): Promise<string | null> {
-  const client = await ctx.client();
-  const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(id)}` }, { signal: ctx.signal });
-  const data = (res.body as { data?: Record<string, unknown> } | undefined)?.data;
-  return typeof data?.name === 'string' ? data.name : null;
+  const { fetchJob } = await import('../backups/job.js');
+  return (await fetchJob(await ctx.client(), id, ctx.signal)).name;
 }
 
 /** Every job of the account: id and name. */

@@ -78,7 +78,7 @@ export const module: ModuleSpec = {
 
 export const schemas = { report: reportDocumentSchema };
 
-type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'md' | 'html';
+type Format = Extract<import('../contract/context.js').Format, 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'md' | 'html'>;
 
 /** --since/--until: `now`, an age before now, or an ISO 8601 datetime. */
 function windowEnd(flag: string, text: string, now: number): number {

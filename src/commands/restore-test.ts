@@ -7,13 +7,16 @@
 // extracted into a private folder where --exec runs. Exit 0 passed, 14 the
 // restore or a check failed, 15 no engine, 11 a file failed the checks on the way.
 import { readFile } from 'node:fs/promises';
-import type { Context, Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { Format, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
-import { cronParams } from '../jobs/cron.js';
-import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
-import { CliError, EmptyResultError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
+import { CliError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
+import { sanitize } from '../output/sanitize.js';
 import { restoreDocumentSchema } from '../restore/model.js';
+import { READBACK_CALLS, readbackHandler, readbackParams } from './readback.js';
+
+/** Its own -o formats (besides table, json, ndjson, tsv, -q and --check). */
+const FORMATS: ReadonlyArray<Format> = ['md', 'prometheus'];
 
 export const module: ModuleSpec = {
   name: 'restore-test',
@@ -55,7 +58,8 @@ export const module: ModuleSpec = {
         'for flags that do not fit. Each test leaves a mark on its backup (marks.json in the state folder, keyed by service and backup), where status and report ' +
         'read it. --check is for cron: one summary line on stdout; --lock, --jitter and --healthcheck-url work ' +
         'as for verify. -o md writes a record for an audit folder, -o prometheus metrics per job; backupctl schema ' +
-        'restore-test describes --json.',
+        'restore-test describes --json. As verify, the backup read gets a fingerprint in the catalog (backupctl anomalies, ls, ' +
+        'find, diff); --skip-catalog records none.',
       examples: [
         'backupctl restore-test "archive files" --exec "test -d data"',
         'backupctl restore-test "events mongodb" --json',
@@ -78,23 +82,19 @@ export const module: ModuleSpec = {
         { name: 'trust_into_user', in: 'local', type: 'boolean', description: 'Restore as the --into user even when its rights reach beyond the databases it creates (else refused unless it may create roles)' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: a summary line on stdout, failed files on stderr; passes on passed only' },
         { name: 'allow_unchecked', in: 'local', type: 'boolean', description: 'A test that restored nothing (unchecked) or only parsed the structure (structure-only, with --check) passes' },
-        ...decryptParams,
-        ...cronParams,
-        { name: 'output_file', in: 'local', type: 'string', placeholder: 'path', description: 'Write the output to this file atomically instead of stdout' },
+        ...readbackParams,
       ],
       output: { kind: 'object', schema: 'restore-test' },
       handler: 'restoreTest',
-      alsoCalls: ['GET /jobs/{job_id}', 'GET /jobs/{job_id}/backups', 'GET /backups/{backup_id}', 'POST /backups/{backup_id}/download'],
+      alsoCalls: READBACK_CALLS,
       dryRunInHandler: true,
-      extraFormats: ['md', 'prometheus'],
+      extraFormats: [...FORMATS],
     },
   ],
 };
 
 export const schemas = { 'restore-test': restoreDocumentSchema };
 
-type Rec = Record<string, unknown>;
-type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus' | 'md' | 'check';
 
 /** Recipes whose backups hold no SQL (--assert cannot apply), and those that hold no file archive (--exec cannot). */
 const NOT_SQL = new Set(['files', 'website', 'mongodb']);
@@ -124,57 +124,40 @@ async function readIntoFile(file: string): Promise<string> {
   return line;
 }
 
-const restoreTest: Handler = async (input, ctx) => {
-  const v = input.values;
-  const own = ctx.globals.output?.trim().toLowerCase();
-  const extra = own === 'md' || own === 'prometheus' ? own : undefined;
-  if (extra && ctx.globals.json) throw new UsageError(`--json and -o ${extra} ask for two formats: give one`);
-  const explicitFormat = ctx.globals.output !== undefined || ctx.globals.json === true;
-  const format: Format = extra ?? (v.check === true && !explicitFormat ? 'check' : ctx.output.quiet ? 'quiet' : ctx.output.format);
-  const { readSelection } = await import('../pipeline/select.js');
-  const selection = readSelection(v, 'restore-test');
-  checkDecryptFlags(v);
-  const intoFlag = typeof v.into === 'string' ? v.into : undefined;
-  const intoFile = typeof v.into_file === 'string' ? v.into_file : undefined;
-  if (intoFlag !== undefined && intoFile !== undefined) throw new UsageError('--into and --into-file both name the scratch server: give one');
-  const fromFile = intoFile !== undefined ? await readIntoFile(intoFile) : undefined;
-  const into = intoFlag ?? fromFile ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
-  if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : intoFile !== undefined ? '--into-file' : 'BACKUPCTL_RESTORE_URL');
-  if (intoFlag !== undefined && (await import('../restore/sql/url.js')).parseIntoUrl(intoFlag).password !== undefined) {
-    ctx.warn('--into holds a password, which every user of this machine can read in the process list: give the URL in BACKUPCTL_RESTORE_URL or --into-file instead');
-  }
-  const engine = (v.engine as 'auto' | 'server' | 'local' | 'embedded' | undefined) ?? 'auto';
-  if (engine === 'server' && into === undefined) throw new UsageError('--engine server restores into --into URL (or BACKUPCTL_RESTORE_URL): give one');
-  const asserts = (v.assert as string[] | undefined) ?? [];
-  const exec = typeof v.exec === 'string' ? v.exec : undefined;
-  if (exec !== undefined && !exec.trim()) throw new UsageError('invalid value for --exec: an empty command');
-  if (asserts.some((a) => !a.trim())) throw new UsageError('invalid value for --assert: an empty query');
-  if (exec !== undefined && asserts.length) throw new UsageError('--exec (a file archive) and --assert (a SQL dump) check different kinds of backup: give one');
-  // The bounds (src/pipeline/bounds.ts): a bad value is exit 3 naming the variable, before anything is sent.
-  const { boundsFromEnv } = await import('../pipeline/bounds.js');
-  const bounds = boundsFromEnv(ctx.env);
-  let timeoutMs = DEFAULT_TIMEOUT_MS;
-  if (ctx.globals.timeout !== undefined) timeoutMs = (await ctx.settings()).timeoutMs;
-  const outputFile = v.output_file as string | undefined;
-  if (outputFile !== undefined) {
-    const { checkOutputFile } = await import('../output/output-file.js');
-    await checkOutputFile(outputFile);
-  }
-  const jobId = String(v.job_id);
-  const { runCronJob } = await import('../jobs/cron.js');
-  if (ctx.globals.dryRun) {
-    const { printDryRun } = await import('../cli/dry-run.js');
-    await printDryRun(ctx, { method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` });
-    ctx.io.stderr.write("Then the job's newest completed backup, and a GET of each file's signed URL (no Authorization); nothing is restored.\n");
-    return { kind: 'empty' };
-  }
-  return runCronJob(v, ctx, () =>
-    runRestoreTest(ctx, {
-      values: v,
-      jobId,
-      selection,
-      format,
-      outputFile,
+interface Prep {
+  timeoutMs: number;
+  check: boolean;
+  allowUnchecked: boolean;
+  restore: Omit<import('../restore/types.js').RestoreOptions, 'signal'>;
+}
+type RestoreDocument = import('../restore/model.js').RestoreDocument;
+
+/** restore-test: one backup, the read pipeline with a restore sink per file. */
+const restoreTest = readbackHandler<RestoreDocument, Prep>({
+  name: 'restore-test',
+  formats: FORMATS,
+  select: 'one',
+  dryRunNote: "Then the job's newest completed backup, and a GET of each file's signed URL (no Authorization); nothing is restored.",
+  async prepare(v, ctx, bounds) {
+    const intoFlag = typeof v.into === 'string' ? v.into : undefined;
+    const intoFile = typeof v.into_file === 'string' ? v.into_file : undefined;
+    if (intoFlag !== undefined && intoFile !== undefined) throw new UsageError('--into and --into-file both name the scratch server: give one');
+    const fromFile = intoFile !== undefined ? await readIntoFile(intoFile) : undefined;
+    const into = intoFlag ?? fromFile ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
+    if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : intoFile !== undefined ? '--into-file' : 'BACKUPCTL_RESTORE_URL');
+    if (intoFlag !== undefined && (await import('../restore/sql/url.js')).parseIntoUrl(intoFlag).password !== undefined) {
+      ctx.warn('--into holds a password, which every user of this machine can read in the process list: give the URL in BACKUPCTL_RESTORE_URL or --into-file instead');
+    }
+    const engine = (v.engine as 'auto' | 'server' | 'local' | 'embedded' | undefined) ?? 'auto';
+    if (engine === 'server' && into === undefined) throw new UsageError('--engine server restores into --into URL (or BACKUPCTL_RESTORE_URL): give one');
+    const asserts = (v.assert as string[] | undefined) ?? [];
+    const exec = typeof v.exec === 'string' ? v.exec : undefined;
+    if (exec !== undefined && !exec.trim()) throw new UsageError('invalid value for --exec: an empty command');
+    if (asserts.some((a) => !a.trim())) throw new UsageError('invalid value for --assert: an empty query');
+    if (exec !== undefined && asserts.length) throw new UsageError('--exec (a file archive) and --assert (a SQL dump) check different kinds of backup: give one');
+    let timeoutMs = DEFAULT_TIMEOUT_MS;
+    if (ctx.globals.timeout !== undefined) timeoutMs = (await ctx.settings()).timeoutMs;
+    return {
       timeoutMs,
       check: v.check === true,
       allowUnchecked: v.allow_unchecked === true,
@@ -192,156 +175,75 @@ const restoreTest: Handler = async (input, ctx) => {
         warn: (line) => ctx.warn(line),
         bounds,
       },
-    }),
-  );
-};
-
-interface RunInput {
-  values: Record<string, unknown>;
-  jobId: string;
-  selection: import('../pipeline/select.js').BackupSelection;
-  format: Format;
-  outputFile: string | undefined;
-  timeoutMs: number;
-  check: boolean;
-  allowUnchecked: boolean;
-  restore: Omit<import('../restore/types.js').RestoreOptions, 'signal'>;
-}
-
-async function findJob(ctx: Context, id: string): Promise<{ id: string; name: string | null; recipe: string | null }> {
-  const client = await ctx.client();
-  const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(id)}` }, { signal: ctx.signal });
-  const data = (res.body as { data?: Rec } | undefined)?.data;
-  return { id, name: typeof data?.name === 'string' ? data.name : null, recipe: typeof data?.recipe === 'string' ? data.recipe : null };
-}
-
-async function runRestoreTest(ctx: Context, o: RunInput): Promise<Result> {
-  const { sanitize } = await import('../output/sanitize.js');
-  const job = await findJob(ctx, o.jobId);
-  const label = sanitize(job.name ?? job.id);
-  if (o.restore.asserts.length && job.recipe && NOT_SQL.has(job.recipe)) {
-    throw new UsageError(`--assert runs SQL in a restored database, but job ${label} backs up ${job.recipe === 'mongodb' ? 'a MongoDB database (checked, not restored)' : 'files (a file archive)'}${job.recipe === 'mongodb' ? '' : ': check it with --exec instead'}`);
-  }
-  if (o.restore.exec !== undefined && job.recipe && NOT_ARCHIVE.has(job.recipe)) {
-    throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up a ${job.recipe === 'mongodb' ? 'MongoDB' : job.recipe === 'mysql' ? 'MySQL' : 'PostgreSQL'} database${job.recipe === 'mongodb' ? '' : ': check it with --assert instead'}`);
-  }
-  // Decrypt on the way (--private-key, --decrypt-with, or the job's settings): the key is opened before any file is read.
-  const decrypt = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, o.values, job);
-  // Stage 1 of the read pipeline: the backup (<backup> | --latest, the newest completed one by default).
-  const { selectBackups, pipelineBackup } = await import('../pipeline/select.js');
-  const [record] = await selectBackups(ctx, job.id, o.selection);
-  if (!record) throw new EmptyResultError(`job ${label} has no completed backup to restore`);
-  const backup = await pipelineBackup(ctx, record);
-  if (!backup.files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} of job ${label} has no files`);
-
-  const settings = await ctx.settings();
-  const [{ signedUrlTransfer }, { restoreBackup }, { stateDir }, { Ledger }] = await Promise.all([
-    import('../pipeline/transfer.js'),
-    import('../restore/run.js'),
-    import('../config/paths.js'),
-    import('../state/verify-ledger.js'),
-  ]);
-  // verify's ledger: the same "changed since" check on the way as verify (a broken ledger is exit 3, left as it is).
-  const ledger = await Ledger.open(stateDir(ctx.env), await (await import('../fleet/marks.js')).serviceOf(ctx));
-  // Fresh signed URLs for files that start late, and after a 403 (src/pipeline/urls.ts).
-  const { SignedUrls, urlMaxAgeFromEnv } = await import('../pipeline/urls.js');
-  const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
-  const streamNdjson = o.format === 'ndjson' && o.outputFile === undefined;
-  // As verify: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.
-  let progress: import('../output/progress.js').ProgressBar | undefined;
-  if (ctx.output.animation !== undefined && !ctx.output.quiet && o.format !== 'check') {
-    const [{ ProgressBar }, { parseStatedSize }] = await Promise.all([import('../output/progress.js'), import('../util/stated-size.js')]);
-    progress = new ProgressBar(ctx.io.stderr, backup.files.reduce((n, f) => n + (parseStatedSize(f.size)?.bytes ?? 0), 0), backup.files.length);
-  }
-  const { openMarks } = await import('../fleet/marks.js');
-  const doc = await restoreBackup(backup, {
-    job: { id: job.id, name: job.name },
-    selection: o.selection.backup ? 'backup' : 'latest',
-    transfer: (signal) => signedUrlTransfer({ signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
-    progress,
-    ledger,
-    decrypt,
-    urls,
-    restore: o.restore,
-    timeoutMs: o.timeoutMs,
-    signal: ctx.signal,
-    now: () => new Date(),
-    onFile: (f) => {
-      if (streamNdjson) ctx.io.stdout.write(`${JSON.stringify({ type: 'file', ...f })}\n`);
-    },
-  }).catch(async (err: unknown) => {
-    // No engine (15) or the service gone (6): the test could not run. Its mark says so (never failed); Ctrl-C leaves none.
-    if (!ctx.signal.aborted && err instanceof CliError && (err.exitCode === ExitCode.noRestoreEngine || err.exitCode === ExitCode.transient)) {
-      const mark = { at: new Date().toISOString(), state: 'not-tested' as const, reason: err.message, exit_code: err.exitCode };
-      await (await openMarks(ctx)).record('restore_test', [{ backupId: backup.id, jobId: job.id, createdAt: backup.created_at, mark }]).catch(() => {});
+    };
+  },
+  checkJob(job, o, label) {
+    if (o.restore.asserts.length && job.recipe && NOT_SQL.has(job.recipe)) {
+      throw new UsageError(`--assert runs SQL in a restored database, but job ${label} backs up ${job.recipe === 'mongodb' ? 'a MongoDB database (checked, not restored)' : 'files (a file archive)'}${job.recipe === 'mongodb' ? '' : ': check it with --exec instead'}`);
     }
-    throw err;
-  });
-  await ledger.save();
-  const b = doc.backups[0]!;
-  const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
-  // The backup's mark, keyed by the service and the backup (status and report judge the newest backup by its own).
-  const { restoreMarks, restoreExitCode } = await import('../restore/view.js');
-  const marks = await openMarks(ctx);
-  const exitOptions = { check: o.check, allowUnchecked: o.allowUnchecked };
-  await marks.record('restore_test', restoreMarks(doc, { ...exitOptions, engine: engines.length ? engines.join(', ') : null }));
-
-  const { renderToOutput } = await import('../output/output-file.js');
-  await renderToOutput(ctx, o.outputFile, (out, io) => outputResult(doc, o.format, out, io, marks.ofJob(job.id), streamNdjson));
-  const code = restoreExitCode(b, exitOptions);
-  if (code === 0) return { kind: 'empty' };
-  const { failureLines } = await import('../restore/view.js');
-  const details = failureLines(doc);
-  const why = sanitize(b.reason ?? 'see above');
-  switch (b.verdict) {
-    case 'failed':
-      if (code === ExitCode.verifyFailed) throw new VerificationFailedError(`the restore test of job ${label} failed: a file failed the checks on the way`, details);
-      throw new CliError(`the restore test of job ${label} failed: ${why}`, code, details);
-    case 'not-tested':
-      throw new CliError(`the restore test of job ${label} could not run: ${why} (not-tested: nothing is known of the backup; the job is not marked failing)`, code, details);
-    case 'unchecked':
-      throw new CliError(`the restore test of job ${label} restored nothing: ${why} (unchecked; --allow-unchecked accepts it)`, code, details);
-    default:
-      throw new CliError(`the restore test of job ${label} is ${b.verdict}: ${why}; --check passes on passed only (--allow-unchecked accepts it)`, code, details);
-  }
-}
-
-async function outputResult(
-  doc: import('../restore/model.js').RestoreDocument,
-  format: Format,
-  out: OutputOptions,
-  io: IO,
-  marks: import('../state/marks.js').MarkedBackup[],
-  filesStreamed: boolean,
-): Promise<Result> {
-  const view = await import('../restore/view.js');
-  switch (format) {
-    case 'prometheus':
-      return { kind: 'text', text: await view.restorePrometheus(doc, marks) };
-    case 'md':
-      return { kind: 'text', text: view.restoreMarkdown(doc) };
-    case 'check':
-      return { kind: 'text', text: view.summaryText(doc) };
-    case 'json':
-      return { kind: 'text', text: '', value: doc };
-    case 'ndjson':
-      return { kind: 'text', text: (await import('../output/format.js')).backupsNdjson(doc.backups, filesStreamed) };
-    case 'quiet': {
-      // -q: the id of each backup restored, as verify -q (a file has no id of its own); the exit code says how it went.
-      const { onePage } = await import('../fleet/calls.js');
-      return { kind: 'list', pages: onePage(doc.backups.map((b) => ({ id: b.id }))), columns: [{ key: 'id', header: 'ID' }], idField: 'id' };
+    if (o.restore.exec !== undefined && job.recipe && NOT_ARCHIVE.has(job.recipe)) {
+      throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up a ${job.recipe === 'mongodb' ? 'MongoDB' : job.recipe === 'mysql' ? 'MySQL' : 'PostgreSQL'} database${job.recipe === 'mongodb' ? '' : ': check it with --assert instead'}`);
     }
-    case 'tsv':
-    case 'table': {
-      const { onePage } = await import('../fleet/calls.js');
-      const files = doc.backups.flatMap((b) => b.files);
-      const list: Result = { kind: 'list', pages: onePage(files), columns: view.restoreFileColumns, idField: 'name' };
-      if (format !== 'table') return list;
-      const { render } = await import('../output/index.js');
-      await render(list, out, io);
-      return { kind: 'text', text: `\n${view.summaryText(doc, io.columns)}` };
+  },
+  noBackup: (label) => `job ${label} has no completed backup to restore`,
+  noFiles: (label, [backup]) => `backup ${sanitize(backup!.id)} of job ${label} has no files`,
+  async run(r, o) {
+    const { restoreBackup } = await import('../restore/run.js');
+    const backup = r.backups[0]!;
+    return restoreBackup(backup, {
+      job: { id: r.job.id, name: r.job.name },
+      selection: r.selection.backup ? 'backup' : 'latest',
+      transfer: r.transfer,
+      progress: r.progress,
+      ledger: r.ledger,
+      decrypt: r.decrypt,
+      urls: r.urls,
+      restore: o.restore,
+      timeoutMs: o.timeoutMs,
+      signal: r.ctx.signal,
+      now: () => new Date(),
+      sinks: r.sinks,
+      onOutcome: r.onOutcome,
+      onFile: r.onFile,
+    }).catch(async (err: unknown) => {
+      // No engine (15) or the service gone (6): the test could not run. Its mark says so (never failed); Ctrl-C leaves none.
+      if (!r.ctx.signal.aborted && err instanceof CliError && (err.exitCode === ExitCode.noRestoreEngine || err.exitCode === ExitCode.transient)) {
+        const { openMarks } = await import('../fleet/marks.js');
+        const mark = { at: new Date().toISOString(), state: 'not-tested' as const, reason: err.message, exit_code: err.exitCode };
+        await (await openMarks(r.ctx)).record('restore_test', [{ backupId: backup.id, jobId: r.job.id, createdAt: backup.created_at, mark }]).catch(() => {});
+      }
+      throw err;
+    });
+  },
+  async marks(doc, o) {
+    const b = doc.backups[0]!;
+    const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
+    const { restoreMarks } = await import('../restore/view.js');
+    return { kind: 'restore_test', entries: restoreMarks(doc, { check: o.check, allowUnchecked: o.allowUnchecked, engine: engines.length ? engines.join(', ') : null }) };
+  },
+  async view() {
+    const view = await import('../restore/view.js');
+    return { fileColumns: view.restoreFileColumns, summaryText: (doc, width) => view.summaryText(doc, width), prometheus: view.restorePrometheus, markdown: view.restoreMarkdown, };
+  },
+  async finish(doc, o, label) {
+    const b = doc.backups[0]!;
+    const { restoreExitCode, failureLines } = await import('../restore/view.js');
+    const code = restoreExitCode(b, { check: o.check, allowUnchecked: o.allowUnchecked });
+    if (code === 0) return { kind: 'empty' };
+    const details = failureLines(doc);
+    const why = sanitize(b.reason ?? 'see above');
+    switch (b.verdict) {
+      case 'failed':
+        if (code === ExitCode.verifyFailed) throw new VerificationFailedError(`the restore test of job ${label} failed: a file failed the checks on the way`, details);
+        throw new CliError(`the restore test of job ${label} failed: ${why}`, code, details);
+      case 'not-tested':
+        throw new CliError(`the restore test of job ${label} could not run: ${why} (not-tested: nothing is known of the backup; the job is not marked failing)`, code, details);
+      case 'unchecked':
+        throw new CliError(`the restore test of job ${label} restored nothing: ${why} (unchecked; --allow-unchecked accepts it)`, code, details);
+      default:
+        throw new CliError(`the restore test of job ${label} is ${b.verdict}: ${why}; --check passes on passed only (--allow-unchecked accepts it)`, code, details);
     }
-  }
-}
+  },
+});
 
 export const handlers: Record<string, Handler> = { restoreTest };

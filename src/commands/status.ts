@@ -70,7 +70,7 @@ export const module: ModuleSpec = {
 
 export const schemas = { status: statusDocumentSchema };
 
-type Format = 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus';
+type Format = Extract<import('../contract/context.js').Format, 'table' | 'json' | 'ndjson' | 'tsv' | 'quiet' | 'prometheus'>;
 
 const status: Handler = async (input, ctx) => {
   const v = input.values;

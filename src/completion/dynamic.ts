@@ -116,10 +116,12 @@ async function serviceItems(source: Exclude<CompletionSource, 'profiles' | 'comm
         words((r.compute as { server?: { name?: unknown } } | undefined)?.server?.name, r.status, when(r.created_at)),
       );
     case 'backups': {
+      // Newest first, as every command asks (src/backups/newest.ts).
+      const { newestBackupsRequest } = await import('../backups/newest.js');
       if (args[0]) {
         const { resolveId } = await import('../cli/resolve.js');
         const jobId = String(await resolveId(client, 'jobs', args[0], { signal }));
-        return toItems(await data(firstPage(`/jobs/${encodeURIComponent(jobId)}/backups`, '-created_at')), (r) => words(r.status, when(r.created_at)));
+        return toItems(await data(newestBackupsRequest(jobId, { pageSize: 100 })), (r) => words(r.status, when(r.created_at)));
       }
       // A few of each job's newest: the pages of backups are large, and the answer must come fast.
       const jobs = await data(firstPage('/jobs'));
@@ -127,7 +129,7 @@ async function serviceItems(source: Exclude<CompletionSource, 'profiles' | 'comm
         (Array.isArray(jobs) ? (jobs as Array<{ id?: unknown; name?: unknown }>) : [])
           .filter((j) => typeof j.id === 'string')
           .map(async (j) => {
-            const records = await data(firstPage(`/jobs/${encodeURIComponent(j.id as string)}/backups`, '-created_at', 15));
+            const records = await data(newestBackupsRequest(j.id as string));
             return Array.isArray(records) ? (records as Array<Record<string, unknown>>).map((r): Record<string, unknown> => ({ ...r, job: j.name })) : [];
           }),
       );

@@ -39,6 +39,13 @@ export interface IO {
 
 export type OutputFormat = 'table' | 'json' | 'ndjson' | 'tsv';
 
+/**
+ * What a handler renders: the global formats, -q, a command's own -o formats
+ * (its spec's extraFormats) and --check's summary lines. One vocabulary for
+ * every handler; each names the part it renders with Extract<Format, ...>.
+ */
+export type Format = OutputFormat | 'quiet' | 'check' | 'prometheus' | 'md' | 'html';
+
 export interface OutputOptions {
   format: OutputFormat;
   quiet: boolean;

@@ -34,6 +34,10 @@ export interface RunOptions {
   signal: AbortSignal;
   now: () => Date;
   onFile?: (file: RestoreFileResult) => void;
+  /** More sinks per file after the restore's own (the catalog's fingerprints). */
+  sinks?: (file: PipelineFile, backup: PipelineBackup) => Array<import('../pipeline/types.js').ContentSink<unknown>>;
+  /** Called with each file's whole outcome, extra sinks' results included. */
+  onOutcome?: (outcome: import('../pipeline/types.js').FileOutcome<unknown>) => void;
 }
 
 const round = (n: number) => Number(n.toFixed(3));
@@ -108,9 +112,11 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
       sinks: (file) => {
         const sink = new DispatchSink({ ...o.restore, signal: controller.signal, encrypted: backup.encrypted && !o.decrypt?.applies({ backupId: backup.id, encryptionKey: backup.encryption_key ?? null, fileName: file.name }), onFatal: (err) => controller.abort(err) });
         sinks.set(file, { sink, started: performance.now() });
-        return [sink];
+        return [sink, ...((o.sinks?.(file, backup) ?? []) as Array<import('../pipeline/types.js').ContentSink<FileRestore>>)];
       },
-      onFile: async ({ file, result, extras }) => {
+      onFile: async (outcome) => {
+        const { file, result, extras } = outcome;
+        o.onOutcome?.(outcome as import('../pipeline/types.js').FileOutcome<unknown>);
         const sink = sinks.get(file)!.sink;
         const extra = extras[0];
         const check = checkOf(result);
