@@ -107,15 +107,17 @@ const status: Handler = async (input, ctx) => {
   const [{ collectStatus }, { loadCronTools }] = await Promise.all([import('../status/collect.js'), import('../fleet/schedule.js')]);
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(v, ctx, async () => {
-    const { readFleetMarks } = await import('../fleet/marks.js');
+    const [{ readFleetMarks }, { readFleetAnomalies }] = await Promise.all([import('../fleet/marks.js'), import('../fleet/anomalies.js')]);
+    const now = Date.now();
     const doc = await collectStatus(ctx, {
       jobs,
       sections,
       maxAges,
       allowErrors: v.allow_errors === true,
-      now: Date.now(),
+      now,
       tools: await loadCronTools(),
       marks: await readFleetMarks(ctx),
+      anomalies: await readFleetAnomalies(ctx, now),
     });
 
     const { renderToOutput } = await import('../output/output-file.js');
