@@ -128,12 +128,22 @@ const report: Handler = async (input, ctx) => {
 
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(v, ctx, async () => {
-    const [{ collectReport }, { loadCronTools }, { readFleetMarks }] = await Promise.all([
+    const [{ collectReport }, { loadCronTools }, { readFleetMarks }, { readFleetAnomalies }] = await Promise.all([
       import('../report/collect.js'),
       import('../fleet/schedule.js'),
       import('../fleet/marks.js'),
+      import('../fleet/anomalies.js'),
     ]);
-    const doc = await collectReport(ctx, { jobs, sections, window: { since, until, graceMs, now }, tools: await loadCronTools(), marks: await readFleetMarks(ctx), check });
+    const doc = await collectReport(ctx, {
+      jobs,
+      sections,
+      window: { since, until, graceMs, now },
+      tools: await loadCronTools(),
+      marks: await readFleetMarks(ctx),
+      // The anomalies of the backups created in the window, from the catalog (issue 33).
+      anomalies: await readFleetAnomalies(ctx, { since, until }),
+      check,
+    });
     const { renderToOutput } = await import('../output/output-file.js');
     // --check -q: only the jobs that break a threshold, so a script can act on them.
     const broken = new Set(doc.check?.broken.map((b) => b.id));

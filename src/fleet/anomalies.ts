@@ -30,7 +30,7 @@ const flagged = z.object({
 export const jobAnomaliesSchema = describe(
   z.nullable(
     z.object({
-      since: describe(z.string(), `Backups created since then are judged (${ANOMALY_WINDOW_DAYS} days, as backupctl anomalies by default), ISO 8601 UTC`),
+      since: describe(z.string(), `Backups created since then are judged: status, the last ${ANOMALY_WINDOW_DAYS} days (as backupctl anomalies by default); report, its window; ISO 8601 UTC`),
       judged: describe(z.int(), 'Backups of the window the catalog holds a fingerprint of'),
       anomalous: describe(z.int(), 'Of those, the ones with a finding not acknowledged'),
       acknowledged: describe(z.int(), 'Of those, the ones accepted as the new normal (anomalies --ack)'),
@@ -40,7 +40,7 @@ export const jobAnomaliesSchema = describe(
       last_clean: describe(backupRef, 'The newest clean (or acknowledged) backup of the job'),
     }),
   ),
-  'What backupctl anomalies finds in the job\'s backups of the last 30 days, from the catalog in the state folder (no backup is read for it); null when the catalog holds no backup of the job',
+  'What backupctl anomalies finds in the job\'s backups (status: of the last 30 days; report: of its window), from the catalog in the state folder (no backup is read for it); null when the catalog holds no backup of the job',
 );
 
 export type JobAnomalySummary = NonNullable<z.infer<typeof jobAnomaliesSchema>>;
@@ -57,10 +57,11 @@ export const NO_ANOMALIES: FleetAnomalies = { forJob: async () => null };
  * first (a bad BACKUPCTL_ANOMALY_* is exit 2, as for anomalies); a catalog that cannot be read is warned
  * about and shows nothing.
  */
-export async function readFleetAnomalies(ctx: Context, now: number): Promise<FleetAnomalies> {
+export async function readFleetAnomalies(ctx: Context, window: { since: number; until?: number }): Promise<FleetAnomalies> {
   const [{ analyzeJob, thresholdsFrom }, { catalogFor }] = await Promise.all([import('../catalog/anomalies.js'), import('../catalog/scan.js')]);
   const thresholds = thresholdsFrom(ctx.env);
-  const since = new Date(now - ANOMALY_WINDOW_DAYS * 86_400_000);
+  const since = new Date(window.since);
+  const until = window.until ?? Infinity;
   let catalog: Awaited<ReturnType<typeof catalogFor>>;
   let acks: Awaited<ReturnType<(typeof catalog)['acks']>>;
   try {
@@ -76,17 +77,21 @@ export async function readFleetAnomalies(ctx: Context, now: number): Promise<Fle
         const fps = await catalog.ofJob(jobId);
         if (!fps.length) return null;
         const judged = await analyzeJob(jobId, fps, acks.filter((a) => a.job_id === jobId), (fp) => catalog.listings(fp), { since, thresholds });
-        if (!judged.backups.length) return null;
-        const count = (v: string) => judged.backups.filter((b) => b.verdict === v).length;
-        const newest = judged.backups.at(-1)!;
+        // A report's window ends at --until: the backups after it are not its own.
+        const backups = judged.backups.filter((b) => b.created_at === null || Date.parse(b.created_at) <= until);
+        if (!backups.length) return null;
+        const count = (v: string) => backups.filter((b) => b.verdict === v).length;
+        const newest = backups.at(-1)!;
+        // The newest clean (or acknowledged) backup up to the window's end: the newest judged one, or the last clean before it.
+        const lastClean = newest.verdict === 'clean' || newest.verdict === 'acknowledged' ? { id: newest.backup_id, created_at: newest.created_at } : newest.last_clean;
         return {
           since: since.toISOString(),
-          judged: judged.backups.length,
+          judged: backups.length,
           anomalous: count('anomalous'),
           acknowledged: count('acknowledged'),
           unchecked: count('unchecked'),
           newest: { backup_id: newest.backup_id, created_at: newest.created_at, verdict: newest.verdict },
-          backups: judged.backups
+          backups: backups
             .filter((b) => b.verdict === 'anomalous' || b.verdict === 'acknowledged')
             .map((b) => ({
               backup_id: b.backup_id,
@@ -96,7 +101,7 @@ export async function readFleetAnomalies(ctx: Context, now: number): Promise<Fle
               last_clean: b.last_clean,
               ack: b.ack ?? null,
             })),
-          last_clean: judged.last_clean,
+          last_clean: lastClean,
         };
       } catch (err) {
         ctx.warn(`job ${jobId}: the catalog could not be judged (${(err as Error).message}): its anomalies are not shown`);
