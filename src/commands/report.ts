@@ -37,7 +37,9 @@ export const module: ModuleSpec = {
         '0) or a success rate below --min-success, naming each such job on stderr; -q then prints only their ids. ' +
         '--healthcheck-url pings a healthchecks.io-style monitor around the run (/fail on exit 13).\n\n' +
         'Each job also shows the verify and restore-test marks of its newest completed backup (passed, unchecked, structure-only, ' +
-        'failed, not-tested; a restore test that passed with its time to restore), or "never"; a mark of an older backup is shown as such.\n\n' +
+        'failed, not-tested; a restore test that passed with its time to restore), or "never"; a mark of an older backup is shown as such. ' +
+        'And what `backupctl anomalies` finds in the catalog for its backups created in the window: the anomalous ones and the last ' +
+        'clean backup, the acknowledged ones as such.\n\n' +
         'Rules (also printed by --explain):\n' +
         REPORT_RULES.map((r) => `- ${r}`).join('\n'),
       examples: [
