@@ -112,8 +112,10 @@ describe('status and report show anomalies', () => {
     const fs = jobOf(doc, 'file share');
     expect(fs.anomalies).toMatchObject({ anomalous: 2, last_clean: { id: share[19]!.id } });
     expect(fs.anomalies.backups.map((b: Json) => b.backup_id)).toEqual([share[20]!.id, share[21]!.id]);
-    // The bad-night jobs were made an hour before their first night: no missed run.
-    expect(fs).toMatchObject({ expected: 22, completed: 22, missed: 0 });
+    // The bad-night jobs were made an hour before their first night: no missed run (from 02:30 to 03:30 UTC
+    // tonight's run is expected and pending: the emulator's nights stop an hour before now).
+    expect(fs).toMatchObject({ completed: 22, missed: 0 });
+    expect(fs.expected - fs.pending).toBe(22);
     expect(jobOf(doc, 'crm postgres').anomalies.backups[0].backup_id).toBe(crm[21]!.id);
     // A window that ends before the bad nights shows none of them.
     const before = await cli(['report', '--since', '30d', '--until', new Date(Date.parse(share[20]!.created_at) - 60_000).toISOString(), '--job', 'file share', '--json']);

@@ -158,9 +158,11 @@ describe('npm run demo', () => {
       expect(named.split(/, | and /).sort()).toEqual(missing.sort());
       expect(lines).toContain('# The same report as one HTML file: charts, no network request, printable');
       // The bad-night jobs missed no run (made an hour before their first night) and the report shows their anomalies.
+      // From 02:30 to 03:30 UTC tonight's run is expected and pending (its grace has not ended; the emulator's nights
+      // stop an hour before now): 23 expected then.
       const reportRows = lines.slice(header + 1, header + 11);
-      expect(reportRows.find((row) => row.startsWith('file share '))).toMatch(/ 22 +22 +0 +0 +0 .* 2 anomalous$/);
-      expect(reportRows.find((row) => row.startsWith('crm postgres '))).toMatch(/ 22 +22 +0 +0 +0 .* 1 anomalous$/);
+      expect(reportRows.find((row) => row.startsWith('file share '))).toMatch(/ 2[23] +22 +0 +0 +0 .* 2 anomalous$/);
+      expect(reportRows.find((row) => row.startsWith('crm postgres '))).toMatch(/ 2[23] +22 +0 +0 +0 .* 1 anomalous$/);
 
       // Issue 33 §4: anomalies names the bad nights and the last clean backup, and diff shows what changed from the
       // one to the other. The nights are at 02:30 UTC, the newest at least an hour before the tour (whatever the minute).
