@@ -5,6 +5,7 @@
 // note, an onion address, a table that lost most of its rows or vanished, a
 // size or entry count far outside the job's history. Pure but for reading
 // listings (streamed, bounded memory). docs/anomalies.md explains each signal.
+import { UsageError } from '../errors.js';
 import type { BackupFingerprint } from '../state/catalog.js';
 import { comparePaths, readListing, type ListingEntry } from './listing.js';
 
@@ -53,6 +54,21 @@ export const THRESHOLD_SETTINGS: Record<keyof Thresholds, { env: string; min: nu
   change_floor: { env: 'BACKUPCTL_ANOMALY_CHANGE_FLOOR', min: 0.01, max: 100 },
   baseline: { env: 'BACKUPCTL_ANOMALY_BASELINE', min: 3, max: 1000, integer: true },
 };
+
+/** The thresholds: the defaults, each overridden by its BACKUPCTL_ANOMALY_* variable (a bad value is exit 2). */
+export function thresholdsFrom(env: NodeJS.ProcessEnv): Thresholds {
+  const t: Thresholds = { ...DEFAULT_THRESHOLDS };
+  for (const [key, s] of Object.entries(THRESHOLD_SETTINGS) as Array<[keyof Thresholds, (typeof THRESHOLD_SETTINGS)[keyof Thresholds]]>) {
+    const raw = env[s.env]?.trim();
+    if (raw === undefined || raw === '') continue;
+    const n = Number(raw);
+    if (!Number.isFinite(n) || n < s.min || n > s.max || (s.integer && !Number.isInteger(n))) {
+      throw new UsageError(`invalid value "${raw}" for ${s.env}: must be ${s.integer ? 'a whole number' : 'a number'} from ${s.min} to ${s.max} (default ${DEFAULT_THRESHOLDS[key]})`);
+    }
+    t[key] = n;
+  }
+  return t;
+}
 
 export type Signal =
   | 'ransom-note'

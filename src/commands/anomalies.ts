@@ -83,22 +83,6 @@ export const schemas = { scan: scanSchema, anomalies: anomaliesSchema };
 const sinceOf = (v: Record<string, unknown>): string =>
   typeof v.since === 'string' ? v.since : new Date(Date.now() - DEFAULT_SINCE_DAYS * 86_400_000).toISOString();
 
-/** The thresholds: the defaults, each overridden by its BACKUPCTL_ANOMALY_* variable (a bad value is exit 2). */
-export async function thresholdsFrom(env: NodeJS.ProcessEnv): Promise<Thresholds> {
-  const { DEFAULT_THRESHOLDS, THRESHOLD_SETTINGS } = await import('../catalog/anomalies.js');
-  const t: Thresholds = { ...DEFAULT_THRESHOLDS };
-  for (const [key, s] of Object.entries(THRESHOLD_SETTINGS) as Array<[keyof Thresholds, (typeof THRESHOLD_SETTINGS)[keyof Thresholds]]>) {
-    const raw = env[s.env]?.trim();
-    if (raw === undefined || raw === '') continue;
-    const n = Number(raw);
-    if (!Number.isFinite(n) || n < s.min || n > s.max || (s.integer && !Number.isInteger(n))) {
-      throw new UsageError(`invalid value "${raw}" for ${s.env}: must be ${s.integer ? 'a whole number' : 'a number'} from ${s.min} to ${s.max} (default ${DEFAULT_THRESHOLDS[key]})`);
-    }
-    t[key] = n;
-  }
-  return t;
-}
-
 const scan: Handler = async (input, ctx) => {
   const v = input.values;
   const jobId = String(v.job_id);
@@ -126,7 +110,8 @@ const anomalies: Handler = async (input, ctx) => {
   const v = input.values;
   const prometheus = ctx.globals.output?.trim().toLowerCase() === 'prometheus';
   if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
-  const thresholds = await thresholdsFrom(ctx.env);
+  const { thresholdsFrom } = await import('../catalog/anomalies.js');
+  const thresholds = thresholdsFrom(ctx.env);
   const since = sinceOf(v);
   const ack = typeof v.ack === 'string' ? v.ack : undefined;
   if (ack !== undefined && v.job_id === undefined) throw new UsageError('--ack needs the job: backupctl anomalies <job> --ack <backup-id>');

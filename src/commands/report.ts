@@ -37,7 +37,9 @@ export const module: ModuleSpec = {
         '0) or a success rate below --min-success, naming each such job on stderr; -q then prints only their ids. ' +
         '--healthcheck-url pings a healthchecks.io-style monitor around the run (/fail on exit 13).\n\n' +
         'Each job also shows the verify and restore-test marks of its newest completed backup (passed, unchecked, structure-only, ' +
-        'failed, not-tested; a restore test that passed with its time to restore), or "never"; a mark of an older backup is shown as such.\n\n' +
+        'failed, not-tested; a restore test that passed with its time to restore), or "never"; a mark of an older backup is shown as such. ' +
+        'And what `backupctl anomalies` finds in the catalog for its backups created in the window: the anomalous ones and the last ' +
+        'clean backup, the acknowledged ones as such.\n\n' +
         'Rules (also printed by --explain):\n' +
         REPORT_RULES.map((r) => `- ${r}`).join('\n'),
       examples: [
@@ -128,12 +130,22 @@ const report: Handler = async (input, ctx) => {
 
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(v, ctx, async () => {
-    const [{ collectReport }, { loadCronTools }, { readFleetMarks }] = await Promise.all([
+    const [{ collectReport }, { loadCronTools }, { readFleetMarks }, { readFleetAnomalies }] = await Promise.all([
       import('../report/collect.js'),
       import('../fleet/schedule.js'),
       import('../fleet/marks.js'),
+      import('../fleet/anomalies.js'),
     ]);
-    const doc = await collectReport(ctx, { jobs, sections, window: { since, until, graceMs, now }, tools: await loadCronTools(), marks: await readFleetMarks(ctx), check });
+    const doc = await collectReport(ctx, {
+      jobs,
+      sections,
+      window: { since, until, graceMs, now },
+      tools: await loadCronTools(),
+      marks: await readFleetMarks(ctx),
+      // The anomalies of the backups created in the window, from the catalog (issue 33).
+      anomalies: await readFleetAnomalies(ctx, { since, until }),
+      check,
+    });
     const { renderToOutput } = await import('../output/output-file.js');
     // --check -q: only the jobs that break a threshold, so a script can act on them.
     const broken = new Set(doc.check?.broken.map((b) => b.id));

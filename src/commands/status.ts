@@ -32,7 +32,9 @@ export const module: ModuleSpec = {
         'shown as such and never judged. Droplets, volumes and snapshot resources get a health too, from their frequency and snapshots.\n\n' +
         '--check exits 9 when a job, droplet, volume or snapshot resource is failing or stale, with one line per such ' +
         'thing on stderr; unchecked and not-tested marks (and a job not tested for longer than its max age) are warnings on stderr, ' +
-        'which fail it only with --strict. --healthcheck-url pings a healthchecks.io-style monitor around it. -o prometheus prints metrics for node_exporter\'s textfile collector; --output-file writes the output ' +
+        'which fail it only with --strict. Each job also shows what `backupctl anomalies` finds in the catalog for its backups of the ' +
+        'last 30 days (read by verify, restore-test, scan and anomalies; status reads no backup): an anomaly not acknowledged is a ' +
+        'warning naming the last clean backup, an acknowledged one is shown as such. --healthcheck-url pings a healthchecks.io-style monitor around it. -o prometheus prints metrics for node_exporter\'s textfile collector; --output-file writes the output ' +
         'to a file atomically (temporary file, then rename). -o tsv prints one line per job; --json the whole document ' +
         '(backupctl schema status).',
       examples: [
@@ -107,15 +109,17 @@ const status: Handler = async (input, ctx) => {
   const [{ collectStatus }, { loadCronTools }] = await Promise.all([import('../status/collect.js'), import('../fleet/schedule.js')]);
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(v, ctx, async () => {
-    const { readFleetMarks } = await import('../fleet/marks.js');
+    const [{ readFleetMarks }, { readFleetAnomalies, ANOMALY_WINDOW_DAYS }] = await Promise.all([import('../fleet/marks.js'), import('../fleet/anomalies.js')]);
+    const now = Date.now();
     const doc = await collectStatus(ctx, {
       jobs,
       sections,
       maxAges,
       allowErrors: v.allow_errors === true,
-      now: Date.now(),
+      now,
       tools: await loadCronTools(),
       marks: await readFleetMarks(ctx),
+      anomalies: await readFleetAnomalies(ctx, { since: now - ANOMALY_WINDOW_DAYS * 86_400_000 }),
     });
 
     const { renderToOutput } = await import('../output/output-file.js');

@@ -4,7 +4,7 @@ import { BAD_NIGHT_JOBS, NIGHTS, nightBytes, newestNight } from './bad-night.js'
 import { jobSlug } from './routes/backups.js';
 import { scheduleFrequency } from './routes/jobs.js';
 import { makeTags, type Store } from './store.js';
-import { DAY, createRng, fileStamp, randInt, uuidFrom, wholeSeconds } from './util.js';
+import { DAY, HOUR, createRng, fileStamp, randInt, uuidFrom, wholeSeconds } from './util.js';
 
 /** Adds the two jobs and their 22 nights of backups. */
 export function addBadNightJobs(store: Store, now: number): void {
@@ -16,7 +16,8 @@ export function addBadNightJobs(store: Store, now: number): void {
   ];
   for (const spec of specs) {
     const rng = createRng(0x5eed + spec.seed);
-    const created = wholeSeconds(newest - (NIGHTS + 30) * DAY);
+    // Made an hour before its first night: a report over its history misses no run (it had none before).
+    const created = wholeSeconds(newest - (NIGHTS - 1) * DAY - HOUR);
     const job = store.jobs.insert({
       id: uuidFrom(rng),
       name: spec.name,

@@ -39,13 +39,14 @@ export const restoreMarkSchema = z.object({
 });
 
 /** What status shows as a warning of a job: never failing alone; `status --check --strict` fails on them. */
-export const WARNING_KINDS = ['unchecked', 'not-tested', 'not-tested-too-long'] as const;
+export const WARNING_KINDS = ['unchecked', 'not-tested', 'not-tested-too-long', 'anomaly'] as const;
 
 export const warningSchema = z.object({
   kind: describe(
     z.enum(WARNING_KINDS),
     'unchecked: a test of the newest backup checked only size and hash; not-tested: the latest test of the newest backup could not run; ' +
-      'not-tested-too-long: every test of the job for longer than its max age could not run',
+      'not-tested-too-long: every test of the job for longer than its max age could not run; anomaly: a backup of the last 30 days with a finding of ' +
+      'backupctl anomalies not acknowledged (from the catalog)',
   ),
   text: z.string(),
 });

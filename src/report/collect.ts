@@ -39,6 +39,7 @@ import { buildEntry, totalsOf, type AttemptInput, type ReportWindow, type Schedu
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './model.js';
 import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
+import type { FleetAnomalies } from '../fleet/anomalies.js';
 
 export interface ReportOptions {
   /** --job: ids or names; empty for every job. */
@@ -49,6 +50,8 @@ export interface ReportOptions {
   tools: CronTools;
   /** The verify and restore-test marks of this service's backups on this machine (none when absent). */
   marks?: FleetMarks;
+  /** What `anomalies` finds in the catalog for each job's backups of the window (none when absent). */
+  anomalies?: FleetAnomalies;
   /** --check's thresholds, for the document. */
   check?: { maxMissed: number; minSuccess: number | null } | undefined;
 }
@@ -196,6 +199,7 @@ async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSi
   // The last change of the job or of one of its schedules: what ran before it followed a schedule no longer known.
   const changes = [job.updated_at, ...read.map((s) => s.updated_at)].map((t) => parseServiceTime(t)).filter((t): t is number => t !== undefined);
   const marks = opts.marks ?? NO_MARKS;
+  const anomalies = (await opts.anomalies?.forJob(id)) ?? null;
   return buildEntry(
     {
       kind: 'job',
@@ -209,6 +213,7 @@ async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSi
       changedAt: changes.length ? Math.max(...changes) : undefined,
       // The marks of the newest completed backup the report finds (compute.ts), judged as status judges them.
       marks: (newestId) => marks.forJob(id, newestId, opts.window.now, Infinity),
+      anomalies,
     },
     window,
     opts.tools,

@@ -90,6 +90,8 @@ export interface EntryInput {
   changedAt?: number | undefined;
   /** The verify and restore-test marks for the newest completed backup (its id), when the entry is a job. */
   marks?: (newestId: string | null) => { verify: ReportEntry['verify']; restore_test: ReportEntry['restore_test'] };
+  /** What `anomalies` finds in the catalog for the job's backups of the window (jobs only). */
+  anomalies?: ReportEntry['anomalies'];
 }
 
 /**
@@ -296,6 +298,7 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
     size: { bytes: sized.length ? sized.reduce((sum, a) => sum + a.sizeBytes!, 0) : null, known: sized.length, of: succeeded.length },
     last_success: lastSuccess ? attemptOf(lastSuccess) : null,
     ...markedOf(input, lastSuccess?.id == null ? null : String(lastSuccess.id)),
+    anomalies: input.anomalies ?? null,
     notes,
   };
 }

@@ -6,6 +6,7 @@ import { sanitize } from '../output/sanitize.js';
 import { durationText } from '../util/duration.js';
 import { dayCells, type DayCell } from './compute.js';
 import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './model.js';
+import { acknowledgedLines, anomalyCell, anomalyWarning } from '../fleet/anomalies.js';
 import {
   SECTIONS,
   entryLabel,
@@ -112,6 +113,8 @@ svg text.q { font-weight: 700; fill: #6d4c00; }
 svg text.rate { fill: var(--fg); }
 ul.notes { margin: 4px 0; padding-left: 18px; font-size: 13px; }
 ul.notes li.missed { color: var(--bad); }
+ul.notes li.anomaly { color: var(--bad); }
+ul.notes li.acknowledged { color: var(--muted); }
 footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
 @media print {
   @page { margin: 12mm; }
@@ -345,7 +348,9 @@ function figuresSchedule(e: ReportEntry): string {
 
 function entryTable(entries: readonly ReportEntry[]): string {
   const jobs = entries.some((e) => e.kind === 'job');
-  const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success', ...(jobs ? ['Verify', 'Restore test'] : [])];
+  // The anomalies column where the catalog knows a job's backups (issue 33).
+  const anomalies = entries.some((e) => e.anomalies);
+  const head = ['Name', 'Schedule', 'Expected', 'Completed', 'With errors', 'Failed', 'Missed', 'Unscheduled', 'Success', 'Median', 'P95', 'Size', 'Last success', ...(jobs ? ['Verify', 'Restore test'] : []), ...(anomalies ? ['Anomalies'] : [])];
   let out = `<div class="table-scroll"><table><thead><tr>${head.map((c, i) => `<th${i === 1 || i >= 12 ? ' class="text"' : ''}>${c}</th>`).join('')}</tr></thead><tbody>`;
   for (const e of entries) {
     const failed = e.failed + e.expired;
@@ -371,6 +376,7 @@ function entryTable(entries: readonly ReportEntry[]): string {
             `<td class="text${e.restore_test?.of_newest && e.restore_test.state === 'failed' ? ' bad' : ''}">${wholeDates(h(restoreTestText(e, null)))}</td>`,
           ]
         : []),
+      ...(anomalies ? [`<td class="text${e.anomalies?.anomalous ? ' bad' : ''}">${h(anomalyCell(e.anomalies))}</td>`] : []),
     ];
     out += `<tr>${cells.join('')}</tr>`;
   }
@@ -380,6 +386,12 @@ function entryTable(entries: readonly ReportEntry[]): string {
     if (e.missed_runs.length) {
       notes.push(`<li class="missed"><b>${h(entryLabel(e))}</b> missed: ${e.missed_runs.map((t) => `<time datetime="${h(t)}">${h(localTime(t, e.timezone))}</time>`).join(', ')}</li>`);
     }
+  }
+  for (const e of entries) {
+    // What anomalies found (issue 33): the backups not acknowledged with the last clean one, then the acknowledged ones as such.
+    const w = anomalyWarning(e.anomalies);
+    if (w) notes.push(`<li class="anomaly"><b>${h(entryLabel(e))}</b>: ${wholeDates(h(w.text))}</li>`);
+    for (const a of acknowledgedLines(e.anomalies)) notes.push(`<li class="acknowledged"><b>${h(entryLabel(e))}</b>: ${wholeDates(h(a))}</li>`);
   }
   for (const { entry, note } of sectionNotes(entries)) notes.push(`<li><b>${h(entry ? entryLabel(entry) : `all ${entries.length}`)}</b>: ${h(note)}</li>`);
   return notes.length ? `${out}<ul class="notes">${notes.join('')}</ul>` : out;

@@ -10,9 +10,10 @@
 //             unknown, success_rate, unscheduled, unscheduled_manual, schedule_unknown, schedule_changed_at,
 //             missed_runs: [iso], runs: [Run], unscheduled_backups: [Attempt], schedule_unknown_backups: [Attempt],
 //             duration: {count, median_seconds, p95_seconds, points}, size: {bytes, known, of},
-//             last_success: Attempt|null, verify: {...}|null, restore_test: {...}|null, notes: [text] }
+//             last_success: Attempt|null, verify: {...}|null, restore_test: {...}|null, anomalies: {...}|null, notes: [text] }
 import * as z from 'zod/mini';
 import { restoreMarkSchema, verifyMarkSchema } from '../fleet/marks-schema.js';
+import { jobAnomaliesSchema } from '../fleet/anomalies.js';
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 const nullableString = (text: string) => describe(z.nullable(z.string()), text);
@@ -126,6 +127,7 @@ const entry = z.object({
     'The verify mark of the newest completed backup the report found (of_newest true), else the latest of an older backup, shown as such (of_newest false); from the marks in the state folder, of this service only; null when none (and for machines)',
   ),
   restore_test: describe(z.nullable(restoreMarkSchema), 'The restore-test mark, likewise (total_seconds: the time to restore of a passed test)'),
+  anomalies: jobAnomaliesSchema,
   notes: describe(z.array(z.string()), 'What could not be computed, and why'),
 });
 

@@ -8,6 +8,7 @@ import { wordParts, wrapHanging, wrapParts } from '../util/wrap.js';
 import { durationText } from '../util/duration.js';
 import { table, type Palette, type ViewColumn } from '../output/view-table.js';
 import type { ReportDocument, ReportEntry, ReportTotals } from './model.js';
+import { acknowledgedLines, anomalyCell, anomalyWarning } from '../fleet/anomalies.js';
 
 /** Each section of the document: its key, title and what its entries are called. */
 export const SECTIONS = [
@@ -113,6 +114,7 @@ function rowValues(e: ReportEntry, now: Date | null): Record<string, string> {
     last_success: lastSuccessText(e, now),
     verify: verifyText(e, now),
     restore_test: restoreTestText(e, now),
+    anomalies: anomalyCell(e.anomalies),
   };
 }
 
@@ -171,6 +173,7 @@ const HEADERS: Array<[string, string]> = [
   ['last_success', 'LAST SUCCESS'],
   ['verify', 'VERIFY'],
   ['restore_test', 'RESTORE TEST'],
+  ['anomalies', 'ANOMALIES'],
 ];
 
 /** One line per job for -o tsv and -q: raw figures. */
@@ -197,6 +200,8 @@ export const reportJobColumns: Column[] = [
   { key: 'verify', header: 'Verify', get: (e: ReportEntry) => (e.verify ? `${e.verify.of_newest ? '' : 'older backup '}${e.verify.state} ${e.verify.at}` : 'never') },
   { key: 'restore_test', header: 'Restore test', get: (e: ReportEntry) => (e.restore_test ? `${e.restore_test.of_newest ? '' : 'older backup '}${e.restore_test.state} ${e.restore_test.at}` : 'never') },
   { key: 'restore_seconds', header: 'Time to restore (s)', get: (e: ReportEntry) => (e.restore_test?.state === 'passed' ? e.restore_test.total_seconds : null) },
+  { key: 'anomalies', header: 'Anomalies', get: (e: ReportEntry) => anomalyCell(e.anomalies) },
+  { key: 'last_clean', header: 'Last clean', get: (e: ReportEntry) => e.anomalies?.last_clean?.id ?? '' },
 ];
 
 export function totalsLine(noun: string, t: ReportTotals): string {
@@ -249,6 +254,8 @@ export function reportTable(doc: ReportDocument, o: TableOptions): string {
         ? { style: (text: string) => (/^0( |$)/.test(text) ? text : text === 'unknown' ? p.yellow(text) : p.red(text)) }
         : k === 'expected'
           ? { style: (text: string) => (text === 'unknown' ? p.yellow(text) : text) }
+        : k === 'anomalies'
+          ? { style: (text: string, e: ReportEntry) => (e.anomalies?.anomalous ? p.red(text) : e.anomalies?.acknowledged ? p.dim(text) : text) }
         : k === 'verify' || k === 'restore_test'
           ? { style: (text: string) => (text.startsWith('failed') ? p.red(text) : text === 'never' ? p.yellow(text) : text) }
         : k === 'success'
@@ -257,7 +264,7 @@ export function reportTable(doc: ReportDocument, o: TableOptions): string {
       ...(k === 'name' ? { floor: 12 } : {}),
     }));
     // At 60 columns what is left is name, expected, ok, errors, failed, missed and success.
-    out += table(entries, columns, o, { dropOrder: ['schedule', 'size', 'p95', 'restore_test', 'last_success', 'median', 'verify', 'unscheduled', 'with_errors'] });
+    out += table(entries, columns, o, { dropOrder: ['anomalies', 'schedule', 'size', 'p95', 'restore_test', 'last_success', 'median', 'verify', 'unscheduled', 'with_errors'] });
     out += details(entries, (line) => `  ${line}`, (e) => entryLabel(e), sanitize, p, o.width);
   }
   if (o.explain) out += `\n${p.bold('Rules')}\n${doc.notes.map((n) => proseLines(`- ${n}`, o.width)).join('')}`;
@@ -291,6 +298,12 @@ function details(
     const shown = e.missed_runs.slice(0, 10).map((t) => localTime(t, e.timezone));
     const more = e.missed_runs.length > shown.length ? ` and ${e.missed_runs.length - shown.length} more` : '';
     out += proseLines(indent(`${label(e)}: missed ${shown.join(', ')}${more}`), width, p ? (line) => p.red(line) : undefined);
+  }
+  // What anomalies found in the catalog (issue 33): the backups not acknowledged and the last clean one; the acknowledged ones as such.
+  for (const e of entries) {
+    const w = anomalyWarning(e.anomalies);
+    if (w) out += proseLines(indent(`${label(e)}: ${escape(w.text)}`), width, p ? (line) => p.red(line) : undefined);
+    for (const a of acknowledgedLines(e.anomalies)) out += proseLines(indent(`${label(e)}: ${escape(a)}`), width, p ? (line) => p.dim(line) : undefined);
   }
   for (const { entry, note } of sectionNotes(entries)) out += proseLines(indent(`${entry ? label(entry) : `all ${entries.length}`}: ${escape(note)}`), width);
   return out;
@@ -327,12 +340,14 @@ export function reportMarkdown(doc: ReportDocument): string {
       lines.push('None.', '');
       continue;
     }
-    lines.push(`| ${HEADERS.map(([, h]) => h.charAt(0) + h.slice(1).toLowerCase()).join(' | ')} |`);
-    lines.push(`|${HEADERS.map(([k]) => (k === 'name' || k === 'schedule' || k === 'last_success' || k === 'verify' || k === 'restore_test' ? ' --- ' : ' ---: ')).join('|')}|`);
+    // The anomalies column only where the catalog knows a job's backups (as the terminal table leaves an empty column out).
+    const headers = HEADERS.filter(([k]) => k !== 'anomalies' || entries.some((e) => e.anomalies));
+    lines.push(`| ${headers.map(([, h]) => h.charAt(0) + h.slice(1).toLowerCase()).join(' | ')} |`);
+    lines.push(`|${headers.map(([k]) => (k === 'name' || k === 'schedule' || k === 'last_success' || k === 'verify' || k === 'restore_test' || k === 'anomalies' ? ' --- ' : ' ---: ')).join('|')}|`);
     for (const e of entries) {
       const v = rowValues(e, null);
       const schedule = scheduleText(e, mdCode, mdText, '; ');
-      lines.push(`| ${HEADERS.map(([k]) => (k === 'schedule' ? schedule : k === 'name' ? mdText(v[k]!) : v[k]!.replace(/\|/g, '\\|'))).join(' | ')} |`);
+      lines.push(`| ${headers.map(([k]) => (k === 'schedule' ? schedule : k === 'name' ? mdText(v[k]!) : v[k]!.replace(/\|/g, '\\|'))).join(' | ')} |`);
     }
     const more = details(entries, (line) => `- ${line}`, (e) => `**${mdText(e.name ?? String(e.id ?? '?'))}**`, mdText);
     if (more) lines.push('', more.trimEnd());

@@ -149,3 +149,44 @@ export function restoreStory(doc) {
   const time = doc.verdict === 'passed' ? `recovery time ${secondsWords(b.total_seconds)}` : `${doc.verdict}, no recovery time`;
   return `${opening}${list(words)}; ${time} (exit 0)`;
 }
+
+/**
+ * The title of an `anomalies <job>` step, from `anomalies --json`: "Which backup of file share is clean?
+ * 2 of 22 backups anomalous (ransom-note, onion-address, ...); the last clean one: <id> (exit 0)".
+ */
+export function anomaliesStory(doc) {
+  const j = doc.jobs[0];
+  const name = j.job.name ?? j.job.id;
+  const bad = j.backups.filter((b) => b.verdict === 'anomalous');
+  const opening = `Which backup of ${name} is clean? `;
+  if (!bad.length) return `${opening}all ${plural(j.backups.length, 'backup')} judged are (exit 0)`;
+  const signals = [...new Set(bad.flatMap((b) => b.findings.map((f) => f.signal)))];
+  const clean = bad[0].last_clean;
+  return `${opening}${bad.length} of ${plural(j.backups.length, 'backup')} anomalous (${list(signals)}); the last clean one: ${clean ? clean.id : 'none'} (exit 0)`;
+}
+
+/**
+ * The title of a `diff <job> <clean> <bad>` step, from `diff --json`: "What changed from file share's last
+ * clean backup to the first bad one: 38 files added, 37 removed, 1 changed, 1 in mode only"; between two
+ * dumps, the tables' rows.
+ */
+export function diffStory(doc, name) {
+  const opening = `What changed from ${name}'s last clean backup to the first bad one: `;
+  if (doc.tables?.length) {
+    const words = doc.tables.map((t) => (t.change === '+' ? `${t.table} added` : t.change === '-' ? `${t.table} dropped` : `${t.table} ${t.rows_before} -> ${t.rows_after} rows`));
+    return `${opening}${list(words)}`;
+  }
+  const f = doc.files;
+  return `${opening}${plural(f.added, 'file')} added, ${f.removed} removed, ${f.changed} changed, ${f.metadata} in mode or owner only`;
+}
+
+/** The title of the status step after anomalies: "And status? file share: 2 of 22 backups anomalous, the last clean one <id>". */
+export function statusAnomaliesStory(doc) {
+  const parts = doc.jobs.map((j) => {
+    const a = j.anomalies;
+    if (!a) return `${j.name ?? j.id}: nothing in the catalog`;
+    if (!a.anomalous) return `${j.name ?? j.id}: ${plural(a.judged, 'backup')} judged, none anomalous`;
+    return `${j.name ?? j.id}: ${a.anomalous} of ${plural(a.judged, 'backup')} anomalous, a warning (--check --strict fails on it)`;
+  });
+  return `And status? ${parts.join('; ')}`;
+}

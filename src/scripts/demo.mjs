@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { checkRefuses, checkStory, reportStory, restoreStory, statusStory, verifyStory } from './demo-story.mjs';
+import { anomaliesStory, checkRefuses, checkStory, diffStory, reportStory, restoreStory, statusAnomaliesStory, statusStory, verifyStory } from './demo-story.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin', 'backupctl.cjs');
@@ -29,7 +29,9 @@ function stop(message, code) {
 
 if (!/^\d{1,5}$/.test(PORT) || Number(PORT) > 65535) stop(`DEMO_PORT must be a port number from 0 to 65535, not "${PORT}"`, 2);
 
-const emulator = spawn(process.execPath, [bin, 'emulator', '--port', PORT, '--token', TOKEN, '--seed', 'demo'], {
+// --bad-night: two more jobs, "file share" with two nights of ransomware after 20 clean ones and "crm postgres" whose
+// newest dump lost 90% of its orders (docs/anomalies.md), for the anomalies and diff steps.
+const emulator = spawn(process.execPath, [bin, 'emulator', '--port', PORT, '--token', TOKEN, '--seed', 'demo', '--bad-night'], {
   stdio: ['ignore', 'pipe', 'pipe'],
 });
 let emulatorErrors = '';
@@ -161,6 +163,22 @@ try {
       process.stdout.write(`\n${bold(`# restore-test "shop mysql": ${why} (exit ${restoreJson.status})`)}\n`);
     }
   }
+  // Which backup is clean (issue 33): the bad-night jobs' backups read into the catalog and judged against their own
+  // history; then what changed from the last clean backup to the first bad one. Titles from anomalies --json and diff --json.
+  for (const name of ['file share', 'crm postgres']) {
+    const anomaliesJson = read([...demo, 'anomalies', name, '--json']);
+    if (anomaliesJson === undefined) continue;
+    const doc = JSON.parse(anomaliesJson);
+    run(anomaliesStory(doc), [...demo, 'anomalies', name]);
+    const firstBad = doc.jobs[0].backups.find((b) => b.verdict === 'anomalous');
+    if (!firstBad?.last_clean) continue;
+    const pair = [firstBad.last_clean.id, firstBad.backup_id];
+    const diffJson = read([...demo, 'diff', name, ...pair, '--json']);
+    if (diffJson !== undefined) run(diffStory(JSON.parse(diffJson), name), [...demo, 'diff', name, ...pair]);
+  }
+  // status shows what anomalies found in the catalog, as a warning of the job.
+  const anomalousJson = read([...demo, 'status', '--job', 'file share', '--job', 'crm postgres', '--json']);
+  if (anomalousJson !== undefined) run(statusAnomaliesStory(JSON.parse(anomalousJson)), [...demo, 'status', '--job', 'file share', '--job', 'crm postgres', '-o', 'table']);
   const jobs = read([...demo, 'jobs', 'list', '--page-size', '15', '--json']);
   const job = jobs === undefined ? undefined : JSON.parse(jobs)[0]?.name;
   if (job) {

@@ -37,6 +37,7 @@ import {
 } from '../fleet/reader.js';
 import type { CronTools } from '../fleet/schedule.js';
 import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
+import { anomalyWarning, type FleetAnomalies } from '../fleet/anomalies.js';
 import { DEFAULT_TIMEZONE, scheduleInterval } from '../fleet/schedule.js';
 import { isSuccess as isSuccessful, successStatuses } from '../backups/status.js';
 import { newestBackupsRequest, newestSuccess, newestSuccessRequests } from '../backups/newest.js';
@@ -74,6 +75,8 @@ export interface CollectOptions {
   tools: CronTools;
   /** The verify and restore-test marks of this service's backups on this machine; none when absent. */
   marks?: FleetMarks;
+  /** What `anomalies` finds in the catalog for each job; none when absent. */
+  anomalies?: FleetAnomalies;
 }
 
 export async function collectStatus(ctx: Context, opts: CollectOptions): Promise<StatusDocument> {
@@ -230,6 +233,9 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
   // The newest completed backup is judged by its own marks: a failed one makes the job failing, whatever its records say.
   const marks = (opts.marks ?? NO_MARKS).forJob(id, judged.last_completed?.id ?? null, opts.now, maxAge.ms);
   if (marks.failed) judged.health = 'failing';
+  // The anomalies of its backups in the catalog (issue 33): one not acknowledged is a warning, as an unchecked mark is.
+  const anomalies = (await opts.anomalies?.forJob(id)) ?? null;
+  const anomaly = anomalyWarning(anomalies);
   return {
     id,
     name: str(job.name),
@@ -245,7 +251,8 @@ async function jobStatus(r: Reader, job: Rec, opts: CollectOptions): Promise<Job
       .map((s) => str(s.name) ?? String(s.id ?? '')),
     verify: marks.verify,
     restore_test: marks.restore_test,
-    warnings: marks.warnings,
+    anomalies,
+    warnings: anomaly ? [...marks.warnings, anomaly] : marks.warnings,
   };
 }
 

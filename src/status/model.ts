@@ -15,6 +15,7 @@
 //   Snapshot = {id, status, started_at, completed_at, age_seconds}
 import * as z from 'zod/mini';
 import { restoreMarkSchema, verifyMarkSchema, warningSchema } from '../fleet/marks-schema.js';
+import { jobAnomaliesSchema } from '../fleet/anomalies.js';
 import { allowedAge } from '../fleet/schedule.js';
 import { ageMs, parseServiceTime } from '../util/time.js';
 // What a status means and which backup is newest: one definition, in the backups module.
@@ -106,9 +107,10 @@ const jobStatus = z.object({
     'The verify mark of the newest completed backup (of_newest true), else the latest verify of an older backup, shown as such (of_newest false, never judged); from the marks in the state folder, of this service only; null when none',
   ),
   restore_test: describe(z.nullable(restoreMarkSchema), 'The restore-test mark, likewise'),
+  anomalies: jobAnomaliesSchema,
   warnings: describe(
     z.array(warningSchema),
-    'What status --check reports without failing (it fails on them with --strict): an unchecked or not-tested mark of the newest backup, a job not tested for longer than its max age',
+    'What status --check reports without failing (it fails on them with --strict): an unchecked or not-tested mark of the newest backup, a job not tested for longer than its max age, a backup with anomalies not acknowledged',
   ),
 });
 

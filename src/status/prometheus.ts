@@ -129,9 +129,10 @@ export function prometheusText(doc: StatusDocument): string {
   out.family(
     'backupctl_job_warnings',
     'gauge',
-    'Warnings of the job by kind (unchecked, not-tested, not-tested-too-long): status --check fails on them only with --strict.',
+    'Warnings of the job by kind (unchecked, not-tested, not-tested-too-long, anomaly): status --check fails on them only with --strict.',
     doc.jobs.flatMap((j) => WARNING_KINDS.map((k): [Labels, number] => [{ ...jobLabels(j), kind: k }, j.warnings.filter((w) => w.kind === k).length])),
   );
+  anomalyFamilies(out, doc);
   snapshotFamilies(out, doc);
   return out.toString();
 }
@@ -207,5 +208,43 @@ function snapshotFamilies(out: Exposition, doc: StatusDocument): void {
     'gauge',
     'Age of the newest completed snapshot when status ran; absent when there is none.',
     each((t) => t.last_completed?.age_seconds ?? undefined),
+  );
+}
+
+/**
+ * What `anomalies` finds in the catalog, per job the catalog knows (issue 33): the same series, names and labels
+ * as `backupctl anomalies -o prometheus` (job = the name, as there), over the same 30 days. Write one or the
+ * other into a textfile collector's folder: the two files together would repeat these series.
+ */
+function anomalyFamilies(out: Exposition, doc: StatusDocument): void {
+  const known = doc.jobs.filter((j) => j.anomalies);
+  if (!known.length) return;
+  const job = (j: JobStatus) => j.name ?? j.id;
+  out.family(
+    'backupctl_anomalous_backups',
+    'gauge',
+    'Backups of the window with a finding not acknowledged.',
+    known.map((j): [Labels, number] => [{ job: job(j), job_id: j.id }, j.anomalies!.anomalous]),
+  );
+  out.family(
+    'backupctl_anomaly_findings',
+    'gauge',
+    'Findings of the newest judged backup, by signal.',
+    known.flatMap((j) => {
+      const a = j.anomalies!;
+      const newest = a.newest?.verdict === 'anomalous' ? a.backups.find((b) => b.backup_id === a.newest!.backup_id) : undefined;
+      const bySignal = new Map<string, number>();
+      for (const f of newest?.findings ?? []) bySignal.set(f.signal, (bySignal.get(f.signal) ?? 0) + 1);
+      return [...bySignal].map(([signal, n]): [Labels, number] => [{ job: job(j), signal }, n]);
+    }),
+  );
+  out.family(
+    'backupctl_last_clean_backup_timestamp_seconds',
+    'gauge',
+    'When the newest clean backup was made.',
+    known.flatMap((j): Array<[Labels, number]> => {
+      const t = seconds(j.anomalies!.last_clean?.created_at);
+      return t === undefined ? [] : [[{ job: job(j) }, Math.floor(t)]];
+    }),
   );
 }

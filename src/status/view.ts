@@ -6,6 +6,7 @@ import { displayWidth, relativeTime } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { table, type Palette, type ViewColumn } from '../output/view-table.js';
 // The palette and the fitted table moved to src/output/view-table.ts (report uses them too).
+import { acknowledgedLines, anomalyCell } from '../fleet/anomalies.js';
 import { wordParts, wrapParts, type Part } from '../util/wrap.js';
 import type { Health, JobStatus, MachineStatus, ResourceStatus, SnapshotSummary, StatusDocument, BackupSummary } from './model.js';
 
@@ -130,6 +131,8 @@ export const jobColumns: Column[] = [
   { key: 'max_age', header: 'Max age (s)', extra: true, get: (j: JobStatus) => j.max_age_seconds },
   { key: 'verify', header: 'Verify', get: (j: JobStatus) => markRaw(j.verify) },
   { key: 'restore_test', header: 'Restore test', get: (j: JobStatus) => markRaw(j.restore_test) },
+  { key: 'anomalies', header: 'Anomalies', get: (j: JobStatus) => anomalyCell(j.anomalies) },
+  { key: 'last_clean', header: 'Last clean', extra: true, get: (j: JobStatus) => j.anomalies?.last_clean?.id ?? '' },
   { key: 'warnings', header: 'Warnings', extra: true, get: (j: JobStatus) => j.warnings.map((w) => w.kind).join(',') },
 ];
 
@@ -190,7 +193,7 @@ export interface ViewOptions {
  * On a narrow terminal, whole columns go before the rest are cut past
  * reading: these, in this order, while even the shortest widths do not fit.
  */
-const JOB_DROP_ORDER = ['restore_test', 'verify', 'storage', 'compute', 'schedule', 'next_run', 'last_success'];
+const JOB_DROP_ORDER = ['anomalies', 'restore_test', 'verify', 'storage', 'compute', 'schedule', 'next_run', 'last_success'];
 // The warnings are said under the table; their column is for --columns.
 
 const hued = (hue: Hue | undefined) => (text: string, palette: Palette) => (hue ? palette[hue](text) : text);
@@ -239,6 +242,14 @@ function jobViewColumns(o: ViewOptions): ViewColumn<JobStatus>[] {
     { key: 'max_age', header: 'Max age', text: (j) => String(j.max_age_seconds) },
     { key: 'verify', header: 'Verify', floor: 10, text: (j) => verifyText(j, now), style: (t, j, p) => styleMark(t, j.verify, p) },
     { key: 'restore_test', header: 'Restore test', floor: 10, text: (j) => restoreTestText(j, now), style: (t, j, p) => styleMark(t, j.restore_test, p) },
+    {
+      key: 'anomalies',
+      header: 'Anomalies',
+      floor: 11,
+      text: (j) => anomalyCell(j.anomalies),
+      style: (t, j, p) => (j.anomalies?.anomalous ? p.red(t) : j.anomalies?.acknowledged ? p.dim(t) : t),
+    },
+    { key: 'last_clean', header: 'Last clean', text: (j) => sanitize(j.anomalies?.last_clean?.id ?? '') },
     { key: 'warnings', header: 'Warnings', text: (j) => j.warnings.map((w) => w.kind).join(', '), style: (t, _j, p) => p.yellow(t) },
   ];
   const keys = o.jobKeys ?? jobColumns.filter((c) => !c.extra).map((c) => c.key);
@@ -310,10 +321,17 @@ function summaryLine(doc: StatusDocument, o: ViewOptions): string {
   return fitted([...parts, ...wordParts(`Max age ${o.maxAgeText}.`)], o);
 }
 
-/** The warnings of the jobs, one line each under the summary (status --check --strict fails on them). */
+/**
+ * The warnings of the jobs, one line each under the summary (status --check --strict fails on them); then the
+ * backups whose anomalies were acknowledged (anomalies --ack), shown as such, not as a problem.
+ */
 function warningLines(doc: StatusDocument, o: ViewOptions): string {
-  const lines = doc.jobs.flatMap((j) => j.warnings.map((w) => `${o.palette.yellow('warning')}: ${sanitize(j.name ?? j.id)}: ${sanitize(w.text)}`));
-  return lines.map((l) => `${l}\n`).join('');
+  // Each in lines of at most the terminal's width (a backup id and the signals make a long sentence).
+  const line = (word: string, hue: 'yellow' | 'dim', text: string) => fitted([{ plain: `${word}:`, shown: `${o.palette[hue](word)}:` }, ...wordParts(text)], o);
+  let out = '';
+  for (const j of doc.jobs) for (const w of j.warnings) out += line('warning', 'yellow', `${sanitize(j.name ?? j.id)}: ${sanitize(w.text)}`);
+  for (const j of doc.jobs) for (const a of acknowledgedLines(j.anomalies)) out += line('acknowledged', 'dim', `${sanitize(j.name ?? j.id)}: ${sanitize(a)}`);
+  return out;
 }
 
 const MACHINE_DROP_ORDER = ['frequency', 'status', 'last_completed'];

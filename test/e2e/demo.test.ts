@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { ROOT, cleanEnv, tempConfigDir, type CliResult } from '../helpers/cli.js';
 import { CORRUPTED_DEMO_JOB } from '../../src/emulator/verify-fixtures.js';
+import { newestNight } from '../../src/emulator/bad-night.js';
 
 const DEMO = path.join(ROOT, 'src', 'scripts', 'demo.mjs');
 
@@ -63,6 +64,7 @@ describe('npm run demo', () => {
     // The HTML report is kept when the tour ends: in a temporary folder of the test's own.
     const tmp = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-tmp-'));
     try {
+      const started = Date.now();
       const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state, TMPDIR: tmp }, 110_000);
       expect(r.stderr).not.toMatch(/demo: |\n\s+at /);
       expect(r.code).toBe(0);
@@ -72,13 +74,14 @@ describe('npm run demo', () => {
       // across a clock change; docs/demo-data.md).
       const stalenessDays = /archive files \(newest completed backup ([4-6]) days old\)/.exec(title)?.[1];
       expect(title).toBe(
-        '# Is everything backed up? 8 jobs: 1 failing: crm-db-failing (its last 3 runs failed); ' +
-          '1 stale: archive files (newest completed backup ' + stalenessDays + ' days old); 6 healthy',
+        // 8 jobs of the demo and the 2 of the bad night (file share, crm postgres: healthy, their runs kept).
+        '# Is everything backed up? 10 jobs: 1 failing: crm-db-failing (its last 3 runs failed); ' +
+          '1 stale: archive files (newest completed backup ' + stalenessDays + ' days old); 8 healthy',
       );
       // The table printed under that title agrees, row by row.
       const table = lines.slice(lines.indexOf(title) + 2);
       expect(table[0]).toBe('Jobs');
-      const health = table.slice(2, 10).map((row) => row.split(/\s{2,}/).slice(0, 2));
+      const health = table.slice(2, 12).map((row) => row.split(/\s{2,}/).slice(0, 2));
       expect(health.slice(0, 2)).toEqual([
         ['failing', 'crm-db-failing'],
         ['stale', 'archive files'],
@@ -89,7 +92,7 @@ describe('npm run demo', () => {
         '# For cron or monitoring: status --check names crm-db-failing (failing), archive files (stale), droplet staging (stale) and volume uploads-fra1 (failing) (exit 9)',
       );
       expect(r.stdout).toContain('(exit 9)\n');
-      expect(r.stderr).toMatch(/^error: status --check: 2 failing, 2 stale of 8 jobs and 9 droplets, volumes and snapshot resources$/m);
+      expect(r.stderr).toMatch(/^error: status --check: 2 failing, 2 stale of 10 jobs and 9 droplets, volumes and snapshot resources$/m);
 
       // verify --latest: the good job's newest backup reads back, the corrupted one's does not, though status
       // calls both healthy; each title says what the table under it shows.
@@ -111,7 +114,8 @@ describe('npm run demo', () => {
       const after = lines.findIndex((l) => l.startsWith('# And status now? '));
       expect(lines[after]).toBe(`# And status now? 1 job: 1 failing: ${CORRUPTED_DEMO_JOB} (the verify of its newest backup failed)`);
       expect(lines[after + 1]).toBe(`$ backupctl --profile demo status --job "${CORRUPTED_DEMO_JOB}" -o table`);
-      expect(lines.slice(after + 2, after + 6).join('\n')).toMatch(new RegExp(`^failing +${CORRUPTED_DEMO_JOB} .* failed just now +never$`, 'm'));
+      // The failed read is in the catalog too: anomalies does not judge it (unchecked).
+      expect(lines.slice(after + 2, after + 6).join('\n')).toMatch(new RegExp(`^failing +${CORRUPTED_DEMO_JOB} .* failed just now +never +unchecked$`, 'm'));
 
       // restore-test: the PostgreSQL job (a real pg_dump file) into a private local PostgreSQL (CI installs it); the title says what the table shows.
       const restore = lines.findIndex((l) => l.startsWith('# Restore the newest backup of '));
@@ -130,11 +134,11 @@ describe('npm run demo', () => {
 
       // The report step: its title, phrased from report --json, says what the table under it shows.
       const reportTitle = lines.find((l) => l.startsWith('# Did the schedules keep? '))!;
-      expect(reportTitle).toMatch(/^# Did the schedules keep\? Over 30 days the 8 jobs expected \d+ runs: \d+ completed, 3 with errors, 7 failed/);
+      expect(reportTitle).toMatch(/^# Did the schedules keep\? Over 30 days the 10 jobs expected \d+ runs: \d+ completed, 3 with errors, 7 failed/);
       const at = lines.indexOf(reportTitle);
       expect(lines[at + 1]).toBe('$ backupctl --profile demo report --since 30d -o table');
       const totals = lines[at + 3]!;
-      expect(totals).toMatch(/^Jobs: 8 jobs, /);
+      expect(totals).toMatch(/^Jobs: 10 jobs, /);
       const figure = (re: RegExp, text: string) => Number(re.exec(text)?.[1]);
       expect(figure(/expected (\d+) runs/, reportTitle)).toBe(figure(/(\d+) expected runs/, totals));
       expect(figure(/: (\d+) completed/, reportTitle)).toBe(figure(/ (\d+) completed/, totals));
@@ -144,7 +148,7 @@ describe('npm run demo', () => {
       const header = lines.indexOf('Jobs', at) + 1;
       const missedColumn = lines[header]!.split(/\s{2,}/).indexOf('MISSED');
       const missing = lines
-        .slice(header + 1, header + 9)
+        .slice(header + 1, header + 11)
         .map((row) => row.split(/\s{2,}/))
         .filter((cells) => cells[missedColumn] !== '0')
         .map((cells) => `${cells[0]} ${cells[missedColumn]}`);
@@ -153,6 +157,57 @@ describe('npm run demo', () => {
       const named = /missed \(([^)]*)\)/.exec(reportTitle)![1]!;
       expect(named.split(/, | and /).sort()).toEqual(missing.sort());
       expect(lines).toContain('# The same report as one HTML file: charts, no network request, printable');
+      // The bad-night jobs missed no run (made an hour before their first night) and the report shows their anomalies.
+      // From 02:30 to 03:30 UTC tonight's run is expected and pending (its grace has not ended; the emulator's nights
+      // stop an hour before now): 23 expected then.
+      const reportRows = lines.slice(header + 1, header + 11);
+      expect(reportRows.find((row) => row.startsWith('file share '))).toMatch(/ 2[23] +22 +0 +0 +0 .* 2 anomalous$/);
+      expect(reportRows.find((row) => row.startsWith('crm postgres '))).toMatch(/ 2[23] +22 +0 +0 +0 .* 1 anomalous$/);
+
+      // Issue 33 §4: anomalies names the bad nights and the last clean backup, and diff shows what changed from the
+      // one to the other. The nights are at 02:30 UTC, the newest at least an hour before the tour (whatever the minute).
+      const day = (ms: number) => new Date(ms).toISOString().slice(0, 10);
+      const newest = [newestNight(started), newestNight(Date.now())];
+      const nightOf = (back: number) => newest.map((n) => `${day(n - back * 86_400_000)} 02:30 UTC`);
+      const ID = '[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}';
+      for (const [job, bad, signals] of [
+        ['file share', 2, 'ransom-note, onion-address, high-entropy, new-extension, renamed and size'],
+        ['crm postgres', 1, 'table-shrunk and size'],
+      ] as const) {
+        const at = lines.findIndex((l) => l.startsWith(`# Which backup of ${job} is clean? `));
+        const title = new RegExp(`^# Which backup of ${job} is clean\\? ${bad} of 22 backups anomalous \\(${signals}\\); the last clean one: (${ID}) \\(exit 0\\)$`).exec(lines[at]!);
+        expect(title, lines[at]).not.toBeNull();
+        const clean = title![1]!;
+        expect(lines[at + 1]).toBe(`$ backupctl --profile demo anomalies "${job}"`);
+        expect(lines[at + 2]).toBe(`${job}: 22 backups judged, ${22 - bad} clean, ${bad} anomalous`);
+        // The first bad night is the one after the last clean one; its line names it and the clean one.
+        const firstBad = new RegExp(`^  (\\S+ \\S+ UTC)  (${ID})  ANOMALOUS$`).exec(lines[at + 3]!);
+        expect(firstBad, lines[at + 3]).not.toBeNull();
+        expect(nightOf(bad - 1)).toContain(firstBad![1]);
+        const badId = firstBad![2]!;
+        const block = lines.slice(at, lines.findIndex((l, i) => i > at + 1 && l.startsWith('# ')));
+        expect(block).toContain(`    last clean     ${clean} (${/\((\S+ \S+ UTC)\)/.exec(block.find((l) => l.startsWith('    last clean'))!)![1]})`);
+        expect(nightOf(bad)).toContain(/\((\S+ \S+ UTC)\)/.exec(block.find((l) => l.startsWith('    last clean'))!)![1]);
+        expect(block.at(-2)).toMatch(new RegExp(`^  last clean backup: ${clean} \\(`));
+        // diff <job> <last clean> <first bad>.
+        const d = lines.indexOf(`$ backupctl --profile demo diff "${job}" ${clean} ${badId}`);
+        expect(d, `diff of ${job}`).toBeGreaterThan(at);
+        expect(lines[d - 1]).toMatch(new RegExp(`^# What changed from ${job}'s last clean backup to the first bad one: `));
+        expect(lines[d + 1]).toMatch(new RegExp(`^comparing backup ${clean} \\(.+\\) to ${badId} \\(.+\\):$`));
+      }
+      const shareDiff = lines.findIndex((l) => l.startsWith('$ backupctl --profile demo diff "file share" '));
+      expect(lines[shareDiff - 1]).toBe("# What changed from file share's last clean backup to the first bad one: 38 files added, 37 removed, 1 changed, 1 in mode or owner only");
+      const shareLines = lines.slice(shareDiff + 1, lines.findIndex((l, i) => i > shareDiff && l.startsWith('# ')));
+      expect(shareLines).toContain('+    README_RESTORE_FILES.txt');
+      expect(shareLines.filter((l) => /^\+    docs\/.+\.(doc|xls)\.locked$/.test(l))).toHaveLength(36);
+      const crmDiff = lines.findIndex((l) => l.startsWith('$ backupctl --profile demo diff "crm postgres" '));
+      expect(lines[crmDiff - 1]).toMatch(/^# What changed from crm postgres's last clean backup to the first bad one: .*public\.orders \d+ -> 85 rows$/);
+      // status shows them as warnings of the two jobs.
+      const st = lines.indexOf('$ backupctl --profile demo status --job "file share" --job "crm postgres" -o table');
+      expect(lines[st - 1]).toBe(
+        '# And status? crm postgres: 1 of 22 backups anomalous, a warning (--check --strict fails on it); file share: 2 of 22 backups anomalous, a warning (--check --strict fails on it)',
+      );
+      expect(lines.slice(st).find((l) => l.startsWith('warning: file share: '))).toMatch(/^warning: file share: 2 backups with anomalies not acknowledged .*; the first one's last clean backup [0-9a-f-]{36} /);
 
       // Issue 25 §11: off a terminal the tour says the emulator stops, never "Ctrl-C to stop", and keeps the
       // HTML report whose path it printed.

@@ -209,7 +209,8 @@ describe('on the demo', () => {
     const report = reportDocumentSchema.parse(JSON.parse((await run(emu, ['report', '--json'])).stdout));
     expect(report.jobs.find((j) => j.name === 'git server')!.verify).toMatchObject({ state: 'failed' });
     const md = (await run(emu, ['report', '-o', 'md'])).stdout;
-    expect(md).toMatch(/^\| git server \|.*\| failed \d{4}-\d\d-\d\d \d\d:\d\d [^|]+ \| never \|$/m);
+    // The failed read is in the catalog too (issue 33): anomalies does not judge it, the column says unchecked.
+    expect(md).toMatch(/^\| git server \|.*\| failed \d{4}-\d\d-\d\d \d\d:\d\d [^|]+ \| never \| unchecked \|$/m);
   });
 
   it('status and report show the restore test of the newest backup and its time to restore; a job never restore-tested says so', async () => {

@@ -183,6 +183,7 @@ function job(overrides: Partial<JobStatus>): JobStatus {
     max_age_from: 'default',
     verify: null,
     restore_test: null,
+    anomalies: null,
     warnings: [],
     ...overrides,
   };
