@@ -25,9 +25,17 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
       // The first page is asked for now; the module (its schemas build on load) loads while
       // the answer travels, and the output layer after it, so a slow service hides both.
       const pages = started(client.pages(request, { all, signal: ctx.signal }));
+      const out = ctx.output;
+      if ((out.format === 'json' || out.format === 'ndjson') && !out.quiet && out.jq === undefined) {
+        // JSON and ndjson print the records as the service sent them and need no columns: the
+        // module (its schemas build on load, ~10 ms of CPU) loads after the first page is
+        // handed on, so the first record waits for the answer only (issue 31, first record).
+        const parser = async () => lenient(await loadModule(), spec.output.schema, ctx);
+        return { kind: 'list', pages: mapPages(pages, parser, spec, values, ctx, request.query ?? {}), columns: [], idField };
+      }
       const mod = await loadWhileSending(loadModule);
       const parse = lenient(mod, spec.output.schema, ctx);
-      return { kind: 'list', pages: mapPages(pages, parse, spec, values, ctx, request.query ?? {}), columns: columnsOf(mod, spec), idField };
+      return { kind: 'list', pages: mapPages(pages, async () => parse, spec, values, ctx, request.query ?? {}), columns: columnsOf(mod, spec), idField };
     }
     case 'record': {
       const spinner = ctx.spinner('Loading…');
@@ -101,7 +109,7 @@ function started<T>(iterable: AsyncIterable<T>): AsyncIterable<T> {
 
 async function* mapPages(
   pages: AsyncIterable<Page>,
-  parse: (r: unknown) => unknown,
+  parser: () => Promise<(r: unknown) => unknown>,
   spec: CommandSpec,
   values: Record<string, unknown>,
   ctx: Context,
@@ -109,6 +117,7 @@ async function* mapPages(
 ): AsyncIterable<unknown[]> {
   let count = 0;
   let last: Page | undefined;
+  let parse: ((r: unknown) => unknown) | undefined;
   const spinner = ctx.spinner('Loading…');
   try {
     for await (const page of pages) {
@@ -119,8 +128,16 @@ async function* mapPages(
       // only copy them); the first of each page is checked so that --debug
       // still reports an answer that drifted from its schema. On a walk over
       // 10,000 records this saves a copy of every record and its garbage.
-      if (page.records.length) parse(page.records[0]);
-      yield page.records;
+      // The first page is handed on before it is checked: the parser may
+      // still be loading (json/ndjson), and the check never changes a record.
+      if (parse) {
+        if (page.records.length) parse(page.records[0]);
+        yield page.records;
+      } else {
+        yield page.records;
+        parse = await parser();
+        if (page.records.length) parse(page.records[0]);
+      }
     }
   } finally {
     spinner.stop();
