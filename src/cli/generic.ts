@@ -30,7 +30,7 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
         // JSON and ndjson print the records as the service sent them and need no columns: the
         // module (its schemas build on load, ~10 ms of CPU) loads after the first page is
         // handed on, so the first record waits for the answer only (issue 31, first record).
-        const parser = async () => lenient(await loadModule(), spec.output.schema, ctx);
+        const parser = async () => lenient(await loadWhileSending(loadModule), spec.output.schema, ctx);
         return { kind: 'list', pages: mapPages(pages, parser, spec, values, ctx, request.query ?? {}), columns: [], idField };
       }
       const mod = await loadWhileSending(loadModule);
@@ -119,8 +119,17 @@ async function* mapPages(
   let last: Page | undefined;
   let parse: ((r: unknown) => unknown) | undefined;
   const spinner = ctx.spinner('Loading…');
+  const it = pages[Symbol.asyncIterator]();
+  let done = false;
   try {
-    for await (const page of pages) {
+    let pending = it.next();
+    for (;;) {
+      const step = await pending;
+      if (step.done) {
+        done = true;
+        break;
+      }
+      const page = step.value;
       spinner.stop();
       last = page;
       count += page.records.length;
@@ -133,14 +142,20 @@ async function* mapPages(
       if (parse) {
         if (page.records.length) parse(page.records[0]);
         yield page.records;
+        pending = it.next();
       } else {
         yield page.records;
+        // The next pages are asked for first: they travel while the parser loads.
+        pending = it.next();
+        pending.catch(() => {}); // awaited at the top of the loop
         parse = await parser();
         if (page.records.length) parse(page.records[0]);
       }
     }
   } finally {
     spinner.stop();
+    // A consumer that stops early (stdout closed) ends the walk: no further page is fetched.
+    if (!done) await it.return?.();
   }
   if (count === 0 && values.fail_if_empty) throw new EmptyResultError(`no ${listedNoun(spec)} matched`);
   // One page of several says so on stderr, in every output mode (a pipe too: `jobs list -q | wc -l`
