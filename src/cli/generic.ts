@@ -25,9 +25,17 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
       // The first page is asked for now; the module (its schemas build on load) loads while
       // the answer travels, and the output layer after it, so a slow service hides both.
       const pages = started(client.pages(request, { all, signal: ctx.signal }));
+      const out = ctx.output;
+      if ((out.format === 'json' || out.format === 'ndjson') && !out.quiet && out.jq === undefined) {
+        // JSON and ndjson print the records as the service sent them and need no columns: the
+        // module (its schemas build on load, ~10 ms of CPU) loads after the first page is
+        // handed on, so the first record waits for the answer only (issue 31, first record).
+        const parser = async () => lenient(await loadWhileSending(loadModule), spec.output.schema, ctx);
+        return { kind: 'list', pages: mapPages(pages, parser, spec, values, ctx, request.query ?? {}), columns: [], idField };
+      }
       const mod = await loadWhileSending(loadModule);
       const parse = lenient(mod, spec.output.schema, ctx);
-      return { kind: 'list', pages: mapPages(pages, parse, spec, values, ctx, request.query ?? {}), columns: columnsOf(mod, spec), idField };
+      return { kind: 'list', pages: mapPages(pages, async () => parse, spec, values, ctx, request.query ?? {}), columns: columnsOf(mod, spec), idField };
     }
     case 'record': {
       const spinner = ctx.spinner('Loading…');
@@ -101,7 +109,7 @@ function started<T>(iterable: AsyncIterable<T>): AsyncIterable<T> {
 
 async function* mapPages(
   pages: AsyncIterable<Page>,
-  parse: (r: unknown) => unknown,
+  parser: () => Promise<(r: unknown) => unknown>,
   spec: CommandSpec,
   values: Record<string, unknown>,
   ctx: Context,
@@ -109,9 +117,19 @@ async function* mapPages(
 ): AsyncIterable<unknown[]> {
   let count = 0;
   let last: Page | undefined;
+  let parse: ((r: unknown) => unknown) | undefined;
   const spinner = ctx.spinner('Loading…');
+  const it = pages[Symbol.asyncIterator]();
+  let done = false;
   try {
-    for await (const page of pages) {
+    let pending = it.next();
+    for (;;) {
+      const step = await pending;
+      if (step.done) {
+        done = true;
+        break;
+      }
+      const page = step.value;
       spinner.stop();
       last = page;
       count += page.records.length;
@@ -119,11 +137,25 @@ async function* mapPages(
       // only copy them); the first of each page is checked so that --debug
       // still reports an answer that drifted from its schema. On a walk over
       // 10,000 records this saves a copy of every record and its garbage.
-      if (page.records.length) parse(page.records[0]);
-      yield page.records;
+      // The first page is handed on before it is checked: the parser may
+      // still be loading (json/ndjson), and the check never changes a record.
+      if (parse) {
+        if (page.records.length) parse(page.records[0]);
+        yield page.records;
+        pending = it.next();
+      } else {
+        yield page.records;
+        // The next pages are asked for first: they travel while the parser loads.
+        pending = it.next();
+        pending.catch(() => {}); // awaited at the top of the loop
+        parse = await parser();
+        if (page.records.length) parse(page.records[0]);
+      }
     }
   } finally {
     spinner.stop();
+    // A consumer that stops early (stdout closed) ends the walk: no further page is fetched.
+    if (!done) await it.return?.();
   }
   if (count === 0 && values.fail_if_empty) throw new EmptyResultError(`no ${listedNoun(spec)} matched`);
   // One page of several says so on stderr, in every output mode (a pipe too: `jobs list -q | wc -l`

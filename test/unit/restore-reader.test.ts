@@ -2,7 +2,7 @@
 // §2-3): statements, meta-commands and COPY blocks of both dialects with
 // their 1-based lines, the same events whatever the chunk boundaries, rows
 // counted per table, and the noise of a dump taken elsewhere.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -335,6 +335,26 @@ describe('issue 28 §2: a psql without \\restrict is never given a dump', () => 
         writeFileSync(copy, `#!/bin/sh\necho "psql (PostgreSQL) ${v}"\n`, { mode: 0o755 });
         expect((await psqlRestricts(copy)).ok, v).toBe(ok);
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('issue 31: psql runs without Debian\'s pg_wrapper in between', () => {
+  test('a psql that is a link to pg_wrapper is replaced by the newest /usr/lib/postgresql/<major>/bin/psql; any other psql is kept', async () => {
+    const { findPgClients } = await import('../../src/restore/sql/postgres.js');
+    const { postgresBinDirs, isExecutable } = await import('../../src/restore/sql/proc.js');
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-fake-wrapper-'));
+    try {
+      writeFileSync(path.join(dir, 'pg_wrapper'), '#!/bin/sh\necho "psql (PostgreSQL) 15.14"\n', { mode: 0o755 });
+      symlinkSync('pg_wrapper', path.join(dir, 'psql'));
+      const direct = postgresBinDirs().map((d) => path.join(d, 'psql')).find(isExecutable);
+      expect(findPgClients(dir)?.psql).toBe(direct ?? path.join(dir, 'psql'));
+      // Not the wrapper: a psql of the user's own (a script, a build of theirs) is what runs.
+      rmSync(path.join(dir, 'psql'));
+      writeFileSync(path.join(dir, 'psql'), '#!/bin/sh\necho "psql (PostgreSQL) 15.14"\n', { mode: 0o755 });
+      expect(findPgClients(dir)?.psql).toBe(path.join(dir, 'psql'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

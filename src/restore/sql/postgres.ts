@@ -4,6 +4,7 @@
 // `psql -X -q -v ON_ERROR_STOP=1 -f -` with its line numbers kept, so psql's
 // "psql:<stdin>:N:" is a line of the dump.
 import { randomBytes } from 'node:crypto';
+import { realpathSync } from 'node:fs';
 import { access, chown, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DumpKind, EngineInfo } from '../types.js';
@@ -34,7 +35,31 @@ export function findPgClients(pathVar?: string): PgBins | null {
   const dirs = postgresBinDirs();
   const psql = findBinary('psql', dirs, pathVar);
   if (!psql) return null;
-  return { psql, pgRestore: findBinary('pg_restore', dirs, pathVar) };
+  return { psql: unwrapped(psql, 'psql', dirs), pgRestore: ((b) => b && unwrapped(b, 'pg_restore', dirs))(findBinary('pg_restore', dirs, pathVar)) };
+}
+
+/**
+ * Debian's /usr/bin/psql and pg_restore are links to pg_wrapper, a Perl script that picks
+ * a version and runs /usr/lib/postgresql/<major>/bin/<name>: 60-90 ms of Perl start-up
+ * before each of the six or so psql sessions of one restore. The newest installed
+ * binary is what the wrapper runs for a server it has no cluster entry for, and a newer
+ * psql speaks to every older server; running it directly also makes the binary whose
+ * version was checked (\restrict) the binary that runs, whatever PGCLUSTER or
+ * ~/.postgresqlrc would make the wrapper pick later.
+ */
+function unwrapped(file: string, name: string, dirs: string[]): string {
+  let real: string;
+  try {
+    real = realpathSync(file);
+  } catch {
+    return file;
+  }
+  if (path.basename(real) !== 'pg_wrapper') return file;
+  for (const dir of dirs) {
+    const direct = path.join(dir, name);
+    if (isExecutable(direct)) return direct;
+  }
+  return file;
 }
 
 const restrictCache = new Map<string, Promise<{ version: string | null; ok: boolean }>>();
