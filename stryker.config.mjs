@@ -1,21 +1,43 @@
-// Mutation testing of the domain, pipeline and restore folders (issue 31: "a mutation tool
-// on the domain, pipeline and restore folders, run by `npm run mutate`, not in CI").
-// Stryker changes one thing in the source at a time (a condition, an operator, a literal)
-// and runs the unit tests: a mutant no test kills is a one-line bug the suite would not see.
-// Only test/unit runs (test/vitest.mutate.config.ts): the e2e tests run the BUILT CLI, which a
-// mutant of src/ does not reach. Narrow it with `npm run mutate -- --mutate src/pipeline/kinds.ts`.
-// The report: reports/mutation/mutation.html, and the score on stdout.
+// Mutation testing (issue 31, "Tests that could not catch what they guard"): Stryker changes
+// one thing in the source at a time (a condition, an operator, a literal) and runs the tests
+// that reach it; a mutant no test kills is a one-line bug the suite would not see.
+//
+//   npm run mutate                                  the whole scope below (about 30-40 min on 2 cores)
+//   npm run mutate -- --mutate src/backups/status.ts   one file
+//
+// Not in CI and not in `npm test`. The tests: test/vitest.mutate.config.ts, the unit tests only
+// (the e2e tests run the built CLI, which a mutant of src/ never reaches). The report:
+// reports/mutation/mutation.html, and the score per file on stdout.
+//
+// The scope: the modules where a wrong result hurts a backup owner most: what a status means and
+// which backup is the newest success (backups/), which backups verify and restore-test read
+// (pipeline/select.ts), what a file is (pipeline/kinds.ts), the bounds against a hostile backup
+// (pipeline/bounds.ts), the token kept out of --debug (http/redact.ts), the stated sizes a
+// transfer is held to (util/stated-size.ts), the marks status and report judge by
+// (state/marks.ts), the anomaly verdicts (catalog/anomalies.ts), the retention forecast
+// (retention/model.ts). docs/development.md "Mutation testing" gives the score of each.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
   vitest: { configFile: 'test/vitest.mutate.config.ts' },
-  mutate: ['src/backups/**/*.ts', 'src/pipeline/**/*.ts', 'src/restore/**/*.ts'],
+  mutate: [
+    'src/backups/*.ts',
+    'src/pipeline/bounds.ts',
+    'src/pipeline/kinds.ts',
+    'src/pipeline/select.ts',
+    'src/http/redact.ts',
+    'src/util/stated-size.ts',
+    'src/state/marks.ts',
+    'src/catalog/anomalies.ts',
+    'src/retention/model.ts',
+  ],
+  // Each mutant runs only the tests that reached it in the dry run.
   coverageAnalysis: 'perTest',
-  reporters: ['clear-text', 'progress', 'html'],
-  // Two cores, shared: one mutant at a time is slow but does not starve the machine.
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  // Two cores shared with others: one mutant at a time (run it under `nice`: the npm script does).
   concurrency: 1,
-  timeoutMS: 60_000,
+  timeoutMS: 30_000,
   tempDirName: '.stryker-tmp',
   cleanTempDir: 'always',
 };
