@@ -5,7 +5,7 @@ import type { Column } from '../contract/context.js';
 import { displayWidth, humanBytes, whenAndAge } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { wrapHanging } from '../util/wrap.js';
-import type { MarkInput, MarkedBackup } from '../state/marks.js';
+import { newestMarkAt, type MarkInput, type MarkedBackup } from '../state/marks.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
 
 export function engineText(f: Pick<RestoreFileResult, 'engine'>): string {
@@ -163,13 +163,8 @@ export async function restorePrometheus(doc: RestoreDocument, marks: readonly Ma
   const out = new Exposition();
   const labels = { job_id: doc.job.id, job_name: sanitize(doc.job.name ?? '') };
   const at = (iso: string | null | undefined) => (iso ? Date.parse(iso) / 1000 : undefined);
-  const latest = (pick: (k: NonNullable<MarkedBackup['restore_test']>) => { at: string; state: string } | null, state?: string) =>
-    marks
-      .map((b) => (b.restore_test ? pick(b.restore_test) : null))
-      .filter((m): m is { at: string; state: string } => m !== null && (state === undefined || m.state === state))
-      .reduce<string | undefined>((best, m) => (best === undefined || m.at > best ? m.at : best), undefined);
-  out.family('backupctl_restore_test_last_run_timestamp_seconds', 'gauge', 'Unix time of the last restore test of the job.', [[labels, at(latest((k) => k.last)) ?? at(doc.generated_at)!]]);
-  const success = at(latest((k) => k.conclusive, 'passed'));
+  out.family('backupctl_restore_test_last_run_timestamp_seconds', 'gauge', 'Unix time of the last restore test of the job.', [[labels, at(newestMarkAt(marks, 'restore_test', 'last')) ?? at(doc.generated_at)!]]);
+  const success = at(newestMarkAt(marks, 'restore_test', 'conclusive', 'passed'));
   if (success !== undefined) {
     out.family('backupctl_restore_test_last_success_timestamp_seconds', 'gauge', 'Unix time of the last restore test of the job that passed (data restored and counted).', [[labels, success]]);
   }

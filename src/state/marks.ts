@@ -144,6 +144,21 @@ export interface MarkedBackup extends BackupMarks {
   backup_id: string;
 }
 
+/**
+ * The newest time among a job's marks of one kind: of the last runs (`'last'`) or of the conclusive
+ * ones (`'conclusive'`), and of one state only when `state` is given. What verify's and restore-test's
+ * Prometheus series report as "last run" and "last success".
+ */
+export function newestMarkAt(marks: readonly MarkedBackup[], kind: MarkKind, which: keyof KindMarks, state?: MarkState): string | undefined {
+  let best: string | undefined;
+  for (const b of marks) {
+    const m = b[kind]?.[which];
+    if (!m || (state !== undefined && m.state !== state)) continue;
+    if (best === undefined || m.at > best) best = m.at;
+  }
+  return best;
+}
+
 /** What is recorded for one backup by one run. */
 export interface MarkInput {
   backupId: string;

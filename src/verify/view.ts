@@ -4,7 +4,7 @@ import type { Column } from '../contract/context.js';
 import { displayWidth, humanBytes, whenAndAge } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { wrapParts } from '../util/wrap.js';
-import type { MarkInput, MarkedBackup } from '../state/marks.js';
+import { newestMarkAt, type MarkInput, type MarkedBackup } from '../state/marks.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
 
 /** The transfer failed before any byte: no size, no format to show ("0 B" would read like an empty file). */
@@ -121,13 +121,8 @@ export async function verifyPrometheus(doc: VerifyDocument, marks: readonly Mark
   const out = new Exposition();
   const labels = { job_id: doc.job.id, job_name: sanitize(doc.job.name ?? '') };
   const at = (iso: string | null | undefined) => (iso ? Date.parse(iso) / 1000 : undefined);
-  const latest = (pick: (m: NonNullable<MarkedBackup['verify']>) => { at: string; state: string } | null, state?: string) =>
-    marks
-      .map((b) => (b.verify ? pick(b.verify) : null))
-      .filter((m): m is { at: string; state: string } => m !== null && (state === undefined || m.state === state))
-      .reduce<string | undefined>((best, m) => (best === undefined || m.at > best ? m.at : best), undefined);
-  out.family('backupctl_verify_last_run_timestamp_seconds', 'gauge', 'Unix time of the last verify of the job.', [[labels, at(latest((k) => k.last)) ?? at(doc.generated_at)!]]);
-  const success = at(latest((k) => k.conclusive, 'passed'));
+  out.family('backupctl_verify_last_run_timestamp_seconds', 'gauge', 'Unix time of the last verify of the job.', [[labels, at(newestMarkAt(marks, 'verify', 'last')) ?? at(doc.generated_at)!]]);
+  const success = at(newestMarkAt(marks, 'verify', 'conclusive', 'passed'));
   if (success !== undefined) {
     out.family('backupctl_verify_last_success_timestamp_seconds', 'gauge', 'Unix time of the last verify of the job that passed (every file read and its content checked).', [[labels, success]]);
   }
