@@ -74,9 +74,9 @@ describe('npm run demo', () => {
       // across a clock change; docs/demo-data.md).
       const stalenessDays = /archive files \(newest completed backup ([4-6]) days old\)/.exec(title)?.[1];
       expect(title).toBe(
-        // 8 jobs of the demo and the 2 of the bad night (file share, crm postgres: healthy, their runs kept).
-        '# Is everything backed up? 10 jobs: 1 failing: crm-db-failing (its last 3 runs failed); ' +
-          '1 stale: archive files (newest completed backup ' + stalenessDays + ' days old); 8 healthy',
+        // 8 jobs of the demo and the 3 of the bad night (file share, share zip, crm postgres: healthy, their runs kept).
+        '# Is everything backed up? 11 jobs: 1 failing: crm-db-failing (its last 3 runs failed); ' +
+          '1 stale: archive files (newest completed backup ' + stalenessDays + ' days old); 9 healthy',
       );
       // The table printed under that title agrees, row by row.
       const table = lines.slice(lines.indexOf(title) + 2);
@@ -92,7 +92,7 @@ describe('npm run demo', () => {
         '# For cron or monitoring: status --check names crm-db-failing (failing), archive files (stale), droplet staging (stale) and volume uploads-fra1 (failing) (exit 9)',
       );
       expect(r.stdout).toContain('(exit 9)\n');
-      expect(r.stderr).toMatch(/^error: status --check: 2 failing, 2 stale of 10 jobs and 9 droplets, volumes and snapshot resources$/m);
+      expect(r.stderr).toMatch(/^error: status --check: 2 failing, 2 stale of 11 jobs and 9 droplets, volumes and snapshot resources$/m);
 
       // verify --latest: the good job's newest backup reads back, the corrupted one's does not, though status
       // calls both healthy; each title says what the table under it shows.
@@ -134,11 +134,11 @@ describe('npm run demo', () => {
 
       // The report step: its title, phrased from report --json, says what the table under it shows.
       const reportTitle = lines.find((l) => l.startsWith('# Did the schedules keep? '))!;
-      expect(reportTitle).toMatch(/^# Did the schedules keep\? Over 30 days the 10 jobs expected \d+ runs: \d+ completed, 3 with errors, 7 failed/);
+      expect(reportTitle).toMatch(/^# Did the schedules keep\? Over 30 days the 11 jobs expected \d+ runs: \d+ completed, 3 with errors, 7 failed/);
       const at = lines.indexOf(reportTitle);
       expect(lines[at + 1]).toBe('$ backupctl --profile demo report --since 30d -o table');
       const totals = lines[at + 3]!;
-      expect(totals).toMatch(/^Jobs: 10 jobs, /);
+      expect(totals).toMatch(/^Jobs: 11 jobs, /);
       const figure = (re: RegExp, text: string) => Number(re.exec(text)?.[1]);
       expect(figure(/expected (\d+) runs/, reportTitle)).toBe(figure(/(\d+) expected runs/, totals));
       expect(figure(/: (\d+) completed/, reportTitle)).toBe(figure(/ (\d+) completed/, totals));
@@ -148,7 +148,7 @@ describe('npm run demo', () => {
       const header = lines.indexOf('Jobs', at) + 1;
       const missedColumn = lines[header]!.split(/\s{2,}/).indexOf('MISSED');
       const missing = lines
-        .slice(header + 1, header + 11)
+        .slice(header + 1, header + 12) // the 11 jobs' rows
         .map((row) => row.split(/\s{2,}/))
         .filter((cells) => cells[missedColumn] !== '0')
         .map((cells) => `${cells[0]} ${cells[missedColumn]}`);

@@ -86,7 +86,7 @@ describe('marks per backup: the newest completed backup is judged by its own', (
     expect(check.code).toBe(9);
     expect(check.stderr).toMatch(/^ {2}git server \([0-9a-f-]{36}\): the verify of the newest completed backup failed /m);
     const table = await cli(emu, state.dir, ['status', '--job', 'git server', '-o', 'table'], { COLUMNS: '250' });
-    expect(table.stdout).toMatch(/^failing +git server .* failed just now +never$/m);
+    expect(table.stdout).toMatch(/^failing +git server .* failed just now +never +unchecked$/m);
     const metrics = (await cli(emu, state.dir, ['status', '-o', 'prometheus'])).stdout;
     expect(metrics).toMatch(/^backupctl_job_verify_state\{[^}]*job_name="git server"[^}]*state="failed"\} 1$/m);
     expect(metrics).toMatch(/^backupctl_job_health\{[^}]*"git server"[^}]*health="failing"\} 1$/m);
