@@ -4,7 +4,7 @@
 // deletions last).
 import type { HttpMethod } from '../contract/spec.js';
 import { KEYLESS_PROVIDERS } from '../resources/storage.js';
-import { RETENTION_PERIODS } from '../resources/common.js';
+import { RETENTION_PERIODS, retentionText } from '../backups/retention.js';
 import type { RequestSpec } from '../contract/context.js';
 import { editDistance } from '../util/suggest.js';
 import type { RecipeIds } from './recipes.js';
@@ -85,11 +85,8 @@ export interface Plan {
   secrets: SecretUse[];
 }
 
-/** The periods, from their one list (src/resources/common.ts). */
-const RETENTION_KEYS = RETENTION_PERIODS;
 const full = (r: FileRetention | undefined): Retention => ({ hourly: r?.hourly ?? 0, daily: r?.daily ?? 0, weekly: r?.weekly ?? 0, monthly: r?.monthly ?? 0 });
-const sameRetention = (a: Retention, b: Retention) => RETENTION_KEYS.every((k) => a[k] === b[k]);
-const retentionText = (r: Retention) => RETENTION_KEYS.filter((k) => r[k] > 0).map((k) => `${k} ${r[k]}`).join(', ') || 'none';
+const sameRetention = (a: Retention, b: Retention) => RETENTION_PERIODS.every((k) => a[k] === b[k]);
 const enc = encodeURIComponent;
 
 /** A config value as the service shows it: checkboxes are "True"/"False". */
@@ -472,7 +469,7 @@ function jobUpdate(
   const most = (all: Retention[]): Retention => ({ hourly: Math.max(0, ...all.map((x) => x.hourly)), daily: Math.max(0, ...all.map((x) => x.daily)), weekly: Math.max(0, ...all.map((x) => x.weekly)), monthly: Math.max(0, ...all.map((x) => x.monthly)) });
   const before = most(cur.schedules.map((c) => c.retention));
   const after = most(want.schedules.map((x) => full(x.retention)));
-  const lowers = RETENTION_KEYS.some((k) => after[k] < before[k]) ? { target: 'job' as const, id: cur.id, counts: after } : undefined;
+  const lowers = RETENTION_PERIODS.some((k) => after[k] < before[k]) ? { target: 'job' as const, id: cur.id, counts: after } : undefined;
   return { action: 'update', kind: 'job', name, id: cur.id, fields, steps, ...(lowers ? { lowers } : {}) };
 }
 
@@ -519,7 +516,7 @@ function machineChange(cur: CurrentMachine, want: MachineEntry, kind: Kind, sect
   if (wantStatus === 'paused' && cur.status !== 'paused') (fields.push({ field: 'status', before: cur.status, after: 'paused' }), steps.push(machineStep(section, cur.id, 'pause')));
   if (wantStatus === 'active' && cur.status === 'paused') (fields.push({ field: 'status', before: 'paused', after: 'active' }), steps.push(machineStep(section, cur.id, 'resume')));
   if (!steps.length) return undefined;
-  const lowers = want.retention !== undefined && isOn && RETENTION_KEYS.some((k) => r[k] < cur.retention[k]) ? { target: kind as 'droplet' | 'volume', id: String(cur.id), counts: r } : undefined;
+  const lowers = want.retention !== undefined && isOn && RETENTION_PERIODS.some((k) => r[k] < cur.retention[k]) ? { target: kind as 'droplet' | 'volume', id: String(cur.id), counts: r } : undefined;
   return { action: 'update', kind, name: cur.name, id: cur.id, fields, steps, ...(lowers ? { lowers } : {}) };
 }
 

@@ -4,7 +4,7 @@
 // checks on the way, nothing written but the catalog) with a FingerprintSink
 // per file.
 import type { Context } from '../contract/context.js';
-import type { BackupRecord } from '../pipeline/select.js';
+import type { Backup } from '../backups/record.js';
 import type { BackupFingerprint, Catalog } from '../state/catalog.js';
 
 /** The catalog of the service this profile talks to. */
@@ -25,9 +25,9 @@ export interface ScanOptions {
  * Fingerprints of `records` (one job's backups), reading those the catalog
  * lacks. Returns them in the order given, and how many were read now.
  */
-export async function ensureFingerprints(ctx: Context, catalog: Catalog, records: BackupRecord[], o: ScanOptions = {}): Promise<{ fingerprints: BackupFingerprint[]; read: number }> {
+export async function ensureFingerprints(ctx: Context, catalog: Catalog, records: Backup[], o: ScanOptions = {}): Promise<{ fingerprints: BackupFingerprint[]; read: number }> {
   const known = new Map<string, BackupFingerprint>();
-  const missing: BackupRecord[] = [];
+  const missing: Backup[] = [];
   for (const r of records) {
     const fp = o.rescan ? undefined : await catalog.get(r.id);
     if (fp) known.set(r.id, fp);
@@ -69,13 +69,13 @@ export async function ensureFingerprints(ctx: Context, catalog: Catalog, records
 }
 
 /** The completed backups with files of a job created at or after `since` (ISO), newest first. */
-export async function backupsOfJob(ctx: Context, jobId: string, since: string | undefined): Promise<BackupRecord[]> {
+export async function backupsOfJob(ctx: Context, jobId: string, since: string | undefined): Promise<Backup[]> {
   const { selectBackups } = await import('../pipeline/select.js');
   return selectBackups(ctx, jobId, { latest: false, since, text: since ? `since ${since}` : 'all' });
 }
 
 /** One backup of a job by id (exit 5 when it belongs to another job). */
-export async function backupOfJobById(ctx: Context, jobId: string, backupId: string): Promise<BackupRecord> {
+export async function backupOfJobById(ctx: Context, jobId: string, backupId: string): Promise<Backup> {
   const { selectBackups } = await import('../pipeline/select.js');
   const [record] = await selectBackups(ctx, jobId, { backup: backupId, latest: false, text: `backup ${backupId}` });
   return record!;

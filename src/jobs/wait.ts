@@ -8,13 +8,8 @@ import { abortableSleep } from '../http/retry.js';
 import { formatDuration } from './cron.js';
 import { sanitize } from '../output/sanitize.js';
 import { newestBackups } from '../backups/newest.js';
+import type { Backup } from '../backups/record.js';
 import { isFinished, outcomeOf } from '../backups/status.js';
-
-export interface BackupRecord {
-  id: string;
-  status?: string;
-  [k: string]: unknown;
-}
 
 export interface WaitOptions {
   intervalMs: number;
@@ -48,11 +43,11 @@ export function reasonOf(record: Record<string, unknown> | undefined): string | 
 }
 
 
-export async function waitForBackup(client: Client, jobId: string, backupId: string, o: WaitOptions): Promise<BackupRecord> {
+export async function waitForBackup(client: Client, jobId: string, backupId: string, o: WaitOptions): Promise<Backup> {
   const now = o.now ?? Date.now;
   const started = now();
   const deadline = started + o.timeoutMs;
-  let last: BackupRecord | undefined;
+  let last: Backup | undefined;
   let status = 'starting';
   // The spinner counts the time every second, not only at each poll.
   const show = () => o.spinner?.update(`Backup ${backupId}: ${sanitize(status)} (${formatDuration(now() - started)})`);
@@ -60,7 +55,7 @@ export async function waitForBackup(client: Client, jobId: string, backupId: str
   ticker?.unref?.();
   try {
   for (;;) {
-    const recent = (await newestBackups(client, jobId, { signal: o.signal })) as BackupRecord[];
+    const recent = (await newestBackups(client, jobId, { signal: o.signal })) as Backup[];
     const found = recent.find((b) => b && b.id === backupId);
     if (found) last = found;
     status = String(last?.status ?? 'starting');

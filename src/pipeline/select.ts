@@ -8,8 +8,8 @@ import type { ApiResponse, Context } from '../contract/context.js';
 import { UsageError } from '../errors.js';
 import { backupsSince, newestBackup } from '../backups/newest.js';
 import { backupOfJob } from '../backups/ownership.js';
-import { hasFiles } from '../backups/record.js';
-import { isSuccess } from '../backups/status.js';
+import { type Backup, hasFiles } from '../backups/record.js';
+import { isSuccess, successStatuses } from '../backups/status.js';
 import type { PipelineBackup } from './types.js';
 
 /** The selection flags of a command, read and checked. */
@@ -24,17 +24,6 @@ export interface BackupSelection {
   sample?: number;
   /** "latest", "backup <id>", "since 7d, sample 3": for the output. */
   text: string;
-}
-
-/** A backup record as the service sends it, with what selection reads. */
-export interface BackupRecord {
-  id: string;
-  job_id?: string | null;
-  status?: string | null;
-  created_at?: string | null;
-  encryption_key?: string | null;
-  files?: Array<{ name: string; size?: unknown; url?: string | null }> | null;
-  [key: string]: unknown;
 }
 
 /**
@@ -69,18 +58,18 @@ export function readSelection(values: Record<string, unknown>, command = 'verify
  * of success: src/backups/status.ts). An empty list when none matches (the
  * caller says so: exit 9).
  */
-export async function selectBackups(ctx: Context, jobId: string, sel: BackupSelection, random: () => number = Math.random): Promise<BackupRecord[]> {
+export async function selectBackups(ctx: Context, jobId: string, sel: BackupSelection, random: () => number = Math.random): Promise<Backup[]> {
   const client = await ctx.client();
-  if (sel.backup) return [(await backupOfJob(client, jobId, sel.backup, ctx.signal)).backup as BackupRecord];
+  if (sel.backup) return [(await backupOfJob(client, jobId, sel.backup, ctx.signal)).backup as Backup];
   if (sel.latest) {
-    const backup = await newestBackup(client, jobId, { status: 'completed', signal: ctx.signal });
-    return backup ? [backup as BackupRecord] : [];
+    const backup = await newestBackup(client, jobId, { status: successStatuses()[0], signal: ctx.signal });
+    return backup ? [backup as Backup] : [];
   }
   const since = sel.since ? Date.parse(sel.since) : -Infinity;
-  const found = (await backupsSince(client, jobId, since, ctx.signal)).filter((b) => isSuccess(b.status) && hasFiles(b)) as BackupRecord[];
+  const found = (await backupsSince(client, jobId, since, ctx.signal)).filter((b) => isSuccess(b.status) && hasFiles(b)) as Backup[];
   if (sel.sample === undefined || found.length <= sel.sample) return found;
   const pool = [...found];
-  const picked: BackupRecord[] = [];
+  const picked: Backup[] = [];
   while (picked.length < sel.sample) picked.push(pool.splice(Math.floor(random() * pool.length), 1)[0]!);
   // Shown in the listed order.
   return found.filter((b) => picked.includes(b));
@@ -91,7 +80,7 @@ export async function selectBackups(ctx: Context, jobId: string, sel: BackupSele
  * from the record, else from POST /backups/{id}/download; each with the size
  * the record states.
  */
-export async function pipelineBackup(ctx: Context, backup: BackupRecord): Promise<PipelineBackup> {
+export async function pipelineBackup(ctx: Context, backup: Backup): Promise<PipelineBackup> {
   const urlsAt = Date.now();
   const listed = (Array.isArray(backup.files) ? backup.files : []).filter((f) => f && typeof f.name === 'string');
   let files: PipelineBackup['files'];

@@ -4,7 +4,8 @@
 import * as z from 'zod/mini';
 import type { Column, Handler } from '../contract/context.js';
 import type { CommandSpec, ModuleSpec, ParamSpec } from '../contract/spec.js';
-import { datetime, modifiedSince, record, retentionText, setTagNames, status } from './common.js';
+import { retentionText } from '../backups/retention.js';
+import { datetime, modifiedSince, record, setTagNames, status } from './common.js';
 import { MACHINE_SNAPSHOT_STATUSES } from '../backups/status.js';
 
 export interface CloudIKind {

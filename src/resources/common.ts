@@ -83,20 +83,3 @@ export function loose<T>(schema: { safeParse(v: unknown): { success: true; data:
   return parsed.success ? parsed.data : (raw as T);
 }
 
-/** The retention periods, in the order the text shows them. */
-export const RETENTION_PERIODS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
-
-/**
- * `h6 d7 w4 m3`: the one retention text, for a job's schedules and a droplet's or
- * volume's. Periods in that order, whatever the record's; a count of 0 keeps nothing
- * and is left out; `none` when every count is 0; undefined (an empty cell) when
- * the record holds no retention (absent, null, or Laravel's `[]`).
- */
-export function retentionText(retention: unknown): string | undefined {
-  if (!retention || typeof retention !== 'object' || Array.isArray(retention)) return undefined;
-  const counts = retention as Record<string, unknown>;
-  const given = RETENTION_PERIODS.filter((k) => counts[k] !== null && counts[k] !== undefined);
-  if (!given.length) return undefined;
-  const kept = given.filter((k) => !(typeof counts[k] === 'number' && counts[k] === 0) && counts[k] !== '0');
-  return kept.length ? kept.map((k) => `${k[0]}${String(counts[k])}`).join(' ') : 'none';
-}

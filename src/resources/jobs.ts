@@ -6,7 +6,8 @@ import type { ApiResponse, Column, Handler, Result } from '../contract/context.j
 import type { ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { UsageError } from '../errors.js';
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
-import { datetime, jobArg, loose, modifiedSince, record, retentionText, serverSchema, setTagNames } from './common.js';
+import { retentionText } from '../backups/retention.js';
+import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
 import { listField, recordOf } from '../http/shape.js';
 import { startBackup, startBackupSpec } from './start-backup.js';
 import { BACKUP_STATUSES } from '../backups/status.js';

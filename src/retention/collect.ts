@@ -3,7 +3,8 @@
 // run offset, time zone, retention), and every backup or snapshot it holds.
 import type { Client, Context } from '../contract/context.js';
 import { NotFoundTarget } from './errors.js';
-import { PERIODS, type Counts, type ModelBackup } from './model.js';
+import { RETENTION_PERIODS, type Counts } from '../backups/retention.js';
+import type { ModelBackup } from './model.js';
 import { scheduleSpec, type ScheduleSpec } from './runs.js';
 
 export type TargetKind = 'job' | 'droplet' | 'volume' | 'resource';
@@ -33,18 +34,18 @@ const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v)
 /** The counts of a schedule: a `retention` object (or array) of hourly/daily/weekly/monthly, or retention_* fields. */
 export function countsOf(s: Rec): Counts {
   const r = asRecord(Array.isArray(s.retention) ? Object.assign({}, ...s.retention.map(asRecord)) : s.retention);
-  return Object.fromEntries(PERIODS.map((p) => [p, num(r[p] ?? s[`retention_${p}`])])) as Counts;
+  return Object.fromEntries(RETENTION_PERIODS.map((p) => [p, num(r[p] ?? s[`retention_${p}`])])) as Counts;
 }
 
 /** A1: a job with several schedules keeps, per period, the most any schedule asks for. */
 export function mergedCounts(all: readonly Counts[]): Counts {
-  return Object.fromEntries(PERIODS.map((p) => [p, Math.max(0, ...all.map((c) => c[p]))])) as Counts;
+  return Object.fromEntries(RETENTION_PERIODS.map((p) => [p, Math.max(0, ...all.map((c) => c[p]))])) as Counts;
 }
 
 /** The tags set on a record: booleans, 0/1 or "1". */
 export function tagsOf(v: unknown): string[] {
   const t = asRecord(v);
-  return ['manual', ...PERIODS].filter((k) => t[k] === true || t[k] === 1 || t[k] === '1');
+  return ['manual', ...RETENTION_PERIODS].filter((k) => t[k] === true || t[k] === 1 || t[k] === '1');
 }
 
 function time(v: unknown): number | undefined {

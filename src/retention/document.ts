@@ -2,7 +2,8 @@
 // echoed, each backup's verdict with its rule and predicted date, restic-like
 // keep / expire / reasons lists, the optional simulation and the guard.
 // Pure: the caller gives the clock, the runs and the proofs.
-import { forecast, simulate, PERIODS, type Counts, type Run, type Verdict } from './model.js';
+import { RETENTION_PERIODS, type Counts } from '../backups/retention.js';
+import { forecast, simulate, type Run, type Verdict } from './model.js';
 import type { Target } from './collect.js';
 import type { Proof } from './proven.js';
 
@@ -119,7 +120,7 @@ export function forecastDocument(t: Target, o: DocumentOptions): ForecastDocumen
       service_counts: t.counts,
       schedules: t.schedules.map((s) => ({ cron: s.cron, timezone: s.timezone, text: s.text })),
       unreadable_schedules: t.unreadable,
-      tags_used: PERIODS.filter((p) => o.counts[p] > 0),
+      tags_used: RETENTION_PERIODS.filter((p) => o.counts[p] > 0),
       runs_forecast: o.runs.length,
       horizon_until: new Date(o.horizonUntil).toISOString(),
       assumptions: [...ASSUMPTIONS],

@@ -13,7 +13,7 @@ export interface BuildOptions {
   now: number;
   whatIf?: string;
   /** Counts to forecast with instead of the service's (plan of a backups file): a what-if. */
-  counts?: import('./model.js').Counts;
+  counts?: import('../backups/retention.js').Counts;
   simulateMs?: number;
   proofs?: ProofSource;
   guardWithinMs?: number;

@@ -4,7 +4,7 @@
 import type { Context } from '../contract/context.js';
 import { collectJob, collectMachine } from './collect.js';
 import { buildDocuments } from './forecast.js';
-import type { Counts } from './model.js';
+import type { Counts } from '../backups/retention.js';
 
 export interface Lowering {
   target: 'job' | 'droplet' | 'volume';

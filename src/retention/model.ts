@@ -4,9 +4,8 @@
 // out; no clock, no I/O. docs/retention.md writes the same model in words,
 // with each uncertain rule as a named assumption (A1..A7, cited below).
 
-export const PERIODS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
-export type Period = (typeof PERIODS)[number];
-export type Counts = Record<Period, number>;
+import { RETENTION_PERIODS, type Counts, type Period } from '../backups/retention.js';
+import { isSuccess } from '../backups/status.js';
 
 export interface ModelBackup {
   id: string;
@@ -51,12 +50,9 @@ export interface Verdict {
   expires_run: number | null;
 }
 
-/** Statuses whose backups take a place in the counts (A3). */
-const COUNTED_STATUSES = new Set(['completed', 'completed_with_errors']);
-
-/** A1/A2/A3: a backup is counted when it completed and is not manual. */
+/** A1/A2/A3: a backup is counted when it completed (with errors or not: A3) and is not manual. */
 export function isCounted(b: Pick<ModelBackup, 'status' | 'tags'>): boolean {
-  return COUNTED_STATUSES.has(b.status) && !b.tags.includes('manual');
+  return isSuccess(b.status, true) && !b.tags.includes('manual');
 }
 
 /** Newest first; equal times by id, so the order never depends on the input's. */
@@ -107,14 +103,14 @@ export function forecast(input: ForecastInput): Verdict[] {
 type EntryVerdict = Pick<Verdict, 'action' | 'rules' | 'reason' | 'expires_at' | 'expires_run'>;
 
 function isTagName(t: string): boolean {
-  return t === 'manual' || (PERIODS as readonly string[]).includes(t);
+  return t === 'manual' || (RETENTION_PERIODS as readonly string[]).includes(t);
 }
 
 /** Every entry's verdict; entries are oldest first. */
 function entryVerdicts(entries: readonly Entry[], input: ForecastInput): Map<string, EntryVerdict> {
   // Place of each entry in each period's queue (oldest first), and the queues.
   const queues = new Map<Period, Entry[]>();
-  for (const p of PERIODS) queues.set(p, entries.filter((e) => e.tags.includes(p)));
+  for (const p of RETENTION_PERIODS) queues.set(p, entries.filter((e) => e.tags.includes(p)));
   const out = new Map<string, EntryVerdict>();
   const next = input.runs[0];
   for (const e of entries) {
@@ -122,7 +118,7 @@ function entryVerdicts(entries: readonly Entry[], input: ForecastInput): Map<str
     const rules: string[] = [];
     const beyond: string[] = [];
     let latest: { run: number; period: Period } | null | undefined; // null: beyond the runs given
-    for (const p of PERIODS) {
+    for (const p of RETENTION_PERIODS) {
       if (!e.tags.includes(p)) continue;
       const n = input.counts[p];
       const queue = queues.get(p)!;
@@ -210,7 +206,7 @@ function futureExpiries(input: ForecastInput): Array<{ run: number; expires_at: 
     let latest = -1;
     let beyondRuns = false;
     let kept = false;
-    for (const p of PERIODS) {
+    for (const p of RETENTION_PERIODS) {
       const n = input.counts[p];
       if (!r.tags.includes(p) || n <= 0) continue;
       kept = true;
@@ -235,9 +231,9 @@ export function applyWhatIf(base: Counts, text: string): Counts | { error: strin
   if (!parts.length) return { error: 'give period=count pairs, e.g. daily=3,weekly=2' };
   for (const part of parts) {
     const m = /^([a-z]+)\s*=\s*(\d{1,6})$/i.exec(part);
-    if (!m) return { error: `"${part}" is not period=count (periods: ${PERIODS.join(', ')}; counts: whole numbers)` };
+    if (!m) return { error: `"${part}" is not period=count (periods: ${RETENTION_PERIODS.join(', ')}; counts: whole numbers)` };
     const period = m[1]!.toLowerCase();
-    if (!(PERIODS as readonly string[]).includes(period)) return { error: `"${m[1]}" is not a period (one of: ${PERIODS.join(', ')})` };
+    if (!(RETENTION_PERIODS as readonly string[]).includes(period)) return { error: `"${m[1]}" is not a period (one of: ${RETENTION_PERIODS.join(', ')})` };
     out[period as Period] = Number(m[2]);
   }
   return out;

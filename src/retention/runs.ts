@@ -7,7 +7,8 @@
 import type { CronTools } from '../fleet/schedule.js';
 import { DEFAULT_TIMEZONE } from '../fleet/schedule.js';
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
-import type { Period, Run } from './model.js';
+import { RETENTION_PERIODS, type Period } from '../backups/retention.js';
+import type { Run } from './model.js';
 
 /** A schedule as the forecast needs it: a cron expression in a time zone. */
 export interface ScheduleSpec {
@@ -69,8 +70,7 @@ export function futureRuns(tools: CronTools, schedules: readonly ScheduleSpec[],
       byInstant.set(at, tags);
     }
   }
-  const order: Period[] = ['hourly', 'daily', 'weekly', 'monthly'];
   return [...byInstant.entries()]
     .sort((a, b) => a[0] - b[0])
-    .map(([at, tags]) => ({ at, tags: order.filter((p) => tags.has(p)) }));
+    .map(([at, tags]) => ({ at, tags: RETENTION_PERIODS.filter((p) => tags.has(p)) }));
 }

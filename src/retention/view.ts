@@ -5,10 +5,11 @@ import type { Column } from '../contract/context.js';
 import type { Palette, TableFitOptions, ViewColumn } from '../output/view-table.js';
 import { table } from '../output/view-table.js';
 import { sanitize } from '../output/sanitize.js';
-import { PERIODS, type Counts } from './model.js';
+import { retentionText } from '../backups/retention.js';
+import type { Counts } from '../backups/retention.js';
 import type { BackupRow, ForecastDocument } from './document.js';
 
-const countsText = (c: Counts) => PERIODS.map((p) => `${p} ${c[p]}`).join(', ');
+const countsText = (c: Counts) => retentionText(c) ?? 'none';
 const when = (iso: string | null) => (iso ? iso.replace(/:\d\d(\.\d+)?Z$/, 'Z').replace('T', ' ') : '');
 const goes = (r: BackupRow) => (r.expires_at ? `${when(r.expires_at)}${r.expires_run ? ` (run ${r.expires_run})` : ''}` : r.action === 'keep' ? 'beyond forecast' : '');
 

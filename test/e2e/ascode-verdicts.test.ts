@@ -348,7 +348,7 @@ describe('§6: plan and apply tests that can fail', () => {
     expect(plan.code).toBe(12);
     expect(plan.stdout).toContain('schedules[0].run_offset: 0 -> 15');
     expect(plan.stdout).toContain('schedules[0].timezone: "Europe/Berlin" -> "Europe/Paris"');
-    expect(plan.stdout).toContain('schedules[0].retention: "daily 7, weekly 4, monthly 3" -> "daily 7, weekly 8, monthly 3"');
+    expect(plan.stdout).toContain('schedules[0].retention: "d7 w4 m3" -> "d7 w8 m3"');
     emu.clearRequests();
     expect((await run(['apply', '-f', file, '--yes'])).code).toBe(0);
     expect(changed().map((r) => r.body)).toEqual([
@@ -370,7 +370,7 @@ describe('§6: plan and apply tests that can fail', () => {
     expect(plan.code).toBe(12);
     expect(plan.stdout).toContain('      run_offset: 5 -> 6');
     expect(plan.stdout).toContain('      timezone: "Europe/Amsterdam" -> "Europe/Paris"');
-    expect(plan.stdout).toContain('      retention: "daily 7, weekly 4, monthly 3" -> "daily 7, weekly 4, monthly 12"');
+    expect(plan.stdout).toContain('      retention: "d7 w4 m3" -> "d7 w4 m12"');
     emu.clearRequests();
     expect((await run(['apply', '-f', file, '--yes'])).code).toBe(0);
     expect(changed().map((r) => r.body)).toEqual([{ run_offset: 6 }, { timezone: 'Europe/Paris' }, { retention: { hourly: 0, daily: 7, weekly: 4, monthly: 12 } }]);

@@ -136,7 +136,7 @@ describe('plan and apply', () => {
     expect(plan.stdout).toContain('      secret: (sensitive)');
     expect(plan.stdout).toContain('      schedules[0].cron: "0 2 * * *" -> "30 3 * * *"');
     expect(plan.stdout).toContain('      storage: "MinIO on-prem:1, Offsite copy:2" -> "Offsite copy:1, MinIO on-prem:2"');
-    expect(plan.stdout).toContain('      retention: "daily 7, weekly 4, monthly 3" -> "daily 14, weekly 4, monthly 3"');
+    expect(plan.stdout).toContain('      retention: "d7 w4 m3" -> "d14 w4 m3"');
     expect(plan.stdout).not.toContain('AKIA-NEW');
     expect(plan.stdout).not.toContain('the-new-secret');
     expect(changed()).toEqual([]);

@@ -134,7 +134,7 @@ describe('retention forecast', () => {
     expect(table.code, table.stderr).toBe(0);
     const lines = table.stdout.split('\n');
     expect(lines.slice(1, 6)).toEqual([
-      'counts:     hourly 0, daily 7, weekly 0, monthly 0',
+      'counts:     d7',
       'schedule:   0 3 * * * UTC',
       'tags read:  daily; manual backups are not counted',
       expect.stringMatching(/^forecast:   \d+ runs, until \S+ \S+; assumptions A1, A2, A3, A4, A5, A6, A7 \(docs\/retention\.md\)$/),
@@ -144,7 +144,7 @@ describe('retention forecast', () => {
     expect(lines[8]).toMatch(/^[0-9a-f-]{36}\s+2026-03-10 03:00Z\s+daily\s+keep\s+daily #1\s+2026-03-17 03:00Z \(run 7\)\s+kept by daily #1; pushed out of daily by run 7$/);
     const md = await cli(['retention', 'retention lowered', '--now', NOW, '-o', 'md']);
     expect(md.code, md.stderr).toBe(0);
-    expect(md.stdout).toMatch(/^## job retention lowered \([0-9a-f-]{36}\)\n\n- counts:     hourly 0, daily 7/);
+    expect(md.stdout).toMatch(/^## job retention lowered \([0-9a-f-]{36}\)\n\n- counts:     d7\n/);
     expect(md.stdout).toContain('| keep | daily #7 | 2026-03-11 03:00Z (run 1) | kept by daily #7; pushed out of daily by run 1 |');
   });
 

@@ -4,7 +4,8 @@
 // same tags.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { applyWhatIf, forecast, simulate, PERIODS, type Counts, type ModelBackup, type Period, type Run } from '../../src/retention/model.js';
+import { RETENTION_PERIODS as PERIODS, type Counts, type Period } from '../../src/backups/retention.js';
+import { applyWhatIf, forecast, simulate, type ModelBackup, type Run } from '../../src/retention/model.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 2, 10, 12); // any instant: nothing below reads a clock
