@@ -8,16 +8,34 @@ export function redactHeaders(headers: Record<string, unknown>): Record<string, 
   for (const [k, v] of Object.entries(headers)) {
     if (v === undefined) continue;
     const text = Array.isArray(v) ? v.join(', ') : String(v);
-    if (/^(authorization|proxy-authorization)$/i.test(k)) out[k] = text.replace(/^(\w+)\s+.*$/, '$1 ****');
+    if (/^(authorization|proxy-authorization)$/i.test(k)) out[k] = credentialsShown(text);
     else if (/^(cookie|set-cookie)$/i.test(k)) out[k] = '****';
     else out[k] = text;
   }
   return out;
 }
 
-/** A deep copy with secret-named fields masked (whole objects under `credentials`). */
+/**
+ * An Authorization value as a trace may show it: the scheme, never what follows, whatever it
+ * holds (the pattern before this one ended at a line break and then showed the value as it
+ * was). A value without a scheme (a bare token) is masked whole.
+ */
+function credentialsShown(text: string): string {
+  const scheme = /^(\w+)\s/.exec(text);
+  return scheme ? `${scheme[1]} ****` : '****';
+}
+
+/** What stands for an object or list nested deeper than redactBody reads: never unmasked. */
+export const TOO_DEEP = '[nested too deep]';
+
+/**
+ * A deep copy with secret-named fields masked (whole objects under `credentials`). Objects
+ * and lists past 20 levels are replaced by TOO_DEEP: they were copied as they were, and a
+ * secret-named field down there was shown.
+ */
 export function redactBody(body: unknown, depth = 0): unknown {
-  if (depth > 20 || body === null || typeof body !== 'object') return body;
+  if (body === null || typeof body !== 'object') return body;
+  if (depth > 20) return TOO_DEEP;
   if (Array.isArray(body)) return body.map((b) => redactBody(b, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(body as Record<string, unknown>)) {
