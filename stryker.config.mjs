@@ -20,7 +20,9 @@
 export default {
   testRunner: 'vitest',
   plugins: ['@stryker-mutator/vitest-runner'],
-  vitest: { configFile: 'test/vitest.mutate.config.ts' },
+  // MUTATE_TESTS=test/unit/a.test.ts,test/unit/b.test.ts: only those test files (a file's own tests;
+  // a mutant then costs seconds, not the whole unit suite's start-up): test/vitest.mutate-quick.config.ts.
+  vitest: { configFile: process.env.MUTATE_TESTS ? 'test/vitest.mutate-quick.config.ts' : 'test/vitest.mutate.config.ts' },
   mutate: [
     'src/backups/*.ts',
     'src/pipeline/bounds.ts',

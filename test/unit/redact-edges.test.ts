@@ -15,12 +15,14 @@ describe('headers', () => {
     ['authorization', 'Bearer abc\ndef', 'Bearer ****'],
     ['authorization', 'Bearer\tabc', 'Bearer ****'],
     ['authorization', '', '****'],
+    // The scheme is what the value begins with, not a word found later in it.
+    ['authorization', '=abc def', '****'],
   ])('%s: %j shows as %j', (name, value, shown) => {
     expect(redactHeaders({ [name]: value })).toEqual({ [name]: shown });
   });
 
   it('only those two names are credentials: a header that merely contains the word is kept', () => {
-    const kept = { 'x-authorization-hint': 'Bearer visible', 'authorization-x': 'Bearer visible', 'x-cookie-policy': 'strict', 'cookies': 'c=1' };
+    const kept = { 'x-authorization-hint': 'Bearer visible', 'authorization-x': 'Bearer visible', 'x-authorization': 'Bearer visible', 'x-cookie-policy': 'strict', 'cookies': 'c=1', 'x-set-cookie': 'c=2' };
     expect(redactHeaders(kept)).toEqual(kept);
   });
 
@@ -48,6 +50,7 @@ describe('bodies', () => {
 
   it('an empty, null or absent secret is kept as it is (nothing to hide, and the trace says it was empty)', () => {
     expect(redactBody({ token: '', password: null, secret: undefined })).toEqual({ token: '', password: null, secret: undefined });
+    expect(redactBody({ credentials: null })).toEqual({ credentials: null });
   });
 
   it('an object under a secret name is read into (an SSH key record), its own secrets masked', () => {
@@ -84,7 +87,20 @@ describe('bodies', () => {
     expect(JSON.stringify(redactBody(nest(20)))).toContain('"token":"****"');
     const past = JSON.stringify(redactBody(nest(21)));
     expect(past).not.toContain('deep-secret');
-    expect(past).toContain(JSON.stringify(TOO_DEEP));
+    expect(past).toContain('"[nested too deep]"');
+    expect(TOO_DEEP).toBe('[nested too deep]');
+    // Every way down counts a level: lists, an object under a secret name, a job's config (whose
+    // values count two: 20 levels under it are past the limit).
+    const down = (wrap: (v: unknown) => unknown, levels = 25): unknown => {
+      let v: unknown = { name: 'bottom' };
+      for (let i = 0; i < levels; i++) v = wrap(v);
+      return v;
+    };
+    for (const deep of [down((v) => [v]), down((v) => ({ key: v })), { config: down((v) => ({ a: v }), 20) }]) {
+      const text = JSON.stringify(redactBody(deep));
+      expect(text).toContain('"[nested too deep]"');
+      expect(text).not.toContain('bottom');
+    }
     // A list counts as a level as well.
     expect(JSON.stringify(redactBody([[[{ password: 'p' }]]]))).toBe('[[[{"password":"****"}]]]');
   });
