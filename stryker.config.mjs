@@ -37,6 +37,8 @@ export default {
   // Each mutant runs only the tests that reached it in the dry run.
   coverageAnalysis: 'perTest',
   reporters: ['clear-text', 'progress', 'html', 'json'],
+  // MUTATE_REPORT=reports/mutation-<name>.json keeps the JSON of one run beside another's.
+  jsonReporter: { fileName: process.env.MUTATE_REPORT ?? 'reports/mutation/mutation.json' },
   // Two cores shared with others: one mutant at a time (run it under `nice`: the npm script does).
   concurrency: 1,
   timeoutMS: 30_000,
