@@ -23,6 +23,13 @@ describe('what a status means', () => {
     ['pending', 'running', 'in_progress'],
     ['transferring', 'running', 'in_progress'],
     ['pre_request', 'running', 'in_progress'],
+    ['running', 'running', 'in_progress'],
+    ['starting', 'running', 'in_progress'],
+    ['queued', 'running', 'in_progress'],
+    ['in_progress', 'running', 'in_progress'],
+    ['in-progress', 'running', 'in_progress'],
+    ['', 'unknown', undefined],
+    [undefined, 'unknown', undefined],
     ['exploded', 'unknown', undefined],
     [null, 'unknown', undefined],
   ] as const)('%s is %s, counted as %s', (status, outcome, word) => {
