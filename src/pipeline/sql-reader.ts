@@ -557,16 +557,17 @@ export class SqlReader {
   }
 }
 
+const INSERT_NAME = '(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[A-Za-z_\\u0080-\\uffff][\\w$\\u0080-\\uffff]*)';
+const INSERT_HEAD = new RegExp(
+  `^(?:INSERT|REPLACE)(?:\\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE))*\\s+INTO\\s+(${INSERT_NAME}(?:\\s*\\.\\s*${INSERT_NAME})?)\\s*(?:\\((?:[^()'"\`]|"[^"]*"|\`[^\`]*\`)*\\)\\s*)?(?:OVERRIDING\\s+(?:SYSTEM|USER)\\s+VALUE\\s+)?VALUES?\\s*\\(`,
+  'i',
+);
+
 /** The table and the number of rows of an INSERT/REPLACE ... VALUES statement (its tuples), or null. */
 export function countInsertRows(head: string, dialect: SqlDialect): { table: string; rows: number } | null {
   const c0 = head.charCodeAt(0) | 0x20;
   if (c0 !== 105 /* i */ && c0 !== 114 /* r */) return null;
-  const name = '(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[A-Za-z_\\u0080-\\uffff][\\w$\\u0080-\\uffff]*)';
-  const re = new RegExp(
-    `^(?:INSERT|REPLACE)(?:\\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE))*\\s+INTO\\s+(${name}(?:\\s*\\.\\s*${name})?)\\s*(?:\\((?:[^()'"\`]|"[^"]*"|\`[^\`]*\`)*\\)\\s*)?(?:OVERRIDING\\s+(?:SYSTEM|USER)\\s+VALUE\\s+)?VALUES?\\s*\\(`,
-    'i',
-  );
-  const m = re.exec(head.slice(0, 4096));
+  const m = INSERT_HEAD.exec(head.slice(0, 4096));
   if (!m) return null;
   const table = normalizeName(m[1]!, dialect);
   let i = m[0].length - 1;
@@ -575,6 +576,12 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
   let rows = 0;
   const pg = dialect === 'postgres';
   const inside = pg ? /[^'"()$\-/]+/y : /[^'"`()$\-/#]+/y;
+  // The next backslash at or after a position (-1: none left): a dump's INSERT holds thousands of strings, most without one.
+  let bsAt = -2;
+  const nextBs = (from: number): number => {
+    if (bsAt === -2 || (bsAt !== -1 && bsAt < from)) bsAt = head.indexOf('\\', from);
+    return bsAt;
+  };
   while (i < len) {
     if (depth > 0) {
       inside.lastIndex = i;
@@ -587,20 +594,29 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
     if (ch === 39 || ch === 34 || (!pg && ch === 96)) {
       let escapes = !pg && ch !== 96;
       if (pg && ch === 39 && i > 0 && (head.charCodeAt(i - 1) | 0x20) === 101 && !(i > 1 && isIdent(head.charCodeAt(i - 2)))) escapes = true;
+      // To the closing quote (a doubled one, or one after a backslash where backslashes escape, does not close).
+      const qch = ch === 39 ? "'" : ch === 34 ? '"' : '`';
       let j = i + 1;
-      for (; j < len; j++) {
-        const cj = head.charCodeAt(j);
-        if (cj === 92 && escapes) {
-          j++;
-          continue;
-        }
-        if (cj === ch) {
-          if (head.charCodeAt(j + 1) === ch) {
-            j++;
+      let q = -2;
+      for (;;) {
+        if (q === -2 || (q !== -1 && q < j)) q = head.indexOf(qch, j);
+        if (escapes) {
+          const bs = nextBs(j);
+          if (bs !== -1 && (q === -1 || bs < q)) {
+            j = bs + 2;
             continue;
           }
+        }
+        if (q === -1) {
+          j = len;
           break;
         }
+        if (head.charCodeAt(q + 1) === ch) {
+          j = q + 2;
+          continue;
+        }
+        j = q;
+        break;
       }
       i = j + 1;
       continue;
