@@ -82,6 +82,13 @@ export function newlines(s: string): number {
   return countNewlines(s);
 }
 
+/**
+ * mysql, inside a statement, the delimiter ";" and outside an executable comment: a run of text the
+ * reader may skip whole (see SqlReader.scan). Bounded repetitions, repeated by the caller: the
+ * regex engine's backtracking stack stays small however long the statement.
+ */
+const MYSQL_RUN = /(?:[^'"`\\/#\-;]+|'[^'\\]*'(?=[^'])|"[^"\\]*"(?=[^"])|`[^`]*`(?=[^`])|-(?=[^-])|\/(?=[^*])){1,2048}/y;
+
 export class SqlReader {
   private buf = '';
   private pos = 0;
@@ -174,11 +181,30 @@ export class SqlReader {
       const buf = this.buf;
       const len = buf.length;
       if (!pg && this.tokenPos >= 0) {
-        // Inside a mysql statement (an extended INSERT is most of a dump): skip, natively, the
-        // characters that cannot start a quote, a comment, the delimiter or a line.
-        const boring = this.boring();
-        boring.lastIndex = this.pos;
-        if (boring.test(buf)) this.pos = boring.lastIndex;
+        if (!this.inExec && this.delimiter === ';') {
+          // Inside a mysql statement (an extended INSERT is most of a dump): skip, natively, runs of
+          // text that hold no comment, no delimiter and no backslash outside a string, whole strings
+          // without a backslash or a doubled quote among them (each one's closing quote followed by
+          // a character that is not a quote: never at the buffer's end, where a doubled quote may
+          // be cut in two). What it stops at goes the long way below.
+          const from = this.pos;
+          let to = from;
+          const run = MYSQL_RUN;
+          for (;;) {
+            run.lastIndex = to;
+            if (!run.test(buf)) break;
+            to = run.lastIndex;
+          }
+          if (to > from) {
+            this.line += countNewlines(buf, from, to);
+            this.pos = to;
+          }
+        } else {
+          // Skip, natively, the characters that cannot start a quote, a comment, the delimiter or a line.
+          const boring = this.boring();
+          boring.lastIndex = this.pos;
+          if (boring.test(buf)) this.pos = boring.lastIndex;
+        }
       }
       if (this.pos >= len) return;
       const c = buf.charCodeAt(this.pos);
@@ -563,6 +589,10 @@ const INSERT_HEAD = new RegExp(
   'i',
 );
 
+/** One tuple of a VALUES list without nested parentheses, comments or backslashes (the rest is read character by character). */
+const MYSQL_TUPLE = /\((?:[^'"`()\\/#\-]+|'[^'\\]*'(?!')|"[^"\\]*"(?!")|`[^`]*`(?!`)|-(?!-)|\/(?!\*))*\)/y;
+const PG_TUPLE = /\((?:[^'"()$\\/\-]+|'[^'\\]*'(?!')|"[^"\\]*"(?!")|-(?!-)|\/(?!\*))*\)/y;
+
 /** The table and the number of rows of an INSERT/REPLACE ... VALUES statement (its tuples), or null. */
 export function countInsertRows(head: string, dialect: SqlDialect): { table: string; rows: number } | null {
   const c0 = head.charCodeAt(0) | 0x20;
@@ -649,6 +679,16 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
       }
       i = j;
       continue;
+    }
+    if (ch === 40 && depth === 0) {
+      // A whole tuple at once when it holds no parenthesis, comment or backslash (most do not).
+      const tuple = pg ? PG_TUPLE : MYSQL_TUPLE;
+      tuple.lastIndex = i;
+      if (tuple.test(head)) {
+        rows++;
+        i = tuple.lastIndex;
+        continue;
+      }
     }
     if (ch === 40) {
       if (depth === 0) rows++;
