@@ -355,9 +355,9 @@ export class PsqlTarget implements SqlTarget {
           });
         }
       }
-      // Can the login log in? (pg_hba.conf must let it in with its password.)
-      const hello = await psqlQueries(bins.psql, session.conn, database, ['SELECT current_user'], x.signal);
-      if (hello.rows[0] === null) throw new RestoreError(`the dump's login cannot connect to ${database}: ${redact(firstError(hello.stderr), session.conn.secrets)}${session.login ? ' (pg_hba.conf must accept password authentication for it where --into connects)' : ''}`);
+      // The dump's session starts now: psql logs in while the first bytes are read (one session fewer than a
+      // separate "can the login log in?" query); a login pg_hba.conf refuses is said by finish().
+      target.feed();
     } catch (e) {
       await target.close(false, true).catch(() => {});
       throw e;
@@ -419,6 +419,9 @@ export class PsqlTarget implements SqlTarget {
     const r = await this.feed().end();
     const secrets = this.session.conn.secrets;
     if (r.code === 0) return;
+    if (/^psql: error: connection to server\b/m.test(r.stderr)) {
+      throw new RestoreError(`the dump's login cannot connect to ${this.database}: ${redact(firstError(r.stderr), secrets)}${this.session.login ? ' (pg_hba.conf must accept password authentication for it where --into connects)' : ''}`);
+    }
     const m = /psql:<stdin>:(\d+): (?:ERROR|FATAL):\s+([^\n]*)(?:\n(?:DETAIL|HINT|LINE \d+|CONTEXT):[^\n]*)*/.exec(r.stderr);
     if (!m) {
       const meta = /psql:<stdin>:(\d+): error: (backslash commands are restricted[^\n]*)/.exec(r.stderr);
