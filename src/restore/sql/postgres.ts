@@ -219,6 +219,10 @@ interface Session {
   rights: string;
 }
 
+/** The user tables of the scratch database (restore-test refuses an empty restore). */
+const COUNT_TABLES =
+  "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'";
+
 export class PsqlTarget implements SqlTarget {
   readonly dialect = 'postgres' as const;
   private client: PipedClient | null = null;
@@ -448,16 +452,20 @@ export class PsqlTarget implements SqlTarget {
   }
 
   // The checks run as the dump's login, never the administrator: a "table" may be a view over a function the dump wrote.
+  /** The number of user tables, counted by the session of countRows when one ran (one psql session for both checks). */
+  private tablesCounted: Promise<number> | null = null;
+
   async countRows(tables: string[]): Promise<(number | null)[]> {
     if (tables.length === 0) return [];
-    const r = await psqlQueries(this.bins.psql, this.session.conn, this.database, tables.map((t) => `SELECT count(*) FROM ONLY ${t}`));
-    return r.rows.map((rows) => (rows && rows[0] ? Number(rows[0][0]) : null));
+    const run = psqlQueries(this.bins.psql, this.session.conn, this.database, [...tables.map((t) => `SELECT count(*) FROM ONLY ${t}`), COUNT_TABLES]);
+    this.tablesCounted ??= run.then((r) => Number(r.rows[tables.length]?.[0]?.[0] ?? 0));
+    const r = await run;
+    return r.rows.slice(0, tables.length).map((rows) => (rows && rows[0] ? Number(rows[0][0]) : null));
   }
 
   async countTables(): Promise<number> {
-    const r = await psqlQueries(this.bins.psql, this.session.conn, this.database, [
-      "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'",
-    ]);
+    if (this.tablesCounted) return this.tablesCounted;
+    const r = await psqlQueries(this.bins.psql, this.session.conn, this.database, [COUNT_TABLES]);
     return Number(r.rows[0]?.[0]?.[0] ?? 0);
   }
 
