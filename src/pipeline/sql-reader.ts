@@ -660,7 +660,8 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
       }
     }
     // Comments, between tuples or inside one: -- to the end of the line, /* to */ (nested in PostgreSQL), mysql's #.
-    if ((ch === 45 && head.charCodeAt(i + 1) === 45) || (!pg && ch === 35)) {
+    // (mysql: "--" is a comment only before a space or a control character, as the reader splits: "--5" is minus minus five.)
+    if ((ch === 45 && head.charCodeAt(i + 1) === 45 && (pg || i + 2 >= len || head.charCodeAt(i + 2) <= 32)) || (!pg && ch === 35)) {
       const nl = head.indexOf('\n', i);
       i = nl < 0 ? len : nl + 1;
       continue;
