@@ -82,6 +82,13 @@ export function newlines(s: string): number {
   return countNewlines(s);
 }
 
+/**
+ * mysql, inside a statement, the delimiter ";" and outside an executable comment: a run of text the
+ * reader may skip whole (see SqlReader.scan). Bounded repetitions, repeated by the caller: the
+ * regex engine's backtracking stack stays small however long the statement.
+ */
+const MYSQL_RUN = /(?:[^'"`\\/#\-;]+|'[^'\\]*'(?=[^'])|"[^"\\]*"(?=[^"])|`[^`]*`(?=[^`])|-(?=[^-])|\/(?=[^*])){1,2048}/y;
+
 export class SqlReader {
   private buf = '';
   private pos = 0;
@@ -174,11 +181,30 @@ export class SqlReader {
       const buf = this.buf;
       const len = buf.length;
       if (!pg && this.tokenPos >= 0) {
-        // Inside a mysql statement (an extended INSERT is most of a dump): skip, natively, the
-        // characters that cannot start a quote, a comment, the delimiter or a line.
-        const boring = this.boring();
-        boring.lastIndex = this.pos;
-        if (boring.test(buf)) this.pos = boring.lastIndex;
+        if (!this.inExec && this.delimiter === ';') {
+          // Inside a mysql statement (an extended INSERT is most of a dump): skip, natively, runs of
+          // text that hold no comment, no delimiter and no backslash outside a string, whole strings
+          // without a backslash or a doubled quote among them (each one's closing quote followed by
+          // a character that is not a quote: never at the buffer's end, where a doubled quote may
+          // be cut in two). What it stops at goes the long way below.
+          const from = this.pos;
+          let to = from;
+          const run = MYSQL_RUN;
+          for (;;) {
+            run.lastIndex = to;
+            if (!run.test(buf)) break;
+            to = run.lastIndex;
+          }
+          if (to > from) {
+            this.line += countNewlines(buf, from, to);
+            this.pos = to;
+          }
+        } else {
+          // Skip, natively, the characters that cannot start a quote, a comment, the delimiter or a line.
+          const boring = this.boring();
+          boring.lastIndex = this.pos;
+          if (boring.test(buf)) this.pos = boring.lastIndex;
+        }
       }
       if (this.pos >= len) return;
       const c = buf.charCodeAt(this.pos);
@@ -557,16 +583,21 @@ export class SqlReader {
   }
 }
 
+const INSERT_NAME = '(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[A-Za-z_\\u0080-\\uffff][\\w$\\u0080-\\uffff]*)';
+const INSERT_HEAD = new RegExp(
+  `^(?:INSERT|REPLACE)(?:\\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE))*\\s+INTO\\s+(${INSERT_NAME}(?:\\s*\\.\\s*${INSERT_NAME})?)\\s*(?:\\((?:[^()'"\`]|"[^"]*"|\`[^\`]*\`)*\\)\\s*)?(?:OVERRIDING\\s+(?:SYSTEM|USER)\\s+VALUE\\s+)?VALUES?\\s*\\(`,
+  'i',
+);
+
+/** One tuple of a VALUES list without nested parentheses, comments or backslashes (the rest is read character by character). */
+const MYSQL_TUPLE = /\((?:[^'"`()\\/#\-]+|'[^'\\]*'(?!')|"[^"\\]*"(?!")|`[^`]*`(?!`)|-(?!-)|\/(?!\*))*\)/y;
+const PG_TUPLE = /\((?:[^'"()$\\/\-]+|'[^'\\]*'(?!')|"[^"\\]*"(?!")|-(?!-)|\/(?!\*))*\)/y;
+
 /** The table and the number of rows of an INSERT/REPLACE ... VALUES statement (its tuples), or null. */
 export function countInsertRows(head: string, dialect: SqlDialect): { table: string; rows: number } | null {
   const c0 = head.charCodeAt(0) | 0x20;
   if (c0 !== 105 /* i */ && c0 !== 114 /* r */) return null;
-  const name = '(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[A-Za-z_\\u0080-\\uffff][\\w$\\u0080-\\uffff]*)';
-  const re = new RegExp(
-    `^(?:INSERT|REPLACE)(?:\\s+(?:LOW_PRIORITY|DELAYED|HIGH_PRIORITY|IGNORE))*\\s+INTO\\s+(${name}(?:\\s*\\.\\s*${name})?)\\s*(?:\\((?:[^()'"\`]|"[^"]*"|\`[^\`]*\`)*\\)\\s*)?(?:OVERRIDING\\s+(?:SYSTEM|USER)\\s+VALUE\\s+)?VALUES?\\s*\\(`,
-    'i',
-  );
-  const m = re.exec(head.slice(0, 4096));
+  const m = INSERT_HEAD.exec(head.slice(0, 4096));
   if (!m) return null;
   const table = normalizeName(m[1]!, dialect);
   let i = m[0].length - 1;
@@ -575,6 +606,12 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
   let rows = 0;
   const pg = dialect === 'postgres';
   const inside = pg ? /[^'"()$\-/]+/y : /[^'"`()$\-/#]+/y;
+  // The next backslash at or after a position (-1: none left): a dump's INSERT holds thousands of strings, most without one.
+  let bsAt = -2;
+  const nextBs = (from: number): number => {
+    if (bsAt === -2 || (bsAt !== -1 && bsAt < from)) bsAt = head.indexOf('\\', from);
+    return bsAt;
+  };
   while (i < len) {
     if (depth > 0) {
       inside.lastIndex = i;
@@ -587,20 +624,29 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
     if (ch === 39 || ch === 34 || (!pg && ch === 96)) {
       let escapes = !pg && ch !== 96;
       if (pg && ch === 39 && i > 0 && (head.charCodeAt(i - 1) | 0x20) === 101 && !(i > 1 && isIdent(head.charCodeAt(i - 2)))) escapes = true;
+      // To the closing quote (a doubled one, or one after a backslash where backslashes escape, does not close).
+      const qch = ch === 39 ? "'" : ch === 34 ? '"' : '`';
       let j = i + 1;
-      for (; j < len; j++) {
-        const cj = head.charCodeAt(j);
-        if (cj === 92 && escapes) {
-          j++;
-          continue;
-        }
-        if (cj === ch) {
-          if (head.charCodeAt(j + 1) === ch) {
-            j++;
+      let q = -2;
+      for (;;) {
+        if (q === -2 || (q !== -1 && q < j)) q = head.indexOf(qch, j);
+        if (escapes) {
+          const bs = nextBs(j);
+          if (bs !== -1 && (q === -1 || bs < q)) {
+            j = bs + 2;
             continue;
           }
+        }
+        if (q === -1) {
+          j = len;
           break;
         }
+        if (head.charCodeAt(q + 1) === ch) {
+          j = q + 2;
+          continue;
+        }
+        j = q;
+        break;
       }
       i = j + 1;
       continue;
@@ -614,7 +660,8 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
       }
     }
     // Comments, between tuples or inside one: -- to the end of the line, /* to */ (nested in PostgreSQL), mysql's #.
-    if ((ch === 45 && head.charCodeAt(i + 1) === 45) || (!pg && ch === 35)) {
+    // (mysql: "--" is a comment only before a space or a control character, as the reader splits: "--5" is minus minus five.)
+    if ((ch === 45 && head.charCodeAt(i + 1) === 45 && (pg || i + 2 >= len || head.charCodeAt(i + 2) <= 32)) || (!pg && ch === 35)) {
       const nl = head.indexOf('\n', i);
       i = nl < 0 ? len : nl + 1;
       continue;
@@ -633,6 +680,16 @@ export function countInsertRows(head: string, dialect: SqlDialect): { table: str
       }
       i = j;
       continue;
+    }
+    if (ch === 40 && depth === 0) {
+      // A whole tuple at once when it holds no parenthesis, comment or backslash (most do not).
+      const tuple = pg ? PG_TUPLE : MYSQL_TUPLE;
+      tuple.lastIndex = i;
+      if (tuple.test(head)) {
+        rows++;
+        i = tuple.lastIndex;
+        continue;
+      }
     }
     if (ch === 40) {
       if (depth === 0) rows++;

@@ -183,10 +183,14 @@ describe('ephemeral local PostgreSQL', () => {
       let n = 0;
       const rows = () => Buffer.from(Array.from({ length: 5000 }, () => `${n++}\trow ${n}\n`).join(''));
       const deadline = Date.now() + 60_000;
-      while (activeEphemeralServers().length === 0 || n < 200_000) {
+      // Until the server runs (a real pid: a folder being set up is listed with pid -1), then 1,000,000 rows
+      // more (14 MB): past what the sink holds while the engine opens (8 MiB), so the COPY is under way.
+      let from = -1;
+      while (from < 0 || n - from < 1_000_000) {
         expect(Date.now()).toBeLessThan(deadline);
         await sink.write(rows());
-        if (activeEphemeralServers().length === 0) await new Promise((r) => setTimeout(r, 50));
+        if (from < 0 && activeEphemeralServers().some((s) => s.pid > 0)) from = n;
+        if (from < 0) await new Promise((r) => setTimeout(r, 50));
       }
       const running = activeEphemeralServers();
       expect(running).toHaveLength(1);

@@ -6,6 +6,8 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 
 const FLUSH_AT = 1 << 20;
+/** A text at least this long is written on its own. */
+const DIRECT_AT = 1 << 16;
 
 export class PipedClient {
   readonly child: ChildProcess;
@@ -46,6 +48,13 @@ export class PipedClient {
 
   async write(text: string): Promise<void> {
     if (this.dead) return;
+    if (text.length >= DIRECT_AT) {
+      // A long text (a COPY block's data, a whole decoded chunk) goes out as it is: no copy into a joined string.
+      await this.flush();
+      if (this.dead) return;
+      if (!this.child.stdin!.write(text)) await this.drain();
+      return;
+    }
     this.pending.push(text);
     this.pendingLen += text.length;
     if (this.pendingLen >= FLUSH_AT) await this.flush();

@@ -96,6 +96,9 @@ async function connect(conn: MyConn, database?: string): Promise<Connection> {
     password: conn.password ?? '',
     flags: ['-LOCAL_FILES', '-MULTI_STATEMENTS', '-CONNECT_ATTRS'],
     multipleStatements: false,
+    // Every text goes to the server as it is: no placeholder substitution (the driver's format() scanned each
+    // statement of the dump for `?`, a third of the client's CPU on an extended INSERT), nothing is ever bound.
+    queryFormat: ((sql: string) => sql) as unknown as ConnectionOptions['queryFormat'],
     supportBigNumbers: true,
     bigNumberStrings: true,
     dateStrings: true,

@@ -219,6 +219,10 @@ interface Session {
   rights: string;
 }
 
+/** The user tables of the scratch database (restore-test refuses an empty restore). */
+const COUNT_TABLES =
+  "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'";
+
 export class PsqlTarget implements SqlTarget {
   readonly dialect = 'postgres' as const;
   private client: PipedClient | null = null;
@@ -355,9 +359,9 @@ export class PsqlTarget implements SqlTarget {
           });
         }
       }
-      // Can the login log in? (pg_hba.conf must let it in with its password.)
-      const hello = await psqlQueries(bins.psql, session.conn, database, ['SELECT current_user'], x.signal);
-      if (hello.rows[0] === null) throw new RestoreError(`the dump's login cannot connect to ${database}: ${redact(firstError(hello.stderr), session.conn.secrets)}${session.login ? ' (pg_hba.conf must accept password authentication for it where --into connects)' : ''}`);
+      // The dump's session starts now: psql logs in while the first bytes are read (one session fewer than a
+      // separate "can the login log in?" query); a login pg_hba.conf refuses is said by finish().
+      target.feed();
     } catch (e) {
       await target.close(false, true).catch(() => {});
       throw e;
@@ -419,6 +423,9 @@ export class PsqlTarget implements SqlTarget {
     const r = await this.feed().end();
     const secrets = this.session.conn.secrets;
     if (r.code === 0) return;
+    if (/^psql: error: connection to server\b/m.test(r.stderr)) {
+      throw new RestoreError(`the dump's login cannot connect to ${this.database}: ${redact(firstError(r.stderr), secrets)}${this.session.login ? ' (pg_hba.conf must accept password authentication for it where --into connects)' : ''}`);
+    }
     const m = /psql:<stdin>:(\d+): (?:ERROR|FATAL):\s+([^\n]*)(?:\n(?:DETAIL|HINT|LINE \d+|CONTEXT):[^\n]*)*/.exec(r.stderr);
     if (!m) {
       const meta = /psql:<stdin>:(\d+): error: (backslash commands are restricted[^\n]*)/.exec(r.stderr);
@@ -445,16 +452,20 @@ export class PsqlTarget implements SqlTarget {
   }
 
   // The checks run as the dump's login, never the administrator: a "table" may be a view over a function the dump wrote.
+  /** The number of user tables, counted by the session of countRows when one ran (one psql session for both checks). */
+  private tablesCounted: Promise<number> | null = null;
+
   async countRows(tables: string[]): Promise<(number | null)[]> {
     if (tables.length === 0) return [];
-    const r = await psqlQueries(this.bins.psql, this.session.conn, this.database, tables.map((t) => `SELECT count(*) FROM ONLY ${t}`));
-    return r.rows.map((rows) => (rows && rows[0] ? Number(rows[0][0]) : null));
+    const run = psqlQueries(this.bins.psql, this.session.conn, this.database, [...tables.map((t) => `SELECT count(*) FROM ONLY ${t}`), COUNT_TABLES]);
+    this.tablesCounted ??= run.then((r) => Number(r.rows[tables.length]?.[0]?.[0] ?? 0));
+    const r = await run;
+    return r.rows.slice(0, tables.length).map((rows) => (rows && rows[0] ? Number(rows[0][0]) : null));
   }
 
   async countTables(): Promise<number> {
-    const r = await psqlQueries(this.bins.psql, this.session.conn, this.database, [
-      "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'",
-    ]);
+    if (this.tablesCounted) return this.tablesCounted;
+    const r = await psqlQueries(this.bins.psql, this.session.conn, this.database, [COUNT_TABLES]);
     return Number(r.rows[0]?.[0]?.[0] ?? 0);
   }
 

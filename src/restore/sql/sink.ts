@@ -70,8 +70,13 @@ function truthy(v: string | null): boolean {
   return Number.isFinite(n) && n !== 0;
 }
 
+/** How much of the decoded dump may wait in memory while the engine opens (see SqlSink.write). */
+const SETUP_AHEAD = 8 << 20;
+
 class SqlSink implements RestoreSink {
   private input: PassThrough | null = null;
+  /** The engine is open (or failed to open): the input's usual backpressure applies. */
+  private opened = false;
   private consumer: Promise<void> | null = null;
   private target: SqlTarget | null = null;
   private converter: PipedClient | null = null;
@@ -114,7 +119,9 @@ class SqlSink implements RestoreSink {
     if (this.aborted) throw new Error('restore aborted');
     if (this.fatal) throw this.fatal;
     if (!this.input) this.begin();
-    if (!this.input!.write(chunk)) await Promise.race([once(this.input!, 'drain'), this.consumer]);
+    // While the engine opens (the server probed, the scratch database and its login made), the download and its
+    // checks go on into memory, up to SETUP_AHEAD: opening overlaps the transfer instead of stopping it.
+    if (!this.input!.write(chunk) && (this.opened || this.input!.writableLength >= SETUP_AHEAD)) await Promise.race([once(this.input!, 'drain'), this.consumer]);
     if (this.fatal) throw this.fatal;
   }
 
@@ -169,11 +176,13 @@ class SqlSink implements RestoreSink {
         await this.setup(all, gen);
       } catch (e) {
         if (this.stale(gen)) return;
+        this.opened = true;
         if (e instanceof NoRestoreEngineError || (e instanceof CliError && !(e instanceof RestoreError))) throw e;
         failed = true;
         this.fail(e);
         return;
       }
+      this.opened = true;
       await take(all);
     };
     try {
@@ -285,6 +294,7 @@ class SqlSink implements RestoreSink {
     const old = this.teardown();
     this.reset = old;
     this.input = null;
+    this.opened = false;
     this.consumer = null;
     this.failure = null;
     this.fatal = null;
