@@ -10,6 +10,8 @@ import { encodeQuery } from './query.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
 import { lastPage, nextPageQuery, pageSignature, repeatedPageReason, toInt } from './paging.js';
+import { scanAnswer } from './scan.js';
+import { type AnswerScan, keepTexts } from '../output/verbatim.js';
 import { addSecret } from '../util/scrub.js';
 import { humanBytes } from '../output/format.js';
 import { writeServiceLine } from '../output/sanitize.js';
@@ -100,10 +102,11 @@ class HttpClient implements Client {
     return this.origin + this.prefix + req.path + encodeQuery(req.query);
   }
 
-  async request(req: RequestSpec, o: { signal?: AbortSignal } = {}): Promise<ApiResponse> {
+  /** `o.scan` (pages asked for verbatim): the answer's text is scanned, see ./scan.ts and `scans`. */
+  async request(req: RequestSpec, o: { signal?: AbortSignal; scan?: boolean } = {}): Promise<ApiResponse> {
     const policy = this.opts.retry ?? defaultRetryPolicy;
     const display = `${req.method} ${this.displayPath(req)}`;
-    const res = await runWithRetries(req, (attempt, budgetMs) => this.sendOnce(req, attempt, budgetMs, o.signal), policy, {
+    const res = await runWithRetries(req, (attempt, budgetMs) => this.sendOnce(req, attempt, budgetMs, o.signal, o.scan === true), policy, {
       signal: o.signal,
       trace: (line) => this.trace(line),
       display,
@@ -114,7 +117,7 @@ class HttpClient implements Client {
   }
 
   /** One attempt. Returns the answer for any status; the retry layer decides what is an error. */
-  private async sendOnce(req: RequestSpec, attempt: number, budgetMs: number, signal?: AbortSignal): Promise<ApiResponse> {
+  private async sendOnce(req: RequestSpec, attempt: number, budgetMs: number, signal: AbortSignal | undefined, scan: boolean): Promise<ApiResponse> {
     const dispatcher = await this.getDispatcher();
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -160,7 +163,7 @@ class HttpClient implements Client {
     }
     const text = res.text;
     const ms = Date.now() - started;
-    const parsed = parseBody(text, res.headers['content-type']);
+    const parsed = parseBody(text, res.headers['content-type'], scan);
     if (this.opts.debug) {
       this.trace(`< ${res.statusCode} (${ms} ms)`);
       for (const [k, v] of Object.entries(redactHeaders(res.headers))) this.trace(`< ${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
@@ -221,11 +224,18 @@ class HttpClient implements Client {
     if (this.opts.debug) writeServiceLine(this.opts.stderr, `[debug] ${line}`);
   }
 
-  async *pages(req: RequestSpec, o: { all: boolean; signal?: AbortSignal }): AsyncIterable<Page> {
+  async *pages(req: RequestSpec, o: { all: boolean; signal?: AbortSignal; verbatim?: boolean }): AsyncIterable<Page> {
     let query = { ...(req.query ?? {}) };
+    const verbatim = o.verbatim === true;
     const fetchPage = async (q: Record<string, QueryValue>): Promise<Page> => {
-      const res = await this.request({ ...req, query: q }, { signal: o.signal });
-      return toPage(res.body, this.displayPath({ ...req, query: q }), req.method);
+      const res = await this.request({ ...req, query: q }, { signal: o.signal, scan: verbatim });
+      const page = toPage(res.body, this.displayPath({ ...req, query: q }), req.method);
+      // The caller hands these records on untouched: each keeps its own text (src/output/verbatim.ts).
+      if (verbatim) {
+        const scan = scans.get(page.raw as object);
+        if (scan && page.raw === res.body) keepTexts(page.records, scan);
+      }
+      return page;
     };
     let page = await fetchPage(query);
     yield page;
@@ -447,7 +457,10 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-function parseBody(text: string, contentType: string | string[] | undefined): unknown {
+/** The scan of each answer parsed with `scan` (JSON objects and arrays): how pages find their records' texts. */
+const scans = new WeakMap<object, AnswerScan>();
+
+function parseBody(text: string, contentType: string | string[] | undefined, scan = false): unknown {
   if (!text) return undefined;
   const ct = String(contentType ?? '');
   const looksJson = /json/i.test(ct) || /^[\s]*[[{]/.test(text);
@@ -458,9 +471,13 @@ function parseBody(text: string, contentType: string | string[] | undefined): un
     } catch {
       return text;
     }
-    if (nestsDeeperThan(value, MAX_ANSWER_DEPTH)) {
+    // A page asked for verbatim is scanned (one pass over the text, about half the CPU of
+    // serialising its records again), and the scan tells the depth; other answers are walked.
+    const scanned = scan && value !== null && typeof value === 'object' ? scanAnswer(text, MAX_ANSWER_DEPTH) : undefined;
+    if (scanned ? scanned.depth > MAX_ANSWER_DEPTH : nestsDeeperThan(value, MAX_ANSWER_DEPTH)) {
       throw new AttemptError(`the answer nests deeper than ${MAX_ANSWER_DEPTH} levels; refused, not retried`, false, 'refused');
     }
+    if (scanned) scans.set(value as object, scanned);
     return value;
   }
   return text;

@@ -16,6 +16,7 @@ import {
 } from './format.js';
 import { sanitize, sanitizeMultiline, tsvField } from './sanitize.js';
 import { OutputWriter } from './writer.js';
+import { verbatimText } from './verbatim.js';
 
 export interface RenderOptions {
   /** The moment relative times are measured from (tests fix it). */
@@ -88,6 +89,14 @@ function rawJson(value: unknown, pretty: boolean): string {
   return (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
 }
 
+/**
+ * A record of a list as compact JSON: the text the service wrote it as when the client kept
+ * it (src/output/verbatim.ts: records handed on untouched), else serialised. Unescaped too.
+ */
+function compactJson(record: unknown): string {
+  return verbatimText(record) ?? rawJson(record, false);
+}
+
 function json(value: unknown, pretty: boolean): string {
   return escapeUnsafe(rawJson(value, pretty));
 }
@@ -140,7 +149,7 @@ async function renderList(result: ListResult, target: Target): Promise<void> {
     case 'ndjson':
       await eachPage(result.pages, target, (page) => {
         let chunk = '';
-        for (const record of page) chunk += rawJson(record, false) + '\n';
+        for (const record of page) chunk += compactJson(record) + '\n';
         return escapeUnsafe(chunk);
       });
       return;
@@ -179,7 +188,7 @@ async function renderJsonArray(pages: AsyncIterable<unknown[]>, target: Target):
     for (const record of page) {
       chunk += first ? '[' + separator : ',' + separator;
       first = false;
-      chunk += pretty ? rawJson(record, true).replace(/\n/g, '\n  ') : rawJson(record, false);
+      chunk += pretty ? rawJson(record, true).replace(/\n/g, '\n  ') : compactJson(record);
     }
     return escapeUnsafe(chunk);
   });
