@@ -10,8 +10,8 @@ import { encodeQuery } from './query.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
 import { lastPage, nextPageQuery, pageSignature, repeatedPageReason, toInt } from './paging.js';
-import { scanAnswer } from './scan.js';
-import { type AnswerScan, keepTexts } from '../output/verbatim.js';
+import { dataSpans } from './scan.js';
+import { type DataSpans, keepPage } from '../output/verbatim.js';
 import { addSecret } from '../util/scrub.js';
 import { humanBytes } from '../output/format.js';
 import { writeServiceLine } from '../output/sanitize.js';
@@ -117,7 +117,7 @@ class HttpClient implements Client {
   }
 
   /** One attempt. Returns the answer for any status; the retry layer decides what is an error. */
-  private async sendOnce(req: RequestSpec, attempt: number, budgetMs: number, signal: AbortSignal | undefined, scan: boolean): Promise<ApiResponse> {
+  private async sendOnce(req: RequestSpec, attempt: number, budgetMs: number, signal: AbortSignal | undefined, scan: boolean): Promise<Scanned> {
     const dispatcher = await this.getDispatcher();
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -149,6 +149,7 @@ class HttpClient implements Client {
         { origin: u.origin, path: u.pathname + u.search, method: req.method as Dispatcher.HttpMethod, headers, body, headersTimeout: limitMs, bodyTimeout: limitMs },
         this.opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
         combined,
+        scan,
       );
     } catch (err) {
       if (err instanceof AttemptError) throw err;
@@ -163,7 +164,10 @@ class HttpClient implements Client {
     }
     const text = res.text;
     const ms = Date.now() - started;
-    const parsed = parseBody(text, res.headers['content-type'], scan);
+    const parsed = parseBody(text, res.headers['content-type']);
+    // A page asked for verbatim: where its records are in the text (./scan.ts).
+    const spans = res.bytes && parsed !== null && typeof parsed === 'object' ? dataSpans(text) : undefined;
+    const scanned = spans && { text, bytes: res.bytes!, spans };
     if (this.opts.debug) {
       this.trace(`< ${res.statusCode} (${ms} ms)`);
       for (const [k, v] of Object.entries(redactHeaders(res.headers))) this.trace(`< ${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
@@ -176,7 +180,7 @@ class HttpClient implements Client {
       const what = /<html|<!doctype/i.test(parsed) ? 'an HTML page' : 'not valid JSON';
       throw new AttemptError(`the ${res.statusCode} answer was ${what}, not the service's JSON`, false, 'answer');
     }
-    return { status: res.statusCode, headers: res.headers, body: parsed };
+    return scanned ? { status: res.statusCode, headers: res.headers, body: parsed, scanned } : { status: res.statusCode, headers: res.headers, body: parsed };
   }
 
   private attemptError(err: unknown, signal: AbortSignal | undefined, timeout: AbortSignal, limitMs: number): Error {
@@ -228,13 +232,10 @@ class HttpClient implements Client {
     let query = { ...(req.query ?? {}) };
     const verbatim = o.verbatim === true;
     const fetchPage = async (q: Record<string, QueryValue>): Promise<Page> => {
-      const res = await this.request({ ...req, query: q }, { signal: o.signal, scan: verbatim });
+      const res: Scanned = await this.request({ ...req, query: q }, { signal: o.signal, scan: verbatim });
       const page = toPage(res.body, this.displayPath({ ...req, query: q }), req.method);
-      // The caller hands these records on untouched: each keeps its own text (src/output/verbatim.ts).
-      if (verbatim) {
-        const scan = scans.get(page.raw as object);
-        if (scan && page.raw === res.body) keepTexts(page.records, scan);
-      }
+      // The caller hands these records on untouched: the page keeps their bytes (src/output/verbatim.ts).
+      if (res.scanned && page.raw === res.body) keepPage(page.records, res.scanned.text, res.scanned.bytes, res.scanned.spans);
       return page;
     };
     let page = await fetchPage(query);
@@ -341,11 +342,12 @@ function toPage(body: unknown, display: string, method: string): Page {
   });
 }
 
-/** An answer read whole: its status, headers and body text. */
+/** An answer read whole: its status, headers and body text (and bytes, when asked to keep them). */
 interface Answer {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  bytes?: Buffer;
 }
 
 /** The connection failed after the status line: the body is incomplete. */
@@ -367,7 +369,7 @@ class CutOff extends Error {
  * not retried, as the service would send it again. Reading stops there, so memory holds the
  * limit, not the body. `signal` aborts it (Ctrl-C, the attempt's timeout).
  */
-function fetchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, limit: number, signal: AbortSignal): Promise<Answer> {
+function fetchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, limit: number, signal: AbortSignal, keepBytes = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let controller: { abort(reason: Error): void } | undefined;
     let statusCode = 0;
@@ -423,6 +425,12 @@ function fetchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, l
         chunks.push(chunk);
       },
       onResponseEnd() {
+        if (keepBytes) {
+          // A copy: the bytes outlive this call (the renderer copies records from them).
+          const bytes = Buffer.concat(chunks, size);
+          settle(undefined, { statusCode, headers, text: bytes.toString('utf8'), bytes });
+          return;
+        }
         settle(undefined, { statusCode, headers, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8') });
       },
       onResponseError(_c: unknown, err: Error) {
@@ -457,10 +465,12 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   return false;
 }
 
-/** The scan of each answer parsed with `scan` (JSON objects and arrays): how pages find their records' texts. */
-const scans = new WeakMap<object, AnswerScan>();
+/** An answer of a page asked for verbatim: with its text, bytes and the spans of its records when they were found (see pages()). */
+interface Scanned extends ApiResponse {
+  scanned?: { text: string; bytes: Buffer; spans: DataSpans };
+}
 
-function parseBody(text: string, contentType: string | string[] | undefined, scan = false): unknown {
+function parseBody(text: string, contentType: string | string[] | undefined): unknown {
   if (!text) return undefined;
   const ct = String(contentType ?? '');
   const looksJson = /json/i.test(ct) || /^[\s]*[[{]/.test(text);
@@ -471,13 +481,9 @@ function parseBody(text: string, contentType: string | string[] | undefined, sca
     } catch {
       return text;
     }
-    // A page asked for verbatim is scanned (one pass over the text, about half the CPU of
-    // serialising its records again), and the scan tells the depth; other answers are walked.
-    const scanned = scan && value !== null && typeof value === 'object' ? scanAnswer(text, MAX_ANSWER_DEPTH) : undefined;
-    if (scanned ? scanned.depth > MAX_ANSWER_DEPTH : nestsDeeperThan(value, MAX_ANSWER_DEPTH)) {
+    if (nestsDeeperThan(value, MAX_ANSWER_DEPTH)) {
       throw new AttemptError(`the answer nests deeper than ${MAX_ANSWER_DEPTH} levels; refused, not retried`, false, 'refused');
     }
-    if (scanned) scans.set(value as object, scanned);
     return value;
   }
   return text;

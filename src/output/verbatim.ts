@@ -1,75 +1,155 @@
 // The records of a list page as the service wrote them (issue 31, the transport at the floor):
-// `--all -o ndjson` and compact `--json` write each record's own text from the answer instead
+// `--all -o ndjson` and compact `--json` copy each record's own bytes from the answer instead
 // of JSON.stringify(JSON.parse(text)), which cost about as much CPU as the rest of a long walk.
 //
-// The answer is scanned by src/http/scan.ts. The text is tied to the very record object the client parsed it into (a WeakMap), and only
-// for pages whose caller asked for it (`pages(req, { verbatim: true })`): the generic list
-// handler, which hands the client's records to the renderer untouched. A record built or
-// copied anywhere else has no text here, so it is serialised as before. Code that changes a
-// record in place must not ask for verbatim pages (see docs/output.md, "Records as sent").
+// The answer is scanned by src/http/scan.ts. What is kept is tied to the very array of records
+// the client parsed (a WeakMap), and to the very record objects in it (checked one by one when
+// the page is written), and only for pages whose caller asked for it (`pages(req, { verbatim:
+// true })`): the generic list handler, which hands the client's records to the renderer
+// untouched. A record built or copied anywhere else has no text here and is serialised as
+// before; code that changes a record in place must not ask for verbatim pages.
 //
 // Byte for byte what the renderer would write, except where JSON has two spellings of one
-// value: numbers as the service wrote them (`1.0`, `1e3`, integers past 2^53 keep their digits),
-// string escapes as the service wrote them (`\u00e9`, `\/`). A record written with whitespace
-// outside its strings (a pretty answer), or with a key twice in one object, is serialised.
+// value: numbers as the service wrote them (`1.0`, `1e3`, integers past 2^53 keep their
+// digits), string escapes as the service wrote them (`\u00e9`, `\/`). A record written with
+// whitespace outside its strings (a pretty answer) or with a key twice in one object, a page
+// holding a DEL, C1 or bidi character, is serialised (see docs/output.md, "Records as sent").
 
-/** The text of each record the client asked to keep: set by the client, read by the renderer. */
-const texts = new WeakMap<object, string>();
+/** Where the elements of an answer's `data` array are in its text (src/http/scan.ts). */
+export interface DataSpans {
+  /** Index of each element's first character in the text; -1 for one that is not an object written compactly. */
+  starts: number[];
+  /** Index after each element's last character. */
+  ends: number[];
+}
 
-/** The service's own text of `record`, when the client kept it (see the module comment). */
-export function verbatimText(record: unknown): string | undefined {
-  return record !== null && typeof record === 'object' ? texts.get(record) : undefined;
+/** A page kept: the answer's bytes, each record's span in them (start -1: serialise it), the records. */
+interface KeptPage {
+  bytes: Buffer;
+  starts: number[];
+  ends: number[];
+  records: readonly unknown[];
+  /** Every record kept, one comma between two, and the array's brackets around them: the page is one span. */
+  whole: boolean;
 }
 
 /**
- * Keeps each element's text for its record: `records` is the `data` array JSON.parse made of
- * `text`, `scan` the scan of the same text. An element is kept only when it is an object
- * written compactly whose parsed record has as many keys (at every level) as the text names:
- * fewer means a key written twice, which JSON.parse collapsed.
+ * Where a page's KeptPage is: a non-enumerable property of the very array of records, so it lives
+ * and dies with the array (a copy of the array has none). Not a WeakMap: V8's young-generation
+ * collections keep a WeakMap's values alive, and every page's answer then reached the old
+ * generation (+30 ms of CPU over a 10,000-record walk).
  */
-export function keepTexts(records: readonly unknown[], scan: AnswerScan): void {
-  const { elements } = scan;
-  if (!elements || elements.length !== records.length) return;
-  for (let i = 0; i < records.length; i++) {
-    const el = elements[i]!;
-    const record = records[i];
-    if (el.keys < 0 || record === null || typeof record !== 'object' || Array.isArray(record)) continue;
-    if (countKeys(record, el.keys) !== el.keys) continue;
-    texts.set(record, el.text);
-  }
-}
+const KEPT = Symbol('verbatim page');
 
-/** Keys of `value` at every level, stopping once past `limit`. */
-function countKeys(value: object, limit: number): number {
-  let n = 0;
-  const stack: unknown[] = [value];
-  while (stack.length) {
-    const v = stack.pop();
-    if (v === null || typeof v !== 'object') continue;
-    if (Array.isArray(v)) {
-      for (let i = 0; i < v.length; i++) if (v[i] !== null && typeof v[i] === 'object') stack.push(v[i]);
-      continue;
+// JSON.stringify escapes C0 controls (ESC included) but leaves DEL, the C1 controls (U+009B is
+// a one-byte CSI) and bidi overrides raw; the renderer writes them as \uXXXX (render.ts). A page
+// holding one is not kept: the renderer's own path escapes it.
+export const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+// A separate, non-global pattern for the test: .test() on a /g pattern keeps lastIndex.
+export const HAS_JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+
+/**
+ * Keeps the page `records`, the `data` array JSON.parse made of `text` (decoded from `bytes`),
+ * with the span in `bytes` of each element written as a compact object (`data`: the spans in
+ * `text`). A page holding a DEL, C1 or bidi character is not kept: the renderer escapes those.
+ */
+export function keepPage(records: readonly unknown[], text: string, bytes: Buffer, data: DataSpans): void {
+  const n = records.length;
+  if (data.starts.length !== n || n === 0) return;
+  const ascii = text.length === bytes.length;
+  // ASCII text holds no C1 or bidi character, and a DEL is found at once.
+  if (text.includes('\x7f') || (!ascii && HAS_JSON_UNSAFE.test(text))) return;
+  let starts = data.starts;
+  let ends = data.ends;
+  if (!ascii) {
+    // Character indexes are byte indexes in ASCII text; else each span is measured in UTF-8.
+    starts = new Array<number>(n);
+    ends = new Array<number>(n);
+    let charAt = 0;
+    let byteAt = 0;
+    for (let i = 0; i < n; i++) {
+      const start = data.starts[i]!;
+      starts[i] = -1;
+      if (start < 0) continue;
+      byteAt += Buffer.byteLength(text.slice(charAt, start));
+      starts[i] = byteAt;
+      byteAt += Buffer.byteLength(text.slice(start, data.ends[i]));
+      ends[i] = byteAt;
+      charAt = data.ends[i]!;
     }
-    for (const key in v) {
-      if (++n > limit) return n;
-      const child = (v as Record<string, unknown>)[key];
-      if (child !== null && typeof child === 'object') stack.push(child);
+  }
+  // Every element a compact object: they follow one another, a comma between two, inside the brackets.
+  const whole = !starts.includes(-1);
+  if (!whole && starts.every((s) => s < 0)) return;
+  Object.defineProperty(records, KEPT, { value: { bytes, starts, ends, records: records.slice(), whole } satisfies KeptPage, configurable: true });
+}
+
+const OPEN_BRACKET = 0x5b;
+const COMMA = 0x2c;
+const NEWLINE = 0x0a;
+
+/**
+ * The page as ndjson: each record and a newline. Undefined when the client kept nothing of the
+ * page (the caller writes it its own way); a record not kept is serialised by `serialise`.
+ */
+export function ndjsonBytes(page: readonly unknown[], serialise: (record: unknown) => string): Buffer | undefined {
+  const k = keptPage(page);
+  if (!k) return undefined;
+  if (!k.whole) return joined(k, page, '', '\n', '\n', serialise);
+  // The answer's own bytes from the first record to the closing bracket, each comma between two
+  // records and the bracket made a newline: no copy. (The answer is ours: read once, decoded.)
+  const { bytes, ends } = k;
+  for (let i = 0; i < ends.length; i++) bytes[ends[i]!] = NEWLINE;
+  return bytes.subarray(k.starts[0], ends[ends.length - 1]! + 1);
+}
+
+/**
+ * The page as part of one JSON array: `[` (the first page) or `,`, then the records separated by
+ * commas. Undefined when the client kept nothing of the page, as ndjsonBytes.
+ */
+export function jsonArrayBytes(page: readonly unknown[], first: boolean, serialise: (record: unknown) => string): Buffer | undefined {
+  const k = keptPage(page);
+  if (!k) return undefined;
+  if (!k.whole) return joined(k, page, first ? '[' : ',', ',', '', serialise);
+  // The answer's own bytes from its `[` to the last record, the bracket made a comma after the first page.
+  const start = k.starts[0]! - 1;
+  k.bytes[start] = first ? OPEN_BRACKET : COMMA;
+  return k.bytes.subarray(start, k.ends[k.ends.length - 1]);
+}
+
+/** What was kept of `page`, if it is still the array of the very records kept. */
+function keptPage(page: readonly unknown[]): KeptPage | undefined {
+  const k = (page as { [KEPT]?: KeptPage })[KEPT];
+  if (!k || k.records.length !== page.length) return undefined;
+  for (let i = 0; i < page.length; i++) if (page[i] !== k.records[i]) return undefined;
+  return k;
+}
+
+/** `lead`, the records separated by `sep`, then `tail` (ASCII all three): kept ones copied, the others serialised. */
+function joined(k: KeptPage, page: readonly unknown[], lead: string, sep: string, tail: string, serialise: (record: unknown) => string): Buffer {
+  const n = page.length;
+  let size = lead.length + tail.length + sep.length * (n - 1);
+  const others: Array<Buffer | undefined> = [];
+  for (let i = 0; i < n; i++) {
+    if (k.starts[i]! >= 0) size += k.ends[i]! - k.starts[i]!;
+    else {
+      const b = Buffer.from(serialise(page[i]), 'utf8');
+      others[i] = b;
+      size += b.length;
     }
   }
-  return n;
+  const out = Buffer.allocUnsafe(size);
+  let at = ascii(out, 0, lead);
+  for (let i = 0; i < n; i++) {
+    if (i > 0) at = ascii(out, at, sep);
+    const other = others[i];
+    at += other ? other.copy(out, at) : k.bytes.copy(out, at, k.starts[i]!, k.ends[i]!);
+  }
+  ascii(out, at, tail);
+  return out;
 }
 
-export interface ScannedElement {
-  /** The element's text in the answer. */
-  text: string;
-  /** Keys written in it at every level, or -1 when it is not a compact object. */
-  keys: number;
+function ascii(out: Buffer, at: number, s: string): number {
+  for (let i = 0; i < s.length; i++) out[at++] = s.charCodeAt(i);
+  return at;
 }
-
-export interface AnswerScan {
-  /** How deep the text nests (the outermost array or object is 1), up to `maxDepth` + 1. */
-  depth: number;
-  /** The top-level elements of the answer's `data` array (the last `data` key wins, as in JSON.parse). */
-  elements?: ScannedElement[];
-}
-
