@@ -1,19 +1,21 @@
 // The records of a list page as the service wrote them (issue 31, the transport at the floor):
 // `--all -o ndjson` and compact `--json` copy each record's own bytes from the answer instead
-// of JSON.stringify(JSON.parse(text)), which cost about as much CPU as the rest of a long walk.
+// of serialising again what JSON.parse made of it.
 //
-// The answer is scanned by src/http/scan.ts. What is kept is tied to the very array of records
-// the client parsed (a WeakMap), and to the very record objects in it (checked one by one when
-// the page is written), and only for pages whose caller asked for it (`pages(req, { verbatim:
-// true })`): the generic list handler, which hands the client's records to the renderer
-// untouched. A record built or copied anywhere else has no text here and is serialised as
-// before; code that changes a record in place must not ask for verbatim pages.
+// Where the records are in the answer: src/http/scan.ts. What is kept is tied to the very array
+// of records the client parsed (a property of that array: a copy of it has none) and to the very
+// record objects in it (checked one by one when the page is written), and only for pages whose
+// caller asked for it (`pages(req, { verbatim: true })`): the generic list handler, which hands
+// the client's records to the renderer untouched. A record built or copied anywhere else is
+// serialised as before; code that changes a record in place must not ask for verbatim pages.
 //
-// Byte for byte what the renderer would write, except where JSON has two spellings of one
-// value: numbers as the service wrote them (`1.0`, `1e3`, integers past 2^53 keep their
-// digits), string escapes as the service wrote them (`\u00e9`, `\/`). A record written with
-// whitespace outside its strings (a pretty answer) or with a key twice in one object, a page
-// holding a DEL, C1 or bidi character, is serialised (see docs/output.md, "Records as sent").
+// Byte for byte what serialising would write, except where JSON spells one value two ways:
+// numbers as the service wrote them (`1.0`, `1e3`, `-0`; integers past 2^53 keep their digits),
+// string escapes as the service wrote them (`\u00e9`, `\/`), and a key the service wrote twice
+// in one object is written twice (JSON.parse, jq and Python keep the last one, as serialising
+// would). A record written with whitespace outside its strings (a pretty answer), and every
+// record of a page holding a DEL, C1 or bidi character, is serialised (docs/output.md,
+// "Records as the service sent them").
 
 /** Where the elements of an answer's `data` array are in its text (src/http/scan.ts). */
 export interface DataSpans {
@@ -29,16 +31,11 @@ interface KeptPage {
   starts: number[];
   ends: number[];
   records: readonly unknown[];
-  /** Every record kept, one comma between two, and the array's brackets around them: the page is one span. */
+  /** Every record kept, one comma between two, and the array's brackets around them: the page is one span (until written once). */
   whole: boolean;
 }
 
-/**
- * Where a page's KeptPage is: a non-enumerable property of the very array of records, so it lives
- * and dies with the array (a copy of the array has none). Not a WeakMap: V8's young-generation
- * collections keep a WeakMap's values alive, and every page's answer then reached the old
- * generation (+30 ms of CPU over a 10,000-record walk).
- */
+/** Where a page's KeptPage is: a non-enumerable property of the very array of records. */
 const KEPT = Symbol('verbatim page');
 
 // JSON.stringify escapes C0 controls (ESC included) but leaves DEL, the C1 controls (U+009B is
@@ -100,6 +97,8 @@ export function ndjsonBytes(page: readonly unknown[], serialise: (record: unknow
   // records and the bracket made a newline: no copy. (The answer is ours: read once, decoded.)
   const { bytes, ends } = k;
   for (let i = 0; i < ends.length; i++) bytes[ends[i]!] = NEWLINE;
+  // The separators are changed: written again, the page is copied span by span (spans hold none).
+  k.whole = false;
   return bytes.subarray(k.starts[0], ends[ends.length - 1]! + 1);
 }
 
@@ -114,6 +113,7 @@ export function jsonArrayBytes(page: readonly unknown[], first: boolean, seriali
   // The answer's own bytes from its `[` to the last record, the bracket made a comma after the first page.
   const start = k.starts[0]! - 1;
   k.bytes[start] = first ? OPEN_BRACKET : COMMA;
+  k.whole = false;
   return k.bytes.subarray(start, k.ends[k.ends.length - 1]);
 }
 
