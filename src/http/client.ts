@@ -9,7 +9,7 @@ import { AttemptError, formatMs, transientError } from './failures.js';
 import { encodeQuery } from './query.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
-import { lastPage, nextPageQuery, pageSignature, repeatedPageReason, toInt } from './paging.js';
+import { lastPage, nextPageQuery, repeatedPageReason, samePage, toInt } from './paging.js';
 import { dataSpans } from './scan.js';
 import { type DataSpans, keepPage } from '../output/verbatim.js';
 import { addSecret } from '../util/scrub.js';
@@ -269,13 +269,13 @@ class HttpClient implements Client {
       };
       for (let n = current + 1; n <= end; n++) {
         fill();
-        const before = pageSignature(page.records);
+        const before = page.records;
         page = await inflight.get(n)!;
         inflight.delete(n);
         // Pages past the real end are empty: a last_page that overstates (or a hostile
         // 1e15) must not walk a million empty pages.
         if (page.records.length === 0) return;
-        if (pageSignature(page.records) === before) {
+        if (samePage(page.records, before)) {
           throw transientError(`${req.method} ${this.displayPath({ ...req, query: {} })}`, repeatedPageReason(n, true), 'What was printed before this error is not the whole list.');
         }
         yield page;
@@ -292,11 +292,11 @@ class HttpClient implements Client {
       if (!next) return;
       if (walked >= maxPages) return stopped('and the answer names a next page');
       query = next;
-      const before = pageSignature(page.records);
+      const before = page.records;
       page = await fetchPage(query);
       // A service that ignores `page` answers the first page again and again (issue 30 §6):
       // a clear error (exit 6) instead of the same records until the page cap.
-      if (page.records.length && pageSignature(page.records) === before) {
+      if (page.records.length && samePage(page.records, before)) {
         const raw = page.raw as { meta?: { current_page?: unknown } } | undefined;
         throw transientError(`${req.method} ${this.displayPath({ ...req, query: {} })}`, repeatedPageReason(toInt(query.page) ?? walked + 1, toInt(raw?.meta?.current_page) !== undefined), 'What was printed before this error is not the whole list.');
       }
