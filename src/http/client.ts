@@ -102,7 +102,7 @@ class HttpClient implements Client {
     return this.origin + this.prefix + req.path + encodeQuery(req.query);
   }
 
-  /** `o.scan` (pages asked for verbatim): the answer's text is scanned, see ./scan.ts and `scans`. */
+  /** `o.scan` (pages asked for verbatim): the answer's bytes are kept and its records found in its text (./scan.ts). */
   async request(req: RequestSpec, o: { signal?: AbortSignal; scan?: boolean } = {}): Promise<ApiResponse> {
     const policy = this.opts.retry ?? defaultRetryPolicy;
     const display = `${req.method} ${this.displayPath(req)}`;
@@ -232,8 +232,9 @@ class HttpClient implements Client {
     let query = { ...(req.query ?? {}) };
     const verbatim = o.verbatim === true;
     const fetchPage = async (q: Record<string, QueryValue>): Promise<Page> => {
-      const res: Scanned = await this.request({ ...req, query: q }, { signal: o.signal, scan: verbatim });
-      const page = toPage(res.body, this.displayPath({ ...req, query: q }), req.method);
+      const one = { ...req, query: q };
+      const res: Scanned = await this.request(one, { signal: o.signal, scan: verbatim });
+      const page = toPage(res.body, () => this.displayPath(one), req.method);
       // The caller hands these records on untouched: the page keeps their bytes (src/output/verbatim.ts).
       if (res.scanned && page.raw === res.body) keepPage(page.records, res.scanned.text, res.scanned.bytes, res.scanned.spans);
       return page;
@@ -328,7 +329,7 @@ function isAbsolute(path: string): boolean {
 }
 
 /** Safe integers only (see paging.ts): an unsafe page number cannot advance. */
-function toPage(body: unknown, display: string, method: string): Page {
+function toPage(body: unknown, display: () => string, method: string): Page {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const data = (body as { data?: unknown }).data;
     if (Array.isArray(data)) return { records: data, raw: body };
@@ -336,7 +337,7 @@ function toPage(body: unknown, display: string, method: string): Page {
   if (Array.isArray(body)) return { records: body, raw: { data: body } };
   throw new ApiError({
     status: 200,
-    request: { method, path: display },
+    request: { method, path: display() },
     serviceMessage: 'the answer holds no list (`data` array)',
     exitCode: 6,
   });

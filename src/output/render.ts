@@ -142,7 +142,7 @@ async function renderList(result: ListResult, target: Target): Promise<void> {
   switch (out.format) {
     case 'ndjson':
       await eachPage(result.pages, target, (page) => {
-        // A page the client kept (src/output/verbatim.ts): its records' own bytes, copied.
+        // A page the client kept (src/output/verbatim.ts): the records' bytes as the service sent them.
         const kept = ndjsonBytes(page, compactJson);
         if (kept) return kept;
         let chunk = '';
@@ -182,7 +182,7 @@ async function renderJsonArray(pages: AsyncIterable<unknown[]>, target: Target):
   let first = true;
   const count = await eachPage(pages, target, (page) => {
     if (!pretty) {
-      // A page the client kept (src/output/verbatim.ts): its records' own bytes, copied.
+      // A page the client kept (src/output/verbatim.ts): the records' bytes as the service sent them.
       const kept = jsonArrayBytes(page, first, compactJson);
       if (kept) {
         first = false;
