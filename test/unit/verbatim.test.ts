@@ -53,6 +53,17 @@ describe('dataSpans', () => {
     );
   });
 
+  it('an element written with whitespace outside its strings is left to be serialised; its neighbours are still found', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.dictionary(tricky, value, { maxKeys: 4 }), fc.boolean()), { maxLength: 6 }), (items) => {
+        const texts = items.map(([el, pretty]) => (pretty ? JSON.stringify(el, null, 1) : JSON.stringify(el)));
+        const got = slices(`{"data":[${texts.join(',')}],"meta":{}}`);
+        expect(got).toEqual(texts.map((t) => (/^\{\n/.test(t) ? undefined : t)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   it('pretty or odd answers give no text to copy', () => {
     const data = [{ id: 'a', n: 1 }, { id: 'b' }];
     expect(dataSpans(JSON.stringify({ data }, null, 2))).toBeUndefined();
