@@ -53,6 +53,10 @@ export const HAS_JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
 export function keepPage(records: readonly unknown[], text: string, bytes: Buffer, data: DataSpans): void {
   const n = records.length;
   if (data.starts.length !== n || n === 0) return;
+  // Bytes that are not UTF-8 were decoded as U+FFFD: the answer's bytes are not its text (a lone
+  // 0x9b byte would even reach the terminal as a CSI), so such a page is serialised. Without
+  // one, as many characters as bytes means ASCII, where character and byte indexes agree.
+  if (text.includes('\ufffd')) return;
   const ascii = text.length === bytes.length;
   // ASCII text holds no C1 or bidi character, and a DEL is found at once.
   if (text.includes('\x7f') || (!ascii && HAS_JSON_UNSAFE.test(text))) return;

@@ -1,14 +1,15 @@
 // `-o ndjson` and compact `--json` write each record of a list as the service wrote it (issue 31,
 // the transport at the floor; docs/scripting.md "Records as the service sent them"): through the
 // built CLI against a small fake service whose pages spell numbers `1.0`, `1e3`, `-0` and past
-// 2^53, escape unicode, hold raw DEL and bidi characters, and mix pretty and compact records.
+// 2^53, escape unicode, hold raw DEL and bidi characters or a byte that is not UTF-8, and mix
+// pretty and compact records.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 
 const JOB = '9a0c3f52-7d1e-4a8b-9c6d-2e5f4b3a1c00';
-const meta = (page: number) => `"links":{"next":null},"meta":{"current_page":${page},"last_page":3,"per_page":2,"total":6}`;
+const meta = (page: number) => `"links":{"next":null},"meta":{"current_page":${page},"last_page":4,"per_page":2,"total":7}`;
 // Page 1: compact; every record is printed as written.
 const A = '{"id":"a1","size":1.0,"big":12345678901234567891,"name":"caf\\u00e9 \\u2028","n":1e3,"neg":-0}';
 const B = '{"id":"b1","nested":{"x":[1,2.50,{"y":"\\/"}]},"s":"tab\\there \\"q\\" \\\\","e":[],"o":{}}';
@@ -18,10 +19,13 @@ const D = '{"id":"c2","name":"x\u202ey"}';
 // Page 3: one pretty record (re-written) before a compact one with a two-byte character (printed as written).
 const E = '{ "id": "d1",\n  "name": "naïve", "v": 1.0 }';
 const F = '{"id":"e1","v":2.0,"name":"ü"}';
-const PAGES: Record<string, string> = {
+// Page 4: a byte that is not UTF-8 (0x9b alone, a CSI to some terminals): read as U+FFFD, so re-written.
+const G = Buffer.concat([Buffer.from('{"id":"g1","n":"a'), Buffer.from([0x9b]), Buffer.from('b","v":1.0}')]);
+const PAGES: Record<string, string | Buffer> = {
   '1': `{"data":[${A},${B}],${meta(1)}}`,
   '2': `{"data":[${C},${D}],${meta(2)}}`,
   '3': `{"data":[${E},${F}],${meta(3)}}`,
+  '4': Buffer.concat([Buffer.from('{"data":['), G, Buffer.from(`],${meta(4)}}`)]),
 };
 const LINES = [
   A,
@@ -30,6 +34,7 @@ const LINES = [
   '{"id":"c2","name":"x\\u202ey"}',
   '{"id":"d1","name":"naïve","v":1}',
   F,
+  '{"id":"g1","n":"a\ufffdb","v":1}',
 ];
 
 let server: Server;
@@ -58,7 +63,7 @@ const list = (...extra: string[]) =>
   runCli(['jobs', 'backup', 'list', JOB, '--all', ...extra], { env: { BACKUPCTL_BASE_URL: url, BACKUPCTL_TOKEN: 'tok_verbatim', BACKUPCTL_CONFIG_DIR: cfg.dir } });
 
 /** Every record the service sent, as JSON.parse reads it. */
-const served = () => Object.values(PAGES).flatMap((p) => (JSON.parse(p) as { data: unknown[] }).data);
+const served = () => Object.values(PAGES).flatMap((p) => (JSON.parse(p.toString()) as { data: unknown[] }).data);
 
 describe('records as the service sent them', () => {
   it('-o ndjson: compact records byte for byte, odd pages re-written and escaped; each line parses to the record', async () => {
@@ -85,6 +90,6 @@ describe('records as the service sent them', () => {
     expect(jq.code, jq.stderr).toBe(0);
     expect(jq.stdout).toBe('1\n');
     const q = await list('-q');
-    expect(q.stdout).toBe('a1\nb1\nc1\nc2\nd1\ne1\n');
+    expect(q.stdout).toBe('a1\nb1\nc1\nc2\nd1\ne1\ng1\n');
   });
 });

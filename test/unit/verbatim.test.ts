@@ -124,6 +124,23 @@ describe('records written as sent', () => {
     expect(await print('json', [p])).toBe(`[${once.trimEnd().split('\n').join(',')}]\n`);
   });
 
+  it('a page whose bytes are not UTF-8 is serialised: U+FFFD as decoded, never the raw bytes (a lone 0x9b is a CSI)', async () => {
+    for (const bad of [[0x9b], [0x80], [0xf0, 0x9f, 0x98], [0xed, 0xa0, 0x80]]) {
+      const bytes = Buffer.concat([Buffer.from('{"data":[{"id":"x","n":"a'), Buffer.from(bad), Buffer.from('b","v":1.0}]}')]);
+      const text = bytes.toString('utf8');
+      const records = (JSON.parse(text) as { data: unknown[] }).data;
+      keepPage(records, text, bytes, dataSpans(text)!);
+      const io = memoryIO();
+      await render(
+        { kind: 'list', pages: (async function* () { yield records; })(), columns: [], idField: 'id' },
+        { format: 'ndjson', quiet: false, noHeaders: false, color: false, pretty: false },
+        io,
+      );
+      expect(io.out()).toBe(`${JSON.stringify(records[0])}\n`);
+      expect(io.out()).toContain('\ufffd');
+    }
+  });
+
   it('a page holding DEL, C1 or bidi characters is serialised and escaped', async () => {
     for (const c of ['\u007f', '\u009b', '\u202e', '\u2066']) {
       const out = await print('ndjson', [page(`{"data":[{"id":"x","n":"a${c}b","v":1.0}]}`)]);
