@@ -24,9 +24,13 @@ export async function runEndpoint(input: CommandInput, ctx: Context, loadModule:
       const all = values.all === true || (spec.list?.whole === true && values.page === undefined);
       // The first page is asked for now; the module (its schemas build on load) loads while
       // the answer travels, and the output layer after it, so a slow service hides both.
-      const pages = started(client.pages(request, { all, signal: ctx.signal }));
       const out = ctx.output;
-      if ((out.format === 'json' || out.format === 'ndjson') && !out.quiet && out.jq === undefined) {
+      const asJson = (out.format === 'json' || out.format === 'ndjson') && !out.quiet && out.jq === undefined;
+      // Compact JSON and ndjson print each record as the service wrote it: mapPages below hands
+      // the records on untouched (it never changes one in place), the condition of `verbatim`.
+      const verbatim = asJson && (out.format === 'ndjson' || !out.pretty);
+      const pages = started(client.pages(request, { all, signal: ctx.signal, verbatim }));
+      if (asJson) {
         // JSON and ndjson print the records as the service sent them and need no columns: the
         // module (its schemas build on load, ~10 ms of CPU) loads after the first page is
         // handed on, so the first record waits for the answer only (issue 31, first record).

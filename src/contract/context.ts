@@ -155,8 +155,13 @@ export interface Page {
 /** The HTTP client (src/http). One per process. */
 export interface Client {
   request(req: RequestSpec, opts?: { signal?: AbortSignal }): Promise<ApiResponse>;
-  /** Walks pages as api-facts.md says, keeping filters and page_size on every page. */
-  pages(req: RequestSpec, opts: { all: boolean; signal?: AbortSignal }): AsyncIterable<Page>;
+  /**
+   * Walks pages as api-facts.md says, keeping filters and page_size on every page.
+   * `verbatim`: the caller hands the records to the renderer untouched (never changes one in
+   * place), so each keeps the text the service wrote it as, and compact JSON and ndjson print
+   * that text (src/output/verbatim.ts).
+   */
+  pages(req: RequestSpec, opts: { all: boolean; signal?: AbortSignal; verbatim?: boolean }): AsyncIterable<Page>;
   close(): Promise<void>;
 }
 

@@ -9,7 +9,9 @@ import { AttemptError, formatMs, transientError } from './failures.js';
 import { encodeQuery } from './query.js';
 import { redactBody, redactHeaders } from './redact.js';
 import { type RetryPolicy, defaultRetryPolicy, runWithRetries } from './retry.js';
-import { lastPage, nextPageQuery, pageSignature, repeatedPageReason, toInt } from './paging.js';
+import { lastPage, nextPageQuery, repeatedPageReason, samePage, toInt } from './paging.js';
+import { dataSpans } from './scan.js';
+import { type DataSpans, keepPage } from '../output/verbatim.js';
 import { addSecret } from '../util/scrub.js';
 import { humanBytes } from '../output/format.js';
 import { writeServiceLine } from '../output/sanitize.js';
@@ -100,10 +102,11 @@ class HttpClient implements Client {
     return this.origin + this.prefix + req.path + encodeQuery(req.query);
   }
 
-  async request(req: RequestSpec, o: { signal?: AbortSignal } = {}): Promise<ApiResponse> {
+  /** `o.scan` (pages asked for verbatim): the answer's bytes are kept and its records found in its text (./scan.ts). */
+  async request(req: RequestSpec, o: { signal?: AbortSignal; scan?: boolean } = {}): Promise<ApiResponse> {
     const policy = this.opts.retry ?? defaultRetryPolicy;
     const display = `${req.method} ${this.displayPath(req)}`;
-    const res = await runWithRetries(req, (attempt, budgetMs) => this.sendOnce(req, attempt, budgetMs, o.signal), policy, {
+    const res = await runWithRetries(req, (attempt, budgetMs) => this.sendOnce(req, attempt, budgetMs, o.signal, o.scan === true), policy, {
       signal: o.signal,
       trace: (line) => this.trace(line),
       display,
@@ -114,7 +117,7 @@ class HttpClient implements Client {
   }
 
   /** One attempt. Returns the answer for any status; the retry layer decides what is an error. */
-  private async sendOnce(req: RequestSpec, attempt: number, budgetMs: number, signal?: AbortSignal): Promise<ApiResponse> {
+  private async sendOnce(req: RequestSpec, attempt: number, budgetMs: number, signal: AbortSignal | undefined, scan: boolean): Promise<Scanned> {
     const dispatcher = await this.getDispatcher();
     const headers: Record<string, string> = {
       accept: 'application/json',
@@ -146,6 +149,7 @@ class HttpClient implements Client {
         { origin: u.origin, path: u.pathname + u.search, method: req.method as Dispatcher.HttpMethod, headers, body, headersTimeout: limitMs, bodyTimeout: limitMs },
         this.opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES,
         combined,
+        scan,
       );
     } catch (err) {
       if (err instanceof AttemptError) throw err;
@@ -161,6 +165,9 @@ class HttpClient implements Client {
     const text = res.text;
     const ms = Date.now() - started;
     const parsed = parseBody(text, res.headers['content-type']);
+    // A page asked for verbatim: where its records are in the text (./scan.ts).
+    const spans = res.bytes && parsed !== null && typeof parsed === 'object' ? dataSpans(text) : undefined;
+    const scanned = spans && { text, bytes: res.bytes!, spans };
     if (this.opts.debug) {
       this.trace(`< ${res.statusCode} (${ms} ms)`);
       for (const [k, v] of Object.entries(redactHeaders(res.headers))) this.trace(`< ${k}: ${Array.isArray(v) ? v.join(', ') : v}`);
@@ -173,7 +180,7 @@ class HttpClient implements Client {
       const what = /<html|<!doctype/i.test(parsed) ? 'an HTML page' : 'not valid JSON';
       throw new AttemptError(`the ${res.statusCode} answer was ${what}, not the service's JSON`, false, 'answer');
     }
-    return { status: res.statusCode, headers: res.headers, body: parsed };
+    return scanned ? { status: res.statusCode, headers: res.headers, body: parsed, scanned } : { status: res.statusCode, headers: res.headers, body: parsed };
   }
 
   private attemptError(err: unknown, signal: AbortSignal | undefined, timeout: AbortSignal, limitMs: number): Error {
@@ -221,11 +228,16 @@ class HttpClient implements Client {
     if (this.opts.debug) writeServiceLine(this.opts.stderr, `[debug] ${line}`);
   }
 
-  async *pages(req: RequestSpec, o: { all: boolean; signal?: AbortSignal }): AsyncIterable<Page> {
+  async *pages(req: RequestSpec, o: { all: boolean; signal?: AbortSignal; verbatim?: boolean }): AsyncIterable<Page> {
     let query = { ...(req.query ?? {}) };
+    const verbatim = o.verbatim === true;
     const fetchPage = async (q: Record<string, QueryValue>): Promise<Page> => {
-      const res = await this.request({ ...req, query: q }, { signal: o.signal });
-      return toPage(res.body, this.displayPath({ ...req, query: q }), req.method);
+      const one = { ...req, query: q };
+      const res: Scanned = await this.request(one, { signal: o.signal, scan: verbatim });
+      const page = toPage(res.body, () => this.displayPath(one), req.method);
+      // The caller hands these records on untouched: the page keeps their bytes (src/output/verbatim.ts).
+      if (res.scanned && page.raw === res.body) keepPage(page.records, res.scanned.text, res.scanned.bytes, res.scanned.spans);
+      return page;
     };
     let page = await fetchPage(query);
     yield page;
@@ -258,13 +270,13 @@ class HttpClient implements Client {
       };
       for (let n = current + 1; n <= end; n++) {
         fill();
-        const before = pageSignature(page.records);
+        const before = page.records;
         page = await inflight.get(n)!;
         inflight.delete(n);
         // Pages past the real end are empty: a last_page that overstates (or a hostile
         // 1e15) must not walk a million empty pages.
         if (page.records.length === 0) return;
-        if (pageSignature(page.records) === before) {
+        if (samePage(page.records, before)) {
           throw transientError(`${req.method} ${this.displayPath({ ...req, query: {} })}`, repeatedPageReason(n, true), 'What was printed before this error is not the whole list.');
         }
         yield page;
@@ -281,11 +293,11 @@ class HttpClient implements Client {
       if (!next) return;
       if (walked >= maxPages) return stopped('and the answer names a next page');
       query = next;
-      const before = pageSignature(page.records);
+      const before = page.records;
       page = await fetchPage(query);
       // A service that ignores `page` answers the first page again and again (issue 30 §6):
       // a clear error (exit 6) instead of the same records until the page cap.
-      if (page.records.length && pageSignature(page.records) === before) {
+      if (page.records.length && samePage(page.records, before)) {
         const raw = page.raw as { meta?: { current_page?: unknown } } | undefined;
         throw transientError(`${req.method} ${this.displayPath({ ...req, query: {} })}`, repeatedPageReason(toInt(query.page) ?? walked + 1, toInt(raw?.meta?.current_page) !== undefined), 'What was printed before this error is not the whole list.');
       }
@@ -317,7 +329,7 @@ function isAbsolute(path: string): boolean {
 }
 
 /** Safe integers only (see paging.ts): an unsafe page number cannot advance. */
-function toPage(body: unknown, display: string, method: string): Page {
+function toPage(body: unknown, display: () => string, method: string): Page {
   if (body && typeof body === 'object' && !Array.isArray(body)) {
     const data = (body as { data?: unknown }).data;
     if (Array.isArray(data)) return { records: data, raw: body };
@@ -325,17 +337,18 @@ function toPage(body: unknown, display: string, method: string): Page {
   if (Array.isArray(body)) return { records: body, raw: { data: body } };
   throw new ApiError({
     status: 200,
-    request: { method, path: display },
+    request: { method, path: display() },
     serviceMessage: 'the answer holds no list (`data` array)',
     exitCode: 6,
   });
 }
 
-/** An answer read whole: its status, headers and body text. */
+/** An answer read whole: its status, headers and body text (and bytes, when asked to keep them). */
 interface Answer {
   statusCode: number;
   headers: Record<string, string | string[] | undefined>;
   text: string;
+  bytes?: Buffer;
 }
 
 /** The connection failed after the status line: the body is incomplete. */
@@ -357,7 +370,7 @@ class CutOff extends Error {
  * not retried, as the service would send it again. Reading stops there, so memory holds the
  * limit, not the body. `signal` aborts it (Ctrl-C, the attempt's timeout).
  */
-function fetchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, limit: number, signal: AbortSignal): Promise<Answer> {
+function fetchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, limit: number, signal: AbortSignal, keepBytes = false): Promise<Answer> {
   return new Promise((resolve, reject) => {
     let controller: { abort(reason: Error): void } | undefined;
     let statusCode = 0;
@@ -413,6 +426,12 @@ function fetchAnswer(dispatcher: Dispatcher, opts: Dispatcher.DispatchOptions, l
         chunks.push(chunk);
       },
       onResponseEnd() {
+        if (keepBytes) {
+          // A copy: the bytes outlive this call (the renderer copies records from them).
+          const bytes = Buffer.concat(chunks, size);
+          settle(undefined, { statusCode, headers, text: bytes.toString('utf8'), bytes });
+          return;
+        }
         settle(undefined, { statusCode, headers, text: chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks, size).toString('utf8') });
       },
       onResponseError(_c: unknown, err: Error) {
@@ -445,6 +464,11 @@ export function nestsDeeperThan(value: unknown, max: number): boolean {
   }
   for (const key in value) if (nestsDeeperThan((value as Record<string, unknown>)[key], max - 1)) return true;
   return false;
+}
+
+/** An answer of a page asked for verbatim: with its text, bytes and the spans of its records when they were found (see pages()). */
+interface Scanned extends ApiResponse {
+  scanned?: { text: string; bytes: Buffer; spans: DataSpans };
 }
 
 function parseBody(text: string, contentType: string | string[] | undefined): unknown {

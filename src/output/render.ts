@@ -16,6 +16,7 @@ import {
 } from './format.js';
 import { sanitize, sanitizeMultiline, tsvField } from './sanitize.js';
 import { OutputWriter } from './writer.js';
+import { HAS_JSON_UNSAFE, JSON_UNSAFE, jsonArrayBytes, ndjsonBytes } from './verbatim.js';
 
 export interface RenderOptions {
   /** The moment relative times are measured from (tests fix it). */
@@ -65,10 +66,7 @@ async function makeColorizer(out: OutputOptions): Promise<Colorizer> {
 // controls (U+009B is a one-byte CSI) and bidi overrides raw. Outside strings
 // JSON has none of them, so writing them as \uXXXX keeps the text the same
 // JSON while nothing from the service can steer the terminal it is shown on.
-const JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
-// A separate, non-global pattern for the test: .test() on a /g pattern keeps
-// lastIndex between calls and would miss characters in the next record.
-const HAS_JSON_UNSAFE = /[\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
+// (The patterns: verbatim.ts, which keeps no page holding one.)
 
 /**
  * `text` with DEL, C1 and bidi characters written as \uXXXX. Most text is plain ASCII:
@@ -86,6 +84,11 @@ function escapeUnsafe(text: string): string {
 /** JSON.stringify(undefined) is undefined; print what an array would hold. Unescaped: see escapeUnsafe. */
 function rawJson(value: unknown, pretty: boolean): string {
   return (pretty ? JSON.stringify(value, null, 2) : JSON.stringify(value)) ?? 'null';
+}
+
+/** A record of a list as compact JSON, escaped: what a page the client did not keep is written with. */
+function compactJson(record: unknown): string {
+  return escapeUnsafe(rawJson(record, false));
 }
 
 function json(value: unknown, pretty: boolean): string {
@@ -110,7 +113,7 @@ function tsvLine(record: unknown, columns: readonly Column[]): string {
 async function eachPage(
   pages: AsyncIterable<unknown[]>,
   target: Target,
-  chunkOf: (page: unknown[]) => string,
+  chunkOf: (page: unknown[]) => string | Buffer,
 ): Promise<number> {
   let count = 0;
   if (!target.stdout.open) return count;
@@ -139,6 +142,9 @@ async function renderList(result: ListResult, target: Target): Promise<void> {
   switch (out.format) {
     case 'ndjson':
       await eachPage(result.pages, target, (page) => {
+        // A page the client kept (src/output/verbatim.ts): the records' bytes as the service sent them.
+        const kept = ndjsonBytes(page, compactJson);
+        if (kept) return kept;
         let chunk = '';
         for (const record of page) chunk += rawJson(record, false) + '\n';
         return escapeUnsafe(chunk);
@@ -175,6 +181,14 @@ async function renderJsonArray(pages: AsyncIterable<unknown[]>, target: Target):
   const separator = pretty ? '\n  ' : '';
   let first = true;
   const count = await eachPage(pages, target, (page) => {
+    if (!pretty) {
+      // A page the client kept (src/output/verbatim.ts): the records' bytes as the service sent them.
+      const kept = jsonArrayBytes(page, first, compactJson);
+      if (kept) {
+        first = false;
+        return kept;
+      }
+    }
     let chunk = '';
     for (const record of page) {
       chunk += first ? '[' + separator : ',' + separator;

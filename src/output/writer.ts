@@ -59,10 +59,10 @@ export class OutputWriter {
    * Writes and, when the stream's buffer is full, waits for it to drain.
    * Resolves false when the reader has gone; rejects on other write errors.
    */
-  async write(chunk: string): Promise<boolean> {
+  async write(chunk: string | Buffer): Promise<boolean> {
     this.throwIfFailed();
     if (!this.open) return false;
-    if (chunk === '') return true;
+    if (chunk.length === 0) return true;
     let ready: boolean;
     try {
       ready = this.stream.write(chunk);
