@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach } from 'vitest';
 import { startEmulator, type Emulator, type EmulatorOptions, type RecordedRequest } from '../../src/emulator/index.js';
 import { runCli, tempConfigDir, type CliResult } from './cli.js';
 
@@ -143,6 +143,8 @@ export interface SessionOptions extends EmulatorOptions {
   timeoutMs?: number;
   /** More environment for every run, read at each call (e.g. a TMPDIR the file makes in its own beforeAll). */
   env?: () => Env;
+  /** A new config and state folder for each test (removed after it) instead of one for all of them. */
+  foldersPerTest?: boolean;
 }
 
 /**
@@ -157,17 +159,16 @@ export interface SessionOptions extends EmulatorOptions {
  * runs the CLI with it. `jobId`, `jobs` and `backupsOf` read the emulator's API past the CLI.
  */
 export function emulatorSession(options: SessionOptions = {}) {
-  const { timeoutMs: defaultTimeout = 40_000, env: moreEnv, ...emulatorOptions } = options;
+  const { timeoutMs: defaultTimeout = 40_000, env: moreEnv, foldersPerTest = false, ...emulatorOptions } = options;
   const emu = withEmulator(emulatorOptions);
   let cfg: { dir: string; cleanup: () => void } | undefined;
   let state: string | undefined;
-  beforeAll(() => {
+  const make = () => {
     cfg = tempConfigDir();
     state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
-  });
-  // Registered after withEmulator's, so it runs before the emulator is closed; it removes both
-  // folders even when the emulator never started.
-  afterAll(() => {
+  };
+  // Both folders go even when the emulator never started or a test failed.
+  const remove = () => {
     try {
       cfg?.cleanup();
     } finally {
@@ -175,7 +176,14 @@ export function emulatorSession(options: SessionOptions = {}) {
       cfg = undefined;
       state = undefined;
     }
-  });
+  };
+  if (foldersPerTest) {
+    beforeEach(make);
+    afterEach(remove);
+  } else {
+    beforeAll(make);
+    afterAll(remove);
+  }
   const ready = <T>(value: T | undefined, what: string): T => {
     if (value === undefined) throw new Error(`emulatorSession: ${what} is used outside its tests (before beforeAll ran)`);
     return value;
