@@ -86,27 +86,6 @@ export function apiFetch(emu: Emulator, path: string, init: RequestInit & { json
   });
 }
 
-/**
- * An emulator for the enclosing describe block (or file), a config folder of its
- * own, and the built CLI pointed at both: `cli(args)` runs it, `sent()` lists what
- * the CLI sent (the tests' own look-ups past the CLI left out), `env()` is its environment.
- */
-export function withEmulatorCli(opts: EmulatorOptions = {}) {
-  const emu = withEmulator(opts);
-  let cfg: { dir: string; cleanup: () => void } | undefined;
-  beforeAll(() => {
-    cfg = tempConfigDir();
-  });
-  afterAll(() => cfg?.cleanup());
-  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg!.dir });
-  return {
-    emu,
-    env,
-    cli: (args: string[], input?: string) => runCli(args, { env: env(), input }),
-    sent: () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/')),
-  };
-}
-
 type Env = Record<string, string | undefined>;
 /** A job or backup record as the emulator's API answers it (the fields the tests read, and any other). */
 type ApiRecord = { id: string; name: string; created_at: string; files: Array<{ name: string }>; [field: string]: any };
@@ -213,3 +192,21 @@ export function emulatorSession(options: SessionOptions = {}) {
     backupsOf: (job: string, query = '') => backupsOf(emu, job, query),
   };
 }
+
+/**
+ * emulatorSession in the shape of the files that feed the CLI standard input: `cli(args, input)`
+ * runs it (killed after 20 s unless `timeoutMs` says otherwise), `sent()` lists what the CLI sent
+ * (the tests' own look-ups past the CLI left out), `env()` is its environment.
+ */
+export function withEmulatorCli(opts: SessionOptions = {}) {
+  const session = emulatorSession(opts);
+  const { emu, env } = session;
+  return {
+    emu,
+    env,
+    session,
+    cli: (args: string[], input?: string) => runCli(args, { env: env(), input, timeoutMs: opts.timeoutMs ?? 20_000 }),
+    sent: () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/')),
+  };
+}
+
