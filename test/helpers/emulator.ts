@@ -135,7 +135,7 @@ export interface SessionOptions extends EmulatorOptions {
  * `emu` stands for the emulator once started (it can be destructured at collection time);
  * `cfg` and `state` are getters, read them inside hooks and tests. `env(extra)` is the CLI's
  * environment (`extra` last; a value `undefined` removes a variable); `cli(args, extra, timeoutMs)`
- * runs the CLI with it. `jobId`, `jobs` and `backupsOf` read the emulator's API past the CLI.
+ * runs the CLI with it. `jobs()` and `backupsOf(job)` read the emulator's API past the CLI.
  */
 export function emulatorSession(options: SessionOptions = {}) {
   const { timeoutMs: defaultTimeout = 40_000, env: moreEnv, foldersPerTest = false, ...emulatorOptions } = options;
@@ -164,7 +164,7 @@ export function emulatorSession(options: SessionOptions = {}) {
     afterAll(remove);
   }
   const ready = <T>(value: T | undefined, what: string): T => {
-    if (value === undefined) throw new Error(`emulatorSession: ${what} is used outside its tests (before beforeAll ran)`);
+    if (value === undefined) throw new Error(`emulatorSession: ${what} is used outside its tests (before the hook that makes it ran)`);
     return value;
   };
   const env = (extra: Env = {}): Env => ({
@@ -188,7 +188,6 @@ export function emulatorSession(options: SessionOptions = {}) {
     env,
     cli: (args: string[], extra: Env = {}, timeoutMs = defaultTimeout): Promise<CliResult> => runCli(args, { env: env(extra), timeoutMs }),
     jobs: () => jobsOf(emu),
-    jobId: (name: string) => jobIdOf(emu, name),
     backupsOf: (job: string, query = '') => backupsOf(emu, job, query),
   };
 }
