@@ -6,9 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
 interface Account {
   id: number;
@@ -23,13 +21,8 @@ const FILE_SECRET = 'FileSecret7c1e93ab';
 const STDIN_SECRET = 'StdinSecret4d2f80ce';
 const SQL_DATETIME = /^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let files: string;
-const cli = (args: string[], input?: string) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir }, input });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 
 async function serviceAccounts(query = ''): Promise<Account[]> {
   const res = await apiFetch(emu, `/v1/snapshots/accounts${query}`);
@@ -49,14 +42,10 @@ async function newAccount(name: string): Promise<number> {
   return ((await res.json()) as { data: Account }).data.id;
 }
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
+beforeAll(() => {
   files = mkdtempSync(path.join(tmpdir(), 'backupctl-accounts-'));
 });
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
+afterAll(() => {
   rmSync(files, { recursive: true, force: true });
 });
 beforeEach(() => {

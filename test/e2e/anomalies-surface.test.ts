@@ -5,46 +5,26 @@
 // the last clean one, judged by the model `anomalies` uses; an acknowledged one is shown as
 // acknowledged; status --check counts an unacknowledged one as a warning (--strict: exit 9);
 // -o prometheus has anomalies' series. Before this, status and report said nothing of them.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, startTestEmulator } from '../helpers/emulator.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { emulatorSession } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
 import { displayWidth } from '../../src/output/format.js';
-import type { Emulator } from '../../src/emulator/index.js';
 
 type Json = any;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
-const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state });
-const cli = (args: string[]) => runCli(args, { env: env(), timeoutMs: 90_000 });
+const { env, cli, backupsOf } = emulatorSession({ seed: 'demo', badNight: true, now: Date.now(), timeoutMs: 90_000 });
 
 /** The backups of a job, oldest first. */
 async function nights(job: string): Promise<Array<{ id: string; created_at: string }>> {
-  const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as Json).data as Array<{ id: string; name: string }>;
-  const id = jobs.find((j) => j.name === job)!.id;
-  const body = (await (await apiFetch(emu, `/v1/jobs/${id}/backups?page_size=100`)).json()) as Json;
-  return (body.data as Array<{ id: string; created_at: string }>).sort((a, b) => a.created_at.localeCompare(b.created_at));
+  return (await backupsOf(job)).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 let share: Array<{ id: string; created_at: string }>;
 let crm: Array<{ id: string; created_at: string }>;
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo', badNight: true, now: Date.now() });
-  cfg = tempConfigDir();
-  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-surface-'));
   share = await nights('file share');
   crm = await nights('crm postgres');
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-  rmSync(state, { recursive: true, force: true });
 });
 
 const jobOf = (doc: Json, name: string) => doc.jobs.find((j: Json) => j.name === name);

@@ -2,57 +2,31 @@
 // bad night (--bad-night): "file share" has 20 normal nightly tar backups, each
 // differing from the one before by exactly four changes, then two nights of
 // ransomware; "crm postgres" lost 90% of its orders on the newest night.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { emulatorSession, startTestEmulator } from '../helpers/emulator.js';
 import { Catalog } from '../../src/state/catalog.js';
 import { ListingWriter } from '../../src/catalog/listing.js';
 
 type Json = any;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
-const env = (extra: Record<string, string> = {}) => ({
-  BACKUPCTL_BASE_URL: emu.url,
-  BACKUPCTL_TOKEN: emu.token,
-  BACKUPCTL_CONFIG_DIR: cfg.dir,
-  XDG_STATE_HOME: state,
-  ...extra,
-});
-const cli = (args: string[], extra: Record<string, string> = {}, timeoutMs = 90_000) => runCli(args, { env: env(extra), timeoutMs });
+const session = emulatorSession({ seed: 'demo', badNight: true, bigFile: 1024 * 1024 * 1024, now: Date.now(), timeoutMs: 90_000 });
+const { emu, env, cli } = session;
 
 /** The backups of a job, oldest first. */
 async function nights(job: string): Promise<Array<{ id: string; created_at: string }>> {
-  const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as Json).data as Array<{ id: string; name: string }>;
-  const id = jobs.find((j) => j.name === job)!.id;
-  const out: Array<{ id: string; created_at: string }> = [];
-  for (let page = 1; ; page++) {
-    const body = (await (await apiFetch(emu, `/v1/jobs/${id}/backups?page_size=100&page=${page}`)).json()) as Json;
-    out.push(...(body.data as Array<{ id: string; created_at: string }>));
-    if (body.data.length < 100) break;
-  }
-  return out.sort((a, b) => a.created_at.localeCompare(b.created_at));
+  return (await session.backupsOf(job)).sort((a, b) => a.created_at.localeCompare(b.created_at));
 }
 
 let share: Array<{ id: string; created_at: string }>;
 let crm: Array<{ id: string; created_at: string }>;
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo', badNight: true, bigFile: 1024 * 1024 * 1024, now: Date.now() });
-  cfg = tempConfigDir();
-  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-anomalies-'));
   share = await nights('file share');
   crm = await nights('crm postgres');
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-  rmSync(state, { recursive: true, force: true });
 });
 
 describe('anomalies', () => {
@@ -253,7 +227,7 @@ describe('ls, find, diff, restore-file', () => {
   });
 
   it('restore-file of one member of a 1 GiB archive stays under 150 MB of memory', async () => {
-    const rssFile = path.join(state, 'rss.txt');
+    const rssFile = path.join(session.state, 'rss.txt');
     const backup = JSON.parse((await cli(['jobs', 'backup', 'latest', 'big file', '--json'])).stdout) as Json;
     const r = await cli(['restore-file', 'big file', backup.id, 'data/volume-015.img', '--output', '-'], {
       NODE_OPTIONS: `--import ${path.join(ROOT, 'bench', 'rss-hook.mjs')}`,
@@ -268,7 +242,7 @@ describe('ls, find, diff, restore-file', () => {
 
   it('diffs two listings of a million entries within bounded memory', async () => {
     // Two backups of "file share" get made-up listings of 1,000,000 entries each in the catalog, so diff reads no archive.
-    const catalog = new Catalog(path.join(state, 'backupctl'), emu.url, emu.token);
+    const catalog = new Catalog(path.join(session.state, 'backupctl'), emu.url, emu.token);
     const [a, b] = [share[0]!, share[1]!];
     for (const [n, backup] of [a, b].entries()) {
       const writer = new ListingWriter(catalog.listingPath(backup.id, 0));
@@ -294,7 +268,7 @@ describe('ls, find, diff, restore-file', () => {
       });
     }
     expect(statSync(catalog.listingPath(a.id, 0)).size).toBeGreaterThan(1_000_000);
-    const rssFile = path.join(state, 'rss-diff.txt');
+    const rssFile = path.join(session.state, 'rss-diff.txt');
     const r = await cli(['diff', 'file share', a.id, b.id, '--stat', '--json-lines'], {
       NODE_OPTIONS: `--import ${path.join(ROOT, 'bench', 'rss-hook.mjs')}`,
       BENCH_RSS_FILE: rssFile,
@@ -305,6 +279,6 @@ describe('ls, find, diff, restore-file', () => {
     const kib = Number(readFileSync(rssFile, 'utf8'));
     // Two million entries read; a listing held in memory would take several hundred MB.
     expect(kib).toBeLessThan(150 * 1024);
-    writeFileSync(path.join(state, 'done'), '');
+    writeFileSync(path.join(session.state, 'done'), '');
   }, 300_000);
 });

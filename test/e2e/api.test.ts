@@ -1,26 +1,13 @@
 // `backupctl api` as a script uses it: the exact request that reaches the
 // service, the JSON on stdout, and the exit code.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { apiRequests, withEmulatorCli } from '../helpers/emulator.js';
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-const cli = (args: string[], input?: string) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir }, input });
+const { emu, cli, session } = withEmulatorCli();
 const sent = () => apiRequests(emu);
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-});
 beforeEach(() => emu.clearRequests());
 
 describe('backupctl api: GET', () => {
@@ -57,7 +44,7 @@ describe('backupctl api: GET', () => {
 
 describe('backupctl api: bodies', () => {
   it('turns -f and -F into a JSON body with the exact JSON types, and defaults to POST', async () => {
-    const noteFile = path.join(cfg.dir, 'note.txt');
+    const noteFile = path.join(session.cfg.dir, 'note.txt');
     writeFileSync(noteFile, 'from a file');
     const r = await cli([
       'api', '/ssh-keys',

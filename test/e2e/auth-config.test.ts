@@ -1,26 +1,18 @@
 // auth, profiles and config through the built CLI: what is saved, what is
 // shown, and that the token never is.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { runCli } from '../helpers/cli.js';
+import { emulatorSession } from '../helpers/emulator.js';
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
+// A config folder (and a state folder) of their own for each test.
+const session = emulatorSession({ seed: 'demo', foldersPerTest: true });
+const { emu } = session;
 const cli = (args: string[], extra: Record<string, string | undefined> = {}, input?: string) =>
-  runCli(args, { env: { BACKUPCTL_CONFIG_DIR: cfg.dir, ...extra }, input });
+  runCli(args, { env: { BACKUPCTL_CONFIG_DIR: session.cfg.dir, ...extra }, input });
 
-beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo' });
-});
-afterAll(async () => {
-  await emu.close();
-});
 beforeEach(() => {
-  cfg?.cleanup();
-  cfg = tempConfigDir();
   emu.requests.length = 0;
 });
 
@@ -33,9 +25,9 @@ describe('auth', () => {
     expect(v1).toHaveLength(1);
     expect(v1[0]).toMatchObject({ method: 'GET', path: '/v1/ssh-keys' });
 
-    const file = path.join(cfg.dir, 'config.json');
+    const file = path.join(session.cfg.dir, 'config.json');
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(statSync(cfg.dir).mode & 0o777).toBe(0o700);
+    expect(statSync(session.cfg.dir).mode & 0o777).toBe(0o700);
 
     const status = await cli(['auth', 'status', '--json']);
     expect(status.code).toBe(0);
@@ -106,7 +98,7 @@ describe('profiles and precedence', () => {
     expect(bad.stderr).toContain('table, json, ndjson, tsv');
     const tok = await cli(['config', 'set', 'token', 'abc']);
     expect(tok.code).toBe(2);
-    expect((await cli(['config', 'path'])).stdout).toBe(`${path.join(cfg.dir, 'config.json')}\n`);
+    expect((await cli(['config', 'path'])).stdout).toBe(`${path.join(session.cfg.dir, 'config.json')}\n`);
     const t = await cli(['config', 'set', 'timeout', '45s']);
     expect(t.code).toBe(0);
     expect((await cli(['config', 'list', '--json'])).stdout).toContain('45s');
@@ -122,7 +114,7 @@ describe('profiles and precedence', () => {
   });
 
   it('a corrupt config file: exit 3 naming it, and its bytes are left as they were', async () => {
-    const file = path.join(cfg.dir, 'config.json');
+    const file = path.join(session.cfg.dir, 'config.json');
     writeFileSync(file, '{"profiles": {', { mode: 0o600 });
     for (const args of [['ssh-keys', 'list'], ['config', 'set', 'output', 'json'], ['profiles', 'list']]) {
       const r = await cli(args, { BACKUPCTL_TOKEN: emu.token, BACKUPCTL_BASE_URL: emu.url });

@@ -1,26 +1,19 @@
 // jobs backup latest and jobs backup download against the emulator: the
 // requests, the files on disk, the exit codes, and no token on the files host.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startCli } from '../helpers/spawn.js';
-import { apiFetch, apiRequests, fileRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { apiFetch, apiRequests, fileRequests, withEmulatorCli } from '../helpers/emulator.js';
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let job: string;
 let completedFiles: string[];
-const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
-const cli = (args: string[]) => runCli(args, { env: env() });
+const { emu, env, cli } = withEmulatorCli({ seed: 'demo' });
 const tmp = () => mkdtempSync(path.join(tmpdir(), 'backupctl-dl-'));
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo' });
-  cfg = tempConfigDir();
   const jobs = (await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as { data: Array<{ id: string }> };
   for (const j of jobs.data) {
     const list = (await (await apiFetch(emu, `/v1/jobs/${j.id}/backups?status=completed&sort=-created_at&page_size=15`)).json()) as {
@@ -32,10 +25,6 @@ beforeAll(async () => {
       break;
     }
   }
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
 });
 beforeEach(() => {
   emu.requests.length = 0;

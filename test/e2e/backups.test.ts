@@ -1,9 +1,7 @@
 // backups get/delete/urls (single backups by id) through the built CLI
 // against one emulator: the request that went out, stdout bytes, exit codes.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 import { humanBytes } from '../../src/output/format.js';
 import { parseStatedSize } from '../../src/util/stated-size.js';
 
@@ -16,11 +14,8 @@ interface Backup {
   files: Array<{ name: string; size: string }>;
 }
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let completed: Backup[];
-const cli = (args: string[]) => runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 async function serviceBackup(id: string): Promise<{ status: number; backup?: Backup }> {
@@ -29,8 +24,6 @@ async function serviceBackup(id: string): Promise<{ status: number; backup?: Bac
 }
 
 beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
   const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as { data: Array<{ id: string }> }).data;
   completed = [];
   for (const j of jobs) {
@@ -38,10 +31,6 @@ beforeAll(async () => {
     completed.push(...((await res.json()) as { data: Backup[] }).data.filter((b) => b.files.length > 1));
   }
   expect(completed.length).toBeGreaterThan(3);
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
 });
 beforeEach(() => emu.clearRequests());
 

@@ -13,26 +13,20 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { ROOT } from '../helpers/cli.js';
+import { emulatorSession } from '../helpers/emulator.js';
 
 type Json = any;
 const T = 120_000;
 const DEMO_KEY = path.join(ROOT, 'src/emulator/fixtures/demo-key/demo-private.pem');
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let work: string;
-const env = (extra: Record<string, string> = {}) => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, ...extra });
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 100_000 });
+const session = emulatorSession({ seed: 'demo', timeoutMs: 100_000 });
+const { emu, env, cli } = session;
 
 /** The newest completed backup record of a job, as the service lists it. */
 async function newest(job: string): Promise<Json> {
-  const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as Json).data as Array<{ id: string; name: string }>;
-  const id = jobs.find((j) => j.name === job)!.id;
-  const list = ((await (await apiFetch(emu, `/v1/jobs/${id}/backups?sort=-created_at&page_size=50`)).json()) as Json).data as Json[];
-  return list.find((b) => b.status === 'completed');
+  return (await session.backupsOf(job, 'sort=-created_at')).find((b) => b.status === 'completed');
 }
 
 /** The service's scheme with the openssl command line, as docs/verify.md shows it for --decrypt-with. */
@@ -51,14 +45,10 @@ echo "no variant opened the file" >&2
 exit 1
 `;
 
-beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo' });
-  cfg = tempConfigDir();
+beforeAll(() => {
   work = mkdtempSync(path.join(tmpdir(), 'backupctl-decrypt-'));
 });
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
+afterAll(() => {
   rmSync(work, { recursive: true, force: true });
 });
 

@@ -1,10 +1,8 @@
 // droplets as a user meets them: the built CLI against the emulator, asserting
 // the request that went out (method, path, query, body and its JSON types), the
 // bytes on stdout and the exit code, and that state changes show in `get`.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
 interface Droplet {
   id: number;
@@ -31,14 +29,9 @@ interface Snapshot {
   completed_at: string | null;
 }
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 /** Seeded droplets by name; each test group changes its own. */
 const ids: Record<string, number> = {};
-const cli = (args: string[]) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 
 /** What the service holds, read past the CLI. */
 async function serviceDroplet(id: number): Promise<Droplet> {
@@ -47,15 +40,9 @@ async function serviceDroplet(id: number): Promise<Droplet> {
 }
 
 beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
   const res = await apiFetch(emu, '/v1/cloud_i/droplets?page_size=100');
   for (const d of ((await res.json()) as { data: Droplet[] }).data) ids[d.name] = d.id;
   expect(Object.keys(ids)).toEqual(expect.arrayContaining(['web-01', 'db-primary', 'staging', 'old-wordpress']));
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
 });
 beforeEach(() => {
   emu.clearRequests();

@@ -6,9 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { withEmulatorCli } from '../helpers/emulator.js';
 
 // Real 4096-bit keys: the emulator checks the PEM as the service would.
 const pair = generateKeyPairSync('rsa', { modulusLength: 4096 });
@@ -17,26 +15,18 @@ const PKCS1_PEM = pair.publicKey.export({ type: 'pkcs1', format: 'pem' }).toStri
 const PRIVATE_PEM = pair.privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const FINGERPRINT = `SHA256:${createHash('sha256').update(pair.publicKey.export({ type: 'spki', format: 'der' })).digest('base64').replace(/=+$/, '')}`;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let dir: string;
-const cli = (args: string[], input?: string) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir }, input });
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 function file(name: string, text: string): string {
   const p = path.join(dir, name);
   writeFileSync(p, text);
   return p;
 }
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
+beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'backupctl-keys-'));
 });
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(() => emu.clearRequests());

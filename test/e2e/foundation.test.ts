@@ -1,25 +1,13 @@
 // The foundation as a user meets it: the built CLI against the emulator,
 // asserting the request that went out, the bytes on stdout and the exit code.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { emulatorSession } from '../helpers/emulator.js';
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
-const cli = (args: string[], extra: Record<string, string | undefined> = {}, input?: string) =>
-  runCli(args, { env: { ...env(), ...extra }, input });
+const { emu, env } = emulatorSession({ seed: 'demo' });
+const cli = (args: string[], extra: Record<string, string | undefined> = {}, input?: string) => runCli(args, { env: env(extra), input });
 const sent = () => emu.requests.filter((r) => r.path.startsWith('/v1'));
 
-beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo' });
-  cfg = tempConfigDir();
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-});
 beforeEach(() => {
   emu.requests.length = 0;
 });

@@ -11,11 +11,8 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Emulator } from '../../src/emulator/index.js';
-import { tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { emulatorSession } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DispatchSink } from '../../src/restore/dispatch.js';
@@ -367,20 +364,7 @@ describe('counts of the tables the dump really loaded', () => {
 });
 
 describe('nothing left behind, at any signal (the built CLI against the emulator)', () => {
-  let emu: Emulator;
-  let cfg: ReturnType<typeof tempConfigDir>;
-  let state: string;
-  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state });
-  beforeAll(async () => {
-    emu = await startTestEmulator({ seed: 'demo', archiveFaults: true });
-    cfg = tempConfigDir();
-    state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
-  });
-  afterAll(async () => {
-    await emu?.close();
-    cfg?.cleanup();
-    rmSync(state, { recursive: true, force: true });
-  });
+  const { emu, env } = emulatorSession({ seed: 'demo', archiveFaults: true });
 
   /** The postgres server started by a running CLI (a direct child), and its folder. */
   const serverOf = (pid: number): { pid: number; cwd: string } | null => {

@@ -1,10 +1,8 @@
 // What hangs on a job: starting, listing and deleting its backups, its
 // encryption key, proxy, schedules and storage. The built CLI against one
 // emulator: the exact request (with JSON types), stdout bytes, exit codes.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
 interface Job {
   id: string;
@@ -24,12 +22,7 @@ interface Backup {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-const cli = (args: string[], input?: string) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir }, input });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 
 async function serviceJob(id: string): Promise<Job> {
   const res = await apiFetch(emu, `/v1/jobs/${id}`);
@@ -60,8 +53,6 @@ async function newJob(): Promise<Job> {
 let seeded: Job;
 
 beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
   const res = await apiFetch(emu, '/v1/jobs?page_size=100');
   const jobs = ((await res.json()) as { data: Job[] }).data;
   for (const j of jobs) {
@@ -71,10 +62,6 @@ beforeAll(async () => {
     }
   }
   expect(seeded).toBeTruthy();
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
 });
 beforeEach(() => emu.clearRequests());
 

@@ -1,34 +1,24 @@
 // jobs, job backups, restores, encryption keys and single backups through the
 // built CLI against the emulator: the exact request (with JSON types), the
 // output and the exit code of every command.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import http from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { runCli } from '../helpers/cli.js';
+import { apiRequests, startTestEmulator, withEmulatorCli } from '../helpers/emulator.js';
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let jobs: Array<{ id: string; name: string; schedule: Array<{ id: number }> }>;
-const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
-const cli = (args: string[], input?: string) => runCli(args, { env: env(), input });
+const { emu, env, cli, session } = withEmulatorCli({ seed: 'demo' });
 const sent = () => apiRequests(emu);
 // A real key: the emulator checks the PEM as the service would.
 const PEM = generateKeyPairSync('rsa', { modulusLength: 4096 }).publicKey.export({ type: 'spki', format: 'pem' }).toString();
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo' });
-  cfg = tempConfigDir();
   jobs = JSON.parse((await runCli(['jobs', 'list', '--all', '--json'], { env: env() })).stdout);
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
 });
 beforeEach(() => {
   emu.requests.length = 0;
@@ -152,7 +142,7 @@ describe('jobs backup', () => {
     const slow = await startTestEmulator({ seed: 'demo', tickMs: 60_000 });
     try {
       const r = await runCli(['jobs', 'backup', 'start', healthy().name, '--wait', '--poll-interval', '1s', '--wait-timeout', '15ms'], {
-        env: { BACKUPCTL_BASE_URL: slow.url, BACKUPCTL_TOKEN: slow.token, BACKUPCTL_CONFIG_DIR: cfg.dir },
+        env: { BACKUPCTL_BASE_URL: slow.url, BACKUPCTL_TOKEN: slow.token, BACKUPCTL_CONFIG_DIR: session.cfg.dir },
       });
       expect(r.code, r.stderr).toBe(6);
       expect(r.stderr).toContain('gave up waiting');

@@ -5,9 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
 interface Job {
   id: string;
@@ -22,13 +20,8 @@ interface Job {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let dir: string;
-const cli = (args: string[], input?: string) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir }, input });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 
 async function serviceJob(id: string): Promise<{ status: number; job?: Job }> {
   const res = await apiFetch(emu, `/v1/jobs/${id}`);
@@ -61,14 +54,10 @@ function jsonFile(name: string, value: unknown): string {
   return file;
 }
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
+beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'backupctl-jobs-'));
 });
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(() => emu.clearRequests());

@@ -7,21 +7,16 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ROOT, cleanEnv, runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import { ROOT, cleanEnv, runCli } from '../helpers/cli.js';
+import { apiFetch, apiRequests, startTestEmulator, withEmulatorCli } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { EXIT_CODES } from '../../src/cli/help-topics.js';
 
 const JOB = '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c';
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let dir: string;
-const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
-const cli = (args: string[], input?: string) => runCli(args, { env: env(), input });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, env, cli, sent, session } = withEmulatorCli();
 
 function file(name: string, text: string): string {
   const f = path.join(dir, name);
@@ -45,14 +40,10 @@ async function firstJobId(): Promise<string> {
   return ((await res.json()) as { data: Array<{ id: string }> }).data[0]!.id;
 }
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
+beforeAll(() => {
   dir = mkdtempSync(path.join(tmpdir(), 'backupctl-defects-'));
 });
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 beforeEach(() => emu.clearRequests());
@@ -78,7 +69,7 @@ describe('1. every --dry-run curl line runs as printed', () => {
   });
 
   it.runIf(hasCurl)('without a base URL the line reads it from $BACKUPCTL_BASE_URL and still runs', async () => {
-    const dry = await runCli(['jobs', 'backup', 'list', JOB, '--tags', 'manual', '--dry-run'], { env: { BACKUPCTL_CONFIG_DIR: cfg.dir } });
+    const dry = await runCli(['jobs', 'backup', 'list', JOB, '--tags', 'manual', '--dry-run'], { env: { BACKUPCTL_CONFIG_DIR: session.cfg.dir } });
     expect(dry.code).toBe(0);
     expect(dry.stdout).toContain('$BACKUPCTL_BASE_URL');
     await sh(`${dry.stdout.trim()} --silent --show-error --output /dev/null`, { BACKUPCTL_TOKEN: emu.token, BACKUPCTL_BASE_URL: emu.url });
@@ -268,7 +259,7 @@ describe('8. --fail-if-empty names the resource listed', () => {
 });
 
 describe('11. config unset, and config get prints the raw value', () => {
-  const conf = (args: string[]) => runCli(['--config-dir', cfg.dir, ...args], { env: { BACKUPCTL_CONFIG_DIR: undefined } });
+  const conf = (args: string[]) => runCli(['--config-dir', session.cfg.dir, ...args], { env: { BACKUPCTL_CONFIG_DIR: undefined } });
   it('config unset output goes back to the default; get prints the value without quotes', async () => {
     expect((await conf(['config', 'set', 'output', 'json'])).code).toBe(0);
     const got = await conf(['config', 'get', 'output']);
@@ -385,7 +376,7 @@ describe('14. the table and the progress bar show the same size for the same fil
   });
 
   it('284 KiB in the backup table, in the bar and in the list of files written', async () => {
-    const bigEnv = { BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token, BACKUPCTL_CONFIG_DIR: cfg.dir };
+    const bigEnv = { BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token, BACKUPCTL_CONFIG_DIR: session.cfg.dir };
     const jobs = JSON.parse((await runCli(['jobs', 'list', '--json'], { env: bigEnv })).stdout) as Array<{ id: string }>;
     const backup = JSON.parse((await runCli(['jobs', 'backup', 'latest', jobs[0]!.id, '--json'], { env: bigEnv })).stdout) as { id: string };
     const table = await runCli(['backups', 'get', backup.id, '-o', 'table'], { env: bigEnv });

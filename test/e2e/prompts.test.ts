@@ -1,29 +1,22 @@
 // The confirmation and the hidden token prompt in a real pseudo-terminal
 // (util-linux `script` gives the CLI a pty on stdin and stdout).
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { inPty as runInPty } from '../helpers/pty.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { emulatorSession, startTestEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
+// A config folder (and a state folder) of their own for each test.
+const session = emulatorSession({ seed: 'demo', foldersPerTest: true });
+const { emu } = session;
 const inPty = (args: string[], keys: string, env: Record<string, string>, stty?: string) => runInPty(args, env, { keys, stty });
 
-beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo' });
-});
-afterAll(async () => {
-  await emu.close();
-});
 beforeEach(() => {
-  cfg?.cleanup();
-  cfg = tempConfigDir();
   emu.requests.length = 0;
 });
 
 describe('in a terminal', () => {
-  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
+  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: session.cfg.dir });
 
   it('asks before deleting; "y" deletes', async () => {
     const key = await runCli(['ssh-keys', 'create', '--name', 'pty-key', '-q'], { env: env() });
@@ -43,10 +36,10 @@ describe('in a terminal', () => {
   });
 
   it('auth login asks for the token without echoing it', async () => {
-    const r = await inPty(['auth', 'login', '--base-url', emu.url], `${emu.token}\r`, { BACKUPCTL_CONFIG_DIR: cfg.dir });
+    const r = await inPty(['auth', 'login', '--base-url', emu.url], `${emu.token}\r`, { BACKUPCTL_CONFIG_DIR: session.cfg.dir });
     expect(r.code).toBe(0);
     expect(r.output).not.toContain(emu.token);
-    const t = await runCli(['auth', 'token'], { env: { BACKUPCTL_CONFIG_DIR: cfg.dir } });
+    const t = await runCli(['auth', 'token'], { env: { BACKUPCTL_CONFIG_DIR: session.cfg.dir } });
     expect(t.stdout).toBe(`${emu.token}\n`);
   });
 });
@@ -60,7 +53,7 @@ describe('the spinner', () => {
   afterAll(async () => {
     await slow.close();
   });
-  const env = () => ({ BACKUPCTL_BASE_URL: slow.url, BACKUPCTL_TOKEN: slow.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
+  const env = () => ({ BACKUPCTL_BASE_URL: slow.url, BACKUPCTL_TOKEN: slow.token, BACKUPCTL_CONFIG_DIR: session.cfg.dir });
 
   it('spins on stderr in a terminal while a list loads, and clears its line', async () => {
     const r = await inPty(['servers', 'list', '-q'], '', env(), 'cols 100 rows 30');
@@ -80,7 +73,7 @@ describe('the spinner', () => {
 });
 
 describe('apply in a terminal', () => {
-  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir });
+  const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: session.cfg.dir });
 
   it('shows the plan and asks; "n" changes nothing, "y" applies', async () => {
     const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');

@@ -7,40 +7,27 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { fileRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { emulatorSession, fileRequests } from '../helpers/emulator.js';
 import { Catalog } from '../../src/state/catalog.js';
 
 type Json = any;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let root: string;
 let tmp: string;
-const env = (state: string) => ({
-  BACKUPCTL_BASE_URL: emu.url,
-  BACKUPCTL_TOKEN: emu.token,
-  BACKUPCTL_CONFIG_DIR: cfg.dir,
-  XDG_STATE_HOME: state,
-  TMPDIR: tmp,
-});
+// The emulator's clock pinned (the newest backup follows the schedules from "now").
+const session = emulatorSession({ seed: 'demo', now: Date.parse('2026-11-04T12:00:00Z'), env: () => ({ TMPDIR: tmp }) });
+const { emu } = session;
 /** A state folder of its own for each test: an empty catalog. */
 const freshState = () => mkdtempSync(path.join(root, 'state-'));
-const cli = (state: string, args: string[]) => runCli(args, { env: env(state), timeoutMs: 40_000 });
+const cli = (state: string, args: string[]) => session.cli(args, { XDG_STATE_HOME: state });
 
-beforeAll(async () => {
-  // The emulator's clock pinned (the newest backup follows the schedules from "now").
-  emu = await startTestEmulator({ seed: 'demo', now: Date.parse('2026-11-04T12:00:00Z') });
-  cfg = tempConfigDir();
+beforeAll(() => {
   root = mkdtempSync(path.join(tmpdir(), 'backupctl-readback-'));
   tmp = path.join(root, 'tmp');
   mkdirSync(tmp);
 });
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-  rmSync(root, { recursive: true, force: true });
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
 });
 beforeEach(() => emu.clearRequests());
 

@@ -9,28 +9,15 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import { apiRequests, emulatorSession, startTestEmulator } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
-import type { Emulator } from '../../src/emulator/index.js';
 
-type Json = any;
-
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
 /** The folder around the CLI's TMPDIR: what escapes the extraction folder lands here or in TMPDIR. */
 let outer: string;
 let tmp: string;
-const env = (extra: Record<string, string> = {}) => ({
-  BACKUPCTL_BASE_URL: emu.url,
-  BACKUPCTL_TOKEN: emu.token,
-  BACKUPCTL_CONFIG_DIR: cfg.dir,
-  XDG_STATE_HOME: state,
-  TMPDIR: tmp,
-  ...extra,
-});
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 60_000 });
+// damagedFiles: verify's "hostile archives" job (zip-bomb, zip-zeros, gzip-zeros) too.
+const session = emulatorSession({ seed: 'demo', archiveFaults: true, damagedFiles: true, timeoutMs: 60_000, env: () => ({ TMPDIR: tmp }) });
+const { emu, env, cli } = session;
 const fileOf = (stdout: string) => JSON.parse(stdout).backups[0].files[0];
 /** Everything under `dir`, as relative paths. */
 const tree = (dir: string): string[] =>
@@ -38,20 +25,13 @@ const tree = (dir: string): string[] =>
 const bytesUnder = (dir: string): number =>
   readdirSync(dir, { withFileTypes: true }).reduce((n, d) => n + (d.isDirectory() ? bytesUnder(path.join(dir, d.name)) : statSync(path.join(dir, d.name)).size), 0);
 
-beforeAll(async () => {
-  // damagedFiles: verify's "hostile archives" job (zip-bomb, zip-zeros, gzip-zeros) too.
-  emu = await startTestEmulator({ seed: 'demo', archiveFaults: true, damagedFiles: true });
-  cfg = tempConfigDir();
-  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
+beforeAll(() => {
   outer = mkdtempSync(path.join(tmpdir(), 'backupctl-hostile-'));
   tmp = path.join(outer, 'tmp');
   mkdirSync(tmp);
 });
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-  rmSync(state, { recursive: true, force: true });
-  rmSync(outer, { recursive: true, force: true });
+afterAll(() => {
+  if (outer) rmSync(outer, { recursive: true, force: true });
 });
 beforeEach(() => {
   emu.clearRequests();
@@ -90,9 +70,7 @@ describe('bounds: bombs refused, the bound named, nothing big left on disk', () 
   }, 60_000);
 
   it('a zip whose 20,000 entries share one 8 MiB entry (1 MB): refused (exit 11), never more than the zip itself on disk', async () => {
-    const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as Json).data as Array<{ id: string; name: string }>;
-    const job = jobs.find((j) => j.name === 'hostile archives')!.id;
-    const backups = ((await (await apiFetch(emu, `/v1/jobs/${job}/backups?page_size=100`)).json()) as Json).data as Array<{ id: string; files: Array<{ name: string }> }>;
+    const backups = await session.backupsOf('hostile archives');
     const bomb = backups.find((b) => b.files[0]!.name.startsWith('zip-bomb-'))!.id;
     const run = startCli(['restore-test', 'hostile archives', bomb, '--json'], env(), 60_000);
     let finished = false;
@@ -187,7 +165,7 @@ describe('--exec', () => {
     for (const secret of [emu.token, 'pg-secret-1', 'my-secret-2', 'url-secret-3']) expect(text).not.toContain(secret);
     expect(names.filter((n) => /^(BACKUPCTL_|PG|MYSQL)/.test(n!))).toEqual([]);
     // Nothing else of the caller's environment (the emulator URL, the state folder) either.
-    expect(text).not.toContain(state);
+    expect(text).not.toContain(session.state);
   });
 
   it('does not run on bytes that changed since verified (exit 11): its marker file is absent', async () => {

@@ -14,10 +14,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Emulator } from '../../src/emulator/index.js';
 import { createSqlRestoreSink } from '../../src/restore/sql/index.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { emulatorSession } from '../helpers/emulator.js';
 import { startHostileMariadb, type HostileMariadb } from '../helpers/mariadb.js';
 import { feed, manifest, options, pidAlive } from '../helpers/restore.js';
 import { startCli, until } from '../helpers/spawn.js';
@@ -27,27 +25,18 @@ const T = 180_000;
 
 let my: HostileMariadb;
 let work: string;
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
+const { emu, env, cli } = emulatorSession({ seed: 'demo', archiveFaults: true, timeoutMs: 150_000 });
 
 beforeAll(async () => {
-  [my, emu] = await Promise.all([startHostileMariadb('Tester-pw-1'), startTestEmulator({ seed: 'demo', archiveFaults: true })]);
-  cfg = tempConfigDir();
-  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
+  my = await startHostileMariadb('Tester-pw-1');
   work = mkdtempSync(path.join(tmpdir(), 'backupctl-hostile-'));
   chmodSync(work, 0o755);
 }, T);
 afterAll(async () => {
   await my?.stop();
-  await emu?.close();
-  cfg?.cleanup();
-  rmSync(state, { recursive: true, force: true });
-  rmSync(work, { recursive: true, force: true });
+  if (work) rmSync(work, { recursive: true, force: true });
 });
 
-const env = (extra: Record<string, string> = {}) => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state, ...extra });
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 150_000 });
 const fileOf = (stdout: string): Json => JSON.parse(stdout).backups[0].files[0];
 
 /** A small mariadb-dump-like file with `hostile` between two INSERTs. */

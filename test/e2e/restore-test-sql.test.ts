@@ -12,39 +12,17 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator } from '../helpers/emulator.js';
+import { emulatorSession, startTestEmulator } from '../helpers/emulator.js';
 import { manifest, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
 import { startCli, until } from '../helpers/spawn.js';
 
 type Json = any;
 const T = 120_000;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
-const env = (extra: Record<string, string> = {}) => ({
-  BACKUPCTL_BASE_URL: emu.url,
-  BACKUPCTL_TOKEN: emu.token,
-  BACKUPCTL_CONFIG_DIR: cfg.dir,
-  XDG_STATE_HOME: state,
-  ...extra,
-});
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 100_000 });
+const { emu, env, cli } = emulatorSession({ seed: 'demo', archiveFaults: true, timeoutMs: 100_000 });
 const fileOf = (stdout: string): Json => JSON.parse(stdout).backups[0].files[0];
 const tables = (f: Json) => Object.fromEntries(f.tables.map((t: Json) => [t.table, [t.expected, t.restored]]));
 const allRows = (want: Record<string, number>) => Object.fromEntries(Object.entries(want).map(([t, n]) => [t, [n, n]]));
-
-beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo', archiveFaults: true });
-  cfg = tempConfigDir();
-  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-  rmSync(state, { recursive: true, force: true });
-});
 
 describe('restore-test: SQL dumps into ephemeral local servers', () => {
   it('the demo "api postgres" (a real pg_dump plain file) restores into a local PostgreSQL: every table\'s rows counted, --assert passes, OWNER TO skipped with a warning', async () => {
@@ -230,13 +208,16 @@ describe('restore-test: verify\'s ledger on the way', () => {
   it('bytes that differ from those verified before fail the test with "changed since" (exit 11), as verify would', async () => {
     // A ledger of its own: the demo's backup ids are the same in every emulator, and the others served other bytes.
     const own = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
-    const at = { BACKUPCTL_BASE_URL: changing.url, BACKUPCTL_TOKEN: changing.token, XDG_STATE_HOME: own };
-    const first = await cli(['restore-test', 'api postgres', '--json'], at);
-    expect(first.code, first.stderr).toBe(0);
-    const again = await cli(['restore-test', 'api postgres', '--json'], at);
-    expect(again.code, again.stderr).toBe(11);
-    expect(fileOf(again.stdout).check).toMatchObject({ verdict: 'failed', reason: expect.stringMatching(/^changed since /) });
-    rmSync(own, { recursive: true, force: true });
+    try {
+      const at = { BACKUPCTL_BASE_URL: changing.url, BACKUPCTL_TOKEN: changing.token, XDG_STATE_HOME: own };
+      const first = await cli(['restore-test', 'api postgres', '--json'], at);
+      expect(first.code, first.stderr).toBe(0);
+      const again = await cli(['restore-test', 'api postgres', '--json'], at);
+      expect(again.code, again.stderr).toBe(11);
+      expect(fileOf(again.stdout).check).toMatchObject({ verdict: 'failed', reason: expect.stringMatching(/^changed since /) });
+    } finally {
+      rmSync(own, { recursive: true, force: true });
+    }
   }, T);
 });
 

@@ -10,29 +10,17 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync }
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiRequests, fileRequests, startTestEmulator } from '../helpers/emulator.js';
+import { ROOT, runCli } from '../helpers/cli.js';
+import { apiRequests, emulatorSession, fileRequests, startTestEmulator } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { CORRUPTED_DEMO_JOB, UNSAFE_ARCHIVE_JOB } from '../../src/emulator/verify-fixtures.js';
 
 type Json = any;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
 /** The CLI's TMPDIR: extraction folders are made here, and must be gone afterwards. */
 let tmp: string;
-const env = (extra: Record<string, string> = {}) => ({
-  BACKUPCTL_BASE_URL: emu.url,
-  BACKUPCTL_TOKEN: emu.token,
-  BACKUPCTL_CONFIG_DIR: cfg.dir,
-  XDG_STATE_HOME: state,
-  TMPDIR: tmp,
-  ...extra,
-});
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 40_000 });
-const MARKS = () => path.join(state, 'backupctl', 'marks.json');
+const MARKS = () => path.join(session.state, 'backupctl', 'marks.json');
 /** The restore-test marks of a backup (issue 29: kept per service and backup in marks.json). */
 const markOf = (backupId: string) =>
   (Object.values(JSON.parse(readFileSync(MARKS(), 'utf8')).services) as Json[]).map((svc) => svc.backups[backupId]).find(Boolean)?.restore_test;
@@ -44,19 +32,16 @@ const markOf = (backupId: string) =>
  */
 const EMULATOR_NOW = Date.parse('2026-11-04T12:00:00Z');
 
-beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo', archiveFaults: true, now: EMULATOR_NOW });
-  cfg = tempConfigDir();
-  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
+const session = emulatorSession({ seed: 'demo', archiveFaults: true, now: EMULATOR_NOW, env: () => ({ TMPDIR: tmp }) });
+const { emu, env, cli } = session;
+
+beforeAll(() => {
   // A folder inside a folder: what a `../` entry would write lands in the outer one.
   tmp = path.join(mkdtempSync(path.join(tmpdir(), 'backupctl-rt-')), 'tmp');
   mkdirSync(tmp);
 });
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-  rmSync(state, { recursive: true, force: true });
-  rmSync(path.dirname(tmp), { recursive: true, force: true });
+afterAll(() => {
+  if (tmp) rmSync(path.dirname(tmp), { recursive: true, force: true });
 });
 beforeEach(() => {
   emu.clearRequests();
@@ -263,7 +248,7 @@ describe('restore-test: exit codes', () => {
 
 describe('restore-test: --check for cron', () => {
   it('one summary line on stdout; the cron helper takes --lock', async () => {
-    const lock = path.join(state, 'rt.lock');
+    const lock = path.join(session.state, 'rt.lock');
     // Issue 29: --check passes on passed only; a mongodump (structure-only) needs --allow-unchecked.
     const r = await cli(['restore-test', 'events mongodb', '--check', '--allow-unchecked', '--lock', lock]);
     expect(r.code, r.stderr).toBe(0);
@@ -300,7 +285,7 @@ describe('restore-test: --healthcheck-url through the cron helper', () => {
 
 describe('restore-test: Ctrl-C while --exec runs', () => {
   it('the command is killed, the folder removed, exit 130', async () => {
-    const marker = path.join(state, 'exec.pid');
+    const marker = path.join(session.state, 'exec.pid');
     // In the command itself: --exec gets only a few variables (PATH, HOME, LANG, ...), never the caller's others.
     const run = startCli(['restore-test', 'archive files', '--exec', `echo $$ > "${marker}"; exec sleep 30`], env());
     await until(() => existsSync(marker) && readFileSync(marker, 'utf8').endsWith('\n'), 20_000);

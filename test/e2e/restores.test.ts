@@ -1,9 +1,7 @@
 // restores list/get through the built CLI against one emulator: the request
 // that went out, the bytes on stdout and the exit code.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 import { humanBytes } from '../../src/output/format.js';
 import { parseStatedSize } from '../../src/util/stated-size.js';
 
@@ -17,11 +15,7 @@ interface Restore {
   files?: Array<{ name: string; size: string; url: string }>;
 }
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-const cli = (args: string[]) => runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 
 async function serviceRestores(query = ''): Promise<Restore[]> {
   const res = await apiFetch(emu, `/v1/restore-jobs?page_size=100${query}`);
@@ -34,14 +28,6 @@ async function serviceRestore(id: string): Promise<Restore> {
   return ((await res.json()) as { data: Restore }).data;
 }
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-});
 beforeEach(() => emu.clearRequests());
 
 describe('restores list', () => {

@@ -5,11 +5,9 @@
 // before NOW, 10 s after 03:00.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiRequests, emulatorEnv, startTestEmulator } from '../helpers/emulator.js';
+import { describe, expect, it } from 'vitest';
+import { apiRequests, emulatorSession } from '../helpers/emulator.js';
 import { serviceKey } from '../../src/state/marks.js';
-import type { Emulator } from '../../src/emulator/index.js';
 
 // A Tuesday. 2026-03-01 is a Sunday and the 1st; 2026-03-08 and 2026-03-15 are Sundays.
 const NOW = '2026-03-10T12:00:00Z';
@@ -33,11 +31,8 @@ interface Doc {
   next_run: { at: string; expiring: string[] } | null;
 }
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
-const env = () => ({ ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state });
-const cli = (args: string[]) => runCli(args, { env: env(), timeoutMs: 60_000 });
+const session = emulatorSession({ now: Date.parse(NOW), retentionJobs: true, timeoutMs: 60_000 });
+const { emu, cli } = session;
 /** A row's day of creation, which is how the comments below name the backups. */
 const day = (r: Row) => r.created_at.slice(0, 10);
 async function forecastOf(job: string, ...more: string[]): Promise<Doc> {
@@ -45,16 +40,6 @@ async function forecastOf(job: string, ...more: string[]): Promise<Doc> {
   expect(r.code, r.stderr).toBe(0);
   return (JSON.parse(r.stdout) as Doc[])[0]!;
 }
-
-beforeAll(async () => {
-  emu = await startTestEmulator({ now: Date.parse(NOW), retentionJobs: true });
-  cfg = tempConfigDir();
-  state = path.join(cfg.dir, 'state');
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-});
 
 describe('retention forecast', () => {
   it('daily 7 over 10 daily backups: which go at the next run and at each run after, with the reasons', async () => {
@@ -160,7 +145,7 @@ describe('retention forecast', () => {
 
 describe('retention guard and audit', () => {
   function proveByRestoreTest(jobId: string, backupId: string): void {
-    const dir = path.join(state, 'backupctl');
+    const dir = path.join(session.state, 'backupctl');
     mkdirSync(dir, { recursive: true });
     // A passed restore-test mark of that backup, for this service (src/state/marks.ts).
     const mark = { at: NOW, state: 'passed', reason: null, exit_code: 0, total_seconds: 2, rows: 10, tables: 1, engine: null };
@@ -233,7 +218,7 @@ describe('backups as code sees retention', () => {
     const at = exported.stdout.indexOf('  retention lowered:');
     const daily = exported.stdout.indexOf('daily: 7', at);
     expect(at >= 0 && daily > at).toBe(true);
-    const file = path.join(cfg.dir, 'lower.yaml');
+    const file = path.join(session.cfg.dir, 'lower.yaml');
     writeFileSync(file, `${exported.stdout.slice(0, daily)}daily: 3${exported.stdout.slice(daily + 'daily: 7'.length)}`);
     // By hand: today the next run removes 03-01 .. 03-04 (see the first test). With daily 3 it keeps
     // 03-10, 03-09 and its own backup, so it also removes 03-08, 03-07, 03-06, 03-05: 4 it keeps today.

@@ -6,37 +6,22 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseDocument } from 'yaml';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { inPty } from '../helpers/pty.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
+import { apiFetch, apiRequests, emulatorSession } from '../helpers/emulator.js';
 import { reasonOf } from '../../src/jobs/wait.js';
-import type { Emulator } from '../../src/emulator/index.js';
 
 type Json = any;
 const T = 60_000;
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
-const env = () => ({ BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state });
-const cli = (args: string[]) => runCli(args, { env: env(), timeoutMs: 40_000 });
+// A config and a state folder of their own for each test.
+const session = emulatorSession({ seed: 'demo', foldersPerTest: true });
+const { emu, env, cli } = session;
 
 async function job(name: string): Promise<Json> {
-  const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as Json).data as Json[];
-  return jobs.find((j) => j.name === name);
+  return (await session.jobs()).find((j) => j.name === name);
 }
 
-beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo' });
-});
-afterAll(async () => {
-  await emu.close();
-});
 beforeEach(() => {
-  cfg?.cleanup();
-  cfg = tempConfigDir();
-  if (state) rmSync(state, { recursive: true, force: true });
-  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
   emu.clearRequests();
 });
 

@@ -1,28 +1,16 @@
 // Every list and get command against the demo seed, the three ways a user
 // meets it: a table, piped (tsv), and --json. Generated from the manifest, so
 // a new resource is covered without a new test.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ROOT, runCli, tempConfigDir } from '../helpers/cli.js';
-import { startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { ROOT } from '../helpers/cli.js';
+import { withEmulatorCli } from '../helpers/emulator.js';
 import type { Manifest, ManifestCommand } from '../../src/contract/spec.js';
 
 const manifest = JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')) as Manifest;
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-const cli = (args: string[]) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
+const { cli } = withEmulatorCli({ seed: 'demo' });
 
-beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo' });
-  cfg = tempConfigDir();
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-});
 
 const positionals = (c: ManifestCommand) => c.params.filter((p) => p.positional);
 const lists = manifest.commands.filter((c) => c.endpoint && c.output.kind === 'list' && positionals(c).length === 0);

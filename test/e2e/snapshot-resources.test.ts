@@ -2,10 +2,8 @@
 // the emulator, asserting the request that went out (method, path, query, body
 // field names and JSON types), the bytes on stdout and the exit code, and that
 // changes show in what the service then answers.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
 interface Resource {
   id: number;
@@ -27,12 +25,7 @@ const ACTIVATE_FLAGS = [
   '--run-offset', '2',
 ];
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-const cli = (args: string[]) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 
 async function serviceResources(query = ''): Promise<Resource[]> {
   const res = await apiFetch(emu, `/v1/snapshots/resources${query}`);
@@ -50,14 +43,6 @@ async function snapshotsOf(resourceId: number): Promise<number> {
   return data.filter((s) => s.resource?.id === resourceId).length;
 }
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-});
 beforeEach(() => {
   emu.clearRequests();
 });

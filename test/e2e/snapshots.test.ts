@@ -1,10 +1,8 @@
 // snapshots as a user meets them: the built CLI against the emulator, asserting
 // the request that went out (method, path, query with bracket tags), the bytes
 // on stdout and the exit code.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
 interface Snapshot {
   id: number;
@@ -20,12 +18,7 @@ interface Snapshot {
   resource: { id: number; type: string } | null;
 }
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-const cli = (args: string[]) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 
 /** What the service answers, read past the CLI. */
 async function serviceList(query = ''): Promise<Snapshot[]> {
@@ -50,14 +43,6 @@ function tsvLine(s: Snapshot): string {
   ].join('\t');
 }
 
-beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-});
 beforeEach(() => {
   emu.clearRequests();
 });

@@ -6,9 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
 interface Storage {
   id: number;
@@ -24,13 +22,8 @@ interface Storage {
 const FILE_SECRET = 'StorageFileSecret2b7d';
 const STDIN_SECRET = 'StorageStdinSecret9e4a';
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 let files: string;
-const cli = (args: string[], input?: string) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir }, input });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 
 async function serviceStorage(query = ''): Promise<Storage[]> {
   const res = await apiFetch(emu, `/v1/storage${query}`);
@@ -51,13 +44,9 @@ async function newStorage(name: string): Promise<number> {
 }
 
 beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
   files = mkdtempSync(path.join(tmpdir(), 'backupctl-storage-'));
 });
 afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
   rmSync(files, { recursive: true, force: true });
 });
 beforeEach(() => {

@@ -1,16 +1,13 @@
 // What a user at a real terminal sees (issue 13): the CLI in a pty (`script`)
 // against the emulator, at 60 and 200 columns.
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
-import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
+import { apiFetch, emulatorSession } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
 import { displayWidth } from '../../src/output/format.js';
 
-const { env, emu } = withEmulatorCli();
+const { env, emu } = emulatorSession();
 
 describe('lists say when there is more', () => {
   it('one page of several ends with a line on stderr saying how to see the rest', async () => {
@@ -40,14 +37,8 @@ describe('lists say when there is more', () => {
 
 describe('tables fit the terminal', () => {
   const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/;
-  // verify keeps its ledger under XDG_STATE_HOME: a folder of the test's, not the user's.
-  let state = '';
-  beforeAll(() => {
-    state = mkdtempSync(join(tmpdir(), 'backupctl-terminal-state-'));
-  });
-  afterAll(() => rmSync(state, { recursive: true, force: true }));
   const screens = async (args: string[], cols: number) => {
-    const r = await inPty(args, { ...env(), XDG_STATE_HOME: state }, { stty: `cols ${cols} rows 100` });
+    const r = await inPty(args, env(), { stty: `cols ${cols} rows 100` });
     expect(r.code, `${args.join(' ')} at ${cols}: ${r.output}`).toBe(0);
     return screenLines(r.output);
   };

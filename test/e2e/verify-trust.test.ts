@@ -3,46 +3,16 @@
 // the bytes decide, not the record; a file not inspected never counts as
 // verified; a backup's own SHA256SUMS is used; decompression bombs are refused
 // quickly, and Ctrl-C / SIGTERM end a long check within a second.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, fileRequests, startTestEmulator } from '../helpers/emulator.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { emulatorSession, fileRequests } from '../helpers/emulator.js';
 import { startCli } from '../helpers/spawn.js';
-import type { Emulator } from '../../src/emulator/index.js';
 
-type Json = any;
-
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
-const env = (extra: Record<string, string> = {}) => ({
-  BACKUPCTL_BASE_URL: emu.url,
-  BACKUPCTL_TOKEN: emu.token,
-  BACKUPCTL_CONFIG_DIR: cfg.dir,
-  XDG_STATE_HOME: state,
-  ...extra,
-});
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 40_000 });
+const session = emulatorSession({ seed: 'demo', damagedFiles: true });
+const { emu, env, cli } = session;
 
 /** The backups of a job by name, oldest first (as the fixtures add them). */
-async function backupsOf(job: string): Promise<Array<{ id: string; files: Array<{ name: string }> }>> {
-  const jobs = ((await (await apiFetch(emu, '/v1/jobs?page_size=100')).json()) as Json).data as Array<{ id: string; name: string }>;
-  const id = jobs.find((j) => j.name === job)!.id;
-  return ((await (await apiFetch(emu, `/v1/jobs/${id}/backups?page_size=100&sort=created_at`)).json()) as Json).data;
-}
-
-beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo', damagedFiles: true });
-  cfg = tempConfigDir();
-  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-  rmSync(state, { recursive: true, force: true });
-});
+const backupsOf = (job: string) => session.backupsOf(job, 'sort=created_at');
 
 describe('finding 5: the bytes decide, not the record', () => {
   it('a flipped byte in a plain .tar.gz fails although the record names an encryption key (exit 11)', async () => {

@@ -7,8 +7,8 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, fileRequests, startTestEmulator } from '../helpers/emulator.js';
+import { runCli } from '../helpers/cli.js';
+import { emulatorSession, fileRequests, startTestEmulator } from '../helpers/emulator.js';
 import { inPty, screenLines } from '../helpers/pty.js';
 import { startHostileServer } from '../helpers/servers.js';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -16,37 +16,16 @@ import { CORRUPTED_DEMO_JOB } from '../../src/emulator/verify-fixtures.js';
 
 type Json = any;
 
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
-let state: string;
+const session = emulatorSession({ seed: 'demo', damagedFiles: true });
+const { emu, env, cli } = session;
 let cwd: string;
-const env = (extra: Record<string, string> = {}) => ({
-  BACKUPCTL_BASE_URL: emu.url,
-  BACKUPCTL_TOKEN: emu.token,
-  BACKUPCTL_CONFIG_DIR: cfg.dir,
-  XDG_STATE_HOME: state,
-  ...extra,
-});
-const cli = (args: string[], extra: Record<string, string> = {}) => runCli(args, { env: env(extra), timeoutMs: 40_000 });
-
-async function jobsByName(e: Emulator): Promise<Map<string, string>> {
-  const jobs = ((await (await apiFetch(e, '/v1/jobs?page_size=100')).json()) as Json).data as Array<{ id: string; name: string }>;
-  return new Map(jobs.map((j) => [j.name, j.id]));
-}
-
 let jobs: Map<string, string>;
 
 beforeAll(async () => {
-  emu = await startTestEmulator({ seed: 'demo', damagedFiles: true });
-  cfg = tempConfigDir();
-  state = mkdtempSync(path.join(tmpdir(), 'backupctl-state-'));
   cwd = mkdtempSync(path.join(tmpdir(), 'backupctl-cwd-'));
-  jobs = await jobsByName(emu);
+  jobs = new Map((await session.jobs()).map((j) => [j.name, j.id]));
 });
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
-  rmSync(state, { recursive: true, force: true });
+afterAll(() => {
   rmSync(cwd, { recursive: true, force: true });
 });
 beforeEach(() => {
@@ -99,14 +78,14 @@ describe('verify: good backups', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(cwd)).toEqual([]);
     // The ledger of hashes, the backup's mark (issue 29) and its fingerprint in the catalog (issue 33), all private.
-    expect(readdirSync(path.join(state, 'backupctl')).filter((f) => !f.endsWith('.lock')).sort()).toEqual(['catalog', 'marks.json', 'verify-ledger.json']);
-    expect(statSync(path.join(state, 'backupctl', 'marks.json')).mode & 0o777).toBe(0o600);
-    const catalog = path.join(state, 'backupctl', 'catalog');
+    expect(readdirSync(path.join(session.state, 'backupctl')).filter((f) => !f.endsWith('.lock')).sort()).toEqual(['catalog', 'marks.json', 'verify-ledger.json']);
+    expect(statSync(path.join(session.state, 'backupctl', 'marks.json')).mode & 0o777).toBe(0o600);
+    const catalog = path.join(session.state, 'backupctl', 'catalog');
     expect(statSync(catalog).mode & 0o777).toBe(0o700);
     const [service] = readdirSync(catalog);
     const [backupDir] = readdirSync(path.join(catalog, service!));
     expect(statSync(path.join(catalog, service!, backupDir!, 'fingerprint.json')).mode & 0o777).toBe(0o600);
-    const ledger = path.join(state, 'backupctl', 'verify-ledger.json');
+    const ledger = path.join(session.state, 'backupctl', 'verify-ledger.json');
     expect(statSync(ledger).mode & 0o777).toBe(0o600);
     expect(statSync(path.dirname(ledger)).mode & 0o777).toBe(0o700);
     const data = JSON.parse(readFileSync(ledger, 'utf8'));
@@ -198,8 +177,7 @@ describe('verify: planted faults', () => {
   ];
   let backups: Array<{ id: string; files: Array<{ name: string }> }>;
   beforeAll(async () => {
-    const id = jobs.get('damaged files')!;
-    backups = ((await (await apiFetch(emu, `/v1/jobs/${id}/backups?page_size=100`)).json()) as Json).data;
+    backups = await session.backupsOf('damaged files');
   });
 
   it.each(FAULTS)('%s: exit 11 with the reason on stdout and stderr', async (fault, reason) => {
@@ -290,7 +268,7 @@ describe('verify: for cron', () => {
       expect(pings[0]).toBe('/ping/v1/start');
       expect(pings[1]).toMatch(/^\/ping\/v1\/fail exit 11: 1 of 2 files of job git server failed verification/);
       // The lock lives in the state folder and is released after each run.
-      expect(readdirSync(path.join(state, 'backupctl')).filter((f) => f.endsWith('.lock'))).toEqual([]);
+      expect(readdirSync(path.join(session.state, 'backupctl')).filter((f) => f.endsWith('.lock'))).toEqual([]);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
@@ -312,7 +290,7 @@ describe('verify: the ledger', () => {
   it('a second verify that reads other bytes fails with "changed since <date>"', async () => {
     const run = () =>
       runCli(['verify', 'api postgres', '--latest', '--json'], {
-        env: { BACKUPCTL_BASE_URL: changing.url, BACKUPCTL_TOKEN: changing.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: ledgerState },
+        env: { BACKUPCTL_BASE_URL: changing.url, BACKUPCTL_TOKEN: changing.token, BACKUPCTL_CONFIG_DIR: session.cfg.dir, XDG_STATE_HOME: ledgerState },
       });
     const first = await run();
     expect(first.code, first.stderr).toBe(0);
@@ -339,7 +317,7 @@ describe('verify: the ledger', () => {
     try {
       const on = (emu: Emulator, xdg: string) =>
         runCli(['verify', 'api postgres', '--latest', '--json'], {
-          env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: xdg },
+          env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: session.cfg.dir, XDG_STATE_HOME: xdg },
         });
       expect((await on(changing, throwaway)).code).toBe(0);
       const recorded = await on(changing, state);
@@ -389,7 +367,7 @@ describe('verify: on a terminal', () => {
     await big.close();
     rmSync(ptyState, { recursive: true, force: true });
   });
-  const ptyEnv = (term: string) => ({ BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token, BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: ptyState, TERM: term });
+  const ptyEnv = (term: string) => ({ BACKUPCTL_BASE_URL: big.url, BACKUPCTL_TOKEN: big.token, BACKUPCTL_CONFIG_DIR: session.cfg.dir, XDG_STATE_HOME: ptyState, TERM: term });
   /** Every state of the bar the terminal was sent (it redraws its line with \r). */
   const bars = (output: string) => output.split(/[\r\n]+/).map((l) => l.replace(/\u001b\[K/g, '')).filter((l) => l.startsWith('['));
 
@@ -461,7 +439,7 @@ describe('verify: a files host that sends more than the record states', () => {
     return { srv, sent: () => sent };
   }
   const run = (url: string) =>
-    runCli(['verify', JOB, '--latest', '--json'], { env: { BACKUPCTL_BASE_URL: url, BACKUPCTL_TOKEN: 'tok', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state }, timeoutMs: 30_000 });
+    runCli(['verify', JOB, '--latest', '--json'], { env: { BACKUPCTL_BASE_URL: url, BACKUPCTL_TOKEN: 'tok', BACKUPCTL_CONFIG_DIR: session.cfg.dir, XDG_STATE_HOME: session.state }, timeoutMs: 30_000 });
 
   it('an endless stream is stopped once it passes the stated size (12.5 KB: at most 12851 bytes): exit 11, size reason', async () => {
     const { srv, sent } = await hostileService((res) => {
@@ -523,8 +501,7 @@ describe('verify: read by a person (issue 25 §10)', () => {
   });
 
   it('a file refused for its size shows "not read", not format "unknown" and "0 B"', async () => {
-    const id = jobs.get('damaged files')!;
-    const list = ((await (await apiFetch(emu, `/v1/jobs/${id}/backups?page_size=100`)).json()) as Json).data as Array<{ id: string; files: Array<{ name: string }> }>;
+    const list = await session.backupsOf('damaged files');
     const backup = list.find((b) => b.files[0]!.name.startsWith('wrong-size-'))!;
     const json = await cli(['verify', 'damaged files', backup.id, '--json']);
     expect(JSON.parse(json.stdout).backups[0].files[0]).toMatchObject({ format: 'not-read', bytes: 0 });

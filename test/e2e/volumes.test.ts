@@ -1,10 +1,8 @@
 // volumes as a user meets them: the droplet verbs on block volumes, with UUID
 // ids and without host or secondary region. The built CLI against the
 // emulator: the request sent, the bytes printed, the exit code, the state after.
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { runCli, tempConfigDir } from '../helpers/cli.js';
-import { apiFetch, apiRequests, startTestEmulator } from '../helpers/emulator.js';
-import type { Emulator } from '../../src/emulator/index.js';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiFetch, withEmulatorCli } from '../helpers/emulator.js';
 
 interface Volume {
   id: string;
@@ -31,14 +29,9 @@ interface Snapshot {
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-let emu: Emulator;
-let cfg: ReturnType<typeof tempConfigDir>;
 /** Seeded volumes by name; each test group changes its own. */
 const ids: Record<string, string> = {};
-const cli = (args: string[]) =>
-  runCli(args, { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
-/** What the CLI sent (the tests' own look-ups past the CLI are left out). */
-const sent = () => apiRequests(emu).filter((r) => String(r.headers['user-agent']).startsWith('backupctl/'));
+const { emu, cli, sent } = withEmulatorCli();
 
 async function serviceVolume(id: string): Promise<Volume> {
   const res = await apiFetch(emu, `/v1/cloud_i/volumes/${id}`);
@@ -46,15 +39,9 @@ async function serviceVolume(id: string): Promise<Volume> {
 }
 
 beforeAll(async () => {
-  emu = await startTestEmulator();
-  cfg = tempConfigDir();
   const res = await apiFetch(emu, '/v1/cloud_i/volumes?page_size=100');
   for (const v of ((await res.json()) as { data: Volume[] }).data) ids[v.name] = v.id;
   expect(Object.keys(ids)).toEqual(expect.arrayContaining(['pgdata-fra1', 'uploads-fra1', 'scratch-ams3']));
-});
-afterAll(async () => {
-  await emu.close();
-  cfg.cleanup();
 });
 beforeEach(() => {
   emu.clearRequests();

@@ -15,7 +15,7 @@ export interface PtyOptions {
 }
 
 /** Runs the CLI under `script`; `output` is what the terminal received (stdout and stderr, `\r\n` line ends). */
-export function inPty(args: string[], env: Record<string, string>, opts: PtyOptions = {}): Promise<{ code: number | null; output: string }> {
+export function inPty(args: string[], env: Record<string, string | undefined>, opts: PtyOptions = {}): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve) => {
     const cli = [process.execPath, BIN, ...args].map((a) => `'${a.replace(/'/g, `'\\''`)}'`).join(' ');
     const cmd = (opts.stty ? `stty ${opts.stty}; ` : '') + (opts.pipe ? `${cli} | ${opts.pipe}` : `exec ${cli}`);
