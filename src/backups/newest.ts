@@ -49,20 +49,34 @@ export async function newestBackup(client: Client, jobId: string, o: { status?: 
 }
 
 /**
- * The backups of a job created at or after `since` (epoch ms), newest first,
- * page after page until the first older one: verify --since.
+ * The backups of a job created at or after `since` (epoch ms), newest first: verify --since.
+ * Asked newest first, the walk ends with the first page that reaches back past `since`. A
+ * service that ignores the sort (a record newer than the one before it) is read to the end,
+ * or an oldest-first answer would end the walk at its first record and find nothing. A record
+ * without a readable time is kept (it may be new), after the timed ones.
  */
 export async function backupsSince(client: Client, jobId: string, since: number, signal?: AbortSignal): Promise<Backup[]> {
   const found: Backup[] = [];
-  walk: for await (const page of client.pages(newestBackupsRequest(jobId, { pageSize: 100 }), { all: true, signal })) {
-    for (const raw of page.records as Backup[]) {
-      const created = parseServiceTime(raw?.created_at) ?? Infinity;
-      // Newest first: the first one older than `since` ends the walk.
-      if (created < since) break walk;
-      if (raw) found.push(raw);
+  let previous = Infinity;
+  let sorted = true;
+  for await (const page of client.pages(newestBackupsRequest(jobId, { pageSize: 100 }), { all: true, signal })) {
+    let reachedBack = false;
+    for (const raw of page.records as Array<Backup | null | undefined>) {
+      if (!raw) continue;
+      const created = parseServiceTime(raw.created_at);
+      if (created !== undefined) {
+        if (created > previous) sorted = false;
+        previous = created;
+        if (created < since) {
+          reachedBack = true;
+          continue;
+        }
+      }
+      found.push(raw);
     }
+    if (reachedBack && sorted) break;
   }
-  return found;
+  return newestFirst(found, 'created_at');
 }
 
 /**

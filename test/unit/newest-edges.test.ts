@@ -1,0 +1,78 @@
+// The newest backups of a job (src/backups/newest.ts) when the service does what it likes with
+// `sort`: the survivors of `npm run mutate` on newest.ts (issue 31), and verify --since over a
+// service that answers oldest first.
+import { describe, expect, it } from 'vitest';
+import type { Client, Page, RequestSpec } from '../../src/contract/context.js';
+import { backupsSince, newestBackup, newestBackups, newestBackupsRequest, newestFirst, newestSuccess, NEWEST_PAGE } from '../../src/backups/newest.js';
+
+const day = (d: number) => `2026-11-${String(d).padStart(2, '0')}T03:00:00.000000Z`;
+const rec = (d: number, status = 'completed') => ({ id: `b${d}`, status, created_at: day(d), files: [{ name: `f${d}.tar.gz` }] });
+
+/** A client whose pages are `pages` (the answer to `pages()`), and whose request answers `body`. */
+function fakeClient(o: { pages?: unknown[][]; body?: unknown }): Client & { sent: RequestSpec[] } {
+  const sent: RequestSpec[] = [];
+  return {
+    sent,
+    request: async (spec: RequestSpec) => {
+      sent.push(spec);
+      return { status: 200, headers: {}, body: o.body };
+    },
+    async *pages(spec: RequestSpec) {
+      sent.push(spec);
+      for (const records of o.pages ?? []) yield { records, raw: { data: records } } as Page;
+    },
+    close: async () => {},
+  };
+}
+
+describe('the request', () => {
+  it('asks newest first, a page of NEWEST_PAGE, the status only when given', () => {
+    expect(newestBackupsRequest('job 1')).toEqual({ method: 'GET', path: '/jobs/job%201/backups', query: { sort: '-created_at', page_size: NEWEST_PAGE } });
+    expect(newestBackupsRequest('j', { status: 'completed', pageSize: 100 }).query).toEqual({ sort: '-created_at', page_size: 100, status: 'completed' });
+    expect(NEWEST_PAGE).toBe(15);
+  });
+});
+
+describe('newest first whatever the service sent', () => {
+  it('orders by the field; records without it follow in the order sent; odd records do not throw', () => {
+    const out = newestFirst([rec(1), { id: 'x' }, rec(3), null, rec(2), { id: 'y', created_at: 'garbage' }] as unknown[], 'created_at');
+    expect(out.map((r) => (r as { id?: string } | null)?.id ?? null)).toEqual(['b3', 'b2', 'b1', 'x', null, 'y']);
+    expect(newestFirst([{ id: 'a', started_at: day(1) }, { id: 'b', started_at: day(2) }], 'started_at').map((r) => r.id)).toEqual(['b', 'a']);
+  });
+
+  it('newestBackups and newestBackup sort an oldest-first answer; an answer without data is none', async () => {
+    const c = fakeClient({ body: { data: [rec(1), rec(2), rec(3)] } });
+    expect(((await newestBackups(c, 'j')) as Array<{ id: string }>).map((b) => b.id)).toEqual(['b3', 'b2', 'b1']);
+    expect((await newestBackup(c, 'j', { status: 'completed' }))?.id).toBe('b3');
+    expect(c.sent.at(-1)!.query).toMatchObject({ status: 'completed' });
+    expect(await newestBackups(fakeClient({ body: undefined }), 'j')).toEqual([]);
+    expect(await newestBackups(fakeClient({ body: { data: 'no' } }), 'j')).toEqual([]);
+    expect(await newestBackup(fakeClient({ body: { data: [] } }), 'j')).toBeUndefined();
+  });
+
+  it('the last success: completed only, or with errors when allowed; a record without a status is none', () => {
+    const records = [rec(5, 'completed_with_errors'), rec(4, 'failed'), rec(3), { id: 'n', created_at: day(6) }];
+    expect((newestSuccess(records) as { id: string }).id).toBe('b3');
+    expect((newestSuccess(records, true) as { id: string }).id).toBe('b5');
+    expect(newestSuccess([{ id: 'n', status: 7, created_at: day(1) }])).toBeUndefined();
+  });
+});
+
+describe('backups since a time (verify --since)', () => {
+  const since = Date.parse(day(3));
+
+  it('newest first: stops at the first page that reaches back past `since`, and keeps `since` itself', async () => {
+    const c = fakeClient({ pages: [[rec(6), rec(5)], [rec(4), rec(3), rec(2)], [rec(1)]] });
+    expect((await backupsSince(c, 'j', since)).map((b) => b.id)).toEqual(['b6', 'b5', 'b4', 'b3']);
+  });
+
+  it('oldest first (the sort ignored): every page is read and nothing newer is missed', async () => {
+    const c = fakeClient({ pages: [[rec(1), rec(2)], [rec(3), rec(4)], [rec(5), rec(6)]] });
+    expect((await backupsSince(c, 'j', since)).map((b) => b.id)).toEqual(['b6', 'b5', 'b4', 'b3']);
+  });
+
+  it('a record without a time is kept (it may be new); a null record is skipped', async () => {
+    const c = fakeClient({ pages: [[{ id: 'untimed' }, null, rec(5), rec(1)]] });
+    expect((await backupsSince(c, 'j', since)).map((b) => b.id)).toEqual(['b5', 'untimed']);
+  });
+});
