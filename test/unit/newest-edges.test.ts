@@ -9,17 +9,22 @@ const day = (d: number) => `2026-11-${String(d).padStart(2, '0')}T03:00:00.00000
 const rec = (d: number, status = 'completed') => ({ id: `b${d}`, status, created_at: day(d), files: [{ name: `f${d}.tar.gz` }] });
 
 /** A client whose pages are `pages` (the answer to `pages()`), and whose request answers `body`. */
-function fakeClient(o: { pages?: unknown[][]; body?: unknown }): Client & { sent: RequestSpec[] } {
+function fakeClient(o: { pages?: unknown[][]; body?: unknown }): Client & { sent: RequestSpec[]; read: () => number } {
   const sent: RequestSpec[] = [];
+  let read = 0;
   return {
     sent,
+    read: () => read,
     request: async (spec: RequestSpec) => {
       sent.push(spec);
       return { status: 200, headers: {}, body: o.body };
     },
     async *pages(spec: RequestSpec) {
       sent.push(spec);
-      for (const records of o.pages ?? []) yield { records, raw: { data: records } } as Page;
+      for (const records of o.pages ?? []) {
+        read++;
+        yield { records, raw: { data: records } } as Page;
+      }
     },
     close: async () => {},
   };
@@ -27,7 +32,7 @@ function fakeClient(o: { pages?: unknown[][]; body?: unknown }): Client & { sent
 
 describe('the request', () => {
   it('asks newest first, a page of NEWEST_PAGE, the status only when given', () => {
-    expect(newestBackupsRequest('job 1')).toEqual({ method: 'GET', path: '/jobs/job%201/backups', query: { sort: '-created_at', page_size: NEWEST_PAGE } });
+    expect(newestBackupsRequest('job 1')).toStrictEqual({ method: 'GET', path: '/jobs/job%201/backups', query: { sort: '-created_at', page_size: NEWEST_PAGE } });
     expect(newestBackupsRequest('j', { status: 'completed', pageSize: 100 }).query).toEqual({ sort: '-created_at', page_size: 100, status: 'completed' });
     expect(NEWEST_PAGE).toBe(15);
   });
@@ -51,10 +56,11 @@ describe('newest first whatever the service sent', () => {
   });
 
   it('the last success: completed only, or with errors when allowed; a record without a status is none', () => {
-    const records = [rec(5, 'completed_with_errors'), rec(4, 'failed'), rec(3), { id: 'n', created_at: day(6) }];
+    const records = [rec(5, 'completed_with_errors'), rec(4, 'failed'), null, rec(3), { id: 'n', created_at: day(6) }];
     expect((newestSuccess(records) as { id: string }).id).toBe('b3');
     expect((newestSuccess(records, true) as { id: string }).id).toBe('b5');
     expect(newestSuccess([{ id: 'n', status: 7, created_at: day(1) }])).toBeUndefined();
+    expect(newestSuccess([null, undefined])).toBeUndefined();
   });
 });
 
@@ -64,6 +70,8 @@ describe('backups since a time (verify --since)', () => {
   it('newest first: stops at the first page that reaches back past `since`, and keeps `since` itself', async () => {
     const c = fakeClient({ pages: [[rec(6), rec(5)], [rec(4), rec(3), rec(2)], [rec(1)]] });
     expect((await backupsSince(c, 'j', since)).map((b) => b.id)).toEqual(['b6', 'b5', 'b4', 'b3']);
+    // The third page (older still) is never asked for.
+    expect(c.read()).toBe(2);
   });
 
   it('oldest first (the sort ignored): every page is read and nothing newer is missed', async () => {
