@@ -83,10 +83,20 @@ describe('tables fit the terminal', () => {
     expect(wide.join('\n')).not.toMatch(UUID);
 
     const backups = await screens(['jobs', 'backup', 'list', 'shop mysql'], 60);
-    expect(backups[0]).toMatch(/^ID {2,}Status {2,}Tags {2,}Created {2,}Completed$/);
+    // The id, the status, the tags and the time always fit at 60 columns; Completed when there is
+    // room for it. The room depends on the hour: from 10 to 59 minutes after the nightly run the
+    // newest Created reads "23 minutes ago" (14 characters) and Completed is left out; during the
+    // run the newest backup is running and has no Completed time. (The test assumed both always,
+    // and failed at 00:47 and 00:53 UTC, 17 and 23 minutes after the run.)
+    expect(backups[0]).toMatch(/^ID {2,}Status {2,}Tags {2,}Created( {2,}Completed)?$/);
+    const withCompleted = / {2}Completed$/.test(backups[0]!);
     const rows = backups.filter((l) => /^[0-9a-f]{8} /.test(l));
     expect(rows.length).toBeGreaterThan(0);
-    for (const row of rows) expect(row).toMatch(/^[0-9a-f]{8} {2}completed\S* +\S+ +\d+ \w+ ago +\d+ \w+ ago$/);
+    const when = '(?:just now|\\d+ \\w+ ago)';
+    for (const row of rows) {
+      expect(row).toMatch(new RegExp(`^[0-9a-f]{8} {2}[a-z_]+ +\\S+ +${when}${withCompleted ? `(?: +${when})?` : ''}$`));
+      expect(displayWidth(row)).toBeLessThanOrEqual(60);
+    }
     const backupsWide = await screens(['jobs', 'backup', 'list', 'shop mysql'], 200);
     expect(backupsWide[0]).toMatch(/^ID +Status +Tags +Created +Started +Completed +Files$/);
 
