@@ -7,7 +7,7 @@ import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { memoryTransfer } from '../helpers/transfer.js';
 import { gzipSync } from 'node:zlib';
 
 const inflations = vi.hoisted(() => ({ count: 0 }));
@@ -26,7 +26,6 @@ const { DispatchSink } = await import('../../src/restore/dispatch.js');
 const { buildArchive, tarArchive } = await import('../../src/emulator/archives.js');
 const { mongodumpArchive } = await import('../../src/emulator/mongo-archive.js');
 const { createRng } = await import('../../src/emulator/util.js');
-type Transfer = import('../../src/pipeline/index.js').Transfer;
 type FileRestore = import('../../src/restore/types.js').FileRestore;
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../src/emulator/fixtures/restore');
@@ -67,16 +66,6 @@ const CASES: Array<{ name: string; bytes: Buffer; kind: (typeof KIND_IDS)[number
   { name: 'a gzip inside a gzip', bytes: gzipSync(gzipSync(Buffer.from('x'.repeat(10_000)))), kind: 'gzip' },
   { name: 'plain text', bytes: Buffer.from('just some notes\n'.repeat(500)), kind: 'unknown' },
 ];
-
-function memoryTransfer(bytes: Buffer): Transfer {
-  return {
-    async read(_file, sink) {
-      for (let i = 0; i < bytes.length; i += 16 * 1024) await sink.write(bytes.subarray(i, i + 16 * 1024));
-      return { bytes: bytes.length, resumed: false };
-    },
-    range: (_url, start, end) => Readable.from([bytes.subarray(start, end + 1)]),
-  };
-}
 
 const backup = (bytes: Buffer) => ({ id: 'b1', created_at: null, status: 'completed', encrypted: false, files: [{ name: 'file', url: 'u', size: bytes.length }] });
 const base = { parallel: 1, signal: new AbortController().signal, now: () => new Date(0) };

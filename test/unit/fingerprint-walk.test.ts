@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
+import { memoryTransfer } from '../helpers/transfer.js';
 import { crc32, gzipSync } from 'node:zlib';
 
 const parses = vi.hoisted(() => ({ count: 0 }));
@@ -24,18 +24,7 @@ const { readBackups } = await import('../../src/pipeline/index.js');
 const { FingerprintSink } = await import('../../src/catalog/fingerprint.js');
 const { readListing } = await import('../../src/catalog/listing.js');
 const { tarArchive, zipArchive, pseudoRandomBytes } = await import('../../src/emulator/archives.js');
-type Transfer = import('../../src/pipeline/index.js').Transfer;
 type FileFingerprint = import('../../src/state/catalog.js').FileFingerprint;
-
-function memoryTransfer(bytes: Buffer): Transfer {
-  return {
-    async read(_file, sink) {
-      for (let i = 0; i < bytes.length; i += 16 * 1024) await sink.write(bytes.subarray(i, i + 16 * 1024));
-      return { bytes: bytes.length, resumed: false };
-    },
-    range: (_url, start, end) => Readable.from([bytes.subarray(start, end + 1)]),
-  };
-}
 
 const ONION = `${'a'.repeat(56)}.onion`;
 const text = Buffer.from('the quarterly numbers, by region and product line\n'.repeat(200));
