@@ -11,11 +11,13 @@
 //   counts per extension, the entropy of the first 16 kB of each member that
 //   should compress, names that are known ransom notes, onion addresses in
 //   text members;
-// - SQL dumps (pg_dump plain, mysqldump): rows per table, from the same
-//   statement reader restore-test counts with (the decoded bytes);
+// - SQL dumps (pg_dump plain, mysqldump): rows per table, from the
+//   statements the content stage reads ONCE (ContentSink.statements), the
+//   same events restore-test's SQL engine restores and counts with;
 // - anything else: its size only.
-import { StringDecoder } from 'node:string_decoder';
-import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher } from '../pipeline/types.js';
+import { KINDS, type SqlDialect } from '../pipeline/kinds.js';
+import { countInsertRows, normalizeName, type SqlEvent } from '../pipeline/sql-reader.js';
+import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher, StatementWatcher } from '../pipeline/types.js';
 import type { ArchiveStats, FileFingerprint } from '../state/catalog.js';
 import { ListingWriter, cleanPath, type EntryType } from './listing.js';
 
@@ -111,19 +113,23 @@ export class FingerprintSink implements ContentSink<FileFingerprint> {
     },
   };
 
-  /** The content stage names the kind; the decoded bytes follow (nothing is inflated or sniffed here). */
+  /** The statements of a SQL dump, as the content stage read them (once, for restore-test's engine too). */
+  readonly statements: StatementWatcher = {
+    events: (batch) => this.sql?.take(batch),
+  };
+
+  /** The content stage names the kind; the decoded bytes follow (nothing is inflated, sniffed or parsed here). */
   async open(content: Content): Promise<void> {
     this.gzip = content.gzip;
-    if (content.kind === 'pg-plain' || content.kind === 'mysql') {
+    const dialect = KINDS[content.kind].statements;
+    if (dialect) {
       this.kind = 'sql';
-      this.sql = new SqlCounter(content.kind === 'mysql' ? 'mysql' : 'postgres');
-      await this.sql.init();
+      this.sql = new SqlCounter(dialect);
     }
   }
 
   async write(chunk: Buffer): Promise<void> {
     this.bytes += chunk.length;
-    this.sql?.write(chunk);
   }
 
   async restart(): Promise<void> {
@@ -138,8 +144,8 @@ export class FingerprintSink implements ContentSink<FileFingerprint> {
   async end(): Promise<FileFingerprint> {
     const out: FileFingerprint = { name: this.name, bytes: this.bytes, gzip: this.gzip, kind: this.kind };
     if (this.sql) {
-      this.sql.end();
       out.sql = { dialect: this.sql.dialect, tables: this.sql.tables };
+      if (this.sql.stopped) out.note = `content: ${this.sql.stopped}`;
     }
     if (this.members && this.walked) {
       // The check ends the walk when it has read the last member (a zip: after the last byte).
@@ -242,53 +248,37 @@ class MemberStats {
   }
 }
 
-/** Rows per table of a SQL dump, counted by restore-test's statement reader. */
+/** Rows per table of a SQL dump, from the statements the content stage read (the reader restore-test restores with). */
 class SqlCounter {
   readonly tables: Record<string, number> = {};
-  private reader!: import('../pipeline/sql-reader.js').SqlReader;
-  private countInsert!: typeof import('../pipeline/sql-reader.js').countInsertRows;
-  private normalize!: typeof import('../pipeline/sql-reader.js').normalizeName;
   private copyTable: string | null = null;
-  private readonly decoder = new StringDecoder('utf8');
+  /** Why the reading stopped before the end (the reader's bound): the counts are partial. */
+  stopped: string | undefined;
 
-  constructor(readonly dialect: 'postgres' | 'mysql') {}
+  constructor(readonly dialect: SqlDialect) {}
 
-  async init(): Promise<void> {
-    const r = await import('../pipeline/sql-reader.js');
-    this.reader = new r.SqlReader(this.dialect);
-    this.countInsert = r.countInsertRows;
-    this.normalize = r.normalizeName;
-  }
-
-  write(chunk: Buffer): void {
-    this.take(this.reader.push(this.decoder.write(chunk)));
-  }
-
-  end(): void {
-    this.take(this.reader.push(this.decoder.end()));
-    this.take(this.reader.end());
-  }
-
-  private take(events: import('../pipeline/sql-reader.js').SqlEvent[]): void {
+  take(events: readonly SqlEvent[]): void {
     for (const e of events) {
       if (e.type === 'statement') {
         if (e.copy) {
           const m = /^COPY\s+((?:"(?:[^"]|"")+"|[\w$]+)(?:\.(?:"(?:[^"]|"")+"|[\w$]+))?)/i.exec(e.head);
-          this.copyTable = m ? this.normalize(m[1]!, this.dialect) : null;
+          this.copyTable = m ? normalizeName(m[1]!, this.dialect) : null;
           if (this.copyTable) this.tables[this.copyTable] ??= 0;
           continue;
         }
         const create = /^CREATE\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?((?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[\w$]+)(?:\.(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[\w$]+))?)/i.exec(e.head);
         if (create) {
-          this.tables[this.normalize(create[1]!, this.dialect)] ??= 0;
+          this.tables[normalizeName(create[1]!, this.dialect)] ??= 0;
           continue;
         }
-        const ins = this.countInsert(e.head, this.dialect);
+        const ins = countInsertRows(e.head, this.dialect);
         if (ins) this.tables[ins.table] = (this.tables[ins.table] ?? 0) + ins.rows;
       } else if (e.type === 'copy-data' && this.copyTable) {
         this.tables[this.copyTable] = (this.tables[this.copyTable] ?? 0) + e.rows;
       } else if (e.type === 'copy-end') {
         this.copyTable = null;
+      } else if (e.type === 'error' && /over the reader's bound/.test(e.message)) {
+        this.stopped ??= e.message;
       }
     }
   }

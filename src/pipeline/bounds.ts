@@ -11,6 +11,9 @@
 //   maxExtractEntries  BACKUPCTL_RESTORE_MAX_ENTRIES     entries (files, folders, links) restore-test extracts from a tar or zip
 //   maxExtractBytes    BACKUPCTL_RESTORE_MAX_BYTES       bytes restore-test writes when it extracts a tar or zip; before each
 //                                                        entry the free space of the folder's file system is checked too
+//   maxStatement       BACKUPCTL_RESTORE_MAX_STATEMENT   characters one statement, string, comment run or COPY line of a SQL
+//                                                        dump may hold in the statement reader (restore-test's restore and
+//                                                        the catalog's row counts, verify's too)
 import { ConfigError } from '../errors.js';
 import { parseSize } from '../config/size.js';
 
@@ -25,10 +28,12 @@ export interface Bounds {
   maxExtractEntries: number;
   /** Bytes restore-test writes extracting one tar or zip (BACKUPCTL_RESTORE_MAX_BYTES). */
   maxExtractBytes: number;
+  /** Characters the statement reader holds for one statement, string, comment run or COPY line (BACKUPCTL_RESTORE_MAX_STATEMENT). */
+  maxStatement: number;
 }
 
 /** The bounds of verify's content inspection (src/pipeline/inspect.ts). */
-export type InspectBounds = Pick<Bounds, 'maxZipEntries' | 'maxInflatedBytes' | 'maxGzipRatio'>;
+export type InspectBounds = Pick<Bounds, 'maxZipEntries' | 'maxInflatedBytes' | 'maxGzipRatio' | 'maxStatement'>;
 
 export const DEFAULT_BOUNDS: Bounds = {
   maxZipEntries: 100_000,
@@ -36,6 +41,7 @@ export const DEFAULT_BOUNDS: Bounds = {
   maxGzipRatio: 200,
   maxExtractEntries: 100_000,
   maxExtractBytes: 64 * 1024 ** 3,
+  maxStatement: 64 * 1024 * 1024,
 };
 
 /** A gzip's ratio is judged only past this many inflated bytes: a small file that compresses well is no bomb. */
@@ -48,6 +54,7 @@ export const BOUND_SETTINGS = {
   maxGzipRatio: 'BACKUPCTL_VERIFY_MAX_RATIO',
   maxExtractEntries: 'BACKUPCTL_RESTORE_MAX_ENTRIES',
   maxExtractBytes: 'BACKUPCTL_RESTORE_MAX_BYTES',
+  maxStatement: 'BACKUPCTL_RESTORE_MAX_STATEMENT',
 } as const satisfies Record<keyof Bounds, string>;
 
 /**
@@ -80,7 +87,19 @@ const PARSERS: Record<keyof Bounds, { parse: (text: string) => number; hint: str
   maxGzipRatio: { parse: count, hint: 'a whole number (such as 1000)' },
   maxExtractEntries: { parse: count, hint: 'a whole number of entries (such as 500000)' },
   maxExtractBytes: { parse: size, hint: 'a size (such as 200GiB)' },
+  maxStatement: { parse: size, hint: 'a size (such as 256MiB)' },
 };
+
+/**
+ * Why the statement reader stops: a statement, string, comment run or COPY line of `max`
+ * characters and more, from line `line`. The one wording for restore-test's restore and the catalog.
+ */
+export function statementBoundRefusal(max: number, line: number): string {
+  return (
+    `a statement, string, comment run or COPY line longer than ${max} characters (from line ${line}) is over the reader's bound: ` +
+    `${BOUND_SETTINGS.maxStatement}=${max} (raise it, such as ${BOUND_SETTINGS.maxStatement}=256MiB, for a dump that needs it)`
+  );
+}
 
 /**
  * Every bound, from the environment given (the command context's, never

@@ -24,12 +24,14 @@
 // A check never throws: the first problem is kept as the reason, later bytes are ignored.
 import { once } from 'node:events';
 import { Readable, type Writable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, crc32, type Gunzip } from 'node:zlib';
 import { MongoArchiveReader } from './mongo-archive.js';
 import { KINDS, SHA256_LINE, SNIFF_BYTES, encryptionHeader, isGzip, sniffContent, type CheckName, type ContentKind } from './kinds.js';
-import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher } from './types.js';
+import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher, StatementWatcher } from './types.js';
+import type { SqlEvent, SqlReader } from './sql-reader.js';
 import { writeAll } from './fan.js';
-import { BOUND_SETTINGS, DEFAULT_BOUNDS, gzipRatioRefusal, type InspectBounds } from './bounds.js';
+import { BOUND_SETTINGS, DEFAULT_BOUNDS, gzipRatioRefusal, statementBoundRefusal, type InspectBounds } from './bounds.js';
 
 export type ContentVerdict = 'verified' | 'not-inspected' | 'encrypted' | 'failed';
 
@@ -181,6 +183,60 @@ export class Walk {
   }
 }
 
+/**
+ * The statements of one SQL dump, read ONCE by the content stage for every sink
+ * that asks (ContentSink.statements: the catalog's row counts, the SQL engine's
+ * restore): one UTF-8 decoding, one SqlReader, its events handed to each
+ * watcher in order (the slowest sets the pace). The reader's bound
+ * (Bounds.maxStatement) ends the reading with an `error` event: memory holds
+ * the bound, not a hostile statement. A watcher that throws is dropped, by
+ * its sink's index in `failed`, like a sink whose write throws.
+ */
+class Statements {
+  private readonly decoder = new StringDecoder('utf8');
+  private stopped = false;
+
+  constructor(
+    private readonly reader: SqlReader,
+    private readonly max: number,
+    private readonly watchers: ReadonlyArray<{ index: number; watcher: StatementWatcher }>,
+    private readonly failed: Map<number, unknown>,
+  ) {}
+
+  async push(chunk: Buffer): Promise<void> {
+    if (this.stopped) return;
+    const events = this.reader.push(this.decoder.write(chunk));
+    if (this.reader.pendingChars > this.max) {
+      this.stopped = true;
+      const line = this.reader.pendingLine;
+      events.push({ type: 'error', text: '', line, message: statementBoundRefusal(this.max, line) });
+    }
+    await this.send(events);
+  }
+
+  async end(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    const events = this.reader.push(this.decoder.end());
+    for (const e of this.reader.end()) events.push(e);
+    await this.send(events);
+  }
+
+  private async send(events: readonly SqlEvent[]): Promise<void> {
+    if (!events.length) return;
+    await Promise.all(
+      this.watchers.map(async ({ index, watcher }) => {
+        if (this.failed.has(index)) return;
+        try {
+          await watcher.events(events);
+        } catch (err) {
+          this.failed.set(index, err);
+        }
+      }),
+    );
+  }
+}
+
 /** The walk's reader of a member: the CRC-32 it computed itself when the check gives none (a tar's). */
 interface MemberReader {
   data(piece: Buffer): void;
@@ -236,6 +292,8 @@ export class ContentStage implements Check {
   private check?: Check;
   /** The members of a tar or zip, handed to the sinks that ask (ContentSink.entries) as the check walks them. */
   private walk?: Walk;
+  /** The statements of a SQL dump, read once for the sinks that ask (ContentSink.statements). */
+  private statements?: Statements;
   /** Bumped by restart(): a pump of an earlier attempt checks it. */
   private generation = 0;
 
@@ -323,12 +381,21 @@ export class ContentStage implements Check {
     if (checkName === 'tar' || checkName === 'zip') {
       this.walk = new Walk(this.sinks.flatMap((s, i) => (s.entries && !this.failed.has(i) ? [s.entries] : [])), checkName);
     }
+    const dialect = KINDS[kind].statements;
+    if (dialect) {
+      const watchers = this.sinks.flatMap((s, i) => (s.statements && !this.failed.has(i) ? [{ index: i, watcher: s.statements }] : []));
+      if (watchers.length) {
+        const { SqlReader } = await import('./sql-reader.js');
+        this.statements = new Statements(new SqlReader(dialect), boundsOf(this.options).maxStatement, watchers, this.failed);
+      }
+    }
     this.check = CHECKS[checkName](kind, { options: this.options, gzip: this.gzip, head, walk: this.walk });
     if (head.length) await this.deliver(head);
   }
 
   private async deliver(chunk: Buffer): Promise<void> {
-    await writeAll(chunk, [this.check!], this.sinks, this.failed);
+    if (!this.statements) return writeAll(chunk, [this.check!], this.sinks, this.failed);
+    await Promise.all([writeAll(chunk, [this.check!], this.sinks, this.failed), this.statements.push(chunk)]);
   }
 
   /** The transfer starts over from byte 0: the check and every sink start afresh. */
@@ -349,6 +416,7 @@ export class ContentStage implements Check {
     this.check = undefined;
     this.walk?.stop();
     this.walk = undefined;
+    this.statements = undefined;
     this.kind = undefined;
     this.draining = undefined;
     await pump?.catch(() => {});
@@ -370,6 +438,8 @@ export class ContentStage implements Check {
       await this.pump;
     }
     if (!this.check) await this.choose();
+    // Every decoded byte is in: the reader's last statements (and its verdict on an unfinished COPY).
+    await this.statements?.end();
   }
 
   /** verify's finding (the sinks are ended by the caller, after drain()). */
@@ -582,6 +652,11 @@ class DumpCheck extends GuardedCheck {
   protected async take(chunk: Buffer): Promise<void> {
     this.bannered ??= KINDS[this.kind].endMarker!.banner.test(chunk.toString('latin1', 0, 256));
     this.bytes += chunk.length;
+    // The last 4 kB only: a copy of them, never of the whole chunk (a 256 kB one each time, 200 MB for a 200 MB dump).
+    if (chunk.length >= 4096) {
+      this.tail = Buffer.from(chunk.subarray(chunk.length - 4096));
+      return;
+    }
     const joined = Buffer.concat([this.tail, chunk]);
     this.tail = joined.subarray(Math.max(0, joined.length - 4096));
   }

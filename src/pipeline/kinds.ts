@@ -52,6 +52,11 @@ export interface KindSpec {
   encrypted?: boolean;
   /** The end marker a complete dump carries (sql-dump), and the banner that promises it. */
   endMarker?: { banner: RegExp; marker: string };
+  /**
+   * SQL text in this dialect: the content stage reads its statements ONCE (src/pipeline/sql-reader.ts)
+   * for every sink that asks (ContentSink.statements): the catalog's row counts and the SQL engine's restore.
+   */
+  statements?: SqlDialect;
 }
 
 export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
@@ -61,6 +66,7 @@ export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
     check: 'sql-dump',
     counts: 'content_bytes: the SQL bytes; the end marker "-- Dump completed" when the dump opens with its banner',
     engines: ['sql'],
+    statements: 'mysql',
     endMarker: { banner: /^(\/\*M!999999\\- enable the sandbox mode \*\/ ?\r?\n)?-- (MySQL|MariaDB) dump /, marker: '-- Dump completed' },
   },
   'pg-plain': {
@@ -69,6 +75,7 @@ export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
     check: 'sql-dump',
     counts: 'content_bytes: the SQL bytes; the end marker "-- PostgreSQL database dump complete" when the dump opens with its banner',
     engines: ['sql'],
+    statements: 'postgres',
     endMarker: { banner: /^(--\s*\n)?-- PostgreSQL database dump\b/, marker: '-- PostgreSQL database dump complete' },
   },
   'pg-custom': {

@@ -1,5 +1,6 @@
 // The shapes of the one read pipeline (see src/pipeline/index.ts).
 import type { ContentKind } from './kinds.js';
+import type { SqlEvent } from './sql-reader.js';
 
 /**
  * Where the bytes of one file go while they arrive: THE sink interface of the
@@ -51,6 +52,22 @@ export interface ContentSink<R = unknown> extends FileSink<R> {
    * (src/pipeline/inspect.ts): the one walk of the archive, never a second parse.
    */
   readonly entries?: EntryWatcher;
+  /**
+   * Asks for the statements of a SQL dump (a kind with KindSpec.statements): the content stage reads
+   * them ONCE for every sink that asks, never a second parse. Read after open().
+   */
+  readonly statements?: StatementWatcher;
+}
+
+/**
+ * A content sink's ear on the statements of a SQL dump: `events` with each batch the one reader
+ * (src/pipeline/sql-reader.ts) made of a decoded chunk, in order; the stage waits for it
+ * (backpressure). The last batch holds the reader's end; a statement over the reader's bound
+ * (Bounds.maxStatement) comes as an `error` event, and nothing after it. The events are shared:
+ * never modify them. One that throws is not called again (nor written to), the check goes on.
+ */
+export interface StatementWatcher {
+  events(batch: readonly SqlEvent[]): void | Promise<void>;
 }
 
 /** One member of an archive, as the check walking it read its header (tar) or central directory (zip). */

@@ -8,7 +8,7 @@
 // bytes) are drained and said so: "not-restorable".
 import { UsageError } from '../errors.js';
 import { KINDS, type ContentKind } from '../pipeline/kinds.js';
-import type { Content, ContentSink } from '../pipeline/types.js';
+import type { Content, ContentSink, StatementWatcher } from '../pipeline/types.js';
 import type { DumpKind, FileRestore, RestoreOptions, RestoreSink } from './types.js';
 
 /** How a message names each kind ("a MySQL dump"): the registry's words. */
@@ -94,6 +94,26 @@ export class DispatchSink implements ContentSink<FileRestore> {
       this.inner = new Drain(notRestorable(this.kind, (err as Error).message));
       this.o.onFatal?.(err);
     }
+  }
+
+  /**
+   * A SQL dump's statements, read once by the content stage for the catalog and the engine alike
+   * (the engine reads none itself). Asked after open(); an engine's error is kept like write()'s.
+   */
+  get statements(): StatementWatcher | undefined {
+    const inner = this.inner;
+    const watcher = inner?.statements;
+    if (!watcher || this.innerError) return undefined;
+    return {
+      events: async (batch) => {
+        if (this.innerError || this.inner !== inner) return;
+        try {
+          await watcher.events(batch);
+        } catch (err) {
+          this.innerError = err;
+        }
+      },
+    };
   }
 
   async write(chunk: Buffer): Promise<void> {

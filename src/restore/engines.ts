@@ -18,5 +18,6 @@ export { NoRestoreEngineError } from './sql/engine.js';
 export async function sqlRestoreSink(kind: SqlKind, o: RestoreOptions): Promise<RestoreSink> {
   const { planSqlEngine, createSqlRestoreSink } = await import('./sql/sink.js');
   const plan = await planSqlEngine(kind, o);
-  return createSqlRestoreSink(o, kind, plan);
+  // Under the content stage: a SQL text dump's statements come from its one reader (ContentSink.statements).
+  return createSqlRestoreSink(o, kind, plan, { fromStage: true });
 }

@@ -11,6 +11,7 @@
 // counts, --assert, --exec) and returns the FileRestore. Nothing holds a whole
 // dump in memory.
 import type { ContentKind } from '../pipeline/kinds.js';
+import type { StatementWatcher } from '../pipeline/types.js';
 
 /** What the decoded bytes are: the pipeline's one registry of kinds (verify says the same). */
 export type DumpKind = ContentKind;
@@ -142,6 +143,8 @@ export interface RestoreSink {
    * removes its folder. Sinks with nothing left to do leave it out.
    */
   settle?(result: FileRestore, passed: boolean): Promise<FileRestore>;
+  /** A SQL dump's statements, read once by the content stage (the sink then reads none itself). */
+  readonly statements?: StatementWatcher;
 }
 
 // Exit codes (src/errors.ts ExitCode): restoreFailed 14, noRestoreEngine 15, verifyFailed 11 (a file failed verify's checks on the way).

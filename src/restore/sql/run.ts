@@ -5,6 +5,7 @@ import type { SqlDialect } from '../../pipeline/kinds.js';
 import { NoiseFilter, Warnings } from './noise.js';
 import { countInsertRows, newlines, normalizeName, SqlReader, type SqlEvent } from '../../pipeline/sql-reader.js';
 import { RestoreError, type SqlTarget } from './target.js';
+import { BOUND_SETTINGS, DEFAULT_BOUNDS, statementBoundRefusal } from '../../pipeline/bounds.js';
 
 const NAME = '(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[A-Za-z_\\u0080-\\uffff][\\w$\\u0080-\\uffff]*)';
 const QNAME = `(${NAME}(?:\\s*\\.\\s*${NAME})?)`;
@@ -13,8 +14,8 @@ const DROP_TABLE = new RegExp(`^DROP\\s+(?:TEMPORARY\\s+)?TABLE\\s+(?:IF\\s+EXIS
 const COPY_TABLE = new RegExp(`^COPY\\s+${QNAME}`, 'i');
 
 /** The reader's memory bound: a statement, string, comment run or COPY line longer than this fails the test. */
-export const MAX_STATEMENT_SETTING = 'BACKUPCTL_RESTORE_MAX_STATEMENT';
-export const DEFAULT_MAX_STATEMENT = 64 * 1024 * 1024;
+export const MAX_STATEMENT_SETTING = BOUND_SETTINGS.maxStatement;
+export const DEFAULT_MAX_STATEMENT = DEFAULT_BOUNDS.maxStatement;
 
 const QUALIFIED = /^(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[^".`\s]+)\s*\./;
 const SET_PATH = /^SET\s+(?:SESSION\s+|LOCAL\s+)?search_path\s*(?:=|TO)\s*([\s\S]*?)\s*;?\s*$/i;
@@ -66,15 +67,20 @@ export class SqlRun {
   async feed(text: string): Promise<void> {
     await this.handle(this.reader.push(text));
     if (this.reader.pendingChars > this.maxStatement) {
-      throw new RestoreError(
-        `a statement, string, comment run or COPY line longer than ${this.maxStatement} characters (from line ${this.reader.pendingLine}) is over the reader's bound: ${MAX_STATEMENT_SETTING}=${this.maxStatement} (raise it, such as ${MAX_STATEMENT_SETTING}=256MiB, for a dump that needs it)`,
-        this.reader.pendingLine,
-      );
+      throw new RestoreError(statementBoundRefusal(this.maxStatement, this.reader.pendingLine), this.reader.pendingLine);
     }
   }
 
   async end(): Promise<void> {
     await this.handle(this.reader.end());
+  }
+
+  /**
+   * Statements the content stage read (src/pipeline/inspect.ts, ContentSink.statements): the same
+   * events feed() makes of the text, read once for every sink of the file (the reader's bound applied there).
+   */
+  async take(events: readonly SqlEvent[]): Promise<void> {
+    await this.handle(events);
   }
 
   /** The tables of the dump with the rows it holds for each. */
@@ -100,7 +106,7 @@ export class SqlRun {
     return t;
   }
 
-  private async handle(events: SqlEvent[]): Promise<void> {
+  private async handle(events: readonly SqlEvent[]): Promise<void> {
     const t = this.target;
     for (const ev of events) {
       if (t.dead) return;

@@ -10,7 +10,9 @@ import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { CliError } from '../../errors.js';
 import type { AssertionResult, DumpKind, EngineInfo, FileRestore, RestoreFailure, RestoreOptions, RestoreSink, TableRows } from '../types.js';
-import type { SqlDialect } from '../../pipeline/kinds.js';
+import { KINDS, type SqlDialect } from '../../pipeline/kinds.js';
+import type { SqlEvent } from '../../pipeline/sql-reader.js';
+import type { StatementWatcher } from '../../pipeline/types.js';
 import type { PipedClient } from './client.js';
 import { NoRestoreEngineError, planEngine, type EngineOptions, type EnginePlan, type SqlEngine } from './engine.js';
 import { mysqlEngine } from './mysql.js';
@@ -92,11 +94,20 @@ class SqlSink implements RestoreSink {
   /** Aborts a server still starting (initdb, mariadb-install-db) when abort() comes first. */
   private readonly stopping = new AbortController();
 
+  /**
+   * The statements come from the content stage (ContentSink.statements), read once for every sink
+   * of the file: write() then only gathers the head the engine opens with. Without it (the sink
+   * alone, a pg_dump -Fc converted by pg_restore), the sink reads the decoded bytes itself.
+   */
+  readonly statements?: StatementWatcher;
+
   constructor(
     private readonly options: RestoreOptions,
     private readonly givenKind: DumpKind,
     private readonly plan?: EnginePlan,
+    fromStage = false,
   ) {
+    if (fromStage && KINDS[givenKind].statements) this.statements = { events: (batch) => this.events(batch) };
     this.kind = givenKind;
     this.warnings = new Warnings(options.warn);
     const into = options.into;
@@ -118,11 +129,102 @@ class SqlSink implements RestoreSink {
     }
     if (this.aborted) throw new Error('restore aborted');
     if (this.fatal) throw this.fatal;
+    if (this.statements) return this.gatherHead(chunk);
     if (!this.input) this.begin();
     // While the engine opens (the server probed, the scratch database and its login made), the download and its
     // checks go on into memory, up to SETUP_AHEAD: opening overlaps the transfer instead of stopping it.
     if (!this.input!.write(chunk) && (this.opened || this.input!.writableLength >= SETUP_AHEAD)) await Promise.race([once(this.input!, 'drain'), this.consumer]);
     if (this.fatal) throw this.fatal;
+  }
+
+  // ---- The statements from the content stage (this.statements): the head for the engine, then events. ----
+
+  /** The first bytes, which the engine opens with (a server's version, the dump's settings). */
+  private head: Buffer[] = [];
+  private headLength = 0;
+  /** The engine opening (from the head, or at the end of a short dump). */
+  private opening: Promise<void> | null = null;
+  /** Batches that came while the engine opened (up to SETUP_AHEAD characters, then the stage waits). */
+  private queued: Array<readonly SqlEvent[]> = [];
+  private queuedChars = 0;
+  /** The restore stopped (its failure said): later statements are dropped. */
+  private stoppedFeeding = false;
+
+  private gatherHead(chunk: Buffer): void {
+    if (!this.started) this.started = Date.now();
+    if (this.opening) return;
+    this.head.push(chunk);
+    this.headLength += chunk.length;
+    if (this.headLength >= 65536) this.openEngine();
+  }
+
+  private openEngine(): Promise<void> {
+    if (!this.started) this.started = Date.now();
+    if (this.opening) return this.opening;
+    const gen = this.gen;
+    const head = Buffer.concat(this.head, this.headLength);
+    this.head = [];
+    this.headLength = 0;
+    this.opening = (async () => {
+      try {
+        await this.setup(head, gen);
+      } catch (e) {
+        if (this.stale(gen)) return;
+        if (e instanceof NoRestoreEngineError || (e instanceof CliError && !(e instanceof RestoreError))) this.fatal = e;
+        else this.fail(e);
+        this.stoppedFeeding = true;
+      } finally {
+        if (!this.stale(gen)) this.opened = true;
+      }
+    })();
+    return this.opening;
+  }
+
+  private async events(batch: readonly SqlEvent[]): Promise<void> {
+    if (this.aborted) throw new Error('restore aborted');
+    if (this.fatal) throw this.fatal;
+    if (this.stoppedFeeding || this.failure) return;
+    this.queued.push(batch);
+    if (!this.opened) {
+      // While the engine opens, the download and its checks go on: up to SETUP_AHEAD characters wait here.
+      for (const e of batch) this.queuedChars += e.text.length;
+      if (this.queuedChars < SETUP_AHEAD) return;
+      await this.openEngine();
+    }
+    await this.feedQueued(this.gen);
+    if (this.fatal) throw this.fatal;
+  }
+
+  private async feedQueued(gen: number): Promise<void> {
+    while (this.queued.length) {
+      const batch = this.queued.shift()!;
+      if (this.stale(gen) || this.stoppedFeeding || this.failure) break;
+      try {
+        await this.run!.take(batch);
+        if (this.target!.dead) await this.target!.finish();
+      } catch (e) {
+        this.stoppedFeeding = true;
+        this.fail(e);
+        await this.stopFeeding();
+      }
+    }
+    this.queued = [];
+    this.queuedChars = 0;
+  }
+
+  /** The content stage handed on every statement (its last batch held the reader's end). */
+  private async endStatements(): Promise<void> {
+    const gen = this.gen;
+    await this.openEngine();
+    if (this.stale(gen)) return;
+    await this.feedQueued(gen);
+    if (this.stoppedFeeding || this.failure || !this.run) return;
+    try {
+      await this.target!.finish();
+    } catch (e) {
+      this.fail(e);
+      await this.stopFeeding();
+    }
   }
 
   private begin(): void {
@@ -298,6 +400,13 @@ class SqlSink implements RestoreSink {
     this.consumer = null;
     this.failure = null;
     this.fatal = null;
+    this.head = [];
+    this.headLength = 0;
+    this.opening = null;
+    this.queued = [];
+    this.queuedChars = 0;
+    this.stoppedFeeding = false;
+    this.started = 0;
     this.kind = this.givenKind;
     this.warnings = new Warnings(this.options.warn);
   }
@@ -327,12 +436,15 @@ class SqlSink implements RestoreSink {
 
   private async finishRun(): Promise<FileRestore> {
     if (this.reset) await this.reset;
-    if (!this.input) {
-      this.started = Date.now();
-      this.begin();
+    if (this.statements) await this.endStatements();
+    else {
+      if (!this.input) {
+        this.started = Date.now();
+        this.begin();
+      }
+      this.input!.end();
+      await this.consumer;
     }
-    this.input!.end();
-    await this.consumer;
     await Promise.all(this.earlier);
     if (this.converterDone) await this.converterDone.catch(() => {});
     if (this.fatal) {
@@ -440,7 +552,7 @@ class SqlSink implements RestoreSink {
  * write() rejects with NoRestoreEngineError (exit 15) when no engine can
  * restore the dump.
  */
-export function createSqlRestoreSink(options: RestoreOptions, kind: DumpKind, plan?: EnginePlan): RestoreSink {
-  return new SqlSink(options, kind, plan);
+export function createSqlRestoreSink(options: RestoreOptions, kind: DumpKind, plan?: EnginePlan, o: { fromStage?: boolean } = {}): RestoreSink {
+  return new SqlSink(options, kind, plan, o.fromStage === true);
 }
 
