@@ -273,7 +273,7 @@ class SqlCounter {
         }
         const ins = countInsertRows(e.head, this.dialect);
         if (ins) this.tables[ins.table] = (this.tables[ins.table] ?? 0) + ins.rows;
-      } else if (e.type === 'copy-data' && this.copyTable) {
+      } else if ((e.type === 'copy-data' || e.type === 'copy-bytes') && this.copyTable) {
         this.tables[this.copyTable] = (this.tables[this.copyTable] ?? 0) + e.rows;
       } else if (e.type === 'copy-end') {
         this.copyTable = null;

@@ -24,12 +24,11 @@
 // A check never throws: the first problem is kept as the reason, later bytes are ignored.
 import { once } from 'node:events';
 import { Readable, type Writable } from 'node:stream';
-import { StringDecoder } from 'node:string_decoder';
 import { createGunzip, crc32, type Gunzip } from 'node:zlib';
 import { MongoArchiveReader } from './mongo-archive.js';
 import { KINDS, SHA256_LINE, SNIFF_BYTES, encryptionHeader, isGzip, sniffContent, type CheckName, type ContentKind } from './kinds.js';
 import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher, StatementWatcher } from './types.js';
-import type { SqlEvent, SqlReader } from './sql-reader.js';
+import type { SqlBytesReader, SqlEvent } from './sql-reader.js';
 import { writeAll } from './fan.js';
 import { BOUND_SETTINGS, DEFAULT_BOUNDS, gzipRatioRefusal, statementBoundRefusal, type InspectBounds } from './bounds.js';
 
@@ -186,18 +185,17 @@ export class Walk {
 /**
  * The statements of one SQL dump, read ONCE by the content stage for every sink
  * that asks (ContentSink.statements: the catalog's row counts, the SQL engine's
- * restore): one UTF-8 decoding, one SqlReader, its events handed to each
- * watcher in order (the slowest sets the pace). The reader's bound
+ * restore): one SqlBytesReader (text decoded once, a COPY block's lines kept as
+ * bytes), its events handed to each watcher in order (the slowest sets the pace). The reader's bound
  * (Bounds.maxStatement) ends the reading with an `error` event: memory holds
  * the bound, not a hostile statement. A watcher that throws is dropped, by
  * its sink's index in `failed`, like a sink whose write throws.
  */
 class Statements {
-  private readonly decoder = new StringDecoder('utf8');
   private stopped = false;
 
   constructor(
-    private readonly reader: SqlReader,
+    private readonly reader: SqlBytesReader,
     private readonly max: number,
     private readonly watchers: ReadonlyArray<{ index: number; watcher: StatementWatcher }>,
     private readonly failed: Map<number, unknown>,
@@ -205,7 +203,7 @@ class Statements {
 
   async push(chunk: Buffer): Promise<void> {
     if (this.stopped) return;
-    const events = this.reader.push(this.decoder.write(chunk));
+    const events = this.reader.push(chunk);
     if (this.reader.pendingChars > this.max) {
       this.stopped = true;
       const line = this.reader.pendingLine;
@@ -217,9 +215,7 @@ class Statements {
   async end(): Promise<void> {
     if (this.stopped) return;
     this.stopped = true;
-    const events = this.reader.push(this.decoder.end());
-    for (const e of this.reader.end()) events.push(e);
-    await this.send(events);
+    await this.send(this.reader.end());
   }
 
   private async send(events: readonly SqlEvent[]): Promise<void> {
@@ -367,7 +363,7 @@ export class ContentStage implements Check {
     this.headLength = 0;
     const kind = sniffContent(head, { gzip: this.gzip });
     this.kind = kind;
-    const content: Content = { kind, gzip: this.gzip, encrypted: this.options.encrypted ?? false };
+    const content: Content = { kind, gzip: this.gzip, encrypted: this.options.encrypted ?? false, ...(KINDS[kind].statements ? { statements: true } : {}) };
     await Promise.all(
       this.sinks.map(async (s, i) => {
         try {
@@ -385,8 +381,8 @@ export class ContentStage implements Check {
     if (dialect) {
       const watchers = this.sinks.flatMap((s, i) => (s.statements && !this.failed.has(i) ? [{ index: i, watcher: s.statements }] : []));
       if (watchers.length) {
-        const { SqlReader } = await import('./sql-reader.js');
-        this.statements = new Statements(new SqlReader(dialect), boundsOf(this.options).maxStatement, watchers, this.failed);
+        const { SqlBytesReader } = await import('./sql-reader.js');
+        this.statements = new Statements(new SqlBytesReader(dialect), boundsOf(this.options).maxStatement, watchers, this.failed);
       }
     }
     this.check = CHECKS[checkName](kind, { options: this.options, gzip: this.gzip, head, walk: this.walk });

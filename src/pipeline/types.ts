@@ -35,6 +35,11 @@ export interface Content {
   gzip: boolean;
   /** The record names an encryption key. */
   encrypted: boolean;
+  /**
+   * A SQL dump's statements are read by the content stage and handed to the sinks that ask
+   * (ContentSink.statements), so such a sink reads none itself. Absent: a sink fed bytes alone.
+   */
+  statements?: boolean;
 }
 
 /**

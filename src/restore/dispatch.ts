@@ -147,7 +147,7 @@ export class DispatchSink implements ContentSink<FileRestore> {
       return new FileArchiveSink(kind as 'tar' | 'zip', this.o);
     }
     const { sqlRestoreSink } = await import('./engines.js');
-    return sqlRestoreSink(kind as 'mysql' | 'pg-plain' | 'pg-custom', this.o);
+    return sqlRestoreSink(kind as 'mysql' | 'pg-plain' | 'pg-custom', this.o, { fromStage: content.statements === true });
   }
 
   restart(): void {

@@ -15,9 +15,9 @@ export { NoRestoreEngineError } from './sql/engine.js';
  * (the dispatcher gunzips), streams them into a scratch database, then counts
  * every table's rows against the dump and runs the --assert queries.
  */
-export async function sqlRestoreSink(kind: SqlKind, o: RestoreOptions): Promise<RestoreSink> {
+export async function sqlRestoreSink(kind: SqlKind, o: RestoreOptions, x: { fromStage?: boolean } = {}): Promise<RestoreSink> {
   const { planSqlEngine, createSqlRestoreSink } = await import('./sql/sink.js');
   const plan = await planSqlEngine(kind, o);
-  // Under the content stage: a SQL text dump's statements come from its one reader (ContentSink.statements).
-  return createSqlRestoreSink(o, kind, plan, { fromStage: true });
+  // Under the content stage (Content.statements): a SQL text dump's statements come from its one reader.
+  return createSqlRestoreSink(o, kind, plan, { fromStage: x.fromStage === true });
 }

@@ -6,10 +6,9 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, chownSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './cli.js';
-import { gunzipSync } from 'node:zlib';
 import type { FileRestore, RestoreOptions, RestoreSink } from '../../src/restore/types.js';
 import type { ContentSink } from '../../src/pipeline/types.js';
-import { isGzip, sniffContent, SNIFF_BYTES } from '../../src/pipeline/kinds.js';
+import { ContentStage } from '../../src/pipeline/inspect.js';
 
 export const FIXTURES = path.join(ROOT, 'src/emulator/fixtures/restore');
 
@@ -34,15 +33,16 @@ export function options(extra: Partial<RestoreOptions> = {}): RestoreOptions {
 
 /**
  * The bytes into the sink in 8 kB chunks, as the read pipeline hands them over. A content sink (restore-test's
- * DispatchSink) gets what the content stage gives it: open() with the kind the one sniffer names, then the
- * decoded bytes (a gzip inflated once, here as in src/pipeline/inspect.ts).
+ * DispatchSink) sits under the real content stage (src/pipeline/inspect.ts), as in restore-test: open() with the
+ * kind the one sniffer names, the decoded bytes (a gzip inflated once) and a SQL dump's statements, read once.
  */
 export async function feed(sink: RestoreSink | ContentSink<FileRestore>, bytes: Buffer, chunk = 8192): Promise<FileRestore> {
   if ('open' in sink && typeof sink.open === 'function') {
-    const gzip = isGzip(bytes);
-    const decoded = gzip ? gunzipSync(bytes) : bytes;
-    await sink.open({ kind: sniffContent(decoded.subarray(0, SNIFF_BYTES), { gzip }), gzip, encrypted: false });
-    bytes = decoded;
+    const stage = new ContentStage({}, [sink]);
+    for (let i = 0; i < bytes.length; i += chunk) await stage.write(bytes.subarray(i, i + chunk));
+    await stage.end();
+    if (stage.failed.has(0)) throw stage.failed.get(0);
+    return sink.end();
   }
   for (let i = 0; i < bytes.length; i += chunk) await sink.write(bytes.subarray(i, i + chunk));
   return sink.end();

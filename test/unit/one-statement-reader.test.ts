@@ -1,9 +1,10 @@
 // A SQL dump's statements are read ONCE per file (issue 31 §1 and its speed goal): the
 // content stage decodes the dump and runs one statement reader (src/pipeline/sql-reader.ts)
 // for every sink that asks (ContentSink.statements): the catalog's row counts and
-// restore-test's SQL engine. The reader's push() is counted here: every character of the
-// dump goes through it once, whether one sink listens or two. Before, the fingerprint and
-// the engine each decoded and parsed the whole dump (twice the characters).
+// restore-test's SQL engine. The readers' push() is counted here: every byte of the dump
+// goes through the stage's reader once, whether one sink listens or two. Before, the fingerprint and
+// the engine each decoded and parsed the whole dump (twice the characters). The stage's reader
+// (SqlBytesReader) is counted in bytes; the text reader anyone else would parse with, in characters.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,16 +12,23 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { memoryTransfer } from '../helpers/transfer.js';
 
-const reads = vi.hoisted(() => ({ chars: 0 }));
+const reads = vi.hoisted(() => ({ bytes: 0, chars: 0 }));
 vi.mock('../../src/pipeline/sql-reader.js', async (importOriginal) => {
   const m = await importOriginal<typeof import('../../src/pipeline/sql-reader.js')>();
+  // The content stage's reader (bytes in), and the text reader anyone else would parse with.
+  class CountedBytesReader extends m.SqlBytesReader {
+    override push(chunk: Buffer) {
+      reads.bytes += chunk.length;
+      return super.push(chunk);
+    }
+  }
   class CountedReader extends m.SqlReader {
     override push(text: string) {
       reads.chars += text.length;
       return super.push(text);
     }
   }
-  return { ...m, SqlReader: CountedReader };
+  return { ...m, SqlBytesReader: CountedBytesReader, SqlReader: CountedReader };
 });
 
 const { readBackups } = await import('../../src/pipeline/index.js');
@@ -76,29 +84,31 @@ describe('one statement reader per SQL dump', () => {
   for (const file of ['shop.pg.sql.gz', 'shop.mysql.sql.gz']) {
     it(`${file}: the catalog and a second listener get the same statements from one reading`, async () => {
       const bytes = readFileSync(path.join(FIXTURES, file));
-      const text = gunzipSync(bytes).toString('utf8');
-      reads.chars = 0;
+      const decoded = gunzipSync(bytes);
+      const text = decoded.toString('utf8');
+      reads.bytes = reads.chars = 0;
       const other = listener();
       const out = await read(bytes, [new FingerprintSink('dump.sql.gz', path.join(tmp, `${file}.listing`)), other]);
       expect(out.result.verdict).toBe('verified');
-      // Every character once: one decoding, one reader, for both sinks.
-      expect(reads.chars).toBe(text.length);
+      // Every byte once, through the one reader, for both sinks; no one parses the text again.
+      expect(reads.bytes).toBe(decoded.length);
+      expect(reads.chars).toBe(0);
       const fp = value<FileFingerprint>(out.extras[0]!);
       // The catalog names a MySQL table without its database (the dump's USE decides it), as it always has.
       const tables = Object.fromEntries(Object.entries(manifest.files[file]!.tables!).map(([t, n]) => [file.includes('mysql') ? t.split('.').pop()! : t, n]));
       expect(fp.sql?.tables).toEqual(tables);
       expect(fp.note).toBeUndefined();
       // The listener saw the whole dump: its statements' text, put back together, is the dump.
-      const joined = other.got.map((e) => e.text).join('');
+      const joined = other.got.map((e) => (e.type === 'copy-bytes' ? e.bytes.toString('utf8') : e.text)).join('');
       expect(joined).toBe(text);
     });
   }
 
   it('restore-test: PGlite restores the pg_dump from the same reading the catalog counts, no second one', async () => {
     const bytes = readFileSync(path.join(FIXTURES, 'shop.pg.sql.gz'));
-    const text = gunzipSync(bytes).toString('utf8');
+    const decoded = gunzipSync(bytes);
     const restore = new DispatchSink({ engine: 'embedded', asserts: [], execTimeoutMs: 5_000, keep: false, allowEmpty: false, signal: new AbortController().signal, encrypted: false, onFatal: () => {} });
-    reads.chars = 0;
+    reads.bytes = reads.chars = 0;
     const out = await read(bytes, [new FingerprintSink('dump.sql.gz', path.join(tmp, 'restore.listing')), restore as unknown as ContentSink]);
     const fp = value<FileFingerprint>(out.extras[0]!);
     const restored = value<FileRestore>(out.extras[1]!);
@@ -106,8 +116,9 @@ describe('one statement reader per SQL dump', () => {
     const expected = manifest.files['shop.pg.sql.gz']!.tables!;
     expect(Object.fromEntries(restored.tables.map((t) => [t.table, t.restored]))).toEqual(expected);
     expect(fp.sql?.tables).toEqual(expected);
-    // The engine read none itself: the characters went through one reader once.
-    expect(reads.chars).toBe(text.length);
+    // The engine read none itself: the bytes went through one reader once, and no text reader parsed them again.
+    expect(reads.bytes).toBe(decoded.length);
+    expect(reads.chars).toBe(0);
   }, 60_000);
 
   it("a statement over the reader's bound stops the reading for every listener, with one error event, and the catalog notes it", async () => {

@@ -70,7 +70,7 @@ INSERT INTO public.u VALUES (1, E'it\\'s (a) ;'), (2, 'O''Brien (x)'), (3, $$dol
 describe('the PostgreSQL reader', () => {
   test('statements, meta-commands and COPY blocks with the lines where they start; texts put back together are the input', () => {
     const ev = read('postgres', PG);
-    expect(ev.map((e) => e.text).join('')).toBe(PG);
+    expect(ev.map((e) => (e as { text: string }).text).join('')).toBe(PG);
     const summary = ev.map((e) => [e.type, 'line' in e ? e.line : null, e.type === 'copy-data' ? e.rows : e.type === 'meta' ? e.command : null]);
     expect(summary).toEqual([
       ['meta', 5, 'restrict'],
@@ -98,7 +98,7 @@ describe('the PostgreSQL reader', () => {
     const text = gunzipSync(fixture('shop.pg.sql.gz')).toString('utf8');
     for (const size of [text.length, 4096, 333]) {
       const ev = read('postgres', text, size);
-      expect(ev.map((e) => e.text).join('')).toBe(text);
+      expect(ev.map((e) => (e as { text: string }).text).join('')).toBe(text);
       const rows: Record<string, number> = {};
       let table = '';
       for (const e of ev) {
@@ -135,7 +135,7 @@ INSERT INTO o (id) VALUES (5) ON DUPLICATE KEY UPDATE id = VALUES(id);
 describe('the MySQL reader', () => {
   test('DELIMITER, executable comments, the sandbox line, escaped quotes; tuples counted', () => {
     const ev = read('mysql', MY);
-    expect(ev.map((e) => e.text).join('')).toBe(MY);
+    expect(ev.map((e) => (e as { text: string }).text).join('')).toBe(MY);
     expect(ev.map((e) => [e.type, 'line' in e ? e.line : null])).toEqual([
       ['client', 1],
       ['statement', 3],

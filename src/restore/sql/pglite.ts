@@ -198,7 +198,9 @@ export class PGliteTarget implements SqlTarget {
     this.copyRowsSent = 0;
   }
 
-  async copyData(text: string, rows: number): Promise<void> {
+  async copyData(data: string | Buffer, rows: number): Promise<void> {
+    // PGlite takes the COPY data as text (the dump's bytes, decoded here).
+    const text = typeof data === 'string' ? data : data.toString('utf8');
     this.copyParts.push(text);
     this.copyLen += text.length;
     if (this.copyLen >= SLICE) await this.sendCopy(rows);

@@ -410,8 +410,9 @@ export class PsqlTarget implements SqlTarget {
     this.copyHead = head.slice(0, 200);
   }
 
-  async copyData(text: string): Promise<void> {
-    await this.feed().write(text);
+  async copyData(data: string | Buffer): Promise<void> {
+    if (typeof data === 'string') await this.feed().write(data);
+    else await this.feed().writeBuffer(data);
   }
 
   async copyEnd(text: string, line: number): Promise<void> {

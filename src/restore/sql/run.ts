@@ -142,6 +142,11 @@ export class SqlRun {
           if (this.copyTable) this.copyTable.expected += ev.rows;
           await t.copyData(ev.text, ev.rows);
           break;
+        case 'copy-bytes':
+          // The dump's own bytes (the content stage's SqlBytesReader): to the client as they are.
+          if (this.copyTable) this.copyTable.expected += ev.rows;
+          await t.copyData(ev.bytes, ev.rows);
+          break;
         case 'copy-end':
           this.copyTable = null;
           await t.copyEnd(ev.text, ev.line);

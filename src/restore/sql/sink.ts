@@ -187,7 +187,7 @@ class SqlSink implements RestoreSink {
     this.queued.push(batch);
     if (!this.opened) {
       // While the engine opens, the download and its checks go on: up to SETUP_AHEAD characters wait here.
-      for (const e of batch) this.queuedChars += e.text.length;
+      for (const e of batch) this.queuedChars += e.type === 'copy-bytes' ? e.bytes.length : e.text.length;
       if (this.queuedChars < SETUP_AHEAD) return;
       await this.openEngine();
     }
@@ -538,6 +538,8 @@ class SqlSink implements RestoreSink {
       this.stopping.abort();
       await this.teardown();
       await this.consumer?.catch(() => {});
+      // An engine still opening (statements from the content stage): it sees the abort and stops what it made.
+      await this.opening;
       await Promise.all(this.earlier);
     })();
     return this.aborting;

@@ -53,7 +53,8 @@ export interface SqlTarget {
   /** Text for the client itself (mysql DELIMITER, the sandbox line), or comments. */
   raw(text: string): Promise<void>;
   copyStart(head: string, line: number): Promise<void>;
-  copyData(text: string, rows: number): Promise<void>;
+  /** A COPY block's data lines: text, or the dump's own bytes (sent as they are, never decoded). */
+  copyData(data: string | Buffer, rows: number): Promise<void>;
   copyEnd(text: string, line: number): Promise<void>;
   /** Everything sent: wait for the engine. Throws RestoreError. */
   finish(): Promise<void>;
