@@ -71,7 +71,7 @@ describe('read pipeline: fan-out to extra sinks', () => {
     const sha = createHash('sha256').update(dump).digest('hex');
     expect(out!.result.sha256).toBe(sha);
     // Opened with the kind the one sniffer found (the restart came before the first batch reached the content stage).
-    expect(sink.opened).toEqual([{ kind: 'pg-plain', gzip: true, encrypted: false }]);
+    expect(sink.opened).toEqual([{ kind: 'pg-plain', gzip: true, encrypted: false, statements: true }]);
     expect(out!.extras).toEqual([{ ok: true, value: createHash('sha256').update(gunzipSync(dump)).digest('hex') }]);
     expect(sink.aborted).toBeUndefined();
   });
