@@ -352,7 +352,7 @@ if (WRITE) {
   const how = (name) =>
     `Recorded on ${new Date().toISOString().slice(0, 10)}: ${machine}. ` +
     (name === 'restore'
-      ? 'Medians of 2 rounds of the plain client pipeline and `backupctl restore-test --into` (the built CLI) on the same file and server, alternated; peak RSS is the largest of the rounds. '
+      ? 'Medians of 3 rounds of the plain client pipeline and `backupctl restore-test --into` (the built CLI) on the same file and server, alternated; peak RSS is the largest of the rounds. '
       : name === 'verify'
       ? `Medians of ${VERIFY_RUNS} rounds of a download and a verify of the same file, alternated, after one warm-up round; peak RSS is the largest of the rounds. `
       : `Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. `) +
