@@ -277,7 +277,7 @@ class SqlCounter {
         this.tables[this.copyTable] = (this.tables[this.copyTable] ?? 0) + e.rows;
       } else if (e.type === 'copy-end') {
         this.copyTable = null;
-      } else if (e.type === 'error' && /over the reader's bound/.test(e.message)) {
+      } else if (e.type === 'error' && e.bound) {
         this.stopped ??= e.message;
       }
     }

@@ -207,7 +207,7 @@ class Statements {
     if (this.reader.pendingChars > this.max) {
       this.stopped = true;
       const line = this.reader.pendingLine;
-      events.push({ type: 'error', text: '', line, message: statementBoundRefusal(this.max, line) });
+      events.push({ type: 'error', text: '', line, message: statementBoundRefusal(this.max, line), bound: true });
     }
     await this.send(events);
   }

@@ -64,6 +64,8 @@ export interface ErrorEvent {
   text: string;
   line: number;
   message: string;
+  /** Over the reader's bound (the content stage's Statements): nothing is read after it. */
+  bound?: true;
 }
 /**
  * Lines of a COPY block as the dump's bytes (SqlBytesReader): never decoded, handed to the client as
@@ -777,7 +779,7 @@ export function utf8Boundary(bytes: Buffer): number {
  * a block is left to SqlReader: reading bytes stops at every line that starts with "\." and the
  * text reader takes it from there, so a block ends exactly where it always did. The events are
  * SqlReader's, whatever the chunks (test/unit/sql-bytes-reader.test.ts), with copy-bytes where
- * it gave copy-data. `maxChars` bounds what is held back (BACKUPCTL_RESTORE_MAX_STATEMENT).
+ * it gave copy-data. The caller bounds what is held back (pendingChars, BACKUPCTL_RESTORE_MAX_STATEMENT).
  */
 export class SqlBytesReader {
   private readonly reader: SqlReader;

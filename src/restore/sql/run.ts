@@ -5,7 +5,7 @@ import type { SqlDialect } from '../../pipeline/kinds.js';
 import { NoiseFilter, Warnings } from './noise.js';
 import { countInsertRows, newlines, normalizeName, SqlReader, type SqlEvent } from '../../pipeline/sql-reader.js';
 import { RestoreError, type SqlTarget } from './target.js';
-import { BOUND_SETTINGS, DEFAULT_BOUNDS, statementBoundRefusal } from '../../pipeline/bounds.js';
+import { DEFAULT_BOUNDS, statementBoundRefusal } from '../../pipeline/bounds.js';
 
 const NAME = '(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[A-Za-z_\\u0080-\\uffff][\\w$\\u0080-\\uffff]*)';
 const QNAME = `(${NAME}(?:\\s*\\.\\s*${NAME})?)`;
@@ -13,9 +13,6 @@ const CREATE_TABLE = new RegExp(`^CREATE\\s+(?:(?:GLOBAL|LOCAL)\\s+)?(?:(?:TEMP|
 const DROP_TABLE = new RegExp(`^DROP\\s+(?:TEMPORARY\\s+)?TABLE\\s+(?:IF\\s+EXISTS\\s+)?${QNAME}`, 'i');
 const COPY_TABLE = new RegExp(`^COPY\\s+${QNAME}`, 'i');
 
-/** The reader's memory bound: a statement, string, comment run or COPY line longer than this fails the test. */
-export const MAX_STATEMENT_SETTING = BOUND_SETTINGS.maxStatement;
-export const DEFAULT_MAX_STATEMENT = DEFAULT_BOUNDS.maxStatement;
 
 const QUALIFIED = /^(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[^".`\s]+)\s*\./;
 const SET_PATH = /^SET\s+(?:SESSION\s+|LOCAL\s+)?search_path\s*(?:=|TO)\s*([\s\S]*?)\s*;?\s*$/i;
@@ -54,7 +51,7 @@ export class SqlRun {
     private readonly target: SqlTarget,
     readonly warnings: Warnings,
     /** The reader's memory bound, in characters (BACKUPCTL_RESTORE_MAX_STATEMENT). */
-    private readonly maxStatement: number = DEFAULT_MAX_STATEMENT,
+    private readonly maxStatement: number = DEFAULT_BOUNDS.maxStatement,
   ) {
     this.reader = new SqlReader(dialect);
     this.filter = new NoiseFilter(dialect, target.caps, target.database ?? 'in memory');

@@ -19,8 +19,8 @@ import { mysqlEngine } from './mysql.js';
 import { Warnings } from './noise.js';
 import { postgresEngine } from './postgres.js';
 import { DEFAULT_PATH, redact } from './proc.js';
-import { parseSize } from '../../config/size.js';
-import { DEFAULT_MAX_STATEMENT, MAX_STATEMENT_SETTING, SqlRun } from './run.js';
+import { BOUND_SETTINGS, boundsFromEnv } from '../../pipeline/bounds.js';
+import { SqlRun } from './run.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget } from './target.js';
 import { parseIntoUrl } from './url.js';
 
@@ -49,18 +49,21 @@ export function planSqlEngine(kind: DumpKind, o: Pick<RestoreOptions, 'engine' |
   return planEngine(SQL_ENGINES, kind, engineOptions(o));
 }
 
-/** The reader's memory bound from the command's environment (BACKUPCTL_RESTORE_MAX_STATEMENT, a size such as 256MiB). */
+/**
+ * The reader's memory bound from the command's environment (BACKUPCTL_RESTORE_MAX_STATEMENT, a size such as
+ * 256MiB), read by the one parser of the bounds (src/pipeline/bounds.ts); a bad value fails the restore.
+ */
 export function maxStatement(env: NodeJS.ProcessEnv | undefined): number {
-  const text = env?.[MAX_STATEMENT_SETTING]?.trim();
-  if (!text) return DEFAULT_MAX_STATEMENT;
-  let n = NaN;
   try {
-    n = parseSize(text);
-  } catch {
-    /* said below */
+    return boundsFromEnv({ [BOUND_SETTINGS.maxStatement]: env?.[BOUND_SETTINGS.maxStatement]?.trim() }).maxStatement;
+  } catch (e) {
+    throw new RestoreError((e as Error).message);
   }
-  if (!Number.isFinite(n) || n <= 0) throw new RestoreError(`${MAX_STATEMENT_SETTING}=${JSON.stringify(text)} is not a size (such as 256MiB)`);
-  return n;
+}
+
+/** An error of opening the engine that stops the whole run (no engine: exit 15; a usage or configuration error), not only this file's test. */
+function stopsTheRun(e: unknown): boolean {
+  return e instanceof NoRestoreEngineError || (e instanceof CliError && !(e instanceof RestoreError));
 }
 
 function truthy(v: string | null): boolean {
@@ -170,7 +173,7 @@ class SqlSink implements RestoreSink {
         await this.setup(head, gen);
       } catch (e) {
         if (this.stale(gen)) return;
-        if (e instanceof NoRestoreEngineError || (e instanceof CliError && !(e instanceof RestoreError))) this.fatal = e;
+        if (stopsTheRun(e)) this.fatal = e;
         else this.fail(e);
         this.stoppedFeeding = true;
       } finally {
@@ -279,7 +282,7 @@ class SqlSink implements RestoreSink {
       } catch (e) {
         if (this.stale(gen)) return;
         this.opened = true;
-        if (e instanceof NoRestoreEngineError || (e instanceof CliError && !(e instanceof RestoreError))) throw e;
+        if (stopsTheRun(e)) throw e;
         failed = true;
         this.fail(e);
         return;
