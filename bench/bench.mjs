@@ -1,6 +1,7 @@
 // npm run bench: start-up, long-list, install and emulator figures of the
 // BUILT CLI, measured in one run with the commands alternated, as ratios
-// against a bare `node -e ''` or a bare walker (bench/walker.mjs) where the
+// against a bare `node -e ''` or a bare walker (bench/walker.mjs; bench/walker-undici.mjs is
+// the same walk over undici, the transport section) where the
 // target is a ratio (the machines are shared and noisy).
 // `npm run bench -- --write` records the table in bench/results.md.
 // `--runs N` changes the number of runs per command (default 30; at least 20, the minimum the issue asks for).
@@ -22,6 +23,7 @@ const bin = path.join(root, 'bin', 'backupctl.cjs');
 const rssHook = path.join(root, 'bench', 'rss-hook.mjs');
 const cpuHook = path.join(root, 'bench', 'cpu-hook.cjs');
 const walker = path.join(root, 'bench', 'walker.mjs');
+const undiciWalker = path.join(root, 'bench', 'walker-undici.mjs');
 const args = process.argv.slice(2);
 const RUNS = Math.max(20, Number(args[args.indexOf('--runs') + 1]) || 30);
 const WRITE = args.includes('--write');
@@ -166,6 +168,19 @@ function emulator(name) {
 }
 const envOf = (emu) => ({ ...baseEnv, BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token });
 
+/** The id of the big emulator's job of BIG backups ("bulk"). */
+function bulkJobId(env) {
+  return new Promise((resolve, reject) => {
+    const c = spawn(node, [bin, 'jobs', 'list', '--all', '-o', 'ndjson'], { env });
+    let out = '';
+    c.stdout.on('data', (d) => (out += d));
+    c.on('close', () => {
+      const job = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.name === 'bulk');
+      job ? resolve(job.id) : reject(new Error('no bulk job in the emulator'));
+    });
+  });
+}
+
 /** Medians of the runs of `name` in `results`, and `name` against `base` as a ratio. */
 const medianMs = (results, name) => median(results[name].map((r) => r.ms));
 const ratioRow = (results, name, base, measure, max) => {
@@ -207,15 +222,7 @@ const SECTIONS = {
   async walker() {
     const big = await emulator('big');
     const envBig = envOf(big);
-    const bulk = await new Promise((resolve, reject) => {
-      const c = spawn(node, [bin, 'jobs', 'list', '--all', '-o', 'ndjson'], { env: envBig });
-      let out = '';
-      c.stdout.on('data', (d) => (out += d));
-      c.on('close', () => {
-        const job = out.split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.name === 'bulk');
-        job ? resolve(job.id) : reject(new Error('no bulk job in the emulator'));
-      });
-    });
+    const bulk = await bulkJobId(envBig);
     process.stderr.write(`long lists: ${RUNS} runs each, alternated with the walker...\n`);
     const listArgs = [bin, 'jobs', 'backup', 'list', bulk, '--all', '--page-size', '100'];
     const walk = { name: 'walker', cmd: node, argv: [walker, `/v1/jobs/${bulk}/backups?page_size=100`], env: envBig };
@@ -253,6 +260,50 @@ const SECTIONS = {
     row('  the same: peak RSS', `${peak('ndjson').toFixed(0)} MB`, '<= 120 MB', peak('ndjson') <= 120);
     ratioRow(long, 'json', 'walker', 'the same with `--json` (one array): wall vs the bare walker', 1.25);
     row('  the same: peak RSS', `${peak('json').toFixed(0)} MB`, '<= 150 MB', peak('json') <= 150);
+  },
+
+  /**
+   * The transport's own floor (issue 31): the same walk as the walker section by the node:http walker, by the
+   * same walker with undici as its transport (bench/walker-undici.mjs: dispatch() with a small handler as
+   * backupctl's client, request(), and 2 connections x 4 pipelined), and by backupctl. The rows compare the
+   * time after the first record (the paging itself, start-up left out) with the node:http walker's.
+   */
+  async transport() {
+    const big = await emulator('big');
+    const envBig = envOf(big);
+    const bulk = await bulkJobId(envBig);
+    process.stderr.write(`transport: ${RUNS} runs each of five walks, alternated...\n`);
+    const listPath = `/v1/jobs/${bulk}/backups?page_size=100`;
+    const undici = (api) => ({ name: api, cmd: node, argv: ['--liftoff-only', undiciWalker, listPath], env: { ...envBig, WALK_API: api } });
+    const walks = await alternate(
+      [
+        { name: 'walker', cmd: node, argv: [walker, listPath], env: envBig },
+        undici('dispatch'),
+        undici('request'),
+        undici('pipelined'),
+        { name: 'ndjson', cmd: node, argv: [bin, 'jobs', 'backup', 'list', bulk, '--all', '--page-size', '100', '-o', 'ndjson'], env: envBig },
+      ],
+      RUNS,
+    );
+    const bytes = walks.walker[0].bytes;
+    for (const [name, runs] of Object.entries(walks)) if (runs[0].bytes !== bytes) throw new Error(`${name} printed ${runs[0].bytes} bytes, the walker ${bytes}`);
+    const after = (name) => median(walks[name].map((r) => r.ms - r.firstByte));
+    const first = (name) => median(walks[name].map((r) => r.firstByte));
+    const label = {
+      dispatch: 'undici dispatch(), a small handler, 8 connections (as backupctl)',
+      request: 'undici request() and body.text(), 8 connections',
+      pipelined: 'undici dispatch(), 2 connections x 4 pipelined',
+      ndjson: 'backupctl `jobs backup list --all -o ndjson`',
+    };
+    row(`node:http walker (bench/walker.mjs), ${BIG.toLocaleString('en')} backups, 100/page, 20 ms/page: wall, first record, after it`, `${medianMs(walks, 'walker').toFixed(0)} ms, ${first('walker').toFixed(0)} ms, ${after('walker').toFixed(0)} ms`, '(info)', null);
+    for (const name of ['dispatch', 'request', 'pipelined', 'ndjson']) {
+      row(
+        `${label[name]}: after the first record vs the node:http walker's (wall; first record)`,
+        `${(after(name) / after('walker')).toFixed(2)}x (${after(name).toFixed(0)} ms vs ${after('walker').toFixed(0)} ms; ${medianMs(walks, name).toFixed(0)} ms; ${first(name).toFixed(0)} ms)`,
+        '(info)',
+        null,
+      );
+    }
   },
 
   /** The installed size: `npm pack` of this dist/, installed into a temporary prefix. */
