@@ -17,10 +17,10 @@ import Agent from 'undici/lib/dispatcher/agent.js';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import Dispatcher from 'undici/lib/dispatcher/dispatcher.js';
 import api from 'undici/lib/api/index.js';
+import { IN_FLIGHT, walk } from './walk.mjs';
 
 Object.assign(Dispatcher.prototype, api);
 
-const IN_FLIGHT = 8;
 const base = new URL(process.env.BACKUPCTL_BASE_URL);
 const mode = process.env.WALK_API || 'dispatch';
 if (!['dispatch', 'request', 'pipelined'].includes(mode)) throw new Error(`WALK_API: dispatch, request or pipelined, not ${mode}`);
@@ -70,24 +70,5 @@ async function getPage(page) {
   return JSON.parse(text);
 }
 
-function write(body) {
-  let out = '';
-  for (const record of body.data) out += `${JSON.stringify(record)}\n`;
-  return new Promise((resolve) => (process.stdout.write(out) ? resolve() : process.stdout.once('drain', resolve)));
-}
-
-const first = await getPage(1);
-await write(first);
-const last = first.meta.last_page;
-const inflight = new Map();
-let next = 2;
-for (let n = 2; n <= last; n++) {
-  while (inflight.size < IN_FLIGHT && next <= last) {
-    const p = getPage(next);
-    p.catch(() => {}); // awaited in order below
-    inflight.set(next++, p);
-  }
-  await write(await inflight.get(n));
-  inflight.delete(n);
-}
+await walk(getPage);
 await dispatcher.close();

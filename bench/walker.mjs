@@ -3,12 +3,13 @@
 // node:http with keep-alive; page 1, then the pages its meta.last_page
 // announces, 8 in flight; each answer's JSON parsed and each record written
 // to stdout as an ndjson line, in page order. No checks, retries or formats:
-// the floor that `backupctl ... --all -o ndjson` is compared with.
+// the floor that `backupctl ... --all -o ndjson` is compared with. The walk itself is
+// bench/walk.mjs, shared with bench/walker-undici.mjs.
 //
 //   BACKUPCTL_BASE_URL=... BACKUPCTL_TOKEN=... node bench/walker.mjs '/v1/jobs/<id>/backups?page_size=100'
 import http from 'node:http';
+import { IN_FLIGHT, walk } from './walk.mjs';
 
-const IN_FLIGHT = 8;
 const base = process.env.BACKUPCTL_BASE_URL;
 const agent = new http.Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
 const headers = { authorization: `Bearer ${process.env.BACKUPCTL_TOKEN}`, accept: 'application/json' };
@@ -31,20 +32,5 @@ function getPage(page) {
   });
 }
 
-function write(body) {
-  let out = '';
-  for (const record of body.data) out += `${JSON.stringify(record)}\n`;
-  return new Promise((resolve) => (process.stdout.write(out) ? resolve() : process.stdout.once('drain', resolve)));
-}
-
-const first = await getPage(1);
-await write(first);
-const last = first.meta.last_page;
-const inflight = new Map();
-let next = 2;
-for (let n = 2; n <= last; n++) {
-  while (inflight.size < IN_FLIGHT && next <= last) inflight.set(next, getPage(next++));
-  await write(await inflight.get(n));
-  inflight.delete(n);
-}
+await walk(getPage);
 agent.destroy();
