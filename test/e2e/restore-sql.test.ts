@@ -279,7 +279,12 @@ describe('--into a server the test started, with its own user and password', () 
   let pg: TestServer;
   let my: TestServer;
   beforeAll(async () => {
-    [pg, my] = await Promise.all([startTestPostgres(password), startTestMariadb(password)]);
+    // Each server kept as soon as it is up: when the other fails to start, afterAll still stops this one
+    // (destructuring Promise.all's answer left a started PostgreSQL running, and its folder, when MariaDB failed).
+    const [p, m] = await Promise.allSettled([startTestPostgres(password), startTestMariadb(password)]);
+    if (p.status === 'fulfilled') pg = p.value;
+    if (m.status === 'fulfilled') my = m.value;
+    for (const s of [p, m]) if (s.status === 'rejected') throw s.reason;
   }, T);
   afterAll(async () => {
     await Promise.all([pg?.stop(), my?.stop()]);

@@ -86,6 +86,12 @@ function waitFor(child: ChildProcess, ready: RegExp): Promise<void> {
   });
 }
 
+/** A server that did not start leaves no folder behind (it has exited: nothing else to stop). */
+function removeAndThrow(dir: string, err: unknown): never {
+  rmSync(dir, { recursive: true, force: true });
+  throw err;
+}
+
 export interface TestServer {
   dir: string;
   url: string;
@@ -104,9 +110,9 @@ export async function startTestPostgres(password: string): Promise<TestServer> {
   writeFileSync(pw, 'superpw\n');
   if (who) chownSync(pw, who.uid, who.gid);
   const init = spawnSync(path.join(bin, 'initdb'), ['-D', path.join(dir, 'data'), '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pw}`, '-E', 'UTF8', '--no-locale', '-N'], { ...(who ?? {}), encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(init.stderr);
+  if (init.status !== 0) removeAndThrow(dir, new Error(init.stderr));
   const child = spawn(path.join(bin, 'postgres'), ['-D', path.join(dir, 'data'), '-k', dir, '-c', 'listen_addresses=', '-F'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
-  await waitFor(child, /ready to accept connections/);
+  await waitFor(child, /ready to accept connections/).catch((e: unknown) => removeAndThrow(dir, e));
   const admin = (sql: string) => {
     const r = spawnSync('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', 'postgres', '-c', sql], { env: { ...process.env, PGHOST: dir, PGUSER: 'postgres', PGPASSWORD: 'superpw' }, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr);
@@ -134,11 +140,11 @@ export async function startTestMariadb(password: string): Promise<TestServer> {
   const who = account('mysql');
   const dir = privateDir(who);
   const init = spawnSync('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db'], { ...(who ?? {}), encoding: 'utf8' });
-  if (init.status !== 0) throw new Error(init.stderr);
+  if (init.status !== 0) removeAndThrow(dir, new Error(init.stderr));
   const sock = path.join(dir, 'sock');
   const server = existsSync('/usr/sbin/mariadbd') ? '/usr/sbin/mariadbd' : 'mariadbd';
   const child = spawn(server, ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, `--socket=${sock}`, '--skip-networking', `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
-  await waitFor(child, /ready for connections/);
+  await waitFor(child, /ready for connections/).catch((e: unknown) => removeAndThrow(dir, e));
   const admin = (sql: string) => {
     const r = spawnSync('mariadb', ['--no-defaults', `--socket=${sock}`, '--user=root', '--batch', '--skip-column-names'], { input: sql, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr);

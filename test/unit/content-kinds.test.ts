@@ -3,7 +3,7 @@
 // every archive kind the emulator serves), verify inspects every kind
 // restore-test restores, and a gzip is inflated ONCE per file whether verify
 // reads it alone or restore-test restores it (zlib's createGunzip is counted).
-import { afterAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -90,7 +90,9 @@ async function restoreOf(bytes: Buffer) {
 
 let tmp: string;
 const savedTmp = process.env.TMPDIR;
-beforeEach(() => {
+// One folder for the file's temporary files: made per test, each was made inside the one before
+// (TMPDIR pointed there) and only the last was removed, so every run left the first behind.
+beforeAll(() => {
   tmp = mkdtempSync(path.join(tmpdir(), 'backupctl-kinds-'));
   process.env.TMPDIR = tmp;
 });
