@@ -58,6 +58,20 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
   process.on('SIGTERM', onSigterm);
   const debug = argv.includes('--debug') || env.BACKUPCTL_DEBUG === '1';
   let untilInterrupted = false;
+  // The event loop ran dry while the command still waited: it waits on a promise nothing can settle any more (a
+  // driver that drops a query it was sent once its connection is destroyed did this after Ctrl-C). Node would
+  // then exit 0 without a word: a run that never finished would read as a success. It fails instead, and says so.
+  const onDrained = () => {
+    // A command that runs until Ctrl-C (the emulator) ended the way it should.
+    if (interrupted && untilInterrupted) process.exit(ExitCode.ok);
+    if (interrupted) {
+      io.stderr.write(interrupted === 'SIGTERM' ? 'Terminated.\n' : 'Interrupted.\n');
+      process.exit(exitFor(interrupted));
+    }
+    io.stderr.write('error: unexpected failure: the command stopped before it finished (it waited on something that can no longer answer)\nReport it, with the command and --debug output.\n');
+    process.exit(ExitCode.refused);
+  };
+  process.on('beforeExit', onDrained);
   try {
     const { buildProgram } = await import('./cli/program.js');
     const program = buildProgram(startupSource(), io, async (spec, positionals, options, globals) => {
@@ -78,6 +92,7 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
   } finally {
     process.off('SIGINT', onSigint);
     process.off('SIGTERM', onSigterm);
+    process.off('beforeExit', onDrained);
   }
 }
 

@@ -178,6 +178,48 @@ describe('a --into user that cannot create logins', () => {
   }, T);
 });
 
+describe('Ctrl-C while the server holds the dump\'s statement', () => {
+  it('the session dies on the server after the abort let go of it: the restore still ends (it waited forever, and the CLI exited 0), and nothing is left', async () => {
+    // mysql2 never settles a query that is still out when its connection is destroyed and the server closes it
+    // afterwards (its 'close' handler returns early once destroy() has begun). The sink waited on that query
+    // forever; with nothing else left, the process exited 0 without a word after Ctrl-C. Made certain here: the
+    // --into user may CREATE USER and GRANT but not KILL another login's session (no SUPER, no CONNECTION ADMIN),
+    // so the abort only destroys the throwaway session, held by init_connect; then the server closes it (the
+    // test's root KILLs it), as a KILL racing destroy() did in CI.
+    my.admin(
+      [
+        "CREATE USER IF NOT EXISTS grantor@localhost IDENTIFIED BY 'Grantor-pw-1'",
+        'GRANT ALL PRIVILEGES ON *.* TO grantor@localhost WITH GRANT OPTION',
+        'REVOKE SUPER, CONNECTION ADMIN ON *.* FROM grantor@localhost',
+        // init_connect holds every session of a login without SUPER: the throwaway login's first statement waits there.
+        "SET GLOBAL init_connect = 'DO SLEEP(20)'",
+      ].join(';\n') + ';\n',
+    );
+    try {
+      const ac = new AbortController();
+      const sink = createSqlRestoreSink(options({ engine: 'server', into: `mysql://grantor:Grantor-pw-1@localhost/?socket=${my.sock}`, signal: ac.signal }), 'mysql');
+      const done = feed(sink, dump('')).then(
+        (r) => r,
+        (e: Error) => e,
+      );
+      await until(() => my.users('backupctl\\_r\\_%').length > 0, 60_000);
+      const login = my.users('backupctl\\_r\\_%')[0]!.replace(/@.*/, '');
+      // Its session connects and sends the first statement at once; the processlist does not show a session
+      // held in init_connect, so give it a moment (the hold lasts seconds).
+      await new Promise((r) => setTimeout(r, 500));
+      ac.abort(new Error('Interrupted'));
+      // The abort's cleanup (its KILL refused, the session destroyed, the login dropped) is over: now the server closes the session.
+      await until(() => my.users('backupctl\\_r\\_%').length === 0, 10_000);
+      my.admin(`KILL USER ${login}`);
+      const ended = await Promise.race([done.then(() => 'ended'), new Promise((r) => setTimeout(() => r('still waiting 15 s after the abort'), 15_000))]);
+      expect(ended).toBe('ended');
+      expectNothingLeft();
+    } finally {
+      my.admin("SET GLOBAL init_connect = ''");
+    }
+  }, T);
+});
+
 describe('the ephemeral local MariaDB', () => {
   it('runs as nobody (never mysql), with its tmpdir inside its own folder; the dump is a throwaway login there; INTO OUTFILE writes nothing', async () => {
     const marker = path.join(work, 'local-outfile');

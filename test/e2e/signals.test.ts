@@ -1,8 +1,12 @@
 // Ctrl-C (SIGINT) in the middle of work: --all following pages, a retry
 // wait, a request the service holds. Exit 130, "Interrupted." on stderr, no
 // half-written line on stdout, and nothing more sent after the signal.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { tempConfigDir } from '../helpers/cli.js';
+import { ROOT, cleanEnv, tempConfigDir } from '../helpers/cli.js';
 import { apiFetch, startTestEmulator } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
 import type { Emulator } from '../../src/emulator/index.js';
@@ -133,4 +137,37 @@ describe('SIGINT while waiting', () => {
   });
 
   // Ctrl-C during jobs backup download: see test/e2e/backup-files.test.ts (exit 130, no partial file).
+});
+
+describe('a command left waiting on nothing', () => {
+  // When every socket, timer and child is gone while the command still waits (a driver that never settles a query
+  // it was sent: mysql2 after Ctrl-C, issue 31's CI), Node exits 0 without a word. The CLI fails instead. Made
+  // here with the built bundle's run() and a terminal whose input never comes: the token prompt waits on a stream
+  // that holds nothing open, so the loop runs dry under it.
+  it('exits 1 and says so, never 0 in silence', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-drained-'));
+    try {
+      const script = path.join(dir, 'drained.cjs');
+      writeFileSync(
+        script,
+        [
+          `const { run, processIO } = require(${JSON.stringify(path.join(ROOT, 'dist', 'boot.cjs'))}).load().exports;`,
+          "const { PassThrough } = require('node:stream');",
+          'const io = { ...processIO(), stdin: new PassThrough(), stdinIsTTY: true, stdoutIsTTY: false, stderrIsTTY: true };',
+          'run(process.argv.slice(2), io, { ...process.env }).then((code) => process.exit(code));',
+        ].join('\n'),
+      );
+      const r = spawnSync(process.execPath, [script, 'auth', 'login', '--base-url', 'http://127.0.0.1:9'], {
+        env: cleanEnv({ BACKUPCTL_CONFIG_DIR: path.join(dir, 'config'), NO_COLOR: '1' }),
+        encoding: 'utf8',
+        timeout: 30_000,
+      });
+      expect(r.status, r.stderr).toBe(1);
+      expect(r.stderr).toMatch(/error: unexpected failure: the command stopped before it finished/);
+      expect(r.stdout).toBe('');
+      expect(existsSync(path.join(dir, 'config', 'config.json'))).toBe(false);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });

@@ -179,6 +179,14 @@ export class MysqlTarget implements SqlTarget {
   private delimiter = ';';
   private closed = false;
   private closing: Promise<string[]> | null = null;
+  /**
+   * Settles once close() has let go of the session. mysql2 never settles a query that is still out when its
+   * connection is destroyed (its 'close' handler returns early once destroy() has begun): a statement the
+   * server was holding (init_connect, a lock) when Ctrl-C came kept finish() waiting on nothing, the event
+   * loop ran dry, and the process exited 0 without a word instead of 130.
+   */
+  private letGo!: () => void;
+  private readonly released = new Promise<void>((resolve) => (this.letGo = resolve));
 
   private constructor(
     private readonly admin: Connection,
@@ -271,12 +279,21 @@ export class MysqlTarget implements SqlTarget {
     if (!/\S/.test(body)) return;
     const sql = text.endsWith(d) ? text.slice(0, text.length - d.length) : text;
     const session = this.session!;
-    this.inflight = session.query(sql).then(
-      () => {},
-      (e) => {
-        if (!this.error) this.error = new RestoreError(redact(errText(e), this.login.secrets), line, head.slice(0, 200));
-      },
-    );
+    let settled = false;
+    this.inflight = Promise.race([
+      session.query(sql).then(
+        () => {
+          settled = true;
+        },
+        (e) => {
+          settled = true;
+          if (!this.error) this.error = new RestoreError(redact(errText(e), this.login.secrets), line, head.slice(0, 200));
+        },
+      ),
+      this.released.then(() => {
+        if (!settled && !this.error) this.error = new RestoreError('the restore was stopped while this statement ran', line, head.slice(0, 200));
+      }),
+    ]);
   }
 
   async blank(): Promise<void> {}
@@ -355,6 +372,7 @@ export class MysqlTarget implements SqlTarget {
     if (id && this.inflight) await this.admin.query(`KILL ${Number(id)}`).catch(() => {});
     this.session?.destroy();
     this.session = null;
+    this.letGo();
     if (this.info.mode !== 'local') {
       if (this.throwaway) {
         await this.admin.query(`DROP USER IF EXISTS ${this.throwaway}`).catch((e) => warnings.push(`could not drop the throwaway login ${this.throwaway}: ${redact(errText(e), this.conn.secrets)}`));
