@@ -327,6 +327,7 @@ export async function runExec(command: string, cwd: string, timeoutMs: number, s
       kill();
     }, timeoutMs);
     signal.addEventListener('abort', kill, { once: true });
+    if (signal.aborted) kill();
     const finish = (code: number | null, sig: NodeJS.Signals | null) => {
       clearTimeout(timer);
       signal.removeEventListener('abort', kill);

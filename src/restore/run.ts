@@ -65,6 +65,9 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
   const controller = new AbortController();
   const onAbort = () => controller.abort(o.signal.reason);
   o.signal.addEventListener('abort', onAbort, { once: true });
+  // A signal aborted before the run began (Ctrl-C while the job and its backup were looked up) fires no 'abort'
+  // event: without this, the whole restore ran, printed "restored" and exited 130.
+  if (o.signal.aborted) onAbort();
   const timer = setTimeout(() => controller.abort(new RestoreTimeoutError(`the restore test took longer than --timeout (${Math.round(o.timeoutMs / 1000)} s)`)), o.timeoutMs);
   timer.unref?.();
   const files: RestoreFileResult[] = [];

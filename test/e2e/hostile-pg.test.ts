@@ -249,6 +249,57 @@ describe('hostile dumps against a privileged --into (a superuser URL): confined 
     },
     T,
   );
+
+  test(
+    'abort while the server still makes the scratch database (its CREATE DATABASE waits on a lock): once made, it and the login are dropped',
+    async () => {
+      // The test holds pg_database in SHARE mode: CREATE DATABASE (it inserts a row) waits, reading it does not.
+      // Killing the psql that sent CREATE DATABASE did not stop the server: it made the database after our
+      // DROP DATABASE IF EXISTS had found nothing, and both stayed (3 of 18 Ctrl-C in a sweep of delays).
+      const locker = spawn('psql', ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', 'postgres'], { env: { PATH: process.env.PATH, PGHOST: victim.dir, PGUSER: 'postgres' }, stdio: ['pipe', 'ignore', 'ignore'] });
+      const lockerDone = new Promise((r) => locker.once('exit', r));
+      try {
+        locker.stdin!.write('BEGIN;\nLOCK TABLE pg_catalog.pg_database IN SHARE MODE;\n');
+        await until(() => victim.sql("SELECT count(*) FROM pg_locks l JOIN pg_class c ON c.oid = l.relation WHERE c.relname = 'pg_database' AND l.mode = 'ShareLock' AND l.granted") === '1', 30_000);
+        const ac = new AbortController();
+        const done = feed(sink(options({ engine: 'server', into: victim.url, signal: ac.signal })), Buffer.from(`${HEAD}CREATE TABLE a (x int);\n`)).then(
+          (r) => r,
+          (e: Error) => e,
+        );
+        await until(() => victim.sql("SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'CREATE DATABASE%' AND wait_event_type = 'Lock'") === '1', 30_000);
+        ac.abort();
+        // What the abort does at once (it used to kill that psql and drop what it found) happens now.
+        await new Promise((r) => setTimeout(r, 500));
+        locker.stdin!.end('COMMIT;\n');
+        await lockerDone;
+        await done;
+        expect(victim.sql("SELECT count(*) FROM pg_database WHERE datname LIKE 'backupctl_restore_%'")).toBe('0');
+        expect(victim.sql("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'backupctl_r_%'")).toBe('0');
+      } finally {
+        if (locker.exitCode === null) {
+          locker.kill('SIGKILL');
+          await lockerDone;
+        }
+      }
+    },
+    T,
+  );
+
+  test(
+    'a signal aborted before the sink was made (Ctrl-C during the lookups): nothing is made on the server and nothing is restored',
+    async () => {
+      const ac = new AbortController();
+      ac.abort();
+      const r = await feed(sink(options({ engine: 'server', into: victim.url, signal: ac.signal })), Buffer.from(`${HEAD}CREATE TABLE a (x int);\n`)).then(
+        (x) => x,
+        (e: Error) => e,
+      );
+      expect(r instanceof Error ? 'aborted' : r.verdict).not.toBe('restored');
+      expect(victim.sql("SELECT count(*) FROM pg_database WHERE datname LIKE 'backupctl_restore_%'")).toBe('0');
+      expect(victim.sql("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'backupctl_r_%'")).toBe('0');
+    },
+    T,
+  );
 });
 
 describe('an --into user that cannot create roles', () => {

@@ -274,6 +274,7 @@ export async function startServer(opts: {
       const timer = setTimeout(() => done(new Error(`${opts.name} did not start within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s`)), opts.timeoutMs ?? 60_000);
       const onAbort = () => done(new Error('aborted'));
       opts.signal?.addEventListener('abort', onAbort, { once: true });
+      if (opts.signal?.aborted) onAbort();
       const onExit = () => done(new Error(`${opts.name} exited while starting: ${tail(log)}`));
       child.on('close', onExit);
       child.on('error', (e) => done(e));

@@ -265,6 +265,10 @@ export class PsqlTarget implements SqlTarget {
     opts: { trustIntoUser?: boolean } = {},
   ): Promise<PsqlTarget> {
     const database = `backupctl_restore_${randomName()}`;
+    // UNSTOPPED: the psql that makes the login and the scratch database runs to its end even after Ctrl-C (a few
+    // hundred ms); the caller sees the abort once open() returns and drops both. Killing that psql did not stop
+    // the server: its CREATE DATABASE went on and committed after our DROP DATABASE IF EXISTS had found nothing,
+    // and the database and its login stayed on the --into server (3 of 18 Ctrl-C in a sweep of delays).
     const probe = await psqlQueries(
       bins.psql,
       admin,
@@ -313,7 +317,8 @@ export class PsqlTarget implements SqlTarget {
           `REVOKE ALL ON DATABASE ${q(database)} FROM PUBLIC`,
           `GRANT CONNECT, TEMPORARY ON DATABASE ${q(database)} TO ${q(login)}`,
         ],
-        x.signal,
+        // Not stopped by Ctrl-C (UNSTOPPED): see there.
+        undefined,
         true,
       );
       if (made.code !== 0 || made.rows.some((r) => r === null)) {
@@ -336,7 +341,7 @@ export class PsqlTarget implements SqlTarget {
           `--into user ${user} reaches more than what it creates (${beyond.join(', ')}): a tampered dump would run with those rights. Give a user with CREATEROLE (backupctl makes a throwaway login for the dump), a user that owns nothing, or --trust-into-user`,
         );
       }
-      const created = await psqlQueries(bins.psql, admin, admin.adminDb, [`CREATE DATABASE ${q(database)}`], x.signal, true);
+      const created = await psqlQueries(bins.psql, admin, admin.adminDb, [`CREATE DATABASE ${q(database)}`], undefined, true); // UNSTOPPED
       if (created.rows[0] === null || created.code !== 0) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(created.stderr), admin.secrets)}`);
       settingsBefore = probe.rows[5]?.[0]?.[0] ?? '';
       session = {

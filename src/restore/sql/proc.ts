@@ -98,6 +98,7 @@ export function run(
     const timer = opts.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs) : null;
     const onAbort = () => child.kill('SIGTERM');
     opts.signal?.addEventListener('abort', onAbort, { once: true });
+    if (opts.signal?.aborted) onAbort();
     child.on('error', (e) => {
       if (timer) clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);

@@ -123,6 +123,8 @@ class SqlSink implements RestoreSink {
     this.secrets = pw ? [pw] : [];
     // --timeout and Ctrl-C reach the sink through the signal too: stop at once.
     options.signal.addEventListener('abort', () => void this.abort().catch(() => {}), { once: true });
+    // Already aborted (no 'abort' event comes): nothing is made on a server.
+    if (options.signal.aborted) void this.abort().catch(() => {});
   }
 
   async write(chunk: Buffer): Promise<void> {
