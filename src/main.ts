@@ -46,6 +46,7 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
   // that may have arrived says so. Exit 130 or 143 (128 + the signal's number).
   let interrupted: 'SIGINT' | 'SIGTERM' | undefined;
   const exitFor = (signal: 'SIGINT' | 'SIGTERM') => (signal === 'SIGTERM' ? ExitCode.terminated : ExitCode.interrupted);
+  const stoppedBy = (signal: 'SIGINT' | 'SIGTERM') => (signal === 'SIGTERM' ? 'Terminated.\n' : 'Interrupted.\n');
   const onSignal = (signal: 'SIGINT' | 'SIGTERM') => {
     // A second signal stops at once.
     if (interrupted) process.exit(exitFor(interrupted));
@@ -65,7 +66,7 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
     // A command that runs until Ctrl-C (the emulator) ended the way it should.
     if (interrupted && untilInterrupted) process.exit(ExitCode.ok);
     if (interrupted) {
-      io.stderr.write(interrupted === 'SIGTERM' ? 'Terminated.\n' : 'Interrupted.\n');
+      io.stderr.write(stoppedBy(interrupted));
       process.exit(exitFor(interrupted));
     }
     io.stderr.write('error: unexpected failure: the command stopped before it finished (it waited on something that can no longer answer)\nReport it, with the command and --debug output.\n');
@@ -83,7 +84,7 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
     return interrupted && !untilInterrupted ? exitFor(interrupted) : ExitCode.ok;
   } catch (err) {
     if (interrupted) {
-      io.stderr.write(interrupted === 'SIGTERM' ? 'Terminated.\n' : 'Interrupted.\n');
+      io.stderr.write(stoppedBy(interrupted));
       // What goes on without us, and how to follow it (a backup started before --wait was interrupted).
       if (err instanceof InterruptedError) for (const line of err.details) io.stderr.write(scrub(`${line}\n`));
       return exitFor(interrupted);

@@ -26,6 +26,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BOUND_SETTINGS, DEFAULT_BOUNDS, diskReserve, type Bounds } from '../pipeline/bounds.js';
 import type { EngineInfo, ExecResult, FileRestore, RestoreOptions, RestoreSink } from './types.js';
+import { whenAborted } from '../util/abort.js';
 
 /** Why an entry is refused, or undefined when its name is a safe relative path. */
 export function unsafeEntryName(name: string): string | undefined {
@@ -326,8 +327,7 @@ export async function runExec(command: string, cwd: string, timeoutMs: number, s
       timedOut = true;
       kill();
     }, timeoutMs);
-    signal.addEventListener('abort', kill, { once: true });
-    if (signal.aborted) kill();
+    whenAborted(signal, kill);
     const finish = (code: number | null, sig: NodeJS.Signals | null) => {
       clearTimeout(timer);
       signal.removeEventListener('abort', kill);

@@ -13,6 +13,7 @@ import type { Decryptor } from '../pipeline/decrypt.js';
 import { DispatchSink, failedRestore } from './dispatch.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
 import type { FileRestore, RestoreOptions } from './types.js';
+import { whenAborted } from '../util/abort.js';
 
 export type BackupToRestore = PipelineBackup;
 
@@ -64,10 +65,8 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
   // One controller per run: Ctrl-C, the time limit, or a fatal sink error (no engine) aborts it.
   const controller = new AbortController();
   const onAbort = () => controller.abort(o.signal.reason);
-  o.signal.addEventListener('abort', onAbort, { once: true });
-  // A signal aborted before the run began (Ctrl-C while the job and its backup were looked up) fires no 'abort'
-  // event: without this, the whole restore ran, printed "restored" and exited 130.
-  if (o.signal.aborted) onAbort();
+  // Also when Ctrl-C came before the run began (while the job and its backup were looked up).
+  whenAborted(o.signal, onAbort);
   const timer = setTimeout(() => controller.abort(new RestoreTimeoutError(`the restore test took longer than --timeout (${Math.round(o.timeoutMs / 1000)} s)`)), o.timeoutMs);
   timer.unref?.();
   const files: RestoreFileResult[] = [];

@@ -8,6 +8,7 @@ import { chmod, chown, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { findAccount, type Account } from './proc.js';
+import { whenAborted } from '../../util/abort.js';
 
 export interface EphemeralServer {
   /** The private folder: data, socket and logs. */
@@ -273,13 +274,13 @@ export async function startServer(opts: {
       };
       const timer = setTimeout(() => done(new Error(`${opts.name} did not start within ${Math.round((opts.timeoutMs ?? 60_000) / 1000)} s`)), opts.timeoutMs ?? 60_000);
       const onAbort = () => done(new Error('aborted'));
-      opts.signal?.addEventListener('abort', onAbort, { once: true });
-      if (opts.signal?.aborted) onAbort();
       const onExit = () => done(new Error(`${opts.name} exited while starting: ${tail(log)}`));
       child.on('close', onExit);
       child.on('error', (e) => done(e));
       child.stdout!.on('data', onData);
       child.stderr!.on('data', onData);
+      // Last: an aborted signal calls done() at once, which needs onExit.
+      whenAborted(opts.signal, onAbort);
       function done(e: Error | null) {
         clearTimeout(timer);
         opts.signal?.removeEventListener('abort', onAbort);

@@ -265,10 +265,6 @@ export class PsqlTarget implements SqlTarget {
     opts: { trustIntoUser?: boolean } = {},
   ): Promise<PsqlTarget> {
     const database = `backupctl_restore_${randomName()}`;
-    // UNSTOPPED: the psql that makes the login and the scratch database runs to its end even after Ctrl-C (a few
-    // hundred ms); the caller sees the abort once open() returns and drops both. Killing that psql did not stop
-    // the server: its CREATE DATABASE went on and committed after our DROP DATABASE IF EXISTS had found nothing,
-    // and the database and its login stayed on the --into server (3 of 18 Ctrl-C in a sweep of delays).
     const probe = await psqlQueries(
       bins.psql,
       admin,
@@ -317,7 +313,10 @@ export class PsqlTarget implements SqlTarget {
           `REVOKE ALL ON DATABASE ${q(database)} FROM PUBLIC`,
           `GRANT CONNECT, TEMPORARY ON DATABASE ${q(database)} TO ${q(login)}`,
         ],
-        // Not stopped by Ctrl-C (UNSTOPPED): see there.
+        // No signal: this psql runs to its end even after Ctrl-C (a few hundred ms); the caller sees the abort once
+        // open() returns and drops both. Killing it did not stop the server: its CREATE DATABASE went on and
+        // committed after our DROP DATABASE IF EXISTS had found nothing, and the database and its login stayed
+        // on the --into server (3 of 18 Ctrl-C in a sweep of delays).
         undefined,
         true,
       );
@@ -341,7 +340,7 @@ export class PsqlTarget implements SqlTarget {
           `--into user ${user} reaches more than what it creates (${beyond.join(', ')}): a tampered dump would run with those rights. Give a user with CREATEROLE (backupctl makes a throwaway login for the dump), a user that owns nothing, or --trust-into-user`,
         );
       }
-      const created = await psqlQueries(bins.psql, admin, admin.adminDb, [`CREATE DATABASE ${q(database)}`], undefined, true); // UNSTOPPED
+      const created = await psqlQueries(bins.psql, admin, admin.adminDb, [`CREATE DATABASE ${q(database)}`], undefined, true); // no signal: as for the throwaway login above
       if (created.rows[0] === null || created.code !== 0) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(created.stderr), admin.secrets)}`);
       settingsBefore = probe.rows[5]?.[0]?.[0] ?? '';
       session = {

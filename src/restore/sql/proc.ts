@@ -5,6 +5,7 @@ import { spawn, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
+import { whenAborted } from '../../util/abort.js';
 
 /** The first executable named `name` on PATH (the command's environment), then in `extra` folders. */
 export function findBinary(name: string, extra: string[] = [], pathVar: string | undefined = DEFAULT_PATH): string | null {
@@ -97,8 +98,7 @@ export function run(
     child.stdin!.end(opts.input ?? '');
     const timer = opts.timeoutMs ? setTimeout(() => child.kill('SIGKILL'), opts.timeoutMs) : null;
     const onAbort = () => child.kill('SIGTERM');
-    opts.signal?.addEventListener('abort', onAbort, { once: true });
-    if (opts.signal?.aborted) onAbort();
+    whenAborted(opts.signal, onAbort);
     child.on('error', (e) => {
       if (timer) clearTimeout(timer);
       opts.signal?.removeEventListener('abort', onAbort);

@@ -23,6 +23,7 @@ import { BOUND_SETTINGS, boundsFromEnv } from '../../pipeline/bounds.js';
 import { SqlRun } from './run.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget } from './target.js';
 import { parseIntoUrl } from './url.js';
+import { whenAborted } from '../../util/abort.js';
 
 export { NoRestoreEngineError };
 
@@ -122,9 +123,8 @@ class SqlSink implements RestoreSink {
     }
     this.secrets = pw ? [pw] : [];
     // --timeout and Ctrl-C reach the sink through the signal too: stop at once.
-    options.signal.addEventListener('abort', () => void this.abort().catch(() => {}), { once: true });
-    // Already aborted (no 'abort' event comes): nothing is made on a server.
-    if (options.signal.aborted) void this.abort().catch(() => {});
+    // Already aborted: nothing is made on a server.
+    whenAborted(options.signal, () => void this.abort().catch(() => {}));
   }
 
   async write(chunk: Buffer): Promise<void> {
