@@ -272,13 +272,14 @@ const SECTIONS = {
     const big = await emulator('big');
     const envBig = envOf(big);
     const bulk = await bulkJobId(envBig);
-    process.stderr.write(`transport: ${RUNS} runs each of five walks, alternated...\n`);
+    process.stderr.write(`transport: ${RUNS} runs each of six walks, alternated...\n`);
     const listPath = `/v1/jobs/${bulk}/backups?page_size=100`;
     const undici = (api) => ({ name: api, cmd: node, argv: ['--liftoff-only', undiciWalker, listPath], env: { ...envBig, WALK_API: api } });
     const walks = await alternate(
       [
         { name: 'walker', cmd: node, argv: [walker, listPath], env: envBig },
         undici('dispatch'),
+        undici('dispatch2'),
         undici('request'),
         undici('pipelined'),
         { name: 'ndjson', cmd: node, argv: [bin, 'jobs', 'backup', 'list', bulk, '--all', '--page-size', '100', '-o', 'ndjson'], env: envBig },
@@ -290,13 +291,14 @@ const SECTIONS = {
     const after = (name) => median(walks[name].map((r) => r.ms - r.firstByte));
     const first = (name) => median(walks[name].map((r) => r.firstByte));
     const label = {
-      dispatch: 'undici dispatch(), a small handler, 8 connections (as backupctl)',
+      dispatch: 'undici dispatch(), a small handler, 8 connections (undici\'s default pipelining: 1)',
+      dispatch2: 'undici dispatch(), a small handler, 8 connections, pipelining: 2 (as backupctl)',
       request: 'undici request() and body.text(), 8 connections',
       pipelined: 'undici dispatch(), 2 connections x 4 pipelined',
       ndjson: 'backupctl `jobs backup list --all -o ndjson`',
     };
     row(`node:http walker (bench/walker.mjs), ${BIG.toLocaleString('en')} backups, 100/page, 20 ms/page: wall, first record, after it`, `${medianMs(walks, 'walker').toFixed(0)} ms, ${first('walker').toFixed(0)} ms, ${after('walker').toFixed(0)} ms`, '(info)', null);
-    for (const name of ['dispatch', 'request', 'pipelined', 'ndjson']) {
+    for (const name of ['dispatch', 'dispatch2', 'request', 'pipelined', 'ndjson']) {
       row(
         `${label[name]}: after the first record vs the node:http walker's (wall; first record)`,
         `${(after(name) / after('walker')).toFixed(2)}x (${after(name).toFixed(0)} ms vs ${after('walker').toFixed(0)} ms; ${medianMs(walks, name).toFixed(0)} ms; ${first(name).toFixed(0)} ms)`,

@@ -10,7 +10,10 @@
 //   WALK_API=dispatch   (default) dispatch() with a small handler, as backupctl's fetchAnswer does,
 //                       8 connections;
 //   WALK_API=request    undici's request() and body.text(), 8 connections;
-//   WALK_API=pipelined  dispatch() over 2 connections, 4 requests pipelined on each.
+//   WALK_API=pipelined  dispatch() over 2 connections, 4 requests pipelined on each;
+//   WALK_API=dispatch2  dispatch() as `dispatch`, with pipelining: 2 (backupctl's setting:
+//                       a connection takes its next request as soon as an answer ends,
+//                       not one event-loop turn later).
 //
 //   BACKUPCTL_BASE_URL=... BACKUPCTL_TOKEN=... node --liftoff-only bench/walker-undici.mjs '/v1/jobs/<id>/backups?page_size=100'
 import Agent from 'undici/lib/dispatcher/agent.js';
@@ -23,8 +26,9 @@ Object.assign(Dispatcher.prototype, api);
 
 const base = new URL(process.env.BACKUPCTL_BASE_URL);
 const mode = process.env.WALK_API || 'dispatch';
-if (!['dispatch', 'request', 'pipelined'].includes(mode)) throw new Error(`WALK_API: dispatch, request or pipelined, not ${mode}`);
-const dispatcher = mode === 'pipelined' ? new Pool(base.origin, { connections: 2, pipelining: 4 }) : new Agent({ connections: IN_FLIGHT });
+if (!['dispatch', 'dispatch2', 'request', 'pipelined'].includes(mode)) throw new Error(`WALK_API: dispatch, dispatch2, request or pipelined, not ${mode}`);
+const dispatcher =
+  mode === 'pipelined' ? new Pool(base.origin, { connections: 2, pipelining: 4 }) : new Agent({ connections: IN_FLIGHT, pipelining: mode === 'dispatch2' ? 2 : 1 });
 const headers = { authorization: `Bearer ${process.env.BACKUPCTL_TOKEN}`, accept: 'application/json' };
 const listPath = process.argv[2];
 

@@ -79,6 +79,14 @@ class HttpClient implements Client {
         new EnvHttpProxyAgent({
           keepAliveTimeout: 10_000,
           connections: 8,
+          // Not for pipelining's sake: with undici's default of 1, a keep-alive connection is
+          // handed its next request only a full event-loop turn after an answer ends
+          // (setImmediate in client-h1's onMessageComplete), which cost `--all` about 3.5 ms
+          // a page (issue 31, bench/results.md). With 2 it goes on at once. undici writes a
+          // second request on a connection only once the first answer's headers are in (a
+          // request is "blocking" until then), never a POST/PUT/DELETE behind another, and
+          // this agent carries API answers only (downloads have their own): docs/exit-codes.md.
+          pipelining: 2,
           connect: { timeout: this.opts.timeoutMs },
           // undici's default when none is given is node:http's maxHeaderSize (16 KiB unless
           // --max-http-header-size), which would load node:http: see src/scripts/lazy-builtins.mjs.
