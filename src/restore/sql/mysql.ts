@@ -180,13 +180,14 @@ export class MysqlTarget implements SqlTarget {
   private closed = false;
   private closing: Promise<string[]> | null = null;
   /**
-   * Settles once close() has let go of the session. mysql2 never settles a query that is still out when its
-   * connection is destroyed (its 'close' handler returns early once destroy() has begun): a statement the
-   * server was holding (init_connect, a lock) when Ctrl-C came kept finish() waiting on nothing, the event
-   * loop ran dry, and the process exited 0 without a word instead of 130.
+   * Ends the statement in flight as stopped; close() calls it once it has let go of the session. mysql2 never
+   * settles a query that is still out when its connection is destroyed (its 'close' handler returns early once
+   * destroy() has begun): a statement the server was holding (init_connect, a lock) when Ctrl-C came kept
+   * finish() waiting on nothing, the event loop ran dry, and the process exited 0 without a word instead of 130.
+   * One per statement, dropped when it settles: a reaction per statement on one shared promise (as before)
+   * kept every statement's text until the end, 327 MB of RSS for a 200 MB dump.
    */
-  private letGo!: () => void;
-  private readonly released = new Promise<void>((resolve) => (this.letGo = resolve));
+  private stopCurrent: (() => void) | null = null;
 
   private constructor(
     private readonly admin: Connection,
@@ -280,20 +281,21 @@ export class MysqlTarget implements SqlTarget {
     const sql = text.endsWith(d) ? text.slice(0, text.length - d.length) : text;
     const session = this.session!;
     let settled = false;
-    this.inflight = Promise.race([
-      session.query(sql).then(
-        () => {
-          settled = true;
-        },
-        (e) => {
-          settled = true;
-          if (!this.error) this.error = new RestoreError(redact(errText(e), this.login.secrets), line, head.slice(0, 200));
-        },
-      ),
-      this.released.then(() => {
+    this.inflight = new Promise<void>((resolve) => {
+      const done = () => {
+        settled = true;
+        this.stopCurrent = null;
+        resolve();
+      };
+      this.stopCurrent = () => {
         if (!settled && !this.error) this.error = new RestoreError('the restore was stopped while this statement ran', line, head.slice(0, 200));
-      }),
-    ]);
+        done();
+      };
+      session.query(sql).then(done, (e) => {
+        if (!settled && !this.error) this.error = new RestoreError(redact(errText(e), this.login.secrets), line, head.slice(0, 200));
+        done();
+      });
+    });
   }
 
   async blank(): Promise<void> {}
@@ -372,7 +374,7 @@ export class MysqlTarget implements SqlTarget {
     if (id && this.inflight) await this.admin.query(`KILL ${Number(id)}`).catch(() => {});
     this.session?.destroy();
     this.session = null;
-    this.letGo();
+    this.stopCurrent?.();
     if (this.info.mode !== 'local') {
       if (this.throwaway) {
         await this.admin.query(`DROP USER IF EXISTS ${this.throwaway}`).catch((e) => warnings.push(`could not drop the throwaway login ${this.throwaway}: ${redact(errText(e), this.conn.secrets)}`));
