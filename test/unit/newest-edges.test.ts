@@ -3,24 +3,28 @@
 // service that answers oldest first.
 import { describe, expect, it } from 'vitest';
 import type { Client, Page, RequestSpec } from '../../src/contract/context.js';
-import { backupsSince, newestBackup, newestBackups, newestBackupsRequest, newestFirst, newestSuccess, NEWEST_PAGE } from '../../src/backups/newest.js';
+import { backupsSince, newestBackup, newestBackups, newestBackupsRequest, newestFirst, newestSuccess, newestSuccessRequests, NEWEST_PAGE } from '../../src/backups/newest.js';
 
 const day = (d: number) => `2026-11-${String(d).padStart(2, '0')}T03:00:00.000000Z`;
 const rec = (d: number, status = 'completed') => ({ id: `b${d}`, status, created_at: day(d), files: [{ name: `f${d}.tar.gz` }] });
 
 /** A client whose pages are `pages` (the answer to `pages()`), and whose request answers `body`. */
-function fakeClient(o: { pages?: unknown[][]; body?: unknown }): Client & { sent: RequestSpec[]; read: () => number } {
+function fakeClient(o: { pages?: unknown[][]; body?: unknown }): Client & { sent: RequestSpec[]; options: unknown[]; read: () => number } {
   const sent: RequestSpec[] = [];
+  const options: unknown[] = [];
   let read = 0;
   return {
     sent,
+    options,
     read: () => read,
-    request: async (spec: RequestSpec) => {
+    request: async (spec: RequestSpec, opts?: unknown) => {
       sent.push(spec);
+      options.push(opts);
       return { status: 200, headers: {}, body: o.body };
     },
-    async *pages(spec: RequestSpec) {
+    async *pages(spec: RequestSpec, opts?: unknown) {
       sent.push(spec);
+      options.push(opts);
       for (const records of o.pages ?? []) {
         read++;
         yield { records, raw: { data: records } } as Page;
@@ -62,6 +66,19 @@ describe('newest first whatever the service sent', () => {
     expect(newestSuccess([{ id: 'n', status: 7, created_at: day(1) }])).toBeUndefined();
     expect(newestSuccess([null, undefined])).toBeUndefined();
   });
+
+  it('the requests for the last success: completed only unless errors are allowed', () => {
+    expect(newestSuccessRequests('j').map((r) => r.query?.status)).toEqual(['completed']);
+    expect(newestSuccessRequests('j', true).map((r) => r.query?.status)).toEqual(['completed', 'completed_with_errors']);
+  });
+
+  it('hands the caller\'s signal to the request (Ctrl-C stops the lookup)', async () => {
+    const signal = new AbortController().signal;
+    const c = fakeClient({ body: { data: [rec(1)] } });
+    await newestBackups(c, 'j', { signal });
+    await newestBackup(c, 'j', { signal });
+    expect(c.options).toEqual([{ signal }, { signal }]);
+  });
 });
 
 describe('backups since a time (verify --since)', () => {
@@ -71,6 +88,26 @@ describe('backups since a time (verify --since)', () => {
     const c = fakeClient({ pages: [[rec(6), rec(5)], [rec(4), rec(3), rec(2)], [rec(1)]] });
     expect((await backupsSince(c, 'j', since)).map((b) => b.id)).toEqual(['b6', 'b5', 'b4', 'b3']);
     // The third page (older still) is never asked for.
+    expect(c.read()).toBe(2);
+    // Every page, 100 at a time, with the caller's signal.
+    expect(c.sent[0]!.query).toMatchObject({ sort: '-created_at', page_size: 100 });
+    expect(c.options[0]).toEqual({ all: true, signal: undefined });
+    const signal = new AbortController().signal;
+    const d = fakeClient({ pages: [] });
+    await backupsSince(d, 'j', since, signal);
+    expect(d.options[0]).toEqual({ all: true, signal });
+  });
+
+  it('two backups created in the same second are still newest first: the walk ends as early', async () => {
+    const twin = { ...rec(5), id: 'b5-twin' };
+    const c = fakeClient({ pages: [[rec(6), rec(5)], [twin, rec(2)], [rec(1)]] });
+    expect((await backupsSince(c, 'j', since)).map((b) => b.id).sort()).toEqual(['b5', 'b5-twin', 'b6']);
+    expect(c.read()).toBe(2);
+  });
+
+  it('a record without a time between timed ones does not hide that the sort was ignored', async () => {
+    const c = fakeClient({ pages: [[rec(4), { id: 'untimed' }, rec(6), rec(1)], [rec(5)]] });
+    expect((await backupsSince(c, 'j', since)).map((b) => b.id)).toEqual(['b6', 'b5', 'b4', 'untimed']);
     expect(c.read()).toBe(2);
   });
 
