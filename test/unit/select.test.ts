@@ -60,6 +60,8 @@ describe('readSelection', () => {
         '  backupctl restore-test <job> --since 7d [--sample 3]',
       ]);
     }
+    // verify is the command named when none is given.
+    expect(() => readSelection({ backup: 'b1', latest: true })).toThrow(expect.objectContaining({ details: expect.arrayContaining(['  backupctl verify <job> --latest']) }));
     // --since with --sample is one way.
     expect(() => readSelection({ since: day(1), sample: 2 })).not.toThrow();
   });
@@ -143,5 +145,10 @@ describe('pipelineBackup', () => {
     const p = await pipelineBackup(empty.ctx, { id: 'b10', files: [file('y.gz', '')] } as unknown as Backup);
     expect(empty.sent).toHaveLength(1);
     expect(p.files).toEqual([{ name: 'y.gz', url: 'https://s/y', size: '1 KB' }]);
+    // A URL that is not text is no URL; an answer without a body gives no files.
+    const odd = fakeCtx(() => undefined);
+    const q = await pipelineBackup(odd.ctx, { id: 'b11', files: [{ name: 'z.gz', url: 5 }] } as unknown as Backup);
+    expect(odd.sent.map((x) => x.spec.path)).toEqual(['/backups/b11/download']);
+    expect(q.files).toEqual([]);
   });
 });
