@@ -99,6 +99,20 @@ describe('reading the marks', () => {
       ['b4', null],
     ]);
     expect((await MarksStore.open(dir, 'http://nobody account:no-token')).ofJob('j')).toEqual([]);
+    // A service whose entry is null has no marks.
+    writeFileSync(path.join(dir, MARKS_FILE), JSON.stringify({ version: 1, services: { [S]: null } }));
+    expect((await MarksStore.open(dir, S)).ofJob('j')).toEqual([]);
+  });
+
+  it('a job\'s backups newest created first whatever the file\'s order; those without a time last', async () => {
+    const dir = tempDir();
+    const m = { last: mark('2026-11-20T02:00:00Z', 'passed'), conclusive: null };
+    const b = (created_at: string | null) => ({ job_id: 'j', created_at, verify: m });
+    writeFileSync(
+      path.join(dir, MARKS_FILE),
+      JSON.stringify({ version: 1, services: { [S]: { backups: { old: b('2026-11-01T00:00:00Z'), none: b(null), new: b('2026-11-09T00:00:00Z'), mid: b('2026-11-05T00:00:00Z') } } } }),
+    );
+    expect((await MarksStore.open(dir, S)).ofJob('j').map((x) => x.backup_id)).toEqual(['new', 'mid', 'old', 'none']);
   });
 });
 
@@ -122,6 +136,17 @@ describe('recording', () => {
     expect((await MarksStore.open(dir, S)).backup('b1')?.restore_test).toBeUndefined();
   });
 
+  it('a state folder that cannot be made is a configuration error naming it, and nothing is written', async () => {
+    const dir = path.join(tempDir(), 'state');
+    const store = await MarksStore.open(dir, S);
+    // Between the read and the write, a file took the folder's place.
+    writeFileSync(dir, 'x');
+    await expect(store.record('verify', [{ backupId: 'b1', jobId: 'j', createdAt: null, mark: mark('2026-11-20T02:00:00Z', 'passed') }])).rejects.toThrow(
+      new RegExp(`^cannot create the state folder ${dir.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: `),
+    );
+    expect(readFileSync(dir, 'utf8')).toBe('x');
+  });
+
   it('not-tested keeps the last conclusive mark and says since when; a conclusive run ends the streak', async () => {
     const store = await MarksStore.open(tempDir(), S);
     const rec = (kind: 'verify' | 'restore_test', m: Mark, createdAt: string | null = '2026-11-20T01:00:00Z') =>
@@ -132,6 +157,8 @@ describe('recording', () => {
     expect(store.backup('b1')?.verify).toEqual({ last: mark('2026-11-21T02:00:00Z', 'not-tested', { since: '2026-11-21T02:00:00Z' }), conclusive: failed });
     await rec('verify', mark('2026-11-22T02:00:00Z', 'not-tested'), null);
     expect(store.backup('b1')?.verify?.last.since).toBe('2026-11-21T02:00:00Z');
+    await rec('verify', mark('2026-11-22T14:00:00Z', 'not-tested'));
+    expect(store.backup('b1')?.verify?.last).toMatchObject({ at: '2026-11-22T14:00:00Z', since: '2026-11-21T02:00:00Z' });
     expect(store.backup('b1')?.verify?.conclusive).toEqual(failed);
     // The created_at given before is kept when a later run has none.
     expect(store.backup('b1')?.created_at).toBe('2026-11-20T01:00:00Z');
@@ -161,6 +188,22 @@ describe('recording', () => {
     expect(kept.at(-1)).toBe('b3');
     expect(store.backup('b2')).toBeUndefined();
     expect(store.ofJob('other').map((b) => b.backup_id)).toEqual(['x']);
+  });
+
+  it('pruning puts backups without a time first to go, and steps over an unreadable entry', async () => {
+    const dir = tempDir();
+    const at = (i: number) => new Date(Date.UTC(2026, 0, 1) + i * 3600_000).toISOString();
+    const backups: Record<string, unknown> = { broken: null, untimed: { job_id: 'j', created_at: null, verify: { last: mark(at(0), 'passed'), conclusive: null } } };
+    // Newest first in the file, so that the file's order is not the answer.
+    for (let i = KEEP_PER_JOB; i >= 1; i--) backups[`b${i}`] = { job_id: 'j', created_at: at(i), verify: { last: mark(at(i), 'passed'), conclusive: null } };
+    writeFileSync(path.join(dir, MARKS_FILE), JSON.stringify({ version: 1, services: { [S]: { backups } } }));
+    const store = await MarksStore.open(dir, S);
+    await store.record('verify', [{ backupId: 'b0', jobId: 'j', createdAt: at(-5), mark: mark(at(0), 'passed') }]);
+    const kept = store.ofJob('j').map((b) => b.backup_id);
+    expect(kept).toHaveLength(KEEP_PER_JOB);
+    expect(kept).not.toContain('untimed');
+    expect(kept).not.toContain('b0');
+    expect(kept[0]).toBe(`b${KEEP_PER_JOB}`);
   });
 });
 
