@@ -61,6 +61,23 @@ describe('forecast, worked out by hand (daily 2, weekly 0)', () => {
   });
 });
 
+describe('forecast, the edges', () => {
+  it('completed with errors takes a place; a backup made at the very instant counts; two rules are both named', () => {
+    const v = forecast({
+      now: 5 * H,
+      counts: counts({ daily: 1, weekly: 1 }),
+      backups: [b('e', 2, ['daily'], 'completed_with_errors'), b('both', 5, ['daily', 'weekly'])],
+      runs: [{ at: 6 * H, tags: ['daily', 'weekly'] }],
+    });
+    expect(v.map((x) => [x.id, x.action, x.reason])).toEqual([
+      ['both', 'keep', 'kept by daily #1, weekly #1; pushed out of daily by run 1'],
+      ['e', 'expire', 'beyond daily 1 (#2): goes at the next run'],
+    ]);
+    const none = forecast({ now: 5 * H, counts: counts({ daily: 1, weekly: 1 }), backups: [b('both', 5, ['daily', 'weekly'])], runs: [] });
+    expect(none[0]!.reason).toBe('kept by daily #1, weekly #1 beyond the runs forecast');
+  });
+});
+
 describe('simulate', () => {
   it('what each run removes, when its own backup goes, and what remains', () => {
     expect(simulate(input(threeRuns), 11 * H)).toEqual({
@@ -94,6 +111,7 @@ describe('--what-if', () => {
     expect(applyWhatIf(base, 'daily')).toEqual({ error: '"daily" is not period=count (periods: hourly, daily, weekly, monthly; counts: whole numbers)' });
     expect(applyWhatIf(base, 'daily=1234567')).toEqual({ error: '"daily=1234567" is not period=count (periods: hourly, daily, weekly, monthly; counts: whole numbers)' });
     expect(applyWhatIf(base, 'daily=-1')).toHaveProperty('error');
+    expect(applyWhatIf(base, '1daily=3')).toEqual({ error: '"1daily=3" is not period=count (periods: hourly, daily, weekly, monthly; counts: whole numbers)' });
     expect(applyWhatIf(base, 'Yearly=3')).toEqual({ error: '"Yearly" is not a period (one of: hourly, daily, weekly, monthly)' });
   });
 });
