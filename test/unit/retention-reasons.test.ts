@@ -75,6 +75,8 @@ describe('forecast, the edges', () => {
     ]);
     const none = forecast({ now: 5 * H, counts: counts({ daily: 1, weekly: 1 }), backups: [b('both', 5, ['daily', 'weekly'])], runs: [] });
     expect(none[0]!.reason).toBe('kept by daily #1, weekly #1 beyond the runs forecast');
+    const out = forecast({ now: 5 * H, counts: counts({ daily: 1 }), backups: [b('new', 5, ['daily']), b('old', 4, ['daily', 'weekly'])], runs: [] });
+    expect(out[1]!.reason).toBe('beyond daily 1 (#2), weekly keeps none (weekly 0): goes when the service next applies retention');
   });
 });
 
