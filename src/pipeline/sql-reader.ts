@@ -801,7 +801,21 @@ export class SqlBytesReader {
 
   push(chunk: Buffer): SqlEvent[] {
     const out: SqlEvent[] = [];
-    let data = this.carry ? Buffer.concat([this.carry, chunk]) : chunk;
+    // Inside a COPY block the carry is the start of a line: only that line is joined to it, not the
+    // whole chunk (joining copied every byte of a pg_dump's data once more, and the garbage collector
+    // then ran for those copies: ~14 full collections for a 200 MB dump).
+    if (this.carry && this.reader.inCopy) {
+      const nl = chunk.indexOf(NL);
+      if (nl < 0 || nl + 1 === chunk.length) return this.read(Buffer.concat([this.carry, chunk]), out);
+      this.read(Buffer.concat([this.carry, chunk.subarray(0, nl + 1)]), out);
+      if (this.carry) return this.read(Buffer.concat([this.carry, chunk.subarray(nl + 1)]), out);
+      return this.read(chunk.subarray(nl + 1), out);
+    }
+    return this.read(this.carry ? Buffer.concat([this.carry, chunk]) : chunk, out);
+  }
+
+  /** Reads `data` (the carry already joined to it) into `out`; sets the carry. */
+  private read(data: Buffer, out: SqlEvent[]): SqlEvent[] {
     this.carry = null;
     if (this.reader.inCopy) {
       // At the start of a line of a COPY block: whole lines up to the next one that starts with "\." (or up to
