@@ -92,6 +92,8 @@ export interface ReadbackCommand<Doc extends ReadbackDocument, Prep> {
   dryRunNote: string;
   /** Every backup matched (verify), or the first (restore-test). */
   select: 'all' | 'one';
+  /** Work that may start before the job is looked up (restore-test: --into's read-only questions). Never throws. */
+  warm?(prep: Prep, ctx: Context): Promise<void>;
   /** Refuses flags the job's recipe cannot take (before the key is opened or a backup listed). */
   checkJob?(job: JobRef, prep: Prep, label: string): void;
   /** Nothing matched (exit 9). */
@@ -143,6 +145,8 @@ async function runReadback<Doc extends ReadbackDocument, Prep>(
   cmd: ReadbackCommand<Doc, Prep>,
   o: { values: Record<string, unknown>; prep: Prep; jobId: string; selection: BackupSelection; format: Format; outputFile: string | undefined; bounds: Bounds; catalog: boolean },
 ): Promise<Result> {
+  // Started, not awaited: it runs while the job and its backups are looked up.
+  void cmd.warm?.(o.prep, ctx).catch(() => {});
   const { sanitize } = await import('../output/sanitize.js');
   const { fetchJob } = await import('../backups/job.js');
   const job = await fetchJob(await ctx.client(), o.jobId, ctx.signal);

@@ -177,6 +177,12 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
       },
     };
   },
+  async warm(o, ctx) {
+    // --into's engine asks its read-only questions (psql's version, who the user is) while the job is looked up.
+    if (o.restore.into === undefined) return;
+    const { prewarmSqlEngine } = await import('../restore/sql/sink.js');
+    prewarmSqlEngine(o.restore, ctx.signal);
+  },
   checkJob(job, o, label) {
     if (o.restore.asserts.length && job.recipe && NOT_SQL.has(job.recipe)) {
       throw new UsageError(`--assert runs SQL in a restored database, but job ${label} backs up ${job.recipe === 'mongodb' ? 'a MongoDB database (checked, not restored)' : 'files (a file archive)'}${job.recipe === 'mongodb' ? '' : ': check it with --exec instead'}`);

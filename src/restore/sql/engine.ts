@@ -69,6 +69,28 @@ export interface SqlEngine {
   open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget>;
   /** A program turning a kind that is not SQL text (pg-custom) into SQL on its stdout, else null. */
   converter(kind: DumpKind, o: EngineOptions): PipedClient | null;
+  /**
+   * Starts the read-only questions open() asks --into first (the client's version, who the user is
+   * and what the server has), so they are answered while the job and its backup are looked up.
+   * Creates nothing and changes nothing on the server; open() takes the answers (or asks again).
+   */
+  prewarm?(into: ParsedUrl, o: EngineOptions, signal: AbortSignal): void;
+}
+
+/**
+ * --into's engine starts its read-only questions now (SqlEngine.prewarm): restore-test calls this
+ * before it looks up the job, as the dump's kind is not known yet; the engine of --into's scheme is
+ * the one that restores a dump of that dialect. Nothing when --into is not used or cannot be read.
+ */
+export function prewarmInto(engines: readonly SqlEngine[], o: EngineOptions, signal: AbortSignal): void {
+  if (!o.into || (o.engine !== 'auto' && o.engine !== 'server')) return;
+  let u: ParsedUrl;
+  try {
+    u = parseIntoUrl(o.into);
+  } catch {
+    return;
+  }
+  engines.find((e) => e.intoDialect === u.dialect)?.prewarm?.(u, o, signal);
 }
 
 /** No engine can restore this dump (exit 15): names the ways to get one. */

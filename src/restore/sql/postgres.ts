@@ -211,6 +211,38 @@ export function extensionsOf(head: string): string[] {
   return out;
 }
 
+/** The read-only questions open() asks the administrator connection first (see PsqlTarget.open for the answers' use). */
+const PROBE_QUERIES = [
+  'SHOW server_version',
+  'SHOW server_version_num',
+  'SELECT name FROM pg_settings',
+  'SELECT name FROM pg_available_extensions',
+  // Who the --into user is, and what it reaches.
+  `SELECT r.rolname, r.rolsuper, r.rolcreaterole, r.rolcreatedb, r.rolreplication, r.rolbypassrls,
+     coalesce((SELECT string_agg(b.rolname, ',') FROM pg_auth_members m JOIN pg_roles b ON b.oid = m.roleid WHERE m.member = r.oid), ''),
+     coalesce((SELECT string_agg(d.datname, ',') FROM pg_database d WHERE d.datdba = r.oid AND d.datname NOT LIKE 'backupctl\_restore\_%'), '')
+   FROM pg_roles r WHERE r.rolname = current_user`,
+  `SELECT coalesce((SELECT string_agg(setdatabase::text || ':' || array_to_string(setconfig, ','), ';' ORDER BY setdatabase) FROM pg_db_role_setting WHERE setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)), '')`,
+  "SELECT coalesce(string_agg(name, ','), '') FROM pg_available_extension_versions WHERE trusted",
+];
+
+type Probe = Awaited<ReturnType<typeof psqlQueries>>;
+
+function probeServer(psql: string, admin: PgConn, signal?: AbortSignal): Promise<Probe> {
+  return psqlQueries(psql, admin, admin.adminDb, PROBE_QUERIES, signal);
+}
+
+/** Probes started early by prewarm(), by client and connection; each is taken once (null: open() asks again). */
+const probes = new Map<string, Promise<Probe | null>>();
+const probeKey = (psql: string, admin: PgConn) => JSON.stringify([psql, admin.adminDb, Object.entries(admin.env).sort()]);
+
+function takeProbe(psql: string, admin: PgConn): Promise<Probe | null> | undefined {
+  const key = probeKey(psql, admin);
+  const p = probes.get(key);
+  probes.delete(key);
+  return p;
+}
+
 /** Who the dump's session is, and what it may do: the result says it (engine.rights). */
 interface Session {
   conn: PgConn;
@@ -265,25 +297,8 @@ export class PsqlTarget implements SqlTarget {
     opts: { trustIntoUser?: boolean } = {},
   ): Promise<PsqlTarget> {
     const database = `backupctl_restore_${randomName()}`;
-    const probe = await psqlQueries(
-      bins.psql,
-      admin,
-      admin.adminDb,
-      [
-        'SHOW server_version',
-        'SHOW server_version_num',
-        'SELECT name FROM pg_settings',
-        'SELECT name FROM pg_available_extensions',
-        // Who the --into user is, and what it reaches.
-        `SELECT r.rolname, r.rolsuper, r.rolcreaterole, r.rolcreatedb, r.rolreplication, r.rolbypassrls,
-           coalesce((SELECT string_agg(b.rolname, ',') FROM pg_auth_members m JOIN pg_roles b ON b.oid = m.roleid WHERE m.member = r.oid), ''),
-           coalesce((SELECT string_agg(d.datname, ',') FROM pg_database d WHERE d.datdba = r.oid AND d.datname NOT LIKE 'backupctl\_restore\_%'), '')
-         FROM pg_roles r WHERE r.rolname = current_user`,
-        `SELECT coalesce((SELECT string_agg(setdatabase::text || ':' || array_to_string(setconfig, ','), ';' ORDER BY setdatabase) FROM pg_db_role_setting WHERE setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)), '')`,
-        "SELECT coalesce(string_agg(name, ','), '') FROM pg_available_extension_versions WHERE trusted",
-      ],
-      x.signal,
-    );
+    // Asked while the job was looked up (prewarm), or now.
+    const probe = (await takeProbe(bins.psql, admin)) ?? (await probeServer(bins.psql, admin, x.signal));
     if (probe.rows[0] === null) throw new EngineUnavailableError(`cannot connect to PostgreSQL: ${redact(firstError(probe.stderr), admin.secrets)}`);
     if (probe.rows[4] === null) throw new EngineUnavailableError(`cannot create the scratch database: ${redact(firstError(probe.stderr), admin.secrets)}`);
     const version = probe.rows[0]![0]?.[0]?.split(' ')[0] ?? null;
@@ -661,5 +676,16 @@ export const postgresEngine: SqlEngine = {
 
   converter(kind: DumpKind, o: EngineOptions): PipedClient | null {
     return kind === 'pg-custom' ? PsqlTarget.archiveConverter(findPgClients(o.env.PATH)!) : null;
+  },
+
+  prewarm(into: ParsedUrl, o: EngineOptions, signal: AbortSignal): void {
+    const clients = findPgClients(o.env.PATH);
+    if (!clients) return;
+    // Only a psql with \restrict is ever run (the probe's script starts with it, as every session's does).
+    const admin = pgConnFromUrl(into);
+    const probe = psqlRestricts(clients.psql)
+      .then((r) => (r.ok ? probeServer(clients.psql, admin, signal) : null))
+      .then((p) => (signal.aborted ? null : p), () => null);
+    probes.set(probeKey(clients.psql, admin), probe);
   },
 };

@@ -14,7 +14,7 @@ import { KINDS, type SqlDialect } from '../../pipeline/kinds.js';
 import type { SqlEvent } from '../../pipeline/sql-reader.js';
 import type { StatementWatcher } from '../../pipeline/types.js';
 import type { PipedClient } from './client.js';
-import { NoRestoreEngineError, planEngine, type EngineOptions, type EnginePlan, type SqlEngine } from './engine.js';
+import { NoRestoreEngineError, planEngine, prewarmInto, type EngineOptions, type EnginePlan, type SqlEngine } from './engine.js';
 import { mysqlEngine } from './mysql.js';
 import { Warnings } from './noise.js';
 import { postgresEngine } from './postgres.js';
@@ -48,6 +48,11 @@ export function engineOptions(o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs
  */
 export function planSqlEngine(kind: DumpKind, o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs' | 'trustIntoUser' | 'env'>): Promise<EnginePlan> {
   return planEngine(SQL_ENGINES, kind, engineOptions(o));
+}
+
+/** --into's engine asks its read-only questions while the job is looked up (engine.ts prewarmInto). */
+export function prewarmSqlEngine(o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs' | 'trustIntoUser' | 'env'>, signal: AbortSignal): void {
+  prewarmInto(SQL_ENGINES, engineOptions(o), signal);
 }
 
 /**
