@@ -199,7 +199,9 @@ export async function* mergeJoin(
 
 /** The entries of a backup's listings in path order; with several archives, each path is prefixed by its file's name. */
 export async function* backupListing(listings: Array<{ file: string; path: string }>): AsyncGenerator<ListingEntry> {
-  const sorted = [...listings].sort((x, y) => comparePaths(x.file, y.file));
+  // By the prefix each path gets ("db.tar/" after "db.tar.1/"), not by the bare name: sorted by name, db.tar's
+  // paths came before db.tar.1's although "db.tar/x" > "db.tar.1/x", and the merge then paired the wrong paths.
+  const sorted = [...listings].sort((x, y) => comparePaths(`${x.file}/`, `${y.file}/`));
   const prefix = sorted.length > 1;
   for (const l of sorted) {
     for await (const e of readListing(l.path)) yield prefix ? { ...e, path: `${l.file}/${e.path}` } : e;
@@ -242,7 +244,7 @@ export function judge(fp: BackupFingerprint, baseline: BackupFingerprint[], chan
     if (arch.ransom_notes.length) {
       findings.push({
         signal: 'ransom-note',
-        message: `${arch.ransom_notes.length} file${arch.ransom_notes.length === 1 ? '' : 's'} named as ransom notes are: ${arch.ransom_notes.slice(0, 3).join(', ')}`,
+        message: `${arch.ransom_notes.length === 1 ? '1 file named as a ransom note is' : `${arch.ransom_notes.length} files named as ransom notes are`}: ${arch.ransom_notes.slice(0, 3).join(', ')}`,
         evidence: { paths: arch.ransom_notes },
       });
     }

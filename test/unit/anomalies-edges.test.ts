@@ -230,7 +230,7 @@ describe('compareListings: what changed between two listings', () => {
 describe('judge: each rule, its message and evidence', () => {
   it('ransom notes: counted over every archive, the first three named', () => {
     expect(judge(fp(9, [tar({ ransom_notes: ['HOW_TO_DECRYPT.txt'] })]), [], undefined, T)).toEqual([
-      { signal: 'ransom-note', message: '1 file named as ransom notes are: HOW_TO_DECRYPT.txt', evidence: { paths: ['HOW_TO_DECRYPT.txt'] } },
+      { signal: 'ransom-note', message: '1 file named as a ransom note is: HOW_TO_DECRYPT.txt', evidence: { paths: ['HOW_TO_DECRYPT.txt'] } },
     ]);
     const two = fp(9, [tar({ ransom_notes: ['x/HOW_TO_DECRYPT.txt', 'README_RESTORE.txt'] }), tar({ ransom_notes: ['y/_readme.txt', 'z/RECOVER-FILES.html'] }, 'b.tar.gz')]);
     expect(judge(two, [], undefined, T)).toEqual([
@@ -412,7 +412,7 @@ describe('judge: each rule, its message and evidence', () => {
 describe('analyzeJob: verdicts, window, baseline, acknowledgements', () => {
   const t3 = { ...T, baseline: 3 };
   const note = (i: number) => fp(i, [tar({ ransom_notes: ['HOW_TO_DECRYPT.txt'] })]);
-  const ransom = [{ signal: 'ransom-note', message: '1 file named as ransom notes are: HOW_TO_DECRYPT.txt', evidence: { paths: ['HOW_TO_DECRYPT.txt'] } }];
+  const ransom = [{ signal: 'ransom-note', message: '1 file named as a ransom note is: HOW_TO_DECRYPT.txt', evidence: { paths: ['HOW_TO_DECRYPT.txt'] } }];
   const lc = (i: number) => ({ id: `b${i}`, created_at: at(i) });
 
   it('each backup in the window: its verdict, findings, baseline size and last clean backup; an acknowledged one joins the baseline', async () => {
@@ -516,6 +516,30 @@ describe('analyzeJob: verdicts, window, baseline, acknowledgements', () => {
       expect(await read(byId.get('b0')!)).toEqual(twenty);
       expect(await read(byId.get('b6')!)).toEqual([...twenty.map((p) => `home.tar.gz/${p}`), 'z.tar.gz/etc/hosts', 'z.tar.gz/etc/passwd']);
       expect(await read([])).toEqual([]);
+    });
+
+    it('archives whose names share a start (db.tar, db.tar.1): read in the order of their prefixed paths, so one added file is one added file', async () => {
+      const one = await listing('one.gz', ['x']);
+      const oneMore = await listing('one-more.gz', ['x', 'y']);
+      const many = await listing('many.gz', twenty);
+      const read = async (l: Array<{ file: string; path: string }>) => {
+        const out: string[] = [];
+        for await (const x of backupListing(l)) out.push(x.path);
+        return out;
+      };
+      const before = [
+        { file: 'db.tar', path: one },
+        { file: 'db.tar.1', path: many },
+      ];
+      const after = [
+        { file: 'db.tar', path: oneMore },
+        { file: 'db.tar.1', path: many },
+      ];
+      const paths = await read(before);
+      expect(paths).toEqual([...paths].sort());
+      expect(paths[0]).toBe(`db.tar.1/${twenty[0]}`);
+      const change = await compareListings(backupListing(before), backupListing(after));
+      expect(change).toMatchObject({ added: 1, removed: 0, changed: 0, renamed: 0, before_files: 21 });
     });
 
     it('renames and removals are counted against the last clean backup; a backup without a listing is not compared', async () => {
