@@ -141,8 +141,9 @@ export async function compareListings(older: AsyncIterable<ListingEntry>, newer:
   };
   const isRename = (p: string): string | undefined => {
     // "report.doc" -> "report.doc.locked": the name with one more extension; the sorted order puts it just after.
+    // The dot of the file's own name: "etc/foo.d/hosts" is no rename of "etc/foo".
     const dot = p.lastIndexOf('.');
-    if (dot <= 0) return undefined;
+    if (dot <= p.lastIndexOf('/') + 1) return undefined;
     const base = p.slice(0, dot);
     return recentRemoved.has(base) ? base : undefined;
   };

@@ -144,6 +144,11 @@ const compare = (older: ListingEntry[], newer: ListingEntry[]) => compareListing
 const pad = (i: number, n = 2) => String(i).padStart(n, '0');
 
 describe('compareListings: what changed between two listings', () => {
+  it('a rename is one more extension on the file\'s own name, never a dot in a folder name', async () => {
+    const r = await compare([entry('etc/foo'), entry('home/report.doc')], [entry('etc/foo.d/hosts'), entry('home/report.doc.locked')]);
+    expect(r).toMatchObject({ renamed: 1, removed: 1, added: 1, renamed_examples: ['home/report.doc -> home/report.doc.locked'] });
+  });
+
   it('counts regular files only: a changed checksum or size, a file gone, a file added; directories, links and type changes are not counted', async () => {
     const older = [
       entry('dir', 'd'),
