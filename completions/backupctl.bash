@@ -657,7 +657,7 @@ __backupctl_positional() {
     'schema/1') echo 'ids commands' ;;
     'schema/2') echo 'ids commands' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply api schema completion emulator version' ;;
+    'help/0') echo 'words exit-codes environment cron kinds auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply api schema completion emulator version' ;;
   esac
 }
 

@@ -79,7 +79,7 @@ export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promi
       untilInterrupted = spec.runsUntilInterrupted === true;
       const { runCommand } = await import('./commands/runner.js');
       await runCommand({ spec, positionals, options, globals, io, env, signal: controller.signal });
-    });
+    }, async () => (await import('./commands/topics.js')).topics);
     await program.parseAsync(argv, { from: 'user' });
     return interrupted && !untilInterrupted ? exitFor(interrupted) : ExitCode.ok;
   } catch (err) {

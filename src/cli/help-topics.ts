@@ -182,6 +182,13 @@ scratch server is available or an encrypted backup could not be decrypted
 (not-tested), 11 when a file failed verify's checks on the way.
 `;
 
+/**
+ * Topics whose text is made above this floor, from what the commands know (the registry of content
+ * kinds, src/pipeline/kinds.ts): their names here (completion, the list of topics), their text from
+ * the loader main.ts hands to buildProgram (src/commands/topics.ts).
+ */
+export const LATER_TOPICS: readonly string[] = ['kinds'];
+
 export const helpTopics: Record<string, { summary: string; text: string }> = {
   'exit-codes': { summary: 'What each exit code means', text: exitCodes },
   environment: { summary: 'Environment variables backupctl reads', text: environment },

@@ -21,7 +21,10 @@ export type RunCommand = (
   globals: Globals,
 ) => Promise<void>;
 
-export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): Command {
+/** More help topics, made above this floor (src/commands/topics.ts): their names are LATER_TOPICS. */
+export type TopicLoader = () => Promise<Record<string, { summary: string; text: string }>>;
+
+export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand, laterTopics?: TopicLoader): Command {
   const program = new BackupctlCommand('backupctl');
   const listedTerms = new WeakMap<Command, string>();
   program
@@ -145,7 +148,7 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand): 
   const declareAll = () => {
     for (const top of manifest.tops) declareGroup(top);
   };
-  addHelpCommand(program, nodes, io, declareAll);
+  addHelpCommand(program, nodes, io, declareAll, laterTopics);
   everyGroup.set(program, declareAll);
   return program;
 }
@@ -215,12 +218,12 @@ function refuseRepeats(cmd: Command): void {
 }
 
 /** `help [command...]` also answers topics: `backupctl help exit-codes`. */
-function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO, declareAll: () => void): void {
+function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO, declareAll: () => void, laterTopics?: TopicLoader): void {
   program.helpCommand(false);
   const help = program
     .command('help')
-    .argument('[words...]', 'A command (jobs backup start) or a topic (options, exit-codes, environment, cron)')
-    .description('Show help for a command, or a topic: options, exit-codes, environment, cron')
+    .argument('[words...]', 'A command (jobs backup start) or a topic (options, exit-codes, environment, cron, kinds)')
+    .description('Show help for a command, or a topic: options, exit-codes, environment, cron, kinds')
     .action(async (words: string[]) => {
       if (!words.length) return void program.outputHelp();
       declareAll();
@@ -228,21 +231,21 @@ function addHelpCommand(program: Command, nodes: Map<string, Command>, io: IO, d
       const node = nodes.get(key) ?? aliasNode(program, words);
       if (node) return void node.outputHelp();
       if (key === 'options') return void io.stdout.write(globalOptionsHelp(program, helpWidth(io.columns)));
-      const { helpTopics } = await import('./help-topics.js');
-      const topic = helpTopics[key];
+      const { helpTopics, LATER_TOPICS } = await import('./help-topics.js');
+      const topic = helpTopics[key] ?? (LATER_TOPICS.includes(key) ? (await laterTopics?.())?.[key] : undefined);
       if (topic) {
         const text = wrapTopic(topic.text, helpWidth(io.columns));
         return void io.stdout.write(text.endsWith('\n') ? text : `${text}\n`);
       }
       const { editDistance } = await import('../util/suggest.js');
-      const known = ['options', ...Object.keys(helpTopics), ...nodes.keys()];
+      const known = ['options', ...Object.keys(helpTopics), ...LATER_TOPICS, ...nodes.keys()];
       const nearest = known
         .map((word) => ({ word, distance: editDistance(key.toLowerCase(), word) }))
         .filter((c) => c.distance <= Math.max(2, Math.floor(c.word.length / 3)))
         .sort((a, b) => a.distance - b.distance)[0];
       throw new UsageError(`no help for "${key}": not a command or a topic`, [
         ...(nearest ? [`Did you mean: backupctl help ${nearest.word}`] : []),
-        `Topics: options, ${Object.keys(helpTopics).join(', ')}. Commands: backupctl --help.`,
+        `Topics: options, ${[...Object.keys(helpTopics), ...LATER_TOPICS].join(', ')}. Commands: backupctl --help.`,
       ]);
     });
   setHelpExtras(help, { examples: ['backupctl help jobs backup start', 'backupctl help options', 'backupctl help exit-codes'] });

@@ -4,7 +4,7 @@ import { declaredProgram } from '../cli/manifest.js';
 import type { CompletionSource, Manifest, ManifestCommand, ParamSpec } from '../contract/spec.js';
 import { effectiveParams, flagName } from '../cli/params.js';
 import { OUTPUT_FORMATS } from '../output/options.js';
-import { helpTopics } from '../cli/help-topics.js';
+import { helpTopics, LATER_TOPICS } from '../cli/help-topics.js';
 import { NAMED_KINDS } from '../cli/resolve.js';
 
 export /** What the scripts ask `__complete` for: a named resource the service lists, or another source (src/contract/spec.ts). */
@@ -159,7 +159,7 @@ export function completionModel(manifest: Manifest): CompletionModel {
     const tops = root.subcommands.map((s) => s.name);
     const h = node('help');
     h.summary = help.description();
-    h.positionals = [{ kind: 'words', words: [...Object.keys(helpTopics), ...tops] }];
+    h.positionals = [{ kind: 'words', words: [...Object.keys(helpTopics), ...LATER_TOPICS, ...tops] }];
     addSub(root, 'help', 'help', h.summary);
   }
   return { nodes: [...nodes.values()], globals, rootOnly };
