@@ -8,6 +8,7 @@ import { readFileSync, readdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { memoryTransfer } from '../helpers/transfer.js';
+import { v7Tar } from '../helpers/tar.js';
 import { gzipSync } from 'node:zlib';
 
 const inflations = vi.hoisted(() => ({ count: 0 }));
@@ -23,24 +24,13 @@ vi.mock('node:zlib', async (importOriginal) => {
 const { readBackups } = await import('../../src/pipeline/index.js');
 const { KINDS, KIND_IDS, kindOfFormat } = await import('../../src/pipeline/kinds.js');
 const { DispatchSink } = await import('../../src/restore/dispatch.js');
-const { buildArchive, tarArchive } = await import('../../src/emulator/archives.js');
+const { buildArchive } = await import('../../src/emulator/archives.js');
 const { mongodumpArchive } = await import('../../src/emulator/mongo-archive.js');
 const { createRng } = await import('../../src/emulator/util.js');
 type FileRestore = import('../../src/restore/types.js').FileRestore;
 
 const FIXTURES = path.resolve(import.meta.dirname, '../../src/emulator/fixtures/restore');
 
-/** A v7 tar: the ustar magic, version and owner names cleared, the header checksum written again. */
-function v7Tar(): Buffer {
-  const tar = tarArchive([{ name: 'notes.txt', data: Buffer.from('an old tar\n'.repeat(50)) }]);
-  const h = tar.subarray(0, 512);
-  h.fill(0, 257, 345);
-  h.fill(0x20, 148, 156);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
-  return tar;
-}
 
 const mongo = mongodumpArchive(createRng(7), 'events', 200_000);
 

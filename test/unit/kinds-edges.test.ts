@@ -14,6 +14,7 @@ import { DispatchSink } from '../../src/restore/dispatch.js';
 import { tarArchive } from '../../src/emulator/archives.js';
 import type { FileRestore } from '../../src/restore/types.js';
 import { memoryTransfer } from '../helpers/transfer.js';
+import { v7Tar } from '../helpers/tar.js';
 
 const bytes = (...b: number[]) => Buffer.from(b);
 const text = (s: string) => Buffer.from(s, 'latin1');
@@ -131,17 +132,6 @@ describe('the shortest headers', () => {
   });
 });
 
-/** A v7 tar header (no ustar magic) whose checksum adds up, the whole archive. */
-function v7Tar(): Buffer {
-  const tar = tarArchive([{ name: 'notes.txt', data: Buffer.from('an old tar\n'.repeat(50)) }]);
-  const h = tar.subarray(0, 512);
-  h.fill(0, 257, 345);
-  h.fill(0x20, 148, 156);
-  let sum = 0;
-  for (const b of h) sum += b;
-  h.write(`${sum.toString(8).padStart(6, '0')}\0 `, 148, 'ascii');
-  return tar;
-}
 
 describe('tar headers', () => {
   it('a ustar header is a tar on its magic, whatever its checksum says', () => {
