@@ -4,10 +4,11 @@
 // rules (random-looking files, renames, ransom notes, onion addresses, lost
 // tables, sizes far off); each finding names its evidence and the last clean
 // backup before it. See docs/anomalies.md.
-import type { Context, Handler, Result } from '../contract/context.js';
+import type { CommandInput, Context, Handler, Result } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
-import { cronParams } from '../jobs/cron.js';
+import { checkedHandler } from './checked.js';
+import { checkCronFlags, cronParams } from '../jobs/cron.js';
 import { jobArg } from '../resources/common.js';
 import type { JobAnomalies, Thresholds } from '../catalog/anomalies.js';
 import { anomaliesSchema, scanSchema } from '../catalog/model.js';
@@ -106,16 +107,23 @@ const scan: Handler = async (input, ctx) => {
   return { kind: 'list', pages: onePage(fingerprintRows(fingerprints)), columns: fingerprintColumns, idField: 'id' };
 };
 
-const anomalies: Handler = async (input, ctx) => {
+/** anomalies' flags and settings, checked before the job's name is looked up. */
+async function checkAnomalies(input: CommandInput, ctx: Context) {
   const v = input.values;
   const prometheus = ctx.globals.output?.trim().toLowerCase() === 'prometheus';
   if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
   const { thresholdsFrom } = await import('../catalog/anomalies.js');
   const thresholds = thresholdsFrom(ctx.env);
-  const since = sinceOf(v);
   const ack = typeof v.ack === 'string' ? v.ack : undefined;
   if (ack !== undefined && v.job_id === undefined) throw new UsageError('--ack needs the job: backupctl anomalies <job> --ack <backup-id>');
   if (ack !== undefined && v.check === true) throw new UsageError('--ack and --check: give one');
+  checkCronFlags(v);
+  return { prometheus, thresholds, ack };
+}
+
+const anomalies = checkedHandler(checkAnomalies, async (input, ctx, { prometheus, thresholds, ack }) => {
+  const v = input.values;
+  const since = sinceOf(v);
   if (ctx.globals.dryRun) {
     const { printDryRun } = await import('../cli/dry-run.js');
     await printDryRun(ctx, { method: 'GET', path: v.job_id === undefined ? '/jobs' : `/jobs/${encodeURIComponent(String(v.job_id))}/backups` });
@@ -132,7 +140,7 @@ const anomalies: Handler = async (input, ctx) => {
   }
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(v, ctx, () => runAnomalies(ctx, catalog, v, since, thresholds, prometheus));
-};
+});
 
 async function runAnomalies(
   ctx: Context,

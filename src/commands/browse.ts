@@ -9,10 +9,11 @@ import { once } from 'node:events';
 import { PassThrough, pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import path from 'node:path';
-import type { Context, Handler, Result } from '../contract/context.js';
+import type { CommandInput, Context, Handler, Result } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
 import { jobArg } from '../resources/common.js';
+import { checkedHandler } from './checked.js';
 import type { BackupFingerprint, Catalog } from '../state/catalog.js';
 import { cleanPath, type ListingEntry } from '../catalog/listing.js';
 import { diffSchema, findSchema, lsSchema } from '../catalog/model.js';
@@ -162,13 +163,15 @@ async function writeEntries(ctx: Context, entries: AsyncIterable<ListingEntry>, 
   return n;
 }
 
-function refuseJq(ctx: Context, command: string): void {
-  if (ctx.output.jq) throw new UsageError(`${command} streams its output: --jq is not taken here; pipe -o ndjson to jq instead`);
+/** The check of a command that streams its output: no --jq (before a name given for the job is looked up). */
+function streamsOnly(command: string) {
+  return async (_input: CommandInput, ctx: Context): Promise<void> => {
+    if (ctx.output.jq) throw new UsageError(`${command} streams its output: --jq is not taken here; pipe -o ndjson to jq instead`);
+  };
 }
 
-const ls: Handler = async (input, ctx) => {
+const ls = checkedHandler(streamsOnly('ls'), async (input, ctx) => {
   const v = input.values;
-  refuseJq(ctx, 'ls');
   const { catalogFor } = await import('../catalog/scan.js');
   const catalog = await catalogFor(ctx);
   const fp = await fingerprintOf(ctx, catalog, String(v.job_id), String(v.backup));
@@ -181,7 +184,7 @@ const ls: Handler = async (input, ctx) => {
   const n = await writeEntries(ctx, chosen(), v.long === true);
   if (!n && prefix) throw new CliError(`${prefix}: no such path in backup ${fp.backup_id}`, ExitCode.notFound);
   return { kind: 'empty' };
-};
+});
 
 /** A glob as a regular expression: * and ? stay within a segment, ** crosses them. */
 export function globRegExp(pattern: string): { re: RegExp; whole: boolean } {
@@ -200,9 +203,8 @@ export function globRegExp(pattern: string): { re: RegExp; whole: boolean } {
   return { re: new RegExp(`^${re}$`), whole: p.includes('/') };
 }
 
-const find: Handler = async (input, ctx) => {
+const find = checkedHandler(streamsOnly('find'), async (input, ctx) => {
   const v = input.values;
-  refuseJq(ctx, 'find');
   const jobId = String(v.job_id);
   const since = typeof v.since === 'string' ? v.since : new Date(Date.now() - 30 * 86_400_000).toISOString();
   const { re, whole } = globRegExp(String(v.pattern));
@@ -251,11 +253,10 @@ const find: Handler = async (input, ctx) => {
   if (!found) throw new EmptyResultError(`no backup of the job since ${since} holds a path matching ${String(v.pattern)}`);
   if (format === 'table') ctx.note(`${found} match${found === 1 ? '' : 'es'} in ${backups} backup${backups === 1 ? '' : 's'}`);
   return { kind: 'empty' };
-};
+});
 
-const diff: Handler = async (input, ctx) => {
+const diff = checkedHandler(streamsOnly('diff'), async (input, ctx) => {
   const v = input.values;
-  refuseJq(ctx, 'diff');
   const jobId = String(v.job_id);
   const { catalogFor } = await import('../catalog/scan.js');
   const catalog = await catalogFor(ctx);
@@ -298,7 +299,7 @@ const diff: Handler = async (input, ctx) => {
   }
   await put(`${v.stat === true ? '' : '\n'}${d.statsText(files ? stats : undefined, tables)}`);
   return { kind: 'empty' };
-};
+});
 
 class Done extends Error {}
 
@@ -328,7 +329,8 @@ async function makeParents(root: string, target: string): Promise<void> {
   }
 }
 
-const restoreFile: Handler = async (input, ctx) => {
+/** restore-file's path and destination, checked before a name given for the job is looked up. */
+async function checkRestoreFile(input: CommandInput, ctx: Context) {
   const v = input.values;
   const wanted = pathArg(String(v.path));
   if (!wanted) throw new UsageError('give a file or folder of the archive: restore-file <job> <backup> <path>');
@@ -343,6 +345,11 @@ const restoreFile: Handler = async (input, ctx) => {
     if (!st.isDirectory()) throw new UsageError(`--dir ${String(v.dir)} is not a folder`);
     if ((await readdir(root)).length) throw new UsageError(`--dir ${String(v.dir)} is not empty: give a new or empty folder`);
   }
+  return { wanted, toStdout, root };
+}
+
+const restoreFile = checkedHandler(checkRestoreFile, async (input, ctx, { wanted, toStdout, root }) => {
+  const v = input.values;
   const scan = await import('../catalog/scan.js');
   const record = await scan.backupOfJobById(ctx, String(v.job_id), String(v.backup));
   const { pipelineBackup } = await import('../pipeline/select.js');
@@ -455,6 +462,6 @@ const restoreFile: Handler = async (input, ctx) => {
   if (!written && !skipped) throw new CliError(`${wanted}: no such file or folder in backup ${backup.id}`, ExitCode.notFound);
   if (root) ctx.note(`${written} file${written === 1 ? '' : 's'} written under ${root}${skipped ? `; ${skipped} link or special entr${skipped === 1 ? 'y' : 'ies'} not restored` : ''}`);
   return { kind: 'empty' } satisfies Result;
-};
+});
 
 export const handlers: Record<string, Handler> = { ls, find, diff, restoreFile };

@@ -6,7 +6,7 @@
 // chosen, the decryptor, verify's ledger, fresh signed URLs, the progress bar,
 // ndjson streaming, the catalog's fingerprints (issue 33 §1; --skip-catalog),
 // the marks, and the output.
-import type { Column, Context, Format, Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { Column, CommandInput, Context, Format, Handler, IO, OutputOptions, Result } from '../contract/context.js';
 import type { JobRef } from '../backups/job.js';
 import type { BackupSelection } from '../pipeline/select.js';
 import type { Bounds } from '../pipeline/bounds.js';
@@ -16,7 +16,8 @@ import type { Ledger } from '../state/verify-ledger.js';
 import type { MarkedBackup, MarkInput, MarkKind } from '../state/marks.js';
 import type { ParamSpec } from '../contract/spec.js';
 import { EmptyResultError, UsageError } from '../errors.js';
-import { cronParams } from '../jobs/cron.js';
+import { checkCronFlags, cronParams } from '../jobs/cron.js';
+import { checkedHandler } from './checked.js';
 import { decryptParams } from '../jobs/decrypt.js';
 
 /** The flags every read-back command takes after its own: decryption, --skip-catalog, the cron helper's, --output-file. */
@@ -110,15 +111,16 @@ export interface ReadbackCommand<Doc extends ReadbackDocument, Prep> {
   finish(doc: Doc, prep: Prep, label: string): Promise<Result>;
 }
 
-/** The handler of a read-back command. */
+/** The handler of a read-back command. Its check (the format, the selection, the flags, the bounds, --output-file) runs before the job's name is looked up. */
 export function readbackHandler<Doc extends ReadbackDocument, Prep>(cmd: ReadbackCommand<Doc, Prep>): Handler {
-  return async (input, ctx) => {
+  const check = async (input: CommandInput, ctx: Context) => {
     const v = input.values;
     const format = readbackFormat(ctx, cmd.formats, v.check === true);
     const { readSelection } = await import('../pipeline/select.js');
-    const selection = readSelection(v, cmd.name);
+    readSelection(v, cmd.name);
     const { checkDecryptFlags } = await import('../jobs/decrypt.js');
     checkDecryptFlags(v);
+    checkCronFlags(v);
     // The bounds (src/pipeline/bounds.ts): a bad value is exit 3 naming the variable, before anything is sent.
     const { boundsFromEnv } = await import('../pipeline/bounds.js');
     const bounds = boundsFromEnv(ctx.env);
@@ -128,6 +130,13 @@ export function readbackHandler<Doc extends ReadbackDocument, Prep>(cmd: Readbac
       const { checkOutputFile } = await import('../output/output-file.js');
       await checkOutputFile(outputFile);
     }
+    return { format, bounds, prep, outputFile };
+  };
+  return checkedHandler(check, async (input, ctx, { format, bounds, prep, outputFile }) => {
+    const v = input.values;
+    // Again with the names looked up: a backup given by the start of its id is an id now.
+    const { readSelection } = await import('../pipeline/select.js');
+    const selection = readSelection(v, cmd.name);
     const jobId = String(v.job_id);
     if (ctx.globals.dryRun) {
       const { printDryRun } = await import('../cli/dry-run.js');
@@ -137,7 +146,7 @@ export function readbackHandler<Doc extends ReadbackDocument, Prep>(cmd: Readbac
     }
     const { runCronJob } = await import('../jobs/cron.js');
     return runCronJob(v, ctx, () => runReadback(ctx, cmd, { values: v, prep, jobId, selection, format, outputFile, bounds, catalog: v.skip_catalog !== true }));
-  };
+  });
 }
 
 async function runReadback<Doc extends ReadbackDocument, Prep>(

@@ -4,9 +4,10 @@
 // schedule forward, --what-if tries other counts (nothing is sent but the
 // reads), --check guards the newest proven backup (exit 16), --audit compares
 // the predictions recorded by earlier runs with what the service expired.
-import type { Context, Handler } from '../contract/context.js';
+import type { CommandInput, Context, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { EmptyResultError, UsageError } from '../errors.js';
+import { checkedHandler } from './checked.js';
 import { retentionOutputSchema as outputSchema } from '../retention/schema.js';
 
 export const module: ModuleSpec = {
@@ -75,18 +76,23 @@ export const module: ModuleSpec = {
 
 export const schemas = { retention: outputSchema };
 
-const retention: Handler = async (input, ctx) => {
+/** retention's flags, checked before a name given for the job is looked up. */
+async function checkRetention(input: CommandInput, ctx: Context) {
   const v = input.values;
   const md = ctx.globals.output?.trim().toLowerCase() === 'md';
   if (md && ctx.globals.json) throw new UsageError('--json and -o md ask for two formats: give one');
   const { applyWhatIf } = await import('../retention/model.js');
   const whatIf = typeof v.what_if === 'string' ? v.what_if : undefined;
-  // --what-if is checked before anything is sent.
   if (whatIf !== undefined) {
     const parsed = applyWhatIf({ hourly: 0, daily: 0, weekly: 0, monthly: 0 }, whatIf);
     if ('error' in parsed) throw new UsageError(`invalid value "${whatIf}" for --what-if: ${parsed.error}`);
   }
   if (v.audit === true && (whatIf !== undefined || v.simulate !== undefined)) throw new UsageError('--audit compares recorded predictions: it takes no --what-if or --simulate');
+  return { md, whatIf };
+}
+
+const retention = checkedHandler(checkRetention, async (input, ctx, { md, whatIf }) => {
+  const v = input.values;
   const now = typeof v.now === 'string' ? Date.parse(v.now) : Date.now();
   if (ctx.globals.dryRun) {
     const { printDryRun } = await import('../cli/dry-run.js');
@@ -164,7 +170,7 @@ const retention: Handler = async (input, ctx) => {
     }
   }
   return { kind: 'empty' };
-};
+});
 
 async function auditResult(ctx: Context, targets: import('../retention/collect.js').Target[], dir: string, md: boolean) {
   const { audit, readPredictions, targetKey } = await import('../retention/audit.js');

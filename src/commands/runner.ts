@@ -1,7 +1,7 @@
 // Runs one command: check the input, build the request, confirm, dry-run or
 // call the handler, render the result. Loaded only once a command was chosen.
 import type { ManifestCommand } from '../contract/spec.js';
-import type { Globals, Handler, IO, OutputOptions } from '../contract/context.js';
+import type { Globals, Handler, IO, LoadedModule, OutputOptions } from '../contract/context.js';
 import { moduleLoaders } from './registry.js';
 import { UsageError } from '../errors.js';
 import { parseValues } from '../cli/values.js';
@@ -51,6 +51,9 @@ export async function runCommand(o: RunInput): Promise<void> {
     // The declared checks see only which values are given, so they run before any name is looked up: input
     // refused with exit 2 sends nothing, not even a look-up (the chosen form's request, names unresolved).
     checkInput(spec, values, buildRequest(formOf(spec, values), values));
+    // So does a handler's own check (its flags, files and settings: verify, restore-test).
+    const own = spec.handler ? await handlerOf(spec, load) : undefined;
+    const checked = own?.check ? await own.check({ spec: formOf(spec, values), values, request: buildRequest(formOf(spec, values), values) }, ctx) : undefined;
     // Names given for ids are looked up first (sent even with --dry-run, which lists them on stderr).
     await resolveNames(values, () => ctx.client(), {
       signal: ctx.signal,
@@ -78,21 +81,26 @@ export async function runCommand(o: RunInput): Promise<void> {
       throw new UsageError('Cancelled; nothing was sent.');
     }
     let handler: Handler;
-    if (spec.handler) {
-      const h = (await load()).handlers?.[spec.handler];
-      if (!h) throw new Error(`handler ${spec.handler} missing in module ${spec.module}`);
-      handler = h;
+    if (own) {
+      handler = own;
     } else {
       // The generic runner sends first and loads the resource module (schemas, columns)
       // while the answer is on its way.
       handler = (input, c) => runEndpoint(input, c, load);
     }
-    const result = await handler({ spec: chosen, values, request }, ctx);
+    const result = await handler({ spec: chosen, values, request }, ctx, checked);
     const { render } = await import('../output/index.js');
     await render(result, output, io, { signal: ctx.signal });
   } finally {
     await ctx.dispose();
   }
+}
+
+/** The handler the spec names, from its module. */
+async function handlerOf(spec: ManifestCommand, load: () => Promise<LoadedModule>): Promise<Handler> {
+  const h = (await load()).handlers?.[spec.handler!];
+  if (!h) throw new Error(`handler ${spec.handler} missing in module ${spec.module}`);
+  return h;
 }
 
 /** "One id or --all": with --all the command is its --all form (endpoint, question, message), else its one-id form. */

@@ -215,7 +215,15 @@ export interface CommandInput {
   request: RequestSpec | undefined;
 }
 
-export type Handler = (input: CommandInput, ctx: Context) => Promise<Result>;
+/**
+ * A command's own code. `check`, when a handler has one, runs before any name given for an id
+ * is looked up (src/commands/runner.ts): input it refuses (exit 2, or 3 for a bad setting) sends
+ * nothing, not even the look-up. It sees the values as given (a name not yet an id); what it
+ * answers is the handler's third argument.
+ */
+export type Handler = ((input: CommandInput, ctx: Context, checked?: unknown) => Promise<Result>) & {
+  check?: (input: CommandInput, ctx: Context) => Promise<unknown>;
+};
 
 /** What a module of the registry (src/commands/registry.ts) exports. */
 export interface LoadedModule {

@@ -35,10 +35,23 @@ export const cronParams: ParamSpec[] = [
  */
 export async function runLockPath(value: string, env: NodeJS.ProcessEnv): Promise<string> {
   if (value.includes('/') || value.includes(path.sep)) return path.resolve(value);
-  if (value === '.' || value === '..' || !value.trim()) throw new UsageError(`invalid value for --lock: ${JSON.stringify(value)} (a name or a file path)`);
+  checkCronFlags({ lock: value });
   const dir = stateDir(env);
   await fsp.mkdir(dir, { recursive: true, mode: 0o700 });
   return path.join(dir, value.endsWith('.lock') ? value : `${value}.lock`);
+}
+
+/**
+ * The cron helper's flags as given: --lock's name and --healthcheck-url's scheme (exit 2). A handler's
+ * check calls it before anything is sent; runCronJob again.
+ */
+export function checkCronFlags(values: Record<string, unknown>): void {
+  const lock = values.lock;
+  if (typeof lock === 'string' && !lock.includes('/') && !lock.includes(path.sep) && (lock === '.' || lock === '..' || !lock.trim())) {
+    throw new UsageError(`invalid value for --lock: ${JSON.stringify(lock)} (a name or a file path)`);
+  }
+  const healthcheck = values.healthcheck_url;
+  if (typeof healthcheck === 'string' && healthcheck && !/^https?:\/\//.test(healthcheck)) throw new UsageError(`invalid value for --healthcheck-url: must be an http(s) URL`);
 }
 
 /**
@@ -69,8 +82,8 @@ export async function runCronJob(
   ctx: Pick<Context, 'signal' | 'io' | 'env' | 'globals'>,
   action: () => Promise<Result>,
 ): Promise<Result> {
+  checkCronFlags(values);
   const healthcheck = typeof values.healthcheck_url === 'string' ? values.healthcheck_url : undefined;
-  if (healthcheck && !/^https?:\/\//.test(healthcheck)) throw new UsageError(`invalid value for --healthcheck-url: must be an http(s) URL`);
   if (ctx.globals.dryRun) return action();
   const stderr = ctx.io.stderr;
   const fail = async (err: unknown) => {

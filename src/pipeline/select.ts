@@ -35,7 +35,10 @@ export function readSelection(values: Record<string, unknown>, command = 'verify
   const since = typeof values.since === 'string' ? values.since : undefined;
   const sample = typeof values.sample === 'number' ? values.sample : undefined;
   const latest = values.latest === true;
-  const ways = [backup !== undefined, latest, since !== undefined || sample !== undefined].filter(Boolean).length;
+  // A backup given by the start of its id counts before it is looked up too (the handler's check, which
+  // sends nothing, sees it as a reference to look up: an object).
+  const given = backup !== undefined || (typeof values.backup === 'object' && values.backup !== null);
+  const ways = [given, latest, since !== undefined || sample !== undefined].filter(Boolean).length;
   if (ways > 1) {
     throw new UsageError('give one selection: a backup id, --latest, or --since/--sample', [
       `  backupctl ${command} <job> --latest`,

@@ -2,7 +2,7 @@
 // cron entry needs: --jitter, --lock, --healthcheck-url, --wait.
 import type { Handler, Result } from '../contract/context.js';
 import type { CommandSpec, ParamSpec } from '../contract/spec.js';
-import { cronParams } from '../jobs/cron.js';
+import { checkCronFlags, cronParams } from '../jobs/cron.js';
 import { jobArg } from './common.js';
 import { sanitize } from '../output/sanitize.js';
 
@@ -25,6 +25,8 @@ export const startBackup: Handler = async (input, ctx) => {
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(input.values, ctx, () => startAndMaybeWait(input, ctx, String(input.values.job_id)));
 };
+// The cron helper's flags are refused before the job's name is looked up (src/contract/context.ts, Handler.check).
+startBackup.check = async (input) => checkCronFlags(input.values);
 
 async function startAndMaybeWait(input: Parameters<Handler>[0], ctx: Parameters<Handler>[1], jobId: string): Promise<Result> {
   const v = input.values;

@@ -5,6 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Context, RequestSpec } from '../../src/contract/context.js';
 import { UsageError } from '../../src/errors.js';
+import { NameRef } from '../../src/cli/resolve.js';
 import { pipelineBackup, readSelection, selectBackups } from '../../src/pipeline/select.js';
 import type { Backup } from '../../src/backups/record.js';
 
@@ -42,6 +43,14 @@ describe('readSelection', () => {
 
   it('values of the wrong type are not a selection', () => {
     expect(readSelection({ backup: 5, since: 7, sample: '3', latest: 'yes' })).toEqual({ backup: undefined, latest: true, since: undefined, sample: undefined, text: 'latest' });
+  });
+
+  it('a backup still to be looked up (the start of its id, before the handler\'s check sends anything) counts as given', () => {
+    const ref = new NameRef('backups', 'abcdef12', '<backup>');
+    expect(() => readSelection({ backup: ref, latest: true }, 'verify')).toThrow(UsageError);
+    expect(() => readSelection({ backup: ref, since: day(1) }, 'verify')).toThrow(UsageError);
+    expect(readSelection({ backup: ref })).toMatchObject({ backup: undefined, latest: false });
+    expect(readSelection({ backup: null })).toMatchObject({ latest: true });
   });
 
   it('two ways at once is a usage error that shows the three, with the command\'s name', () => {

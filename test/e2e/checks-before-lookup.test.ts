@@ -1,0 +1,63 @@
+// Input refused sends nothing, not even the look-up of a name (src/contract/context.ts, Handler.check):
+// the built CLI against the emulator, each command given its job by NAME, with one bad flag, file or
+// setting. Before the handlers' checks ran ahead of the look-up, each of these sent GET /v1/jobs (and
+// `verify <job> <backup> --latest` looked the backup up and exited 5 instead of 2).
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { apiRequests, emulatorSession } from '../helpers/emulator.js';
+
+const { emu, cli } = emulatorSession();
+beforeEach(() => emu.clearRequests());
+const scratch = mkdtempSync(path.join(tmpdir(), 'backupctl-checks-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+const sent = () => apiRequests(emu).map((r) => `${r.method} ${r.path}`);
+
+const cases: Array<{ args: string[]; code?: number; says: string; env?: Record<string, string> }> = [
+  { args: ['verify', 'api postgres', 'abcdef12', '--latest'], says: 'error: give one selection: a backup id, --latest, or --since/--sample' },
+  { args: ['verify', 'api postgres', '--output-file', path.join(scratch, 'missing', 'out.json')], says: 'for --output-file: cannot write in' },
+  { args: ['verify', 'api postgres', '--healthcheck-url', 'ftp://example.test/ping'], says: 'invalid value for --healthcheck-url: must be an http(s) URL' },
+  { args: ['verify', 'api postgres', '--lock', '..'], says: 'invalid value for --lock: ".."' },
+  { args: ['verify', 'api postgres'], code: 3, env: { BACKUPCTL_VERIFY_MAX_RATIO: '0' }, says: 'BACKUPCTL_VERIFY_MAX_RATIO="0" is not a whole number (such as 1000) above 0' },
+  { args: ['restore-test', 'api postgres', '--into', 'bogus://x'], says: 'invalid value for --into: must be a URL of a scratch server' },
+  { args: ['restore-test', 'api postgres', '--engine', 'server'], says: '--engine server restores into --into URL' },
+  { args: ['restore-test', 'api postgres', '--into', 'postgres://u@127.0.0.1/', '--into-file', path.join(scratch, 'none')], says: '--into and --into-file both name the scratch server: give one' },
+  { args: ['anomalies', 'api postgres', '--ack', 'abcdef12', '--check'], says: '--ack and --check: give one' },
+  { args: ['anomalies', 'api postgres', '-o', 'prometheus', '--json'], says: '--json and -o prometheus ask for two formats: give one' },
+  { args: ['retention', 'api postgres', '--audit', '--what-if', 'daily=3'], says: '--audit compares recorded predictions: it takes no --what-if or --simulate' },
+  { args: ['retention', 'api postgres', '--what-if', 'd7'], says: 'invalid value "d7" for --what-if' },
+  { args: ['find', 'web-01 files', 'etc/*', '--jq', '.'], says: 'find streams its output: --jq is not taken here' },
+  { args: ['ls', 'web-01 files', 'abcdef12', '--jq', '.'], says: 'ls streams its output: --jq is not taken here' },
+  { args: ['diff', 'web-01 files', 'abcdef12', 'abcdef34', '--jq', '.'], says: 'diff streams its output: --jq is not taken here' },
+  { args: ['restore-file', 'web-01 files', 'abcdef12', 'etc/hosts'], says: 'give one of --output - (one file to stdout) or --dir <folder>' },
+  { args: ['jobs', 'backup', 'start', 'api postgres', '--healthcheck-url', 'ftp://example.test/ping'], says: 'invalid value for --healthcheck-url' },
+];
+
+describe('a handler refuses its input before a name is looked up', () => {
+  for (const c of cases) {
+    it(`backupctl ${c.args.join(' ')}${c.env ? ` (${Object.keys(c.env).join(', ')})` : ''}: exit ${c.code ?? 2}, nothing sent`, async () => {
+      const r = await cli(c.args, c.env);
+      expect(r.stderr).toContain(c.says);
+      expect(r.code, r.stderr).toBe(c.code ?? 2);
+      expect(r.stdout).toBe('');
+      expect(sent()).toEqual([]);
+    });
+  }
+
+  it('with good input the same commands look the name up first, then go on (the check is no stop of its own)', async () => {
+    const out = path.join(scratch, 'verify.json');
+    const r = await cli(['verify', 'api postgres', '--output-file', out, '--json', '--healthcheck-url', 'http://127.0.0.1:1/ping']);
+    expect([0, 11]).toContain(r.code);
+    expect(sent()[0]).toBe('GET /v1/jobs');
+    expect(sent().length).toBeGreaterThan(2);
+    // restore-file with --dir: the folder is checked (and made) before the look-up, used after it.
+    mkdirSync(path.join(scratch, 'full'));
+    writeFileSync(path.join(scratch, 'full', 'x'), 'x');
+    emu.clearRequests();
+    const full = await cli(['restore-file', 'web-01 files', 'abcdef12', 'etc/hosts', '--dir', path.join(scratch, 'full')]);
+    expect(full.stderr).toContain('is not empty: give a new or empty folder');
+    expect(full.code).toBe(2);
+    expect(sent()).toEqual([]);
+  });
+});
