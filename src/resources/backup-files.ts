@@ -114,13 +114,7 @@ const latest: Handler = async (input, ctx) => {
 const download: Handler = async (input, ctx) => {
   const v = input.values;
   const jobId = String(v.job_id);
-  // As curl does: a backup's bytes would garble the terminal (and mix with the progress bar).
-  if (ctx.globals.output?.trim() === '-' && ctx.io.stdoutIsTTY && v.force !== true) {
-    throw new UsageError('--output - would write the backup to the terminal: binary output can mess up your terminal; nothing was sent', [
-      '  Pipe it (... --output - | gunzip | mysql db), redirect it (> file), or give --force to write it to the terminal anyway.',
-    ]);
-  }
-  checkDecryptFlags(v);
+  await checkDownload(input, ctx);
   if (ctx.globals.dryRun) {
     const req = v.latest ? newestBackupsRequest(jobId, { status: 'completed' }) : { method: 'GET' as const, path: `/backups/${encodeURIComponent(String(v.backup))}` };
     return (await import('../cli/dry-run.js')).printDryRun(ctx, req);
@@ -226,5 +220,18 @@ async function rememberUnit(ctx: Context, settings: Settings, files: Array<{ nam
     if (settings.debug) ctx.note(`[debug] could not remember the size unit: ${(err as Error).message}`);
   });
 }
+
+/** download's output and decryption flags: refused before a job given by name is looked up (Handler.check), so nothing is sent. */
+async function checkDownload(input: Parameters<Handler>[0], ctx: Context): Promise<void> {
+  const v = input.values;
+  // As curl does: a backup's bytes would garble the terminal (and mix with the progress bar).
+  if (ctx.globals.output?.trim() === '-' && ctx.io.stdoutIsTTY && v.force !== true) {
+    throw new UsageError('--output - would write the backup to the terminal: binary output can mess up your terminal; nothing was sent', [
+      '  Pipe it (... --output - | gunzip | mysql db), redirect it (> file), or give --force to write it to the terminal anyway.',
+    ]);
+  }
+  checkDecryptFlags(v);
+}
+download.check = checkDownload;
 
 export const handlers: Record<string, Handler> = { latest, download };
