@@ -438,9 +438,14 @@ export const module: ModuleSpec = {
   ],
 };
 
-const createJob: Handler = async (input, ctx) => {
+/**
+ * The body of jobs create from its flags and --file, refused when a part is missing or a schedule flag has no
+ * schedule. Run twice: as the handler's check, before --server or --storage given by name is looked up (so
+ * nothing is sent), then with the ids.
+ */
+async function jobBody(input: Parameters<Handler>[0], ctx: Parameters<Handler>[1]): Promise<Record<string, unknown>> {
   const v = input.values;
-  const body = { ...((input.request?.body as Record<string, unknown> | undefined) ?? {}) };
+  const body: Record<string, unknown> = { ...((input.request?.body as Record<string, unknown> | undefined) ?? {}) };
   if (v.server !== undefined) body.compute = { type: 'server', server_id: v.server };
   else if (v.serverless !== undefined) body.compute = { type: 'ss_serverless', region: v.serverless };
   else if (v.agent === true) body.compute = { type: 'ss_agent' };
@@ -494,6 +499,11 @@ const createJob: Handler = async (input, ctx) => {
   if (missing.length) {
     throw new UsageError(`missing ${missing.map(([, f]) => f).join('; ')}`, ['  Give them as flags, or in the body of --file.']);
   }
+  return body;
+}
+
+const createJob: Handler = async (input, ctx) => {
+  const body = await jobBody(input, ctx);
   if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, { method: 'POST', path: '/jobs', body });
   const client = await ctx.client();
   const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
@@ -507,6 +517,9 @@ const createJob: Handler = async (input, ctx) => {
     await learnRecipe(stateDir(ctx.env), settings.baseUrl, body.recipe_id, slug, String(body.name ?? ''), new Date()).catch(() => {});
   }
   return { kind: 'record', record: loose(jobSchema, raw), columns: columns.job!, idField: 'id' };
+};
+createJob.check = async (input, ctx) => {
+  await jobBody(input, ctx);
 };
 
 /** A backup with its files as a section below it: backups get and jobs backup get. */

@@ -32,6 +32,8 @@ const cases: Array<{ args: string[]; code?: number; says: string; env?: Record<s
   { args: ['diff', 'web-01 files', 'abcdef12', 'abcdef34', '--jq', '.'], says: 'diff streams its output: --jq is not taken here' },
   { args: ['restore-file', 'web-01 files', 'abcdef12', 'etc/hosts'], says: 'give one of --output - (one file to stdout) or --dir <folder>' },
   { args: ['jobs', 'backup', 'start', 'api postgres', '--healthcheck-url', 'ftp://example.test/ping'], says: 'invalid value for --healthcheck-url' },
+  { args: ['jobs', 'create', '--server', 'web-01', '--name', 'x'], says: 'error: missing --recipe-id; --storage; --cron or --frequency' },
+  { args: ['jobs', 'create', '--storage', 'Managed storage', '--timezone', 'UTC'], says: '--timezone, --run-offset and --retention-* describe the schedule of --cron or --frequency' },
   { args: ['jobs', 'backup', 'download', 'api postgres', '--latest', '--decrypt-with', 'cat', '--private-key', path.join(scratch, 'key')], says: '--decrypt-with and --private-key are two ways to decrypt: give one' },
 ];
 
