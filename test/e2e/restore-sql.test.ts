@@ -233,6 +233,39 @@ describe('abort while the ephemeral server starts', () => {
   );
 });
 
+describe('the ephemeral PostgreSQL leaves nothing in /dev/shm', () => {
+  test(
+    'its dynamic shared memory lives in its data folder, and Ctrl-C (an immediate shutdown) leaves no PostgreSQL.<n> segment',
+    async () => {
+      expect(activeEphemeralServers()).toEqual([]);
+      const sink = sqlSink(options({ engine: 'local' }));
+      await sink.open({ kind: 'pg-plain', gzip: false, encrypted: false });
+      const head = Buffer.from(`--\n-- PostgreSQL database dump\n--\n${'SELECT 1;\n'.repeat(8000)}`);
+      const writing = sink.write(head).catch(() => {});
+      // The server up: its control segment, mmap.<handle>, is in its data folder (before: /dev/shm/PostgreSQL.<handle>).
+      const deadline = Date.now() + 60_000;
+      let segment: string | undefined;
+      let dir = '';
+      while (segment === undefined) {
+        expect(Date.now(), 'no mmap.<n> in the data folder: the server keeps its dynamic shared memory elsewhere').toBeLessThan(deadline);
+        await new Promise((r) => setTimeout(r, 50));
+        const active = activeEphemeralServers()[0];
+        if (!active) continue;
+        dir = active.dir;
+        const shm = `${dir}/data/pg_dynshmem`;
+        segment = existsSync(shm) ? readdirSync(shm).find((f) => /^mmap\.\d+$/.test(f)) : undefined;
+      }
+      const handle = segment.slice('mmap.'.length);
+      await sink.abort();
+      await writing;
+      expect(activeEphemeralServers()).toEqual([]);
+      expect(existsSync(dir)).toBe(false);
+      expect(existsSync(`/dev/shm/PostgreSQL.${handle}`)).toBe(false);
+    },
+    T,
+  );
+});
+
 describe('ephemeral local MariaDB', () => {
   test(
     'a real mariadb-dump --databases file restores into the scratch database: USE and CREATE DATABASE skipped, DEFINER removed, every INSERT tuple counted',

@@ -613,7 +613,10 @@ export async function startLocalPostgres(runAs: string | undefined, signal: Abor
     await access(path.join(data, 'PG_VERSION'));
     const server = await startServer({
       cmd: found.postgres,
-      args: ['-D', data, '-k', dir, '-c', 'listen_addresses=', '-c', 'unix_socket_permissions=0700', '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_wal_size=1GB', '-c', 'logging_collector=off'],
+      // dynamic_shared_memory_type=mmap: the server's dynamic shared memory lives in its data folder (pg_dynshmem/),
+      // which goes with the folder, instead of /dev/shm, where an immediate shutdown (Ctrl-C: SIGQUIT) or a SIGKILL
+      // left a 1 MB PostgreSQL.<n> segment behind until the machine restarts.
+      args: ['-D', data, '-k', dir, '-c', 'listen_addresses=', '-c', 'unix_socket_permissions=0700', '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_wal_size=1GB', '-c', 'logging_collector=off', '-c', 'dynamic_shared_memory_type=mmap'],
       dir,
       account: who.account,
       ready: /ready to accept connections/,
