@@ -170,6 +170,8 @@ const exportSetup: Handler = async (input, ctx) => {
   const sections = parseSections(input.values.only as string | undefined);
   const target = input.values.file as string | undefined;
   if (target === '') throw new UsageError('invalid value "" for --file: give a path');
+  // A file that cannot be written is refused before the set-up is read (exit 2, nothing sent).
+  if (target !== undefined && target !== '-') await (await import('../output/output-file.js')).checkOutputFile(target, '--file');
   if (ctx.globals.dryRun) return dryRunNote(ctx, 'export reads the set-up with GET requests only; --dry-run sends nothing.');
   const [{ readState }, { exportState, toYaml }] = await Promise.all([import('../ascode/state.js'), import('../ascode/export.js')]);
   const client = await ctx.client();

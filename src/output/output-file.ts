@@ -9,15 +9,15 @@ import type { Context, IO, OutputOptions, Result } from '../contract/context.js'
 import { UsageError } from '../errors.js';
 
 /** Checked before any request: a path that cannot be written is a usage error, not a wasted run. */
-export async function checkOutputFile(file: string): Promise<void> {
+export async function checkOutputFile(file: string, flag = '--output-file'): Promise<void> {
   const dir = path.dirname(path.resolve(file));
   try {
     await access(dir, constants.W_OK);
   } catch (err) {
-    throw new UsageError(`invalid value "${file}" for --output-file: cannot write in ${dir} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new UsageError(`invalid value "${file}" for ${flag}: cannot write in ${dir} (${(err as NodeJS.ErrnoException).code ?? 'error'})`);
   }
   const existing = await stat(file).catch(() => undefined);
-  if (existing?.isDirectory()) throw new UsageError(`invalid value "${file}" for --output-file: it is a directory`);
+  if (existing?.isDirectory()) throw new UsageError(`invalid value "${file}" for ${flag}: it is a directory`);
 }
 
 export interface AtomicWriteOptions {

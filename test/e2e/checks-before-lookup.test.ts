@@ -1,7 +1,8 @@
 // Input refused sends nothing, not even the look-up of a name (src/contract/context.ts, Handler.check):
 // the built CLI against the emulator, each command given its job by NAME, with one bad flag, file or
 // setting. Before the handlers' checks ran ahead of the look-up, each of these sent GET /v1/jobs (and
-// `verify <job> <backup> --latest` looked the backup up and exited 5 instead of 2).
+// `verify <job> <backup> --latest` looked the backup up and exited 5 instead of 2). export --file into a missing
+// folder read the whole set-up (6 GETs) before it found it could not write.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -34,6 +35,7 @@ const cases: Array<{ args: string[]; code?: number; says: string; env?: Record<s
   { args: ['jobs', 'backup', 'start', 'api postgres', '--healthcheck-url', 'ftp://example.test/ping'], says: 'invalid value for --healthcheck-url' },
   { args: ['jobs', 'create', '--server', 'web-01', '--name', 'x'], says: 'error: missing --recipe-id; --storage; --cron or --frequency' },
   { args: ['jobs', 'create', '--storage', 'Managed storage', '--timezone', 'UTC'], says: '--timezone, --run-offset and --retention-* describe the schedule of --cron or --frequency' },
+  { args: ['export', '--file', path.join(scratch, 'missing', 'backups.yaml')], says: `for --file: cannot write in ${path.join(scratch, 'missing')} (ENOENT)` },
   { args: ['jobs', 'backup', 'download', 'api postgres', '--latest', '--decrypt-with', 'cat', '--private-key', path.join(scratch, 'key')], says: '--decrypt-with and --private-key are two ways to decrypt: give one' },
 ];
 
