@@ -10,7 +10,7 @@
 // size checks); `downloadFiles` gives it a private temporary file per file,
 // `streamFile` stdout.
 import { constants as fsConstants } from 'node:fs';
-import { link, lstat, mkdir, open, rename, rm, unlink } from 'node:fs/promises';
+import { access, link, lstat, mkdir, open, rename, rm, stat, unlink } from 'node:fs/promises';
 import type { FileHandle } from 'node:fs/promises';
 import path from 'node:path';
 import type { Writable } from 'node:stream';
@@ -73,6 +73,27 @@ export function safeFileName(name: string): string {
   return clean;
 }
 
+
+/**
+ * --dir: a folder, or a path where one can be made (the nearest folder that exists is writable). Else exit 2
+ * before anything is sent, not an unexpected failure once the backup is chosen.
+ */
+export async function checkDownloadDir(dir: string): Promise<void> {
+  let at = path.resolve(dir);
+  for (;;) {
+    const st = await stat(at).catch((err: NodeJS.ErrnoException) => (err.code === 'ENOENT' || err.code === 'ENOTDIR' ? undefined : err));
+    if (st instanceof Error) throw new UsageError(`invalid value "${dir}" for --dir: ${at}: ${(st as NodeJS.ErrnoException).code ?? st.message}`);
+    if (st) {
+      if (!st.isDirectory()) throw new UsageError(`invalid value "${dir}" for --dir: ${at} is not a folder`);
+      const writable = await access(at, fsConstants.W_OK).then(() => true, () => false);
+      if (!writable) throw new UsageError(`invalid value "${dir}" for --dir: cannot write in ${at}`);
+      return;
+    }
+    const up = path.dirname(at);
+    if (up === at) return;
+    at = up;
+  }
+}
 
 export async function downloadFiles(files: RemoteFile[], o: DownloadOptions): Promise<Downloaded[]> {
   // Refuse a file: or data: URL before anything is fetched or created.

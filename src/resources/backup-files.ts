@@ -231,7 +231,9 @@ async function checkDownload(input: Parameters<Handler>[0], ctx: Context): Promi
     ]);
   }
   checkDecryptFlags(v);
+  if (ctx.globals.output?.trim() !== '-') await (await import('../jobs/download.js')).checkDownloadDir(String(v.dir ?? '.'));
 }
 download.check = checkDownload;
+
 
 export const handlers: Record<string, Handler> = { latest, download };

@@ -12,6 +12,7 @@ import { apiRequests, emulatorSession } from '../helpers/emulator.js';
 const { emu, cli } = emulatorSession();
 beforeEach(() => emu.clearRequests());
 const scratch = mkdtempSync(path.join(tmpdir(), 'backupctl-checks-'));
+writeFileSync(path.join(scratch, 'a-file'), 'not a folder');
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 const sent = () => apiRequests(emu).map((r) => `${r.method} ${r.path}`);
 
@@ -36,6 +37,8 @@ const cases: Array<{ args: string[]; code?: number; says: string; env?: Record<s
   { args: ['jobs', 'create', '--server', 'web-01', '--name', 'x'], says: 'error: missing --recipe-id; --storage; --cron or --frequency' },
   { args: ['jobs', 'create', '--storage', 'Managed storage', '--timezone', 'UTC'], says: '--timezone, --run-offset and --retention-* describe the schedule of --cron or --frequency' },
   { args: ['export', '--file', path.join(scratch, 'missing', 'backups.yaml')], says: `for --file: cannot write in ${path.join(scratch, 'missing')} (ENOENT)` },
+  { args: ['jobs', 'backup', 'download', 'api postgres', '--latest', '--dir', path.join(scratch, 'a-file')], says: `for --dir: ${path.join(scratch, 'a-file')} is not a folder` },
+  { args: ['jobs', 'backup', 'download', 'api postgres', '--latest', '--dir', path.join(scratch, 'a-file', 'sub')], says: `for --dir: ${path.join(scratch, 'a-file')} is not a folder` },
   { args: ['jobs', 'backup', 'download', 'api postgres', '--latest', '--decrypt-with', 'cat', '--private-key', path.join(scratch, 'key')], says: '--decrypt-with and --private-key are two ways to decrypt: give one' },
 ];
 
