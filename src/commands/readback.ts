@@ -119,7 +119,7 @@ export function readbackHandler<Doc extends ReadbackDocument, Prep>(cmd: Readbac
     const { readSelection } = await import('../pipeline/select.js');
     readSelection(v, cmd.name);
     const { checkDecryptFlags } = await import('../jobs/decrypt.js');
-    checkDecryptFlags(v);
+    await checkDecryptFlags(v);
     checkCronFlags(v);
     // The bounds (src/pipeline/bounds.ts): a bad value is exit 3 naming the variable, before anything is sent.
     const { boundsFromEnv } = await import('../pipeline/bounds.js');

@@ -64,12 +64,27 @@ async function jobSettings(ctx: Context, job: { id: string; name: string | null 
   return (name !== null && Object.hasOwn(jobs, name) ? jobs[name] : undefined) ?? {};
 }
 
-/** Both ways at once is a usage error, before anything is sent. */
-export function checkDecryptFlags(values: Record<string, unknown>): void {
+/**
+ * The decryption flags as given, before anything is sent (exit 2): both ways at once, an empty filter, and a
+ * --private-key or --private-key-pass-file that is not a readable file. What a key file holds (a wrong key, a
+ * wrong passphrase) is judged once it is opened: exit 15.
+ */
+export async function checkDecryptFlags(values: Record<string, unknown>): Promise<void> {
   if (typeof values.decrypt_with === 'string' && typeof values.private_key === 'string') {
     throw new UsageError('--decrypt-with and --private-key are two ways to decrypt: give one');
   }
   if (typeof values.decrypt_with === 'string' && !values.decrypt_with.trim()) throw new UsageError('invalid value for --decrypt-with: an empty command');
+  const { access, stat } = process.getBuiltinModule('node:fs/promises') as typeof import('node:fs/promises');
+  const { R_OK } = (process.getBuiltinModule('node:fs') as typeof import('node:fs')).constants;
+  for (const [key, flag] of [['private_key', '--private-key'], ['private_key_pass_file', '--private-key-pass-file']] as const) {
+    const file = values[key];
+    if (typeof file !== 'string') continue;
+    const problem = await stat(file).then(
+      (st) => (st.isFile() ? access(file, R_OK).then(() => undefined, (err: NodeJS.ErrnoException) => `cannot read it (${err.code ?? err.message})`) : 'not a regular file'),
+      (err: NodeJS.ErrnoException) => (err.code === 'ENOENT' ? 'no such file' : `cannot read it (${err.code ?? err.message})`),
+    );
+    if (problem) throw new UsageError(`invalid value "${sanitize(file)}" for ${flag}: ${problem}`);
+  }
 }
 
 async function readSmallFile(file: string, what: string): Promise<Buffer> {

@@ -230,7 +230,7 @@ async function checkDownload(input: Parameters<Handler>[0], ctx: Context): Promi
       '  Pipe it (... --output - | gunzip | mysql db), redirect it (> file), or give --force to write it to the terminal anyway.',
     ]);
   }
-  checkDecryptFlags(v);
+  await checkDecryptFlags(v);
   if (ctx.globals.output?.trim() !== '-') await (await import('../jobs/download.js')).checkDownloadDir(String(v.dir ?? '.'));
 }
 download.check = checkDownload;

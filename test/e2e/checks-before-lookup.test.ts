@@ -39,6 +39,9 @@ const cases: Array<{ args: string[]; code?: number; says: string; env?: Record<s
   { args: ['export', '--file', path.join(scratch, 'missing', 'backups.yaml')], says: `for --file: cannot write in ${path.join(scratch, 'missing')} (ENOENT)` },
   { args: ['jobs', 'backup', 'download', 'api postgres', '--latest', '--dir', path.join(scratch, 'a-file')], says: `for --dir: ${path.join(scratch, 'a-file')} is not a folder` },
   { args: ['jobs', 'backup', 'download', 'api postgres', '--latest', '--dir', path.join(scratch, 'a-file', 'sub')], says: `for --dir: ${path.join(scratch, 'a-file')} is not a folder` },
+  { args: ['verify', 'shop mysql', '--private-key', path.join(scratch, 'no-key.pem')], says: `invalid value "${path.join(scratch, 'no-key.pem')}" for --private-key: no such file` },
+  { args: ['restore-test', 'shop mysql', '--private-key', scratch], says: `for --private-key: not a regular file` },
+  { args: ['jobs', 'backup', 'download', 'shop mysql', '--latest', '--private-key', path.join(scratch, 'a-file'), '--private-key-pass-file', path.join(scratch, 'no-pass')], says: 'for --private-key-pass-file: no such file' },
   { args: ['jobs', 'backup', 'download', 'api postgres', '--latest', '--decrypt-with', 'cat', '--private-key', path.join(scratch, 'key')], says: '--decrypt-with and --private-key are two ways to decrypt: give one' },
 ];
 
