@@ -7,7 +7,7 @@
 import type { CommandInput, Context, Handler, Result } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
-import { checkedHandler } from './checked.js';
+import { checkedHandler } from '../cli/checked.js';
 import { checkCronFlags, cronParams } from '../jobs/cron.js';
 import { jobArg } from '../resources/common.js';
 import type { JobAnomalies, Thresholds } from '../catalog/anomalies.js';

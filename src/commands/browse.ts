@@ -13,7 +13,7 @@ import type { CommandInput, Context, Handler, Result } from '../contract/context
 import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
 import { jobArg } from '../resources/common.js';
-import { checkedHandler } from './checked.js';
+import { checkedHandler } from '../cli/checked.js';
 import type { BackupFingerprint, Catalog } from '../state/catalog.js';
 import { cleanPath, type ListingEntry } from '../catalog/listing.js';
 import { diffSchema, findSchema, lsSchema } from '../catalog/model.js';

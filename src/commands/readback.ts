@@ -17,7 +17,7 @@ import type { MarkedBackup, MarkInput, MarkKind } from '../state/marks.js';
 import type { ParamSpec } from '../contract/spec.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { checkCronFlags, cronParams } from '../jobs/cron.js';
-import { checkedHandler } from './checked.js';
+import { checkedHandler } from '../cli/checked.js';
 import { decryptParams } from '../jobs/decrypt.js';
 
 /** The flags every read-back command takes after its own: decryption, --skip-catalog, the cron helper's, --output-file. */

@@ -7,7 +7,7 @@
 import type { CommandInput, Context, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { EmptyResultError, UsageError } from '../errors.js';
-import { checkedHandler } from './checked.js';
+import { checkedHandler } from '../cli/checked.js';
 import { retentionOutputSchema as outputSchema } from '../retention/schema.js';
 
 export const module: ModuleSpec = {

@@ -50,10 +50,12 @@ export async function runCommand(o: RunInput): Promise<void> {
   try {
     // The declared checks see only which values are given, so they run before any name is looked up: input
     // refused with exit 2 sends nothing, not even a look-up (the chosen form's request, names unresolved).
-    checkInput(spec, values, buildRequest(formOf(spec, values), values));
+    const given = formOf(spec, values);
+    const givenRequest = buildRequest(given, values);
+    checkInput(spec, values, givenRequest);
     // So does a handler's own check (its flags, files and settings: verify, restore-test).
     const own = spec.handler ? await handlerOf(spec, load) : undefined;
-    const checked = own?.check ? await own.check({ spec: formOf(spec, values), values, request: buildRequest(formOf(spec, values), values) }, ctx) : undefined;
+    const checked = own?.check ? await own.check({ spec: given, values, request: givenRequest }, ctx) : undefined;
     // Names given for ids are looked up first (sent even with --dry-run, which lists them on stderr).
     await resolveNames(values, () => ctx.client(), {
       signal: ctx.signal,

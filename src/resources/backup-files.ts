@@ -16,6 +16,7 @@ import { filesNamed, filesOf, type BackupFile } from '../backups/files.js';
 import { backupTime } from '../backups/time.js';
 import { ageMs } from '../util/time.js';
 import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
+import { checkedHandler } from '../cli/checked.js';
 
 const downloadedSchema = record({ name: z.string(), path: z.string(), bytes: z.number(), resumed: z.boolean() });
 
@@ -111,10 +112,9 @@ const latest: Handler = async (input, ctx) => {
   return { kind: 'record', record: backup, columns: columns.backup!, idField: 'id' };
 };
 
-const download: Handler = async (input, ctx) => {
+const download = checkedHandler(checkDownload, async (input, ctx, { toStdout }) => {
   const v = input.values;
   const jobId = String(v.job_id);
-  await checkDownload(input, ctx);
   if (ctx.globals.dryRun) {
     const req = v.latest ? newestBackupsRequest(jobId, { status: 'completed' }) : { method: 'GET' as const, path: `/backups/${encodeURIComponent(String(v.backup))}` };
     return (await import('../cli/dry-run.js')).printDryRun(ctx, req);
@@ -129,7 +129,6 @@ const download: Handler = async (input, ctx) => {
     // A backup of another job is refused (exit 5) before any file is fetched.
     backup = (await backupOfJob(client, jobId, String(v.backup), ctx.signal)).backup;
   }
-  const toStdout = ctx.globals.output?.trim() === '-';
   const urlsAt = Date.now();
   const all = await filesOf(client, backup, ctx.signal);
   if (!all.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
@@ -205,7 +204,7 @@ const download: Handler = async (input, ctx) => {
     columns: columns.downloaded!,
     idField: 'path',
   };
-};
+});
 
 /**
  * Remembers which unit the service states sizes in, once a file showed it (issue 30 §3): per
@@ -222,18 +221,18 @@ async function rememberUnit(ctx: Context, settings: Settings, files: Array<{ nam
 }
 
 /** download's output and decryption flags: refused before a job given by name is looked up (Handler.check), so nothing is sent. */
-async function checkDownload(input: Parameters<Handler>[0], ctx: Context): Promise<void> {
+async function checkDownload(input: Parameters<Handler>[0], ctx: Context): Promise<{ toStdout: boolean }> {
   const v = input.values;
+  const toStdout = ctx.globals.output?.trim() === '-';
   // As curl does: a backup's bytes would garble the terminal (and mix with the progress bar).
-  if (ctx.globals.output?.trim() === '-' && ctx.io.stdoutIsTTY && v.force !== true) {
+  if (toStdout && ctx.io.stdoutIsTTY && v.force !== true) {
     throw new UsageError('--output - would write the backup to the terminal: binary output can mess up your terminal; nothing was sent', [
       '  Pipe it (... --output - | gunzip | mysql db), redirect it (> file), or give --force to write it to the terminal anyway.',
     ]);
   }
   await checkDecryptFlags(v);
-  if (ctx.globals.output?.trim() !== '-') await (await import('../jobs/download.js')).checkDownloadDir(String(v.dir ?? '.'));
+  if (!toStdout) await (await import('../jobs/download.js')).checkDownloadDir(String(v.dir ?? '.'));
+  return { toStdout };
 }
-download.check = checkDownload;
-
 
 export const handlers: Record<string, Handler> = { latest, download };

@@ -1,9 +1,9 @@
-// checkedHandler (src/commands/checked.ts): the runner runs a handler's check before any name is looked
+// checkedHandler (src/cli/checked.ts): the runner runs a handler's check before any name is looked
 // up and hands its answer on; called without that answer (a test calling the handler), the handler checks
 // first itself. The user-level side is test/e2e/checks-before-lookup.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { CommandInput, Context } from '../../src/contract/context.js';
-import { checkedHandler } from '../../src/commands/checked.js';
+import { checkedHandler } from '../../src/cli/checked.js';
 import { UsageError } from '../../src/errors.js';
 
 const input = (values: Record<string, unknown>) => ({ spec: { path: ['x'] }, values, request: undefined }) as unknown as CommandInput;
