@@ -23,6 +23,12 @@ export async function cli(): Promise<void> {
   process.exit(code);
 }
 
+/** The single executable started as restore-test's PGlite child (src/sea.cjs): PGlite from its blob, behind IPC. */
+export async function seaChild(): Promise<void> {
+  const { seaPgliteChild } = await import('./restore/sql/pglite.js');
+  await seaPgliteChild();
+}
+
 export function processIO(): IO {
   return {
     stdout: process.stdout,

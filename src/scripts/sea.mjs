@@ -47,6 +47,17 @@ try {
   });
   const assets = { 'main.cjs': path.join(dist, 'main.cjs'), 'main.cache': path.join(dist, 'main.cache'), 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz') };
   for (const file of await readdir(path.join(dist, 'startup'))) assets[`startup/${file}`] = path.join(dist, 'startup', file);
+  // PGlite, restore-test's embedded engine (an optional package beside an npm install): in the blob, so the
+  // executable restores PostgreSQL dumps with no node and no PostgreSQL on the server. Its JavaScript bundled
+  // into one file, and its three files, which the child hands to PGlite (src/restore/sql/pglite.ts).
+  const pglite = path.dirname(createRequire(import.meta.url).resolve('@electric-sql/pglite'));
+  await build({ entryPoints: [path.join(pglite, 'index.cjs')], outfile: path.join(work, 'pglite.cjs'), bundle: true, platform: 'node', target: 'node20', format: 'cjs', external: ['ws'], logLevel: 'warning' });
+  Object.assign(assets, {
+    'pglite/index.cjs': path.join(work, 'pglite.cjs'),
+    'pglite/pglite.wasm': path.join(pglite, 'pglite.wasm'),
+    'pglite/initdb.wasm': path.join(pglite, 'initdb.wasm'),
+    'pglite/pglite.data': path.join(pglite, 'pglite.data'),
+  });
   for (const file of Object.values(assets)) await readFile(file).catch(() => Promise.reject(new Error(`${path.relative(root, file)} is missing: run npm run build first`)));
   const blob = path.join(work, 'sea-prep.blob');
   const config = path.join(work, 'sea-config.json');

@@ -7,14 +7,49 @@
 // no environment but the package's path, and PGlite's files are in memory.
 // PGlite has no psql: statements run one by one, and COPY ... FROM stdin
 // blocks go through its /dev/blob COPY, in slices of at most 16 MB.
+//
+// The single executable (src/scripts/sea.mjs) carries PGlite as assets of its
+// blob: its JavaScript and its three files (pglite.wasm, initdb.wasm,
+// pglite.data). There process.execPath is the executable itself, which runs
+// the CLI whatever its arguments (node's `-e` is not read), so the child is
+// the executable started with BACKUPCTL_SEA_CHILD=pglite (src/sea.cjs), and
+// PGlite is given its files from the blob instead of looking for them on disk.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { EngineInfo } from '../types.js';
-import { RestoreError, type SqlTarget, type TargetCaps } from './target.js';
+import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 
 const SLICE = 16 * 1024 * 1024;
 
 export const PGLITE_PACKAGE = '@electric-sql/pglite';
+
+/** The single executable's assets that hold PGlite (src/scripts/sea.mjs writes them). */
+export const SEA_PGLITE_ASSETS = { js: 'pglite/index.cjs', wasm: 'pglite/pglite.wasm', initdb: 'pglite/initdb.wasm', data: 'pglite/pglite.data' } as const;
+
+/** The environment variable that makes the single executable the PGlite child (src/sea.cjs). */
+export const SEA_CHILD_VAR = 'BACKUPCTL_SEA_CHILD';
+
+type SeaModule = typeof import('node:sea');
+
+/** node:sea when this process is the single executable, else null. */
+function seaModule(): SeaModule | null {
+  try {
+    const sea = createRequire(import.meta.url)('node:sea') as SeaModule;
+    return sea.isSea() ? sea : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The single executable carries PGlite in its blob. */
+function seaHasPglite(sea: SeaModule): boolean {
+  try {
+    sea.getAsset(SEA_PGLITE_ASSETS.wasm);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 /** The path of PGlite's CommonJS entry, or null when it is not installed. */
 export function pglitePath(): string | null {
@@ -31,12 +66,16 @@ export function pglitePath(): string | null {
 
 /** Whether PGlite is installed (it is loaded in the child only). */
 export async function loadPGlite(): Promise<boolean> {
+  const sea = seaModule();
+  if (sea) return seaHasPglite(sea);
   return pglitePath() !== null;
 }
 
-/** The child: PGlite behind IPC, one request at a time. Values come back as text (booleans as t/f). */
-const CHILD = `
-const { PGlite } = require(process.env.PGLITE_PATH);
+/**
+ * The child: PGlite behind IPC, one request at a time. Values come back as text (booleans as t/f).
+ * `PGlite` (the class) and `options` (its files, when given) come from the lines before it.
+ */
+const CHILD_PROTOCOL = `
 let db;
 const text = (v) => v === null || v === undefined ? null : typeof v === 'boolean' ? (v ? 't' : 'f') : v instanceof Date ? v.toISOString() : typeof v === 'object' ? JSON.stringify(v) : String(v);
 const rows = (r) => r.rows.map((row) => row.map(text));
@@ -44,7 +83,7 @@ process.on('message', async (m) => {
   try {
     let out = null;
     if (m.op === 'open') {
-      db = new PGlite();
+      db = new PGlite(options);
       await db.waitReady;
       const q = async (sql) => rows(await db.query(sql, [], { rowMode: 'array' }));
       out = { version: (await q('SHOW server_version'))[0][0], settings: (await q('SELECT name FROM pg_settings')).map((r) => r[0]), extensions: (await q('SELECT name FROM pg_available_extensions')).map((r) => r[0]) };
@@ -58,6 +97,29 @@ process.on('message', async (m) => {
 });
 process.on('disconnect', () => process.exit(0));
 `;
+
+/** The child under node: PGlite from the installed package. */
+const CHILD = `const { PGlite } = require(process.env.PGLITE_PATH);\nconst options = {};\n${CHILD_PROTOCOL}`;
+
+/**
+ * The PGlite child inside the single executable (src/sea.cjs calls it when started with
+ * BACKUPCTL_SEA_CHILD=pglite and an IPC channel): PGlite's JavaScript and its files from the blob.
+ */
+export async function seaPgliteChild(): Promise<void> {
+  const sea = seaModule();
+  if (!sea || !process.send) throw new Error('not the PGlite child of the single executable');
+  // require, not import(): the single executable's main script has no loader for a dynamic import.
+  const vm = createRequire(import.meta.url)('node:vm') as typeof import('node:vm');
+  const Module = createRequire(import.meta.url)('node:module') as typeof import('node:module');
+  const file = process.execPath;
+  const mod: { exports: { PGlite?: unknown } } = { exports: {} };
+  const source = Buffer.from(sea.getAsset(SEA_PGLITE_ASSETS.js)).toString('utf8');
+  const req = Module.createRequire(file);
+  (vm.runInThisContext(Module.wrap(source), { filename: `${file}/pglite/index.cjs`, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }) as (...a: unknown[]) => void).call(mod.exports, mod.exports, req, mod, file, file);
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([WebAssembly.compile(sea.getAsset(SEA_PGLITE_ASSETS.wasm)), WebAssembly.compile(sea.getAsset(SEA_PGLITE_ASSETS.initdb))]);
+  const options = { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([sea.getAsset(SEA_PGLITE_ASSETS.data)]) };
+  (vm.runInThisContext(`(function (PGlite, options, require) {${CHILD_PROTOCOL}\n})`) as (...a: unknown[]) => void)(mod.exports.PGlite, options, req);
+}
 
 class PgliteError extends Error {
   constructor(
@@ -73,6 +135,9 @@ class PgliteChild {
   private next = 0;
   private readonly pending = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
   private gone: Error | null = null;
+  private stderr = '';
+  /** Ended by kill() (--timeout, a signal, the end of the test), not on its own. */
+  private killed = false;
 
   constructor(private readonly child: ChildProcess) {
     child.on('message', (m: { id: number; ok: boolean; out?: unknown; message?: string; where?: string }) => {
@@ -83,12 +148,17 @@ class PgliteChild {
       else p.reject(new PgliteError(m.message ?? 'PGlite failed', m.where));
     });
     const end = (why: string) => {
-      this.gone ??= new RestoreError(why);
+      // The child went away: the engine's failure, never the dump's (restore-test: not-tested).
+      this.gone ??= new EngineUnavailableError(why);
       for (const p of this.pending.values()) p.reject(this.gone);
       this.pending.clear();
     };
-    child.on('exit', (code, signal) => end(signal === 'SIGKILL' ? 'PGlite stopped' : `PGlite exited (${signal ?? code})`));
-    child.on('error', (e) => end(`PGlite: ${e.message}`));
+    child.on('exit', (code, signal) => end(this.killed ? 'PGlite stopped' : `PGlite exited (${signal ?? `exit code ${code}`}${this.stderr ? `: ${this.stderr.trim().split('\n').slice(-3).join(' ').slice(0, 300)}` : ''})`));
+    child.on('error', (e) => end(`PGlite could not start: ${e.message}`));
+    // Its last words, for the message when it dies.
+    child.stderr?.on('data', (d: Buffer) => {
+      this.stderr = (this.stderr + d.toString('utf8')).slice(-2000);
+    });
   }
 
   call<T>(op: string, fields: Record<string, unknown> = {}): Promise<T> {
@@ -97,7 +167,7 @@ class PgliteChild {
     return new Promise<T>((resolve, reject) => {
       this.pending.set(id, { resolve: resolve as (v: unknown) => void, reject });
       this.child.send({ id, op, ...fields }, (e) => {
-        if (e && this.pending.delete(id)) reject(new RestoreError(`PGlite: ${e.message}`));
+        if (e && this.pending.delete(id)) reject(new EngineUnavailableError(`PGlite: ${e.message}`));
       });
     });
   }
@@ -110,6 +180,7 @@ class PgliteChild {
   kill(): Promise<void> {
     if (this.child.exitCode !== null || this.child.signalCode !== null) return Promise.resolve();
     const exited = new Promise<void>((resolve) => this.child.once('exit', () => resolve()));
+    this.killed = true;
     this.child.kill('SIGKILL');
     return exited;
   }
@@ -142,10 +213,13 @@ export class PGliteTarget implements SqlTarget {
 
   /** PGlite started in its child process; `signal` (--timeout, Ctrl-C, SIGTERM) kills it wherever it is. */
   static async open(signal?: AbortSignal): Promise<PGliteTarget> {
-    const entry = pglitePath();
-    if (!entry) throw new RestoreError(`PGlite is not installed (npm install -g ${PGLITE_PACKAGE})`);
-    const child = spawn(process.execPath, ['-e', CHILD], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { PGLITE_PATH: entry } });
-    child.stderr!.resume();
+    const sea = seaModule();
+    const entry = sea ? null : pglitePath();
+    if (sea ? !seaHasPglite(sea) : !entry) throw new EngineUnavailableError(`PGlite is not installed (npm install -g ${PGLITE_PACKAGE})`);
+    // Under node: node -e CHILD. In the single executable: itself, which becomes the child (src/sea.cjs).
+    const child = sea
+      ? spawn(process.execPath, [], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { [SEA_CHILD_VAR]: 'pglite' } })
+      : spawn(process.execPath, ['-e', CHILD], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { PGLITE_PATH: entry! } });
     const db = new PgliteChild(child);
     if (child.pid !== undefined) {
       livePglite.add(child.pid);
@@ -178,6 +252,8 @@ export class PGliteTarget implements SqlTarget {
     try {
       await this.db.call('exec', { sql: text });
     } catch (e) {
+      // The child gone is the engine's failure; PGlite's answer to a statement is the dump's.
+      if (e instanceof EngineUnavailableError) throw e;
       throw new RestoreError(errorMessage(e), line, head.slice(0, 200));
     }
   }
@@ -219,6 +295,7 @@ export class PGliteTarget implements SqlTarget {
     try {
       await this.db.call('copy', { sql: this.copySql, data });
     } catch (e) {
+      if (e instanceof EngineUnavailableError) throw e;
       const msg = errorMessage(e);
       const at = /line (\d+)/.exec((e as { where?: string }).where ?? '');
       throw new RestoreError(msg, at ? this.copyLine + this.copyRowsSent + Number(at[1]) : this.copyLine, this.copyHead);
