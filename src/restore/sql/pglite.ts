@@ -116,7 +116,9 @@ export async function seaPgliteChild(): Promise<void> {
   const source = Buffer.from(sea.getAsset(SEA_PGLITE_ASSETS.js)).toString('utf8');
   const req = Module.createRequire(file);
   (vm.runInThisContext(Module.wrap(source), { filename: `${file}/pglite/index.cjs`, importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER }) as (...a: unknown[]) => void).call(mod.exports, mod.exports, req, mod, file, file);
-  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([WebAssembly.compile(sea.getAsset(SEA_PGLITE_ASSETS.wasm)), WebAssembly.compile(sea.getAsset(SEA_PGLITE_ASSETS.initdb))]);
+  // The lib of this project has no DOM: WebAssembly's value is typed here.
+  const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: ArrayBuffer): Promise<unknown> } }).WebAssembly;
+  const [pgliteWasmModule, initdbWasmModule] = await Promise.all([wasm.compile(sea.getAsset(SEA_PGLITE_ASSETS.wasm)), wasm.compile(sea.getAsset(SEA_PGLITE_ASSETS.initdb))]);
   const options = { pgliteWasmModule, initdbWasmModule, fsBundle: new Blob([sea.getAsset(SEA_PGLITE_ASSETS.data)]) };
   (vm.runInThisContext(`(function (PGlite, options, require) {${CHILD_PROTOCOL}\n})`) as (...a: unknown[]) => void)(mod.exports.PGlite, options, req);
 }
