@@ -93,10 +93,15 @@ export function prewarmInto(engines: readonly SqlEngine[], o: EngineOptions, sig
   engines.find((e) => e.intoDialect === u.dialect)?.prewarm?.(u, o, signal);
 }
 
-/** No engine can restore this dump (exit 15): names the ways to get one. */
+/**
+ * No engine can restore this dump (exit 15). The first line leads with the causes (the mysql2 driver
+ * missing, no binaries, PGlite not installed), then the ways to get an engine: an installed backupctl
+ * missing its optional driver said "install mariadb-server" first and the real cause last.
+ */
 export class NoRestoreEngineError extends CliError {
   constructor(engine: SqlEngine, tried: string[] = []) {
-    super(`no engine to restore a ${engine.product} dump`, ExitCode.noRestoreEngine, [...engine.hints(), ...tried.map((t) => `(${t})`)]);
+    const causes = tried.filter((t) => !t.startsWith('--into ') || !t.includes(' is not a '));
+    super(`no engine to restore a ${engine.product} dump${causes.length ? `: ${causes.join('; ')}` : ''}`, ExitCode.noRestoreEngine, [...engine.hints(), ...tried.map((t) => `(${t})`)]);
   }
 }
 
