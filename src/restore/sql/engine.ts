@@ -100,7 +100,8 @@ export function prewarmInto(engines: readonly SqlEngine[], o: EngineOptions, sig
  */
 export class NoRestoreEngineError extends CliError {
   constructor(engine: SqlEngine, tried: string[] = []) {
-    const causes = tried.filter((t) => !t.startsWith('--into ') || !t.includes(' is not a '));
+    // Each cause once (the driver missing stops --into and the local server alike), --into's other dialect left out.
+    const causes = [...new Set(tried.filter((t) => !t.startsWith('--into ') || !t.includes(' is not a ')).map((t) => t.replace(/^--into: /, '')))];
     super(`no engine to restore a ${engine.product} dump${causes.length ? `: ${causes.join('; ')}` : ''}`, ExitCode.noRestoreEngine, [...engine.hints(), ...tried.map((t) => `(${t})`)]);
   }
 }
