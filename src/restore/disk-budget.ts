@@ -27,7 +27,7 @@ export const DISK_POLL_MS = 500;
 /** On disk more than this many times the dump's text read so far: the dump makes data of its own (hostile). */
 export const HOSTILE_GROWTH = 20;
 /** ...and more than this much (a tiny dump with a few indexes is no attack). */
-const HOSTILE_FLOOR = 256 * 1024 ** 2;
+const HOSTILE_FLOOR = 64 * 1024 ** 2;
 
 /**
  * BACKUPCTL_RESTORE_MAX_DISK from the command's environment (never process.env), in bytes.
