@@ -364,7 +364,12 @@ export class MysqlTarget implements SqlTarget {
       const info: EngineInfo = { mode, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, rights };
       const target = new MysqlTarget(admin, conn, login, throwaway, throwaway ? name : null, db, info, caps, onClose, opts.signal);
       target.session = await connect(login, db);
-      await target.watchDisk(opts);
+      try {
+        await target.watchDisk(opts);
+      } catch (e) {
+        target.session.destroy();
+        throw e;
+      }
       return target;
     } catch (e) {
       if (throwaway) await admin.query(`DROP USER IF EXISTS ${throwaway}`).catch(() => {});
