@@ -155,6 +155,8 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
     if (exec !== undefined && !exec.trim()) throw new UsageError('invalid value for --exec: an empty command');
     if (asserts.some((a) => !a.trim())) throw new UsageError('invalid value for --assert: an empty query');
     if (exec !== undefined && asserts.length) throw new UsageError('--exec (a file archive) and --assert (a SQL dump) check different kinds of backup: give one');
+    // BACKUPCTL_RESTORE_MAX_DISK (src/restore/disk-budget.ts): a bad value is exit 3 naming it, before anything is sent.
+    (await import('../restore/disk-budget.js')).maxDiskFromEnv(ctx.env);
     let timeoutMs = DEFAULT_TIMEOUT_MS;
     if (ctx.globals.timeout !== undefined) timeoutMs = (await ctx.settings()).timeoutMs;
     return {

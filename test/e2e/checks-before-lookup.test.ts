@@ -22,6 +22,7 @@ const cases: Array<{ args: string[]; code?: number; says: string; env?: Record<s
   { args: ['verify', 'api postgres', '--healthcheck-url', 'ftp://example.test/ping'], says: 'invalid value for --healthcheck-url: must be an http(s) URL' },
   { args: ['verify', 'api postgres', '--lock', '..'], says: 'invalid value for --lock: ".."' },
   { args: ['verify', 'api postgres'], code: 3, env: { BACKUPCTL_VERIFY_MAX_RATIO: '0' }, says: 'BACKUPCTL_VERIFY_MAX_RATIO="0" is not a whole number (such as 1000) above 0' },
+  { args: ['restore-test', 'api postgres'], code: 3, env: { BACKUPCTL_RESTORE_MAX_DISK: 'lots' }, says: 'BACKUPCTL_RESTORE_MAX_DISK="lots" is not a size (such as 2GiB) above 0' },
   { args: ['restore-test', 'api postgres', '--into', 'bogus://x'], says: 'invalid value for --into: must be a URL of a scratch server' },
   { args: ['restore-test', 'api postgres', '--engine', 'server'], says: '--engine server restores into --into URL' },
   { args: ['restore-test', 'api postgres', '--into', 'postgres://u@127.0.0.1/', '--into-file', path.join(scratch, 'none')], says: '--into and --into-file both name the scratch server: give one' },

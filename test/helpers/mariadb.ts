@@ -4,7 +4,7 @@
 // user that cannot create logins but reaches another schema, and a "victim"
 // database whose table t holds 3 rows: what a tampered dump must never touch.
 import path from 'node:path';
-import { startTestMariadb, type TestServer } from './restore.js';
+import { startTestMariadb, type TestServer, type TestServerOptions } from './restore.js';
 
 export interface HostileMariadb extends TestServer {
   sock: string;
@@ -20,8 +20,8 @@ export interface HostileMariadb extends TestServer {
   global(name: string): string;
 }
 
-export async function startHostileMariadb(password: string): Promise<HostileMariadb> {
-  const s = await startTestMariadb(password);
+export async function startHostileMariadb(password: string, opts: TestServerOptions = {}): Promise<HostileMariadb> {
+  const s = await startTestMariadb(password, opts);
   const sock = path.join(s.dir, 'sock');
   const bossPassword = 'Boss-s3cret-pw';
   s.admin(

@@ -3,6 +3,7 @@
 // mariadb-dump), a file streamed into a restore sink in small chunks as the
 // transfer would, and private servers a test starts itself for --into.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
 import { chmodSync, chownSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
 import { ROOT } from './cli.js';
@@ -96,13 +97,34 @@ export interface TestServer {
   dir: string;
   url: string;
   pid: number;
+  /** The TCP port on 127.0.0.1, when started with { tcp: true }. */
+  port?: number;
   /** Run SQL as the server's superuser; stdout. */
   admin(sql: string): string;
   stop(): Promise<void>;
 }
 
+/** A TCP port on 127.0.0.1 that was free a moment ago (the kernel's pick). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as { port: number };
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/** How a test server listens: its Unix socket always; with tcp, 127.0.0.1 on a free port too. */
+export interface TestServerOptions {
+  tcp?: boolean;
+  /** More server options (mariadbd: --event-scheduler=ON). */
+  args?: string[];
+}
+
 /** A PostgreSQL the test starts itself: password authentication on a Unix socket, a user "tester" with CREATEDB. */
-export async function startTestPostgres(password: string): Promise<TestServer> {
+export async function startTestPostgres(password: string, opts: TestServerOptions = {}): Promise<TestServer> {
   const who = account('postgres');
   const dir = privateDir(who);
   const bin = readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)).map((v) => `/usr/lib/postgresql/${v}/bin`)[0]!;
@@ -111,10 +133,12 @@ export async function startTestPostgres(password: string): Promise<TestServer> {
   if (who) chownSync(pw, who.uid, who.gid);
   const init = spawnSync(path.join(bin, 'initdb'), ['-D', path.join(dir, 'data'), '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pw}`, '-E', 'UTF8', '--no-locale', '-N'], { ...(who ?? {}), encoding: 'utf8' });
   if (init.status !== 0) removeAndThrow(dir, new Error(init.stderr));
-  const child = spawn(path.join(bin, 'postgres'), ['-D', path.join(dir, 'data'), '-k', dir, '-c', 'listen_addresses=', '-F'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
+  const port = opts.tcp ? await freePort() : undefined;
+  const listen = port ? ['-c', 'listen_addresses=127.0.0.1', '-p', String(port)] : ['-c', 'listen_addresses='];
+  const child = spawn(path.join(bin, 'postgres'), ['-D', path.join(dir, 'data'), '-k', dir, ...listen, '-F', ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
   await waitFor(child, /ready to accept connections/).catch((e: unknown) => removeAndThrow(dir, e));
   const admin = (sql: string) => {
-    const r = spawnSync('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', 'postgres', '-c', sql], { env: { ...process.env, PGHOST: dir, PGUSER: 'postgres', PGPASSWORD: 'superpw' }, encoding: 'utf8' });
+    const r = spawnSync('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', 'postgres', '-c', sql], { env: { ...process.env, PGHOST: dir, PGUSER: 'postgres', PGPASSWORD: 'superpw', ...(port ? { PGPORT: String(port) } : {}) }, encoding: 'utf8' });
     if (r.status !== 0) throw new Error(r.stderr);
     return r.stdout;
   };
@@ -122,7 +146,8 @@ export async function startTestPostgres(password: string): Promise<TestServer> {
   return {
     dir,
     pid: child.pid!,
-    url: `postgres://tester:${encodeURIComponent(password)}@/postgres?host=${dir}`,
+    port,
+    url: `postgres://tester:${encodeURIComponent(password)}@/postgres?host=${dir}${port ? `&port=${port}` : ''}`,
     admin,
     async stop() {
       if (child.exitCode === null) {
@@ -135,15 +160,17 @@ export async function startTestPostgres(password: string): Promise<TestServer> {
   };
 }
 
-/** A MariaDB the test starts itself: a user "tester" with a password, on a Unix socket. */
-export async function startTestMariadb(password: string): Promise<TestServer> {
+/** A MariaDB the test starts itself: a user "tester" with a password, on a Unix socket (and 127.0.0.1 with tcp). */
+export async function startTestMariadb(password: string, opts: TestServerOptions = {}): Promise<TestServer> {
   const who = account('mysql');
   const dir = privateDir(who);
   const init = spawnSync('/usr/bin/mariadb-install-db', ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, '--auth-root-authentication-method=normal', '--skip-test-db'], { ...(who ?? {}), encoding: 'utf8' });
   if (init.status !== 0) removeAndThrow(dir, new Error(init.stderr));
   const sock = path.join(dir, 'sock');
   const server = existsSync('/usr/sbin/mariadbd') ? '/usr/sbin/mariadbd' : 'mariadbd';
-  const child = spawn(server, ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, `--socket=${sock}`, '--skip-networking', `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
+  const port = opts.tcp ? await freePort() : undefined;
+  const listen = port ? [`--port=${port}`, '--bind-address=127.0.0.1', '--skip-name-resolve'] : ['--skip-networking'];
+  const child = spawn(server, ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, `--socket=${sock}`, ...listen, `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin', ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
   await waitFor(child, /ready for connections/).catch((e: unknown) => removeAndThrow(dir, e));
   const admin = (sql: string) => {
     const r = spawnSync('mariadb', ['--no-defaults', `--socket=${sock}`, '--user=root', '--batch', '--skip-column-names'], { input: sql, encoding: 'utf8' });
@@ -154,6 +181,7 @@ export async function startTestMariadb(password: string): Promise<TestServer> {
   return {
     dir,
     pid: child.pid!,
+    port,
     url: `mysql://tester:${encodeURIComponent(password)}@localhost/?socket=${sock}`,
     admin,
     async stop() {

@@ -19,6 +19,7 @@
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
+import path from 'node:path';
 import type { Connection, ConnectionOptions } from 'mysql2/promise';
 import type { DumpKind, EngineInfo } from '../types.js';
 import type { PipedClient } from './client.js';
@@ -27,6 +28,7 @@ import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.
 import { serverAccount } from './ephemeral.js';
 import { randomName, redact } from './proc.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
+import { folderBytes, maxDiskFromEnv, watchDisk, type DiskOver } from '../disk-budget.js';
 import type { ParsedUrl } from './url.js';
 
 /** How to reach a server: never printed (the password is a secret). */
@@ -133,6 +135,29 @@ function lit(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "''")}'`;
 }
 
+/**
+ * A schema name as a GRANT reads it: `_` and `%` are LIKE wildcards there (issue 45.2: ALL on
+ * `backupctl_restore_<hex>`.* let the dump create `backupctl-restore-<hex>` beside it), so each is
+ * escaped, and the escape itself. MySQL 8 with partial_revokes reads the name literally: as it is.
+ */
+export function grantSchema(db: string, literal = false): string {
+  return q(literal ? db : db.replace(/[\\_%]/g, (c) => `\\${c}`));
+}
+
+/**
+ * The host the server sees this connection come from, from USER() ('name@host'; a name may hold
+ * '@', a host never does): the part after the LAST '@' (issue 42.1: the first letter of USER() was
+ * taken, and every TCP --into failed). Never a pattern: a '%' there is refused.
+ */
+export function connectionHost(user: string | null | undefined): string {
+  const text = user ?? '';
+  const at = text.lastIndexOf('@');
+  const host = at < 0 ? '' : text.slice(at + 1);
+  if (!host) return 'localhost';
+  if (host.includes('%')) throw new EngineUnavailableError(`the server names the host of this connection ${JSON.stringify(host)}, a pattern: no throwaway login is made for it`);
+  return host;
+}
+
 /** The first cell of every row, as text. */
 async function cells(c: Connection, sql: string): Promise<(string | null)[][]> {
   const [rows] = await c.query({ sql, rowsAsArray: true, typeCast: (field: { string(): string | null }) => field.string() } as never);
@@ -169,7 +194,21 @@ function clip(s: string): string {
 export interface MyOpenOptions {
   /** --trust-into-user: restore as a --into user that cannot create logins, whatever its grants. */
   trustIntoUser?: boolean;
+  /** The command's environment (BACKUPCTL_RESTORE_MAX_DISK). */
+  env?: NodeJS.ProcessEnv;
+  /** An ephemeral server's data folder (its size is the disk the restore takes) and its private folder (the free-space floor). */
+  dataDir?: string;
+  serverDir?: string;
+  /** Ctrl-C, SIGTERM, --timeout: the cleanup is cut short too. */
+  signal?: AbortSignal;
 }
+
+/** Seconds the administrator's session waits for a lock (its DROP DATABASE behind an event's lock): never lock_wait_timeout's day. */
+const LOCK_WAIT_S = 3;
+/** The longest one cleanup statement may take on the client's side (a server that does not answer). */
+const CLEANUP_STATEMENT_MS = 15_000;
+/** Rounds of kill, drop events, drop database while a lock holder comes back (an event firing every second). */
+const DROP_ROUNDS = 4;
 
 export class MysqlTarget implements SqlTarget {
   readonly dialect = 'mysql' as const;
@@ -196,17 +235,83 @@ export class MysqlTarget implements SqlTarget {
     private readonly login: MyConn,
     /** The throwaway login to drop, 'user'@'host' quoted; null when the --into user restores itself. */
     private readonly throwaway: string | null,
+    /** The throwaway login's name (its threads are killed before the drop). */
+    private readonly throwawayName: string | null,
     readonly database: string,
     readonly info: EngineInfo,
     readonly caps: TargetCaps,
     private readonly onClose: () => Promise<void>,
+    private readonly signal?: AbortSignal,
   ) {}
+
+  /** The dump's text sent so far (the disk budget's judgement of a dump that makes data of its own). */
+  private sent = 0;
+  private disk: { stop(): void; check(): Promise<DiskOver | null> } | null = null;
+
+  /**
+   * The disk budget (issue 45.5, src/restore/disk-budget.ts): the scratch database's size is measured while
+   * the dump runs (an ephemeral server: its data folder, and the free space of its file system; --into: the
+   * sizes the server's catalog reports), and a restore over BACKUPCTL_RESTORE_MAX_DISK is stopped.
+   */
+  async watchDisk(opts: MyOpenOptions): Promise<void> {
+    const max = maxDiskFromEnv(opts.env);
+    let measure: () => Promise<number | null>;
+    let where: string;
+    if (opts.dataDir) {
+      const dataDir = opts.dataDir;
+      const base = await folderBytes(dataDir);
+      measure = async () => Math.max(0, (await folderBytes(dataDir)) - base);
+      where = `the data folder of the local ${this.info.product}`;
+    } else {
+      measure = () => this.scratchBytes();
+      where = `the scratch database ${this.database}`;
+    }
+    this.disk = watchDisk({ measure, max, where, dumpBytes: () => this.sent, floorDir: opts.serverDir, onOver: (over) => void this.overDisk(over) });
+  }
+
+  /** The scratch database's size as the server reports it: its tables' data and indexes, and InnoDB's files of them (the larger). */
+  private async scratchBytes(): Promise<number | null> {
+    if (this.closed) return null;
+    const [tables] = await cells(this.admin, `SELECT COALESCE(SUM(DATA_LENGTH + INDEX_LENGTH), 0) FROM information_schema.TABLES WHERE TABLE_SCHEMA = ${lit(this.database)}`);
+    const like = lit(`${this.database.replace(/[\\_%]/g, (c) => `\\${c}`)}/%`);
+    let files = 0;
+    for (const view of ['INNODB_SYS_TABLESPACES', 'INNODB_TABLESPACES']) {
+      try {
+        const [row] = await cells(this.admin, `SELECT COALESCE(SUM(GREATEST(FILE_SIZE, ALLOCATED_SIZE)), 0) FROM information_schema.${view} WHERE NAME LIKE ${like}`);
+        files = Number(row?.[0] ?? 0);
+        break;
+      } catch {
+        /* MySQL's name, or MariaDB's, or no PROCESS privilege */
+      }
+    }
+    return Math.max(Number(tables?.[0] ?? 0), files);
+  }
+
+  /** Over the budget: the restore stops (its statement killed); not-tested, unless the dump made the data itself (failed). */
+  private async overDisk(over: DiskOver): Promise<void> {
+    if (this.closed || this.error) return;
+    this.error = over.hostile ? new RestoreError(over.message) : new EngineUnavailableError(over.message);
+    const id = this.session?.threadId;
+    if (id) await this.adminQuery(`KILL QUERY ${Number(id)}`).catch(() => {});
+    this.stopCurrent?.();
+  }
+
+  /** A statement of the administrator's, bounded on the client's side too. */
+  private adminQuery(sql: string): Promise<unknown> {
+    return this.admin.query({ sql, timeout: CLEANUP_STATEMENT_MS });
+  }
 
   static async open(_client: MyClient, conn: MyConn, mode: EngineInfo['mode'], onClose: () => Promise<void>, opts: MyOpenOptions = {}): Promise<MysqlTarget> {
     const admin = await connect(conn);
     let database: string | null = null;
     let throwaway: string | null = null;
     try {
+      // The administrator's session: backslash escapes as lit() and grantSchema() write them, whatever the server's
+      // sql_mode; short lock waits, so that its DROP DATABASE never waits a day on a lock the dump left (issue 45.3);
+      // the catalog's table sizes as they are now (MySQL 8 caches them for a day), for the disk budget.
+      await admin.query("SET SESSION sql_mode = REPLACE(@@SESSION.sql_mode, 'NO_BACKSLASH_ESCAPES', '')").catch(() => {});
+      await admin.query(`SET SESSION lock_wait_timeout = ${LOCK_WAIT_S}`).catch(() => {});
+      await admin.query('SET SESSION information_schema_stats_expiry = 0').catch(() => {});
       const [[version], [n0900]] = await Promise.all([cells(admin, 'SELECT VERSION()'), cells(admin, "SELECT COUNT(*) FROM information_schema.COLLATIONS WHERE COLLATION_NAME = 'utf8mb4_0900_ai_ci'")]);
       const full = version?.[0] ?? '';
       const product = /mariadb/i.test(full) ? 'MariaDB' : 'MySQL';
@@ -223,7 +328,8 @@ export class MysqlTarget implements SqlTarget {
       database = db;
       // The host the server sees us from: the throwaway login is made for that host only.
       const [[me]] = await cells(admin, 'SELECT USER()');
-      const host = conn.socketPath ? 'localhost' : (me?.[0] ?? '').replace(/^[\s\S]*@/, '') || 'localhost';
+      const host = connectionHost(me);
+      const literalGrants = (await cells(admin, 'SELECT @@GLOBAL.partial_revokes').catch(() => [['0']]))[0]?.[0] === '1';
       const name = `backupctl_r_${randomName()}`;
       const password = randomBytes(24).toString('base64url');
       const who = `${lit(name)}@${lit(host)}`;
@@ -231,7 +337,7 @@ export class MysqlTarget implements SqlTarget {
       try {
         await admin.query(`CREATE USER ${who} IDENTIFIED BY ${lit(password)}`);
         made = true;
-        await admin.query(`GRANT ALL PRIVILEGES ON ${q(db)}.* TO ${who}`);
+        await admin.query(`GRANT ALL PRIVILEGES ON ${grantSchema(db, literalGrants)}.* TO ${who}`);
         throwaway = who;
       } catch {
         if (made) await admin.query(`DROP USER IF EXISTS ${who}`).catch(() => {});
@@ -256,8 +362,14 @@ export class MysqlTarget implements SqlTarget {
         rights = beyond ? `the --into user ${conn.user} itself, trusted (--trust-into-user) with rights beyond the scratch database: ${beyond}` : `the --into user ${conn.user} itself (its grants reach only backupctl_restore_* schemas)`;
       }
       const info: EngineInfo = { mode, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, rights };
-      const target = new MysqlTarget(admin, conn, login, throwaway, db, info, caps, onClose);
+      const target = new MysqlTarget(admin, conn, login, throwaway, throwaway ? name : null, db, info, caps, onClose, opts.signal);
       target.session = await connect(login, db);
+      try {
+        await target.watchDisk(opts);
+      } catch (e) {
+        target.session.destroy();
+        throw e;
+      }
       return target;
     } catch (e) {
       if (throwaway) await admin.query(`DROP USER IF EXISTS ${throwaway}`).catch(() => {});
@@ -280,6 +392,7 @@ export class MysqlTarget implements SqlTarget {
     if (!/\S/.test(body)) return;
     const sql = text.endsWith(d) ? text.slice(0, text.length - d.length) : text;
     const session = this.session!;
+    this.sent += sql.length;
     let settled = false;
     this.inflight = new Promise<void>((resolve) => {
       const done = () => {
@@ -316,6 +429,11 @@ export class MysqlTarget implements SqlTarget {
 
   async finish(): Promise<void> {
     if (this.inflight) await this.inflight;
+    // The last measure: a restore quicker than the poll is judged too.
+    if (!this.error && this.disk) {
+      const over = await this.disk.check();
+      if (over) await this.overDisk(over);
+    }
     if (this.error) throw this.error;
   }
 
@@ -368,24 +486,61 @@ export class MysqlTarget implements SqlTarget {
 
   private async doClose(keep: boolean): Promise<string[]> {
     this.closed = true;
+    this.disk?.stop();
     const warnings: string[] = [];
+    const say = (what: string) => (e: unknown) => warnings.push(`${what}: ${redact(errText(e), this.conn.secrets)}`);
     // A statement still running (an abort): end it on the server before the schema is dropped.
     const id = this.session?.threadId;
-    if (id && this.inflight) await this.admin.query(`KILL ${Number(id)}`).catch(() => {});
+    if (id && this.inflight) await this.adminQuery(`KILL ${Number(id)}`).catch(() => {});
     this.session?.destroy();
     this.session = null;
     this.stopCurrent?.();
     if (this.info.mode !== 'local') {
-      if (this.throwaway) {
-        await this.admin.query(`DROP USER IF EXISTS ${this.throwaway}`).catch((e) => warnings.push(`could not drop the throwaway login ${this.throwaway}: ${redact(errText(e), this.conn.secrets)}`));
-      }
-      if (!keep) {
-        await this.admin.query(`DROP DATABASE IF EXISTS ${q(this.database)}`).catch((e) => warnings.push(`could not drop the scratch database ${this.database}: ${redact(errText(e), this.conn.secrets)}`));
-      }
+      // The login first: no new session, and no event of the dump runs as it any more (issue 45.3).
+      if (this.throwaway) await this.adminQuery(`DROP USER IF EXISTS ${this.throwaway}`).catch(say(`could not drop the throwaway login ${this.throwaway}`));
+      await this.killThreads(id);
+      if (!keep) await this.dropScratch(id, say);
     }
     this.admin.destroy();
     await this.onClose();
     return warnings;
+  }
+
+  /**
+   * Every thread of the throwaway login (its sessions, and the event threads that run as it) and every
+   * thread in the scratch database, but the administrator's own: they would hold the locks DROP DATABASE waits on.
+   */
+  private async killThreads(sessionId: number | undefined): Promise<void> {
+    const who = this.throwawayName ? `USER = ${lit(this.throwawayName)} OR ` : '';
+    let ids: (string | null)[][] = [];
+    try {
+      ids = await cells(this.admin, `SELECT ID FROM information_schema.PROCESSLIST WHERE (${who}DB = ${lit(this.database)}) AND ID <> CONNECTION_ID()`);
+    } catch {
+      /* no answer: the drop's short lock wait still bounds the cleanup */
+    }
+    const all = new Set(ids.map((r) => Number(r[0])).filter((n) => Number.isInteger(n) && n > 0));
+    if (sessionId) all.add(Number(sessionId));
+    for (const t of all) await this.adminQuery(`KILL ${t}`).catch(() => {});
+  }
+
+  /** Events first (one firing every second takes the lock again), then the database; a lock holder that comes back is killed again, a few rounds at most. */
+  private async dropScratch(sessionId: number | undefined, say: (what: string) => (e: unknown) => void): Promise<void> {
+    let last: unknown = null;
+    for (let round = 0; round < DROP_ROUNDS; round++) {
+      try {
+        const events = await cells(this.admin, `SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ${lit(this.database)}`).catch(() => []);
+        for (const [name] of events) if (name !== null) await this.adminQuery(`DROP EVENT IF EXISTS ${q(this.database)}.${q(name)}`).catch(() => {});
+        await this.killThreads(sessionId);
+        await this.adminQuery(`DROP DATABASE IF EXISTS ${q(this.database)}`);
+        return;
+      } catch (e) {
+        last = e;
+        // Ctrl-C, SIGTERM or --timeout during the cleanup: one round, then say what is left.
+        if (this.signal?.aborted) break;
+        await this.killThreads(sessionId);
+      }
+    }
+    say(`could not drop the scratch database ${this.database}`)(last);
   }
 
   async abort(): Promise<void> {
@@ -423,12 +578,17 @@ export const mysqlEngine: SqlEngine = {
 
   async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
     const driver = (await findMyClient())!;
-    if (plan.mode === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser });
+    if (plan.mode === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser, env: o.env, signal: x.signal });
     const started = await startLocalMysql(o.runAs, x.signal, o.env.PATH);
     try {
       if (x.signal.aborted) throw new RestoreError('aborted');
       // Root of our own server may create the throwaway login: the dump never runs as root.
-      return await MysqlTarget.open(driver, { socketPath: started.socketPath, user: 'root', secrets: [] }, 'local', () => started.server.stop(), {});
+      return await MysqlTarget.open(driver, { socketPath: started.socketPath, user: 'root', secrets: [] }, 'local', () => started.server.stop(), {
+        env: o.env,
+        dataDir: path.join(started.server.dir, 'data'),
+        serverDir: started.server.dir,
+        signal: x.signal,
+      });
     } catch (e) {
       await started.server.stop();
       throw e;
