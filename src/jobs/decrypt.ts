@@ -50,6 +50,14 @@ export const decryptParams: ParamSpec[] = [
   },
 ];
 
+/**
+ * What a command that reads content says of an encrypted backup it was given no way to decrypt
+ * (ls, find, diff, restore-file, scan, anomalies; verify and restore-test on stderr).
+ */
+export function encryptedHint(job: string): string {
+  return `encrypted: give --private-key or set jobs.${sanitize(job).slice(0, 200)}.private_key`;
+}
+
 /** The per-job settings the config file may hold (src/config/types.ts JobSettings). */
 export type JobDecryptSettings = { private_key?: string; private_key_pass_file?: string; decrypt_with?: string };
 
@@ -121,7 +129,7 @@ export async function decryptorFor(
   job: { id: string; name: string | null },
   nameOf?: () => Promise<string | null>,
 ): Promise<Decryptor | undefined> {
-  checkDecryptFlags(values);
+  await checkDecryptFlags(values);
   const flagged = typeof values.decrypt_with === 'string' || typeof values.private_key === 'string';
   const saved = flagged ? {} : await jobSettings(ctx, job, nameOf);
   const command = typeof values.decrypt_with === 'string' ? values.decrypt_with : saved.decrypt_with;
