@@ -50,14 +50,6 @@ export const decryptParams: ParamSpec[] = [
   },
 ];
 
-/**
- * What a command that reads content says of an encrypted backup it was given no way to decrypt
- * (ls, find, diff, restore-file, scan, anomalies; verify and restore-test on stderr).
- */
-export function encryptedHint(job: string): string {
-  return `encrypted: give --private-key or set jobs.${sanitize(job).slice(0, 200)}.private_key`;
-}
-
 /** The per-job settings the config file may hold (src/config/types.ts JobSettings). */
 export type JobDecryptSettings = { private_key?: string; private_key_pass_file?: string; decrypt_with?: string };
 
