@@ -91,13 +91,15 @@ export const module: ModuleSpec = {
     },
     {
       path: ['restore-file'],
-      summary: 'Stream one file or folder out of a tar backup: to stdout or into a new folder',
+      summary: 'Stream one file or folder out of a tar or zip backup: to stdout or into a new folder',
       description:
-        'Reads the backup\'s archive through its signed URL and writes only the chosen entries: one regular file to stdout with ' +
-        '--output -, or a file or folder into --dir (a folder that does not exist yet, or is empty), under its path in the archive. ' +
-        'Nothing else reaches the disk, and reading stops as soon as a single file is out. The same path safety as restore-test: ' +
-        'absolute paths and ".." are refused, files are created new (never through a link), links in the archive are not restored ' +
-        '(they are named on stderr), and modes lose their setuid, setgid and sticky bits.',
+        'Reads the backup through the read pipeline verify uses (its signed URL, decryption with --private-key, --decrypt-with or the ' +
+        'job\'s settings, the one gunzip, verify\'s checks and bounds) and writes only the chosen entries: one regular file to stdout ' +
+        'with --output -, or a file or folder into --dir (a folder that does not exist yet, or is empty), under its path in the ' +
+        'archive. Nothing else reaches the disk, and reading stops as soon as a single file is out. The same path rule as ' +
+        'restore-test: absolute paths and ".." are refused, files are created new (never through a link), links in the archive are ' +
+        'not restored (they are named on stderr); files and folders keep their mtimes and modes, without the setuid, setgid and ' +
+        'sticky bits. The backup may be given as latest.',
       examples: ['backupctl restore-file "file share" <backup-id> config/app.conf --output - > app.conf', 'backupctl restore-file "file share" <backup-id> docs/finance --dir ./restored'],
       params: [
         { ...jobArg(), in: 'local' },
