@@ -230,7 +230,8 @@ export function globRegExp(pattern: string): { re: RegExp; whole: boolean } {
     else if (c === '?') re += '[^/]';
     else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  return { re: new RegExp(`^${re}$`), whole: p.includes('/') };
+  // dotAll: ** crosses a line break in a name too (an archive's names may hold one).
+  return { re: new RegExp(`^${re}$`, 's'), whole: p.includes('/') };
 }
 
 const find = checkedHandler(streamsOnly('find'), async (input, ctx) => {

@@ -100,7 +100,8 @@ for (const [way, keyFlags] of Object.entries(WAYS)) {
       const flags = await keyFlags(MYSQL);
       const diff = await cli(['diff', MYSQL, dumps[1]!.id, dumps[0]!.id, '--json', ...flags]);
       expect(diff.code, diff.stderr).toBe(0);
-      expect((JSON.parse(diff.stdout) as Json).tables.map((t: Json) => t.table)).toEqual(expect.arrayContaining(['customers', 'orders']));
+      // Read as SQL dumps (the tables compared; two nights of the demo may hold the same rows).
+      expect(Array.isArray((JSON.parse(diff.stdout) as Json).tables)).toBe(true);
 
       const scanFlags = await keyFlags(FILES);
       const scan = await cli(['scan', FILES, '--since', '2d', '--json', ...scanFlags]);
@@ -109,8 +110,8 @@ for (const [way, keyFlags] of Object.entries(WAYS)) {
       expect(fps.length).toBeGreaterThanOrEqual(2);
       for (const fp of fps) {
         expect(fp.read_verdict).toBe('passed');
-        expect(fp.files[0]).toMatchObject({ kind: 'tar', gzip: true });
-        expect(fp.files[0].encrypted).toBeUndefined();
+        expect(fp.files.find((f: Json) => f.name.endsWith('.tar.gz'))).toMatchObject({ kind: 'tar', gzip: true });
+        for (const f of fp.files) expect(f.encrypted).toBeUndefined();
       }
       expect(scan.stderr).not.toContain('encrypted:');
 
@@ -121,6 +122,12 @@ for (const [way, keyFlags] of Object.entries(WAYS)) {
       for (const b of backups) {
         expect(b.verdict).not.toBe('unchecked');
         expect(b.encrypted).toBeUndefined();
+      }
+      // What anomalies read is in the catalog: the rows of every table of the dumps.
+      const dumpsRead = await cli(['scan', MYSQL, '--since', '2d', '--json', ...flags]);
+      expect(dumpsRead.code, dumpsRead.stderr).toBe(0);
+      for (const fp of (JSON.parse(dumpsRead.stdout) as Json).fingerprints as Json[]) {
+        expect(Object.keys(fp.files[0].sql.tables)).toEqual(expect.arrayContaining(['customers', 'orders']));
       }
     }, T);
   });
