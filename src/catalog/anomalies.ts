@@ -101,6 +101,8 @@ export interface BackupAnomalies {
   last_clean: { id: string; created_at: string | null } | null;
   /** The acknowledgement, when there is one. */
   ack?: { at: string; note: string | null };
+  /** unchecked because its files are encrypted and were read without a key. */
+  encrypted?: true;
 }
 
 export function median(xs: number[]): number {
@@ -365,7 +367,9 @@ export async function analyzeJob(
     const lastClean = prev ? { id: prev.backup_id, created_at: prev.created_at } : null;
     const inWindow = !o.since || (fp.created_at !== null && Date.parse(fp.created_at) >= o.since.getTime());
     if (fp.read_verdict !== 'passed') {
-      if (inWindow) out.push({ backup_id: fp.backup_id, created_at: fp.created_at, verdict: 'unchecked', findings: [], baseline_size: 0, last_clean: lastClean });
+      // Encrypted and read without a key: unchecked, and the report says how to read it.
+      const sealed = fp.files.some((f) => f.encrypted === true) ? { encrypted: true as const } : {};
+      if (inWindow) out.push({ backup_id: fp.backup_id, created_at: fp.created_at, verdict: 'unchecked', findings: [], baseline_size: 0, last_clean: lastClean, ...sealed });
       continue;
     }
     const baseline = clean.slice(-o.thresholds.baseline);

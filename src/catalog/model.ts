@@ -15,6 +15,7 @@ const fileFingerprint = d(
     sql: z.optional(d(obj({ dialect: z.string(), tables: z.record(z.string(), z.number()) }), 'A SQL dump: rows per table')),
     listing: z.optional(z.string()),
     note: z.optional(z.string()),
+    encrypted: z.optional(d(z.boolean(), 'Its bytes were encrypted and read without a key: nothing of its content is known')),
   }),
   'One file of the backup',
 );
@@ -70,6 +71,7 @@ export const anomaliesSchema = d(
             baseline_size: z.number(),
             last_clean: d(backupRef, 'The newest clean backup before this one'),
             ack: z.optional(obj({ at: z.string(), note: z.nullable(z.string()) })),
+            encrypted: z.optional(d(z.literal(true), 'unchecked because it is encrypted and was read without a key (--private-key, --decrypt-with, jobs.<job>.private_key)')),
           }),
         ),
         last_clean: d(backupRef, 'The newest clean (or acknowledged) backup of the job'),

@@ -57,7 +57,9 @@ export class FingerprintRecorder {
     const files: FileFingerprint[] = outcomes.map((o) => {
       const fp = o.extras.map((x) => (x.ok && isFingerprint(x.value) ? x.value : undefined)).find(Boolean);
       // The sink counts the decoded bytes it was given; the fingerprint states the bytes as stored.
-      return fp ? { ...fp, bytes: o.result.bytes } : { name: o.file.name, bytes: o.result.bytes, gzip: false, kind: 'other', note: 'not fingerprinted (the read did not finish)' };
+      // Encrypted, not decrypted (no key given): the read's own verdict says so; a later read with a key reads it again.
+      const encrypted = o.result.verdict === 'encrypted' ? { encrypted: true } : {};
+      return fp ? { ...fp, bytes: o.result.bytes, ...encrypted } : { name: o.file.name, bytes: o.result.bytes, gzip: false, kind: 'other', note: 'not fingerprinted (the read did not finish)', ...encrypted };
     });
     const verdicts = outcomes.map((o) => o.result.verdict);
     const fp: BackupFingerprint = {

@@ -6,6 +6,8 @@
 import type { Context } from '../contract/context.js';
 import type { Backup } from '../backups/record.js';
 import type { BackupFingerprint, Catalog } from '../state/catalog.js';
+import type { Decryptor } from '../pipeline/decrypt.js';
+import { undecrypted } from '../pipeline/encrypted.js';
 
 /** The catalog of the service this profile talks to. */
 export async function catalogFor(ctx: Context): Promise<Catalog> {
@@ -19,6 +21,8 @@ export interface ScanOptions {
   rescan?: boolean;
   parallel?: number;
   by?: BackupFingerprint['recorded_by'];
+  /** Decrypt on the way (--private-key, --decrypt-with, the job's settings): a backup the catalog holds undecrypted is read again. */
+  decrypt?: Decryptor;
 }
 
 /**
@@ -29,7 +33,9 @@ export async function ensureFingerprints(ctx: Context, catalog: Catalog, records
   const known = new Map<string, BackupFingerprint>();
   const missing: Backup[] = [];
   for (const r of records) {
-    const fp = o.rescan ? undefined : await catalog.get(r.id);
+    let fp = o.rescan ? undefined : await catalog.get(r.id);
+    // Read without a key before: with one now, its content can be read.
+    if (fp && o.decrypt && isEncrypted(r) && o.decrypt.applies({ backupId: r.id, encryptionKey: String(r.encryption_key), fileName: '' }) && fp.files.some((f) => undecrypted(f, true))) fp = undefined;
     if (fp) known.set(r.id, fp);
     else missing.push(r);
   }
@@ -55,6 +61,7 @@ export async function ensureFingerprints(ctx: Context, catalog: Catalog, records
           signal: ctx.signal,
           now: () => new Date(),
           inspect: { bounds: boundsFromEnv(ctx.env) },
+          decrypt: o.decrypt,
           sinks: (file, backup) => [recorder.sink(file, backup)],
           onFile: (outcome) => recorder.add(outcome),
         },
@@ -68,15 +75,29 @@ export async function ensureFingerprints(ctx: Context, catalog: Catalog, records
   return { fingerprints: records.map((r) => known.get(r.id)).filter((x): x is BackupFingerprint => !!x), read: missing.length };
 }
 
+/** The backup's record names an encryption key (its files are encrypted as stored). */
+export function isEncrypted(record: Backup): boolean {
+  const key = (record as Record<string, unknown>).encryption_key;
+  return typeof key === 'string' && key !== '';
+}
+
 /** The completed backups with files of a job created at or after `since` (ISO), newest first. */
 export async function backupsOfJob(ctx: Context, jobId: string, since: string | undefined): Promise<Backup[]> {
   const { selectBackups } = await import('../pipeline/select.js');
   return selectBackups(ctx, jobId, { latest: false, since, text: since ? `since ${since}` : 'all' });
 }
 
-/** One backup of a job by id (exit 5 when it belongs to another job). */
+/** One backup of a job by id (exit 5 when it belongs to another job), or `latest`: its newest completed backup (exit 9 when none). */
 export async function backupOfJobById(ctx: Context, jobId: string, backupId: string): Promise<Backup> {
   const { selectBackups } = await import('../pipeline/select.js');
+  if (backupId === 'latest') {
+    const [newest] = await selectBackups(ctx, jobId, { latest: true, text: 'latest' });
+    if (!newest) {
+      const { EmptyResultError } = await import('../errors.js');
+      throw new EmptyResultError('the job has no completed backup: "latest" names none');
+    }
+    return newest;
+  }
   const [record] = await selectBackups(ctx, jobId, { backup: backupId, latest: false, text: `backup ${backupId}` });
   return record!;
 }

@@ -6,6 +6,8 @@ import type { BackupFingerprint } from '../state/catalog.js';
 import type { BackupAnomalies, JobAnomalies } from './anomalies.js';
 import { modeText, type ListingEntry } from './listing.js';
 import { utcMinute } from '../output/format.js';
+import { sanitize } from '../output/sanitize.js';
+import { encryptedHint } from '../pipeline/encrypted.js';
 
 export interface FingerprintRow {
   id: string;
@@ -85,7 +87,7 @@ export function anomaliesText(doc: AnomaliesDocument, columns: number): string {
     for (const b of bad) {
       const head = `  ${utcMinute(b.created_at)}  ${b.backup_id}  ${b.verdict.toUpperCase()}`;
       out.push(b.ack ? `${head} (acknowledged ${utcMinute(b.ack.at)}${b.ack.note ? `: ${b.ack.note}` : ''})` : head);
-      if (b.verdict === 'unchecked') out.push('    its read did not pass verify\'s checks: not judged, not in the baseline');
+      if (b.verdict === 'unchecked') out.push(b.encrypted ? `    ${encryptedHint(name)}: not judged, not in the baseline` : '    its read did not pass verify\'s checks: not judged, not in the baseline');
       for (const f of b.findings) {
         out.push(cut(`    ${f.signal.padEnd(15)}${f.message}`, width));
         const paths = (f.evidence.paths ?? f.evidence.examples) as string[] | undefined;
@@ -129,7 +131,8 @@ export function anomaliesPrometheus(doc: AnomaliesDocument): string {
 /** `ls --long`: "-rw-r--r--  0/0  1234  2024-03-01 00:00  path". */
 export function longLine(e: ListingEntry): string {
   const date = new Date(e.mtime * 1000).toISOString().slice(0, 16).replace('T', ' ');
-  return `${modeText(e.type, e.mode)}  ${`${e.uid}/${e.gid}`.padEnd(9)} ${String(e.size).padStart(10)}  ${date}  ${e.path}${e.type === 'd' ? '/' : ''}${e.link ? ` -> ${e.link}` : ''}`;
+  // The archive's names: escape sequences and line breaks removed (sanitize), as everywhere on a terminal.
+  return `${modeText(e.type, e.mode)}  ${`${e.uid}/${e.gid}`.padEnd(9)} ${String(e.size).padStart(10)}  ${date}  ${sanitize(e.path)}${e.type === 'd' ? '/' : ''}${e.link ? ` -> ${sanitize(e.link)}` : ''}`;
 }
 
 export { short };

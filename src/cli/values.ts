@@ -76,6 +76,13 @@ function schemaFor(p: ParamSpec): Check {
       return text((s) => allowed.includes(s.replace(/^-/, '')), `must be one of: ${allowed.join(', ')} (prefix - for descending)`);
     }
     case 'uuid':
+      if (p.keywords?.length) {
+        const words = p.keywords;
+        return convert(
+          (s) => (words.includes(s.trim().toLowerCase()) ? s.trim().toLowerCase() : UUID.test(s.trim()) ? s : undefined),
+          `must be a UUID such as 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c${p.complete !== undefined && isPrefixKind(p.complete) ? ', or its first 6 or more characters' : ''}, or ${words.join(', ')}`,
+        );
+      }
       return text((s) => UUID.test(s.trim()), `must be a UUID such as 3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c${p.complete !== undefined && isPrefixKind(p.complete) ? ', or its first 6 or more characters' : ''}`);
     case 'datetime':
       return convert(parseDatetime, (s) => {

@@ -9,6 +9,7 @@ import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
 import { checkedHandler } from '../cli/checked.js';
 import { checkCronFlags, cronParams } from '../jobs/cron.js';
+import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
 import type { JobAnomalies, Thresholds } from '../catalog/anomalies.js';
 import { anomaliesSchema, scanSchema } from '../catalog/model.js';
@@ -27,13 +28,15 @@ export const module: ModuleSpec = {
         'records its fingerprint: size, duration, files; for tar archives every entry (path, size, mode, owner, mtime, CRC-32), counts ' +
         'per extension, the entropy of members that should compress, ransom-note names and onion addresses; for SQL dumps the rows of ' +
         'every table. verify and restore-test record the same fingerprint of what they read. The catalog is kept per service in the ' +
-        'state folder ($XDG_STATE_HOME/backupctl/catalog).',
+        'state folder ($XDG_STATE_HOME/backupctl/catalog). An encrypted backup is decrypted on the way as verify does (--private-key, ' +
+        '--decrypt-with, or the job\'s settings); read without a key, only its size is recorded, and a later read with a key reads it again.',
       examples: ['backupctl scan "file share" --since 30d', 'backupctl scan "crm postgres" --rescan --json'],
       params: [
         { ...jobArg(), in: 'local' },
         { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Backups created since then (default 30d)' },
         { name: 'rescan', in: 'local', type: 'boolean', description: 'Read again the backups the catalog already holds' },
         { name: 'parallel', in: 'local', type: 'integer', min: 1, max: 16, default: 2, placeholder: 'n', description: 'Files read at once' },
+        ...decryptParams,
       ],
       output: { kind: 'object', schema: 'scan' },
       handler: 'scan',
@@ -68,6 +71,7 @@ export const module: ModuleSpec = {
         { name: 'offline', in: 'local', type: 'boolean', description: 'Judge only what the catalog holds: read no backup' },
         { name: 'ack', in: 'local', type: 'string', placeholder: 'backup-id', description: 'Accept this backup\'s changes as the new normal (recorded in the catalog)' },
         { name: 'note', in: 'local', type: 'string', placeholder: 'text', needs: 'ack', description: 'Why, with --ack' },
+        ...decryptParams,
         ...cronParams,
       ],
       output: { kind: 'object', schema: 'anomalies' },
@@ -84,7 +88,7 @@ export const schemas = { scan: scanSchema, anomalies: anomaliesSchema };
 const sinceOf = (v: Record<string, unknown>): string =>
   typeof v.since === 'string' ? v.since : new Date(Date.now() - DEFAULT_SINCE_DAYS * 86_400_000).toISOString();
 
-const scan: Handler = async (input, ctx) => {
+const scan: Handler = checkedHandler(async (input) => checkDecryptFlags(input.values), async (input, ctx) => {
   const v = input.values;
   const jobId = String(v.job_id);
   const since = sinceOf(v);
@@ -99,13 +103,19 @@ const scan: Handler = async (input, ctx) => {
   const name = await jobName(ctx, jobId);
   const records = await backupsOfJob(ctx, jobId, since);
   if (!records.length) throw new EmptyResultError(`job ${name ?? jobId} has no completed backup with files since ${since}`);
-  const { fingerprints, read } = await ensureFingerprints(ctx, catalog, records, { rescan: v.rescan === true, parallel: Number(v.parallel ?? 2), by: 'scan' });
+  const decrypt = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, v, { id: jobId, name });
+  const { fingerprints, read } = await ensureFingerprints(ctx, catalog, records, { rescan: v.rescan === true, parallel: Number(v.parallel ?? 2), by: 'scan', decrypt });
   const { fingerprintRows, fingerprintColumns } = await import('../catalog/view.js');
   ctx.note(`${read} backup${read === 1 ? '' : 's'} read, ${fingerprints.length - read} already in the catalog`);
+  const sealed = fingerprints.filter((fp) => fp.files.some((f) => f.encrypted === true)).length;
+  if (sealed) {
+    const { encryptedHint } = await import('../pipeline/encrypted.js');
+    ctx.warn(`${sealed} backup${sealed === 1 ? '' : 's'}: only the size recorded, the content is ${encryptedHint(name ?? jobId)}`);
+  }
   if (ctx.output.format === 'json') return { kind: 'object', value: { job: { id: jobId, name }, since, read, fingerprints } };
   const { onePage } = await import('../fleet/calls.js');
   return { kind: 'list', pages: onePage(fingerprintRows(fingerprints)), columns: fingerprintColumns, idField: 'id' };
-};
+});
 
 /** anomalies' flags and settings, checked before the job's name is looked up. */
 async function checkAnomalies(input: CommandInput, ctx: Context) {
@@ -118,6 +128,7 @@ async function checkAnomalies(input: CommandInput, ctx: Context) {
   if (ack !== undefined && v.job_id === undefined) throw new UsageError('--ack needs the job: backupctl anomalies <job> --ack <backup-id>');
   if (ack !== undefined && v.check === true) throw new UsageError('--ack and --check: give one');
   checkCronFlags(v);
+  await checkDecryptFlags(v);
   return { prometheus, thresholds, ack };
 }
 
@@ -158,7 +169,9 @@ async function runAnomalies(
   for (const job of jobs) {
     if (v.offline !== true) {
       const records = await scanMod.backupsOfJob(ctx, job.id, since);
-      await scanMod.ensureFingerprints(ctx, catalog, records, { by: 'scan' });
+      // Decrypted on the way with the flags, else the job's settings: an encrypted backup read without a key is unchecked.
+      const decrypt = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, v, job);
+      await scanMod.ensureFingerprints(ctx, catalog, records, { by: 'scan', decrypt });
     }
     const fps = await catalog.ofJob(job.id);
     if (!fps.length) continue;

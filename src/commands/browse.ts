@@ -3,24 +3,27 @@
 // first, as `backupctl scan` does), as streams: a listing of a million entries
 // is never held whole. `restore-file` streams one file or folder out of a
 // tar backup without writing the archive anywhere. See docs/browse.md.
-import { constants } from 'node:fs';
-import { lstat, mkdir, open, readdir, unlink } from 'node:fs/promises';
+import { mkdir, lstat, readdir } from 'node:fs/promises';
 import { once } from 'node:events';
-import { PassThrough, pipeline } from 'node:stream';
-import { createGunzip } from 'node:zlib';
 import path from 'node:path';
 import type { CommandInput, Context, Handler, Result } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, EmptyResultError, ExitCode, UsageError } from '../errors.js';
 import { jobArg } from '../resources/common.js';
 import { checkedHandler } from '../cli/checked.js';
+import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
+import type { Backup } from '../backups/record.js';
+import type { Decryptor } from '../pipeline/decrypt.js';
 import type { BackupFingerprint, Catalog } from '../state/catalog.js';
 import { cleanPath, type ListingEntry } from '../catalog/listing.js';
 import { diffSchema, findSchema, lsSchema } from '../catalog/model.js';
+import { sanitize, tsvField } from '../output/sanitize.js';
+import { encryptedHint, undecrypted } from '../pipeline/encrypted.js';
+import { shownName } from '../restore/pick.js';
 
 export const schemas = { ls: lsSchema, find: findSchema, diff: diffSchema };
 
-const backupArg = (name: string, description: string) => ({ name, in: 'local' as const, type: 'uuid' as const, positional: true, required: true, complete: 'backups' as const, description });
+const backupArg = (name: string, description: string) => ({ name, in: 'local' as const, type: 'uuid' as const, positional: true, required: true, complete: 'backups' as const, keywords: ['latest'], description: `${description}: its id, or latest (the newest completed backup)` });
 
 export const module: ModuleSpec = {
   name: 'browse',
@@ -31,13 +34,15 @@ export const module: ModuleSpec = {
       description:
         'Lists the entries of a tar backup (gzipped or not) in path order, like restic ls: the path alone, or with --long the mode, ' +
         'owner, size and time. A path given lists that entry, or everything under that folder. The listing comes from the catalog; a ' +
-        'backup not in it yet is read into it first (as backupctl scan). Streams: a listing of a million entries is never held whole.',
+        'backup not in it yet is read into it first (as backupctl scan). Streams: a listing of a million entries is never held whole. ' +
+        'An encrypted backup is decrypted on the way as verify does (--private-key, --decrypt-with, or the job\'s settings in the config).',
       examples: ['backupctl ls "file share" <backup-id>', 'backupctl ls "file share" <backup-id> config --long'],
       params: [
         { ...jobArg(), in: 'local' },
         backupArg('backup', 'The backup'),
         { name: 'path', in: 'local', type: 'string', positional: true, description: 'Only this path, or what is under this folder' },
         { name: 'long', in: 'local', type: 'boolean', short: 'l', description: 'Mode, owner, size and time too' },
+        ...decryptParams,
       ],
       output: { kind: 'object', schema: 'ls' },
       handler: 'ls',
@@ -56,6 +61,7 @@ export const module: ModuleSpec = {
         { name: 'pattern', in: 'local', type: 'string', positional: true, required: true, description: 'A glob: "*.conf", "config/app.conf", "docs/**/*.xls"' },
         { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Backups created since then (default 30d)' },
         { name: 'long', in: 'local', type: 'boolean', short: 'l', description: 'Mode, owner, size and time too' },
+        ...decryptParams,
       ],
       output: { kind: 'object', schema: 'find' },
       handler: 'find',
@@ -77,6 +83,7 @@ export const module: ModuleSpec = {
         backupArg('backup_b', 'The newer backup'),
         { name: 'stat', in: 'local', type: 'boolean', description: 'The statistics only' },
         { name: 'json_lines', in: 'local', type: 'boolean', description: 'A JSON object per change, then one of the statistics (as -o ndjson)' },
+        ...decryptParams,
       ],
       output: { kind: 'object', schema: 'diff' },
       handler: 'diff',
@@ -84,13 +91,15 @@ export const module: ModuleSpec = {
     },
     {
       path: ['restore-file'],
-      summary: 'Stream one file or folder out of a tar backup: to stdout or into a new folder',
+      summary: 'Stream one file or folder out of a tar or zip backup: to stdout or into a new folder',
       description:
-        'Reads the backup\'s archive through its signed URL and writes only the chosen entries: one regular file to stdout with ' +
-        '--output -, or a file or folder into --dir (a folder that does not exist yet, or is empty), under its path in the archive. ' +
-        'Nothing else reaches the disk, and reading stops as soon as a single file is out. The same path safety as restore-test: ' +
-        'absolute paths and ".." are refused, files are created new (never through a link), links in the archive are not restored ' +
-        '(they are named on stderr), and modes lose their setuid, setgid and sticky bits.',
+        'Reads the backup through the read pipeline verify uses (its signed URL, decryption with --private-key, --decrypt-with or the ' +
+        'job\'s settings, the one gunzip, verify\'s checks and bounds) and writes only the chosen entries: one regular file to stdout ' +
+        'with --output -, or a file or folder into --dir (a folder that does not exist yet, or is empty), under its path in the ' +
+        'archive. Nothing else reaches the disk, and reading stops as soon as a single file is out. The same path rule as ' +
+        'restore-test: absolute paths and ".." are refused, files are created new (never through a link), links in the archive are ' +
+        'not restored (they are named on stderr); files and folders keep their mtimes and modes, without the setuid, setgid and ' +
+        'sticky bits. The backup may be given as latest.',
       examples: ['backupctl restore-file "file share" <backup-id> config/app.conf --output - > app.conf', 'backupctl restore-file "file share" <backup-id> docs/finance --dir ./restored'],
       params: [
         { ...jobArg(), in: 'local' },
@@ -98,6 +107,7 @@ export const module: ModuleSpec = {
         { name: 'path', in: 'local', type: 'string', positional: true, required: true, description: 'A file or folder of the archive' },
         { name: 'dir', in: 'local', type: 'string', placeholder: 'folder', description: 'Write into this folder (made if missing; must be empty)' },
         { name: 'force', in: 'local', type: 'boolean', description: 'With --output -: write to a terminal all the same' },
+        ...decryptParams,
       ],
       output: { kind: 'none', done: 'Restored {path}' },
       // `--output -` (the global -o) streams the one file to stdout, as jobs backup download does.
@@ -108,23 +118,40 @@ export const module: ModuleSpec = {
   ],
 };
 
-/** The fingerprint of one backup of the job, read into the catalog when it is not there. */
-async function fingerprintOf(ctx: Context, catalog: Catalog, jobId: string, backupId: string): Promise<BackupFingerprint> {
-  const scan = await import('../catalog/scan.js');
-  const record = await scan.backupOfJobById(ctx, jobId, backupId);
-  const { fingerprints } = await scan.ensureFingerprints(ctx, catalog, [record]);
-  const fp = fingerprints[0];
-  if (!fp) throw new EmptyResultError(`backup ${backupId} has no files to read`);
-  return fp;
+/** The decryptor of the job's backups: --private-key, --decrypt-with, else the job's settings in the config (src/jobs/decrypt.ts). */
+async function decryptOf(ctx: Context, values: Record<string, unknown>, jobId: string): Promise<Decryptor | undefined> {
+  const [{ decryptorFor }, { jobName }] = await Promise.all([import('../jobs/decrypt.js'), import('../catalog/scan.js')]);
+  return decryptorFor(ctx, values, { id: jobId, name: null }, () => jobName(ctx, jobId));
 }
 
-function listingsOf(catalog: Catalog, fp: BackupFingerprint, what: string): Array<{ file: string; path: string }> {
+/** "backup <id> is encrypted: give --private-key or set jobs.<job>.private_key": exit 15, as verify's "could not decrypt". */
+async function encryptedError(ctx: Context, jobId: string, what: string, plural = false): Promise<CliError> {
+  const { jobName } = await import('../catalog/scan.js');
+  return new CliError(`${what} ${plural ? 'are' : 'is'} ${encryptedHint((await jobName(ctx, jobId)) ?? jobId)}`, ExitCode.noRestoreEngine);
+}
+
+/** Whether the catalog holds this backup's files encrypted, not decrypted. */
+const undecryptedFp = (fp: BackupFingerprint, record: Backup | undefined) =>
+  fp.files.some((f) => undecrypted(f, typeof record?.encryption_key === 'string' && record.encryption_key !== ''));
+
+/** The fingerprint of one backup of the job (an id or `latest`), read into the catalog when it is not there. */
+async function fingerprintOf(ctx: Context, catalog: Catalog, jobId: string, backupId: string, decrypt: Decryptor | undefined): Promise<{ fp: BackupFingerprint; record: Backup }> {
+  const scan = await import('../catalog/scan.js');
+  const record = await scan.backupOfJobById(ctx, jobId, backupId);
+  const { fingerprints } = await scan.ensureFingerprints(ctx, catalog, [record], { decrypt });
+  const fp = fingerprints[0];
+  if (!fp) throw new EmptyResultError(`backup ${sanitize(record.id)} has no files to read`);
+  return { fp, record };
+}
+
+async function listingsOf(ctx: Context, catalog: Catalog, fp: BackupFingerprint, record: Backup, what: string): Promise<Array<{ file: string; path: string }>> {
   const listings = catalog.listings(fp);
   if (!listings.length) {
+    if (undecryptedFp(fp, record)) throw await encryptedError(ctx, String(record.job_id ?? fp.job_id ?? ''), `backup ${sanitize(fp.backup_id)}`);
     const sql = fp.files.some((f) => f.sql);
     const notes = fp.files.map((f) => f.note).filter(Boolean);
     throw new CliError(
-      `backup ${fp.backup_id} has no archive listing to ${what}: ${sql ? 'it is a SQL dump (diff shows its tables and rows)' : `its files are ${fp.files.map((f) => f.kind).join(', ')}`}`,
+      `backup ${sanitize(fp.backup_id)} has no archive listing to ${what}: ${sql ? 'it is a SQL dump (diff shows its tables and rows)' : `its files are ${fp.files.map((f) => f.kind).join(', ')}`}`,
       ExitCode.notFound,
       notes.map((n) => `  ${n}`),
     );
@@ -155,18 +182,20 @@ async function writeEntries(ctx: Context, entries: AsyncIterable<ListingEntry>, 
     const json = () => JSON.stringify({ ...extra, path: e.path, type: e.type, size: e.size, mode: e.mode, uid: e.uid, gid: e.gid, mtime: new Date(e.mtime * 1000).toISOString(), crc32: e.crc || null, ...(e.link ? { link: e.link } : {}) });
     if (format === 'json') await put(`${n ? ',' : ''}\n${json()}`);
     else if (format === 'ndjson') await put(`${json()}\n`);
-    else if (format === 'tsv') await put(`${[...Object.values(extra), e.path, e.type, e.size, e.mode.toString(8), e.uid, e.gid, e.mtime, e.crc].join('\t')}\n`);
-    else await put(`${long ? longLine(e) : `${e.path}${e.type === 'd' ? '/' : ''}`}\n`);
+    // A member's name is the archive's: escape sequences and line breaks go (JSON escapes them instead).
+    else if (format === 'tsv') await put(`${[...Object.values(extra).map((x) => tsvField(String(x))), tsvField(e.path), e.type, e.size, e.mode.toString(8), e.uid, e.gid, e.mtime, e.crc].join('\t')}\n`);
+    else await put(`${long ? longLine(e) : `${sanitize(e.path)}${e.type === 'd' ? '/' : ''}`}\n`);
     n++;
   }
   if (format === 'json') await put(n ? '\n]\n' : ']\n');
   return n;
 }
 
-/** The check of a command that streams its output: no --jq (before a name given for the job is looked up). */
+/** The check of a command that streams its output: no --jq; the decryption flags (before a name given for the job is looked up). */
 function streamsOnly(command: string) {
-  return async (_input: CommandInput, ctx: Context): Promise<void> => {
+  return async (input: CommandInput, ctx: Context): Promise<void> => {
     if (ctx.output.jq) throw new UsageError(`${command} streams its output: --jq is not taken here; pipe -o ndjson to jq instead`);
+    await checkDecryptFlags(input.values);
   };
 }
 
@@ -174,15 +203,16 @@ const ls = checkedHandler(streamsOnly('ls'), async (input, ctx) => {
   const v = input.values;
   const { catalogFor } = await import('../catalog/scan.js');
   const catalog = await catalogFor(ctx);
-  const fp = await fingerprintOf(ctx, catalog, String(v.job_id), String(v.backup));
+  const decrypt = await decryptOf(ctx, v, String(v.job_id));
+  const { fp, record } = await fingerprintOf(ctx, catalog, String(v.job_id), String(v.backup), decrypt);
   const prefix = typeof v.path === 'string' ? pathArg(v.path) || undefined : undefined;
   const { backupListing } = await import('../catalog/anomalies.js');
-  const listings = listingsOf(catalog, fp, 'show');
+  const listings = await listingsOf(ctx, catalog, fp, record, 'show');
   async function* chosen() {
     for await (const e of backupListing(listings)) if (under(e.path, prefix)) yield e;
   }
   const n = await writeEntries(ctx, chosen(), v.long === true);
-  if (!n && prefix) throw new CliError(`${prefix}: no such path in backup ${fp.backup_id}`, ExitCode.notFound);
+  if (!n && prefix) throw new CliError(`${shownName(prefix)}: no such path in backup ${sanitize(fp.backup_id)}`, ExitCode.notFound);
   return { kind: 'empty' };
 });
 
@@ -200,7 +230,8 @@ export function globRegExp(pattern: string): { re: RegExp; whole: boolean } {
     else if (c === '?') re += '[^/]';
     else re += c.replace(/[.+^${}()|[\]\\]/g, '\\$&');
   }
-  return { re: new RegExp(`^${re}$`), whole: p.includes('/') };
+  // dotAll: ** crosses a line break in a name too (an archive's names may hold one).
+  return { re: new RegExp(`^${re}$`, 's'), whole: p.includes('/') };
 }
 
 const find = checkedHandler(streamsOnly('find'), async (input, ctx) => {
@@ -212,7 +243,10 @@ const find = checkedHandler(streamsOnly('find'), async (input, ctx) => {
   const catalog = await scan.catalogFor(ctx);
   const records = await scan.backupsOfJob(ctx, jobId, since);
   if (!records.length) throw new EmptyResultError(`the job has no completed backup with files since ${since}`);
-  const { fingerprints } = await scan.ensureFingerprints(ctx, catalog, records);
+  const decrypt = await decryptOf(ctx, v, jobId);
+  const { fingerprints } = await scan.ensureFingerprints(ctx, catalog, records, { decrypt });
+  const recordOf = new Map(records.map((r) => [r.id, r]));
+  let sealed = 0;
   const newestFirst = [...fingerprints].sort((a, b) => (b.created_at ?? '').localeCompare(a.created_at ?? ''));
   const { backupListing } = await import('../catalog/anomalies.js');
   const { utcMinute } = await import('../output/format.js');
@@ -223,21 +257,24 @@ const find = checkedHandler(streamsOnly('find'), async (input, ctx) => {
   if (format === 'json') ctx.io.stdout.write('[');
   for (const fp of newestFirst) {
     const listings = catalog.listings(fp);
-    if (!listings.length) continue;
+    if (!listings.length) {
+      if (undecryptedFp(fp, recordOf.get(fp.backup_id))) sealed++;
+      continue;
+    }
     let here = 0;
     async function* matches() {
       for await (const e of backupListing(listings)) {
         const name = whole ? e.path : (e.path.split('/').pop() ?? e.path);
         if (re.test(name)) {
           here++;
-          if (here === 1 && format === 'table') ctx.io.stdout.write(`${backups ? '\n' : ''}backup ${fp.backup_id} (${utcMinute(fp.created_at)}):\n`);
+          if (here === 1 && format === 'table') ctx.io.stdout.write(`${backups ? '\n' : ''}backup ${sanitize(fp.backup_id)} (${utcMinute(fp.created_at)}):\n`);
           yield e;
         }
       }
     }
     if (format === 'quiet') {
       for await (const _ of matches()) break;
-      if (here) ctx.io.stdout.write(`${fp.backup_id}\n`);
+      if (here) ctx.io.stdout.write(`${sanitize(fp.backup_id)}\n`);
     } else if (format === 'json') {
       for await (const e of matches()) {
         ctx.io.stdout.write(`${first ? '' : ','}\n${JSON.stringify({ backup_id: fp.backup_id, created_at: fp.created_at, path: e.path, type: e.type, size: e.size, mode: e.mode, mtime: new Date(e.mtime * 1000).toISOString() })}`);
@@ -250,7 +287,9 @@ const find = checkedHandler(streamsOnly('find'), async (input, ctx) => {
     if (here) backups++;
   }
   if (format === 'json') ctx.io.stdout.write(first ? ']\n' : '\n]\n');
-  if (!found) throw new EmptyResultError(`no backup of the job since ${since} holds a path matching ${String(v.pattern)}`);
+  if (!found && sealed) throw await encryptedError(ctx, jobId, `${sealed === 1 ? 'its backup' : `its ${sealed} backups`} since ${since}`, sealed > 1);
+  if (sealed) ctx.warn(`${sealed} backup${sealed === 1 ? ' was' : 's were'} not searched: ${sealed === 1 ? 'it is' : 'they are'} ${encryptedHint((await scan.jobName(ctx, jobId)) ?? jobId)}`);
+  if (!found) throw new EmptyResultError(`no backup of the job since ${since} holds a path matching ${shownName(String(v.pattern))}`);
   if (format === 'table') ctx.note(`${found} match${found === 1 ? '' : 'es'} in ${backups} backup${backups === 1 ? '' : 's'}`);
   return { kind: 'empty' };
 });
@@ -260,15 +299,16 @@ const diff = checkedHandler(streamsOnly('diff'), async (input, ctx) => {
   const jobId = String(v.job_id);
   const { catalogFor } = await import('../catalog/scan.js');
   const catalog = await catalogFor(ctx);
-  const a = await fingerprintOf(ctx, catalog, jobId, String(v.backup_a));
-  const b = await fingerprintOf(ctx, catalog, jobId, String(v.backup_b));
+  const decrypt = await decryptOf(ctx, v, jobId);
+  const { fp: a, record: ra } = await fingerprintOf(ctx, catalog, jobId, String(v.backup_a), decrypt);
+  const { fp: b, record: rb } = await fingerprintOf(ctx, catalog, jobId, String(v.backup_b), decrypt);
   const d = await import('../catalog/diff.js');
   const { backupListing } = await import('../catalog/anomalies.js');
   const stats = d.emptyStats();
   const tables = d.diffTables(a, b);
   const la = catalog.listings(a);
   const lb = catalog.listings(b);
-  if (!tables && (!la.length || !lb.length)) listingsOf(catalog, la.length ? b : a, 'compare');
+  if (!tables && (!la.length || !lb.length)) await (la.length ? listingsOf(ctx, catalog, b, rb, 'compare') : listingsOf(ctx, catalog, a, ra, 'compare'));
   // The text report in a pipe too (tsv has no place for the statistics); scripts take --json-lines or --json.
   const format = v.json_lines === true ? 'ndjson' : ctx.output.format === 'tsv' || ctx.output.quiet ? 'table' : ctx.output.format;
   const out = ctx.io.stdout;
@@ -284,7 +324,7 @@ const diff = checkedHandler(streamsOnly('diff'), async (input, ctx) => {
       if (v.stat === true) continue;
       if (format === 'ndjson') await put(`${JSON.stringify({ record: 'change', ...c })}\n`);
       else if (format === 'json') changes.push({ ...c });
-      else await put(`${c.change}    ${c.path}${c.type === 'd' ? '/' : ''}\n`);
+      else await put(`${c.change}    ${sanitize(c.path)}${c.type === 'd' ? '/' : ''}\n`);
     }
   }
   const summary = { record: 'statistics', backup_a: a.backup_id, backup_b: b.backup_id, ...stats, ...(tables ? { tables } : {}) };
@@ -301,35 +341,7 @@ const diff = checkedHandler(streamsOnly('diff'), async (input, ctx) => {
   return { kind: 'empty' };
 });
 
-class Done extends Error {}
-
-/** A path inside `root` for an archive path, or why not. */
-function safeTarget(root: string, archivePath: string): string | string {
-  const p = archivePath.replace(/\\/g, '/');
-  if (p.startsWith('/') || /^[A-Za-z]:/.test(p)) throw new Error(`absolute path refused: ${archivePath}`);
-  const parts = p.split('/').filter((s) => s !== '' && s !== '.');
-  if (parts.some((s) => s === '..')) throw new Error(`".." refused: ${archivePath}`);
-  if (!parts.length || parts.some((s) => s.includes('\0'))) throw new Error(`not a path: ${JSON.stringify(archivePath)}`);
-  return path.join(root, ...parts);
-}
-
-/** Makes the folders of `target` under `root`, refusing any part that exists and is not a real folder (a link). */
-async function makeParents(root: string, target: string): Promise<void> {
-  const rel = path.relative(root, path.dirname(target));
-  let at = root;
-  for (const part of rel ? rel.split(path.sep) : []) {
-    at = path.join(at, part);
-    try {
-      const st = await lstat(at);
-      if (!st.isDirectory() || st.isSymbolicLink()) throw new Error(`${path.relative(root, at)} exists and is not a folder`);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
-      await mkdir(at, { mode: 0o700 });
-    }
-  }
-}
-
-/** restore-file's path and destination, checked before a name given for the job is looked up. */
+/** restore-file's path, destination, decryption flags and bounds, checked before a name given for the job is looked up. */
 async function checkRestoreFile(input: CommandInput, ctx: Context) {
   const v = input.values;
   const wanted = pathArg(String(v.path));
@@ -337,130 +349,93 @@ async function checkRestoreFile(input: CommandInput, ctx: Context) {
   const toStdout = ctx.globals.output?.trim() === '-';
   if (toStdout === (v.dir !== undefined)) throw new UsageError('give one of --output - (one file to stdout) or --dir <folder>');
   if (toStdout && ctx.io.stdoutIsTTY && v.force !== true) throw new UsageError('--output - would write the file to the terminal: redirect it (> file) or give --force');
+  await checkDecryptFlags(v);
+  // The bounds (src/pipeline/bounds.ts): a bad value is exit 3 naming the variable, before anything is sent.
+  const { boundsFromEnv } = await import('../pipeline/bounds.js');
+  const bounds = boundsFromEnv(ctx.env);
   let root: string | undefined;
   if (!toStdout) {
     root = path.resolve(String(v.dir));
     await mkdir(root, { recursive: true, mode: 0o700 });
     const st = await lstat(root);
-    if (!st.isDirectory()) throw new UsageError(`--dir ${String(v.dir)} is not a folder`);
-    if ((await readdir(root)).length) throw new UsageError(`--dir ${String(v.dir)} is not empty: give a new or empty folder`);
+    if (!st.isDirectory()) throw new UsageError(`--dir ${sanitize(String(v.dir))} is not a folder`);
+    if ((await readdir(root)).length) throw new UsageError(`--dir ${sanitize(String(v.dir))} is not empty: give a new or empty folder`);
   }
-  return { wanted, toStdout, root };
+  return { wanted, toStdout, root, bounds };
 }
 
-const restoreFile = checkedHandler(checkRestoreFile, async (input, ctx, { wanted, toStdout, root }) => {
+/** The read stopped because the one file wanted is out. */
+const DONE = Symbol('restore-file: done');
+
+// Through the one read pipeline (src/pipeline/read.ts): the signed URL, fresh URLs, decryption, the one gunzip,
+// verify's checks and bounds; the content stage's walk of the archive hands the members to a PickSink
+// (src/restore/pick.ts), which writes the chosen ones under restore-test's path rule.
+const restoreFile = checkedHandler(checkRestoreFile, async (input, ctx, { wanted, root, bounds }) => {
   const v = input.values;
+  const jobId = String(v.job_id);
   const scan = await import('../catalog/scan.js');
-  const record = await scan.backupOfJobById(ctx, String(v.job_id), String(v.backup));
-  const { pipelineBackup } = await import('../pipeline/select.js');
+  const record = await scan.backupOfJobById(ctx, jobId, String(v.backup));
+  const decrypt = await decryptOf(ctx, v, jobId);
+  const [{ pipelineBackup }, { readFile }, { signedUrlTransfer }, { SignedUrls, urlMaxAgeFromEnv }, { PickSink }] = await Promise.all([
+    import('../pipeline/select.js'),
+    import('../pipeline/read.js'),
+    import('../pipeline/transfer.js'),
+    import('../pipeline/urls.js'),
+    import('../restore/pick.js'),
+  ]);
   const backup = await pipelineBackup(ctx, record);
-  if (!backup.files.length) throw new EmptyResultError(`backup ${backup.id} has no files`);
+  if (!backup.files.length) throw new EmptyResultError(`backup ${sanitize(backup.id)} has no files`);
   const settings = await ctx.settings();
-  const { signedUrlTransfer } = await import('../pipeline/transfer.js');
-  const { extract: makeExtract } = await import('tar-stream');
+  const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
   let written = 0;
   let skipped = 0;
-  let single = false;
+  let archives = 0;
+  let encrypted = 0;
   for (const file of backup.files) {
     const stop = new AbortController();
     const signal = AbortSignal.any([ctx.signal, stop.signal]);
-    const transfer = signedUrlTransfer({ signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug });
-    const input = new PassThrough({ highWaterMark: 1024 * 1024 });
-    let started = false;
-    let gzip = false;
-    const extract = makeExtract() as unknown as import('node:stream').Writable & NodeJS.EventEmitter;
-    let notTar: string | undefined;
-    extract.on('entry', (header: { name: string; type?: string | null; mode?: number }, stream: import('node:stream').Readable, next: (err?: Error) => void) => {
-      const p = cleanPath(header.name);
-      const type = header.type ?? 'file';
-      const hit = under(p, wanted);
-      const drain = () => {
-        stream.on('end', () => next());
-        stream.resume();
-      };
-      if (!hit) return drain();
-      if (type === 'directory') {
-        if (root) {
-          try {
-            // Judged as stored: an absolute name is refused (cleanPath, which the match uses, drops a leading /).
-            const target = safeTarget(root, header.name);
-            makeParents(root, path.join(target, 'x')).then(() => drain(), (err: Error) => next(err));
-          } catch (err) {
-            next(err as Error);
-          }
-          return;
-        }
-        return drain();
-      }
-      if (type !== 'file' && type !== 'contiguous-file') {
-        skipped++;
-        ctx.warn(`${p}: a ${type} entry, not restored (a link could lead outside the folder)`);
-        return drain();
-      }
-      const write = async () => {
-        if (toStdout) {
-          if (p !== wanted) throw new UsageError(`${wanted} is a folder: --output - takes one file; use --dir`);
-          for await (const piece of stream) {
-            if (!ctx.io.stdout.write(piece)) await once(ctx.io.stdout, 'drain');
-          }
-          written++;
-          single = true;
-          throw new Done();
-        }
-        const target = safeTarget(root!, header.name);
-        await makeParents(root!, target);
-        await unlink(target).catch(() => {});
-        const fh = await open(target, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, ((header.mode ?? 0o644) & 0o777) | 0o600);
-        const ws = fh.createWriteStream();
-        await new Promise<void>((resolve, reject) => pipeline(stream, ws, (err) => (err ? reject(err) : resolve())));
-        written++;
-        if (p === wanted) {
-          single = true;
-          throw new Done();
-        }
-      };
-      write().then(() => next(), (err: Error) => next(err));
+    const sink = new PickSink({
+      wanted,
+      root,
+      stdout: ctx.io.stdout,
+      bounds,
+      warn: (m) => ctx.warn(m),
+      done: () => stop.abort(DONE),
+      fail: (err) => stop.abort(err),
     });
-    const done = new Promise<void>((resolve, reject) => {
-      extract.on('finish', () => resolve());
-      extract.on('error', (err: Error) => (err instanceof Done ? resolve() : reject(err)));
-    });
-    done.catch(() => {});
-    const sink = {
-      write: async (chunk: Buffer) => {
-        if (!started) {
-          started = true;
-          gzip = chunk[0] === 0x1f && chunk[1] === 0x8b;
-          pipeline(gzip ? [input, createGunzip(), extract] : ([input, extract] as never), (err) => {
-            if (err && !(err instanceof Done) && !single) notTar = err.message;
-          });
-        }
-        if (single) {
-          stop.abort(new Done());
-          throw new Done();
-        }
-        if (notTar) throw new CliError(`${file.name}: ${notTar}`, ExitCode.verifyFailed);
-        if (!input.write(chunk)) await Promise.race([once(input, 'drain'), done]);
-      },
-      restart: () => {
-        if (started) throw new CliError(`${file.name}: the server started over; run again`, ExitCode.transient);
-      },
-    };
+    let read: Awaited<ReturnType<typeof readFile>> | undefined;
     try {
-      await transfer.read({ name: file.name, url: file.url }, sink);
-      input.end();
-      await done;
+      read = await readFile(backup, file, {
+        transfer: signedUrlTransfer({ signal, timeoutMs: settings.timeoutMs, stderr: ctx.io.stderr, debug: settings.debug }),
+        signal,
+        now: () => new Date(),
+        inspect: { bounds },
+        decrypt,
+        urls,
+        sinks: [sink],
+      });
     } catch (err) {
-      input.destroy();
-      if (!(err instanceof Done) && !(signal.aborted && signal.reason instanceof Done)) {
-        if (err instanceof CliError) throw err;
-        throw new CliError(`${file.name}: ${(err as Error).message}`, ExitCode.verifyFailed);
-      }
+      if (ctx.signal.aborted || !stop.signal.aborted) throw err;
     }
-    if (single) break;
+    if (stop.signal.aborted && stop.signal.reason !== DONE) throw stop.signal.reason;
+    const counts = sink.counts();
+    written += counts.written;
+    skipped += counts.skipped;
+    if (counts.archive) archives++;
+    if (stop.signal.reason === DONE) break;
+    const result = read!.result;
+    if (result.verdict === 'encrypted') encrypted++;
+    // What was written came from a file that failed verify's checks (cut short, damaged): say so, exit 11.
+    if (result.verdict === 'failed' && (counts.archive || counts.written)) {
+      throw new CliError(`${sanitize(file.name)}: ${sanitize(result.reasons.join('; '))}`, ExitCode.verifyFailed, counts.written ? [`  ${counts.written} file${counts.written === 1 ? '' : 's'} written before it may be incomplete`] : []);
+    }
   }
-  if (!written && !skipped) throw new CliError(`${wanted}: no such file or folder in backup ${backup.id}`, ExitCode.notFound);
-  if (root) ctx.note(`${written} file${written === 1 ? '' : 's'} written under ${root}${skipped ? `; ${skipped} link or special entr${skipped === 1 ? 'y' : 'ies'} not restored` : ''}`);
+  if (!written && !skipped) {
+    if (!archives && encrypted) throw await encryptedError(ctx, jobId, `backup ${sanitize(backup.id)}`);
+    if (!archives) throw new CliError(`backup ${sanitize(backup.id)} holds no tar or zip archive: restore-file reads those`, ExitCode.notFound);
+    throw new CliError(`${shownName(wanted)}: no such file or folder in backup ${sanitize(backup.id)}`, ExitCode.notFound);
+  }
+  if (root) ctx.note(`${written} file${written === 1 ? '' : 's'} written under ${sanitize(root)}${skipped ? `; ${skipped} link or special entr${skipped === 1 ? 'y' : 'ies'} not restored` : ''}`);
   return { kind: 'empty' } satisfies Result;
 });
 

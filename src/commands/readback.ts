@@ -171,6 +171,12 @@ async function runReadback<Doc extends ReadbackDocument, Prep>(
   const backups: PipelineBackup[] = [];
   for (const b of records) backups.push(await pipelineBackup(ctx, b));
   if (!backups.some((b) => b.files.length)) throw new EmptyResultError(cmd.noFiles(label, backups));
+  // Encrypted and no way given to decrypt: the content is not read (size and hash only); stderr says how to read it.
+  if (!decrypt && backups.some((b) => b.encrypted && b.files.length)) {
+    const { encryptedHint } = await import('../pipeline/encrypted.js');
+    const n = backups.filter((b) => b.encrypted && b.files.length).length;
+    ctx.warn(`${n === 1 ? 'the backup is' : `${n} backups are`} ${encryptedHint(job.name ?? job.id)} to read the content`);
+  }
 
   const settings = await ctx.settings();
   const [{ Ledger }, { stateDir }, { signedUrlTransfer }, { SignedUrls, urlMaxAgeFromEnv }] = await Promise.all([

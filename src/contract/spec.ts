@@ -139,6 +139,8 @@ export interface ParamSpec {
    * the commands (src/commands/completion.ts).
    */
   complete?: CompletionSource;
+  /** For `uuid`: words taken as they are besides an id (`latest`), lower-cased; the handler says what they mean. */
+  keywords?: readonly string[];
 }
 
 /** Checks of a command's input as data (see CommandSpec.checks). */

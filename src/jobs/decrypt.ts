@@ -121,7 +121,7 @@ export async function decryptorFor(
   job: { id: string; name: string | null },
   nameOf?: () => Promise<string | null>,
 ): Promise<Decryptor | undefined> {
-  checkDecryptFlags(values);
+  await checkDecryptFlags(values);
   const flagged = typeof values.decrypt_with === 'string' || typeof values.private_key === 'string';
   const saved = flagged ? {} : await jobSettings(ctx, job, nameOf);
   const command = typeof values.decrypt_with === 'string' ? values.decrypt_with : saved.decrypt_with;

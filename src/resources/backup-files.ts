@@ -150,11 +150,17 @@ const download = checkedHandler(checkDownload, async (input, ctx, { toStdout }) 
   const settings = await ctx.settings();
   const { downloadFiles, streamFile } = await import('../jobs/download.js');
   // Decrypt on the way (--private-key, --decrypt-with, or the job's settings in the config).
-  const decryptor = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, v, { id: jobId, name: null }, async () => {
+  const jobName = async () => {
     const res = await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(jobId)}` }, { signal: ctx.signal });
     const name = (res.body as { data?: { name?: unknown } } | undefined)?.data?.name;
     return typeof name === 'string' ? name : null;
-  });
+  };
+  const decryptor = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, v, { id: jobId, name: null }, jobName);
+  // Ciphertext to stdout: the bytes go as stored, and stderr says so (a pipe into tar or gunzip would fail with no word why).
+  if (toStdout && !decryptor && typeof backup.encryption_key === 'string' && backup.encryption_key !== '') {
+    const { encryptedHint } = await import('../pipeline/encrypted.js');
+    ctx.warn(`${sanitize(files[0]!.name)} of backup ${backup.id} is written as stored, ${encryptedHint((await jobName()) ?? jobId)} to get the plaintext`);
+  }
   const decrypt = decryptor && { decryptor, backupId: backup.id, encryptionKey: typeof backup.encryption_key === 'string' ? backup.encryption_key : null };
   // Fresh signed URLs for files that start late, and after a 403 from the store (src/pipeline/urls.ts).
   const { downloadUrls, urlMaxAgeFromEnv, urlOf } = await import('../pipeline/urls.js');

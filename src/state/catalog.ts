@@ -56,6 +56,8 @@ export interface FileFingerprint {
   listing?: string;
   /** Why the content was not (wholly) fingerprinted. */
   note?: string;
+  /** Its bytes were encrypted and read without a way to decrypt them: nothing of its content is known. */
+  encrypted?: boolean;
 }
 
 export interface BackupFingerprint {

@@ -44,6 +44,13 @@ const cases: Array<{ args: string[]; code?: number; says: string; env?: Record<s
   { args: ['restore-test', 'shop mysql', '--private-key', scratch], says: `for --private-key: not a regular file` },
   { args: ['jobs', 'backup', 'download', 'shop mysql', '--latest', '--private-key', path.join(scratch, 'a-file'), '--private-key-pass-file', path.join(scratch, 'no-pass')], says: 'for --private-key-pass-file: no such file' },
   { args: ['jobs', 'backup', 'download', 'api postgres', '--latest', '--decrypt-with', 'cat', '--private-key', path.join(scratch, 'key')], says: '--decrypt-with and --private-key are two ways to decrypt: give one' },
+  // The commands that read content take the same decryption flags, checked as verify's (issue 42.8).
+  { args: ['ls', 'web-01 files', 'latest', '--private-key', path.join(scratch, 'no-key.pem')], says: `invalid value "${path.join(scratch, 'no-key.pem')}" for --private-key: no such file` },
+  { args: ['find', 'web-01 files', '*.md', '--private-key', scratch], says: 'for --private-key: not a regular file' },
+  { args: ['diff', 'web-01 files', 'abcdef12', 'latest', '--decrypt-with', ' '], says: 'for --decrypt-with' },
+  { args: ['restore-file', 'web-01 files', 'latest', 'etc/hosts', '--output', '-', '--decrypt-with', 'cat', '--private-key', path.join(scratch, 'key')], says: '--decrypt-with and --private-key are two ways to decrypt: give one' },
+  { args: ['scan', 'web-01 files', '--private-key', path.join(scratch, 'no-key.pem')], says: 'for --private-key: no such file' },
+  { args: ['anomalies', 'web-01 files', '--private-key-pass-file', path.join(scratch, 'no-pass')], says: 'for --private-key-pass-file: no such file' },
 ];
 
 describe('a handler refuses its input before a name is looked up', () => {
