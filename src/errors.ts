@@ -30,6 +30,11 @@ export const ExitCode = {
   retentionGuard: 16,
   /** anomalies --check: a backup differs from its job's history the way damage or ransomware does. */
   anomalyFound: 17,
+  /**
+   * verify --check, restore-test: the backup was read but its content not proven (unchecked: encrypted without a key,
+   * a format not read; restore-test also structure-only with --check). Not a failure of the bytes; --allow-unchecked passes it.
+   */
+  unchecked: 18,
   interrupted: 130,
   /** SIGTERM: handled like Ctrl-C (work aborted, .part files removed), exit 128 + 15. */
   terminated: 143,
@@ -146,6 +151,13 @@ export class LockedError extends CliError {
 export class VerificationFailedError extends CliError {
   constructor(message: string, details: string[] = []) {
     super(message, ExitCode.verifyFailed, details);
+  }
+}
+
+/** verify --check / restore-test: the content was not checked (unchecked), which is not a failure: exit 18. */
+export class UncheckedError extends CliError {
+  constructor(message: string, details: string[] = []) {
+    super(message, ExitCode.unchecked, details);
   }
 }
 

@@ -106,24 +106,26 @@ function cut(s: string, width: number): string {
 }
 
 const label = (s: string) => s.replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n');
+/** The labels every job series of backupctl carries (status -o prometheus): job_id and job_name. */
+const jobLabels = (j: { id: string; name: string | null }) => `job_id="${label(j.id)}",job_name="${label(j.name ?? '')}"`;
 
 export function anomaliesPrometheus(doc: AnomaliesDocument): string {
   const lines = [
     '# HELP backupctl_anomalous_backups Backups of the window with a finding not acknowledged.',
     '# TYPE backupctl_anomalous_backups gauge',
   ];
-  for (const j of doc.jobs) lines.push(`backupctl_anomalous_backups{job="${label(j.job.name ?? j.job.id)}",job_id="${label(j.job.id)}"} ${j.backups.filter((b) => b.verdict === 'anomalous').length}`);
+  for (const j of doc.jobs) lines.push(`backupctl_anomalous_backups{${jobLabels(j.job)}} ${j.backups.filter((b) => b.verdict === 'anomalous').length}`);
   lines.push('# HELP backupctl_anomaly_findings Findings of the newest judged backup, by signal.', '# TYPE backupctl_anomaly_findings gauge');
   for (const j of doc.jobs) {
     const newest = j.backups.at(-1);
     const bySignal = new Map<string, number>();
     for (const f of newest?.verdict === 'anomalous' ? newest.findings : []) bySignal.set(f.signal, (bySignal.get(f.signal) ?? 0) + 1);
-    for (const [signal, n] of bySignal) lines.push(`backupctl_anomaly_findings{job="${label(j.job.name ?? j.job.id)}",signal="${signal}"} ${n}`);
+    for (const [signal, n] of bySignal) lines.push(`backupctl_anomaly_findings{${jobLabels(j.job)},signal="${signal}"} ${n}`);
   }
   lines.push('# HELP backupctl_last_clean_backup_timestamp_seconds When the newest clean backup was made.', '# TYPE backupctl_last_clean_backup_timestamp_seconds gauge');
   for (const j of doc.jobs) {
     const t = j.last_clean?.created_at ? Date.parse(j.last_clean.created_at) : NaN;
-    if (Number.isFinite(t)) lines.push(`backupctl_last_clean_backup_timestamp_seconds{job="${label(j.job.name ?? j.job.id)}"} ${Math.floor(t / 1000)}`);
+    if (Number.isFinite(t)) lines.push(`backupctl_last_clean_backup_timestamp_seconds{${jobLabels(j.job)}} ${Math.floor(t / 1000)}`);
   }
   return `${lines.join('\n')}\n`;
 }

@@ -144,6 +144,10 @@ export const schemas = {
         oldest: z.nullable(z.object({ id: z.string(), created_at: z.string() })),
         newest: z.nullable(z.object({ id: z.string(), created_at: z.string() })),
         next_run: z.nullable(z.string()),
+        /** The newest backup proven by verify or restore-test, when the change expires it. */
+        proven: z.nullable(z.object({ id: z.string(), created_at: z.string(), by: z.enum(['verify', 'restore-test']) })),
+        /** The last clean backup before anomalous ones (backupctl anomalies), when the change expires it. */
+        clean: z.nullable(z.object({ id: z.string(), created_at: z.string() })),
       }),
     ),
     summary: z.object({ create: z.int(), update: z.int(), replace: z.int(), delete: z.int() }),

@@ -5,7 +5,8 @@
 // which restores it as it streams: SQL dumps into a scratch
 // database, mongodump archives parsed document by document, file archives
 // extracted into a private folder where --exec runs. Exit 0 passed, 14 the
-// restore or a check failed, 15 no engine, 11 a file failed the checks on the way.
+// restore or a check failed, 15 no engine, 11 a file failed the checks on the way,
+// 18 unchecked (or structure-only with --check).
 import { readFile } from 'node:fs/promises';
 import type { Format, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
@@ -53,7 +54,7 @@ export const module: ModuleSpec = {
         'structure-only (parsed, not restored: a mongodump), unchecked (nothing could be restored: encrypted, or a kind backupctl ' +
         'does not restore), failed (the bytes or the data are bad), not-tested (the test could not run: network, store, service, ' +
         'scratch server, no engine; never makes a job failing). Exit 0 when passed (structure-only too, except with --check), ' +
-        '14 when the restore or a check failed, or unchecked (0 with --allow-unchecked), 11 when a file failed the checks on the way, ' +
+        '14 when the restore or a check failed, 18 when unchecked or structure-only with --check (not a failure; 0 with --allow-unchecked), 11 when a file failed the checks on the way, ' +
         'not-tested the exit code of its cause (6 network or service, 15 no engine or a scratch server that cannot be used), 2 ' +
         'for flags that do not fit. Each test leaves a mark on its backup (marks.json in the state folder, keyed by service and backup), where status and report ' +
         'read it. --check is for cron: one summary line on stdout; --lock, --jitter and --healthcheck-url work ' +

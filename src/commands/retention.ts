@@ -121,13 +121,14 @@ const retention = checkedHandler(checkRetention, async (input, ctx, { md, whatIf
   if (v.audit === true) return auditResult(ctx, targets, dir, md);
 
   const { buildDocuments } = await import('../retention/forecast.js');
-  const { readProofs } = await import('../retention/proven.js');
+  const [{ readProofs }, { readCleanSource }] = await Promise.all([import('../retention/proven.js'), import('../retention/clean.js')]);
   const proofs = await readProofs(ctx);
   const docs = await buildDocuments(targets, {
     now,
     whatIf,
     simulateMs: typeof v.simulate === 'number' ? v.simulate : undefined,
     proofs,
+    cleans: await readCleanSource(ctx),
     guardWithinMs: typeof v.within === 'number' ? v.within : 3 * 86_400_000,
   });
   await audit.recordPredictions(dir, docs).catch((err: unknown) => ctx.warn(`${(err as Error).message}: predictions not recorded`));
@@ -164,7 +165,7 @@ const retention = checkedHandler(checkRetention, async (input, ctx, { md, whatIf
     if (failing.length) {
       const { sanitize } = await import('../output/sanitize.js');
       throw new RetentionGuardError(
-        `${failing.length} of ${docs.length} ${docs.length === 1 ? 'forecast fails' : 'forecasts fail'} the guard: the newest proven backup is about to expire`,
+        `${failing.length} of ${docs.length} ${docs.length === 1 ? 'forecast fails' : 'forecasts fail'} the guard: the newest proven backup or the last clean one is about to expire`,
         failing.map((d) => `  ${sanitize(d.target.name ?? d.target.id)} (${sanitize(d.target.id)}): ${sanitize(d.guard!.message)}`),
       );
     }

@@ -2,11 +2,12 @@
 // chosen backups is fetched through its signed URL (no Authorization, resumed
 // on a broken transfer, nothing written to disk) and checked on the stream:
 // size against the record, sha256 against the ledger, and the content
-// (src/pipeline/inspect.ts). Exit 11 when a file fails, 9 when nothing matched.
+// (src/pipeline/inspect.ts). Exit 11 when a file fails, 18 when --check meets an
+// unchecked backup, 9 when nothing matched.
 import type { Format, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { jobArg } from '../resources/common.js';
-import { CliError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
+import { CliError, ExitCode, UncheckedError, UsageError, VerificationFailedError } from '../errors.js';
 import { verifyDocumentSchema } from '../verify/model.js';
 import { READBACK_CALLS, readbackHandler, readbackParams } from './readback.js';
 
@@ -40,7 +41,7 @@ export const module: ModuleSpec = {
         'not-tested (a file could not be read: network, store or service; it never makes a job failing).\n\n' +
         'Without a selection, the newest completed backup (--latest). Exit 0 when every backup passed, 11 when a file ' +
         'failed (with --strict, also when one was not inspected), 6 when a file could not be read (not-tested; 4 when the store refused the signed URL), 9 when no backup matched. ' +
-        'With --check, an unchecked backup exits 11 too, unless --allow-unchecked. --check is for cron: one summary line per backup on stdout and one line ' +
+        'With --check, an unchecked backup exits 18 (not a failure: its content was not checked), unless --allow-unchecked. --check is for cron: one summary line per backup on stdout and one line ' +
         'per failed file on stderr; --lock, --jitter and --healthcheck-url work as for jobs backup start. -o prometheus ' +
         'prints metrics per job; --output-file writes the output atomically. -o ndjson prints each file as it is ' +
         'judged, then one line per backup (backupctl schema verify describes --json). Each backup read gets a fingerprint in the ' +
@@ -141,7 +142,7 @@ const verify = readbackHandler<VerifyDocument, Prep>({
       );
     }
     if (doc.verdict === 'unchecked' && o.refuseUnchecked) {
-      throw new VerificationFailedError(
+      throw new UncheckedError(
         `job ${label}: ${doc.summary.files_unchecked} of ${doc.summary.files} file${doc.summary.files === 1 ? '' : 's'} checked for size and hash only, content not checked (unchecked): --check passes on passed only; --allow-unchecked accepts it`,
       );
     }

@@ -123,17 +123,55 @@ export function tarArchive(entries: TarEntry[]): Buffer {
   return Buffer.concat(parts);
 }
 
-/** A made-up tree of about `budget` bytes under `root`. */
-function directoryTree(rng: Rng, root: string, budget: number): TarEntry[] {
+/**
+ * How a job's tree evolves night by night (issue 42.12): the names come from the job (`seed`), not the night. The
+ * first tenth of the files churn (a log rotated, a cache file renamed): each night one of them takes a new name,
+ * in turn; the others keep theirs. So a night's archive differs from the night before by one file, and from any
+ * older night by at most a tenth of its files, as a normal job's does (anomalies' "vanished" needs 30%).
+ * `day` is the night's day (days since 1970-01-01, UTC).
+ */
+export interface TreeLineage {
+  seed: number;
+  day: number;
+  /** How many files the tree keeps (40 in a tar, 12 pages in a website's zip). */
+  files?: number;
+}
+
+const LINEAGE_FILES = 40;
+
+/** A made-up tree of about `budget` bytes under `root`: names from `lineage` when given, else from `rng`. */
+function directoryTree(rng: Rng, root: string, budget: number, lineage?: TreeLineage): TarEntry[] {
   const dirs = ['', 'config/', 'public/', 'public/assets/', 'storage/logs/', 'src/', 'src/lib/'];
   const entries: TarEntry[] = dirs.map((d) => ({ name: `${root}/${d}`, data: Buffer.alloc(0), type: 'directory' }));
-  const count = Math.max(3, Math.min(40, Math.floor(budget / 2048)));
+  // A job's tree keeps its 40 files whatever the night's size (a small night has small files); else by the budget.
+  const count = lineage ? (lineage.files ?? LINEAGE_FILES) : Math.max(3, Math.min(40, Math.floor(budget / 2048)));
   for (let i = 0; i < count; i++) {
-    const dir = pick(rng, dirs);
-    const ext = pick(rng, ['php', 'js', 'css', 'json', 'log', 'conf', 'md']);
-    entries.push({ name: `${root}/${dir}${pick(rng, WORDS)}-${i}.${ext}`, data: Buffer.from(prose(rng, Math.floor(budget / count))) });
+    let name: string;
+    if (lineage) {
+      // The file's place (folder, extension) is the job's; its word changes with its generation.
+      const own = createRng((lineage.seed ^ Math.imul(i + 1, 0x9e3779b1)) >>> 0);
+      const dir = pick(own, dirs);
+      const ext = pick(own, ['php', 'js', 'css', 'json', 'log', 'conf', 'md']);
+      const churn = Math.max(1, Math.floor(count / 10));
+      // File i < churn renames on the nights whose day is i modulo churn: one file a night.
+      const generation = i < churn ? Math.floor((lineage.day - i + churn * 1_000_000) / churn) : 0;
+      const word = pick(createRng((lineage.seed ^ Math.imul(i + 1, 0x85ebca6b) ^ Math.imul(generation + 1, 0xc2b2ae35)) >>> 0), WORDS);
+      name = `${root}/${dir}${word}-${i}.${ext}`;
+    } else {
+      const dir = pick(rng, dirs);
+      const ext = pick(rng, ['php', 'js', 'css', 'json', 'log', 'conf', 'md']);
+      name = `${root}/${dir}${pick(rng, WORDS)}-${i}.${ext}`;
+    }
+    entries.push({ name, data: Buffer.from(prose(rng, Math.floor(budget / count))) });
   }
   return entries;
+}
+
+/** A backup file's job and night from its name (`<job>-YYYY-MM-DD_hh-mm-ss.tar.gz`); a name without a date is a lineage of its own. */
+export function lineageOf(fileName: string): TreeLineage {
+  const m = /^(.*)-(\d{4}-\d\d-\d\d)_[^/]*$/.exec(fileName);
+  if (!m) return { seed: nameSeed(fileName), day: 0 };
+  return { seed: nameSeed(m[1]!), day: Math.floor(Date.parse(`${m[2]}T00:00:00Z`) / 86_400_000) };
 }
 
 // ---------------------------------------------------------------- gzip
@@ -275,10 +313,10 @@ export function zipArchive(entries: ZipEntry[]): Buffer {
 }
 
 /** A website export of exactly `length` bytes: pages deflated, one stored image taking the slack. */
-function websiteZip(rng: Rng, length: number): Buffer {
+function websiteZip(rng: Rng, length: number, lineage?: TreeLineage): Buffer {
   const image = 'site/assets/hero.jpg';
   for (let budget = Math.floor(length * 1.5); budget >= 64; budget = Math.floor(budget * 0.7)) {
-    const pages: ZipEntry[] = directoryTree(rng, 'site', budget)
+    const pages: ZipEntry[] = directoryTree(rng, 'site', budget, lineage && { ...lineage, files: 12 })
       .filter((e) => e.type !== 'directory')
       .map((e) => ({ name: e.name, data: e.data, method: 8 }));
     const without = zipArchive(pages).length + 30 + 46 + 2 * image.length;
@@ -497,7 +535,7 @@ export function buildArchive(spec: ArchiveSpec): Buffer {
       return fitGzip(
         spec.length,
         (budget) => {
-          const tree = directoryTree(createRng(seed ^ budget), 'data', budget);
+          const tree = directoryTree(createRng(seed ^ budget), 'data', budget, lineageOf(spec.name));
           if (spec.dotdotEntry) tree.splice(tree.findIndex((e) => e.type !== 'directory') + 1, 0, { name: '../escaped-by-archive.txt', data: Buffer.from('written outside the extraction folder\n') });
           const tar = tarArchive(tree);
           // The name of the second entry changes after its checksum was written.
@@ -518,7 +556,7 @@ export function buildArchive(spec: ArchiveSpec): Buffer {
     case 'mongo':
       return fitGzip(spec.length, (budget) => mongoArchive(createRng(seed ^ budget), database, budget), spec.gzipMtime);
     case 'zip':
-      return websiteZip(rng, spec.length);
+      return websiteZip(rng, spec.length, lineageOf(spec.name));
     case 'encrypted':
       return encryptedBlob(seed ^ (spec.gzipMtime ?? 0), spec.length);
     case 'checksums':

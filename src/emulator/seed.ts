@@ -40,6 +40,7 @@ import { jobSlug, makeBackupFiles, sealBackupKey } from './routes/backups.js';
 import { scheduleFrequency } from './routes/jobs.js';
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { runsBetween } from './schedule.js';
+import { recipeById } from './recipes.js';
 import {
   makeTags,
   type AccountProvider,
@@ -114,6 +115,18 @@ function nameSeed(name: string): number {
 
 /** Lengths of seeded backup files: multiples of 256 bytes, so "150.25 KB" states them exactly. */
 const seededFileSize = (rng: Rng) => randInt(rng, 32, 1200) * 256;
+
+/**
+ * A job's nightly file changes a little each night, as a tree's names do (src/emulator/archives.ts lineageOf):
+ * its length is the job's own (from its name) within 4%, drawn
+ * with the same one draw as seededFileSize, so every other value of the seed stays as it was (issue 42.12: any
+ * length from 8 KiB to 300 KiB each night made anomalies call nights "size" anomalies).
+ */
+function jobFileSize(job: { name: string; recipe_id: number }): (rng: Rng) => number {
+  if (!recipeById(job.recipe_id)) return seededFileSize;
+  const base = 160 + (nameSeed(job.name) % 800);
+  return (rng) => Math.round(base * (1 + ((randInt(rng, 32, 1200) - 616) / 584) * 0.04)) * 256;
+}
 
 /** What happens to due runs, by k (0 = the newest due run); every other due run completes. */
 interface RunPlan {
@@ -622,7 +635,7 @@ class Seeder {
       completed_at: wholeSeconds(completedAt),
       monitoring_available: true,
       encryption_key: sealed?.encryption_key ?? null,
-      files: withFiles ? makeBackupFiles(this.rng, job, at, seededFileSize, sealed?.secret) : [],
+      files: withFiles ? makeBackupFiles(this.rng, job, at, jobFileSize(job), sealed?.secret) : [],
     });
   }
 

@@ -99,7 +99,7 @@ export const restoreDocumentSchema = describe(
     selection: describe(z.string(), 'latest, or backup <id>'),
     verdict: describe(
       z.enum(RESTORE_VERDICTS),
-      `${RESTORE_VERDICT_TEXT}. Exit: failed 14 (11 when a file failed the checks on the way); not-tested the exit code of its cause (6 network or service, 15 no engine or scratch server); unchecked 14, structure-only 14 with --check, both 0 with --allow-unchecked`,
+      `${RESTORE_VERDICT_TEXT}. Exit: failed 14 (11 when a file failed the checks on the way); not-tested the exit code of its cause (6 network or service, 15 no engine or scratch server); unchecked 18, structure-only 18 with --check, both 0 with --allow-unchecked`,
     ),
     summary: z.object({
       backups: z.number(),

@@ -87,10 +87,11 @@ export function restoreExitCode(b: RestoreBackupResult, o: { check: boolean; all
       // The transfer's own cause (6 network or service, 4 a refused signed URL); else the scratch server or engine (15).
       return transfer ? 6 : 15;
     }
+    // Not a failure: the content was not proven here (18, as verify --check gives an unchecked backup).
     case 'unchecked':
-      return o.allowUnchecked ? 0 : 14;
+      return o.allowUnchecked ? 0 : 18;
     case 'structure-only':
-      return o.check && !o.allowUnchecked ? 14 : 0;
+      return o.check && !o.allowUnchecked ? 18 : 0;
   }
 }
 

@@ -6,6 +6,7 @@ import { RETENTION_PERIODS, type Counts } from '../backups/retention.js';
 import { forecast, simulate, type Run, type Verdict } from './model.js';
 import type { Target } from './collect.js';
 import type { Proof } from './proven.js';
+import type { CleanBackup } from './clean.js';
 
 export const ASSUMPTIONS = ['A1', 'A2', 'A3', 'A4', 'A5', 'A6', 'A7'] as const;
 
@@ -27,6 +28,11 @@ export interface GuardResult {
   proven: { id: string; by: Proof['by']; at: string | null; expires_at: string | null; expires_run: number | null } | null;
   /** The newest counted backup not proven (what to verify next), if newer than the proven one. */
   newest_unproven: { id: string; created_at: string } | null;
+  /**
+   * The last clean backup before the job's anomalous ones (backupctl anomalies, from the catalog), and when it is
+   * predicted to go; null when the catalog flags no backup of the job. It fails the guard as the proven one does.
+   */
+  clean: { id: string; created_at: string; before: string; expires_at: string | null; expires_run: number | null; fails: boolean } | null;
   within_seconds: number;
   fails: boolean;
   message: string;
@@ -80,6 +86,8 @@ export interface DocumentOptions {
   /** Zone to group the simulation's days in. */
   zone: string;
   proofOf?: (b: Target['backups'][number]) => Proof | null;
+  /** The last clean backup before anomalous ones (from the catalog), which the guard protects too. */
+  lastClean?: CleanBackup | null;
   guardWithinMs?: number;
 }
 
@@ -144,7 +152,7 @@ export function forecastDocument(t: Target, o: DocumentOptions): ForecastDocumen
     }
     doc.simulation = { until: new Date(o.simulateUntil).toISOString(), days: [...days.entries()].map(([date, runs]) => ({ date, runs })), remaining: sim.remaining };
   }
-  if (o.proofOf) doc.guard = guardOf(rows, o.now, o.guardWithinMs ?? 3 * 86_400_000);
+  if (o.proofOf) doc.guard = guardOf(rows, o.now, o.guardWithinMs ?? 3 * 86_400_000, o.lastClean ?? null);
   return doc;
 }
 
@@ -157,19 +165,41 @@ function localDay(at: number, zone: string): string {
  * `withinMs` of now; a newer proven backup would be the newest instead, so
  * "before a newer one has passed" is "within the window, while none newer has".
  */
-export function guardOf(rows: readonly BackupRow[], now: number, withinMs: number): GuardResult {
+export function guardOf(rows: readonly BackupRow[], now: number, withinMs: number, lastClean: CleanBackup | null = null): GuardResult {
   const proven = rows.find((r) => r.proven !== null); // rows are newest first
   const newestUnproven = rows.find((r) => r.action !== 'not-counted' && r.proven === null);
   const newer = newestUnproven && proven && newestUnproven.created_at > proven.created_at ? { id: newestUnproven.id, created_at: newestUnproven.created_at } : null;
   const within_seconds = Math.round(withinMs / 1000);
-  if (!proven) return { proven: null, newest_unproven: newestUnproven ? { id: newestUnproven.id, created_at: newestUnproven.created_at } : null, within_seconds, fails: false, message: 'no backup has passed verify or restore-test: nothing to guard' };
+  const soon = (r: BackupRow) => r.expires_at !== null && Date.parse(r.expires_at) <= now + withinMs;
+  const when = (r: BackupRow) => (r.expires_at ? `${r.expires_at}${r.expires_run ? ` (run ${r.expires_run})` : ''}` : 'beyond the forecast');
+  // The last clean backup: its row when the service still holds it (a backup gone already is nothing to guard).
+  const cleanRow = lastClean ? rows.find((r) => r.id === lastClean.id) : undefined;
+  const clean = cleanRow && lastClean
+    ? { id: cleanRow.id, created_at: cleanRow.created_at, before: lastClean.before.id, expires_at: cleanRow.expires_at, expires_run: cleanRow.expires_run, fails: soon(cleanRow) }
+    : null;
+  const cleanText = cleanRow && clean
+    ? clean.fails
+      ? `the last clean backup (backupctl anomalies), ${clean.id} (created ${clean.created_at}), is predicted to expire at ${when(cleanRow)}, and no newer backup is clean: ${clean.before} and the backups after it are anomalous`
+      : `the last clean backup (backupctl anomalies), ${clean.id}, is predicted to expire at ${when(cleanRow)}`
+    : null;
+  if (!proven) {
+    const nothing = 'no backup has passed verify or restore-test';
+    return {
+      proven: null,
+      newest_unproven: newestUnproven ? { id: newestUnproven.id, created_at: newestUnproven.created_at } : null,
+      clean,
+      within_seconds,
+      fails: clean?.fails ?? false,
+      message: cleanText ? (clean!.fails ? `${cleanText}; ${nothing}` : `${nothing}; ${cleanText}`) : `${nothing}: nothing to guard`,
+    };
+  }
   const p = { id: proven.id, by: proven.proven!.by, at: proven.proven!.at, expires_at: proven.expires_at, expires_run: proven.expires_run };
-  const goes = proven.expires_at === null ? null : Date.parse(proven.expires_at);
-  const fails = goes !== null && goes <= now + withinMs;
-  const when = proven.expires_at ? `${proven.expires_at}${proven.expires_run ? ` (run ${proven.expires_run})` : ''}` : 'beyond the forecast';
-  const message = fails
-    ? `the newest backup that passed ${p.by}, ${p.id} (created ${proven.created_at}), is predicted to expire at ${when}` +
+  const fails = soon(proven);
+  const provenText = fails
+    ? `the newest backup that passed ${p.by}, ${p.id} (created ${proven.created_at}), is predicted to expire at ${when(proven)}` +
       (newer ? `, and the newer ${newer.id} (created ${newer.created_at}) has not passed verify or restore-test` : ', and no newer backup has passed verify or restore-test')
-    : `the newest backup that passed ${p.by}, ${p.id}, is predicted to expire at ${when}`;
-  return { proven: p, newest_unproven: newer, within_seconds, fails, message };
+    : `the newest backup that passed ${p.by}, ${p.id}, is predicted to expire at ${when(proven)}`;
+  // What fails first.
+  const message = cleanText ? (clean!.fails && !fails ? `${cleanText}; ${provenText}` : `${provenText}; ${cleanText}`) : provenText;
+  return { proven: p, newest_unproven: newer, clean, within_seconds, fails: fails || (clean?.fails ?? false), message };
 }

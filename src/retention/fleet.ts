@@ -6,6 +6,7 @@ import type { Context } from '../contract/context.js';
 import { collectJob } from './collect.js';
 import { buildDocuments } from './forecast.js';
 import { readProofs } from './proven.js';
+import { readCleanSource } from './clean.js';
 import type { ForecastDocument } from './document.js';
 
 const CONCURRENCY = 4;
@@ -23,11 +24,14 @@ async function mapLimited<T, R>(items: readonly T[], limit: number, fn: (item: T
   return out;
 }
 
-/** The guard of each job that has a proven backup; one warning line per job it fails for. */
+/** The guard of each job that has a proven backup or a last clean one; one warning line per job it fails for. */
 export async function guardWarnings(ctx: Context, jobIds: readonly string[], now: number): Promise<string[]> {
-  const proofs = await readProofs(ctx);
-  const candidates = jobIds.filter((id) => proofs.mayHaveProof(id));
-  const docs = await mapLimited(candidates, CONCURRENCY, async (id) => (await buildDocuments([await collectJob(ctx, id)], { now, proofs }))[0]!);
+  const [proofs, cleans] = await Promise.all([readProofs(ctx), readCleanSource(ctx)]);
+  // A job with a proven backup, or with a last clean one before anomalous backups (the catalog: no request).
+  const lastClean = new Map(await Promise.all(jobIds.map(async (id) => [id, await cleans.lastClean(id)] as const)));
+  const candidates = jobIds.filter((id) => proofs.mayHaveProof(id) || lastClean.get(id));
+  const known = { lastClean: async (id: string) => lastClean.get(id) ?? null };
+  const docs = await mapLimited(candidates, CONCURRENCY, async (id) => (await buildDocuments([await collectJob(ctx, id)], { now, proofs, cleans: known }))[0]!);
   const { sanitize } = await import('../output/sanitize.js');
   return docs.filter((d) => d.guard?.fails).map((d) => `retention guard: ${sanitize(d.target.name ?? d.target.id)} (${sanitize(d.target.id)}): ${sanitize(d.guard!.message)}`);
 }

@@ -6,6 +6,7 @@ import { futureRuns } from './runs.js';
 import { forecastDocument, horizonDays, type ForecastDocument } from './document.js';
 import type { Target } from './collect.js';
 import type { ProofSource } from './proven.js';
+import type { CleanSource } from './clean.js';
 
 const DAY = 86_400_000;
 
@@ -16,11 +17,15 @@ export interface BuildOptions {
   counts?: import('../backups/retention.js').Counts;
   simulateMs?: number;
   proofs?: ProofSource;
+  /** The last clean backups (anomalies), which the guard protects beside the proven ones. */
+  cleans?: CleanSource;
   guardWithinMs?: number;
 }
 
 export async function buildDocuments(targets: readonly Target[], o: BuildOptions): Promise<ForecastDocument[]> {
   const tools = await loadCronTools();
+  const cleans = new Map<string, Awaited<ReturnType<CleanSource['lastClean']>>>();
+  if (o.cleans) for (const t of targets) if (t.kind === 'job') cleans.set(t.id, await o.cleans.lastClean(t.id));
   return targets.map((t) => {
     let counts = o.counts ?? t.counts;
     if (o.whatIf !== undefined) {
@@ -40,6 +45,7 @@ export async function buildDocuments(targets: readonly Target[], o: BuildOptions
       simulateUntil: o.simulateMs !== undefined ? o.now + o.simulateMs : undefined,
       zone: t.schedules[0]?.timezone ?? 'UTC',
       proofOf: o.proofs && t.kind === 'job' ? (b) => o.proofs!.proofOf(t.id, b) : undefined,
+      lastClean: cleans.get(t.id) ?? null,
       guardWithinMs: o.guardWithinMs,
     });
   });

@@ -49,6 +49,9 @@ export const forecastDocumentSchema = z.object({
     z.object({
       proven: z.nullable(z.object({ id: z.string(), by: z.enum(['verify', 'restore-test']), at, expires_at: at, expires_run: z.nullable(z.int()) })),
       newest_unproven: z.nullable(z.object({ id: z.string(), created_at: z.string() })),
+      clean: z.nullable(
+        z.object({ id: z.string(), created_at: z.string(), before: z.string(), expires_at: at, expires_run: z.nullable(z.int()), fails: z.boolean() }),
+      ).check(z.describe('The last clean backup before the job\'s anomalous ones (backupctl anomalies, from the catalog) and when it is predicted to go; null when the catalog flags none of the job\'s backups')),
       within_seconds: z.int(),
       fails: z.boolean(),
       message: z.string(),

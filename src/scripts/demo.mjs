@@ -4,7 +4,7 @@
 // CI it stops when the tour ends, and the tour says so. The HTML report is
 // kept in both cases (its path is printed). The emulator listens on a fixed port
 // (DEMO_PORT, default 47800) with a fixed token so the profile stays valid when
-// it is started again with `backupctl emulator --port 47800 --token demo-token-0000`.
+// it is started again with `backupctl emulator --port 47800 --token demo-token-0000 --bad-night`.
 // What the tour says about the fleet is phrased from `status --json` and
 // `report --json` (demo-story.mjs).
 import { spawn, spawnSync } from 'node:child_process';
@@ -198,13 +198,18 @@ try {
     if (existsSync(reportFile)) process.stdout.write(`Open it in a browser: file://${reportFile}\n`);
   }
 } finally {
+  // The same data as the tour's emulator (the bad-night jobs too), the same port and token: the profile stays valid.
+  const again = `node bin/backupctl.cjs emulator --port ${port} --token ${TOKEN} --bad-night`;
+  // What the tour's verify, restore-test and anomalies recorded was kept apart from the user's state (issue 42.12).
+  const ownState = (when) => `The tour kept its marks and catalog in a state folder of its own (${tourState}, removed ${when}): your own status and anomalies start without them.\n`;
   if (interactive) {
     process.stdout.write(
       `\n${bold('The emulator is still running.')} In another terminal, go on with the demo profile:\n` +
         `  node bin/backupctl.cjs --profile demo jobs list\n` +
         `  node bin/backupctl.cjs profiles use demo      (make it the default)\n` +
         (reportFile && existsSync(reportFile) ? `The HTML report stays at ${reportFile}\n` : '') +
-        `Press Ctrl-C here to stop the emulator; start it again with: node bin/backupctl.cjs emulator --port ${port} --token ${TOKEN}\n`,
+        ownState('when the emulator stops') +
+        `Press Ctrl-C here to stop the emulator; start it again with: ${again}\n`,
     );
     await new Promise((resolve) => {
       process.on('SIGINT', resolve);
@@ -214,7 +219,8 @@ try {
     // Off a terminal (a pipe, `| tee log`, CI) nobody can press Ctrl-C: the emulator stops with the tour.
     process.stdout.write(
       `\n${bold('Not on a terminal (or CI is set), so the emulator stops now, with the tour.')} Run \`npm run demo\` on a terminal to keep it running,\n` +
-        `or start it again yourself: node bin/backupctl.cjs emulator --port ${port} --token ${TOKEN}\n` +
+        `or start it again yourself: ${again}\n` +
+        ownState('now') +
         (reportFile && existsSync(reportFile) ? `The HTML report stays at ${reportFile}\n` : ''),
     );
   }

@@ -213,18 +213,19 @@ function snapshotFamilies(out: Exposition, doc: StatusDocument): void {
 
 /**
  * What `anomalies` finds in the catalog, per job the catalog knows (issue 33): the same series, names and labels
- * as `backupctl anomalies -o prometheus` (job = the name, as there), over the same 30 days. Write one or the
+ * as `backupctl anomalies -o prometheus` (job_id and job_name, as every job series), over the same 30 days. Write one or the
  * other into a textfile collector's folder: the two files together would repeat these series.
  */
 function anomalyFamilies(out: Exposition, doc: StatusDocument): void {
   const known = doc.jobs.filter((j) => j.anomalies);
   if (!known.length) return;
-  const job = (j: JobStatus) => j.name ?? j.id;
+  // job_id and job_name, as every other job series (issue 42.13).
+  const job = (j: JobStatus) => j.name ?? '';
   out.family(
     'backupctl_anomalous_backups',
     'gauge',
     'Backups of the window with a finding not acknowledged.',
-    known.map((j): [Labels, number] => [{ job: job(j), job_id: j.id }, j.anomalies!.anomalous]),
+    known.map((j): [Labels, number] => [{ job_id: j.id, job_name: job(j) }, j.anomalies!.anomalous]),
   );
   out.family(
     'backupctl_anomaly_findings',
@@ -235,7 +236,7 @@ function anomalyFamilies(out: Exposition, doc: StatusDocument): void {
       const newest = a.newest?.verdict === 'anomalous' ? a.backups.find((b) => b.backup_id === a.newest!.backup_id) : undefined;
       const bySignal = new Map<string, number>();
       for (const f of newest?.findings ?? []) bySignal.set(f.signal, (bySignal.get(f.signal) ?? 0) + 1);
-      return [...bySignal].map(([signal, n]): [Labels, number] => [{ job: job(j), signal }, n]);
+      return [...bySignal].map(([signal, n]): [Labels, number] => [{ job_id: j.id, job_name: job(j), signal }, n]);
     }),
   );
   out.family(
@@ -244,7 +245,7 @@ function anomalyFamilies(out: Exposition, doc: StatusDocument): void {
     'When the newest clean backup was made.',
     known.flatMap((j): Array<[Labels, number]> => {
       const t = seconds(j.anomalies!.last_clean?.created_at);
-      return t === undefined ? [] : [[{ job: job(j) }, Math.floor(t)]];
+      return t === undefined ? [] : [[{ job_id: j.id, job_name: job(j) }, Math.floor(t)]];
     }),
   );
 }

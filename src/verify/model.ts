@@ -70,7 +70,7 @@ export const verifyDocumentSchema = describe(
     job: z.object({ id: z.string(), name: z.nullable(z.string()) }),
     selection: describe(z.string(), 'latest, backup, since <age>, or sample N'),
     strict: describe(z.boolean(), '--strict: a file not inspected is a failure'),
-    verdict: describe(z.enum(BACKUP_VERDICTS), `The worst verdict of the backups: ${VERDICT_TEXT}. failed is exit 11; not-tested the exit code of its cause (6); unchecked exit 11 with --check or --strict unless --allow-unchecked`),
+    verdict: describe(z.enum(BACKUP_VERDICTS), `The worst verdict of the backups: ${VERDICT_TEXT}. failed is exit 11; not-tested the exit code of its cause (6); unchecked exit 18 with --check unless --allow-unchecked (with --strict its files are failed: exit 11)`),
     summary: z.object({ backups: z.number(), files: z.number(), files_failed: z.number(), files_unchecked: z.number(), bytes_read: z.number(), seconds: z.number() }),
     backups: z.array(backupResultSchema),
   }),

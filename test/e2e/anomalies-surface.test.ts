@@ -75,11 +75,12 @@ describe('status and report show anomalies', () => {
     expect(strict.stdout.trim()).toBe(fs.id);
     expect(strict.stderr).toContain(`last clean backup ${share[19]!.id}`);
 
-    // The series and labels of `anomalies -o prometheus`.
+    // The series and labels of `anomalies -o prometheus`: job_id and job_name, as every job series (issue 42.13).
     const prom = await cli(['status', '--job', 'file share', '-o', 'prometheus']);
-    expect(prom.stdout).toContain(`backupctl_anomalous_backups{job="file share",job_id="${fs.id}"} 2\n`);
-    expect(prom.stdout).toContain('backupctl_anomaly_findings{job="file share",signal="ransom-note"} 1\n');
-    expect(prom.stdout).toContain(`backupctl_last_clean_backup_timestamp_seconds{job="file share"} ${Math.floor(Date.parse(share[19]!.created_at) / 1000)}\n`);
+    expect(prom.stdout).toContain(`backupctl_anomalous_backups{job_id="${fs.id}",job_name="file share"} 2\n`);
+    expect(prom.stdout).toContain(`backupctl_anomaly_findings{job_id="${fs.id}",job_name="file share",signal="ransom-note"} 1\n`);
+    expect(prom.stdout).not.toMatch(/\{job="/);
+    expect(prom.stdout).toContain(`backupctl_last_clean_backup_timestamp_seconds{job_id="${fs.id}",job_name="file share"} ${Math.floor(Date.parse(share[19]!.created_at) / 1000)}\n`);
     const own = await cli(['anomalies', 'file share', '--offline', '-o', 'prometheus']);
     const series = (text: string) => text.split('\n').filter((l) => /^backupctl_(anomal|last_clean)/.test(l));
     expect(series(prom.stdout)).toEqual(series(own.stdout));

@@ -214,6 +214,9 @@ describe('npm run demo', () => {
       expect(r.stderr).not.toContain('Ctrl-C');
       expect(r.stdout).not.toContain('Ctrl-C');
       expect(r.stdout).toContain('Not on a terminal (or CI is set), so the emulator stops now, with the tour.');
+      // Issue 42.12: the restart hint starts the same data (the bad-night jobs too); the tour says its state was its own.
+      expect(r.stdout).toMatch(/^or start it again yourself: node bin\/backupctl\.cjs emulator --port \d+ --token \S+ --bad-night$/m);
+      expect(r.stdout).toMatch(/^The tour kept its marks and catalog in a state folder of its own \(.+, removed now\): your own status and anomalies start without them\.$/m);
       const kept = /^The HTML report stays at (.+)$/m.exec(r.stdout)?.[1];
       expect(kept?.startsWith(tmp)).toBe(true);
       expect(r.stdout).toContain(`Open it in a browser: file://${kept}`);

@@ -237,9 +237,9 @@ describe('restore-test: exit codes', () => {
     expect(apiRequests(emu)).toEqual([]);
   });
 
-  it('an encrypted backup cannot be restored: exit 14, said plainly', async () => {
+  it('an encrypted backup cannot be restored: exit 18 (unchecked, not failed: not 14), said plainly', async () => {
     const r = await cli(['restore-test', 'web-01 files', '--json']);
-    expect(r.code).toBe(14);
+    expect(r.code).toBe(18);
     const doc = JSON.parse(r.stdout);
     expect(doc.backups[0].files.every((f: Json) => f.verdict === 'not-restorable')).toBe(true);
     expect(doc.backups[0].reason).toMatch(/^nothing in backup .* could be restored \(encrypted/);

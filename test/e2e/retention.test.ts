@@ -185,6 +185,22 @@ describe('retention guard and audit', () => {
     expect(report.stdout).toMatch(new RegExp(`Expires next .*\\n  retention lowered  ${rows[9]!.id} \\(created ${rows[9]!.created_at.slice(0, 10)}\\) at .*, with 3 more at the next run\\n`));
   });
 
+  it('status --check\'s guard window is 3 days: it warns of a proven backup expiring in about 2 days, not in about 4', async () => {
+    // status forecasts from the real clock: the next run (run 1) is 0 to 24 h away, so daily #6 (it goes at run 2)
+    // goes in 24 to 48 h and daily #4 (run 4) in 72 to 96 h, at any hour.
+    const jobs = JSON.parse((await cli(['jobs', 'list', '--json'])).stdout) as Array<{ id: string; name: string }>;
+    const job = jobs.find((j) => j.name === 'retention lowered')!;
+    const rows = (await forecastOf(job.id)).backups;
+    expect([rows[5]!.expires_run, rows[3]!.expires_run]).toEqual([2, 4]);
+    proveByRestoreTest(job.id, rows[5]!.id); // daily #6
+    const soon = await cli(['status', '--check', '--job', job.id]);
+    expect(soon.stderr).toContain(`warning: retention guard: retention lowered (${job.id}): the newest backup that passed restore-test, ${rows[5]!.id}`);
+    expect(soon.stderr).toMatch(/is predicted to expire at \S+ \(run 2\)/);
+    proveByRestoreTest(job.id, rows[3]!.id); // daily #4
+    const later = await cli(['status', '--check', '--job', job.id]);
+    expect(later.stderr).not.toContain('retention guard');
+  });
+
   it('the guard\'s story of the emulator: verify "retention guard" --latest proves a backup two runs from expiring', async () => {
     const verify = await cli(['verify', 'retention guard', '--latest', '-q']);
     expect(verify.code, verify.stderr).toBe(0);

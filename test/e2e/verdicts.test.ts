@@ -1,7 +1,7 @@
 // A verdict per backup (issue 29): the built CLI against the emulator.
 // 1. Marks per backup: verify the newest (fails), verify an older one (passes):
 //    status still judges the newest, status --check still exits 9.
-// 2. One set of words: an encrypted verify --check is unchecked (exit 11 unless
+// 2. One set of words: an encrypted verify --check is unchecked (exit 18 unless
 //    --allow-unchecked); a mongodump restore test is structure-only with no
 //    recovery time; the store gone mid-verify is exit 6 and not-tested; an
 //    unreachable --into is not-tested, never failing.
@@ -132,12 +132,13 @@ describe('one set of words: unchecked, structure-only, not-tested', () => {
     state.cleanup();
   });
 
-  it('an encrypted backup (size and hash only) is unchecked: verify --check exits 11 unless --allow-unchecked; status warns, --strict fails', async () => {
+  it('an encrypted backup (size and hash only) is unchecked: verify --check exits 18 (not 11: nothing failed) unless --allow-unchecked; status warns, --strict fails', async () => {
     const json = await cli(emu, state.dir, ['verify', 'shop mysql', '--json']);
     expect(json.code, json.stderr).toBe(0);
     expect(verifyDocumentSchema.parse(JSON.parse(json.stdout)).verdict).toBe('unchecked');
     const check = await cli(emu, state.dir, ['verify', 'shop mysql', '--check']);
-    expect(check.code).toBe(11);
+    expect(check.code).toBe(18);
+    expect((await cli(emu, state.dir, ['verify', 'git server', '--check'])).code).toBe(11);
     expect(check.stdout).toMatch(/: unchecked, 1 file: size and hash only, content not checked/);
     expect(check.stderr).toMatch(/--allow-unchecked/);
     expect((await cli(emu, state.dir, ['verify', 'shop mysql', '--check', '--allow-unchecked'])).code).toBe(0);
@@ -157,7 +158,7 @@ describe('one set of words: unchecked, structure-only, not-tested', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(restoreDocumentSchema.parse(JSON.parse(r.stdout)).verdict).toBe('structure-only');
     const check = await cli(emu, state.dir, ['restore-test', 'events mongodb', '--check']);
-    expect(check.code).toBe(14);
+    expect(check.code).toBe(18);
     expect(check.stdout).toMatch(/restore test structure-only, 4 collections, \d+ documents parsed/);
     expect(check.stdout).not.toMatch(/recovery time \d/);
     expect(check.stdout).not.toMatch(/passed/);

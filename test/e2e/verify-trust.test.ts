@@ -36,9 +36,9 @@ describe('finding 5: the bytes decide, not the record', () => {
     const doc = JSON.parse(json.stdout);
     expect(doc).toMatchObject({ verdict: 'unchecked', summary: { files_failed: 0, files_unchecked: 1 } });
     expect(doc.backups[0].files[0]).toMatchObject({ verdict: 'encrypted', format: 'openssl-enc', reasons: ['encrypted (OpenSSL enc, "Salted__"): size and hash only'] });
-    // Issue 29: --check passes on passed only; unchecked is exit 11 unless --allow-unchecked.
+    // Issue 29: --check passes on passed only; unchecked is exit 18 (issue 42.7: not 11, a damaged file's code) unless --allow-unchecked.
     const check = await cli(['verify', 'shop mysql', '--latest', '--check']);
-    expect(check.code).toBe(11);
+    expect(check.code).toBe(18);
     expect(check.stdout).toMatch(/^Backup \S+ \(created [^)]+\): unchecked, 1 file: size and hash only, content not checked, .* read in [\d.]+ s\n$/);
     expect(check.stdout).not.toMatch(/verified|passed/);
     const two = await cli(['verify', 'web-01 files', '--latest', '--check', '--allow-unchecked']);
