@@ -5,31 +5,16 @@
 // "psql:<stdin>:N:" is a line of the dump.
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { access, chown, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DumpKind, EngineInfo } from '../types.js';
 import { PipedClient } from './client.js';
 import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
-import { privateDir, serverAccount, serverEnv, startServer, sweepOrphans, tail, type EphemeralServer } from './ephemeral.js';
-import { clientEnv, DEFAULT_PATH, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
+import { findPgServer, pgServerAccount, startLocalPostgres } from './pg-local.js';
+import { dropSession, firstError, lit, psqlQueries, q, restrictLine, rollbackPrepared, type PgBins, type PgConn } from './pg-session.js';
+import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
 import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import type { ParsedUrl } from './url.js';
-
-export interface PgConn {
-  /** PGHOST, PGPORT, PGUSER, PGPASSWORD, PGSSLMODE...: the password only ever in the environment. */
-  env: Record<string, string>;
-  /** The database to connect to for CREATE/DROP DATABASE. */
-  adminDb: string;
-  secrets: string[];
-}
-
-export interface PgBins {
-  psql: string;
-  pgRestore: string | null;
-  /** psql's version ("15.18"), null when it could not be read. */
-  version?: string | null;
-}
 
 export function findPgClients(pathVar?: string): PgBins | null {
   const dirs = postgresBinDirs();
@@ -103,59 +88,6 @@ export function pgConnFromUrl(u: ParsedUrl): PgConn {
   }
   vars.PGCONNECT_TIMEOUT ??= '10';
   return { env: vars, adminDb: u.database || 'postgres', secrets: u.password ? [u.password] : [] };
-}
-
-function q(ident: string): string {
-  return `"${ident.replace(/"/g, '""')}"`;
-}
-
-function lit(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
-
-/** A key the dump cannot know: psql refuses every meta-command after `\restrict KEY` (a dump's `\unrestrict` never matches it). */
-function restrictLine(): string {
-  return `\\restrict ${randomBytes(24).toString('hex')}\n`;
-}
-
-/** psql's answer to a few queries, in one restricted session: each query's rows (fields split), null where it failed. */
-async function psqlQueries(psql: string, conn: PgConn, db: string, queries: string[], signal?: AbortSignal, stopOnError = false): Promise<{ rows: (string[][] | null)[]; stderr: string; code: number | null }> {
-  // The markers are queries: under \\restrict, psql refuses \\echo too.
-  const script = restrictLine() + queries.map((sql, i) => `SELECT '@@bq${i}';\n${sql.trim().replace(/;?\s*$/, ';')}\n`).join('') + "SELECT '@@bqend';\n";
-  const args = ['-X', '-q', '-A', '-t', '-F', '\x1f', ...(stopOnError ? ['-v', 'ON_ERROR_STOP=1'] : []), '-d', db, '-f', '-'];
-  const r = await run(psql, args, { env: clientEnv({ ...conn.env, PGDATABASE: db }), input: script, timeoutMs: 120_000, signal });
-  const rows: (string[][] | null)[] = queries.map(() => null);
-  let cur = -1;
-  for (const line of r.stdout.split('\n')) {
-    const m = /^@@bq(\d+|end)$/.exec(line);
-    if (m) {
-      cur = m[1] === 'end' ? -1 : Number(m[1]);
-      if (cur >= 0) rows[cur] = [];
-      continue;
-    }
-    if (cur >= 0 && line !== '') rows[cur]!.push(line.split('\x1f'));
-  }
-  // A query that failed printed its error instead of rows: psql names the line; map it back (line 1 is \restrict).
-  const failed = new Set<number>();
-  let lineNo = 1;
-  const starts = queries.map((sql) => {
-    const s = lineNo + 2;
-    lineNo += 1 + sql.trim().split('\n').length;
-    return s;
-  });
-  for (const m of r.stderr.matchAll(/psql:<stdin>:(\d+): (?:ERROR|FATAL)/g)) {
-    const at = Number(m[1]);
-    let idx = -1;
-    for (let i = 0; i < starts.length; i++) if (starts[i]! <= at) idx = i;
-    if (idx >= 0) failed.add(idx);
-  }
-  for (const i of failed) rows[i] = null;
-  return { rows, stderr: r.stderr, code: r.code };
-}
-
-function firstError(stderr: string): string {
-  const m = /(?:ERROR|FATAL):\s+([^\n]*)/.exec(stderr) ?? /psql: error: ([^\n]*)/.exec(stderr);
-  return (m ? m[1]! : tail(stderr, 3)).trim() || 'psql failed';
 }
 
 /**
@@ -255,6 +187,15 @@ interface Session {
 const COUNT_TABLES =
   "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'";
 
+/**
+ * The rows of one table the dump created, counted only while it is a table still (relkind r or p): a view, a
+ * materialized view or a foreign table of the same name (the table dropped, a view over constant rows made in
+ * its place) counts as nothing (NULL), never as the rows the dump held.
+ */
+function countTable(name: string): string {
+  return `SELECT CASE WHEN (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass(${lit(name)})) IN ('r', 'p') THEN (SELECT count(*) FROM ONLY ${name}) END`;
+}
+
 export class PsqlTarget implements SqlTarget {
   readonly dialect = 'postgres' as const;
   private client: PipedClient | null = null;
@@ -263,6 +204,8 @@ export class PsqlTarget implements SqlTarget {
   private copyLine = 0;
   private copyHead = '';
   private closing: Promise<string[]> | null = null;
+  /** What close() could not remove from the --into server (a scratch database, a login): the test is not passed then. */
+  leftBehind: string | null = null;
 
   private constructor(
     private readonly bins: PgBins,
@@ -442,7 +385,7 @@ export class PsqlTarget implements SqlTarget {
   async finish(): Promise<void> {
     const r = await this.feed().end();
     const secrets = this.session.conn.secrets;
-    if (r.code === 0) return;
+    if (r.code === 0) return this.noPrepared();
     if (/^psql: error: connection to server\b/m.test(r.stderr)) {
       throw new RestoreError(`the dump's login cannot connect to ${this.database}: ${redact(firstError(r.stderr), secrets)}${this.session.login ? ' (pg_hba.conf must accept password authentication for it where --into connects)' : ''}`);
     }
@@ -462,6 +405,20 @@ export class PsqlTarget implements SqlTarget {
   }
 
   /**
+   * A dump that ends in PREPARE TRANSACTION left a transaction that outlives its session (a server with
+   * max_prepared_transactions > 0; the ephemeral one has none): its rows are not restored, it holds locks, and
+   * DROP DATABASE fails while it exists. Rolled back at once, before any check; the test fails.
+   */
+  private async noPrepared(): Promise<void> {
+    if (this.info.mode !== 'server') return;
+    const { rolledBack, left } = await rollbackPrepared(this.bins.psql, [this.session.conn, { ...this.admin, adminDb: this.database }], this.database);
+    const gids = [...rolledBack, ...left];
+    if (!gids.length) return;
+    const names = gids.slice(0, 3).map((g) => JSON.stringify(g.slice(0, 64))).join(', ') + (gids.length > 3 ? ', ...' : '');
+    throw new RestoreError(`the dump left ${gids.length} prepared transaction${gids.length > 1 ? 's' : ''} (PREPARE TRANSACTION ${names}): ${left.length ? `${left.length} could not be rolled back` : 'rolled back'}; a dump commits what it restores`);
+  }
+
+  /**
    * A custom-format archive: pg_restore turns it into SQL (--no-owner
    * --no-privileges), read from its stdout like a plain dump. The caller
    * streams the archive into `input` and the SQL out of `output`.
@@ -477,10 +434,10 @@ export class PsqlTarget implements SqlTarget {
 
   async countRows(tables: string[]): Promise<(number | null)[]> {
     if (tables.length === 0) return [];
-    const run = psqlQueries(this.bins.psql, this.session.conn, this.database, [...tables.map((t) => `SELECT count(*) FROM ONLY ${t}`), COUNT_TABLES]);
+    const run = psqlQueries(this.bins.psql, this.session.conn, this.database, [...tables.map(countTable), COUNT_TABLES]);
     this.tablesCounted ??= run.then((r) => Number(r.rows[tables.length]?.[0]?.[0] ?? 0));
     const r = await run;
-    return r.rows.slice(0, tables.length).map((rows) => (rows && rows[0] ? Number(rows[0][0]) : null));
+    return r.rows.slice(0, tables.length).map((rows) => (rows && rows[0] && rows[0][0] !== '' ? Number(rows[0][0]) : null));
   }
 
   async countTables(): Promise<number> {
@@ -515,8 +472,11 @@ export class PsqlTarget implements SqlTarget {
     if (this.info.mode !== 'local') {
       if (this.settingsBefore !== null) warnings.push(...(await this.restoreSettings()));
       if (!keep) {
-        const why = await dropSession(this.bins, this.admin, this.database, this.session.login, this.serverNum);
-        if (why) warnings.push(why);
+        const why = await dropSession(this.bins, this.admin, this.database, this.session.login, this.serverNum, this.session.conn);
+        if (why) {
+          warnings.push(why);
+          this.leftBehind = why;
+        }
       } else if (this.session.login) {
         // --keep: the database stays with its owner, which may no longer log in.
         const r = await psqlQueries(this.bins.psql, this.admin, this.admin.adminDb, [`ALTER ROLE ${q(this.session.login)} NOLOGIN`]).catch(() => null);
@@ -548,87 +508,6 @@ export class PsqlTarget implements SqlTarget {
 
   async abort(): Promise<void> {
     await this.close(false, true);
-  }
-}
-
-/** Drop the scratch database (terminating its sessions) and the throwaway login; a warning when that failed. */
-async function dropSession(bins: PgBins, admin: PgConn, database: string, login: string | null, serverNum: number): Promise<string | null> {
-  const force = serverNum >= 130000 ? ' WITH (FORCE)' : '';
-  const queries = [
-    ...(force ? [] : [`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${lit(database)} AND pid <> pg_backend_pid()`]),
-    `DROP DATABASE IF EXISTS ${q(database)}${force}`,
-    ...(login ? [`DROP ROLE IF EXISTS ${q(login)}`] : []),
-  ];
-  const r = await psqlQueries(bins.psql, admin, admin.adminDb, queries).catch(() => null);
-  if (!r) return `could not drop the scratch database ${database}${login ? ` and the login ${login}` : ''}: psql failed`;
-  const i = r.rows.findIndex((x) => x === null);
-  if (i >= 0) return `could not drop ${i === queries.length - 1 && login ? `the login ${login}` : `the scratch database ${database}`}: ${redact(firstError(r.stderr), admin.secrets)}`;
-  return null;
-}
-
-/** initdb and postgres of one installation: PATH first, then /usr/lib/postgresql/<newest>/bin. */
-export function findPgServer(pathVar: string | undefined = DEFAULT_PATH): { initdb: string; postgres: string } | null {
-  for (const dir of [...(pathVar ?? '').split(path.delimiter).filter(Boolean), ...postgresBinDirs()]) {
-    const initdb = path.join(dir, 'initdb');
-    const postgres = path.join(dir, 'postgres');
-    if (isExecutable(initdb) && isExecutable(postgres)) return { initdb, postgres };
-  }
-  return null;
-}
-
-/** The account an ephemeral PostgreSQL runs as: never the machine's postgres (it has peer access to the real clusters). */
-export function pgServerAccount(runAs: string | undefined): ReturnType<typeof serverAccount> {
-  if (runAs === 'postgres') return { account: null, problem: '--run-as postgres: the machine\'s postgres account reaches the real clusters (peer authentication); the ephemeral server runs as an account that owns nothing (the default: nobody)' };
-  return serverAccount('nobody', runAs);
-}
-
-/**
- * An ephemeral PostgreSQL: initdb in a private folder, postgres on a Unix
- * socket there, no TCP, password authentication for every role (the
- * superuser's password random, never written outside the folder). As root it
- * runs as nobody (or --run-as), else as the invoking user.
- */
-export async function startLocalPostgres(runAs: string | undefined, signal: AbortSignal | undefined, pathVar?: string): Promise<{ server: EphemeralServer; conn: PgConn; orphans: string[] }> {
-  const found = findPgServer(pathVar);
-  if (!found) throw new RestoreError('no PostgreSQL server binaries (initdb, postgres)');
-  const who = pgServerAccount(runAs);
-  if (who.problem) throw new RestoreError(who.problem);
-  const orphans = await sweepOrphans();
-  const dir = await privateDir(who.account);
-  try {
-    const data = path.join(dir, 'data');
-    const password = randomBytes(24).toString('base64url');
-    const pwfile = path.join(dir, 'pw');
-    await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
-    if (who.account) await chown(pwfile, who.account.uid, who.account.gid);
-    const init = await run(found.initdb, ['-D', data, '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-locale', '-N'], {
-      env: serverEnv(who.account),
-      cwd: dir,
-      timeoutMs: 120_000,
-      signal,
-      ...(who.account ? { uid: who.account.uid, gid: who.account.gid } : {}),
-    });
-    await rm(pwfile, { force: true });
-    if (init.code !== 0) throw new RestoreError(`initdb failed: ${tail(init.stderr || init.stdout)}`);
-    await access(path.join(data, 'PG_VERSION'));
-    const server = await startServer({
-      cmd: found.postgres,
-      // dynamic_shared_memory_type=mmap: the server's dynamic shared memory lives in its data folder (pg_dynshmem/),
-      // which goes with the folder, instead of /dev/shm, where an immediate shutdown (Ctrl-C: SIGQUIT) or a SIGKILL
-      // left a 1 MB PostgreSQL.<n> segment behind until the machine restarts.
-      args: ['-D', data, '-k', dir, '-c', 'listen_addresses=', '-c', 'unix_socket_permissions=0700', '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_wal_size=1GB', '-c', 'logging_collector=off', '-c', 'dynamic_shared_memory_type=mmap'],
-      dir,
-      account: who.account,
-      ready: /ready to accept connections/,
-      quitSignal: 'SIGQUIT',
-      stopSignal: 'SIGINT',
-      signal,
-      name: 'postgres',
-    });
-    return { server, conn: { env: { PGHOST: dir, PGUSER: 'postgres', PGPASSWORD: password, PGPASSFILE: '/dev/null' }, adminDb: 'postgres', secrets: [password] }, orphans };
-  } catch (e) {
-    await rm(dir, { recursive: true, force: true });
-    throw e;
   }
 }
 

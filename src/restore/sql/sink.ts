@@ -495,6 +495,8 @@ class SqlSink implements RestoreSink {
     result.rows = result.tables.reduce((s, t) => s + (t.restored ?? t.expected), 0);
     let closeWarnings: string[] = [];
     if (this.target) closeWarnings = await this.target.close(this.options.keep && !this.aborted).catch((e) => [`cleanup: ${(e as Error).message}`]);
+    // A scratch database or login left on the --into server is never a passed test.
+    if (!this.failure && this.target?.leftBehind) this.failure = { message: `left on the --into server: ${this.target.leftBehind}` };
     this.target = null;
     result.failure = this.failure;
     result.verdict = this.failure ? 'failed' : 'restored';
