@@ -2,10 +2,15 @@
 // case restores a small dump generated here through the code users run (the content stage, the dispatcher, the
 // SQL sink) into a real PostgreSQL this test starts, then looks at the leftover itself: pg_prepared_xacts,
 // pg_database, pg_roles.
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { emulatorSession } from '../helpers/emulator.js';
+import { startCli, until } from '../helpers/spawn.js';
 import { DispatchSink } from '../../src/restore/dispatch.js';
 import type { FileRestore, RestoreOptions } from '../../src/restore/types.js';
-import { feed, options } from '../helpers/restore.js';
+import { feed, options, pidAlive } from '../helpers/restore.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
 
 const T = 180_000;
@@ -72,6 +77,72 @@ describe('what is counted is what the dump created', () => {
       expect(r.verdict).toBe('failed');
       expect(r.failure!.message).toBe('public.t: the dump holds 3 rows, and the table cannot be counted after the restore');
       nothingLeft();
+    },
+    T,
+  );
+});
+
+describe('a killed --into restore (issue 45.4)', () => {
+  const { emu, env } = emulatorSession({ seed: 'demo', archiveFaults: true });
+  /** The dump's psql: a direct child of the running CLI. */
+  const psqlOf = (pid: number): number | null => {
+    for (const p of spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean)) {
+      try {
+        if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'psql') return Number(p);
+      } catch {
+        /* gone */
+      }
+    }
+    return null;
+  };
+
+  test(
+    'SIGKILL of backupctl mid-restore: within seconds its psql is gone, and so are the scratch database and the login (the guardian)',
+    async () => {
+      emu.setFaults([{ fault: 'slow-body', path: '/files/' }]);
+      try {
+        const run = startCli(['restore-test', 'pg custom', '--into', pg.url], env(), 90_000);
+        let client: number | null = null;
+        await until(() => (client = psqlOf(run.child.pid!)) !== null && pg.sql("SELECT count(*) FROM pg_stat_activity WHERE datname LIKE 'backupctl\\_restore\\_%'") !== '0', 60_000);
+        expect(pg.sql("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'backupctl\\_r\\_%'")).toBe('1');
+        run.child.kill('SIGKILL');
+        await run.done;
+        await until(() => !pidAlive(client!) && pg.sql("SELECT count(*) FROM pg_database WHERE datname LIKE 'backupctl\\_restore\\_%'") === '0', 10_000);
+        nothingLeft();
+      } finally {
+        emu.setFaults([]);
+      }
+    },
+    T,
+  );
+
+  test(
+    'a later run removes what a killed run (and its guardian) left, by name and note, and says so; a run under way is left alone',
+    async () => {
+      const gone = spawnSync('/bin/true').pid!;
+      const old = `backupctl restore-test: host ${hostname()} pid ${gone} start 1 at ${Math.floor(Date.now() / 1000) - 60}`;
+      const live = `backupctl restore-test: host ${hostname()} pid ${process.pid} start ${readFileSync(`/proc/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19]} at ${Math.floor(Date.now() / 1000)}`;
+      pg.sql(`CREATE ROLE backupctl_r_00000dead0 LOGIN PASSWORD 'x'; COMMENT ON ROLE backupctl_r_00000dead0 IS '${old}'`);
+      pg.sql('CREATE DATABASE backupctl_restore_00000dead0 OWNER backupctl_r_00000dead0');
+      pg.sql(`COMMENT ON DATABASE backupctl_restore_00000dead0 IS '${old}'`);
+      pg.sql('CREATE DATABASE backupctl_restore_00000a11e0');
+      pg.sql(`COMMENT ON DATABASE backupctl_restore_00000a11e0 IS '${live}'`);
+      try {
+        const r = await restore(`${HEAD}CREATE TABLE public.t (id int);\nINSERT INTO public.t VALUES (1);\n`);
+        expect(r.failure).toBeNull();
+        expect(r.warnings).toEqual(
+          expect.arrayContaining([
+            `removed the scratch database backupctl_restore_00000dead0 left by an earlier restore-test on the --into server (the backupctl that made it (pid ${gone}) is gone)`,
+            `removed the throwaway login backupctl_r_00000dead0 left by an earlier restore-test on the --into server (the backupctl that made it (pid ${gone}) is gone)`,
+          ]),
+        );
+        expect(pg.sql("SELECT string_agg(datname, ',') FROM pg_database WHERE datname LIKE 'backupctl\\_restore\\_%'")).toBe('backupctl_restore_00000a11e0');
+        expect(pg.sql("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'backupctl\\_r\\_%'")).toBe('0');
+      } finally {
+        pg.sql('DROP DATABASE IF EXISTS backupctl_restore_00000a11e0');
+        pg.sql('DROP DATABASE IF EXISTS backupctl_restore_00000dead0');
+        pg.sql('DROP ROLE IF EXISTS backupctl_r_00000dead0');
+      }
     },
     T,
   );

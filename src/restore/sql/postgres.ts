@@ -9,6 +9,8 @@ import path from 'node:path';
 import type { DumpKind, EngineInfo } from '../types.js';
 import { PipedClient } from './client.js';
 import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
+import type { ChildProcess } from 'node:child_process';
+import { leftoverReason, ownerNote, startIntoGuardian } from './pg-guardian.js';
 import { findPgServer, pgServerAccount, startLocalPostgres } from './pg-local.js';
 import { dropSession, firstError, lit, psqlQueries, q, restrictLine, rollbackPrepared, type PgBins, type PgConn } from './pg-session.js';
 import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
@@ -156,6 +158,9 @@ const PROBE_QUERIES = [
    FROM pg_roles r WHERE r.rolname = current_user`,
   `SELECT coalesce((SELECT string_agg(setdatabase::text || ':' || array_to_string(setconfig, ','), ';' ORDER BY setdatabase) FROM pg_db_role_setting WHERE setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)), '')`,
   "SELECT coalesce(string_agg(name, ','), '') FROM pg_available_extension_versions WHERE trusted",
+  // Scratch databases and logins of earlier runs, with the note each carries (pg-guardian.ts: leftoverReason).
+  `SELECT 'd', d.datname, coalesce(shobj_description(d.oid, 'pg_database'), '') FROM pg_database d WHERE d.datname LIKE 'backupctl\\_restore\\_%'
+   UNION ALL SELECT 'r', r.rolname, coalesce(shobj_description(r.oid, 'pg_authid'), '') FROM pg_roles r WHERE r.rolname LIKE 'backupctl\\_r\\_%'`,
 ];
 
 type Probe = Awaited<ReturnType<typeof psqlQueries>>;
@@ -206,6 +211,7 @@ export class PsqlTarget implements SqlTarget {
   private closing: Promise<string[]> | null = null;
   /** What close() could not remove from the --into server (a scratch database, a login): the test is not passed then. */
   leftBehind: string | null = null;
+  private guardian: ChildProcess | null = null;
 
   private constructor(
     private readonly bins: PgBins,
@@ -253,6 +259,8 @@ export class PsqlTarget implements SqlTarget {
     const [user, sup, createrole, createdb, replication, bypassrls, memberOf, owns] = probe.rows[4]![0] ?? [];
     const t = (v: string | undefined) => v === 't';
     const trusted = new Set((probe.rows[6]?.[0]?.[0] ?? '').split(',').filter(Boolean));
+    await sweepLeftovers(bins, admin, probe.rows[7] ?? [], serverNum, x);
+    const note = ownerNote();
     let session: Session;
     let settingsBefore: string | null = null;
     if (t(sup) || t(createrole)) {
@@ -267,7 +275,9 @@ export class PsqlTarget implements SqlTarget {
           `CREATE ROLE ${q(login)} LOGIN PASSWORD ${lit(password)} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 8`,
           // A CREATEROLE administrator that is not a superuser gives a database to a role it is a member of.
           ...(t(sup) ? [] : [`GRANT ${q(login)} TO CURRENT_USER`]),
+          `COMMENT ON ROLE ${q(login)} IS ${lit(note)}`,
           `CREATE DATABASE ${q(database)} OWNER ${q(login)}`,
+          `COMMENT ON DATABASE ${q(database)} IS ${lit(note)}`,
           `REVOKE ALL ON DATABASE ${q(database)} FROM PUBLIC`,
           `GRANT CONNECT, TEMPORARY ON DATABASE ${q(database)} TO ${q(login)}`,
         ],
@@ -298,7 +308,7 @@ export class PsqlTarget implements SqlTarget {
           `--into user ${user} reaches more than what it creates (${beyond.join(', ')}): a tampered dump would run with those rights. Give a user with CREATEROLE (backupctl makes a throwaway login for the dump), a user that owns nothing, or --trust-into-user`,
         );
       }
-      const created = await psqlQueries(bins.psql, admin, admin.adminDb, [`CREATE DATABASE ${q(database)}`], undefined, true); // no signal: as for the throwaway login above
+      const created = await psqlQueries(bins.psql, admin, admin.adminDb, [`CREATE DATABASE ${q(database)}`, `COMMENT ON DATABASE ${q(database)} IS ${lit(note)}`], undefined, true); // no signal: as for the throwaway login above
       if (created.rows[0] === null || created.code !== 0) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(created.stderr), admin.secrets)}`);
       settingsBefore = probe.rows[5]?.[0]?.[0] ?? '';
       session = {
@@ -338,6 +348,11 @@ export class PsqlTarget implements SqlTarget {
       });
       // Our own first line: psql refuses every client command from here on, the dump's \unrestrict included.
       void this.client.write(restrictLine());
+      // backupctl killed (SIGKILL) while the dump runs: the guardian kills this psql and drops what the test made.
+      if (this.info.mode === 'server' && this.client.child.pid !== undefined) {
+        const login = this.session.login;
+        this.guardian = startIntoGuardian({ psql: this.bins.psql, env: this.admin.env, adminDb: this.admin.adminDb, database: this.database, login, loginPassword: login ? (this.session.conn.env.PGPASSWORD ?? null) : null, client: this.client.child.pid });
+      }
     }
     return this.client;
   }
@@ -483,6 +498,8 @@ export class PsqlTarget implements SqlTarget {
         warnings.push(r && r.rows[0] !== null ? `--keep: ${this.database} is kept, owned by ${this.session.login} (no longer a login): drop both when done` : `--keep: could not take the login of ${this.session.login}`);
       }
     }
+    // Cleaned up (or kept on purpose): the guardian must not act once this process exits.
+    this.guardian?.kill('SIGKILL');
     await this.onClose(now);
     return warnings;
   }
@@ -509,6 +526,27 @@ export class PsqlTarget implements SqlTarget {
   async abort(): Promise<void> {
     await this.close(false, true);
   }
+}
+
+/**
+ * Scratch databases and logins an earlier run left on the --into server (killed before it or its guardian could
+ * drop them): those whose note says their run is gone, or that are older than a day, are dropped, each said.
+ */
+async function sweepLeftovers(bins: PgBins, admin: PgConn, found: string[][], serverNum: number, x: OpenContext): Promise<void> {
+  const now = Date.now();
+  const left = found.map(([type, name, note]) => ({ type, name: name!, why: leftoverReason(note ?? '', now) })).filter((l) => l.why !== null);
+  // Databases first: a login is dropped once it owns nothing.
+  for (const l of [...left.filter((l) => l.type === 'd'), ...left.filter((l) => l.type === 'r')]) {
+    const what = l.type === 'd' ? 'scratch database' : 'throwaway login';
+    const failed = l.type === 'd' ? await dropSession(bins, admin, l.name, null, serverNum) : await dropLogin(bins, admin, l.name);
+    const text = failed ? `found the ${what} ${l.name} left by an earlier restore-test (${l.why}), and could not remove it: ${failed}` : `removed the ${what} ${l.name} left by an earlier restore-test on the --into server (${l.why})`;
+    x.warn(`orphan:${l.name}`, text);
+  }
+}
+
+async function dropLogin(bins: PgBins, admin: PgConn, login: string): Promise<string | null> {
+  const r = await psqlQueries(bins.psql, admin, admin.adminDb, [`ALTER ROLE ${q(login)} NOLOGIN`, `DROP ROLE IF EXISTS ${q(login)}`]).catch(() => null);
+  return r && r.rows[1] !== null ? null : redact(firstError(r?.stderr ?? 'psql failed'), admin.secrets);
 }
 
 /** PostgreSQL: --into a server, an ephemeral local server, or PGlite (plain dumps, and custom ones through pg_restore). */
