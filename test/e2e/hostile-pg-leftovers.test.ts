@@ -9,6 +9,8 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { emulatorSession } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
 import { DispatchSink } from '../../src/restore/dispatch.js';
+import { folderBytes } from '../../src/restore/disk-budget.js';
+import { activeEphemeralServers } from '../../src/restore/sql/index.js';
 import type { FileRestore, RestoreOptions } from '../../src/restore/types.js';
 import { feed, options, pidAlive } from '../helpers/restore.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
@@ -143,6 +145,48 @@ describe('a killed --into restore (issue 45.4)', () => {
         pg.sql('DROP DATABASE IF EXISTS backupctl_restore_00000dead0');
         pg.sql('DROP ROLE IF EXISTS backupctl_r_00000dead0');
       }
+    },
+    T,
+  );
+});
+
+describe('the disk budget (issue 45.5, BACKUPCTL_RESTORE_MAX_DISK)', () => {
+  // ~500 MB of table data out of one line of text: stopped near the budget, its bytes measured while it runs.
+  const bomb = `${HEAD}CREATE TABLE public.keep (id int);\nCREATE UNLOGGED TABLE public.big AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 2000000) g;\n`;
+  const budget = 100 * 1024 * 1024;
+
+  test(
+    'a local server: the dump that makes its own data is stopped near the budget (its data folder measured), failed, naming the setting',
+    async () => {
+      let peak = 0;
+      let sampling = true;
+      const sampler = (async () => {
+        while (sampling) {
+          for (const s of activeEphemeralServers()) peak = Math.max(peak, await folderBytes(s.dir));
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      })();
+      const t0 = Date.now();
+      const r = await restore(bomb, { engine: 'local', env: { PATH: process.env.PATH, BACKUPCTL_RESTORE_MAX_DISK: '100MiB' } }).finally(() => (sampling = false));
+      await sampler;
+      expect(r.verdict).toBe('failed');
+      expect(r.failure!.message).toMatch(/^the dump made [\d.]+ MiB of data in the ephemeral server's folder .* over BACKUPCTL_RESTORE_MAX_DISK=100 MiB: stopped, a dump that makes data of its own/);
+      // Measured: the folder never grew far past the budget (a poll every 0.5 s), nor to the 500 MB the dump makes.
+      expect(peak).toBeGreaterThan(budget / 2);
+      expect(peak).toBeLessThan(3 * budget);
+      expect(Date.now() - t0).toBeLessThan(60_000);
+      expect(activeEphemeralServers()).toEqual([]);
+    },
+    T,
+  );
+
+  test(
+    '--into: the scratch database is measured on the server; stopped, failed, and nothing left',
+    async () => {
+      const r = await restore(bomb, { env: { PATH: process.env.PATH, BACKUPCTL_RESTORE_MAX_DISK: '100MiB' } });
+      expect(r.verdict).toBe('failed');
+      expect(r.failure!.message).toMatch(/^the dump made [\d.]+ MiB of data in the scratch database backupctl_restore_[0-9a-f]+ .* over BACKUPCTL_RESTORE_MAX_DISK=100 MiB/);
+      nothingLeft();
     },
     T,
   );

@@ -31,7 +31,7 @@ export function pgServerAccount(runAs: string | undefined): ReturnType<typeof se
  * superuser's password random, never written outside the folder). As root it
  * runs as nobody (or --run-as), else as the invoking user.
  */
-export async function startLocalPostgres(runAs: string | undefined, signal: AbortSignal | undefined, pathVar?: string): Promise<{ server: EphemeralServer; conn: PgConn; orphans: string[] }> {
+export async function startLocalPostgres(runAs: string | undefined, signal: AbortSignal | undefined, pathVar?: string, maxDisk?: number): Promise<{ server: EphemeralServer; conn: PgConn; orphans: string[] }> {
   const found = findPgServer(pathVar);
   if (!found) throw new RestoreError('no PostgreSQL server binaries (initdb, postgres)');
   const who = pgServerAccount(runAs);
@@ -59,7 +59,9 @@ export async function startLocalPostgres(runAs: string | undefined, signal: Abor
       // dynamic_shared_memory_type=mmap: the server's dynamic shared memory lives in its data folder (pg_dynshmem/),
       // which goes with the folder, instead of /dev/shm, where an immediate shutdown (Ctrl-C: SIGQUIT) or a SIGKILL
       // left a 1 MB PostgreSQL.<n> segment behind until the machine restarts.
-      args: ['-D', data, '-k', dir, '-c', 'listen_addresses=', '-c', 'unix_socket_permissions=0700', '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_wal_size=1GB', '-c', 'logging_collector=off', '-c', 'dynamic_shared_memory_type=mmap'],
+      args: ['-D', data, '-k', dir, '-c', 'listen_addresses=', '-c', 'unix_socket_permissions=0700', '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_wal_size=1GB', '-c', 'logging_collector=off', '-c', 'dynamic_shared_memory_type=mmap',
+        // Temporary files count against BACKUPCTL_RESTORE_MAX_DISK too (the folder's watch sees them late).
+        ...(maxDisk ? ['-c', `temp_file_limit=${Math.max(1, Math.floor(maxDisk / 1024))}kB`] : [])],
       dir,
       account: who.account,
       ready: /ready to accept connections/,

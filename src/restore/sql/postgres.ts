@@ -10,6 +10,7 @@ import type { DumpKind, EngineInfo } from '../types.js';
 import { PipedClient } from './client.js';
 import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
 import type { ChildProcess } from 'node:child_process';
+import { folderBytes, maxDiskFromEnv, watchDisk, type DiskOver } from '../disk-budget.js';
 import { leftoverReason, ownerNote, startIntoGuardian } from './pg-guardian.js';
 import { findPgServer, pgServerAccount, startLocalPostgres } from './pg-local.js';
 import { dropSession, firstError, lit, psqlQueries, q, restrictLine, rollbackPrepared, type PgBins, type PgConn } from './pg-session.js';
@@ -212,6 +213,11 @@ export class PsqlTarget implements SqlTarget {
   /** What close() could not remove from the --into server (a scratch database, a login): the test is not passed then. */
   leftBehind: string | null = null;
   private guardian: ChildProcess | null = null;
+  /** The disk budget's watch (BACKUPCTL_RESTORE_MAX_DISK), and what it found over it. */
+  private disk: { stop(): void; check(): Promise<DiskOver | null> } | null = null;
+  private diskOver: RestoreError | null = null;
+  /** Characters of the dump sent to psql: what the data on disk is judged against. */
+  private sent = 0;
 
   private constructor(
     private readonly bins: PgBins,
@@ -243,8 +249,9 @@ export class PsqlTarget implements SqlTarget {
     mode: EngineInfo['mode'],
     onClose: (now: boolean) => Promise<void>,
     x: OpenContext,
-    opts: { trustIntoUser?: boolean } = {},
+    opts: { trustIntoUser?: boolean; env?: NodeJS.ProcessEnv; serverDir?: string } = {},
   ): Promise<PsqlTarget> {
+    const maxDisk = maxDiskFromEnv(opts.env);
     const database = `backupctl_restore_${randomName()}`;
     // Asked while the job was looked up (prewarm), or now.
     const probe = (await takeProbe(bins.psql, admin)) ?? (await probeServer(bins.psql, admin, x.signal));
@@ -280,6 +287,8 @@ export class PsqlTarget implements SqlTarget {
           `COMMENT ON DATABASE ${q(database)} IS ${lit(note)}`,
           `REVOKE ALL ON DATABASE ${q(database)} FROM PUBLIC`,
           `GRANT CONNECT, TEMPORARY ON DATABASE ${q(database)} TO ${q(login)}`,
+          // Temporary files (a sort, a hash of a huge query) count against the budget too (a superuser's setting).
+          ...(t(sup) ? [`ALTER ROLE ${q(login)} SET temp_file_limit = ${lit(`${Math.max(1, Math.floor(maxDisk / 1024))}kB`)}`] : []),
         ],
         // No signal: this psql runs to its end even after Ctrl-C (a few hundred ms); the caller sees the abort once
         // open() returns and drops both. Killing it did not stop the server: its CREATE DATABASE went on and
@@ -331,6 +340,7 @@ export class PsqlTarget implements SqlTarget {
           });
         }
       }
+      target.watchDisk(maxDisk, opts.serverDir);
       // The dump's session starts now: psql logs in while the first bytes are read (one session fewer than a
       // separate "can the login log in?" query); a login pg_hba.conf refuses is said by finish().
       target.feed();
@@ -339,6 +349,34 @@ export class PsqlTarget implements SqlTarget {
       throw e;
     }
     return target;
+  }
+
+  /**
+   * BACKUPCTL_RESTORE_MAX_DISK while the dump runs: an ephemeral server's folder (and its file system's free-space
+   * floor), or the scratch database's size on an --into server. Over it, the dump's psql is stopped: failed when
+   * the dump made its data itself (many times its text), else not-tested (src/restore/disk-budget.ts).
+   */
+  private watchDisk(max: number, serverDir?: string): void {
+    const measure = serverDir
+      ? () => folderBytes(serverDir)
+      : async () => {
+          const r = await psqlQueries(this.bins.psql, this.admin, this.admin.adminDb, [`SELECT pg_database_size(${lit(this.database)})`]);
+          const v = r.rows[0]?.[0]?.[0];
+          return v === undefined ? null : Number(v);
+        };
+    const where = serverDir ? `the ephemeral server's folder ${serverDir}` : `the scratch database ${this.database}`;
+    this.disk = watchDisk({
+      measure,
+      max,
+      where,
+      dumpBytes: () => this.sent,
+      floorDir: serverDir,
+      onOver: (over) => {
+        if (this.diskOver || this.closing) return;
+        this.diskOver = over.hostile ? new RestoreError(over.message) : new EngineUnavailableError(over.message);
+        void this.client?.kill();
+      },
+    });
   }
 
   private feed(): PipedClient {
@@ -370,6 +408,7 @@ export class PsqlTarget implements SqlTarget {
   }
 
   async statement(text: string, line: number, endLine: number, head: string): Promise<void> {
+    this.sent += text.length;
     this.remember(endLine, { line, head: head.slice(0, 200), copy: false });
     await this.feed().write(text);
   }
@@ -388,6 +427,7 @@ export class PsqlTarget implements SqlTarget {
   }
 
   async copyData(data: string | Buffer): Promise<void> {
+    this.sent += data.length;
     if (typeof data === 'string') await this.feed().write(data);
     else await this.feed().writeBuffer(data);
   }
@@ -399,6 +439,13 @@ export class PsqlTarget implements SqlTarget {
 
   async finish(): Promise<void> {
     const r = await this.feed().end();
+    if (!this.diskOver && this.disk) {
+      // Once more at the end: a dump may have made its data between two measures.
+      const over = await this.disk.check();
+      if (over) this.diskOver = over.hostile ? new RestoreError(over.message) : new EngineUnavailableError(over.message);
+    }
+    this.disk?.stop();
+    if (this.diskOver) throw this.diskOver;
     const secrets = this.session.conn.secrets;
     if (r.code === 0) return this.noPrepared();
     if (/^psql: error: connection to server\b/m.test(r.stderr)) {
@@ -482,6 +529,7 @@ export class PsqlTarget implements SqlTarget {
 
   private async doClose(keep: boolean, now: boolean): Promise<string[]> {
     const warnings: string[] = [];
+    this.disk?.stop();
     await this.client?.kill();
     // An ephemeral local server goes away with its folder: no DROP needed there.
     if (this.info.mode !== 'local') {
@@ -582,12 +630,12 @@ export const postgresEngine: SqlEngine = {
   async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
     if (plan.mode === 'embedded') return PGliteTarget.open(x.signal);
     const bins = findPgClients(o.env.PATH)!;
-    if (plan.mode === 'server') return PsqlTarget.open(bins, pgConnFromUrl(plan.into!), 'server', async () => {}, x, { trustIntoUser: o.trustIntoUser });
-    const started = await startLocalPostgres(o.runAs, x.signal, o.env.PATH);
+    if (plan.mode === 'server') return PsqlTarget.open(bins, pgConnFromUrl(plan.into!), 'server', async () => {}, x, { trustIntoUser: o.trustIntoUser, env: o.env });
+    const started = await startLocalPostgres(o.runAs, x.signal, o.env.PATH, maxDiskFromEnv(o.env));
     for (const line of started.orphans) x.warn(`orphan:${line}`, line);
     try {
       if (x.signal.aborted) throw new RestoreError('aborted');
-      return await PsqlTarget.open(bins, started.conn, 'local', (now) => started.server.stop(now), x);
+      return await PsqlTarget.open(bins, started.conn, 'local', (now) => started.server.stop(now), x, { env: o.env, serverDir: started.server.dir });
     } catch (e) {
       await started.server.stop(true);
       throw e;
