@@ -100,6 +100,9 @@ export function newlines(s: string): number {
  */
 const MYSQL_RUN = /(?:[^'"`\\/#\-;]+|'[^'\\]*'(?=[^'])|"[^"\\]*"(?=[^"])|`[^`]*`(?=[^`])|-(?=[^-])|\/(?=[^*])){1,2048}/y;
 
+/** A comment longer than this, still without its end, is let go as it is read (SqlReader.dropComment). */
+const COMMENT_HELD = 1 << 20;
+
 export class SqlReader {
   private buf = '';
   private pos = 0;
@@ -126,8 +129,17 @@ export class SqlReader {
 
   /** The characters held back, waiting for the end of a statement, a string, a comment run or a COPY line: what the memory bound caps. */
   get pendingChars(): number {
-    return this.buf.length - this.start;
+    return this.buf.length - this.start + this.dropped;
   }
+
+  /**
+   * Characters of a long comment already read and let go (its text replaced by its newlines): they still count
+   * towards the bound (BACKUPCTL_RESTORE_MAX_STATEMENT), but are not held, nor scanned again with each chunk.
+   */
+  private dropped = 0;
+  /** Inside a comment whose end has not come: where to read on (from pos), and a block comment's depth. */
+  private commentAt = -1;
+  private commentDepth = 1;
 
   /** The line where the text held back starts. */
   get pendingLine(): number {
@@ -148,6 +160,8 @@ export class SqlReader {
     const rest = this.buf.slice(this.start);
     this.buf = '';
     this.start = this.pos = 0;
+    this.dropped = 0;
+    this.commentAt = -1;
     return rest;
   }
 
@@ -187,6 +201,8 @@ export class SqlReader {
     }
     this.buf = '';
     this.start = this.pos = 0;
+    this.dropped = 0;
+    this.commentAt = -1;
     return out;
   }
 
@@ -267,7 +283,8 @@ export class SqlReader {
         continue;
       }
       if (c === 47 /* / */ && next === 42 /* * */) {
-        if (!pg) {
+        // (A comment read on from its middle is no executable comment, whatever now follows its "/*".)
+        if (!pg && this.commentAt < 0) {
           if (this.pos + 2 >= len && !final) return;
           const third = buf.charCodeAt(this.pos + 2);
           if (third === 33 /* ! */ || third === 77 /* M */) {
@@ -457,24 +474,52 @@ export class SqlReader {
   }
 
   private lineComment(final: boolean): boolean {
-    const nl = this.buf.indexOf('\n', this.pos);
+    const from = this.commentAt >= 0 ? this.pos + this.commentAt : this.pos;
+    const nl = this.buf.indexOf('\n', from);
     if (nl < 0) {
-      if (!final) return false;
+      if (!final) {
+        this.commentAt = this.buf.length - this.pos;
+        if (this.commentAt > COMMENT_HELD) this.dropComment(this.buf.length, '');
+        return false;
+      }
+      this.commentAt = -1;
       this.pos = this.buf.length;
       return true;
     }
+    this.commentAt = -1;
     this.pos = nl;
     return true;
+  }
+
+  /**
+   * A long comment without its end yet: the text read so far, from pos to `to`, is replaced by its opening
+   * (`open`: the block comment's "/*" once per depth) and its newlines (every line number stays), and counted
+   * in `dropped`. The reader reads on after them.
+   */
+  private dropComment(to: number, open: string): void {
+    const buf = this.buf;
+    const head = open || buf.slice(this.pos, this.pos + 3);
+    const keep = head + '\n'.repeat(countNewlines(buf, this.pos + head.length, to));
+    this.dropped += to - this.pos - keep.length;
+    this.buf = buf.slice(0, this.pos) + keep + buf.slice(to);
+    this.commentAt = keep.length;
   }
 
   private blockComment(final: boolean, nested: boolean): boolean {
     const buf = this.buf;
     const len = buf.length;
-    let depth = 1;
-    let i = this.pos + 2;
+    let depth = this.commentAt >= 0 ? this.commentDepth : 1;
+    let i = this.commentAt >= 0 ? this.pos + this.commentAt : this.pos + 2;
+    this.commentAt = -1;
     while (depth > 0) {
       if (i + 1 >= len) {
-        if (!final) return false;
+        if (!final) {
+          // Read on from here with the next chunk (not from the comment's start again).
+          this.commentDepth = depth;
+          if (i - this.pos > COMMENT_HELD) this.dropComment(i, '/*'.repeat(depth));
+          else this.commentAt = i - this.pos;
+          return false;
+        }
         this.line += countNewlines(buf, this.pos, len);
         this.pos = len;
         return true;
@@ -506,6 +551,7 @@ export class SqlReader {
         out.push({ type: 'client', text: buf.slice(this.start, end), line: this.line, command: 'sandbox', args: '' });
         if (nl >= 0) this.line++;
         this.start = this.pos = end;
+        this.dropped = 0;
         return true;
       }
     }
@@ -531,6 +577,7 @@ export class SqlReader {
       const what = this.dialect === 'postgres' ? 'a psql meta-command inside a statement' : 'a mysql client command';
       out.push({ type: 'error', text: buf.slice(this.start, end), line: this.line, message: `${what} (${lineText.slice(0, 40)}) is refused: a dump never holds one` });
       this.start = this.pos = end;
+      this.dropped = 0;
       if (nl >= 0) this.line++;
       this.resetStatement();
       return true;
@@ -538,6 +585,7 @@ export class SqlReader {
     const m = /^\\([A-Za-z!?.]+|\.)\s*(.*)$/.exec(lineText);
     out.push({ type: 'meta', text: buf.slice(this.start, end), line: this.line, command: m ? m[1]! : lineText.slice(1), args: m ? m[2]!.trim() : '' });
     this.start = this.pos = end;
+    this.dropped = 0;
     if (nl >= 0) this.line++;
     return true;
   }
@@ -552,6 +600,7 @@ export class SqlReader {
     out.push({ type: 'client', text: buf.slice(this.start, end), line: this.line, command: 'delimiter', args: delim });
     if (delim) this.delimiter = delim;
     this.start = this.pos = end;
+    this.dropped = 0;
     if (nl >= 0) this.line++;
     this.resetStatement();
     return true;
@@ -573,6 +622,7 @@ export class SqlReader {
     out.push({ type: 'statement', text: buf.slice(this.start, end), head, line: this.tokenPos >= 0 ? this.tokenLine : this.line, endLine: this.line, copy });
     this.line += extraLine;
     this.start = this.pos = end;
+    this.dropped = 0;
     this.resetStatement();
     if (copy) this.mode = 'copy';
     return true;
@@ -599,6 +649,7 @@ export class SqlReader {
             out.push({ type: 'copy-end', text: buf.slice(pos, end), line });
             this.line = line + (nl < 0 ? 0 : 1);
             this.start = this.pos = end;
+            this.dropped = 0;
             this.mode = 'normal';
             return true;
           }
@@ -612,6 +663,7 @@ export class SqlReader {
     }
     if (pos > this.start) out.push({ type: 'copy-data', text: buf.slice(this.start, pos), rows });
     this.start = this.pos = pos;
+    this.dropped = 0;
     this.line = line;
     return false;
   }

@@ -25,7 +25,7 @@ const live = new Map<number, { dir: string; child: ChildProcess; quit: NodeJS.Si
 const OWNER_FILE = 'backupctl-owner';
 
 /** A process's start time (clock ticks since boot, /proc/<pid>/stat field 22): a pid reused later has another. */
-function startTime(pid: number): string | null {
+export function startTime(pid: number): string | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19] ?? null;

@@ -5,31 +5,19 @@
 // "psql:<stdin>:N:" is a line of the dump.
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
-import { access, chown, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { DumpKind, EngineInfo } from '../types.js';
 import { PipedClient } from './client.js';
 import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
-import { privateDir, serverAccount, serverEnv, startServer, sweepOrphans, tail, type EphemeralServer } from './ephemeral.js';
-import { clientEnv, DEFAULT_PATH, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
+import type { ChildProcess } from 'node:child_process';
+import { folderBytes, maxDiskFromEnv, watchDisk, type DiskOver } from '../disk-budget.js';
+import { leftoverReason, ownerNote, startIntoGuardian } from './pg-guardian.js';
+import { findPgServer, pgServerAccount, startLocalPostgres } from './pg-local.js';
+import { dropSession, firstError, lit, psqlQueries, q, restrictLine, rollbackPrepared, type PgBins, type PgConn } from './pg-session.js';
+import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
 import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import type { ParsedUrl } from './url.js';
-
-export interface PgConn {
-  /** PGHOST, PGPORT, PGUSER, PGPASSWORD, PGSSLMODE...: the password only ever in the environment. */
-  env: Record<string, string>;
-  /** The database to connect to for CREATE/DROP DATABASE. */
-  adminDb: string;
-  secrets: string[];
-}
-
-export interface PgBins {
-  psql: string;
-  pgRestore: string | null;
-  /** psql's version ("15.18"), null when it could not be read. */
-  version?: string | null;
-}
 
 export function findPgClients(pathVar?: string): PgBins | null {
   const dirs = postgresBinDirs();
@@ -105,59 +93,6 @@ export function pgConnFromUrl(u: ParsedUrl): PgConn {
   return { env: vars, adminDb: u.database || 'postgres', secrets: u.password ? [u.password] : [] };
 }
 
-function q(ident: string): string {
-  return `"${ident.replace(/"/g, '""')}"`;
-}
-
-function lit(text: string): string {
-  return `'${text.replace(/'/g, "''")}'`;
-}
-
-/** A key the dump cannot know: psql refuses every meta-command after `\restrict KEY` (a dump's `\unrestrict` never matches it). */
-function restrictLine(): string {
-  return `\\restrict ${randomBytes(24).toString('hex')}\n`;
-}
-
-/** psql's answer to a few queries, in one restricted session: each query's rows (fields split), null where it failed. */
-async function psqlQueries(psql: string, conn: PgConn, db: string, queries: string[], signal?: AbortSignal, stopOnError = false): Promise<{ rows: (string[][] | null)[]; stderr: string; code: number | null }> {
-  // The markers are queries: under \\restrict, psql refuses \\echo too.
-  const script = restrictLine() + queries.map((sql, i) => `SELECT '@@bq${i}';\n${sql.trim().replace(/;?\s*$/, ';')}\n`).join('') + "SELECT '@@bqend';\n";
-  const args = ['-X', '-q', '-A', '-t', '-F', '\x1f', ...(stopOnError ? ['-v', 'ON_ERROR_STOP=1'] : []), '-d', db, '-f', '-'];
-  const r = await run(psql, args, { env: clientEnv({ ...conn.env, PGDATABASE: db }), input: script, timeoutMs: 120_000, signal });
-  const rows: (string[][] | null)[] = queries.map(() => null);
-  let cur = -1;
-  for (const line of r.stdout.split('\n')) {
-    const m = /^@@bq(\d+|end)$/.exec(line);
-    if (m) {
-      cur = m[1] === 'end' ? -1 : Number(m[1]);
-      if (cur >= 0) rows[cur] = [];
-      continue;
-    }
-    if (cur >= 0 && line !== '') rows[cur]!.push(line.split('\x1f'));
-  }
-  // A query that failed printed its error instead of rows: psql names the line; map it back (line 1 is \restrict).
-  const failed = new Set<number>();
-  let lineNo = 1;
-  const starts = queries.map((sql) => {
-    const s = lineNo + 2;
-    lineNo += 1 + sql.trim().split('\n').length;
-    return s;
-  });
-  for (const m of r.stderr.matchAll(/psql:<stdin>:(\d+): (?:ERROR|FATAL)/g)) {
-    const at = Number(m[1]);
-    let idx = -1;
-    for (let i = 0; i < starts.length; i++) if (starts[i]! <= at) idx = i;
-    if (idx >= 0) failed.add(idx);
-  }
-  for (const i of failed) rows[i] = null;
-  return { rows, stderr: r.stderr, code: r.code };
-}
-
-function firstError(stderr: string): string {
-  const m = /(?:ERROR|FATAL):\s+([^\n]*)/.exec(stderr) ?? /psql: error: ([^\n]*)/.exec(stderr);
-  return (m ? m[1]! : tail(stderr, 3)).trim() || 'psql failed';
-}
-
 /**
  * Extensions a non-superuser cannot create that the administrator connection
  * creates in the scratch database before the dump runs: none of them reads or
@@ -224,6 +159,9 @@ const PROBE_QUERIES = [
    FROM pg_roles r WHERE r.rolname = current_user`,
   `SELECT coalesce((SELECT string_agg(setdatabase::text || ':' || array_to_string(setconfig, ','), ';' ORDER BY setdatabase) FROM pg_db_role_setting WHERE setrole = (SELECT oid FROM pg_roles WHERE rolname = current_user)), '')`,
   "SELECT coalesce(string_agg(name, ','), '') FROM pg_available_extension_versions WHERE trusted",
+  // Scratch databases and logins of earlier runs, with the note each carries (pg-guardian.ts: leftoverReason).
+  `SELECT 'd', d.datname, coalesce(shobj_description(d.oid, 'pg_database'), '') FROM pg_database d WHERE d.datname LIKE 'backupctl\\_restore\\_%'
+   UNION ALL SELECT 'r', r.rolname, coalesce(shobj_description(r.oid, 'pg_authid'), '') FROM pg_roles r WHERE r.rolname LIKE 'backupctl\\_r\\_%'`,
 ];
 
 type Probe = Awaited<ReturnType<typeof psqlQueries>>;
@@ -255,6 +193,15 @@ interface Session {
 const COUNT_TABLES =
   "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'";
 
+/**
+ * The rows of one table the dump created, counted only while it is a table still (relkind r or p): a view, a
+ * materialized view or a foreign table of the same name (the table dropped, a view over constant rows made in
+ * its place) counts as nothing (NULL), never as the rows the dump held.
+ */
+function countTable(name: string): string {
+  return `SELECT CASE WHEN (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass(${lit(name)})) IN ('r', 'p') THEN (SELECT count(*) FROM ONLY ${name}) END`;
+}
+
 export class PsqlTarget implements SqlTarget {
   readonly dialect = 'postgres' as const;
   private client: PipedClient | null = null;
@@ -263,6 +210,14 @@ export class PsqlTarget implements SqlTarget {
   private copyLine = 0;
   private copyHead = '';
   private closing: Promise<string[]> | null = null;
+  /** What close() could not remove from the --into server (a scratch database, a login): the test is not passed then. */
+  leftBehind: string | null = null;
+  private guardian: ChildProcess | null = null;
+  /** The disk budget's watch (BACKUPCTL_RESTORE_MAX_DISK), and what it found over it. */
+  private disk: { stop(): void; check(): Promise<DiskOver | null> } | null = null;
+  private diskOver: RestoreError | null = null;
+  /** Characters of the dump sent to psql: what the data on disk is judged against. */
+  private sent = 0;
 
   private constructor(
     private readonly bins: PgBins,
@@ -294,8 +249,9 @@ export class PsqlTarget implements SqlTarget {
     mode: EngineInfo['mode'],
     onClose: (now: boolean) => Promise<void>,
     x: OpenContext,
-    opts: { trustIntoUser?: boolean } = {},
+    opts: { trustIntoUser?: boolean; env?: NodeJS.ProcessEnv; serverDir?: string } = {},
   ): Promise<PsqlTarget> {
+    const maxDisk = maxDiskFromEnv(opts.env);
     const database = `backupctl_restore_${randomName()}`;
     // Asked while the job was looked up (prewarm), or now.
     const probe = (await takeProbe(bins.psql, admin)) ?? (await probeServer(bins.psql, admin, x.signal));
@@ -310,6 +266,8 @@ export class PsqlTarget implements SqlTarget {
     const [user, sup, createrole, createdb, replication, bypassrls, memberOf, owns] = probe.rows[4]![0] ?? [];
     const t = (v: string | undefined) => v === 't';
     const trusted = new Set((probe.rows[6]?.[0]?.[0] ?? '').split(',').filter(Boolean));
+    await sweepLeftovers(bins, admin, probe.rows[7] ?? [], serverNum, x);
+    const note = ownerNote();
     let session: Session;
     let settingsBefore: string | null = null;
     if (t(sup) || t(createrole)) {
@@ -324,9 +282,13 @@ export class PsqlTarget implements SqlTarget {
           `CREATE ROLE ${q(login)} LOGIN PASSWORD ${lit(password)} NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS CONNECTION LIMIT 8`,
           // A CREATEROLE administrator that is not a superuser gives a database to a role it is a member of.
           ...(t(sup) ? [] : [`GRANT ${q(login)} TO CURRENT_USER`]),
+          `COMMENT ON ROLE ${q(login)} IS ${lit(note)}`,
           `CREATE DATABASE ${q(database)} OWNER ${q(login)}`,
+          `COMMENT ON DATABASE ${q(database)} IS ${lit(note)}`,
           `REVOKE ALL ON DATABASE ${q(database)} FROM PUBLIC`,
           `GRANT CONNECT, TEMPORARY ON DATABASE ${q(database)} TO ${q(login)}`,
+          // Temporary files (a sort, a hash of a huge query) count against the budget too (a superuser's setting).
+          ...(t(sup) ? [`ALTER ROLE ${q(login)} SET temp_file_limit = ${lit(`${Math.max(1, Math.floor(maxDisk / 1024))}kB`)}`] : []),
         ],
         // No signal: this psql runs to its end even after Ctrl-C (a few hundred ms); the caller sees the abort once
         // open() returns and drops both. Killing it did not stop the server: its CREATE DATABASE went on and
@@ -355,7 +317,7 @@ export class PsqlTarget implements SqlTarget {
           `--into user ${user} reaches more than what it creates (${beyond.join(', ')}): a tampered dump would run with those rights. Give a user with CREATEROLE (backupctl makes a throwaway login for the dump), a user that owns nothing, or --trust-into-user`,
         );
       }
-      const created = await psqlQueries(bins.psql, admin, admin.adminDb, [`CREATE DATABASE ${q(database)}`], undefined, true); // no signal: as for the throwaway login above
+      const created = await psqlQueries(bins.psql, admin, admin.adminDb, [`CREATE DATABASE ${q(database)}`, `COMMENT ON DATABASE ${q(database)} IS ${lit(note)}`], undefined, true); // no signal: as for the throwaway login above
       if (created.rows[0] === null || created.code !== 0) throw new RestoreError(`cannot create the scratch database ${database}: ${redact(firstError(created.stderr), admin.secrets)}`);
       settingsBefore = probe.rows[5]?.[0]?.[0] ?? '';
       session = {
@@ -378,6 +340,7 @@ export class PsqlTarget implements SqlTarget {
           });
         }
       }
+      target.watchDisk(maxDisk, opts.serverDir);
       // The dump's session starts now: psql logs in while the first bytes are read (one session fewer than a
       // separate "can the login log in?" query); a login pg_hba.conf refuses is said by finish().
       target.feed();
@@ -388,6 +351,34 @@ export class PsqlTarget implements SqlTarget {
     return target;
   }
 
+  /**
+   * BACKUPCTL_RESTORE_MAX_DISK while the dump runs: an ephemeral server's folder (and its file system's free-space
+   * floor), or the scratch database's size on an --into server. Over it, the dump's psql is stopped: failed when
+   * the dump made its data itself (many times its text), else not-tested (src/restore/disk-budget.ts).
+   */
+  private watchDisk(max: number, serverDir?: string): void {
+    const measure = serverDir
+      ? () => folderBytes(serverDir)
+      : async () => {
+          const r = await psqlQueries(this.bins.psql, this.admin, this.admin.adminDb, [`SELECT pg_database_size(${lit(this.database)})`]);
+          const v = r.rows[0]?.[0]?.[0];
+          return v === undefined ? null : Number(v);
+        };
+    const where = serverDir ? `the ephemeral server's folder ${serverDir}` : `the scratch database ${this.database}`;
+    this.disk = watchDisk({
+      measure,
+      max,
+      where,
+      dumpBytes: () => this.sent,
+      floorDir: serverDir,
+      onOver: (over) => {
+        if (this.diskOver || this.closing) return;
+        this.diskOver = over.hostile ? new RestoreError(over.message) : new EngineUnavailableError(over.message);
+        void this.client?.kill();
+      },
+    });
+  }
+
   private feed(): PipedClient {
     if (!this.client) {
       this.client = new PipedClient(this.bins.psql, ['-X', '-q', '-v', 'ON_ERROR_STOP=1', '-d', this.database, '-f', '-'], {
@@ -395,6 +386,11 @@ export class PsqlTarget implements SqlTarget {
       });
       // Our own first line: psql refuses every client command from here on, the dump's \unrestrict included.
       void this.client.write(restrictLine());
+      // backupctl killed (SIGKILL) while the dump runs: the guardian kills this psql and drops what the test made.
+      if (this.info.mode === 'server' && this.client.child.pid !== undefined) {
+        const login = this.session.login;
+        this.guardian = startIntoGuardian({ psql: this.bins.psql, env: this.admin.env, adminDb: this.admin.adminDb, database: this.database, login, loginPassword: login ? (this.session.conn.env.PGPASSWORD ?? null) : null, client: this.client.child.pid });
+      }
     }
     return this.client;
   }
@@ -412,6 +408,7 @@ export class PsqlTarget implements SqlTarget {
   }
 
   async statement(text: string, line: number, endLine: number, head: string): Promise<void> {
+    this.sent += text.length;
     this.remember(endLine, { line, head: head.slice(0, 200), copy: false });
     await this.feed().write(text);
   }
@@ -430,6 +427,7 @@ export class PsqlTarget implements SqlTarget {
   }
 
   async copyData(data: string | Buffer): Promise<void> {
+    this.sent += data.length;
     if (typeof data === 'string') await this.feed().write(data);
     else await this.feed().writeBuffer(data);
   }
@@ -441,8 +439,15 @@ export class PsqlTarget implements SqlTarget {
 
   async finish(): Promise<void> {
     const r = await this.feed().end();
+    if (!this.diskOver && this.disk) {
+      // Once more at the end: a dump may have made its data between two measures.
+      const over = await this.disk.check();
+      if (over) this.diskOver = over.hostile ? new RestoreError(over.message) : new EngineUnavailableError(over.message);
+    }
+    this.disk?.stop();
+    if (this.diskOver) throw this.diskOver;
     const secrets = this.session.conn.secrets;
-    if (r.code === 0) return;
+    if (r.code === 0) return this.noPrepared();
     if (/^psql: error: connection to server\b/m.test(r.stderr)) {
       throw new RestoreError(`the dump's login cannot connect to ${this.database}: ${redact(firstError(r.stderr), secrets)}${this.session.login ? ' (pg_hba.conf must accept password authentication for it where --into connects)' : ''}`);
     }
@@ -462,6 +467,20 @@ export class PsqlTarget implements SqlTarget {
   }
 
   /**
+   * A dump that ends in PREPARE TRANSACTION left a transaction that outlives its session (a server with
+   * max_prepared_transactions > 0; the ephemeral one has none): its rows are not restored, it holds locks, and
+   * DROP DATABASE fails while it exists. Rolled back at once, before any check; the test fails.
+   */
+  private async noPrepared(): Promise<void> {
+    if (this.info.mode !== 'server') return;
+    const { rolledBack, left } = await rollbackPrepared(this.bins.psql, [this.session.conn, { ...this.admin, adminDb: this.database }], this.database);
+    const gids = [...rolledBack, ...left];
+    if (!gids.length) return;
+    const names = gids.slice(0, 3).map((g) => JSON.stringify(g.slice(0, 64))).join(', ') + (gids.length > 3 ? ', ...' : '');
+    throw new RestoreError(`the dump left ${gids.length} prepared transaction${gids.length > 1 ? 's' : ''} (PREPARE TRANSACTION ${names}): ${left.length ? `${left.length} could not be rolled back` : 'rolled back'}; a dump commits what it restores`);
+  }
+
+  /**
    * A custom-format archive: pg_restore turns it into SQL (--no-owner
    * --no-privileges), read from its stdout like a plain dump. The caller
    * streams the archive into `input` and the SQL out of `output`.
@@ -477,10 +496,10 @@ export class PsqlTarget implements SqlTarget {
 
   async countRows(tables: string[]): Promise<(number | null)[]> {
     if (tables.length === 0) return [];
-    const run = psqlQueries(this.bins.psql, this.session.conn, this.database, [...tables.map((t) => `SELECT count(*) FROM ONLY ${t}`), COUNT_TABLES]);
+    const run = psqlQueries(this.bins.psql, this.session.conn, this.database, [...tables.map(countTable), COUNT_TABLES]);
     this.tablesCounted ??= run.then((r) => Number(r.rows[tables.length]?.[0]?.[0] ?? 0));
     const r = await run;
-    return r.rows.slice(0, tables.length).map((rows) => (rows && rows[0] ? Number(rows[0][0]) : null));
+    return r.rows.slice(0, tables.length).map((rows) => (rows && rows[0] && rows[0][0] !== '' ? Number(rows[0][0]) : null));
   }
 
   async countTables(): Promise<number> {
@@ -510,19 +529,25 @@ export class PsqlTarget implements SqlTarget {
 
   private async doClose(keep: boolean, now: boolean): Promise<string[]> {
     const warnings: string[] = [];
+    this.disk?.stop();
     await this.client?.kill();
     // An ephemeral local server goes away with its folder: no DROP needed there.
     if (this.info.mode !== 'local') {
       if (this.settingsBefore !== null) warnings.push(...(await this.restoreSettings()));
       if (!keep) {
-        const why = await dropSession(this.bins, this.admin, this.database, this.session.login, this.serverNum);
-        if (why) warnings.push(why);
+        const why = await dropSession(this.bins, this.admin, this.database, this.session.login, this.serverNum, this.session.conn);
+        if (why) {
+          warnings.push(why);
+          this.leftBehind = why;
+        }
       } else if (this.session.login) {
         // --keep: the database stays with its owner, which may no longer log in.
         const r = await psqlQueries(this.bins.psql, this.admin, this.admin.adminDb, [`ALTER ROLE ${q(this.session.login)} NOLOGIN`]).catch(() => null);
         warnings.push(r && r.rows[0] !== null ? `--keep: ${this.database} is kept, owned by ${this.session.login} (no longer a login): drop both when done` : `--keep: could not take the login of ${this.session.login}`);
       }
     }
+    // Cleaned up (or kept on purpose): the guardian must not act once this process exits.
+    this.guardian?.kill('SIGKILL');
     await this.onClose(now);
     return warnings;
   }
@@ -551,85 +576,25 @@ export class PsqlTarget implements SqlTarget {
   }
 }
 
-/** Drop the scratch database (terminating its sessions) and the throwaway login; a warning when that failed. */
-async function dropSession(bins: PgBins, admin: PgConn, database: string, login: string | null, serverNum: number): Promise<string | null> {
-  const force = serverNum >= 130000 ? ' WITH (FORCE)' : '';
-  const queries = [
-    ...(force ? [] : [`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = ${lit(database)} AND pid <> pg_backend_pid()`]),
-    `DROP DATABASE IF EXISTS ${q(database)}${force}`,
-    ...(login ? [`DROP ROLE IF EXISTS ${q(login)}`] : []),
-  ];
-  const r = await psqlQueries(bins.psql, admin, admin.adminDb, queries).catch(() => null);
-  if (!r) return `could not drop the scratch database ${database}${login ? ` and the login ${login}` : ''}: psql failed`;
-  const i = r.rows.findIndex((x) => x === null);
-  if (i >= 0) return `could not drop ${i === queries.length - 1 && login ? `the login ${login}` : `the scratch database ${database}`}: ${redact(firstError(r.stderr), admin.secrets)}`;
-  return null;
-}
-
-/** initdb and postgres of one installation: PATH first, then /usr/lib/postgresql/<newest>/bin. */
-export function findPgServer(pathVar: string | undefined = DEFAULT_PATH): { initdb: string; postgres: string } | null {
-  for (const dir of [...(pathVar ?? '').split(path.delimiter).filter(Boolean), ...postgresBinDirs()]) {
-    const initdb = path.join(dir, 'initdb');
-    const postgres = path.join(dir, 'postgres');
-    if (isExecutable(initdb) && isExecutable(postgres)) return { initdb, postgres };
-  }
-  return null;
-}
-
-/** The account an ephemeral PostgreSQL runs as: never the machine's postgres (it has peer access to the real clusters). */
-export function pgServerAccount(runAs: string | undefined): ReturnType<typeof serverAccount> {
-  if (runAs === 'postgres') return { account: null, problem: '--run-as postgres: the machine\'s postgres account reaches the real clusters (peer authentication); the ephemeral server runs as an account that owns nothing (the default: nobody)' };
-  return serverAccount('nobody', runAs);
-}
-
 /**
- * An ephemeral PostgreSQL: initdb in a private folder, postgres on a Unix
- * socket there, no TCP, password authentication for every role (the
- * superuser's password random, never written outside the folder). As root it
- * runs as nobody (or --run-as), else as the invoking user.
+ * Scratch databases and logins an earlier run left on the --into server (killed before it or its guardian could
+ * drop them): those whose note says their run is gone, or that are older than a day, are dropped, each said.
  */
-export async function startLocalPostgres(runAs: string | undefined, signal: AbortSignal | undefined, pathVar?: string): Promise<{ server: EphemeralServer; conn: PgConn; orphans: string[] }> {
-  const found = findPgServer(pathVar);
-  if (!found) throw new RestoreError('no PostgreSQL server binaries (initdb, postgres)');
-  const who = pgServerAccount(runAs);
-  if (who.problem) throw new RestoreError(who.problem);
-  const orphans = await sweepOrphans();
-  const dir = await privateDir(who.account);
-  try {
-    const data = path.join(dir, 'data');
-    const password = randomBytes(24).toString('base64url');
-    const pwfile = path.join(dir, 'pw');
-    await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
-    if (who.account) await chown(pwfile, who.account.uid, who.account.gid);
-    const init = await run(found.initdb, ['-D', data, '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-locale', '-N'], {
-      env: serverEnv(who.account),
-      cwd: dir,
-      timeoutMs: 120_000,
-      signal,
-      ...(who.account ? { uid: who.account.uid, gid: who.account.gid } : {}),
-    });
-    await rm(pwfile, { force: true });
-    if (init.code !== 0) throw new RestoreError(`initdb failed: ${tail(init.stderr || init.stdout)}`);
-    await access(path.join(data, 'PG_VERSION'));
-    const server = await startServer({
-      cmd: found.postgres,
-      // dynamic_shared_memory_type=mmap: the server's dynamic shared memory lives in its data folder (pg_dynshmem/),
-      // which goes with the folder, instead of /dev/shm, where an immediate shutdown (Ctrl-C: SIGQUIT) or a SIGKILL
-      // left a 1 MB PostgreSQL.<n> segment behind until the machine restarts.
-      args: ['-D', data, '-k', dir, '-c', 'listen_addresses=', '-c', 'unix_socket_permissions=0700', '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', '-c', 'max_wal_size=1GB', '-c', 'logging_collector=off', '-c', 'dynamic_shared_memory_type=mmap'],
-      dir,
-      account: who.account,
-      ready: /ready to accept connections/,
-      quitSignal: 'SIGQUIT',
-      stopSignal: 'SIGINT',
-      signal,
-      name: 'postgres',
-    });
-    return { server, conn: { env: { PGHOST: dir, PGUSER: 'postgres', PGPASSWORD: password, PGPASSFILE: '/dev/null' }, adminDb: 'postgres', secrets: [password] }, orphans };
-  } catch (e) {
-    await rm(dir, { recursive: true, force: true });
-    throw e;
+async function sweepLeftovers(bins: PgBins, admin: PgConn, found: string[][], serverNum: number, x: OpenContext): Promise<void> {
+  const now = Date.now();
+  const left = found.map(([type, name, note]) => ({ type, name: name!, why: leftoverReason(note ?? '', now) })).filter((l) => l.why !== null);
+  // Databases first: a login is dropped once it owns nothing.
+  for (const l of [...left.filter((l) => l.type === 'd'), ...left.filter((l) => l.type === 'r')]) {
+    const what = l.type === 'd' ? 'scratch database' : 'throwaway login';
+    const failed = l.type === 'd' ? await dropSession(bins, admin, l.name, null, serverNum) : await dropLogin(bins, admin, l.name);
+    const text = failed ? `found the ${what} ${l.name} left by an earlier restore-test (${l.why}), and could not remove it: ${failed}` : `removed the ${what} ${l.name} left by an earlier restore-test on the --into server (${l.why})`;
+    x.warn(`orphan:${l.name}`, text);
   }
+}
+
+async function dropLogin(bins: PgBins, admin: PgConn, login: string): Promise<string | null> {
+  const r = await psqlQueries(bins.psql, admin, admin.adminDb, [`ALTER ROLE ${q(login)} NOLOGIN`, `DROP ROLE IF EXISTS ${q(login)}`]).catch(() => null);
+  return r && r.rows[1] !== null ? null : redact(firstError(r?.stderr ?? 'psql failed'), admin.secrets);
 }
 
 /** PostgreSQL: --into a server, an ephemeral local server, or PGlite (plain dumps, and custom ones through pg_restore). */
@@ -665,12 +630,12 @@ export const postgresEngine: SqlEngine = {
   async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
     if (plan.mode === 'embedded') return PGliteTarget.open(x.signal);
     const bins = findPgClients(o.env.PATH)!;
-    if (plan.mode === 'server') return PsqlTarget.open(bins, pgConnFromUrl(plan.into!), 'server', async () => {}, x, { trustIntoUser: o.trustIntoUser });
-    const started = await startLocalPostgres(o.runAs, x.signal, o.env.PATH);
+    if (plan.mode === 'server') return PsqlTarget.open(bins, pgConnFromUrl(plan.into!), 'server', async () => {}, x, { trustIntoUser: o.trustIntoUser, env: o.env });
+    const started = await startLocalPostgres(o.runAs, x.signal, o.env.PATH, maxDiskFromEnv(o.env));
     for (const line of started.orphans) x.warn(`orphan:${line}`, line);
     try {
       if (x.signal.aborted) throw new RestoreError('aborted');
-      return await PsqlTarget.open(bins, started.conn, 'local', (now) => started.server.stop(now), x);
+      return await PsqlTarget.open(bins, started.conn, 'local', (now) => started.server.stop(now), x, { env: o.env, serverDir: started.server.dir });
     } catch (e) {
       await started.server.stop(true);
       throw e;

@@ -495,6 +495,8 @@ class SqlSink implements RestoreSink {
     result.rows = result.tables.reduce((s, t) => s + (t.restored ?? t.expected), 0);
     let closeWarnings: string[] = [];
     if (this.target) closeWarnings = await this.target.close(this.options.keep && !this.aborted).catch((e) => [`cleanup: ${(e as Error).message}`]);
+    // A scratch database or login left on the --into server is never a passed test.
+    if (!this.failure && this.target?.leftBehind) this.failure = { message: `left on the --into server: ${this.target.leftBehind}` };
     this.target = null;
     result.failure = this.failure;
     result.verdict = this.failure ? 'failed' : 'restored';
@@ -511,16 +513,8 @@ class SqlSink implements RestoreSink {
     const [counts, n] = await Promise.all([target.countRows(counted.map((t) => t.sql)), target.countTables()]);
     const tables: TableRows[] = counted.map((t, i) => ({ table: t.display, expected: t.expected, restored: counts[i] ?? null }));
     result.tables = tables;
-    const wrong = tables.filter((t) => t.restored !== t.expected);
-    if (wrong.length > 0) {
-      const w = wrong[0]!;
-      this.failure = {
-        message:
-          w.restored === null
-            ? `${w.table}: the dump holds ${w.expected} rows, and the table cannot be counted after the restore`
-            : `${w.table}: the dump holds ${w.expected} rows, the restored table ${w.restored}` + (wrong.length > 1 ? ` (and ${wrong.length - 1} more tables differ)` : ''),
-      };
-    }
+    const wrong = rowsFailure(tables);
+    if (wrong) this.failure = { message: wrong };
     if (n === 0 && !this.options.allowEmpty && !this.failure) this.failure = { message: 'the restore left no table (--allow-empty accepts an empty database)' };
     for (const sql of this.options.asserts) {
       const a: AssertionResult = { sql, ok: false, value: null };
@@ -555,6 +549,19 @@ class SqlSink implements RestoreSink {
     return this.aborting;
   }
 
+}
+
+/**
+ * The rule of the row counts: every table the dump created holds exactly the rows the dump held, neither fewer
+ * (rows lost) nor more (the dump's own code added some: a DO block, a trigger), nor none it can count (a view
+ * in its place). The first table that differs, in words; null when every one holds.
+ */
+export function rowsFailure(tables: readonly TableRows[]): string | null {
+  const wrong = tables.filter((t) => t.restored !== t.expected);
+  const w = wrong[0];
+  if (!w) return null;
+  if (w.restored === null) return `${w.table}: the dump holds ${w.expected} rows, and the table cannot be counted after the restore`;
+  return `${w.table}: the dump holds ${w.expected} rows, the restored table ${w.restored}` + (wrong.length > 1 ? ` (and ${wrong.length - 1} more tables differ)` : '');
 }
 
 /**

@@ -64,6 +64,8 @@ export interface SqlTarget {
   countTables(): Promise<number>;
   /** The first cell of the first row as text (null: SQL NULL or no row). Throws with the engine's message. */
   firstCell(sql: string): Promise<string | null>;
+  /** After close(): what it could not remove from the --into server (the test then fails). */
+  readonly leftBehind?: string | null;
   /** Drop the scratch database (unless keep), stop servers, remove folders. Returns warnings. */
   close(keep: boolean): Promise<string[]>;
   /** Stop at once (Ctrl-C, SIGTERM): kill clients, drop the scratch database, stop servers, remove folders. */
