@@ -466,6 +466,8 @@ async function jobBody(input: Parameters<Handler>[0], ctx: Parameters<Handler>[1
   };
   // The published service numbers schedules from 0 and takes a frequency without a cron; the
   // interface document's from 1, with a cron (made from the frequency when only that is given).
+  // The spelling as set or remembered here (the check sends nothing); createJob asks the client,
+  // which probes once when it is not known yet (src/cli/dialect.ts), and respells it.
   const published = await ctx.settings().then((st) => st.providerNames === 'published', () => false);
   const fromFile = Array.isArray(body.schedules) ? (body.schedules as unknown[]) : undefined;
   if (Object.keys(flagged).length && fromFile?.length) {
@@ -503,9 +505,16 @@ async function jobBody(input: Parameters<Handler>[0], ctx: Parameters<Handler>[1
 }
 
 const createJob: Handler = async (input, ctx) => {
-  const body = await jobBody(input, ctx);
+  let body = await jobBody(input, ctx);
   if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, { method: 'POST', path: '/jobs', body });
   const client = await ctx.client();
+  const v = input.values;
+  if ((v.cron !== undefined || v.frequency !== undefined) && !Array.isArray(input.request?.body && (input.request.body as Record<string, unknown>).schedules) && client.providerNames) {
+    // The schedule made from the flags, in the spelling the service turned out to take.
+    const published = (await client.providerNames()) === 'published';
+    const was = (await ctx.settings()).providerNames === 'published';
+    if (published !== was) body = await jobBody(input, { ...ctx, settings: async () => ({ ...(await ctx.settings()), providerNames: published ? 'published' : 'neutral' }) });
+  }
   const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
   const raw = recordOf(res);
   // The recipe id sent and the slug answered: learnt as apply learns them (src/jobs/recipe-ids.ts), so that
