@@ -8,7 +8,7 @@
 // The probe costs nothing on a neutral service: a request of the droplet/volume area is sent as
 // remembered (neutral at first) and, on a 404, once more in the other spelling; the one that
 // answers is the service's. A request that carries a provider value, or a schedule to create,
-// cannot be tried twice, so it waits for a probe of one page of droplets (neutral path first).
+// cannot be tried twice, so it waits for a probe of one page of droplets (neutral path first, the smallest page: 15).
 import type { Client, Page, RequestSpec } from '../contract/context.js';
 import { ApiError } from '../errors.js';
 import { carriesProvider, spellRequest, type ProviderNames } from '../util/providers.js';
@@ -73,7 +73,7 @@ export function withDialect(client: Client, o: DialectOptions): Client {
   };
 
   const probe = (opts: { signal?: AbortSignal } | undefined): Promise<ProviderNames> => {
-    probing ??= areaRequest({ method: 'GET', path: '/cloud_i/droplets', query: { page_size: 1 } }, opts).then(
+    probing ??= areaRequest({ method: 'GET', path: '/cloud_i/droplets', query: { page_size: 15 } }, opts).then(
       () => mode,
       (err: unknown) => {
         // The probe could not tell (a refused token, an outage): the request itself will say why.
