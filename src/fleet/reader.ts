@@ -12,7 +12,7 @@ import { resourceSchema } from '../resources/snapshot-resources.js';
 import { snapshotSchema } from '../resources/snapshots.js';
 import { schemas as dropletSchemas } from '../resources/droplets.js';
 import { schemas as volumeSchemas } from '../resources/volumes.js';
-import { scheduleBasis, type ScheduleBasis } from './runs.js';
+import { scheduleBasis, type ScheduleBasis } from '../util/schedule-basis.js';
 
 /** Requests in flight at once: enough to hide latency, few enough not to meet the rate limit. */
 export const CONCURRENCY = 6;

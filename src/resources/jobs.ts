@@ -6,6 +6,7 @@ import type { ApiResponse, Column, Handler, Result } from '../contract/context.j
 import type { ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { UsageError } from '../errors.js';
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
+import { scheduleBasis } from '../util/schedule-basis.js';
 import { retentionText } from '../backups/retention.js';
 import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
 import { listField, recordOf } from '../http/shape.js';
@@ -84,12 +85,22 @@ export function computeText(j: { compute?: { type?: string | null; region?: stri
   return type;
 }
 
-/** One cron fits a column; more than one shows the first and how many others (`jobs get` lists them all). */
+/**
+ * A schedule as every command reads it (src/util/schedule-basis.ts): its cron, or its frequency and
+ * run_offset ("every 6h from 00:00") when it has one, whatever placeholder cron stands beside it.
+ */
+const oneScheduleText = (s: unknown): string | undefined => {
+  if (!s || typeof s !== 'object') return undefined;
+  const basis = scheduleBasis(s as Record<string, unknown>);
+  return basis.source === 'none' ? undefined : basis.text;
+};
+
+/** One schedule fits a column; more than one shows the first and how many others (`jobs get` lists them all). */
 const scheduleText = (schedules: unknown) => {
   if (!Array.isArray(schedules) || !schedules.length) return '';
-  const cron = (schedules[0] as { cron?: unknown } | null)?.cron;
-  if (typeof cron !== 'string' || !cron) return `${schedules.length} schedule${schedules.length > 1 ? 's' : ''}`;
-  return schedules.length > 1 ? `${cron} (+${schedules.length - 1})` : cron;
+  const text = oneScheduleText(schedules[0]);
+  if (!text) return `${schedules.length} schedule${schedules.length > 1 ? 's' : ''}`;
+  return schedules.length > 1 ? `${text} (+${schedules.length - 1})` : text;
 };
 
 export const columns: Record<string, Column[]> = {
@@ -106,7 +117,7 @@ export const columns: Record<string, Column[]> = {
   schedule: [
     { key: 'id', header: 'ID' },
     { key: 'schedule_name', header: 'Name' },
-    { key: 'cron', header: 'Cron' },
+    { key: 'cron', header: 'Runs', get: (s) => oneScheduleText(s) ?? '' },
     { key: 'timezone', header: 'Time zone' },
     { key: 'retention', header: 'Retention', get: (s) => retentionText(s.retention) },
     { key: 'status', header: 'Status', format: 'status' },
