@@ -520,8 +520,10 @@ const createJob: Handler = async (input, ctx) => {
   if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, { method: 'POST', path: '/jobs', body });
   const client = await ctx.client();
   const v = input.values;
-  if ((v.cron !== undefined || v.frequency !== undefined) && !Array.isArray(input.request?.body && (input.request.body as Record<string, unknown>).schedules) && client.providerNames) {
-    // The schedule made from the flags, in the spelling the service turned out to take.
+  if (v.frequency !== undefined && v.cron === undefined && !Array.isArray(input.request?.body && (input.request.body as Record<string, unknown>).schedules) && client.providerNames) {
+    // A schedule made from --frequency: the published service takes it without a cron, the neutral one
+    // with the cron made from it; in the spelling the service turned out to take (probed once when not
+    // known). A --cron schedule is sent as set or remembered, at no extra request.
     const published = (await client.providerNames()) === 'published';
     const was = (await ctx.settings()).providerNames === 'published';
     if (published !== was) body = await jobBody(input, { ...ctx, settings: async () => ({ ...(await ctx.settings()), providerNames: published ? 'published' : 'neutral' }) });
