@@ -7,8 +7,10 @@
 //
 // The probe costs nothing on a neutral service: a request of the droplet/volume area is sent as
 // remembered (neutral at first) and, on a 404, once more in the other spelling; the one that
-// answers is the service's. A request that carries a provider value, or a schedule to create,
-// cannot be tried twice, so it waits for a probe of one page of droplets (neutral path first, the smallest page: 15).
+// answers is the service's. A request that carries a provider value goes out as guessed; a 422
+// about the provider (nothing done) runs the probe, one page of droplets (neutral path first, the
+// smallest page: 15), and the request goes again in the spelling found. A schedule made from a
+// frequency waits for the probe (the two spellings differ in substance, not in a 422).
 import type { Client, Page, RequestSpec } from '../contract/context.js';
 import { ApiError } from '../errors.js';
 import { carriesProvider, spellRequest, type ProviderNames } from '../util/providers.js';
@@ -90,12 +92,38 @@ export function withDialect(client: Client, o: DialectOptions): Client {
     async request(req, opts) {
       if (fixed || req.asWritten) return client.request(spellRequest(req, mode), opts);
       if (AREA.test(req.path)) return areaRequest(req, opts);
-      if (namesProvider(req)) await dialect(opts);
-      return client.request(spellRequest(req, mode), opts);
+      if (!namesProvider(req) || known) return client.request(spellRequest(req, mode), opts);
+      // Not known yet: sent as guessed (a neutral service costs nothing more); a 422 about the
+      // provider (nothing was done) makes the probe run, and the request goes again when it
+      // finds the other spelling.
+      const tried = mode;
+      try {
+        return await client.request(spellRequest(req, tried), opts);
+      } catch (err) {
+        if (!(err instanceof ApiError && err.status === 422 && /provider/i.test(JSON.stringify(err.details) + err.message))) throw err;
+        if ((await dialect(opts)) === tried) throw err;
+        return client.request(spellRequest(req, mode), opts);
+      }
     },
     async *pages(req, opts) {
       if (fixed || req.asWritten || !AREA.test(req.path)) {
-        if (!fixed && !req.asWritten && namesProvider(req)) await dialect(opts);
+        if (fixed || req.asWritten || known || !namesProvider(req)) {
+          yield* client.pages(spellRequest(req, mode), opts);
+          return;
+        }
+        // A provider filter, the spelling not known yet: as request() above, on the first page.
+        const tried = mode;
+        let pagesSeen = 0;
+        try {
+          for await (const page of client.pages(spellRequest(req, tried), opts)) {
+            pagesSeen++;
+            yield page;
+          }
+          return;
+        } catch (err) {
+          if (pagesSeen || !(err instanceof ApiError && err.status === 422 && /provider/i.test(JSON.stringify(err.details) + err.message))) throw err;
+          if ((await dialect(opts)) === tried) throw err;
+        }
         yield* client.pages(spellRequest(req, mode), opts);
         return;
       }
