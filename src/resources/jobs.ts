@@ -117,7 +117,7 @@ export const columns: Record<string, Column[]> = {
   schedule: [
     { key: 'id', header: 'ID' },
     { key: 'schedule_name', header: 'Name' },
-    { key: 'cron', header: 'Runs', get: (s) => oneScheduleText(s) ?? '' },
+    { key: 'cron', header: 'Schedule', get: (s) => oneScheduleText(s) ?? '' },
     { key: 'timezone', header: 'Time zone' },
     { key: 'retention', header: 'Retention', get: (s) => retentionText(s.retention) },
     { key: 'status', header: 'Status', format: 'status' },
