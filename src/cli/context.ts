@@ -6,8 +6,7 @@ import { ApiError, ConfigError, InterruptedError, UsageError, noTokenError } fro
 import { addSecret } from '../util/scrub.js';
 import { writeServiceLine } from '../output/sanitize.js';
 import type { RetryPolicy } from '../http/retry.js';
-import type { RequestSpec } from '../contract/context.js';
-import { spellRequest, type ProviderNames } from '../util/providers.js';
+import type { ProviderNames } from '../util/providers.js';
 
 export interface ContextInit {
   globals: Globals;
@@ -55,7 +54,13 @@ export function createContext(init: ContextInit): Context & { dispose(): Promise
           retry,
           ...limits,
         });
-        return withProviderNames(withTokenHint(client, tokenHint(s)), s.providerNames);
+        const { withDialect } = await import('./dialect.js');
+        return withDialect(withTokenHint(client, tokenHint(s)), {
+          mode: s.providerNames,
+          source: s.providerNamesSource ?? 'profile',
+          remember: (mode) => rememberDialect(ctx, s, mode),
+          debug: s.debug ? (line) => ctx.note(`debug: ${line}`) : undefined,
+        });
       })();
       return clientP;
     },
@@ -204,18 +209,25 @@ export function tokenHint(s: Pick<Settings, 'profile' | 'tokenSource' | 'configF
 }
 
 /**
- * The client, speaking the profile's provider names (issue 30 §1): every request of every
- * command, reader and resolver passes here, so the droplet/volume area's prefix
- * (`/cloud_i/…` or `/digitalocean/…`) and the `provider` value of the requests that carry one
- * are spelt as the profile says, in one place (the names themselves: util/providers.ts).
+ * Keeps the spelling a probe found in the profile, for this base URL (src/cli/dialect.ts), when
+ * the profile is in the config file (an environment-only run has none to keep it in). The write
+ * is conf's atomic one under the config lock, waiting a second at most: a config that cannot be
+ * written (locked, read-only) is left as it was, and the command goes on (the next one probes again).
  */
-function withProviderNames(client: Client, mode: ProviderNames): Client {
-  const translate = (req: RequestSpec): RequestSpec => spellRequest(req, mode);
-  return {
-    request: (req, opts) => client.request(translate(req), opts),
-    pages: (req, opts) => client.pages(translate(req), opts),
-    close: () => client.close(),
-  };
+async function rememberDialect(ctx: Context, s: Settings, mode: ProviderNames): Promise<void> {
+  try {
+    const store = await openContextConfig({ ...ctx, warn: () => undefined });
+    if (!store.hasProfile(s.profile)) return;
+    await store.update(
+      (data) => {
+        const p = Object.hasOwn(data.profiles, s.profile) ? data.profiles[s.profile] : undefined;
+        if (p && !p.provider_names) p.detected_provider_names = { base_url: s.baseUrl, provider_names: mode };
+      },
+      { waitMs: 1000 },
+    );
+  } catch (err) {
+    if (s.debug) ctx.note(`debug: could not remember the provider names in ${s.configFile}: ${err instanceof Error ? err.message : String(err)}`);
+  }
 }
 
 /** The client, with `hint` added to every 401 it ends in (the single place that knows where the token came from). */

@@ -131,7 +131,7 @@ const retention = checkedHandler(checkRetention, async (input, ctx, { md, whatIf
     cleans: await readCleanSource(ctx),
     guardWithinMs: typeof v.within === 'number' ? v.within : 3 * 86_400_000,
   });
-  await audit.recordPredictions(dir, docs).catch((err: unknown) => ctx.warn(`${(err as Error).message}: predictions not recorded`));
+  await audit.recordPredictions(dir, docs, await predictionService(ctx)).catch((err: unknown) => ctx.warn(`${(err as Error).message}: predictions not recorded`));
 
   const { render } = await import('../output/index.js');
   if (md) {
@@ -173,12 +173,19 @@ const retention = checkedHandler(checkRetention, async (input, ctx, { md, whatIf
   return { kind: 'empty' };
 });
 
+/** The service the predictions are kept under: the marks' key (base URL and account). */
+async function predictionService(ctx: Context): Promise<string> {
+  const [settings, { serviceKey }] = await Promise.all([ctx.settings(), import('../state/marks.js')]);
+  return serviceKey(settings.baseUrl, settings.token);
+}
+
 async function auditResult(ctx: Context, targets: import('../retention/collect.js').Target[], dir: string, md: boolean) {
-  const { audit, readPredictions, targetKey } = await import('../retention/audit.js');
+  const { audit, readPredictions, recordsOf } = await import('../retention/audit.js');
   const records = await readPredictions(dir);
+  const service = await predictionService(ctx);
   const results = targets.map((t) => {
     const target = { kind: t.kind, id: t.id, name: t.name };
-    return audit(target, records[targetKey({ target })] ?? [], t.backups);
+    return audit(target, recordsOf(records, { target }, service), t.backups);
   });
   const { render } = await import('../output/index.js');
   const { sanitize } = await import('../output/sanitize.js');

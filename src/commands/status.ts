@@ -198,7 +198,8 @@ export async function check(doc: StatusDocument, o: { strict?: boolean; warn?: (
     ...(doc.volumes ?? []).map((m) => ({ ...m, kind: 'volume', label: m.name ?? String(m.id) })),
     ...(doc.resources ?? []).map((r) => ({ ...r, kind: 'snapshot resource', label: r.last_known_ip ?? String(r.id) })),
   ];
-  if (!doc.jobs.length && !snapshotted.length) throw new EmptyResultError('no jobs to check');
+  const unread = doc.unread ?? [];
+  if (!doc.jobs.length && !snapshotted.length && !unread.length) throw new EmptyResultError('no jobs to check');
   const { relativeTime, sanitize } = await import('../output/index.js');
   const now = new Date(doc.generated_at);
   const when = (b: BackupSummary) => relativeTime(b.completed_at ?? b.created_at, now) || 'at an unknown time';
@@ -241,12 +242,19 @@ export async function check(doc: StatusDocument, o: { strict?: boolean; warn?: (
         : `${'status' in m && m.status === 'paused' ? 'paused; ' : ''}${m.last_completed ? `newest completed snapshot ${old(m.last_completed.age_seconds)}` : 'no completed snapshot'}, max age ${durationText(m.max_age_seconds * 1000)} from its frequency`;
     lines.push(`  ${m.kind} ${sanitize(m.label)} (${sanitize(String(m.id))}): ${m.health}: ${reason}`);
   }
-  if (!offending.length && !badSnapshots.length) return;
+  // A section that could not be read is not a healthy one: its own kind, failing the check whatever --strict says.
+  for (const u of unread) lines.push(`  ${sanitize(u.section)}: could not be read: ${sanitize(u.reason)}`);
+  if (!offending.length && !badSnapshots.length && !unread.length) return;
   const count = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
   const failing = offending.filter((j) => j.health === 'failing').length + badSnapshots.filter((m) => m.health === 'failing').length;
   const stale = offending.filter((j) => j.health === 'stale').length + badSnapshots.filter((m) => m.health === 'stale').length;
   const warned = offending.filter((j) => j.health !== 'failing' && j.health !== 'stale').length;
-  const parts = [failing ? `${failing} failing` : '', stale ? `${stale} stale` : '', warned ? `${warned} with warnings (--strict)` : ''].filter(Boolean);
+  const parts = [
+    failing ? `${failing} failing` : '',
+    stale ? `${stale} stale` : '',
+    warned ? `${warned} with warnings (--strict)` : '',
+    unread.length ? `${unread.map((u) => u.section).join(', ')} not read` : '',
+  ].filter(Boolean);
   const of = `${count(doc.jobs.length, 'job')}${snapshotted.length ? ` and ${snapshotted.length} droplets, volumes and snapshot resources` : ''}`;
   throw new EmptyResultError(`status --check: ${parts.join(', ')} of ${of}`, lines);
 }

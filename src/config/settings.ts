@@ -123,13 +123,30 @@ export function resolveOutput(input: ResolveInput, profile: string): OutputForma
 
 /** $BACKUPCTL_PROVIDER_NAMES, else the profile's `provider_names`, else neutral (the interface document's tokens). */
 export function resolveProviderNames(input: Pick<ResolveInput, 'env' | 'store'>, profile: string): ProviderNames {
+  return providerNamesOf(input, profile).mode;
+}
+
+/**
+ * The provider names and where they come from: $BACKUPCTL_PROVIDER_NAMES, the profile's
+ * `provider_names` (both override), else what was detected for this base URL and remembered in
+ * the profile, else the default (the client probes the service when first needed: src/cli/dialect.ts).
+ */
+export function providerNamesOf(
+  input: Pick<ResolveInput, 'env' | 'store'>,
+  profile: string,
+  baseUrl?: string,
+): { mode: ProviderNames; source: 'env' | 'profile' | 'detected' | 'default' } {
   const fromEnv = envValue(input.env, 'BACKUPCTL_PROVIDER_NAMES');
   if (fromEnv) {
     const mode = parseProviderNames(fromEnv);
     if (!mode) throw new ConfigError(`invalid provider names ${JSON.stringify(fromEnv)} (from BACKUPCTL_PROVIDER_NAMES): use neutral or published`);
-    return mode;
+    return { mode, source: 'env' };
   }
-  return input.store.profile(profile).provider_names ?? DEFAULT_PROVIDER_NAMES;
+  const stored = input.store.profile(profile);
+  if (stored.provider_names) return { mode: stored.provider_names, source: 'profile' };
+  const detected = stored.detected_provider_names;
+  if (detected && baseUrl !== undefined && detected.base_url === baseUrl) return { mode: detected.provider_names, source: 'detected' };
+  return { mode: DEFAULT_PROVIDER_NAMES, source: 'default' };
 }
 
 export function resolveDebug(globals: Globals, env: NodeJS.ProcessEnv): boolean {
@@ -154,6 +171,7 @@ export function resolveSettings(input: ResolveInput): Settings {
     throw new ConfigError(NO_BASE_URL_MESSAGE, details);
   }
   const token = resolveToken(input.env, input.store, profile);
+  const names = providerNamesOf(input, profile, base.url);
   return {
     profile,
     baseUrl: base.url,
@@ -164,6 +182,7 @@ export function resolveSettings(input: ResolveInput): Settings {
     timeoutMs: resolveTimeout(input, profile),
     debug: resolveDebug(input.globals, input.env),
     configFile: input.store.file,
-    providerNames: resolveProviderNames(input, profile),
+    providerNames: names.mode,
+    providerNamesSource: names.source,
   };
 }

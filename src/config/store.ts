@@ -20,7 +20,7 @@
 import { promises as fsp, readFileSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError, UsageError } from '../errors.js';
-import { withFileLock } from './lock.js';
+import { type LockOptions, withFileLock } from './lock.js';
 import { configFilePath } from './paths.js';
 import { type ConfigCheck, loadConfigChecker } from './schema.js';
 import { type ConfigData, type ProfileData, type ProfileKey, isValidProfileName } from './types.js';
@@ -47,7 +47,7 @@ export interface ConfigStore {
    * Locked read-modify-write: re-reads the file under the lock, applies
    * `mutator` to that fresh content, validates and writes it atomically.
    */
-  update(mutator: (data: ConfigData) => void): Promise<void>;
+  update(mutator: (data: ConfigData) => void, lock?: LockOptions): Promise<void>;
   setValue<K extends ProfileKey>(profile: string, key: K, value: NonNullable<ProfileData[K]>): Promise<void>;
   unsetValue(profile: string, key: ProfileKey): Promise<void>;
   setCurrent(name: string): Promise<void>;
@@ -201,7 +201,7 @@ class FileConfigStore implements ConfigStore {
     return structuredClone(this.data);
   }
 
-  async update(mutator: (data: ConfigData) => void): Promise<void> {
+  async update(mutator: (data: ConfigData) => void, lock?: LockOptions): Promise<void> {
     const reader = await loadReader();
     const { check } = reader;
     await fsp.mkdir(this.dir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
@@ -220,7 +220,7 @@ class FileConfigStore implements ConfigStore {
         throw new ConfigError(`cannot write the config file ${this.file}: ${(err as Error).message}`);
       }
       this.data = r.data;
-    });
+    }, lock);
   }
 
   async setValue<K extends ProfileKey>(profile: string, key: K, value: NonNullable<ProfileData[K]>): Promise<void> {

@@ -10,6 +10,11 @@ export interface ProfileData {
   timeout?: string | number;
   /** Which provider names are sent: the interface's tokens (default) or the published names (issue 30). */
   provider_names?: 'neutral' | 'published';
+  /**
+   * The spelling the service was found to answer to, when `provider_names` is not set: probed once
+   * and remembered for this base URL (src/cli/dialect.ts). Written by backupctl, not by `config set`.
+   */
+  detected_provider_names?: { base_url: string; provider_names: 'neutral' | 'published' };
   /** Per-job settings, by the job's name or id (`config set jobs.<job>.private_key FILE`): docs/verify.md. */
   jobs?: Record<string, JobSettings>;
 }

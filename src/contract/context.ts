@@ -163,6 +163,8 @@ export interface Client {
    */
   pages(req: RequestSpec, opts: { all: boolean; signal?: AbortSignal; verbatim?: boolean }): AsyncIterable<Page>;
   close(): Promise<void>;
+  /** The spelling this service takes (set, remembered or probed once): src/cli/dialect.ts. */
+  providerNames?(): Promise<'neutral' | 'published'>;
 }
 
 /** Resolved settings: flag > env > profile > default. */
@@ -178,6 +180,11 @@ export interface Settings {
   configFile: string;
   /** Which provider names and droplet/volume path the service is sent (profile `provider_names`, env BACKUPCTL_PROVIDER_NAMES). */
   providerNames: 'neutral' | 'published';
+  /**
+   * Where providerNames came from: `env`/`profile` (set: sent as set), `detected` (probed earlier and
+   * remembered in the profile for this base URL), `default` (not known yet: probed when first needed).
+   */
+  providerNamesSource?: 'env' | 'profile' | 'detected' | 'default';
 }
 
 export interface Spinner {

@@ -12,7 +12,7 @@ import { resourceSchema } from '../resources/snapshot-resources.js';
 import { snapshotSchema } from '../resources/snapshots.js';
 import { schemas as dropletSchemas } from '../resources/droplets.js';
 import { schemas as volumeSchemas } from '../resources/volumes.js';
-import { scheduleBasis, type ScheduleBasis } from './runs.js';
+import { scheduleBasis, type ScheduleBasis } from '../util/schedule-basis.js';
 
 /** Requests in flight at once: enough to hide latency, few enough not to meet the rate limit. */
 export const CONCURRENCY = 6;
@@ -75,14 +75,25 @@ export async function listAll(r: Reader, req: RequestSpec): Promise<Rec[]> {
   });
 }
 
-/** Droplets, volumes and resources are extras: when one cannot be read, say so and show the rest. */
-export async function section<T>(ctx: Context, r: Reader, what: string, read: () => Promise<T>): Promise<T | null> {
+/** A section of the fleet that could not be read, and why (status --check fails on it: its own kind). */
+export interface UnreadSection {
+  section: string;
+  reason: string;
+}
+
+/**
+ * Droplets, volumes and resources are extras: when one cannot be read, say so, show the rest, and
+ * add it to `unread` (status --check fails on a section it could not read: never silently).
+ */
+export async function section<T>(ctx: Context, r: Reader, what: string, read: () => Promise<T>, unread?: UnreadSection[]): Promise<T | null> {
   try {
     return await read();
   } catch (err) {
     // Interrupted, or stopped because the jobs failed: that failure is the one to report.
     if (err instanceof InterruptedError || r.signal.aborted) throw err;
-    ctx.warn(`could not read ${what}: ${err instanceof Error ? err.message : String(err)}`);
+    const reason = err instanceof Error ? err.message : String(err);
+    ctx.warn(`could not read ${what}: ${reason}`);
+    unread?.push({ section: what, reason: reason.split('\n')[0]! });
     return null;
   }
 }

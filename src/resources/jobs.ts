@@ -6,6 +6,7 @@ import type { ApiResponse, Column, Handler, Result } from '../contract/context.j
 import type { ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { UsageError } from '../errors.js';
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
+import { scheduleBasis } from '../util/schedule-basis.js';
 import { retentionText } from '../backups/retention.js';
 import { datetime, jobArg, loose, modifiedSince, record, serverSchema, setTagNames } from './common.js';
 import { listField, recordOf } from '../http/shape.js';
@@ -84,12 +85,22 @@ export function computeText(j: { compute?: { type?: string | null; region?: stri
   return type;
 }
 
-/** One cron fits a column; more than one shows the first and how many others (`jobs get` lists them all). */
+/**
+ * A schedule as every command reads it (src/util/schedule-basis.ts): its cron, or its frequency and
+ * run_offset ("every 6h from 00:00") when it has one, whatever placeholder cron stands beside it.
+ */
+const oneScheduleText = (s: unknown): string | undefined => {
+  if (!s || typeof s !== 'object') return undefined;
+  const basis = scheduleBasis(s as Record<string, unknown>);
+  return basis.source === 'none' ? undefined : basis.text;
+};
+
+/** One schedule fits a column; more than one shows the first and how many others (`jobs get` lists them all). */
 const scheduleText = (schedules: unknown) => {
   if (!Array.isArray(schedules) || !schedules.length) return '';
-  const cron = (schedules[0] as { cron?: unknown } | null)?.cron;
-  if (typeof cron !== 'string' || !cron) return `${schedules.length} schedule${schedules.length > 1 ? 's' : ''}`;
-  return schedules.length > 1 ? `${cron} (+${schedules.length - 1})` : cron;
+  const text = oneScheduleText(schedules[0]);
+  if (!text) return `${schedules.length} schedule${schedules.length > 1 ? 's' : ''}`;
+  return schedules.length > 1 ? `${text} (+${schedules.length - 1})` : text;
 };
 
 export const columns: Record<string, Column[]> = {
@@ -106,7 +117,7 @@ export const columns: Record<string, Column[]> = {
   schedule: [
     { key: 'id', header: 'ID' },
     { key: 'schedule_name', header: 'Name' },
-    { key: 'cron', header: 'Cron' },
+    { key: 'cron', header: 'Schedule', get: (s) => oneScheduleText(s) ?? '' },
     { key: 'timezone', header: 'Time zone' },
     { key: 'retention', header: 'Retention', get: (s) => retentionText(s.retention) },
     { key: 'status', header: 'Status', format: 'status' },
@@ -466,6 +477,8 @@ async function jobBody(input: Parameters<Handler>[0], ctx: Parameters<Handler>[1
   };
   // The published service numbers schedules from 0 and takes a frequency without a cron; the
   // interface document's from 1, with a cron (made from the frequency when only that is given).
+  // The spelling as set or remembered here (the check sends nothing); createJob asks the client,
+  // which probes once when it is not known yet (src/cli/dialect.ts), and respells it.
   const published = await ctx.settings().then((st) => st.providerNames === 'published', () => false);
   const fromFile = Array.isArray(body.schedules) ? (body.schedules as unknown[]) : undefined;
   if (Object.keys(flagged).length && fromFile?.length) {
@@ -503,9 +516,18 @@ async function jobBody(input: Parameters<Handler>[0], ctx: Parameters<Handler>[1
 }
 
 const createJob: Handler = async (input, ctx) => {
-  const body = await jobBody(input, ctx);
+  let body = await jobBody(input, ctx);
   if (ctx.globals.dryRun) return (await import('../cli/dry-run.js')).printDryRun(ctx, { method: 'POST', path: '/jobs', body });
   const client = await ctx.client();
+  const v = input.values;
+  if (v.frequency !== undefined && v.cron === undefined && !Array.isArray(input.request?.body && (input.request.body as Record<string, unknown>).schedules) && client.providerNames) {
+    // A schedule made from --frequency: the published service takes it without a cron, the neutral one
+    // with the cron made from it; in the spelling the service turned out to take (probed once when not
+    // known). A --cron schedule is sent as set or remembered, at no extra request.
+    const published = (await client.providerNames()) === 'published';
+    const was = (await ctx.settings()).providerNames === 'published';
+    if (published !== was) body = await jobBody(input, { ...ctx, settings: async () => ({ ...(await ctx.settings()), providerNames: published ? 'published' : 'neutral' }) });
+  }
   const res = await client.request({ method: 'POST', path: '/jobs', body }, { signal: ctx.signal });
   const raw = recordOf(res);
   // The recipe id sent and the slug answered: learnt as apply learns them (src/jobs/recipe-ids.ts), so that

@@ -33,7 +33,17 @@ interface PredictionData {
   targets: Record<string, PredictionRecord[]>;
 }
 
-export const targetKey = (doc: Pick<ForecastDocument, 'target'>) => `${doc.target.kind}:${doc.target.id}`;
+/**
+ * A target's records, per service (issue 42 §10): `<service key> <kind>:<id>`, the service key the
+ * marks use (src/state/marks.ts serviceKey: base URL and account), so two profiles never mix. A file
+ * written before kept `<kind>:<id>` alone: read as a fallback while this service has no record of its own.
+ */
+export const targetKey = (doc: Pick<ForecastDocument, 'target'>, service?: string) => `${service ? `${service} ` : ''}${doc.target.kind}:${doc.target.id}`;
+
+/** The records of a target for this service, else (an older file) the ones kept without a service. */
+export function recordsOf(records: Record<string, PredictionRecord[]>, doc: Pick<ForecastDocument, 'target'>, service: string): PredictionRecord[] {
+  return records[targetKey(doc, service)] ?? records[targetKey(doc)] ?? [];
+}
 
 async function read(file: string): Promise<PredictionData> {
   let text: string;
@@ -59,7 +69,7 @@ export async function readPredictions(stateDir: string): Promise<Record<string, 
 }
 
 /** Adds this run's predictions (service counts only: a what-if predicts nothing the service will do). */
-export async function recordPredictions(stateDir: string, docs: readonly ForecastDocument[]): Promise<void> {
+export async function recordPredictions(stateDir: string, docs: readonly ForecastDocument[], service: string): Promise<void> {
   const real = docs.filter((d) => d.inputs.counts_from === 'service');
   if (!real.length) return;
   const file = path.join(stateDir, PREDICTIONS_FILE);
@@ -77,7 +87,8 @@ export async function recordPredictions(stateDir: string, docs: readonly Forecas
           .filter((b) => b.action !== 'not-counted')
           .map((b) => ({ id: b.id, created_at: b.created_at, expires_run: b.expires_run, expires_at: b.expires_at })),
       };
-      data.targets[targetKey(doc)] = [...(data.targets[targetKey(doc)] ?? []), record].slice(-KEEP);
+      const key = targetKey(doc, service);
+      data.targets[key] = [...(data.targets[key] ?? []), record].slice(-KEEP);
     }
     await writeFileAtomic(file, `${JSON.stringify(data, null, 1)}\n`, {
       mode: 0o600,

@@ -6,7 +6,8 @@
 // schedule" function, this file is what to repoint.
 import type { CronTools } from '../fleet/schedule.js';
 import { DEFAULT_TIMEZONE } from '../fleet/schedule.js';
-import { snapshotScheduleCron } from '../util/snapshot-cron.js';
+import { scheduleBasis, type ScheduleFields } from '../util/schedule-basis.js';
+import { STOPPED_SCHEDULE } from '../fleet/reader.js';
 import { RETENTION_PERIODS, type Period } from '../backups/retention.js';
 import type { Run } from './model.js';
 
@@ -18,13 +19,19 @@ export interface ScheduleSpec {
   text: string;
 }
 
-/** A job schedule's cron and zone, or a frequency + run offset (droplets, volumes, resources) made into one. */
-export function scheduleSpec(s: { cron?: unknown; timezone?: unknown; frequency?: unknown; run_offset?: unknown }): ScheduleSpec | { unreadable: string } {
+/**
+ * A schedule's runs as one cron in a zone, read by the one schedule reader of every command
+ * (src/fleet/runs.ts, scheduleBasis): a job's cron, or its frequency + run_offset when it has one
+ * (the published service's, beside a placeholder cron that disagrees), or a droplet's / volume's /
+ * resource's frequency. A paused (inactive, disabled, stopped) schedule or machine has no runs.
+ */
+export function scheduleSpec(s: ScheduleFields & { status?: unknown }): ScheduleSpec | { unreadable: string } {
   const timezone = typeof s.timezone === 'string' && s.timezone.trim() ? s.timezone.trim() : DEFAULT_TIMEZONE;
-  if (typeof s.cron === 'string' && s.cron.trim()) return { cron: s.cron.trim(), timezone, text: `${s.cron.trim()} ${timezone}` };
-  const made = snapshotScheduleCron(s.frequency, s.run_offset);
-  if ('cron' in made) return { cron: made.cron, timezone, text: `${made.text} ${timezone}` };
-  return { unreadable: made.unreadable };
+  const status = typeof s.status === 'string' ? s.status.trim().toLowerCase() : '';
+  if (STOPPED_SCHEDULE.has(status)) return { unreadable: `${status}: no runs while it is ${status}` };
+  const basis = scheduleBasis(s);
+  if (basis.cron === null) return { unreadable: basis.unreadable ?? basis.text };
+  return { cron: basis.cron, timezone, text: `${basis.text} ${timezone}` };
 }
 
 const DAY = 86_400_000;

@@ -34,6 +34,7 @@ import {
   snapshotResourceId,
   walkSnapshots,
   type FleetReader,
+  type UnreadSection,
 } from '../fleet/reader.js';
 import type { CronTools } from '../fleet/schedule.js';
 import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
@@ -87,12 +88,13 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
   const limit = limiter(CONCURRENCY);
   const spinner = ctx.spinner('Reading jobs…');
   const reader: FleetReader = { client, signal, limit, ctx };
+  const unread: UnreadSection[] = [];
   try {
     const side = opts.sections
       ? {
-          droplets: section(ctx, reader, 'droplets', () => machines(reader, 'droplets', opts.now)),
-          volumes: section(ctx, reader, 'volumes', () => machines(reader, 'volumes', opts.now)),
-          resources: section(ctx, reader, 'snapshot resources', () => resources(reader, opts.now)),
+          droplets: section(ctx, reader, 'droplets', () => machines(reader, 'droplets', opts.now), unread),
+          volumes: section(ctx, reader, 'volumes', () => machines(reader, 'volumes', opts.now), unread),
+          resources: section(ctx, reader, 'snapshot resources', () => resources(reader, opts.now), unread),
         }
       : undefined;
     // Awaited below; when the jobs fail first, their end must not surface as an unhandled rejection.
@@ -134,6 +136,7 @@ export async function collectStatus(ctx: Context, opts: CollectOptions): Promise
       droplets,
       volumes,
       resources: activated,
+      unread: ['droplets', 'volumes', 'snapshot resources'].flatMap((what) => unread.filter((u) => u.section === what)),
     };
   } catch (err) {
     stop.abort(err);

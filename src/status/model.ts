@@ -162,6 +162,10 @@ export const statusDocumentSchema = describe(
     droplets: describe(z.nullable(z.array(machineStatus)), 'Droplets whose snapshot schedule is not inactive; null when not read (--job, or the list failed)'),
     volumes: describe(z.nullable(z.array(machineStatus)), 'Volumes likewise'),
     resources: describe(z.nullable(z.array(resourceStatus)), 'Snapshot resources with backups activated; null when not read'),
+    unread: describe(
+      z.optional(z.array(z.object({ section: z.string(), reason: z.string() }))),
+      'Sections that could not be read (droplets, volumes, snapshot resources) and why: status --check fails on each, a warning kind of its own',
+    ),
   }),
   'backupctl status: fleet health at a glance',
 );

@@ -156,7 +156,7 @@ describe('jobs get', () => {
     expect(at('Storage')).toBeGreaterThan(at('Schedules'));
     expect(at('Last backups')).toBeGreaterThan(at('Storage'));
     const schedules = out.slice(at('Schedules'), at('Storage'));
-    expect(schedules).toMatch(/Name\s+Cron\s+Time zone\s+Retention\s+Status/);
+    expect(schedules).toMatch(/Name\s+Schedule\s+Time zone\s+Retention\s+Status/);
     for (const s of job.schedule) expect(schedules).toContain(s.cron);
     expect(schedules).toContain(job.schedule[0]!.timezone);
     const storage = out.slice(at('Storage'), at('Last backups'));
