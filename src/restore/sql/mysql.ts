@@ -449,7 +449,9 @@ export class MysqlTarget implements SqlTarget {
       const out: (number | null)[] = [];
       for (const t of tables) {
         try {
-          const [[row]] = [await cells(c, `SELECT COUNT(*) FROM ${q(t)}`)];
+          // Counted only while it is a base table still: a view of the same name made in its place (the rows
+          // dropped, constant rows shown) is no count, never the rows the dump held.
+          const [[row]] = [await cells(c, `SELECT CASE WHEN (SELECT TABLE_TYPE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ${lit(t)}) = 'BASE TABLE' THEN (SELECT COUNT(*) FROM ${q(t)}) END`)];
           out.push(row && row[0] !== null ? Number(row[0]) : null);
         } catch {
           out.push(null);

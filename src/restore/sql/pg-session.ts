@@ -122,3 +122,12 @@ export async function dropSession(bins: PgBins, admin: PgConn, database: string,
   if (login && r.rows[queries.length - 1] === null) return `could not drop the login ${login}: ${redact(firstError(r.stderr), admin.secrets)}`;
   return null;
 }
+
+/**
+ * The rows of one table the dump created, counted only while it is a table still (relkind r or p): a view, a
+ * materialized view or a foreign table of the same name (the table dropped, a view over constant rows made in
+ * its place) counts as nothing (NULL), never as the rows the dump held.
+ */
+export function countTable(name: string): string {
+  return `SELECT CASE WHEN (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass(${lit(name)})) IN ('r', 'p') THEN (SELECT count(*) FROM ONLY ${name}) END`;
+}

@@ -17,6 +17,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
 import type { EngineInfo } from '../types.js';
+import { countTable } from './pg-session.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 
 const SLICE = 16 * 1024 * 1024;
@@ -315,8 +316,10 @@ export class PGliteTarget implements SqlTarget {
     const out: (number | null)[] = [];
     for (const t of tables) {
       try {
-        const r = await this.db.call<(string | null)[][]>('query', { sql: `SELECT count(*) FROM ONLY ${t}` });
-        out.push(Number(r[0]?.[0]));
+        // Counted only while it is a table still: a view of the same name in its place is no count (null).
+        const r = await this.db.call<(string | null)[][]>('query', { sql: countTable(t) });
+        const cell = r[0]?.[0];
+        out.push(cell === null || cell === undefined ? null : Number(cell));
       } catch {
         out.push(null);
       }

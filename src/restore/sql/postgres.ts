@@ -13,7 +13,7 @@ import type { ChildProcess } from 'node:child_process';
 import { folderBytes, maxDiskFromEnv, watchDisk, type DiskOver } from '../disk-budget.js';
 import { leftoverReason, ownerNote, startIntoGuardian } from './pg-guardian.js';
 import { findPgServer, pgServerAccount, startLocalPostgres } from './pg-local.js';
-import { dropSession, firstError, lit, psqlQueries, q, restrictLine, rollbackPrepared, type PgBins, type PgConn } from './pg-session.js';
+import { countTable, dropSession, firstError, lit, psqlQueries, q, restrictLine, rollbackPrepared, type PgBins, type PgConn } from './pg-session.js';
 import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
 import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
@@ -192,15 +192,6 @@ interface Session {
 /** The user tables of the scratch database (restore-test refuses an empty restore). */
 const COUNT_TABLES =
   "SELECT count(*) FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN ('r', 'p') AND n.nspname NOT IN ('pg_catalog', 'information_schema') AND n.nspname NOT LIKE 'pg\\_toast%'";
-
-/**
- * The rows of one table the dump created, counted only while it is a table still (relkind r or p): a view, a
- * materialized view or a foreign table of the same name (the table dropped, a view over constant rows made in
- * its place) counts as nothing (NULL), never as the rows the dump held.
- */
-function countTable(name: string): string {
-  return `SELECT CASE WHEN (SELECT c.relkind FROM pg_class c WHERE c.oid = to_regclass(${lit(name)})) IN ('r', 'p') THEN (SELECT count(*) FROM ONLY ${name}) END`;
-}
 
 export class PsqlTarget implements SqlTarget {
   readonly dialect = 'postgres' as const;
