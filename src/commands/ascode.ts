@@ -471,9 +471,19 @@ const applySetup: Handler = async (input, ctx) => {
     });
   const done: Change[] = [];
   let current: Change | undefined;
+  // Each job about to change: its schedule timing as it is now, remembered with its updated_at, so that `report`
+  // tells an edit of retention (or a name) from a schedule change afterwards (fleet/timing.ts, issue 42.5).
+  const [{ openTimings, timingOf, lastChangeOf }, { recordOf }] = await Promise.all([import('../fleet/timing.js'), import('../http/shape.js')]);
+  const timings = plan.changes.some((c) => c.kind === 'job' && c.action === 'update') ? await openTimings(ctx) : null;
   try {
     for (const change of plan.changes) {
       current = change;
+      if (timings && change.kind === 'job' && change.action === 'update' && change.id !== undefined) {
+        const job = recordOf(await client.request({ method: 'GET', path: `/jobs/${encodeURIComponent(String(change.id))}` }, { signal: ctx.signal }));
+        const at = lastChangeOf(job);
+        if (at !== undefined) timings.changedAt(String(change.id), timingOf(job), at);
+        await timings.save().catch(() => {});
+      }
       for (const step of change.steps) {
         const req = await step.request(ids, secret);
         const res = await client.request(req, { signal: ctx.signal });

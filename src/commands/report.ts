@@ -130,12 +130,14 @@ const report: Handler = async (input, ctx) => {
 
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(v, ctx, async () => {
-    const [{ collectReport }, { loadCronTools }, { readFleetMarks }, { readFleetAnomalies }] = await Promise.all([
+    const [{ collectReport }, { loadCronTools }, { readFleetMarks }, { readFleetAnomalies }, { openTimings }] = await Promise.all([
       import('../report/collect.js'),
       import('../fleet/schedule.js'),
       import('../fleet/marks.js'),
       import('../fleet/anomalies.js'),
+      import('../fleet/timing.js'),
     ]);
+    const timings = await openTimings(ctx);
     const doc = await collectReport(ctx, {
       jobs,
       sections,
@@ -144,8 +146,11 @@ const report: Handler = async (input, ctx) => {
       marks: await readFleetMarks(ctx),
       // The anomalies of the backups created in the window, from the catalog (issue 33).
       anomalies: await readFleetAnomalies(ctx, { since, until }),
+      timings,
       check,
     });
+    // The timings first seen by this run, remembered; a failed write costs only the memory.
+    await timings?.save().catch(() => {});
     const { renderToOutput } = await import('../output/output-file.js');
     // --check -q: only the jobs that break a threshold, so a script can act on them.
     const broken = new Set(doc.check?.broken.map((b) => b.id));

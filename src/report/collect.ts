@@ -40,6 +40,8 @@ import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './model.js';
 import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
 import type { FleetAnomalies } from '../fleet/anomalies.js';
+import { lastChangeOf, timingOf } from '../fleet/timing.js';
+import type { ScheduleTimings } from '../state/schedule-timing.js';
 
 export interface ReportOptions {
   /** --job: ids or names; empty for every job. */
@@ -52,6 +54,8 @@ export interface ReportOptions {
   marks?: FleetMarks;
   /** What `anomalies` finds in the catalog for each job's backups of the window (none when absent). */
   anomalies?: FleetAnomalies;
+  /** What this machine saw of each job's schedule timing (fleet/timing.ts): an edit of something else is no schedule change. */
+  timings?: ScheduleTimings | null;
   /** --check's thresholds, for the document. */
   check?: { maxMissed: number; minSuccess: number | null } | undefined;
 }
@@ -197,7 +201,10 @@ async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSi
     return { id: s.id, cron: s.basis.cron, text: s.basis.text, timezone: s.timezone ?? DEFAULT_TIMEZONE, status: s.status, stopped: s.stopped, unreadable: s.basis.source === 'none' ? s.basis.unreadable : undefined };
   });
   // The last change of the job or of one of its schedules: what ran before it followed a schedule no longer known.
-  const changes = [job.updated_at, ...read.map((s) => s.updated_at)].map((t) => parseServiceTime(t)).filter((t): t is number => t !== undefined);
+  // A later updated_at with the timing this machine saw before is an edit of something else (retention, a name):
+  // the schedule changed when that timing was first seen (fleet/timing.ts, issue 42.5).
+  const latest = lastChangeOf(job);
+  const changedAt = latest === undefined || !opts.timings ? latest : opts.timings.changedAt(String(id), timingOf(job), latest);
   const marks = opts.marks ?? NO_MARKS;
   const anomalies = (await opts.anomalies?.forJob(id)) ?? null;
   return buildEntry(
@@ -210,7 +217,7 @@ async function jobEntry(r: FleetReader, job: Rec, opts: ReportOptions, startedSi
       attempts,
       lastSuccessBefore,
       notes,
-      changedAt: changes.length ? Math.max(...changes) : undefined,
+      changedAt,
       // The marks of the newest completed backup the report finds (compute.ts), judged as status judges them.
       marks: (newestId) => marks.forJob(id, newestId, opts.window.now, Infinity),
       anomalies,

@@ -1,0 +1,87 @@
+// What this machine has seen of each job's schedule timing, per service (issue 42.5): the service keeps one
+// updated_at per job and bumps it for any edit, so a retention-only edit (`apply` lowering a count) looked like a
+// schedule change to `report`, which then called the runs before it "unknown". Each record is a job's timing (its
+// schedules' cron or frequency, offset, time zone and state, as one string) and `since`: the job's updated_at
+// when that timing was first seen. A later updated_at with the same timing is an edit of something else; a
+// different timing starts a new record. One JSON file in the state folder, mode 0600, written atomically under
+// a lock; an unreadable file is no memory (report then reads updated_at as before), never an error.
+import { mkdir, readFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export const TIMING_FILE = 'schedule-timing.json';
+
+export interface TimingRecord {
+  timing: string;
+  /** The job's updated_at (epoch ms) when this timing was first seen. */
+  since: number;
+}
+
+interface TimingData {
+  version: 1;
+  /** service key (src/state/marks.ts serviceKey) -> job id -> record. */
+  services: Record<string, Record<string, TimingRecord>>;
+}
+
+async function readTimings(file: string): Promise<TimingData> {
+  try {
+    const data = JSON.parse(await readFile(file, 'utf8')) as Partial<TimingData>;
+    if (data?.version === 1 && typeof data.services === 'object' && data.services !== null && !Array.isArray(data.services)) return { version: 1, services: data.services };
+  } catch {
+    /* missing or broken: no memory */
+  }
+  return { version: 1, services: {} };
+}
+
+/**
+ * When the timing of a job last changed, as far as this machine knows: the `since` of its record when the timing
+ * is the one remembered and was seen at or before `updatedAt`; else `updatedAt` itself (a new timing, or none
+ * remembered).
+ */
+export function timingChangedAt(known: TimingRecord | undefined, timing: string, updatedAt: number): number {
+  return known && known.timing === timing && known.since <= updatedAt ? known.since : updatedAt;
+}
+
+export class ScheduleTimings {
+  private readonly changes = new Map<string, TimingRecord>();
+
+  private constructor(
+    readonly file: string,
+    readonly service: string,
+    private data: TimingData,
+  ) {}
+
+  static async open(dir: string, service: string): Promise<ScheduleTimings> {
+    const file = path.join(dir, TIMING_FILE);
+    return new ScheduleTimings(file, service, await readTimings(file));
+  }
+
+  get(jobId: string): TimingRecord | undefined {
+    return this.changes.get(jobId) ?? this.data.services[this.service]?.[jobId];
+  }
+
+  /** The last change of the job's timing (timingChangedAt), remembering this timing when it is new. */
+  changedAt(jobId: string, timing: string, updatedAt: number): number {
+    const at = timingChangedAt(this.get(jobId), timing, updatedAt);
+    if (at === updatedAt && this.get(jobId)?.timing !== timing) this.changes.set(jobId, { timing, since: updatedAt });
+    return at;
+  }
+
+  /** Re-reads the file under its lock, adds this run's records and renames a new file over it. */
+  async save(): Promise<void> {
+    if (!this.changes.size) return;
+    await mkdir(path.dirname(this.file), { recursive: true, mode: 0o700 });
+    const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
+    await withFileLock(this.file, async () => {
+      const current = await readTimings(this.file);
+      const own = (current.services[this.service] ??= {});
+      for (const [id, rec] of this.changes) {
+        const known = own[id];
+        // Another run saw this timing earlier: its first sighting stays.
+        own[id] = known && known.timing === rec.timing ? { timing: rec.timing, since: Math.min(known.since, rec.since) } : rec;
+      }
+      await writeFileAtomic(this.file, `${JSON.stringify(current, null, 1)}\n`, { mode: 0o600, failure: (err) => err });
+      this.data = current;
+      this.changes.clear();
+    });
+  }
+}
