@@ -66,6 +66,10 @@ the environment over the profile. An empty value counts as unset.
                         e.g. 10s; default 30s. A bad value of either exits 3 naming it
   BACKUPCTL_RESTORE_URL scratch server restore-test restores SQL into (as --into), postgres://… or
                         mysql://…; its password is never printed
+  BACKUPCTL_RESTORE_MAX_DISK
+                        most disk a restore-test may fill (its local server's folder, or the
+                        scratch database on --into), e.g. 2GiB; default 10GiB. Past it the restore
+                        stops (docs/restore-tests.md); a bad value exits 3 naming it
   BACKUPCTL_PRIVATE_KEY_PASSPHRASE
                         passphrase of the --private-key that decrypts encrypted backups on the
                         way (verify, restore-test, download), when no --private-key-pass-file
@@ -78,11 +82,14 @@ the environment over the profile. An empty value counts as unset.
   XDG_STATE_HOME        when absolute, backupctl keeps its state in $XDG_STATE_HOME/backupctl (else
                         ~/.local/state/backupctl): run locks named without a slash (--lock NAME),
                         verify's ledger of file hashes (verify-ledger.json) and the verify
-                        and restore-test marks of each backup (marks.json)
+                        and restore-test marks of each backup (marks.json), the schedule timings
+                        report has seen (schedule-timing.json)
   XDG_CACHE_HOME        where a start-up code cache for another node version is kept
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; docs/startup.md)
   BACKUPCTL_NO_CODE_CACHE
                         1: never write that cache
+  BACKUPCTL_SEA_CHILD   internal: set by the single executable on the PGlite child it starts for
+                        restore-test; never set it yourself
   BACKUPCTL_COMPLETION_TIMEOUT
                         how long TAB waits for ids from the service, e.g. 2s; default: until
                         0.4 s after backupctl started (one attempt; a failure is kept 15 s)

@@ -151,8 +151,8 @@ describe('a killed --into restore (issue 45.4)', () => {
 });
 
 describe('the disk budget (issue 45.5, BACKUPCTL_RESTORE_MAX_DISK)', () => {
-  // ~500 MB of table data out of one line of text: stopped near the budget, its bytes measured while it runs.
-  const bomb = `${HEAD}CREATE TABLE public.keep (id int);\nCREATE UNLOGGED TABLE public.big AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 2000000) g;\n`;
+  // ~1.2 GB of table data out of one line of text: stopped near the budget, its bytes measured while it runs.
+  const bomb = `${HEAD}CREATE TABLE public.keep (id int);\nCREATE UNLOGGED TABLE public.big AS SELECT g, repeat('x', 200) AS pad FROM generate_series(1, 5000000) g;\n`;
   const budget = 100 * 1024 * 1024;
 
   test(
@@ -171,9 +171,10 @@ describe('the disk budget (issue 45.5, BACKUPCTL_RESTORE_MAX_DISK)', () => {
       await sampler;
       expect(r.verdict).toBe('failed');
       expect(r.failure!.message).toMatch(/^the dump made [\d.]+ MiB of data in the ephemeral server's folder .* over BACKUPCTL_RESTORE_MAX_DISK=100 MiB: stopped, a dump that makes data of its own/);
-      // Measured: the folder never grew far past the budget (a poll every 0.5 s), nor to the 500 MB the dump makes.
+      // Measured: the folder never grew far past the budget (a poll every 0.5 s; on a loaded machine a walk of the
+      // folder takes longer, so up to 4x), nor to the 1.2 GB the dump makes.
       expect(peak).toBeGreaterThan(budget / 2);
-      expect(peak).toBeLessThan(3 * budget);
+      expect(peak).toBeLessThan(4 * budget);
       expect(Date.now() - t0).toBeLessThan(60_000);
       expect(activeEphemeralServers()).toEqual([]);
     },

@@ -380,7 +380,9 @@ export class PsqlTarget implements SqlTarget {
       // backupctl killed (SIGKILL) while the dump runs: the guardian kills this psql and drops what the test made.
       if (this.info.mode === 'server' && this.client.child.pid !== undefined) {
         const login = this.session.login;
-        this.guardian = startIntoGuardian({ psql: this.bins.psql, env: this.admin.env, adminDb: this.admin.adminDb, database: this.database, login, loginPassword: login ? (this.session.conn.env.PGPASSWORD ?? null) : null, client: this.client.child.pid });
+        // The throwaway login's password, from the session's own connection settings (not the process environment).
+        const { PGPASSWORD: sessionPassword } = this.session.conn.env;
+        this.guardian = startIntoGuardian({ psql: this.bins.psql, env: this.admin.env, adminDb: this.admin.adminDb, database: this.database, login, loginPassword: login ? (sessionPassword ?? null) : null, client: this.client.child.pid });
       }
     }
     return this.client;
