@@ -101,6 +101,10 @@ export interface TestServer {
   stop(): Promise<void>;
 }
 
+// The servers below are thrown away after their file: no fsync, no full-page writes, no doublewrite
+// (what the ephemeral servers of src/restore/sql do too): a CREATE or DROP DATABASE's checkpoint does
+// not wait for the disk of a loaded machine.
+
 /** A PostgreSQL the test starts itself: password authentication on a Unix socket, a user "tester" with CREATEDB. */
 export async function startTestPostgres(password: string): Promise<TestServer> {
   const who = account('postgres');
@@ -111,7 +115,7 @@ export async function startTestPostgres(password: string): Promise<TestServer> {
   if (who) chownSync(pw, who.uid, who.gid);
   const init = spawnSync(path.join(bin, 'initdb'), ['-D', path.join(dir, 'data'), '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pw}`, '-E', 'UTF8', '--no-locale', '-N'], { ...(who ?? {}), encoding: 'utf8' });
   if (init.status !== 0) removeAndThrow(dir, new Error(init.stderr));
-  const child = spawn(path.join(bin, 'postgres'), ['-D', path.join(dir, 'data'), '-k', dir, '-c', 'listen_addresses=', '-F'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
+  const child = spawn(path.join(bin, 'postgres'), ['-D', path.join(dir, 'data'), '-k', dir, '-c', 'listen_addresses=', '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
   await waitFor(child, /ready to accept connections/).catch((e: unknown) => removeAndThrow(dir, e));
   const admin = (sql: string) => {
     const r = spawnSync('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', 'postgres', '-c', sql], { env: { ...process.env, PGHOST: dir, PGUSER: 'postgres', PGPASSWORD: 'superpw' }, encoding: 'utf8' });
@@ -143,7 +147,7 @@ export async function startTestMariadb(password: string): Promise<TestServer> {
   if (init.status !== 0) removeAndThrow(dir, new Error(init.stderr));
   const sock = path.join(dir, 'sock');
   const server = existsSync('/usr/sbin/mariadbd') ? '/usr/sbin/mariadbd' : 'mariadbd';
-  const child = spawn(server, ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, `--socket=${sock}`, '--skip-networking', `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
+  const child = spawn(server, ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, `--socket=${sock}`, '--skip-networking', `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin', '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=0'], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
   await waitFor(child, /ready for connections/).catch((e: unknown) => removeAndThrow(dir, e));
   const admin = (sql: string) => {
     const r = spawnSync('mariadb', ['--no-defaults', `--socket=${sock}`, '--user=root', '--batch', '--skip-column-names'], { input: sql, encoding: 'utf8' });
