@@ -123,6 +123,10 @@ export interface TestServerOptions {
   args?: string[];
 }
 
+// The servers below are thrown away after their file: no fsync, no full-page writes, no doublewrite
+// (what the ephemeral servers of src/restore/sql do too): a CREATE or DROP DATABASE's checkpoint does
+// not wait for the disk of a loaded machine.
+
 /** A PostgreSQL the test starts itself: password authentication on a Unix socket, a user "tester" with CREATEDB. */
 export async function startTestPostgres(password: string, opts: TestServerOptions = {}): Promise<TestServer> {
   const who = account('postgres');
@@ -135,7 +139,7 @@ export async function startTestPostgres(password: string, opts: TestServerOption
   if (init.status !== 0) removeAndThrow(dir, new Error(init.stderr));
   const port = opts.tcp ? await freePort() : undefined;
   const listen = port ? ['-c', 'listen_addresses=127.0.0.1', '-p', String(port)] : ['-c', 'listen_addresses='];
-  const child = spawn(path.join(bin, 'postgres'), ['-D', path.join(dir, 'data'), '-k', dir, ...listen, '-F', ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
+  const child = spawn(path.join(bin, 'postgres'), ['-D', path.join(dir, 'data'), '-k', dir, ...listen, '-F', '-c', 'full_page_writes=off', '-c', 'synchronous_commit=off', ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
   await waitFor(child, /ready to accept connections/).catch((e: unknown) => removeAndThrow(dir, e));
   const admin = (sql: string) => {
     const r = spawnSync('psql', ['-X', '-q', '-At', '-v', 'ON_ERROR_STOP=1', '-d', 'postgres', '-c', sql], { env: { ...process.env, PGHOST: dir, PGUSER: 'postgres', PGPASSWORD: 'superpw', ...(port ? { PGPORT: String(port) } : {}) }, encoding: 'utf8' });
@@ -170,7 +174,7 @@ export async function startTestMariadb(password: string, opts: TestServerOptions
   const server = existsSync('/usr/sbin/mariadbd') ? '/usr/sbin/mariadbd' : 'mariadbd';
   const port = opts.tcp ? await freePort() : undefined;
   const listen = port ? [`--port=${port}`, '--bind-address=127.0.0.1', '--skip-name-resolve'] : ['--skip-networking'];
-  const child = spawn(server, ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, `--socket=${sock}`, ...listen, `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin', ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
+  const child = spawn(server, ['--no-defaults', `--datadir=${path.join(dir, 'data')}`, `--socket=${sock}`, ...listen, `--pid-file=${path.join(dir, 'pid')}`, '--skip-log-bin', '--innodb-flush-log-at-trx-commit=0', '--innodb-doublewrite=0', ...(opts.args ?? [])], { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
   await waitFor(child, /ready for connections/).catch((e: unknown) => removeAndThrow(dir, e));
   const admin = (sql: string) => {
     const r = spawnSync('mariadb', ['--no-defaults', `--socket=${sock}`, '--user=root', '--batch', '--skip-column-names'], { input: sql, encoding: 'utf8' });
