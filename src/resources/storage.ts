@@ -44,7 +44,7 @@ export const columns: Record<string, Column[]> = {
     { key: 'bucket', header: 'Bucket' },
     { key: 'endpoint', header: 'Endpoint' },
     // The interface states no unit for it (bytes? KB?): shown as the service sent it (issue 30 §7).
-    { key: 'estimated_size', header: 'Est. size' },
+    { key: 'estimated_size', header: 'Est. size', format: 'size' },
     { key: 'priority', header: 'Priority' },
   ],
 };

@@ -68,6 +68,13 @@ describe('storage list', () => {
     );
     const table = await cli(['storage', 'list', '-o', 'table']);
     expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+Name\s+Provider\s+Region\s+Bucket\s+Endpoint\s+Est\. size\s+Priority$/);
+    // Issue 42.13: the estimated size reads as a size (bytes in 1024s), never as a 11-digit count; tsv and
+    // --json keep the service's number.
+    for (const s of all) {
+      const row = table.stdout.split('\n').find((l) => l.startsWith(`${s.id} `))!;
+      expect(row).not.toContain(String(s.estimated_size));
+      expect(row).toMatch(/\s\d+(\.\d)? (GiB|MiB|TiB)\s/);
+    }
   });
 
   it('sends provider, region, modified_since and the sort; -q prints the ids', async () => {
