@@ -527,8 +527,8 @@ __backupctl_flag_value() {
     'report/--healthcheck-url') echo 'none' ;;
     'report/--profiles') echo 'none' ;;
     'report/--output'|'report/-o') echo 'words table json ndjson tsv md html' ;;
-    'retention/--droplet') echo 'none' ;;
-    'retention/--volume') echo 'none' ;;
+    'retention/--droplet') echo 'ids droplets' ;;
+    'retention/--volume') echo 'ids volumes' ;;
     'retention/--resource') echo 'none' ;;
     'retention/--simulate') echo 'none' ;;
     'retention/--what-if') echo 'none' ;;

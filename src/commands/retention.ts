@@ -40,8 +40,8 @@ export const module: ModuleSpec = {
       ],
       params: [
         { name: 'job_id', flag: 'job', in: 'local', type: 'uuid', positional: true, names: 'jobs', complete: 'jobs', description: 'Job id or name (or --droplet, --volume, --resource, --all)' },
-        { name: 'droplet', in: 'local', type: 'string', placeholder: 'id', description: 'A droplet\'s snapshots instead of a job\'s backups' },
-        { name: 'volume', in: 'local', type: 'string', placeholder: 'id', description: 'A volume\'s snapshots' },
+        { name: 'droplet', in: 'local', type: 'integer', min: 1, placeholder: 'droplet', names: 'droplets', description: 'A droplet\'s snapshots instead of a job\'s backups (id or name)' },
+        { name: 'volume', in: 'local', type: 'uuid', placeholder: 'volume', names: 'volumes', description: 'A volume\'s snapshots (id or name)' },
         { name: 'resource', in: 'local', type: 'string', placeholder: 'id', description: 'A snapshot resource\'s snapshots' },
         { name: 'all', in: 'local', type: 'boolean', description: 'Every job, every scheduled droplet and volume, every snapshot resource with backups activated' },
         { name: 'simulate', in: 'local', type: 'duration', min: 3_600_000, placeholder: 'duration', description: 'Step the schedule forward this long (30d) and show what goes each day and what exists at the end' },
