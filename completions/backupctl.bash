@@ -542,7 +542,7 @@ __backupctl_flag_value() {
     'scan/--private-key') echo 'none' ;;
     'scan/--private-key-pass-file') echo 'none' ;;
     'anomalies/--since') echo 'none' ;;
-    'anomalies/--ack') echo 'none' ;;
+    'anomalies/--ack') echo 'ids backups' ;;
     'anomalies/--note') echo 'none' ;;
     'anomalies/--decrypt-with') echo 'none' ;;
     'anomalies/--private-key') echo 'none' ;;

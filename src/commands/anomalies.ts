@@ -69,7 +69,7 @@ export const module: ModuleSpec = {
         { name: 'since', in: 'local', type: 'datetime', placeholder: 'age|datetime', description: 'Judge the backups created since then (default 30d)' },
         { name: 'check', in: 'local', type: 'boolean', description: 'For cron: exit 17 when a backup has a finding not acknowledged' },
         { name: 'offline', in: 'local', type: 'boolean', description: 'Judge only what the catalog holds: read no backup' },
-        { name: 'ack', in: 'local', type: 'string', placeholder: 'backup-id', description: 'Accept this backup\'s changes as the new normal (recorded in the catalog)' },
+        { name: 'ack', in: 'local', type: 'uuid', complete: 'backups', placeholder: 'backup-id', description: 'Accept this backup\'s changes as the new normal (recorded in the catalog): its id or its first 6 or more characters' },
         { name: 'note', in: 'local', type: 'string', placeholder: 'text', needs: 'ack', description: 'Why, with --ack' },
         ...decryptParams,
         ...cronParams,
@@ -124,9 +124,10 @@ async function checkAnomalies(input: CommandInput, ctx: Context) {
   if (prometheus && ctx.globals.json) throw new UsageError('--json and -o prometheus ask for two formats: give one');
   const { thresholdsFrom } = await import('../catalog/anomalies.js');
   const thresholds = thresholdsFrom(ctx.env);
-  const ack = typeof v.ack === 'string' ? v.ack : undefined;
-  if (ack !== undefined && v.job_id === undefined) throw new UsageError('--ack needs the job: backupctl anomalies <job> --ack <backup-id>');
-  if (ack !== undefined && v.check === true) throw new UsageError('--ack and --check: give one');
+  // A prefix is still a NameRef here (resolved after this check): only whether --ack was given counts.
+  const ack = v.ack !== undefined;
+  if (ack && v.job_id === undefined) throw new UsageError('--ack needs the job: backupctl anomalies <job> --ack <backup-id>');
+  if (ack && v.check === true) throw new UsageError('--ack and --check: give one');
   checkCronFlags(v);
   await checkDecryptFlags(v);
   return { prometheus, thresholds, ack };
@@ -143,9 +144,9 @@ const anomalies = checkedHandler(checkAnomalies, async (input, ctx, { prometheus
   }
   const scanMod = await import('../catalog/scan.js');
   const catalog = await scanMod.catalogFor(ctx);
-  if (ack !== undefined) {
+  if (ack) {
     const jobId = String(v.job_id);
-    const record = await scanMod.backupOfJobById(ctx, jobId, ack);
+    const record = await scanMod.backupOfJobById(ctx, jobId, String(v.ack));
     await catalog.addAck({ backup_id: record.id, job_id: jobId, at: new Date().toISOString(), note: typeof v.note === 'string' ? v.note : null });
     return { kind: 'done', message: `backup ${record.id} accepted as the new normal of its job: its findings no longer fail --check`, id: record.id };
   }

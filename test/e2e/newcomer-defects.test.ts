@@ -330,11 +330,13 @@ describe('16. accounts add -o table shows the provider', () => {
 });
 
 describe('14. one unit system for sizes: binary multiples labelled KiB, MiB, GiB, by one formatter', () => {
-  it('storage list: estimated_size states no unit, so it is shown as the service sent it (issue 30 §7)', async () => {
+  it('storage list: estimated_size is read as bytes and shown readable in the table (issue 42.13, which replaced issue 30 §7); tsv keeps the number', async () => {
     const r = await cli(['storage', 'list', '-o', 'table', '--columns', 'id,estimated_size']);
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout.split('\n')[1]).toMatch(/^1 +33787215872$/);
+    expect(r.stdout.split('\n')[1]).toMatch(/^1 +31\.5 GiB$/);
     expect(r.stdout).not.toMatch(/\d (KB|MB|GB|TB)\b/);
+    const tsv = await cli(['storage', 'list', '-o', 'tsv', '--columns', 'id,estimated_size']);
+    expect(tsv.stdout.split('\n')[0]).toBe('1\t33787215872');
   });
 
   it("the service's size texts are shown in the same units: 390 bytes is 390 B, 204 KB is 204 KiB", async () => {
