@@ -8,21 +8,12 @@
 // hides the others; the command then exits with the first failure's code.
 import { Writable } from 'node:stream';
 import type { ManifestCommand } from '../contract/spec.js';
-import type { Globals, IO } from '../contract/context.js';
+import type { Globals, IO, OutputOptions, ProfileOutcome, Result } from '../contract/context.js';
 import { CliError, UsageError } from '../errors.js';
 
 /** Profiles run at once. */
 export const PROFILE_CONCURRENCY = 4;
 
-export interface ProfileOutcome {
-  profile: string;
-  base_url: string | null;
-  ok: boolean;
-  exit_code: number;
-  error: string | null;
-  /** The profile's JSON answer (present also when a --check failed after printing it). */
-  result: unknown;
-}
 
 export interface PerProfileRun {
   spec: ManifestCommand;
@@ -31,6 +22,8 @@ export interface PerProfileRun {
   globals: Globals;
   io: IO;
   env: NodeJS.ProcessEnv;
+  /** The command's own view of the profiles' answers (status, report), when its module has one. */
+  profileView?(outcomes: readonly ProfileOutcome[], output: OutputOptions, format?: string): Promise<Result | undefined>;
   /** Runs the command once, as the runner does, with this IO, globals and environment. */
   runOnce(o: { options: Record<string, unknown>; globals: Globals; io: IO; env: NodeJS.ProcessEnv }): Promise<void>;
 }
@@ -71,8 +64,19 @@ async function chooseProfiles(r: PerProfileRun): Promise<Array<{ name: string; b
   return names.map((name) => ({ name, baseUrl: store.profile(name).base_url ?? null }));
 }
 
+/** The command's own format given with -o (report's md), if any. */
+function ownFormat(r: PerProfileRun): string | undefined {
+  const own = r.globals.output?.trim().toLowerCase();
+  return own !== undefined && r.spec.extraFormats?.includes(own) ? own : undefined;
+}
+
 export async function runPerProfile(r: PerProfileRun): Promise<void> {
   const view = r.spec.perProfile!;
+  const extra = ownFormat(r);
+  // Refused before anything is sent: a format that shows one profile only.
+  if (extra !== undefined && !view.formats?.includes(extra)) {
+    throw new UsageError(`-o ${extra} shows one profile: run it with --profile <name> for each, or use table, tsv or --json with --all-profiles`);
+  }
   const profiles = await chooseProfiles(r);
   const { allProfiles: _a, profiles: _p, ...options } = r.options;
   // Each run prints JSON into its own buffer; the merged output is formatted here.
@@ -138,9 +142,17 @@ function rowsOf(result: unknown, path: string): unknown[] {
 
 async function printMerged(r: PerProfileRun, view: NonNullable<ManifestCommand['perProfile']>, outcomes: ProfileOutcome[]): Promise<void> {
   const { resolveOutputOptions, render } = await import('../output/index.js');
-  const output = resolveOutputOptions({ globals: { ...r.globals, profile: undefined }, env: r.env, io: r.io, profileOutput: undefined });
+  // A format of the command's own (report -o md): the output options as without -o; the view renders it.
+  const extra = ownFormat(r);
+  const output = resolveOutputOptions({ globals: { ...r.globals, profile: undefined, ...(extra ? { output: undefined } : {}) }, env: r.env, io: r.io, profileOutput: undefined });
   if (output.format === 'json' || output.format === 'ndjson') {
     await render({ kind: 'object', value: { profiles: outcomes } }, output, r.io);
+    return;
+  }
+  // The command's own view (status, report): the single-profile view with a profile column.
+  const viewed = await r.profileView?.(outcomes, output, extra);
+  if (viewed) {
+    await render(viewed, output, r.io);
     return;
   }
   const rows = outcomes.flatMap((o) => {

@@ -3,7 +3,7 @@
 // ran; missed runs, failures, durations and sizes per job, then droplets,
 // volumes and snapshot resources. As a table, JSON, Markdown or one
 // self-contained HTML file with charts.
-import type { Handler, Result } from '../contract/context.js';
+import type { Handler, ProfileView, Result } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
@@ -73,7 +73,7 @@ export const module: ModuleSpec = {
       alsoCalls: FLEET_CALLS,
       dryRunInHandler: true,
       extraFormats: ['md', 'html'],
-      perProfile: { rows: 'jobs', columns: ['name', 'expected', 'completed', 'failed', 'missed', 'success_rate'] },
+      perProfile: { rows: 'jobs', columns: ['name', 'expected', 'completed', 'failed', 'missed', 'success_rate'], formats: ['md', 'html'] },
     },
   ],
 };
@@ -193,6 +193,32 @@ async function checkThresholds(doc: ReportDocument): Promise<void> {
 }
 
 export const handlers: Record<string, Handler> = { report };
+
+/**
+ * --all-profiles / --profiles a,b (issue 42.11): the single-profile report of every profile's
+ * document, with a profile column (table, tsv; -q the ids); Markdown and HTML have each entry's
+ * name say its profile. The totals are counted over every profile's entries. --json stays
+ * `{"profiles": [...]}`.
+ */
+export const profileViews: Record<string, ProfileView> = {
+  report: async (outcomes, { output, io, format }) => {
+    const { mergeReport, namedByProfile } = await import('../report/profiles.js');
+    const { doc, unreadProfiles } = mergeReport(outcomes);
+    const { sanitize } = await import('../output/index.js');
+    const notRead = (await import('../fleet/profiles.js')).notReadLines(unreadProfiles, sanitize);
+    if (format === 'md' || format === 'html') {
+      const result = await resultFor(namedByProfile(doc), format, output.color, io.columns, output.noHeaders, false);
+      return format === 'md' && result.kind === 'text' && notRead ? { ...result, text: `${result.text}\n${notRead}` } : result;
+    }
+    if (format !== undefined) return undefined;
+    const { reportJobColumns, reportTable } = await import('../report/text.js');
+    if (output.quiet) return { kind: 'list', pages: onePage(doc.jobs), columns: reportJobColumns, idField: 'id' };
+    if (output.format === 'tsv') return { kind: 'list', pages: onePage(doc.jobs), columns: [{ key: 'profile', header: 'Profile' }, ...reportJobColumns], idField: 'id' };
+    const { makePalette } = await import('../output/view-table.js');
+    const text = reportTable(doc, { palette: await makePalette(output.color), width: io.columns, noHeaders: output.noHeaders, now: new Date(doc.generated_at), profiles: true });
+    return { kind: 'text', text: text + (notRead ? `\n${notRead}` : '') };
+  },
+};
 
 async function resultFor(doc: ReportDocument, format: Format, color: boolean, width: number, noHeaders: boolean, explain: boolean): Promise<Result> {
   const now = new Date(doc.generated_at);

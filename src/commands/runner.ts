@@ -25,7 +25,13 @@ export async function runCommand(o: RunInput): Promise<void> {
   // --all-profiles / --profiles a,b: the command once per profile, outputs merged (src/cli/profiles.ts).
   if (o.spec.perProfile && (o.options.allProfiles !== undefined || o.options.profiles !== undefined)) {
     const { runPerProfile } = await import('../cli/profiles.js');
-    return runPerProfile({ ...o, runOnce: (x) => runCommand({ ...o, ...x }) });
+    const views = o.spec.handler ? (await moduleLoaders[o.spec.module]?.())?.profileViews : undefined;
+    const view = o.spec.handler ? views?.[o.spec.handler] : undefined;
+    return runPerProfile({
+      ...o,
+      runOnce: (x) => runCommand({ ...o, ...x }),
+      ...(view ? { profileView: (outcomes, output, format) => view(outcomes, { output, io: o.io, env: o.env, format }) } : {}),
+    });
   }
   const { spec, globals, io, env } = o;
   const load = moduleLoaders[spec.module];

@@ -3,7 +3,7 @@
 // storage, worst first; then droplets, volumes and snapshot resources.
 // `--check` turns it into a freshness check (exit 9), `-o prometheus` into
 // metrics for node_exporter's textfile collector.
-import type { Context, Handler, IO, OutputOptions, Result } from '../contract/context.js';
+import type { Context, Handler, IO, OutputOptions, ProfileView, Result } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { EmptyResultError, UsageError } from '../errors.js';
@@ -138,6 +138,39 @@ const status: Handler = async (input, ctx) => {
 };
 
 export const handlers: Record<string, Handler> = { status };
+
+/**
+ * --all-profiles / --profiles a,b (issue 42.11): the single-profile view of every profile's
+ * document, with a profile column (table: jobs, droplets, volumes, resources, marks,
+ * anomalies; tsv; -q the ids of the jobs). --json stays `{"profiles": [...]}`.
+ */
+export const profileViews: Record<string, ProfileView> = {
+  status: async (outcomes, { output, io, env, format }) => {
+    // -o prometheus: one exposition per profile (its own file and scrape), so not merged.
+    if (format !== undefined) return undefined;
+    const { mergeStatus } = await import('../status/profiles.js');
+    const { doc, unreadProfiles } = mergeStatus(outcomes);
+    const { selectColumns, sanitize } = await import('../output/index.js');
+    const notRead = (await import('../fleet/profiles.js')).notReadLines(unreadProfiles, sanitize);
+    const { jobColumns, statusView, unicodeMarks } = await import('../status/view.js');
+    if (output.quiet) return { kind: 'list', pages: onePage(doc.jobs), columns: jobColumns, idField: 'id' };
+    const profileColumn = { key: 'profile', header: 'Profile' };
+    if (output.format === 'tsv') return { kind: 'list', pages: onePage(doc.jobs), columns: [profileColumn, ...jobColumns], idField: 'id' };
+    const jobKeys = output.columns ? selectColumns(jobColumns, output.columns).map((c) => c.key) : undefined;
+    const { makePalette } = await import('../output/view-table.js');
+    const text = statusView(doc, {
+      palette: await makePalette(output.color),
+      unicode: unicodeMarks(env),
+      width: io.columns,
+      noHeaders: output.noHeaders,
+      now: new Date(doc.generated_at),
+      jobKeys,
+      maxAgeText: "from each job's schedule (interval + 25%, at least 2h), or as each profile's run was given",
+      profiles: true,
+    });
+    return { kind: 'text', text: text + (notRead ? `\n${notRead}` : '') };
+  },
+};
 
 async function resultFor(
   doc: StatusDocument,

@@ -232,8 +232,32 @@ export type Handler = ((input: CommandInput, ctx: Context, checked?: unknown) =>
   check?: (input: CommandInput, ctx: Context) => Promise<unknown>;
 };
 
+/** One profile's run of a command under --all-profiles / --profiles a,b (src/cli/profiles.ts). */
+export interface ProfileOutcome {
+  profile: string;
+  base_url: string | null;
+  ok: boolean;
+  exit_code: number;
+  error: string | null;
+  /** The profile's JSON answer (present also when a --check failed after printing it). */
+  result: unknown;
+}
+
+/**
+ * A command's own view of every profile's answer (status, report): the single-profile view
+ * with a profile column, for the formats other than --json (which stays `{"profiles": [...]}`).
+ * Undefined: the generic merged table of `perProfile.columns`.
+ */
+export type ProfileView = (
+  outcomes: readonly ProfileOutcome[],
+  /** `format`: a format of the command's own (report's md, html), given with -o; `output` then holds the default. */
+  o: { output: OutputOptions; io: IO; env: NodeJS.ProcessEnv; format?: string },
+) => Promise<Result | undefined>;
+
 /** What a module of the registry (src/commands/registry.ts) exports. */
 export interface LoadedModule {
+  /** Per handler name: its view of several profiles' answers (see ProfileView). */
+  profileViews?: Record<string, ProfileView>;
   module: ModuleSpec;
   handlers?: Record<string, Handler>;
   /** zod schemas of records, by name (lenient: unknown fields kept). */

@@ -305,7 +305,12 @@ export interface CommandSpec {
    * each profile's JSON answer (`rows`: a dotted path to an array, '' for the answer itself, or one
    * object) and the dotted keys shown in the merged table after the PROFILE column.
    */
-  perProfile?: { rows: string; columns: readonly string[] };
+  perProfile?: {
+    rows: string;
+    columns: readonly string[];
+    /** Formats of the command's own (extraFormats) that its merged view renders (report: md, html); the others are refused before any run. */
+    formats?: readonly string[];
+  };
 }
 
 /** What every resource or command module exports. */

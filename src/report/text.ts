@@ -9,6 +9,7 @@ import { durationText } from '../util/duration.js';
 import { table, type Palette, type ViewColumn } from '../output/view-table.js';
 import type { ReportDocument, ReportEntry, ReportTotals } from './model.js';
 import { acknowledgedLines, anomalyCell, anomalyWarning } from '../fleet/anomalies.js';
+import { profileOf } from '../fleet/profiles.js';
 
 /** Each section of the document: its key, title and what its entries are called. */
 export const SECTIONS = [
@@ -225,6 +226,8 @@ export interface TableOptions {
   now: Date;
   /** --explain: the rules after the tables. */
   explain?: boolean;
+  /** --all-profiles: the entries come from several profiles, each shown in a first column. */
+  profiles?: boolean;
 }
 
 /** The terminal view. */
@@ -246,10 +249,11 @@ export function reportTable(doc: ReportDocument, o: TableOptions): string {
       out += 'None.\n';
       continue;
     }
-    const columns: ViewColumn<ReportEntry>[] = HEADERS.map(([k, header]) => ({
+    const profileColumn: ViewColumn<ReportEntry>[] = o.profiles ? [{ key: 'profile', header: 'PROFILE', floor: 8, text: (e) => sanitize(profileOf(e)) }] : [];
+    const columns: ViewColumn<ReportEntry>[] = [...profileColumn, ...HEADERS.map(([k, header]) => ({
       key: k,
       header,
-      text: (e) => rowValues(e, o.now)[k]!,
+      text: (e: ReportEntry) => rowValues(e, o.now)[k]!,
       ...(k === 'missed' || k === 'failed'
         ? { style: (text: string) => (/^0( |$)/.test(text) ? text : text === 'unknown' ? p.yellow(text) : p.red(text)) }
         : k === 'expected'
@@ -262,10 +266,10 @@ export function reportTable(doc: ReportDocument, o: TableOptions): string {
           ? { style: (text: string, e: ReportEntry) => (e.success_rate === null ? text : e.success_rate >= 0.999 ? p.green(text) : e.success_rate >= 0.9 ? p.yellow(text) : p.red(text)) }
           : {}),
       ...(k === 'name' ? { floor: 12 } : {}),
-    }));
+    }))];
     // At 60 columns what is left is name, expected, ok, errors, failed, missed and success.
     out += table(entries, columns, o, { dropOrder: ['anomalies', 'schedule', 'size', 'p95', 'restore_test', 'last_success', 'median', 'verify', 'unscheduled', 'with_errors'] });
-    out += details(entries, (line) => `  ${line}`, (e) => entryLabel(e), sanitize, p, o.width);
+    out += details(entries, (line) => `  ${line}`, (e) => `${profileOf(e) ? `${sanitize(profileOf(e))}: ` : ''}${entryLabel(e)}`, sanitize, p, o.width);
   }
   if (o.explain) out += `\n${p.bold('Rules')}\n${doc.notes.map((n) => proseLines(`- ${n}`, o.width)).join('')}`;
   else out += `\n${p.dim('The rules: backupctl report --explain.')}\n`;

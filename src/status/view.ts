@@ -8,6 +8,7 @@ import { table, type Palette, type ViewColumn } from '../output/view-table.js';
 // The palette and the fitted table moved to src/output/view-table.ts (report uses them too).
 import { acknowledgedLines, anomalyCell } from '../fleet/anomalies.js';
 import { wordParts, wrapParts, type Part } from '../util/wrap.js';
+import { profileOf } from '../fleet/profiles.js';
 import type { Health, JobStatus, MachineStatus, ResourceStatus, SnapshotSummary, StatusDocument, BackupSummary } from './model.js';
 
 // ---------------------------------------------------------------------------
@@ -187,6 +188,19 @@ export interface ViewOptions {
   jobKeys?: readonly string[];
   /** "26h", or "26h (per job as given)". */
   maxAgeText: string;
+  /** --all-profiles: the rows come from several profiles, each shown in a first column. */
+  profiles?: boolean;
+}
+
+/** The first column of a merged view (--all-profiles): the row's profile. */
+function withProfile<T extends object>(columns: ViewColumn<T>[], o: { profiles?: boolean }): ViewColumn<T>[] {
+  return o.profiles ? [{ key: 'profile', header: 'Profile', floor: 8, text: (r) => sanitize(profileOf(r)) }, ...columns] : columns;
+}
+
+/** A job's name in the lines under the table: with its profile in a merged view. */
+function jobLabel(j: JobStatus): string {
+  const profile = profileOf(j);
+  return sanitize(`${profile ? `${profile}: ` : ''}${j.name ?? j.id}`);
 }
 
 /**
@@ -253,11 +267,11 @@ function jobViewColumns(o: ViewOptions): ViewColumn<JobStatus>[] {
     { key: 'warnings', header: 'Warnings', text: (j) => j.warnings.map((w) => w.kind).join(', '), style: (t, _j, p) => p.yellow(t) },
   ];
   const keys = o.jobKeys ?? jobColumns.filter((c) => !c.extra).map((c) => c.key);
-  return keys.map((k) => all.find((c) => c.key === k)!).filter(Boolean);
+  return withProfile(keys.map((k) => all.find((c) => c.key === k)!).filter(Boolean), o);
 }
 
-function machineColumns(now: Date): ViewColumn<MachineStatus>[] {
-  return [
+function machineColumns(now: Date, o: { profiles?: boolean }): ViewColumn<MachineStatus>[] {
+  return withProfile<MachineStatus>([
     { key: 'health', header: 'Health', text: (m) => m.health, style: (t, m, p) => hued(HEALTH_HUE[m.health])(t, p) },
     { key: 'name', header: 'Name', text: (m) => sanitize(m.name ?? String(m.id)) },
     { key: 'status', header: 'Status', text: (m) => sanitize(m.status ?? ''), style: (t, m, p) => hued(STATUS_HUE[m.status ?? ''])(t, p) },
@@ -269,11 +283,11 @@ function machineColumns(now: Date): ViewColumn<MachineStatus>[] {
       style: (t, m, p) => styleStatusAndAge(t, m.newest?.status, p),
     },
     { key: 'last_completed', header: 'Last completed', text: (m) => (m.last_completed ? relativeTime(whenOf(m.last_completed), now) : 'never') },
-  ];
+  ], o);
 }
 
-function resourceColumns(now: Date): ViewColumn<ResourceStatus>[] {
-  return [
+function resourceColumns(now: Date, o: { profiles?: boolean }): ViewColumn<ResourceStatus>[] {
+  return withProfile<ResourceStatus>([
     { key: 'health', header: 'Health', text: (r) => r.health, style: (t, r, p) => hued(HEALTH_HUE[r.health])(t, p) },
     { key: 'id', header: 'ID', text: (r) => String(r.id) },
     { key: 'type', header: 'Type', text: (r) => sanitize(r.type ?? '') },
@@ -287,7 +301,7 @@ function resourceColumns(now: Date): ViewColumn<ResourceStatus>[] {
       style: (t, r, p) => styleStatusAndAge(t, r.newest?.status, p),
     },
     { key: 'last_completed', header: 'Last completed', text: (r) => (r.last_completed ? relativeTime(whenOf(r.last_completed), now) : 'never') },
-  ];
+  ], o);
 }
 
 /** Lines of at most the terminal's width: the summary lines never run past it either. */
@@ -329,8 +343,8 @@ function warningLines(doc: StatusDocument, o: ViewOptions): string {
   // Each in lines of at most the terminal's width (a backup id and the signals make a long sentence).
   const line = (word: string, hue: 'yellow' | 'dim', text: string) => fitted([{ plain: `${word}:`, shown: `${o.palette[hue](word)}:` }, ...wordParts(text)], o);
   let out = '';
-  for (const j of doc.jobs) for (const w of j.warnings) out += line('warning', 'yellow', `${sanitize(j.name ?? j.id)}: ${sanitize(w.text)}`);
-  for (const j of doc.jobs) for (const a of acknowledgedLines(j.anomalies)) out += line('acknowledged', 'dim', `${sanitize(j.name ?? j.id)}: ${sanitize(a)}`);
+  for (const j of doc.jobs) for (const w of j.warnings) out += line('warning', 'yellow', `${jobLabel(j)}: ${sanitize(w.text)}`);
+  for (const j of doc.jobs) for (const a of acknowledgedLines(j.anomalies)) out += line('acknowledged', 'dim', `${jobLabel(j)}: ${sanitize(a)}`);
   return out;
 }
 
@@ -344,9 +358,9 @@ export function statusView(doc: StatusDocument, o: ViewOptions): string {
   else out += table(doc.jobs, jobViewColumns(o), o, o.jobKeys ? { keepEmpty: true } : { dropOrder: JOB_DROP_ORDER }) + '\n' + legend(doc.jobs, o) + summaryLine(doc, o) + warningLines(doc, o);
   const sections: Array<[string, string | undefined]> = [
     // On a narrow terminal, whole columns go first (the health column came in with issue 29).
-    ['Droplets', doc.droplets?.length ? table(doc.droplets, machineColumns(o.now), o, { dropOrder: MACHINE_DROP_ORDER }) : undefined],
-    ['Volumes', doc.volumes?.length ? table(doc.volumes, machineColumns(o.now), o, { dropOrder: MACHINE_DROP_ORDER }) : undefined],
-    ['Snapshot resources (backups activated)', doc.resources?.length ? table(doc.resources, resourceColumns(o.now), o, { dropOrder: RESOURCE_DROP_ORDER }) : undefined],
+    ['Droplets', doc.droplets?.length ? table(doc.droplets, machineColumns(o.now, o), o, { dropOrder: MACHINE_DROP_ORDER }) : undefined],
+    ['Volumes', doc.volumes?.length ? table(doc.volumes, machineColumns(o.now, o), o, { dropOrder: MACHINE_DROP_ORDER }) : undefined],
+    ['Snapshot resources (backups activated)', doc.resources?.length ? table(doc.resources, resourceColumns(o.now, o), o, { dropOrder: RESOURCE_DROP_ORDER }) : undefined],
   ];
   for (const [title, body] of sections) if (body) out += `\n${o.palette.bold(title)}\n${body}`;
   return out;

@@ -59,8 +59,8 @@ describe('status --all-profiles', () => {
   it('a table with a PROFILE column; --profiles picks some; unknown profiles and a global token are refused before anything is sent', async () => {
     const table = await cli(['status', '--profiles', 'client', '-o', 'table']);
     expect(table.code, table.stderr).toBe(0);
-    expect(table.stdout.split('\n')[0]).toMatch(/^PROFILE\s+NAME\s+HEALTH/);
-    expect(table.stdout).toMatch(/^client\s+retention lowered\s/m);
+    expect(table.stdout.split('\n')[1]).toMatch(/^Profile\s+Health\s+Name\s/);
+    expect(table.stdout).toMatch(/^client\s+\w+\s+retention lowered\s/m);
     expect(table.stdout).not.toMatch(/^agency/m);
     agency.clearRequests();
     const unknown = await cli(['status', '--profiles', 'client,nope']);
@@ -138,6 +138,73 @@ describe('status --all-profiles', () => {
     expect(tokensSeen(agency)).toEqual(new Set([`Bearer ${agency.token}`]));
     const table = await cli(['status', '--all-profiles', '-o', 'table']);
     expect(table.stdout).toMatch(/^agency\s+\S/m);
-    expect(table.stdout).toMatch(new RegExp(`^client\\s+.*\\(exit ${c!.exit_code}\\)$`, 'm'));
+    expect(table.stdout).toMatch(new RegExp(`^Profile client: not read: .*\\(exit ${c!.exit_code}\\)$`, 'm'));
+  });
+});
+
+// Issue 42.11: --all-profiles was a reduced view (jobs only, raw ISO times, a header
+// "LAST COMPLETED CREATED AT", -q printing the profile name, success as 0.857…).
+describe('--all-profiles gives the single-profile view with a profile column', () => {
+  let one: Emulator;
+  let two: Emulator;
+  let cfg2: ReturnType<typeof tempConfigDir>;
+  const env2 = () => ({ BACKUPCTL_CONFIG_DIR: cfg2.dir, XDG_STATE_HOME: `${cfg2.dir}/state` });
+  const cli2 = (args: string[], input?: string) => runCli(args, { env: env2(), input, timeoutMs: 60_000 });
+  beforeAll(async () => {
+    [one, two] = await Promise.all([startTestEmulator({ now: Date.parse(NOW) }), startTestEmulator({ now: Date.parse(NOW), retentionJobs: true })]);
+    cfg2 = tempConfigDir();
+    for (const [name, emu] of [['one', one], ['two', two]] as const) {
+      const r = await cli2(['auth', 'login', '--profile', name, '--base-url', emu.url, '--with-token'], `${emu.token}\n`);
+      expect(r.code, r.stderr).toBe(0);
+    }
+  });
+  afterAll(async () => {
+    await Promise.all([one.close(), two.close()]);
+    cfg2.cleanup();
+  });
+
+  it('status: jobs, droplets and volumes, relative times and the marks strip, each row with its profile; -q the job ids; tsv a Profile column', async () => {
+    const single = await cli2(['status', '--profile', 'two', '-o', 'table', '--json']);
+    const doc = JSON.parse(single.stdout) as { jobs: Array<{ id: string; name: string }>; droplets: unknown[]; volumes: unknown[] };
+    const r = await cli2(['status', '--all-profiles', '-o', 'table']);
+    expect(r.code, r.stderr).toBe(0);
+    const sections = r.stdout.split('\n').filter((l) => /^(Jobs|Droplets|Volumes|Snapshot resources)/.test(l));
+    expect(sections).toEqual(['Jobs', 'Droplets', 'Volumes', 'Snapshot resources (backups activated)']);
+    expect(r.stdout).not.toMatch(/CREATED AT|\d{4}-\d\d-\d\dT\d\d:/);
+    expect(r.stdout).toMatch(/^two\s+\w+\s+retention lowered\s.*ago/m);
+    expect(r.stdout).toMatch(/^one\s+\w+\s+web-01\s+active/m);
+    expect(r.stdout).toMatch(/^two\s+\w+\s+web-01\s+active/m);
+    const jobs = (await cli2(['status', '--profile', 'one', '-q'])).stdout.trim().split('\n').length + doc.jobs.length;
+    expect(r.stdout).toMatch(new RegExp(`^${jobs} jobs: `, 'm'));
+    expect(doc.droplets.length).toBeGreaterThan(0);
+    const quiet = await cli2(['status', '--all-profiles', '-q']);
+    expect(quiet.code, quiet.stderr).toBe(0);
+    const ids = quiet.stdout.trim().split('\n');
+    expect(ids).toHaveLength(jobs);
+    expect(ids).toEqual(expect.arrayContaining(doc.jobs.map((j) => j.id)));
+    expect(quiet.stdout).not.toMatch(/^(one|two)$/m);
+    const tsv = await cli2(['status', '--all-profiles', '-o', 'tsv']);
+    expect(tsv.stdout).toMatch(/^two\t\w+\tretention lowered\t/m);
+  });
+
+  it('report: the report table with a PROFILE column, totals over every profile, success in percent; Markdown names the profile', async () => {
+    const r = await cli2(['report', '--all-profiles', '-o', 'table', '--since', '2026-02-08T12:00:00Z', '--until', NOW]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^PROFILE\s+NAME\s+SCHEDULE\s+EXPECTED/m);
+    expect(r.stdout).toMatch(/^two\s+retention lowered\s+.*\d+(\.\d)?%/m);
+    expect(r.stdout).not.toMatch(/0\.\d{6,}/);
+    expect(r.stdout).toMatch(/^Droplets: \d+ droplets/m);
+    const md = await cli2(['report', '--all-profiles', '-o', 'md', '--since', '2026-02-08T12:00:00Z', '--until', NOW]);
+    expect(md.code, md.stderr).toBe(0);
+    expect(md.stdout).toMatch(/^\| two: retention lowered \|/m);
+    expect(md.stdout).toMatch(/^\| one: web-01 files \|/m);
+  });
+
+  it('-o prometheus with several profiles is refused before anything is sent', async () => {
+    one.clearRequests();
+    const r = await cli2(['status', '--all-profiles', '-o', 'prometheus']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('-o prometheus shows one profile');
+    expect(one.requests).toHaveLength(0);
   });
 });
