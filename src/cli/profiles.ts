@@ -3,9 +3,11 @@
 // command as if `--profile <name> --json` had been given (its own settings,
 // token, base URL, client and rate limits), run a few at a time; its JSON
 // answer becomes rows of one table with a PROFILE column, or one element of
-// `{"profiles": [...]}` with --json. A profile that fails (401, unreachable,
-// a --check that fails) is a row of its own with its exit code and never
-// hides the others; the command then exits with the first failure's code.
+// `{"profiles": [...]}` with --json, or the command's own view (status and
+// report: their single-profile view with a profile column). A profile that
+// fails (401, unreachable, a --check that fails) never hides the others; the
+// command then exits with the first failure's code. On a terminal one spinner
+// counts the profiles done; their stderr lines come after it, in order.
 import { Writable } from 'node:stream';
 import type { ManifestCommand } from '../contract/spec.js';
 import type { Globals, IO, OutputOptions, ProfileOutcome, Result } from '../contract/context.js';
@@ -85,7 +87,14 @@ export async function runPerProfile(r: PerProfileRun): Promise<void> {
   delete env.BACKUPCTL_PROFILE;
   delete env.BACKUPCTL_OUTPUT;
   const outcomes: ProfileOutcome[] = new Array(profiles.length);
+  // Each run's own spinner draws into its buffer: one spinner on the terminal says how far the profiles got.
+  const { createSpinner, resolveOutputOptions } = await import('../output/index.js');
+  const animation = resolveOutputOptions({ globals: { ...r.globals, profile: undefined, output: undefined }, env: r.env, io: r.io, profileOutput: undefined }).animation;
+  const spinner = animation ? createSpinner(`Reading ${profiles.length} profile${profiles.length === 1 ? '' : 's'}: 0 done…`, r.io, animation) : undefined;
+  let done = 0;
   let next = 0;
+  // Each profile's warnings and errors, written once every run has ended, in the profiles' order (never under the spinner).
+  const said: string[][] = profiles.map(() => []);
   const worker = async () => {
     while (next < profiles.length) {
       const i = next++;
@@ -106,16 +115,22 @@ export async function runPerProfile(r: PerProfileRun): Promise<void> {
       } catch {
         result = null;
       }
+      spinner?.update(`Reading ${profiles.length} profile${profiles.length === 1 ? '' : 's'}: ${++done} done…`);
       const exit = failure ? (failure instanceof CliError ? failure.exitCode : 1) : 0;
       outcomes[i] = { profile: p.name, base_url: p.baseUrl, ok: !failure, exit_code: exit, error: failure ? failure.message || 'failed' : null, result };
-      // Its warnings and errors, each line marked with the profile, once the run has ended (never interleaved).
+      // Its warnings and errors, each line marked with the profile.
       const lines = err.text().split('\n').filter(Boolean);
       if (failure instanceof CliError && failure.message) lines.push(`error: ${failure.message}`, ...failure.details);
-      const { writeServiceLine } = await import('../output/sanitize.js');
-      for (const line of lines) writeServiceLine(r.io.stderr, `[${p.name}] ${line}`);
+      said[i] = lines.map((line) => `[${p.name}] ${line}`);
     }
   };
-  await Promise.all(Array.from({ length: Math.min(PROFILE_CONCURRENCY, profiles.length) }, worker));
+  try {
+    await Promise.all(Array.from({ length: Math.min(PROFILE_CONCURRENCY, profiles.length) }, worker));
+  } finally {
+    spinner?.stop();
+    const { writeServiceLine } = await import('../output/sanitize.js');
+    for (const line of said.flat()) writeServiceLine(r.io.stderr, line);
+  }
 
   await printMerged(r, view, outcomes);
   const failed = outcomes.filter((o) => !o.ok);

@@ -53,6 +53,17 @@ describe('on a terminal', () => {
     expect(r.output).toContain(`${ESC}[?25l`); // the spinner hides the cursor
   }, 30_000);
 
+  it('--all-profiles on a slow service: one spinner counts the profiles (each run draws into its buffer, not the terminal)', async () => {
+    const login = spawn(process.execPath, [BIN, 'auth', 'login', '--profile', 'slow', '--base-url', emu.url, '--with-token'], { env: cleanEnv({ BACKUPCTL_CONFIG_DIR: cfg.dir }) });
+    login.stdin.end(`${emu.token}\n`);
+    await new Promise((resolve) => login.on('close', resolve));
+    const r = await inPty(['status', '--all-profiles', '-o', 'table'], { BACKUPCTL_CONFIG_DIR: cfg.dir, TERM: 'xterm-256color' });
+    expect(r.code, r.output.slice(-500)).toBe(0);
+    expect(r.output).toContain(`${ESC}[?25l`);
+    expect(r.output).toContain('Reading 1 profile: 0 done');
+    expect(r.output).toMatch(/^slow\s/m);
+  }, 60_000);
+
   it('TERM=dumb: no escape code at all, and the same rows', async () => {
     for (const args of [['status'], ['servers', 'list'], ['jobs', 'list']]) {
       const r = await inPty(args, env({ TERM: 'dumb' }));
