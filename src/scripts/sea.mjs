@@ -58,6 +58,11 @@ try {
     'pglite/initdb.wasm': path.join(pglite, 'initdb.wasm'),
     'pglite/pglite.data': path.join(pglite, 'pglite.data'),
   });
+  // mysql2, restore-test's MySQL/MariaDB driver (optional beside an npm install; issue 42.9): bundled into one
+  // file, which the executable compiles when a MySQL dump is restored (src/restore/sql/mysql.ts).
+  const mysql2 = createRequire(import.meta.url).resolve('mysql2/promise');
+  await build({ entryPoints: [mysql2], outfile: path.join(work, 'mysql2.cjs'), bundle: true, platform: 'node', target: 'node20', format: 'cjs', logLevel: 'warning' });
+  assets['mysql2/promise.cjs'] = path.join(work, 'mysql2.cjs');
   for (const file of Object.values(assets)) await readFile(file).catch(() => Promise.reject(new Error(`${path.relative(root, file)} is missing: run npm run build first`)));
   const blob = path.join(work, 'sea-prep.blob');
   const config = path.join(work, 'sea-config.json');

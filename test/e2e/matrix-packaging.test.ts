@@ -5,7 +5,7 @@
 // Before the fix the single executable started its PGlite child as `<itself> -e ...`, which ran the CLI
 // (exit 2), and restore-test said the backup failed (exit 14).
 import { execFile } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -21,11 +21,18 @@ let work: string;
 let sea: string;
 let prefix: string;
 let emptyBin: string;
+/** The MariaDB programs restore-test starts, and nothing else (no node). */
+let mariadbBin: string;
 
 beforeAll(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'backupctl-packaging-'));
   emptyBin = path.join(work, 'bin');
   mkdirSync(emptyBin);
+  // Readable by the unprivileged user the local server runs as (root starts it as another user).
+  chmodSync(work, 0o755);
+  mariadbBin = path.join(work, 'mariadb-bin');
+  mkdirSync(mariadbBin, { mode: 0o755 });
+  for (const [name, where] of [['mariadbd', '/usr/sbin/mariadbd'], ['mariadb-install-db', '/usr/bin/mariadb-install-db']]) symlinkSync(where!, path.join(mariadbBin, name!));
   mkdirSync(path.join(work, 'home'));
   // The single executable, outside the sources (no node_modules above it to find PGlite in).
   const seaBuild = run(process.execPath, [path.join(ROOT, 'src', 'scripts', 'sea.mjs'), '--out', path.join(work, 'sea')], { cwd: ROOT, timeout: 300_000 });
@@ -50,9 +57,10 @@ afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe.each([
   { name: 'the npm package installed into a prefix, PGlite added beside it', program: () => 'backupctl', bin: () => [path.join(prefix, 'bin'), path.dirname(process.execPath)] },
-  { name: 'the single executable, with no node on PATH', program: () => sea, bin: () => [emptyBin] },
-])('$name', ({ program, bin }) => {
-  const emu = withEmulator();
+  { name: 'the single executable, with no node on PATH', program: () => sea, bin: () => [emptyBin], mysql: true },
+])('$name', ({ program, bin, mysql }) => {
+  // archiveFaults: the demo plus restore-test's real dumps ("mariadb dump").
+  const emu = withEmulator({ archiveFaults: true });
   const cli = (args: string[]) =>
     runProgram(program(), args, {
       cwd: path.join(work, 'home'),
@@ -73,5 +81,20 @@ describe.each([
     const file = doc.backups[0]!.files[0]!;
     expect(file.verdict).toBe('restored');
     expect(file.engine).toMatchObject(engine === 'embedded' ? { product: 'PGlite', mode: 'embedded' } : { product: 'PostgreSQL', mode: 'local' });
+  }, 300_000);
+
+  // Issue 42.9: the single executable carries mysql2 in its blob, as it carries PGlite (it said "the mysql2 driver is not installed").
+  // mariadb-install-db is a shell script that needs sed, awk, mkdir...: the system's PATH here (the executable,
+  // outside any node_modules, can take mysql2 only from its blob whatever node is on PATH).
+  if (mysql) it('restore-test of a MariaDB dump with a local MariaDB passes (mysql2 from the blob)', async () => {
+    const r = await runProgram(program(), ['restore-test', 'mariadb dump', '--engine', 'local', '--json'], {
+      cwd: path.join(work, 'home'),
+      timeoutMs: 300_000,
+      env: withoutNpmVars(cleanEnv({ ...emulatorEnv(emu), PATH: [mariadbBin, '/usr/bin', '/bin'].join(path.delimiter), HOME: path.join(work, 'home'), BACKUPCTL_CONFIG_DIR: path.join(work, 'config-my') })),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const doc = JSON.parse(r.stdout) as { verdict: string; backups: { files: { verdict: string; engine: { product: string; mode: string } | null }[] }[] };
+    expect(doc.verdict).toBe('passed');
+    expect(doc.backups[0]!.files[0]!.engine).toMatchObject({ product: 'MariaDB', mode: 'local' });
   }, 300_000);
 });

@@ -53,6 +53,23 @@ let mysql2: Promise<Mysql2 | null> | null = null;
 /** The package name: a variable, so esbuild leaves it out of the bundle (1 MB); a clone has it, an installed backupctl finds one installed beside it. */
 export const MYSQL2_PACKAGE = 'mysql2/promise';
 
+/** The single executable's copy of mysql2 (an asset of its blob, src/scripts/sea.mjs), compiled as a module. */
+export const SEA_MYSQL2_ASSET = 'mysql2/promise.cjs';
+
+function mysql2FromSea(): Mysql2 | null {
+  const req = createRequire(import.meta.url);
+  const sea = req('node:sea') as typeof import('node:sea');
+  if (!sea.isSea()) return null;
+  const source = sea.getAsset(SEA_MYSQL2_ASSET, 'utf8');
+  const { Module } = req('node:module') as typeof import('node:module');
+  const file = path.join(path.dirname(process.execPath), SEA_MYSQL2_ASSET);
+  const mod = new Module(file) as InstanceType<typeof Module> & { _compile(code: string, filename: string): void; exports: Mysql2 };
+  mod.filename = file;
+  // The bundle requires only Node's own modules.
+  mod._compile(source, file);
+  return mod.exports;
+}
+
 function loadMysql2(): Promise<Mysql2 | null> {
   mysql2 ??= (async () => {
     try {
@@ -60,7 +77,11 @@ function loadMysql2(): Promise<Mysql2 | null> {
       const m = createRequire(import.meta.url)(name) as Mysql2 & { default?: Mysql2 };
       return m.default ?? m;
     } catch {
-      return null;
+      try {
+        return mysql2FromSea();
+      } catch {
+        return null;
+      }
     }
   })();
   return mysql2;
