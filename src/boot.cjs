@@ -37,9 +37,9 @@ function setFlags() {
   require('node:v8').setFlagsFromString('--liftoff-only');
 }
 
-/** The build id on the bundle's first line: `// backupctl build <id>`. */
+/** The build id on the bundle's first line: `// backupctl build <id>` (cold.cjs: `... <id> main <main.cjs's id>`). */
 function buildIdOf(source) {
-  const m = /^\/\/ backupctl build (\S+)\n/.exec(source.slice(0, 120));
+  const m = /^\/\/ backupctl build (\S+)[ \n]/.exec(source.slice(0, 120));
   return m ? m[1] : undefined;
 }
 
@@ -104,6 +104,10 @@ function linked(bundle, { cache, env }) {
   const loadCold = () => {
     if (!cold) {
       const c = bundle('cold');
+      // Its first line names the main.cjs it was built with: a backupctl reinstalled while a command ran
+      // would otherwise mix two builds' modules.
+      const wanted = / main (\S+)\n/.exec(c.bytes.toString('latin1', 0, 120))?.[1];
+      if (wanted !== main.id) throw new Error(`${c.file} is not from the build of the running backupctl (reinstalled while it ran?): run the command again`);
       cold = compile(c.bytes, c.builtCache, c.file, { cache, env, prefix: 'cold', props: { core: main.exports.coreModules } });
     }
     return cold;

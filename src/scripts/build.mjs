@@ -93,11 +93,13 @@ await build({
   banner: { js: `${metaUrl}\nconst __backupctlCore = (p) => module.core(p);` },
   plugins: [otherBundle({ root, other: split.hot, allowed: new Set(split.coreEntries), ask: '__backupctlCore', side: 'cold', formats }), lazyBuiltins],
 });
-// The build id on the first line ties each bundle's code cache to this very bundle (src/boot.cjs).
-for (const name of ['main.cjs', 'cold.cjs']) {
-  const bundle = await readFile(path.join(dist, name), 'utf8');
-  const id = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
-  await writeFile(path.join(dist, name), `// backupctl build ${id}\n${bundle}`);
+// The build id on the first line ties each bundle's code cache to this very bundle (src/boot.cjs);
+// cold.cjs's also names main.cjs's, the only main.cjs whose modules it may be linked with.
+const buildIds = {};
+for (const name of ['main', 'cold']) {
+  const bundle = await readFile(path.join(dist, `${name}.cjs`), 'utf8');
+  buildIds[name] = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+  await writeFile(path.join(dist, `${name}.cjs`), `// backupctl build ${buildIds[name]}${name === 'cold' ? ` main ${buildIds.main}` : ''}\n${bundle}`);
 }
 await copyFile(path.join(root, 'src', 'boot.cjs'), path.join(dist, 'boot.cjs'));
 // The emulator's real dumps (restore-test, issue 24 §5: pg_dump and mariadb-dump output, 80 KB), read by src/emulator/real-dumps.ts.
