@@ -132,7 +132,8 @@ function compile(bytes, builtCache, file, { cache, env, prefix = 'code', props =
       cachedData = cacheData(readIf(userFile) ?? Buffer.alloc(0), id);
     }
   }
-  const script = new vm.Script(Module.wrap(source), {
+  // The build wrote the bundle inside the function Module.wrap() would put it in (src/scripts/build.mjs).
+  const script = new vm.Script(source, {
     filename: file,
     cachedData,
     // The bundle has no import() of its own (esbuild inlines them); should a

@@ -33,14 +33,15 @@ const common = {
   platform: 'node',
   target: 'node20',
   define: { __VERSION__: JSON.stringify(pkg.version) },
-  minifyWhitespace: true,
+  // BACKUPCTL_BUILD_READABLE=1: names and lines kept, for `node --cpu-prof` (docs/startup.md); never shipped.
+  minifyWhitespace: process.env.BACKUPCTL_BUILD_READABLE !== '1',
   minifySyntax: true,
   // Short local names: the bundle 1.84 -> 1.38 MB and its code cache smaller (an install
   // must stay within 3 MB, issue 14), and ~4 ms less CPU before a list's first record.
   // Not keepNames: its __name() call per function cost those 4 ms back. What a name
   // changes is cosmetic: no code compares a class's .name (an error's `name`, set from
   // new.target.name, and a --debug stack trace show short names).
-  minifyIdentifiers: true,
+  minifyIdentifiers: process.env.BACKUPCTL_BUILD_READABLE !== '1',
   legalComments: 'none',
   logLevel: 'warning',
   absWorkingDir: root,
@@ -99,7 +100,12 @@ const buildIds = {};
 for (const name of ['main', 'cold']) {
   const bundle = await readFile(path.join(dist, `${name}.cjs`), 'utf8');
   buildIds[name] = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
-  await writeFile(path.join(dist, `${name}.cjs`), `// backupctl build ${buildIds[name]}${name === 'cold' ? ` main ${buildIds.main}` : ''}\n${bundle}`);
+  // Written as the function node's module wrapper would make of it (Module.wrap), which boot.cjs compiles as it is:
+  // no 1 MB string put together on every start.
+  await writeFile(
+    path.join(dist, `${name}.cjs`),
+    `// backupctl build ${buildIds[name]}${name === 'cold' ? ` main ${buildIds.main}` : ''}\n(function (exports, require, module, __filename, __dirname) { ${bundle}\n});`,
+  );
 }
 await copyFile(path.join(root, 'src', 'boot.cjs'), path.join(dist, 'boot.cjs'));
 // The emulator's real dumps (restore-test, issue 24 §5: pg_dump and mariadb-dump output, 80 KB), read by src/emulator/real-dumps.ts.
