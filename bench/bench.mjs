@@ -210,7 +210,7 @@ const SECTIONS = {
       RUNS,
     );
     ratioRow(startup, 'version', 'node', '`backupctl --version` vs `node -e \'\'`', 1.3);
-    ratioRow(startup, 'help', 'node', '`backupctl --help` vs `node -e \'\'`', 2.5);
+    ratioRow(startup, 'help', 'node', '`backupctl --help` vs `node -e \'\'`', 1.6);
     ratioRow(startup, 'servers', 'node', '`backupctl servers list --json` (loopback emulator) vs `node -e \'\'`', 2.0);
     ratioRow(startup, 'profile', 'node', '  the same with the profile in a config file (not a target: how most people run it)');
   },

@@ -1,7 +1,9 @@
 'use strict';
-// Loads dist/main.cjs, the whole CLI as one CommonJS bundle, with V8's code
-// cache. Copied as is to dist/boot.cjs by the build; plain JavaScript because
-// it runs before anything else and must stay tiny.
+// Loads dist/main.cjs, the CLI as a CommonJS bundle, with V8's code cache,
+// and dist/cold.cjs (the modules start-up and the common commands do not use,
+// src/scripts/split-bundle.mjs) the same way, when the first of them is
+// imported. Copied as is to dist/boot.cjs by the build; plain JavaScript
+// because it runs before anything else and must stay tiny.
 //
 // Why: most of a command's start-up was compiling JavaScript (about 15 ms
 // spread over ESM chunks). The build runs a few commands in-process and saves
@@ -19,7 +21,8 @@
 // When dist/main.cache is missing or refused (another node version than the
 // one that built it), the first run writes one for this node under the user's
 // cache folder ($XDG_CACHE_HOME/backupctl or ~/.cache/backupctl; off with
-// BACKUPCTL_NO_CODE_CACHE=1), and later runs use that.
+// BACKUPCTL_NO_CODE_CACHE=1), and later runs use that. Likewise dist/cold.cache
+// for dist/cold.cjs (cold-<id>-... in that folder).
 const fs = require('node:fs');
 const path = require('node:path');
 const vm = require('node:vm');
@@ -34,9 +37,9 @@ function setFlags() {
   require('node:v8').setFlagsFromString('--liftoff-only');
 }
 
-/** The build id on the bundle's first line: `// backupctl build <id>`. */
+/** The build id on the bundle's first line: `// backupctl build <id>` (cold.cjs: `... <id> main <main.cjs's id>`). */
 function buildIdOf(source) {
-  const m = /^\/\/ backupctl build (\S+)\n/.exec(source.slice(0, 120));
+  const m = /^\/\/ backupctl build (\S+)[ \n]/.exec(source.slice(0, 120));
   return m ? m[1] : undefined;
 }
 
@@ -47,11 +50,12 @@ function cacheData(buffer, id) {
   return buffer.subarray(nl + 1);
 }
 
-function userCacheFile(env, id) {
+/** The user's cache of a bundle: `code-` for main.cjs, `cold-` for cold.cjs. */
+function userCacheFile(env, id, prefix = 'code') {
   if (env.BACKUPCTL_NO_CODE_CACHE === '1' || id === undefined) return undefined;
   const home = env.XDG_CACHE_HOME || (env.HOME ? path.join(env.HOME, '.cache') : undefined);
   if (!home || !path.isAbsolute(home)) return undefined;
-  return path.join(home, 'backupctl', `code-${id}-${process.version}-${process.arch}.cache`);
+  return path.join(home, 'backupctl', `${prefix}-${id}-${process.version}-${process.arch}.cache`);
 }
 
 function readIf(file) {
@@ -64,13 +68,16 @@ function readIf(file) {
 
 /**
  * Compiles and runs `<dir>/main.cjs`; returns its exports and the vm.Script
- * (the build asks it for the cache after its training run).
+ * (the build asks it for the cache after its training run), and `cold()`,
+ * which loads `<dir>/cold.cjs` if it is not yet and returns the same for it.
  * `cache: false` compiles from source and writes nothing.
  */
 function load(dir = __dirname, { cache = true, env = process.env } = {}) {
-  const file = path.join(dir, 'main.cjs');
-  const builtCache = cache ? readIf(path.join(dir, 'main.cache')) : undefined;
-  return compile(fs.readFileSync(file), builtCache, file, { cache, env });
+  const bundle = (name) => {
+    const file = path.join(dir, `${name}.cjs`);
+    return { bytes: fs.readFileSync(file), builtCache: cache ? readIf(path.join(dir, `${name}.cache`)) : undefined, file };
+  };
+  return linked(bundle, { cache, env });
 }
 
 /**
@@ -84,10 +91,33 @@ function load(dir = __dirname, { cache = true, env = process.env } = {}) {
 function loadFromSea({ env = process.env } = {}) {
   const sea = require('node:sea');
   const asset = (name) => Buffer.from(sea.getAsset(name));
-  return compile(asset('main.cjs'), asset('main.cache'), process.execPath, { cache: true, env });
+  return linked((name) => ({ bytes: asset(`${name}.cjs`), builtCache: asset(`${name}.cache`), file: process.execPath }), { cache: true, env });
 }
 
-function compile(bytes, builtCache, file, { cache, env }) {
+/**
+ * main.cjs, with cold.cjs behind `module.loadCold()`: the table of the cold
+ * modules main.cjs imports. cold.cjs gets main.cjs's table of the modules it
+ * imports from there as `module.core` (src/scripts/split-bundle.mjs).
+ */
+function linked(bundle, { cache, env }) {
+  let cold;
+  const loadCold = () => {
+    if (!cold) {
+      const c = bundle('cold');
+      // Its first line names the main.cjs it was built with: a backupctl reinstalled while a command ran
+      // would otherwise mix two builds' modules.
+      const wanted = / main (\S+)\n/.exec(c.bytes.toString('latin1', 0, 120))?.[1];
+      if (wanted !== main.id) throw new Error(`${c.file} is not from the build of the running backupctl (reinstalled while it ran?): run the command again`);
+      cold = compile(c.bytes, c.builtCache, c.file, { cache, env, prefix: 'cold', props: { core: main.exports.coreModules } });
+    }
+    return cold;
+  };
+  const m = bundle('main');
+  const main = compile(m.bytes, m.builtCache, m.file, { cache, env, props: { loadCold: () => loadCold().exports } });
+  return { ...main, cold: loadCold };
+}
+
+function compile(bytes, builtCache, file, { cache, env, prefix = 'code', props = {} }) {
   setFlags();
   // The bundle is ASCII (esbuild escapes the rest): decoding it as latin1 is a
   // plain copy, ~1.5 ms less than UTF-8 for 1.5 MB.
@@ -98,11 +128,12 @@ function compile(bytes, builtCache, file, { cache, env }) {
   if (cache) {
     cachedData = cacheData(builtCache ?? Buffer.alloc(0), id);
     if (cachedData === undefined) {
-      userFile = userCacheFile(env, id);
+      userFile = userCacheFile(env, id, prefix);
       cachedData = cacheData(readIf(userFile) ?? Buffer.alloc(0), id);
     }
   }
-  const script = new vm.Script(Module.wrap(source), {
+  // The build wrote the bundle inside the function Module.wrap() would put it in (src/scripts/build.mjs).
+  const script = new vm.Script(source, {
     filename: file,
     cachedData,
     // The bundle has no import() of its own (esbuild inlines them); should a
@@ -110,17 +141,18 @@ function compile(bytes, builtCache, file, { cache, env }) {
     importModuleDynamically: vm.constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   const rejected = cachedData === undefined || script.cachedDataRejected === true;
-  const mod = { exports: {} };
+  // `props`: what the bundle reads from its `module` (loadCold, core), see linked().
+  const mod = Object.assign(props, { exports: {} });
   script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(file), mod, file, path.dirname(file));
   if (cache && rejected) {
-    userFile ??= userCacheFile(env, id);
-    if (userFile) process.once('exit', () => writeUserCache(userFile, id, script));
+    userFile ??= userCacheFile(env, id, prefix);
+    if (userFile) process.once('exit', () => writeUserCache(userFile, id, script, prefix));
   }
-  return { exports: mod.exports, script, id, cacheUsed: !rejected };
+  return { exports: mod.exports, module: mod, script, id, cacheUsed: !rejected };
 }
 
 /** Best effort: a cache that cannot be written is simply not there next time. */
-function writeUserCache(file, id, script) {
+function writeUserCache(file, id, script, prefix) {
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
     const tmp = `${file}.${process.pid}.tmp`;
@@ -129,7 +161,7 @@ function writeUserCache(file, id, script) {
     // Caches of earlier builds (an upgrade, another node) are never read again.
     const dir = path.dirname(file);
     for (const name of fs.readdirSync(dir)) {
-      if (/^code-.*\.cache$/.test(name) && name !== path.basename(file)) fs.rmSync(path.join(dir, name), { force: true });
+      if (name.startsWith(`${prefix}-`) && name.endsWith('.cache') && name !== path.basename(file)) fs.rmSync(path.join(dir, name), { force: true });
     }
   } catch {
     // read-only home, full disk: start-up stays as fast as without a cache

@@ -1,7 +1,7 @@
 // argv -> command -> exit code. The only place that prints errors and exits.
 // Start-up is kept small: `--version` answers before anything else loads, and
 // the command tree is built from dist/startup/ (see startupSource) without loading handlers.
-import { isatty } from 'node:tty';
+import { createRequire } from 'node:module';
 import type { IO } from './contract/context.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
 import { scrub } from './util/scrub.js';
@@ -39,7 +39,10 @@ export function processIO(): IO {
     },
     stdoutIsTTY: !!process.stdout.isTTY,
     stderrIsTTY: !!process.stderr.isTTY,
-    stdinIsTTY: isatty(0),
+    // node:tty loads only when this is asked (a prompt, a passphrase): a list into a pipe never needs it.
+    get stdinIsTTY() {
+      return (createRequire(import.meta.url)('node:tty') as typeof import('node:tty')).isatty(0);
+    },
     // Fit a terminal's width; in a pipe or file nothing is cut (unless COLUMNS says a width).
     columns: process.stdout.isTTY ? process.stdout.columns || 80 : Number(process.env.COLUMNS) || Infinity,
   };

@@ -2,7 +2,7 @@
 // the whole program declared from it, and the start-up files the build writes.
 import { Readable, Writable } from 'node:stream';
 import type { Command } from 'commander';
-import type { CommandSource, Manifest, ManifestCommand, StartupIndex } from '../contract/spec.js';
+import type { CommandSource, Manifest, ManifestCommand, StartupIndex, StartupWord } from '../contract/spec.js';
 import { buildProgram } from './program.js';
 import type { IO } from '../contract/context.js';
 
@@ -27,28 +27,27 @@ export function declaredProgram(manifest: Manifest): Command {
 }
 
 /**
- * The start-up files for a manifest: `index.json` and `<word>.json` per group
- * word. The index holds how the help lists each word that is a command itself,
- * read from a program declared in full, so it cannot drift.
+ * The start-up files for a manifest: `index.json` and `<word>.json` per
+ * top-level word. The index holds how the help lists each word that is a
+ * command itself, read from a program declared in full, so it cannot drift.
  */
 export function startupFiles(manifest: Manifest): Record<string, unknown> {
   const source = manifestSource(manifest);
   const program = declaredProgram(manifest);
   const help = program.createHelp();
   const files: Record<string, unknown> = {};
-  const eager: ManifestCommand[] = [];
+  const words: Record<string, StartupWord> = {};
   const terms: Record<string, string> = {};
   for (const top of source.tops) {
     if (top === 'index') throw new Error('a command group named "index" would overwrite dist/startup/index.json');
     const commands = source.commandsOf(top);
-    if (!isEagerWord(commands)) {
-      files[`${top}.json`] = commands;
-      continue;
-    }
-    eager.push(...commands);
+    files[`${top}.json`] = commands;
+    if (!isEagerWord(commands)) continue;
+    const { summary, hidden, aliases } = commands.find((c) => c.path.length === 1)!;
+    words[top] = { summary, hidden, aliases };
     terms[top] = help.subcommandTerm(program.commands.find((c) => c.name() === top)!);
   }
-  const index: StartupIndex = { version: manifest.version, groups: manifest.groups, tops: source.tops, eager, terms };
+  const index: StartupIndex = { version: manifest.version, groups: manifest.groups, tops: source.tops, words, terms };
   files['index.json'] = index;
   return files;
 }

@@ -134,7 +134,7 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand, l
     // A word that is a command itself (status, api, ...): the top-level help shows its
     // arguments and [options]. With the term known it is listed as such and declared on use.
     const term = manifest.termOf?.(top);
-    const spec = manifest.commandsOf(top).find((c) => c.path.length === 1);
+    const spec = manifest.wordOf?.(top) ?? manifest.commandsOf(top).find((c) => c.path.length === 1);
     if (term === undefined || !spec) {
       declareGroup(top);
       continue;

@@ -7,21 +7,22 @@ declare const __VERSION__: string;
 export const VERSION = typeof __VERSION__ === 'string' ? __VERSION__ : 'dev';
 
 /**
- * The command tree for start-up: dist/startup/index.json, and a group's
- * dist/startup/<word>.json when commander enters that group (the full
- * dist/manifest.json is 77 KB; a command needs its group's few KB).
+ * The command tree for start-up: dist/startup/index.json (4 KB: the groups,
+ * and how the top-level help lists the words that are commands), and a word's
+ * dist/startup/<word>.json when commander enters it (the full
+ * dist/manifest.json is 150 KB; a command needs its group's few KB).
  */
 export function startupSource(): CommandSource {
   const read = (name: string): unknown => JSON.parse(readBuiltFile(`startup/${name}`, () => new URL(`./startup/${name}`, import.meta.url)));
   const index = read('index.json') as StartupIndex;
-  const eager = new Set(index.eager.map((c) => c.path[0]));
   return {
     version: index.version,
     groups: index.groups,
     tops: index.tops,
-    isEager: (top) => eager.has(top),
-    commandsOf: (top) => (eager.has(top) ? index.eager.filter((c) => c.path[0] === top) : (read(`${top}.json`) as ManifestCommand[])),
+    isEager: (top) => Object.hasOwn(index.words, top),
+    commandsOf: (top) => read(`${top}.json`) as ManifestCommand[],
     termOf: (top) => index.terms[top],
+    wordOf: (top) => (Object.hasOwn(index.words, top) ? index.words[top] : undefined),
   };
 }
 

@@ -354,15 +354,20 @@ export interface CommandSource {
    * word with that term and declares its options only when it is used.
    */
   termOf?(top: string): string | undefined;
+  /** For a word that is a command itself: what the top-level help lists of it, without reading its commands (start-up). */
+  wordOf?(top: string): StartupWord | undefined;
 }
 
-/** dist/startup/index.json: the manifest without the groups' commands (those are in dist/startup/<word>.json). */
+/** What the top-level help lists of a word that is a command itself. */
+export type StartupWord = Pick<ManifestCommand, 'summary' | 'hidden' | 'aliases'>;
+
+/** dist/startup/index.json: the manifest without the commands (each word's are in dist/startup/<word>.json). */
 export interface StartupIndex {
   version: string;
   groups: Record<string, string>;
   tops: string[];
-  /** Commands of the words that are themselves commands (status, api, ...). */
-  eager: ManifestCommand[];
+  /** The words that are themselves commands (status, api, ...): what the top-level help lists of each. */
+  words: Record<string, StartupWord>;
   /** How the top-level help lists each of those words (see CommandSource.termOf). */
   terms: Record<string, string>;
 }

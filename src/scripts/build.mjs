@@ -18,6 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import path from 'node:path';
 import { lazyBuiltins } from './lazy-builtins.mjs';
+import { coreTable, moduleTable, otherBundle, splitGraph, usedNames } from './split-bundle.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../..");
 const pkg = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
@@ -32,14 +33,15 @@ const common = {
   platform: 'node',
   target: 'node20',
   define: { __VERSION__: JSON.stringify(pkg.version) },
-  minifyWhitespace: true,
+  // BACKUPCTL_BUILD_READABLE=1: names and lines kept, for `node --cpu-prof` (docs/startup.md); never shipped.
+  minifyWhitespace: process.env.BACKUPCTL_BUILD_READABLE !== '1',
   minifySyntax: true,
   // Short local names: the bundle 1.84 -> 1.38 MB and its code cache smaller (an install
   // must stay within 3 MB, issue 14), and ~4 ms less CPU before a list's first record.
   // Not keepNames: its __name() call per function cost those 4 ms back. What a name
   // changes is cosmetic: no code compares a class's .name (an error's `name`, set from
   // new.target.name, and a --debug stack trace show short names).
-  minifyIdentifiers: true,
+  minifyIdentifiers: process.env.BACKUPCTL_BUILD_READABLE !== '1',
   legalComments: 'none',
   logLevel: 'warning',
   absWorkingDir: root,
@@ -49,27 +51,61 @@ await rm(tmp, { recursive: true, force: true });
 await mkdir(tmp, { recursive: true });
 await mkdir(dist, { recursive: true });
 
-await build({
+// The CLI in two bundles (src/scripts/split-bundle.mjs): dist/main.cjs, what start-up and the common
+// commands run, and dist/cold.cjs, the rest, loaded when a command first imports one of its modules.
+const bundleOptions = {
   ...common,
-  entryPoints: { main: 'src/main.ts' },
-  outfile: path.join(dist, 'main.cjs'),
   format: 'cjs',
   // The places that find files next to the bundle (startup/, jq.wasm.gz) use import.meta.url.
   define: { ...common.define, 'import.meta.url': '__backupctlMetaUrl' },
-  banner: { js: 'const __backupctlMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [lazyBuiltins],
   // PGlite (27 MB, restore-test's embedded engine) is an optional package the user adds:
   // never bundled, loaded from node_modules on that path only (src/restore/sql/pglite.ts).
   // mysql2 (restore-test's MariaDB/MySQL wire protocol, 1 MB with its encodings) likewise: a clone has it, an
   // installed backupctl finds it when the user adds it beside (npm install -g mysql2); without it, exit 15 says so.
   external: ['@electric-sql/pglite'],
   metafile: true,
-}).then((r) => writeFile(path.join(root, '.tmp', 'meta.json'), JSON.stringify(r.metafile)));
-// The build id on the first line ties dist/main.cache to this very bundle (src/boot.cjs).
-{
-  const bundle = await readFile(path.join(dist, 'main.cjs'), 'utf8');
-  const id = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
-  await writeFile(path.join(dist, 'main.cjs'), `// backupctl build ${id}\n${bundle}`);
+};
+const metaUrl = 'const __backupctlMetaUrl = require("node:url").pathToFileURL(__filename).href;';
+// First the whole CLI in one bundle, not written: its module graph says where each module goes.
+const whole = await build({ ...bundleOptions, entryPoints: { main: 'src/main.ts' }, outfile: path.join(dist, 'main.cjs'), plugins: [lazyBuiltins], write: false });
+await writeFile(path.join(root, '.tmp', 'meta.json'), JSON.stringify(whole.metafile));
+const split = splitGraph(whole.metafile);
+const names = await usedNames(root, whole.metafile, split.cold, split.coreEntries);
+const formats = Object.fromEntries(Object.entries(whole.metafile.inputs).map(([file, input]) => [file, input.format]));
+await build({
+  ...bundleOptions,
+  stdin: {
+    contents: `export * from ${JSON.stringify(path.join(root, 'src', 'main.ts'))};\nexport const coreModules = (p) => require('split-bundle:core-table').default[p]();\n`,
+    resolveDir: root,
+    sourcefile: 'main-entry.js',
+    loader: 'js',
+  },
+  outfile: path.join(dist, 'main.cjs'),
+  banner: { js: `${metaUrl}\nconst __backupctlCold = (p) => module.loadCold()[p]();` },
+  plugins: [
+    otherBundle({ root, other: split.cold, allowed: new Set(split.coldEntries), ask: '__backupctlCold', side: 'main', table: coreTable(root, whole.metafile, split.coreEntries, names), formats }),
+    lazyBuiltins,
+  ],
+}).then((r) => writeFile(path.join(root, '.tmp', 'meta-main.json'), JSON.stringify(r.metafile)));
+await build({
+  ...bundleOptions,
+  stdin: { contents: `module.exports = ${moduleTable(root, split.coldEntries)};\n`, resolveDir: root, sourcefile: 'cold-entry.js', loader: 'js' },
+  outfile: path.join(dist, 'cold.cjs'),
+  banner: { js: `${metaUrl}\nconst __backupctlCore = (p) => module.core(p);` },
+  plugins: [otherBundle({ root, other: split.hot, allowed: new Set(split.coreEntries), ask: '__backupctlCore', side: 'cold', formats }), lazyBuiltins],
+});
+// The build id on the first line ties each bundle's code cache to this very bundle (src/boot.cjs);
+// cold.cjs's also names main.cjs's, the only main.cjs whose modules it may be linked with.
+const buildIds = {};
+for (const name of ['main', 'cold']) {
+  const bundle = await readFile(path.join(dist, `${name}.cjs`), 'utf8');
+  buildIds[name] = createHash('sha256').update(bundle).digest('hex').slice(0, 16);
+  // Written as the function node's module wrapper would make of it (Module.wrap), which boot.cjs compiles as it is:
+  // no 1 MB string put together on every start.
+  await writeFile(
+    path.join(dist, `${name}.cjs`),
+    `// backupctl build ${buildIds[name]}${name === 'cold' ? ` main ${buildIds.main}` : ''}\n(function (exports, require, module, __filename, __dirname) { ${bundle}\n});`,
+  );
 }
 await copyFile(path.join(root, 'src', 'boot.cjs'), path.join(dist, 'boot.cjs'));
 // The emulator's real dumps (restore-test, issue 24 §5: pg_dump and mariadb-dump output, 80 KB), read by src/emulator/real-dumps.ts.
@@ -144,7 +180,7 @@ async function writeCodeCache(dir) {
   const boot = require(path.join(dir, 'boot.cjs'));
   const emulator = spawn(
     process.execPath,
-    ['-e', 'const m = require(process.argv[1]); m.run(process.argv.slice(2), m.processIO(), process.env)', path.join(dir, 'main.cjs'), 'emulator', '--port', '0', '--seed', 'demo', '--big-job', '300'],
+    ['-e', 'const m = require(process.argv[1]).load(undefined, { cache: false }).exports; m.run(process.argv.slice(2), m.processIO(), process.env)', path.join(dir, 'boot.cjs'), 'emulator', '--port', '0', '--seed', 'demo', '--big-job', '300'],
     { stdio: ['ignore', 'pipe', 'ignore'], env: { ...process.env, NO_COLOR: '1' } },
   );
   const configDir = await mkdtemp(path.join(tmpdir(), 'backupctl-build-'));
@@ -160,7 +196,8 @@ async function writeCodeCache(dir) {
     });
     // A config file, as most users have one: reading and checking it is part of every command.
     await writeFile(path.join(configDir, 'config.json'), JSON.stringify({ current_profile: 'default', profiles: { default: { base_url: found.BACKUPCTL_BASE_URL } } }));
-    const { exports: cli, script, id } = boot.load(dir, { cache: false });
+    const loaded = boot.load(dir, { cache: false });
+    const { exports: cli, script, id } = loaded;
     const env = { PATH: process.env.PATH, HOME: process.env.HOME, ...found, BACKUPCTL_CONFIG_DIR: configDir, NO_COLOR: '1' };
     const run = async (argv) => {
       let out = '';
@@ -185,6 +222,10 @@ async function writeCodeCache(dir) {
       await run(argv);
     }
     await writeFile(path.join(dir, 'main.cache'), Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), script.createCachedData()]));
+    // The cold bundle's cache: what these commands ran of it (status and the help topics), and its top level.
+    for (const argv of [['status'], ['help', 'exit-codes']]) await run(argv);
+    const cold = loaded.cold();
+    await writeFile(path.join(dir, 'cold.cache'), Buffer.concat([Buffer.from(`${cold.id}\n`, 'latin1'), cold.script.createCachedData()]));
   } finally {
     emulator.kill('SIGTERM');
     await rm(configDir, { recursive: true, force: true });

@@ -15,6 +15,9 @@
 //   client always passes maxHeaderSize (src/http/client.ts), so node:http is
 //   never loaded. Each patch must match undici's source exactly once, or the
 //   build fails: an undici upgrade cannot silently skip one.
+// - undici's client requires its HTTP/2 half (client-h2.js) and its proxy
+//   agent the SOCKS5 agent (three modules) at load time: both become requires
+//   on first use (patched below), for an h2 connection or a socks5:// proxy.
 // And three packages are left out of the bundle altogether: conf (loaded only
 // to write the config file) imports ajv and ajv-formats for its `schema`
 // option and semver for its `migrations` option, and src/config/store.ts
@@ -66,10 +69,17 @@ const UNDICI_PATCHES = {
   ],
   'lib/dispatcher/client.js': [
     ["const http = require('node:http')", "let http\nconst loadHttp = () => (http ??= require('node:http'))"],
+    // HTTP/2 (client-h2.js, and node:http2's stand-in with it) only for a connection that negotiated h2, never here.
+    ["const connectH2 = require('./client-h2.js')", "const connectH2 = (...args) => require('./client-h2.js')(...args)"],
     [
       "const getDefaultNodeMaxHeaderSize = http &&\n  http.maxHeaderSize &&\n  Number.isInteger(http.maxHeaderSize) &&\n  http.maxHeaderSize > 0\n  ? () => http.maxHeaderSize\n  : () => { throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid') }",
       "const getDefaultNodeMaxHeaderSize = () => {\n  const size = loadHttp().maxHeaderSize\n  if (Number.isInteger(size) && size > 0) return size\n  throw new InvalidArgumentError('http module not available or http.maxHeaderSize invalid')\n}",
     ],
+  ],
+  // The SOCKS5 agent (three modules) only for a socks5:// proxy.
+  'lib/dispatcher/proxy-agent.js': [
+    ["const Socks5ProxyAgent = require('./socks5-proxy-agent')", "let Socks5ProxyAgent\nconst loadSocks5 = () => (Socks5ProxyAgent ??= require('./socks5-proxy-agent'))"],
+    ['return new Socks5ProxyAgent(', 'return new (loadSocks5())('],
   ],
 };
 
@@ -89,7 +99,7 @@ const LEFT_OUT = { from: /[\\/]node_modules[\\/]conf[\\/]/, filter: /^(ajv\/dist
 export const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
-    build.onLoad({ filter: /[\\/]node_modules[\\/]undici[\\/]lib[\\/](core[\\/]util|dispatcher[\\/]client)\.js$/ }, async (args) => {
+    build.onLoad({ filter: /[\\/]node_modules[\\/]undici[\\/]lib[\\/](core[\\/]util|dispatcher[\\/]client|dispatcher[\\/]proxy-agent)\.js$/ }, async (args) => {
       const key = args.path.replace(/\\/g, '/').replace(/.*\/node_modules\/undici\//, '');
       const patches = UNDICI_PATCHES[key];
       if (!patches) return undefined;

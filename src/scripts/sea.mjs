@@ -45,7 +45,9 @@ try {
     minifyWhitespace: true,
     logLevel: 'warning',
   });
-  const assets = { 'main.cjs': path.join(dist, 'main.cjs'), 'main.cache': path.join(dist, 'main.cache'), 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz') };
+  const assets = { 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz') };
+  // The two bundles (src/scripts/split-bundle.mjs) and their code caches, loaded as src/boot.cjs loads them from dist/.
+  for (const file of ['main.cjs', 'main.cache', 'cold.cjs', 'cold.cache']) assets[file] = path.join(dist, file);
   for (const file of await readdir(path.join(dist, 'startup'))) assets[`startup/${file}`] = path.join(dist, 'startup', file);
   // PGlite, restore-test's embedded engine (an optional package beside an npm install): in the blob, so the
   // executable restores PostgreSQL dumps with no node and no PostgreSQL on the server. Its JavaScript bundled

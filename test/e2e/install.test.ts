@@ -51,15 +51,16 @@ describe('npm pack, then npm install -g of the tarball', () => {
 
   it('packs the built dist/ (and the LICENSE) and installs no dependencies, within 3 MB', () => {
     expect(packOutput).toMatch(/dist\/main\.cjs/);
-    expect(packOutput).not.toMatch(/dist\/main\.cache/);
+    expect(packOutput).not.toMatch(/dist\/(main|cold)\.cache/);
     expect(packOutput).toMatch(/LICENSE/);
     // No completions/: `backupctl completion <shell>` prints the same scripts (and the 3 MB are tight).
     // No docs/ either (140 kB): `--help`, `backupctl help <topic>` and the man page carry what a user needs;
     // the pages live with the source.
     expect(readdirSync(installed).sort()).toEqual(['LICENSE', 'README.md', 'bin', 'dist', 'package.json']);
     // No dist/manifest.json either: the same tree is in dist/startup/ (94 kB saved); the man page gzipped (55 kB saved).
-    // No dist/main.cache (1 MB): an installed backupctl writes its V8 code cache on its first run, in ~/.cache/backupctl (src/boot.cjs).
-    expect(readdirSync(path.join(installed, 'dist')).sort()).toEqual(['backupctl.1.gz', 'boot.cjs', 'jq.wasm.gz', 'main.cjs', 'startup']);
+    // No dist/main.cache nor dist/cold.cache (1.3 MB): an installed backupctl writes the V8 code cache of each bundle
+    // on its first use, in ~/.cache/backupctl (src/boot.cjs).
+    expect(readdirSync(path.join(installed, 'dist')).sort()).toEqual(['backupctl.1.gz', 'boot.cjs', 'cold.cjs', 'jq.wasm.gz', 'main.cjs', 'startup']);
     // npm links the page where man finds it: <prefix>/share/man/man1.
     expect(readdirSync(path.join(prefix, 'share', 'man', 'man1'))).toEqual(['backupctl.1.gz']);
     if (spawnSync('man', ['--version'], { stdio: 'ignore' }).status === 0) {
@@ -134,8 +135,7 @@ describe('dist/startup/', () => {
   it('holds the whole command tree: the same commands in the same order as dist/manifest.json', () => {
     const read = (name: string): unknown => JSON.parse(readFileSync(path.join(ROOT, 'dist', 'startup', name), 'utf8'));
     const index = read('index.json') as StartupIndex;
-    const eager = new Set(index.eager.map((c) => c.path[0]));
-    const commands = index.tops.flatMap((top) => (eager.has(top) ? index.eager.filter((c) => c.path[0] === top) : (read(`${top}.json`) as ManifestCommand[])));
+    const commands = index.tops.flatMap((top) => read(`${top}.json`) as ManifestCommand[]);
     expect({ version: index.version, groups: index.groups, commands }).toEqual(JSON.parse(readFileSync(path.join(ROOT, 'dist', 'manifest.json'), 'utf8')));
   });
 });

@@ -147,3 +147,50 @@ describe('the command tree at start-up', () => {
     expect(r.stdout).toContain('--max-age');
   });
 });
+
+describe('the two bundles (src/scripts/split-bundle.mjs)', () => {
+  const emu = withEmulator({ seed: 'demo' });
+
+  /** Which of dist/'s bundles `args` read, from a preload that watches fs.readFileSync. */
+  async function bundlesRead(bin: string, args: string[]): Promise<{ r: { code: number | null; stdout: string; stderr: string }; read: string[] }> {
+    const preload = path.join(work, 'bundles.cjs');
+    writeFileSync(
+      preload,
+      [
+        "const fs = require('node:fs'); const read = new Set(); const original = fs.readFileSync;",
+        "fs.readFileSync = function (file, ...rest) { if (typeof file === 'string' && /[\\\\/]dist[\\\\/]\\w+\\.cjs$/.test(file)) read.add(file.replace(/.*[\\\\/]/, '')); return original.call(this, file, ...rest); };",
+        "process.on('exit', () => process.stderr.write('READ ' + [...read].sort().join(' ') + '\\n'));",
+      ].join('\n'),
+    );
+    const r = await node(['-r', preload, bin, ...args], { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: path.join(work, 'config-bundles') });
+    return { r, read: /READ (.*)/.exec(r.stderr)?.[1]?.split(' ') ?? [] };
+  }
+
+  it('--help and servers list --json read dist/main.cjs alone', async () => {
+    for (const args of [['--help'], ['servers', 'list', '--json']]) {
+      const { r, read } = await bundlesRead(BIN, args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(read).toEqual(['boot.cjs', 'main.cjs']);
+    }
+  });
+
+  it('a command whose modules are in dist/cold.cjs reads it, and runs (status --json)', async () => {
+    const { r, read } = await bundlesRead(BIN, ['status', '--json']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveProperty('summary');
+    expect(read).toEqual(['boot.cjs', 'cold.cjs', 'main.cjs']);
+  });
+
+  it('a dist/cold.cjs of another build is refused with a message, never linked to this main.cjs', async () => {
+    const dir = path.join(work, 'mixed');
+    for (const part of ['bin', 'dist', 'package.json']) cpSync(path.join(ROOT, part), path.join(dir, part), { recursive: true });
+    const coldFile = path.join(dir, 'dist', 'cold.cjs');
+    writeFileSync(coldFile, readFileSync(coldFile, 'latin1').replace(/^(\/\/ backupctl build \S+ main )\S+/, '$10123456789abcdef'), 'latin1');
+    const help = await bundlesRead(path.join(dir, 'bin', 'backupctl.cjs'), ['--help']);
+    expect(help.r.code).toBe(0);
+    const { r } = await bundlesRead(path.join(dir, 'bin', 'backupctl.cjs'), ['status', '--json']);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/cold\.cjs is not from the build of the running backupctl .*run the command again/);
+  });
+});
