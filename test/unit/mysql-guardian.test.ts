@@ -154,14 +154,28 @@ describe('the sweep of a later run', () => {
     expect(warned).toEqual([['orphan:backupctl_restore_00000dead0', 'removed the scratch database backupctl_restore_00000dead0 and its throwaway login backupctl_r_00000dead0 left by an earlier restore-test on the --into server (made 48 hours ago)']]);
     const sent = s.said.filter((x) => !x.startsWith('SELECT'));
     expect(sent).toEqual(["DROP USER IF EXISTS 'backupctl_r_00000dead0'@'localhost'", "DROP USER IF EXISTS 'backupctl_r_00000dead0'@'127.0.0.1'", 'KILL 77', 'DROP DATABASE IF EXISTS `backupctl_restore_00000dead0`']);
+    // No login left (mysql.user lists none): the database alone is said; mysql.user unreadable: the note's host is tried.
+    const none = session({ SCHEMATA: [['backupctl_restore_00000dead0', gone]] });
+    const said: string[] = [];
+    await sweepMysqlLeftovers(none, (_k, t) => said.push(t));
+    expect(said).toEqual(['removed the scratch database backupctl_restore_00000dead0 left by an earlier restore-test on the --into server (made 48 hours ago)']);
+    expect(none.said.filter((x) => x.startsWith('DROP USER'))).toEqual([]);
+    const blind = session({ SCHEMATA: [['backupctl_restore_00000dead0', gone.replace('login-host localhost', 'login-host 10.1.2.3')]] });
+    blind.rows = async (sql) => {
+      blind.said.push(sql);
+      if (sql.includes('mysql.user')) throw new Error('SELECT command denied');
+      return sql.includes('SCHEMATA') ? [['backupctl_restore_00000dead0', gone.replace('login-host localhost', 'login-host 10.1.2.3')]] : [];
+    };
+    await sweepMysqlLeftovers(blind, () => {});
+    expect(blind.said.filter((x) => x.startsWith('DROP USER'))).toEqual(["DROP USER IF EXISTS 'backupctl_r_00000dead0'@'10.1.2.3'"]);
     expect(s.said.join('\n')).not.toMatch(/beef|cafe0`/);
   });
 
   test('a drop that waits on a lock is tried again after killing the threads, a few rounds, then said', async () => {
     const l = { database: 'backupctl_restore_00000dead0', login: 'backupctl_r_00000dead0', hosts: ['localhost'], why: 'x' };
     const twice = session({ PROCESSLIST: [['5']] }, 2);
-    expect(await dropLeftover(twice, l)).toBeNull();
+    expect(await dropLeftover(twice, l)).toEqual({ failed: null, login: false });
     expect(twice.said.filter((x) => x.startsWith('KILL') || x.startsWith('DROP DATABASE'))).toEqual(['KILL 5', 'DROP DATABASE IF EXISTS `backupctl_restore_00000dead0`', 'KILL 5', 'DROP DATABASE IF EXISTS `backupctl_restore_00000dead0`', 'KILL 5', 'DROP DATABASE IF EXISTS `backupctl_restore_00000dead0`']);
-    expect(await dropLeftover(session({}, 99), l)).toBe('Lock wait timeout exceeded; try restarting transaction');
+    expect(await dropLeftover(session({}, 99), l)).toEqual({ failed: 'Lock wait timeout exceeded; try restarting transaction', login: false });
   });
 });

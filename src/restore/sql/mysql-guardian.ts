@@ -64,12 +64,14 @@ const ROUNDS = 4;
 /**
  * Drops a scratch database and its login as the cleanup of a run does (mysql.ts doClose): the login first (no
  * new session, no event runs as it), then events, every thread of the login or in the database, the database;
- * the session's lock waits are short (mysql.ts sets lock_wait_timeout). Null, or why it could not.
+ * the session's lock waits are short (mysql.ts sets lock_wait_timeout). failed: null, or why it could not; login:
+ * whether there was a login (mysql.user lists it, or cannot be read: then the note's host is tried).
  */
-export async function dropLeftover(admin: AdminSession, l: MysqlLeftover): Promise<string | null> {
-  const hosts = new Set(l.hosts);
-  for (const [h] of await admin.rows(`SELECT Host FROM mysql.user WHERE User = ${lit(l.login)}`).catch(() => [])) if (h !== null) hosts.add(h);
-  for (const h of hosts) await admin.exec(`DROP USER IF EXISTS ${lit(l.login)}@${lit(h)}`).catch(() => {});
+export async function dropLeftover(admin: AdminSession, l: MysqlLeftover): Promise<{ failed: string | null; login: boolean }> {
+  const listed = await admin.rows(`SELECT Host FROM mysql.user WHERE User = ${lit(l.login)}`).catch(() => null);
+  const hosts = listed ? listed.map(([h]) => h).filter((h): h is string => h !== null) : l.hosts;
+  for (const h of new Set(hosts)) await admin.exec(`DROP USER IF EXISTS ${lit(l.login)}@${lit(h)}`).catch(() => {});
+  const login = hosts.length > 0;
   let last: unknown = null;
   for (let round = 0; round < ROUNDS; round++) {
     for (const [name] of await admin.rows(`SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ${lit(l.database)}`).catch(() => [])) {
@@ -79,13 +81,13 @@ export async function dropLeftover(admin: AdminSession, l: MysqlLeftover): Promi
     for (const [id] of ids) if (Number(id) > 0) await admin.exec(`KILL ${Number(id)}`).catch(() => {});
     try {
       await admin.exec(`DROP DATABASE IF EXISTS ${q(l.database)}`);
-      return null;
+      return { failed: null, login };
     } catch (e) {
       last = e;
     }
   }
   const x = last as { sqlMessage?: string; message?: string } | null;
-  return x?.sqlMessage ?? x?.message ?? String(last);
+  return { failed: x?.sqlMessage ?? x?.message ?? String(last), login };
 }
 
 /**
@@ -96,12 +98,11 @@ export async function dropLeftover(admin: AdminSession, l: MysqlLeftover): Promi
 export async function sweepMysqlLeftovers(admin: AdminSession, warn: (key: string, text: string) => void, now = Date.now()): Promise<void> {
   const rows = await admin.rows("SELECT SCHEMA_NAME, SCHEMA_COMMENT FROM information_schema.SCHEMATA WHERE SCHEMA_NAME LIKE 'backupctl\\_restore\\_%'").catch(() => []);
   for (const l of judgeLeftovers(rows, now)) {
-    const failed = await dropLeftover(admin, l);
+    const { failed, login } = await dropLeftover(admin, l);
+    const what = login ? `the scratch database ${l.database} and its throwaway login ${l.login}` : `the scratch database ${l.database}`;
     warn(
       `orphan:${l.database}`,
-      failed
-        ? `found the scratch database ${l.database} left by an earlier restore-test (${l.why}), and could not remove it: ${failed}`
-        : `removed the scratch database ${l.database} and its throwaway login ${l.login} left by an earlier restore-test on the --into server (${l.why})`,
+      failed ? `found ${what} left by an earlier restore-test (${l.why}), and could not remove the database: ${failed}` : `removed ${what} left by an earlier restore-test on the --into server (${l.why})`,
     );
   }
 }
