@@ -159,6 +159,8 @@ describe('a walk of every page (--all), against a local server', () => {
     answer = (p, size) => ({ data: p <= 2 ? rows(p, size) : [], meta: { current_page: p, last_page: 1_000_000 } });
     const r = await walk({ pageConcurrency: 2 });
     expect(r.ids).toHaveLength(40);
+    expect(r.error).toBeNull();
+    expect(r.said).toBe('');
     expect(r.asked.length).toBeLessThanOrEqual(5);
   });
 
