@@ -71,7 +71,7 @@ describe('SIGKILL of backupctl during restore-test --into MariaDB (issue 45.4)',
     // on the lock a session of root holds in the scratch database (LOCK TABLES audit WRITE, then a long sleep). To
     // take the lock first, init_connect holds every session of a login without SUPER (the throwaway login's; the
     // test's root and boss skip it) a few seconds.
-    my.admin("SET GLOBAL init_connect = 'DO SLEEP(4)'");
+    my.admin("SET GLOBAL init_connect = 'DO SLEEP(8)'");
     let locker: ReturnType<typeof spawn> | null = null;
     try {
       const run = startCli(['restore-test', 'mariadb dump'], env({ BACKUPCTL_RESTORE_URL: my.bossUrl }), 120_000);
@@ -146,6 +146,24 @@ describe('SIGKILL of backupctl during restore-test --into MariaDB (issue 45.4)',
       expect(events()).toEqual([]);
       expect(threads()).toEqual([]);
       expect(my.admin('SELECT COUNT(*) FROM backupctl_restore_00000beef0.t').trim()).toBe('0');
+    } finally {
+      scrub();
+    }
+    expect(databases()).toEqual(before);
+  }, T);
+
+  it('a database kept with --keep loses its note: a later run, its backupctl gone, leaves it', async () => {
+    try {
+      const kept = await cli(['restore-test', 'mariadb dump', '--keep', '-q'], { BACKUPCTL_RESTORE_URL: my.bossUrl });
+      expect(kept.code, kept.stderr).toBe(0);
+      const [db] = my.schemas('backupctl\\_restore\\_%');
+      expect(db).toMatch(/^backupctl_restore_[0-9a-f]{10}$/);
+      expect(my.admin(`SELECT SCHEMA_COMMENT FROM information_schema.SCHEMATA WHERE SCHEMA_NAME = '${db}'`).trim()).toBe('kept by backupctl restore-test --keep');
+      const later = await cli(['restore-test', 'mariadb dump'], { BACKUPCTL_RESTORE_URL: my.bossUrl });
+      expect(later.code, later.stderr).toBe(0);
+      expect(later.stderr).not.toMatch(/left by an earlier restore-test/);
+      expect(my.schemas('backupctl\\_restore\\_%')).toEqual([db]);
+      expect(my.users('backupctl\\_r\\_%')).toEqual([]);
     } finally {
       scrub();
     }

@@ -530,6 +530,8 @@ export class MysqlTarget implements SqlTarget {
       if (this.throwaway) await this.adminQuery(`DROP USER IF EXISTS ${this.throwaway}`).catch(say(`could not drop the throwaway login ${this.throwaway}`));
       await this.killThreads(id);
       if (!keep) await this.dropScratch(id, say);
+      // Kept on purpose: its note goes, so that no later run takes it for a leftover (mysql-guardian.ts).
+      else await this.adminQuery(`ALTER DATABASE ${q(this.database)} COMMENT 'kept by backupctl restore-test --keep'`).catch(() => {});
     }
     this.admin.destroy();
     // Cleaned up (or kept on purpose, --keep): the guardian must not act once this process exits.
