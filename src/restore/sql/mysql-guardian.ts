@@ -63,7 +63,8 @@ const ROUNDS = 4;
 
 /**
  * Drops a scratch database and its login as the cleanup of a run does (mysql.ts doClose): the login first (no
- * new session, no event runs as it), then events, every thread of the login or in the database, the database;
+ * new session, no event runs as it), every thread of the login or in the database, events, the threads again
+ * (an event that had just started), the database;
  * the session's lock waits are short (mysql.ts sets lock_wait_timeout). failed: null, or why it could not; login:
  * whether there was a login (mysql.user lists it, or cannot be read: then the note's host is tried).
  */
@@ -72,13 +73,18 @@ export async function dropLeftover(admin: AdminSession, l: MysqlLeftover): Promi
   const hosts = listed ? listed.map(([h]) => h).filter((h): h is string => h !== null) : l.hosts;
   for (const h of new Set(hosts)) await admin.exec(`DROP USER IF EXISTS ${lit(l.login)}@${lit(h)}`).catch(() => {});
   const login = hosts.length > 0;
+  const kill = async () => {
+    const ids = await admin.rows(`SELECT ID FROM information_schema.PROCESSLIST WHERE (USER = ${lit(l.login)} OR DB = ${lit(l.database)}) AND ID <> CONNECTION_ID()`).catch(() => []);
+    for (const [id] of ids) if (Number(id) > 0) await admin.exec(`KILL ${Number(id)}`).catch(() => {});
+  };
   let last: unknown = null;
   for (let round = 0; round < ROUNDS; round++) {
+    // A running event holds its own lock (DROP EVENT waits on it): its thread goes first, then the event.
+    await kill();
     for (const [name] of await admin.rows(`SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ${lit(l.database)}`).catch(() => [])) {
       if (name !== null) await admin.exec(`DROP EVENT IF EXISTS ${q(l.database)}.${q(name)}`).catch(() => {});
     }
-    const ids = await admin.rows(`SELECT ID FROM information_schema.PROCESSLIST WHERE (USER = ${lit(l.login)} OR DB = ${lit(l.database)}) AND ID <> CONNECTION_ID()`).catch(() => []);
-    for (const [id] of ids) if (Number(id) > 0) await admin.exec(`KILL ${Number(id)}`).catch(() => {});
+    await kill();
     try {
       await admin.exec(`DROP DATABASE IF EXISTS ${q(l.database)}`);
       return { failed: null, login };
@@ -131,10 +137,14 @@ setTimeout(() => process.exit(2), 120000).unref();
   await run("SET SESSION sql_mode = REPLACE(@@SESSION.sql_mode, 'NO_BACKSLASH_ESCAPES', '')");
   await run('SET SESSION lock_wait_timeout = 3');
   if (o.login) for (const h of o.hosts) await run('DROP USER IF EXISTS ' + lit(o.login) + '@' + lit(h));
-  for (let i = 0; i < 6; i++) {
-    for (const [n] of (await run('SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ' + lit(o.db))) || []) await run('DROP EVENT IF EXISTS ' + q(o.db) + '.' + q(String(n)));
-    const who = o.login ? 'USER = ' + lit(o.login) + ' OR ' : '';
+  const who = o.login ? 'USER = ' + lit(o.login) + ' OR ' : '';
+  const kill = async () => {
     for (const [id] of (await run('SELECT ID FROM information_schema.PROCESSLIST WHERE (' + who + 'DB = ' + lit(o.db) + ') AND ID <> CONNECTION_ID()')) || []) await run('KILL ' + Number(id));
+  };
+  for (let i = 0; i < 6; i++) {
+    await kill();
+    for (const [n] of (await run('SELECT EVENT_NAME FROM information_schema.EVENTS WHERE EVENT_SCHEMA = ' + lit(o.db))) || []) await run('DROP EVENT IF EXISTS ' + q(o.db) + '.' + q(String(n)));
+    await kill();
     if ((await run('DROP DATABASE IF EXISTS ' + q(o.db))) !== null) break;
   }
   c.destroy();
@@ -153,7 +163,7 @@ function inSea(): boolean {
 /**
  * The guardian of an --into MariaDB/MySQL restore (sh, in its own process group: Ctrl-C does not reach it).
  * While backupctl runs it only waits; once backupctl is gone it runs node with GUARD_JS: the login dropped, its
- * threads (the dump's session, the events') killed, events dropped, then the database. The caller kills it once
+ * threads (the dump's session, the events') killed, events dropped, the threads again, then the database. The caller kills it once
  * it has cleaned up itself. None in the single executable (no node to run it): a later run's sweep is left there.
  */
 export function startMysqlGuardian(o: { conn: GuardConn; database: string; login: string | null; hosts: string[]; mysql2: string; owner?: number; node?: string }): ChildProcess | null {
