@@ -18,6 +18,7 @@ export const FILE_SECONDS: Record<string, number> = {
   'test/e2e/secrets.test.ts': 39,
   'test/e2e/ascode-verdicts.test.ts': 37,
   'test/e2e/newcomer-defects.test.ts': 37,
+  'test/e2e/hostile-mariadb-leftovers.test.ts': 35,
   'test/e2e/restore-test-hostile-mariadb.test.ts': 31,
   'test/unit/demo-clock-changes.test.ts': 31,
   'test/e2e/restore-hostile.test.ts': 30,

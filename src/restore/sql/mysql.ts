@@ -16,6 +16,7 @@
 // afterwards, on abort too. A --into user that cannot create logins is used
 // itself only when SHOW GRANTS shows that its rights reach nothing but
 // backupctl_restore_* schemas, or with --trust-into-user.
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
@@ -26,6 +27,7 @@ import type { PipedClient } from './client.js';
 import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
 import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.js';
 import { serverAccount } from './ephemeral.js';
+import { loginOf, mysqlOwnerNote, startMysqlGuardian, sweepMysqlLeftovers, type AdminSession } from './mysql-guardian.js';
 import { randomName, redact } from './proc.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import { folderBytes, maxDiskFromEnv, watchDisk, type DiskOver } from '../disk-budget.js';
@@ -85,6 +87,15 @@ function loadMysql2(): Promise<Mysql2 | null> {
     }
   })();
   return mysql2;
+}
+
+/** Where the driver is: the guardian's node loads it from there. */
+function mysql2Path(): string {
+  try {
+    return createRequire(import.meta.url).resolve(MYSQL2_PACKAGE);
+  } catch {
+    return MYSQL2_PACKAGE;
+  }
 }
 
 export async function findMyClient(): Promise<MyClient | null> {
@@ -222,6 +233,8 @@ export interface MyOpenOptions {
   serverDir?: string;
   /** Ctrl-C, SIGTERM, --timeout: the cleanup is cut short too. */
   signal?: AbortSignal;
+  /** A warning for the result (an earlier run's leftover removed). */
+  warn?: (key: string, text: string) => void;
 }
 
 /** Seconds the administrator's session waits for a lock (its DROP DATABASE behind an event's lock): never lock_wait_timeout's day. */
@@ -248,6 +261,8 @@ export class MysqlTarget implements SqlTarget {
    * kept every statement's text until the end, 327 MB of RSS for a 200 MB dump.
    */
   private stopCurrent: (() => void) | null = null;
+  /** --into: drops the scratch database and the login if backupctl is killed (mysql-guardian.ts); killed once close() is done. */
+  private guardian: ChildProcess | null = null;
 
   private constructor(
     private readonly admin: Connection,
@@ -326,6 +341,7 @@ export class MysqlTarget implements SqlTarget {
     const admin = await connect(conn);
     let database: string | null = null;
     let throwaway: string | null = null;
+    let guarded: ChildProcess | null = null;
     try {
       // The administrator's session: backslash escapes as lit() and grantSchema() write them, whatever the server's
       // sql_mode; short lock waits, so that its DROP DATABASE never waits a day on a lock the dump left (issue 45.3);
@@ -342,16 +358,26 @@ export class MysqlTarget implements SqlTarget {
         clientSandbox: true,
         clientIsMysql: false,
       };
-      const db = `backupctl_restore_${randomName()}`;
-      await admin.query(`CREATE DATABASE ${q(db)}`).catch((e) => {
-        throw new EngineUnavailableError(`cannot create the scratch database ${db}: ${redact(errText(e), conn.secrets)}`);
-      });
-      database = db;
       // The host the server sees us from: the throwaway login is made for that host only.
       const [[me]] = await cells(admin, 'SELECT USER()');
       const host = connectionHost(me);
+      const session: AdminSession = { rows: (sql) => cells(admin, sql), exec: (sql) => admin.query({ sql, timeout: CLEANUP_STATEMENT_MS }) };
+      // What an earlier run, killed, left on this server (issue 45.4): found by name, judged by the note and its age.
+      if (mode === 'server') await sweepMysqlLeftovers(session, opts.warn ?? (() => {}));
+      const db = `backupctl_restore_${randomName()}`;
+      // Its note says who made it (MariaDB 10.5+; MySQL has no database comment: made without).
+      const make = (comment: string) => admin.query(`CREATE DATABASE ${q(db)}${comment}`);
+      await make(` COMMENT ${lit(mysqlOwnerNote(host))}`)
+        .catch((e: { errno?: number }) => (e?.errno === 1064 ? make('') : Promise.reject(e)))
+        .catch((e) => {
+          throw new EngineUnavailableError(`cannot create the scratch database ${db}: ${redact(errText(e), conn.secrets)}`);
+        });
+      database = db;
+      // The login has the database's hex (the sweep knows it by name); the guardian drops both if backupctl is killed.
+      const name = loginOf(db)!;
+      const guardian = mode === 'server' ? startMysqlGuardian({ conn, database: db, login: name, hosts: [host], mysql2: mysql2Path() }) : null;
+      guarded = guardian;
       const literalGrants = (await cells(admin, 'SELECT @@GLOBAL.partial_revokes').catch(() => [['0']]))[0]?.[0] === '1';
-      const name = `backupctl_r_${randomName()}`;
       const password = randomBytes(24).toString('base64url');
       const who = `${lit(name)}@${lit(host)}`;
       let made = false;
@@ -384,6 +410,7 @@ export class MysqlTarget implements SqlTarget {
       }
       const info: EngineInfo = { mode, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, rights };
       const target = new MysqlTarget(admin, conn, login, throwaway, throwaway ? name : null, db, info, caps, onClose, opts.signal);
+      target.guardian = guarded;
       target.session = await connect(login, db);
       try {
         await target.watchDisk(opts);
@@ -395,6 +422,7 @@ export class MysqlTarget implements SqlTarget {
     } catch (e) {
       if (throwaway) await admin.query(`DROP USER IF EXISTS ${throwaway}`).catch(() => {});
       if (database) await admin.query(`DROP DATABASE IF EXISTS ${q(database)}`).catch(() => {});
+      guarded?.kill('SIGKILL');
       admin.destroy();
       throw e;
     }
@@ -523,8 +551,12 @@ export class MysqlTarget implements SqlTarget {
       if (this.throwaway) await this.adminQuery(`DROP USER IF EXISTS ${this.throwaway}`).catch(say(`could not drop the throwaway login ${this.throwaway}`));
       await this.killThreads(id);
       if (!keep) await this.dropScratch(id, say);
+      // Kept on purpose: its note goes, so that no later run takes it for a leftover (mysql-guardian.ts).
+      else await this.adminQuery(`ALTER DATABASE ${q(this.database)} COMMENT 'kept by backupctl restore-test --keep'`).catch(() => {});
     }
     this.admin.destroy();
+    // Cleaned up (or kept on purpose, --keep): the guardian must not act once this process exits.
+    this.guardian?.kill('SIGKILL');
     await this.onClose();
     return warnings;
   }
@@ -601,7 +633,7 @@ export const mysqlEngine: SqlEngine = {
 
   async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
     const driver = (await findMyClient())!;
-    if (plan.mode === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser, env: o.env, signal: x.signal });
+    if (plan.mode === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser, env: o.env, signal: x.signal, warn: x.warn });
     const started = await startLocalMysql(o.runAs, x.signal, o.env.PATH);
     try {
       if (x.signal.aborted) throw new RestoreError('aborted');
