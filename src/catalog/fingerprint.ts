@@ -2,7 +2,7 @@
 // in the catalog so that `anomalies`, `ls`, `find` and `diff` need no second
 // download. A ContentSink of the read pipeline (src/pipeline/types.ts): the
 // content stage inflates and sniffs once, and the kind's check walks a tar or
-// zip ONCE (src/pipeline/inspect.ts) and hands this sink every member (its
+// zip ONCE (src/pipeline/content/) and hands this sink every member (its
 // header and bytes, ContentSink.entries): nothing here parses an archive. It
 // never fails the read: a file it cannot take apart gets a note instead.
 //

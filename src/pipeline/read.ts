@@ -3,7 +3,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { parseStatedSize, readingText, statedSizeFit, telltaleUnit, type StatedSize } from '../util/stated-size.js';
-import { ContentStage, type ContentFinding, type InspectOptions } from './inspect.js';
+import { ContentStage } from './content/stage.js';
+import type { ContentFinding, InspectOptions } from './content/check.js';
 import { SizeRefusedError } from './transfer.js';
 import { writeAll } from './fan.js';
 import { DecryptError, type Decryptor } from './decrypt.js';

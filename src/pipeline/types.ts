@@ -54,7 +54,7 @@ export interface ContentSink<R = unknown> extends FileSink<R> {
   open(content: Content): Promise<void>;
   /**
    * Asks for the archive's members (tar, zip) as the kind's check walks them
-   * (src/pipeline/inspect.ts): the one walk of the archive, never a second parse.
+   * (src/pipeline/content/stage.ts): the one walk of the archive, never a second parse.
    */
   readonly entries?: EntryWatcher;
   /**

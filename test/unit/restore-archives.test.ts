@@ -318,7 +318,7 @@ describe('the dispatch: the kind from the content stage, the bytes inflated once
   /** The raw bytes through the pipeline's content stage (inflate once, sniff once) into a DispatchSink. */
   async function through(bytes: Buffer, o: Partial<RestoreOptions> & { encrypted?: boolean } = {}, restartAfter?: number) {
     const { DispatchSink } = await import('../../src/restore/dispatch.js');
-    const { ContentStage } = await import('../../src/pipeline/inspect.js');
+    const { ContentStage } = await import('../../src/pipeline/content/stage.js');
     const fatal: unknown[] = [];
     const sink = new DispatchSink({ ...options(o), encrypted: o.encrypted ?? false, onFatal: (e) => fatal.push(e) });
     const stage = new ContentStage({ encrypted: o.encrypted ?? false, ...(o.bounds ? { bounds: o.bounds } : {}) }, [sink]);

@@ -4,7 +4,8 @@
 import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
 import { hostileArchive, hostileLength, buildArchive } from '../../src/emulator/archives.js';
-import { inspect, type InspectOptions } from '../../src/pipeline/inspect.js';
+import type { InspectOptions } from '../../src/pipeline/content/check.js';
+import { inspect } from '../../src/pipeline/content/stage.js';
 
 async function feed(bytes: Buffer, options: InspectOptions = {}) {
   const check = inspect(options);
