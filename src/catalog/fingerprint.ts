@@ -16,7 +16,8 @@
 //   same events restore-test's SQL engine restores and counts with;
 // - anything else: its size only.
 import { KINDS, type SqlDialect } from '../pipeline/kinds.js';
-import { countInsertRows, normalizeName, type SqlEvent } from '../pipeline/sql-reader.js';
+import type { SqlEvent } from '../pipeline/sql-events.js';
+import { countInsertRows, normalizeName } from '../pipeline/sql-rows.js';
 import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher, StatementWatcher } from '../pipeline/types.js';
 import type { ArchiveStats, FileFingerprint } from '../state/catalog.js';
 import { ListingWriter, cleanPath, type EntryType } from './listing.js';

@@ -1,6 +1,6 @@
 // The shapes of the one read pipeline (see src/pipeline/index.ts).
 import type { ContentKind } from './kinds.js';
-import type { SqlEvent } from './sql-reader.js';
+import type { SqlEvent } from './sql-events.js';
 
 /**
  * Where the bytes of one file go while they arrive: THE sink interface of the

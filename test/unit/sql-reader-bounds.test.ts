@@ -6,7 +6,7 @@ import { createGzip } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { ContentStage } from '../../src/pipeline/content/stage.js';
 import type { ContentSink } from '../../src/pipeline/types.js';
-import type { SqlEvent } from '../../src/pipeline/sql-reader.js';
+import type { SqlEvent } from '../../src/pipeline/sql-events.js';
 import { rowsFailure } from '../../src/restore/sql/sink.js';
 
 /** A content sink that only listens to the statements, as restore-test's SQL engine and the catalog do. */

@@ -166,7 +166,7 @@ export class ContentStage implements Check {
     if (dialect) {
       const watchers = this.sinks.flatMap((s, i) => (s.statements && !this.failed.has(i) ? [{ index: i, watcher: s.statements }] : []));
       if (watchers.length) {
-        const { SqlBytesReader } = await import('../sql-reader.js');
+        const { SqlBytesReader } = await import('../sql-bytes.js');
         this.statements = new Statements(new SqlBytesReader(dialect), boundsOf(this.options).maxStatement, watchers, this.failed);
       }
     }

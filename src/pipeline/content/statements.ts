@@ -1,5 +1,6 @@
 import type { StatementWatcher } from '../types.js';
-import type { SqlBytesReader, SqlEvent } from '../sql-reader.js';
+import type { SqlBytesReader } from '../sql-bytes.js';
+import type { SqlEvent } from '../sql-events.js';
 import { statementBoundRefusal } from '../bounds.js';
 
 /**
