@@ -54,7 +54,9 @@ export interface ContentSink<R = unknown> extends FileSink<R> {
   open(content: Content): Promise<void>;
   /**
    * Asks for the archive's members (tar, zip) as the kind's check walks them
-   * (src/pipeline/content/stage.ts): the one walk of the archive, never a second parse.
+   * (src/pipeline/content/tar.ts, zip.ts): a sink that takes them needs no parse of
+   * its own (the catalog's fingerprint). A sink that reads write()'s bytes instead
+   * parses them again (restore-test's tar and zip extraction, src/restore/files.ts).
    */
   readonly entries?: EntryWatcher;
   /**
