@@ -43,7 +43,7 @@ import { readFile, type ListedSum, type ReadFileOptions } from './read.js';
 import type { ContentSink, FileOutcome, PipelineBackup, PipelineFile } from './types.js';
 
 export type { ByteSink, Content, ContentSink, FileOutcome, FileResult, FileSink, FileVerdict, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
-export { BATCH_BYTES, ChecksSink, FanOut, fileKey, readFile, type ListedSum, type ReadFileOptions } from './read.js';
+export { BATCH_BYTES, ChecksSink, FanOut, readFile, type ListedSum, type ReadFileOptions } from './read.js';
 export { signedUrlTransfer, transfer } from './transfer.js';
 export { boundsFromEnv } from './bounds.js';
 export { DEFAULT_BOUNDS, type Bounds, type InspectBounds } from './bounds.js';

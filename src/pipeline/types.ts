@@ -168,10 +168,10 @@ export interface Progress {
   end(): void;
 }
 
-/** The hashes of files that passed before (verify's ledger): "changed since <date>". */
+/** The hashes of files that passed before (verify's ledger, src/state/verify-ledger.ts, which keys them): "changed since <date>". */
 export interface HashLedger {
-  lookup(key: string): { sha256: string; first_seen: string } | undefined;
-  record(key: string, sha256: string, bytes: number, now: Date): void;
+  lookup(backupId: string, fileName: string): { sha256: string; first_seen: string } | undefined;
+  record(backupId: string, fileName: string, sha256: string, bytes: number, now: Date): void;
 }
 
 /** not-tested: the file could not be read (network, store, service): nothing is known of its bytes. */
