@@ -55,7 +55,7 @@ export interface KindSpec {
   /** The end marker a complete dump carries (sql-dump), and the banner that promises it. */
   endMarker?: { banner: RegExp; marker: string };
   /**
-   * SQL text in this dialect: the content stage reads its statements ONCE (src/pipeline/sql-reader.ts)
+   * SQL text in this dialect: the content stage reads its statements ONCE (src/pipeline/sql-bytes.ts)
    * for every sink that asks (ContentSink.statements): the catalog's row counts and the SQL engine's restore.
    */
   statements?: SqlDialect;

@@ -68,7 +68,7 @@ export interface ContentSink<R = unknown> extends FileSink<R> {
 
 /**
  * A content sink's ear on the statements of a SQL dump: `events` with each batch the one reader
- * (src/pipeline/sql-reader.ts) made of a decoded chunk, in order; the stage waits for it
+ * (SqlBytesReader, src/pipeline/sql-bytes.ts) made of a decoded chunk, in order; the stage waits for it
  * (backpressure). The last batch holds the reader's end; a statement over the reader's bound
  * (Bounds.maxStatement) comes as an `error` event, and nothing after it. The events are shared:
  * never modify them. One that throws is not called again (nor written to), the check goes on.
