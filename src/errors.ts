@@ -39,7 +39,6 @@ export const ExitCode = {
   /** SIGTERM: handled like Ctrl-C (work aborted, .part files removed), exit 128 + 15. */
   terminated: 143,
 } as const;
-export type ExitCodeValue = (typeof ExitCode)[keyof typeof ExitCode];
 
 export class CliError extends Error {
   readonly exitCode: number;

@@ -2,7 +2,7 @@
 // in the catalog so that `anomalies`, `ls`, `find` and `diff` need no second
 // download. A ContentSink of the read pipeline (src/pipeline/types.ts): the
 // content stage inflates and sniffs once, and the kind's check walks a tar or
-// zip ONCE (src/pipeline/inspect.ts) and hands this sink every member (its
+// zip ONCE (src/pipeline/content/) and hands this sink every member (its
 // header and bytes, ContentSink.entries): nothing here parses an archive. It
 // never fails the read: a file it cannot take apart gets a note instead.
 //
@@ -16,7 +16,8 @@
 //   same events restore-test's SQL engine restores and counts with;
 // - anything else: its size only.
 import { KINDS, type SqlDialect } from '../pipeline/kinds.js';
-import { countInsertRows, normalizeName, type SqlEvent } from '../pipeline/sql-reader.js';
+import type { SqlEvent } from '../pipeline/sql-events.js';
+import { countInsertRows, normalizeName } from '../pipeline/sql-rows.js';
 import type { ArchiveEntry, Content, ContentSink, EntryContent, EntryWatcher, StatementWatcher } from '../pipeline/types.js';
 import type { ArchiveStats, FileFingerprint } from '../state/catalog.js';
 import { ListingWriter, cleanPath, type EntryType } from './listing.js';

@@ -73,10 +73,7 @@ export function isPrefixKind(kind: string): kind is PrefixKind {
 /** What a NameRef stands for: a named resource, or one whose UUID is given by a prefix. */
 export type RefKind = NamedKind | PrefixKind;
 
-/** The shortest id prefix taken for a whole UUID. */
-export const MIN_ID_PREFIX = 6;
-
-/** Hex digits and dashes, 6 to 35 (a whole UUID has 36): maybe the start of a UUID. */
+/** Hex digits and dashes, 6 (the shortest prefix taken for a whole UUID) to 35 (a whole UUID has 36): maybe the start of a UUID. */
 const ID_PREFIX = /^[0-9a-f][0-9a-f-]{5,34}$/i;
 
 /** Whether `value` may be the start of a UUID (6 or more of its characters). */

@@ -2,7 +2,7 @@
 // chosen backups is fetched through its signed URL (no Authorization, resumed
 // on a broken transfer, nothing written to disk) and checked on the stream:
 // size against the record, sha256 against the ledger, and the content
-// (src/pipeline/inspect.ts). Exit 11 when a file fails, 18 when --check meets an
+// (src/pipeline/content/). Exit 11 when a file fails, 18 when --check meets an
 // unchecked backup, 9 when nothing matched.
 import type { Format, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';

@@ -17,7 +17,7 @@
 // Everything is drawn from generators seeded by the job and the night, so the
 // bytes are the same on every call and at any hour.
 import { gzipSync } from 'node:zlib';
-import { tarArchive, zipArchive, type TarEntry } from './archives.js';
+import { tarArchive, zipArchive, type TarEntry } from './archive-formats.js';
 import { DAY, HOUR, MINUTE, createRng, pick, randInt, randomBytesFrom, type Rng } from './util.js';
 
 export const BAD_NIGHT_JOBS = { files: 'file share', zip: 'share zip', sql: 'crm postgres' } as const;

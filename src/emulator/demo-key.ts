@@ -89,12 +89,10 @@ export function sealSecret(drawn: Buffer): { encryption_key: string; secret: Sea
   return { encryption_key: rsaSeal(message, oaep, drawn).toString('base64'), secret: { passphrase, variant } };
 }
 
-/** The ciphertext length for a plaintext of `plain` bytes: "Salted__", the salt, then CBC (padded) or CTR. */
-export function sealedLength(plain: number, variant: SealedSecret['variant']): number {
-  return 16 + (variant === 3 ? plain : (Math.floor(plain / 16) + 1) * 16);
-}
-
-/** The plaintext length that seals to exactly `length` bytes (CBC: `length` a multiple of 16), or undefined. */
+/**
+ * The plaintext length that seals to exactly `length` bytes, or undefined: the ciphertext is "Salted__", the
+ * salt, then CTR (as long as the plaintext) or CBC (padded to the next multiple of 16).
+ */
 export function plainLengthFor(length: number, variant: SealedSecret['variant']): number | undefined {
   if (variant === 3) return length >= 16 ? length - 16 : undefined;
   return length >= 32 && length % 16 === 0 ? length - 32 : undefined;

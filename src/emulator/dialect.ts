@@ -18,7 +18,6 @@ import { snapshotScheduleCron } from '../util/snapshot-cron.js';
 import { PUBLISHED_NAMES, providerToken, servicePath } from '../util/providers.js';
 
 export type Dialect = 'neutral' | 'published';
-export const DIALECTS: readonly Dialect[] = ['neutral', 'published'];
 
 /** How the published pages show each provider. */
 const DISPLAY: Readonly<Record<string, string>> = {

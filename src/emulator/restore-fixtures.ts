@@ -3,11 +3,10 @@
 // Each job has one completed backup whose file is a real dump served byte for
 // byte (src/emulator/fixtures/restore, made by make-restore-fixtures.mjs with
 // the real pg_dump and mariadb-dump; manifest.json there says what each holds).
-import { nameSeed } from './archives.js';
 import { requireFixture, restoreFixture } from './real-dumps.js';
 import { jobSlug } from './routes/backups.js';
 import { makeTags, type Store } from './store.js';
-import { MINUTE, createRng, fileStamp, uuidFrom, wholeSeconds } from './util.js';
+import { MINUTE, createRng, fileStamp, nameSeed, uuidFrom, wholeSeconds } from './util.js';
 
 const POSTGRESQL = 3;
 const MYSQL = 2;

@@ -63,6 +63,7 @@ import {
   MINUTE,
   SECOND,
   createRng,
+  nameSeed,
   pick,
   randInt,
   rsaPublicKeyLine,
@@ -104,13 +105,6 @@ export function seedStore(store: Store, opts: SeedOptions): void {
   seeder.sshKey('Default key', 400);
   if (opts.seed === 'demo') seeder.demo();
   if (opts.bigJob > 0) seeder.bulkJob(opts.bigJob);
-}
-
-/** A seed for a generator of one job's (or machine's) own, from its name (FNV-1a). */
-function nameSeed(name: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193) >>> 0;
-  return h;
 }
 
 /** Lengths of seeded backup files: multiples of 256 bytes, so "150.25 KB" states them exactly. */

@@ -15,6 +15,13 @@ export function createRng(seed: number): Rng {
   };
 }
 
+/** A seed from a name (FNV-1a): a job's, a machine's or a file's own generator, the same on every run. */
+export function nameSeed(name: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193) >>> 0;
+  return h;
+}
+
 /** Integer in [min, max]. */
 export function randInt(rng: Rng, min: number, max: number): number {
   return min + Math.floor(rng() * (max - min + 1));

@@ -3,11 +3,12 @@
 // the benchmark. Added after the seed, so the seed's own ids and history stay
 // as they are.
 import { createHash } from 'node:crypto';
-import { FILE_FAULTS, hostileLength, nameSeed, restoreHostileLength, type FileFault, type HostileKind, type RestoreHostileKind } from './archives.js';
+import { FILE_FAULTS, type FileFault } from './archives.js';
+import { hostileLength, restoreHostileLength, type HostileKind, type RestoreHostileKind } from './hostile-archives.js';
 import { fileContent } from './files.js';
 import { jobSlug } from './routes/backups.js';
 import { makeTags, type BackupRecord, type FileContent, type JobRecord, type Store } from './store.js';
-import { MINUTE, createRng, fileStamp, uuidFrom, wholeSeconds, type Rng } from './util.js';
+import { MINUTE, createRng, fileStamp, nameSeed, uuidFrom, wholeSeconds, type Rng } from './util.js';
 
 /** The demo job whose newest backup is damaged (a flipped byte: bit rot the service never noticed). */
 export const CORRUPTED_DEMO_JOB = 'git server';

@@ -1,15 +1,9 @@
-// A job schedule's runs (issue 30 §2): the one place that says when a schedule runs, for status
-// (next run, staleness), report (expected runs) and the retention forecast; what they are computed
-// from is src/util/schedule-basis.ts.
+// A job schedule's next run (issue 30 §2), for status. Every reader of a schedule computes its runs
+// from the one basis, src/util/schedule-basis.ts (a cron, or frequency + run_offset): status here,
+// report's expected runs (src/report/compute.ts) and the retention forecast (src/retention/runs.ts)
+// through the cron tools' runsBetween.
 import type { CronTools } from './schedule.js';
 import { scheduleBasis, type ScheduleFields } from '../util/schedule-basis.js';
-
-/** Every run of the schedule in [from, to], in order; undefined when none can be computed. */
-export function scheduleRunsBetween(s: ScheduleFields, from: Date, to: Date, tools: Pick<CronTools, 'runsBetween'>, limit?: number): Date[] | undefined {
-  const basis = scheduleBasis(s);
-  if (basis.cron === null) return undefined;
-  return tools.runsBetween(basis.cron, timezoneOf(s), from, to, limit);
-}
 
 /** The schedule's first run strictly after `from`; undefined when none can be computed. */
 export function nextScheduleRun(s: ScheduleFields, from: Date, tools: Pick<CronTools, 'nextRun'>): Date | undefined {

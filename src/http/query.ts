@@ -26,10 +26,3 @@ function scalar(v: string | number | boolean): string {
 function enc(s: string): string {
   return encodeURIComponent(s).replace(/%5B/gi, '[').replace(/%5D/gi, ']').replace(/%3A/gi, ':');
 }
-
-/** Parses a query string back into flat keys (bracket keys kept as written). */
-export function decodeQuery(search: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of new URLSearchParams(search)) out[k] = v;
-  return out;
-}

@@ -32,7 +32,7 @@ export interface Bounds {
   maxStatement: number;
 }
 
-/** The bounds of verify's content inspection (src/pipeline/inspect.ts). */
+/** The bounds of verify's content inspection (src/pipeline/content/). */
 export type InspectBounds = Pick<Bounds, 'maxZipEntries' | 'maxInflatedBytes' | 'maxGzipRatio' | 'maxStatement'>;
 
 export const DEFAULT_BOUNDS: Bounds = {

@@ -1,5 +1,5 @@
 // One chunk to many sinks (the fan-out of read.ts and the content stage of
-// inspect.ts): every sink gets it at once and the slowest sets the pace
+// content/stage.ts): every sink gets it at once and the slowest sets the pace
 // (backpressure). A core sink's error propagates (a check); an extra sink
 // whose write throws is recorded in `failed`, by its index, and is not written
 // to again: it never stops the others.

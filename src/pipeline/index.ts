@@ -6,11 +6,12 @@
 //                       the signed URL (no Authorization), retries, Range resumes, the record's size cap
 //   3. fan out          src/pipeline/read.ts     FanOut: every chunk (batched to 512 KB) to every sink at once,
 //                       waiting for the slowest (backpressure); restart() reaches every sink
-//   4. content stage    src/pipeline/inspect.ts  sha256 of the raw bytes (ChecksSink, read.ts); a gzip inflated ONCE
+//   4. content stage    src/pipeline/content/stage.ts  sha256 of the raw bytes (ChecksSink, read.ts); a gzip inflated ONCE
 //                       (CRCs, the ratio bound); ONE sniffer names the kind from the first decoded bytes, from ONE
 //                       registry of kinds (src/pipeline/kinds.ts); the decoded bytes go to the kind's check
 //                       (tar headers, zip CRCs, dump end markers, pg_dump -Fc blocks, mongodump documents)
-//                       and to the content sinks (restore-test's engine) side by side
+//                       and to the content sinks (restore-test's engine) side by side; each check is a file
+//                       of src/pipeline/content/ (tar.ts, zip.ts, sql-dump.ts, pg-custom.ts, mongo.ts, ...)
 //   5. verdict          src/pipeline/read.ts     size against the record, sha256 against the ledger, the finding
 //
 // One sink interface for raw bytes, ByteSink (src/pipeline/types.ts): write(chunk)
@@ -42,7 +43,7 @@ import { readFile, type ListedSum, type ReadFileOptions } from './read.js';
 import type { ContentSink, FileOutcome, PipelineBackup, PipelineFile } from './types.js';
 
 export type { ByteSink, Content, ContentSink, FileOutcome, FileResult, FileSink, FileVerdict, HashLedger, PipelineBackup, PipelineFile, Progress, SinkOutcome, Transfer } from './types.js';
-export { BATCH_BYTES, ChecksSink, FanOut, fileKey, readFile, type ListedSum, type ReadFileOptions } from './read.js';
+export { BATCH_BYTES, ChecksSink, FanOut, readFile, type ListedSum, type ReadFileOptions } from './read.js';
 export { signedUrlTransfer, transfer } from './transfer.js';
 export { boundsFromEnv } from './bounds.js';
 export { DEFAULT_BOUNDS, type Bounds, type InspectBounds } from './bounds.js';

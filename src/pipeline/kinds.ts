@@ -1,16 +1,18 @@
 // THE answer to "what is this file" (issue 31 §1): one registry of content
-// kinds and one sniffer. verify's checks (src/pipeline/inspect.ts), the content
-// stage (src/pipeline/content.ts) and restore-test's dispatch
-// (src/restore/dispatch.ts) all read it; nothing else decides a kind.
+// kinds and one sniffer. The content stage (src/pipeline/content/stage.ts) sniffs
+// once per file and picks the kind's check from it (src/pipeline/content/); the
+// decryption variants (src/pipeline/decrypt.ts), restore-test's dispatch
+// (src/restore/dispatch.ts) and the catalog's fingerprint read the kind it gives.
 //
 // The sniffer sees the first decoded bytes (a gzip is inflated first, once,
 // by the content stage), never the file name. Each kind says:
 //   format   the word verify prints ("tar", "mysqldump", ...; "<format>.gz" inside a gzip)
-//   check    how verify checks it (the check of that name in inspect.ts)
+//   check    how verify checks it (the check of that name in src/pipeline/content/stage.ts CHECKS)
 //   counts   what verify's `entries` / `content_bytes` count
 //   engines  which restore engines take it (restore-test): sql, bson, extract; none = not restorable
-// Adding a kind: an entry here, a test in kinds.test.ts, and (if verify reads
-// it in a new way) a check in inspect.ts; restore-test follows from `engines`.
+// Adding a kind: an entry here and a rule in sniffContent, a case in
+// test/unit/content-kinds.test.ts, and (if verify reads it in a new way) a check
+// of its own in src/pipeline/content/; restore-test follows from `engines`.
 
 export const KIND_IDS = [
   'mysql',
@@ -30,7 +32,7 @@ export const KIND_IDS = [
 /** What the (decoded) bytes are, sniffed from the content, never the name. */
 export type ContentKind = (typeof KIND_IDS)[number];
 
-/** The checks verify has (src/pipeline/inspect.ts CHECKS). */
+/** The checks verify has (src/pipeline/content/stage.ts CHECKS, one file each beside it). */
 export type CheckName = 'tar' | 'zip' | 'sql-dump' | 'pg-custom' | 'mongo-archive' | 'sha256sums' | 'encrypted' | 'opaque';
 
 /** The restore engines restore-test has (src/restore/dispatch.ts). */
@@ -53,7 +55,7 @@ export interface KindSpec {
   /** The end marker a complete dump carries (sql-dump), and the banner that promises it. */
   endMarker?: { banner: RegExp; marker: string };
   /**
-   * SQL text in this dialect: the content stage reads its statements ONCE (src/pipeline/sql-reader.ts)
+   * SQL text in this dialect: the content stage reads its statements ONCE (src/pipeline/sql-bytes.ts)
    * for every sink that asks (ContentSink.statements): the catalog's row counts and the SQL engine's restore.
    */
   statements?: SqlDialect;
@@ -128,7 +130,8 @@ export function isGzip(head: Buffer): boolean {
   return head.length >= 2 && head[0] === 0x1f && head[1] === 0x8b;
 }
 
-const MONGO_MAGIC = 0x8199e26d;
+/** A mongodump --archive opens with this uint32 (little-endian); src/pipeline/mongo-archive.ts reads the rest. */
+export const MONGO_MAGIC = 0x8199e26d;
 
 /** A tar header: "ustar" magic, or an old (v7) header whose checksum adds up. */
 export function isTarHeader(head: Buffer): boolean {

@@ -1,5 +1,5 @@
 // How a mongodump --archive is read, once for everyone: verify's check of the
-// kind "mongo-archive" (src/pipeline/inspect.ts) and restore-test's bson engine
+// kind "mongo-archive" (src/pipeline/content/mongo.ts) and restore-test's bson engine
 // (src/restore/mongo.ts) both push the decoded bytes through this reader. The
 // format, as mongo-tools' archive package writes it:
 //   magic 0x8199e26d (uint32 LE);
@@ -13,8 +13,8 @@
 // collection, and the CRCs are compared. Memory holds one document at a time (at most 16 MiB and a bit).
 import type { Document } from 'bson';
 import { Crc64 } from '../util/crc64.js';
+import { MONGO_MAGIC } from './kinds.js';
 
-export const MONGO_MAGIC = 0x8199e26d;
 /** BSON's own limit is 16 MiB; mongodump's metadata may go a little past it. */
 const MAX_DOCUMENT = 16 * 1024 * 1024 + 16 * 1024;
 const TERMINATOR = -1;

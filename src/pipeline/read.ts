@@ -3,7 +3,8 @@
 import { createHash, type Hash } from 'node:crypto';
 import { CliError, ExitCode, InterruptedError } from '../errors.js';
 import { parseStatedSize, readingText, statedSizeFit, telltaleUnit, type StatedSize } from '../util/stated-size.js';
-import { ContentStage, type ContentFinding, type InspectOptions } from './inspect.js';
+import { ContentStage } from './content/stage.js';
+import type { ContentFinding, InspectOptions } from './content/check.js';
 import { SizeRefusedError } from './transfer.js';
 import { writeAll } from './fan.js';
 import { DecryptError, type Decryptor } from './decrypt.js';
@@ -17,9 +18,6 @@ const MB = 1024 * 1024;
  */
 export const BATCH_BYTES = MB / 2;
 const round = (n: number, digits: number) => Number(n.toFixed(digits));
-
-/** The ledger key of a file: its backup and its name. */
-export const fileKey = (backupId: string, fileName: string) => `${backupId}/${fileName}`;
 
 /** "12.5 KB, 12749..12851 bytes"; "744 bytes". */
 const statedWords = (stated: StatedSize) => `${stated.text}${stated.min === stated.max ? '' : `, ${stated.min}..${stated.max} bytes`}`;
@@ -290,8 +288,7 @@ function judge(
   listed: ListedSum | undefined,
   o: { ledger?: HashLedger; now: () => Date },
 ): Omit<FileResult, 'seconds' | 'mb_per_s'> {
-  const key = fileKey(base.backup_id, base.name);
-  const known = o.ledger?.lookup(key);
+  const known = o.ledger?.lookup(base.backup_id, base.name);
   const reasons: string[] = [];
   const notes: string[] = [];
   if (known && known.sha256 !== sha256) {
@@ -313,7 +310,7 @@ function judge(
   if (finding.verdict === 'failed') reasons.push(finding.reason ?? `${finding.format}: damaged`);
   const failed = reasons.length > 0;
   // Only bytes that passed every check become the reference for later runs.
-  if (!failed) o.ledger?.record(key, sha256, base.bytes, o.now());
+  if (!failed) o.ledger?.record(base.backup_id, base.name, sha256, base.bytes, o.now());
   if (!failed && finding.reason) reasons.push(finding.reason);
   if (!failed) reasons.push(...notes);
   return {
@@ -323,7 +320,7 @@ function judge(
     entries: finding.entries ?? null,
     content_bytes: finding.content_bytes ?? null,
     sha256,
-    first_seen: failed ? (known?.first_seen ?? null) : (o.ledger?.lookup(key)?.first_seen ?? null),
+    first_seen: failed ? (known?.first_seen ?? null) : (o.ledger?.lookup(base.backup_id, base.name)?.first_seen ?? null),
     reasons,
   };
 }

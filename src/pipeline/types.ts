@@ -1,6 +1,6 @@
 // The shapes of the one read pipeline (see src/pipeline/index.ts).
 import type { ContentKind } from './kinds.js';
-import type { SqlEvent } from './sql-reader.js';
+import type { SqlEvent } from './sql-events.js';
 
 /**
  * Where the bytes of one file go while they arrive: THE sink interface of the
@@ -54,7 +54,9 @@ export interface ContentSink<R = unknown> extends FileSink<R> {
   open(content: Content): Promise<void>;
   /**
    * Asks for the archive's members (tar, zip) as the kind's check walks them
-   * (src/pipeline/inspect.ts): the one walk of the archive, never a second parse.
+   * (src/pipeline/content/tar.ts, zip.ts): a sink that takes them needs no parse of
+   * its own (the catalog's fingerprint). A sink that reads write()'s bytes instead
+   * parses them again (restore-test's tar and zip extraction, src/restore/files.ts).
    */
   readonly entries?: EntryWatcher;
   /**
@@ -66,7 +68,7 @@ export interface ContentSink<R = unknown> extends FileSink<R> {
 
 /**
  * A content sink's ear on the statements of a SQL dump: `events` with each batch the one reader
- * (src/pipeline/sql-reader.ts) made of a decoded chunk, in order; the stage waits for it
+ * (SqlBytesReader, src/pipeline/sql-bytes.ts) made of a decoded chunk, in order; the stage waits for it
  * (backpressure). The last batch holds the reader's end; a statement over the reader's bound
  * (Bounds.maxStatement) comes as an `error` event, and nothing after it. The events are shared:
  * never modify them. One that throws is not called again (nor written to), the check goes on.
@@ -166,10 +168,10 @@ export interface Progress {
   end(): void;
 }
 
-/** The hashes of files that passed before (verify's ledger): "changed since <date>". */
+/** The hashes of files that passed before (verify's ledger, src/state/verify-ledger.ts, which keys them): "changed since <date>". */
 export interface HashLedger {
-  lookup(key: string): { sha256: string; first_seen: string } | undefined;
-  record(key: string, sha256: string, bytes: number, now: Date): void;
+  lookup(backupId: string, fileName: string): { sha256: string; first_seen: string } | undefined;
+  record(backupId: string, fileName: string, sha256: string, bytes: number, now: Date): void;
 }
 
 /** not-tested: the file could not be read (network, store, service): nothing is known of its bytes. */

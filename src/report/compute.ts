@@ -98,7 +98,7 @@ export interface EntryInput {
  * Statuses the report knows (one meaning of a status: src/backups/status.ts statusWord, where a
  * `delete-request` counts as expired); anything else counts as failed, with a note.
  */
-export function outcomeOf(status: string | null): RunOutcome | undefined {
+function runOutcomeOf(status: string | null): RunOutcome | undefined {
   if (status === null) return undefined;
   return statusWord(status);
 }
@@ -199,9 +199,9 @@ export function buildEntry(input: EntryInput, window: ReportWindow, tools: CronT
   const timed = input.attempts.filter((a): a is AttemptInput & { startedAt: number } => a.startedAt !== undefined);
   const untimed = input.attempts.length - timed.length;
   if (untimed) notes.push(`${untimed} backup${untimed === 1 ? ' has' : 's have'} no start or creation time and ${untimed === 1 ? 'is' : 'are'} left out`);
-  const unknownStatuses = new Set(timed.filter((a) => inWindow(a) && !outcomeOf(a.status)).map((a) => a.status ?? 'no status'));
+  const unknownStatuses = new Set(timed.filter((a) => inWindow(a) && !runOutcomeOf(a.status)).map((a) => a.status ?? 'no status'));
   if (unknownStatuses.size) notes.push(`statuses the report does not know, counted as failed: ${[...unknownStatuses].join(', ')}`);
-  const outcome = (a: AttemptInput): RunOutcome => outcomeOf(a.status) ?? 'failed';
+  const outcome = (a: AttemptInput): RunOutcome => runOutcomeOf(a.status) ?? 'failed';
 
   // The change point: inside the window or after it (a window in the past, a job changed since).
   const changedAt = input.changedAt !== undefined && input.changedAt > from ? input.changedAt : undefined;
@@ -421,7 +421,7 @@ export function dayCells(entry: ReportEntry, since: number, until: number): DayC
     if (!cell) continue;
     cell.unscheduled++;
     // Without expected runs, the backups themselves colour the days.
-    const outcome = outcomeOf(b.status) ?? 'failed';
+    const outcome = runOutcomeOf(b.status) ?? 'failed';
     if (!entry.computable && (cell.outcome === undefined || SEVERITY[outcome] > SEVERITY[cell.outcome])) cell.outcome = outcome;
   }
   return [...cells.values()];

@@ -5,7 +5,7 @@ import * as z from 'zod/mini';
 import type { Column, Handler } from '../contract/context.js';
 import type { CommandSpec, ModuleSpec, ParamSpec } from '../contract/spec.js';
 import { retentionText } from '../backups/retention.js';
-import { datetime, modifiedSince, record, setTagNames, status } from './common.js';
+import { datetime, modifiedSince, record, setTagNames, snapshotFilters, status } from './common.js';
 import { MACHINE_SNAPSHOT_STATUSES } from '../backups/status.js';
 
 export interface CloudIKind {
@@ -330,20 +330,7 @@ export function cloudIModule(kind: CloudIKind): CloudIModule {
       endpoint: `${one}/snapshots`,
       params: [
         ownerId,
-        { name: 'status', in: 'query', type: 'enum', values: SNAPSHOT_STATUSES, description: 'Only snapshots in this state' },
-        { name: 'tags', in: 'query', type: 'tags', values: SNAPSHOT_TAGS, tagValue: 1, placeholder: 'tags', description: 'Only snapshots with all these tags set' },
-        {
-          name: 'tags#without',
-          flag: 'without-tags',
-          in: 'query',
-          type: 'tags',
-          values: SNAPSHOT_TAGS,
-          tagValue: 0,
-          placeholder: 'tags',
-          description: 'Only snapshots with none of these tags set',
-        },
-        { name: 'started_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Only snapshots started since (ISO 8601 or an age: 24h, 7d)' },
-        { name: 'completed_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Only snapshots completed since (ISO 8601 or an age: 24h, 7d)' },
+        ...snapshotFilters({ statuses: SNAPSHOT_STATUSES, tags: SNAPSHOT_TAGS }),
       ],
       list: { sort: SNAPSHOT_SORT },
       output: { kind: 'list', schema: 'snapshot', columns: 'snapshot' },

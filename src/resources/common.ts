@@ -38,6 +38,21 @@ export const modifiedSince: ParamSpec = {
   placeholder: 'when',
 };
 
+/**
+ * The filters of a list of snapshots (the accounts' snapshots, and a droplet's or volume's): the state,
+ * tags set and tags not set, started and completed since. `tagsExample` closes the --tags description.
+ */
+export function snapshotFilters(o: { statuses: readonly string[]; tags: readonly string[]; tagsExample?: string }): ParamSpec[] {
+  const example = o.tagsExample ? `, e.g. ${o.tagsExample}` : '';
+  return [
+    { name: 'status', in: 'query', type: 'enum', values: o.statuses, description: 'Only snapshots in this state' },
+    { name: 'tags', in: 'query', type: 'tags', values: o.tags, tagValue: 1, placeholder: 'tags', description: `Only snapshots with all these tags set${example}` },
+    { name: 'tags#without', flag: 'without-tags', in: 'query', type: 'tags', values: o.tags, tagValue: 0, placeholder: 'tags', description: 'Only snapshots with none of these tags set' },
+    { name: 'started_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Only snapshots started since (ISO 8601 or an age: 24h, 7d)' },
+    { name: 'completed_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Only snapshots completed since (ISO 8601 or an age: 24h, 7d)' },
+  ];
+}
+
 export const idArg = (name: string, what: string, type: ParamSpec['type'] = 'integer', names?: NamedKind): ParamSpec => ({
   name,
   flag: 'id',

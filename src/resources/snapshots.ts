@@ -3,7 +3,7 @@
 import * as z from 'zod/mini';
 import type { Column } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
-import { datetime, idArg, record, status } from './common.js';
+import { datetime, idArg, record, snapshotFilters, status } from './common.js';
 import { ACCOUNT_PROVIDERS, accountSchema, providerColumn, providerSchema } from './accounts.js';
 import { providerAliases } from '../util/providers.js';
 import { resourceSchema } from './snapshot-resources.js';
@@ -76,20 +76,7 @@ export const module: ModuleSpec = {
       endpoint: '/snapshots',
       params: [
         { name: 'provider', in: 'query', type: 'enum', values: ACCOUNT_PROVIDERS, aliases: providerAliases(ACCOUNT_PROVIDERS), description: 'Only snapshots of accounts at this provider' },
-        { name: 'status', in: 'query', type: 'enum', values: STATUS_FILTER, description: 'Only snapshots in this state' },
-        { name: 'tags', in: 'query', type: 'tags', values: TAGS, tagValue: 1, placeholder: 'tags', description: 'Only snapshots with all these tags set, e.g. manual,daily' },
-        {
-          name: 'tags#without',
-          flag: 'without-tags',
-          in: 'query',
-          type: 'tags',
-          values: TAGS,
-          tagValue: 0,
-          placeholder: 'tags',
-          description: 'Only snapshots with none of these tags set',
-        },
-        { name: 'started_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Only snapshots started since (ISO 8601 or an age: 24h, 7d)' },
-        { name: 'completed_since', in: 'query', type: 'datetime', placeholder: 'when', description: 'Only snapshots completed since (ISO 8601 or an age: 24h, 7d)' },
+        ...snapshotFilters({ statuses: STATUS_FILTER, tags: TAGS, tagsExample: 'manual,daily' }),
       ],
       list: { sort: ['id', 'name', 'size', 'started_at', 'completed_at'] },
       output: { kind: 'list', schema: 'snapshot', columns: 'snapshot' },

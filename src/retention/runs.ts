@@ -21,7 +21,7 @@ export interface ScheduleSpec {
 
 /**
  * A schedule's runs as one cron in a zone, read by the one schedule reader of every command
- * (src/fleet/runs.ts, scheduleBasis): a job's cron, or its frequency + run_offset when it has one
+ * (src/util/schedule-basis.ts, scheduleBasis): a job's cron, or its frequency + run_offset when it has one
  * (the published service's, beside a placeholder cron that disagrees), or a droplet's / volume's /
  * resource's frequency. A paused (inactive, disabled, stopped) schedule or machine has no runs.
  */

@@ -30,8 +30,8 @@ interface LedgerData {
 
 export const LEDGER_FILE = 'verify-ledger.json';
 
-/** The ledger key of a file: its backup and its name. */
-export function ledgerKey(backupId: string, fileName: string): string {
+/** THE ledger key of a file: its backup and its name (`<backup>/<file>`). */
+function ledgerKey(backupId: string, fileName: string): string {
   return `${backupId}/${fileName}`;
 }
 
@@ -76,13 +76,18 @@ export class Ledger {
   }
 
   /** This service's entry, else one of an older version that named no service. */
-  lookup(key: string): LedgerEntry | undefined {
+  lookup(backupId: string, fileName: string): LedgerEntry | undefined {
+    return this.entry(ledgerKey(backupId, fileName));
+  }
+
+  private entry(key: string): LedgerEntry | undefined {
     return this.changes.get(key) ?? this.data.services[this.service]?.[key] ?? this.data.files[key];
   }
 
   /** Notes bytes read now. A hash already known keeps its first-seen time; a different one is not recorded (the old one stays the reference). */
-  record(key: string, sha256: string, bytes: number, now: Date): void {
-    const known = this.lookup(key);
+  record(backupId: string, fileName: string, sha256: string, bytes: number, now: Date): void {
+    const key = ledgerKey(backupId, fileName);
+    const known = this.entry(key);
     if (known && known.sha256 !== sha256) return;
     this.changes.set(key, { sha256, bytes, first_seen: known?.first_seen ?? now.toISOString(), last_verified: now.toISOString() });
   }

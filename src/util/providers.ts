@@ -69,12 +69,6 @@ export function providerAliases(tokens: readonly string[]): Record<string, strin
   return out;
 }
 
-/** Whether two provider values name the same provider (`aws` and `cloud_a`). */
-export function sameProvider(a: string | null | undefined, b: string | null | undefined): boolean {
-  if (a == null || b == null) return a == b;
-  return (providerToken(a) ?? a.toLowerCase()) === (providerToken(b) ?? b.toLowerCase());
-}
-
 /** The request paths whose `provider` (query or body) is a provider value to translate. */
 const PROVIDER_PATHS = /^\/(storage|snapshots|snapshots\/accounts|snapshots\/resources)(\/\d+)?$/;
 

@@ -13,7 +13,6 @@ export type FileVerdict = (typeof FILE_VERDICTS)[number];
  * failed, but one could not be read (network, store, service).
  */
 export const BACKUP_VERDICTS = ['passed', 'unchecked', 'failed', 'not-tested'] as const;
-export type BackupVerdict = (typeof BACKUP_VERDICTS)[number];
 const VERDICT_TEXT =
   'passed: every file read and its content checked; unchecked: no file failed, but some were checked for size and hash only (content not checked); ' +
   'failed: a file failed (its bytes are bad); not-tested: no file failed, but one could not be read (network, store or service): nothing is known of it';

@@ -16,7 +16,7 @@ import { emulatorSession } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DispatchSink } from '../../src/restore/dispatch.js';
-import { activeEphemeralServers } from '../../src/restore/sql/index.js';
+import { activeEphemeralServers } from '../../src/restore/sql/ephemeral.js';
 import { livePglite } from '../../src/restore/sql/pglite.js';
 import type { FileRestore, RestoreOptions } from '../../src/restore/types.js';
 import { feed, options, pidAlive } from '../helpers/restore.js';

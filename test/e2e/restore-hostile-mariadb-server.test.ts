@@ -7,7 +7,7 @@
 // events and threads, not only the verdict.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { existsSync } from 'node:fs';
-import { createSqlRestoreSink } from '../../src/restore/sql/index.js';
+import { createSqlRestoreSink } from '../../src/restore/sql/sink.js';
 import { startHostileMariadb, type HostileMariadb } from '../helpers/mariadb.js';
 import { feed, options } from '../helpers/restore.js';
 import { until } from '../helpers/spawn.js';

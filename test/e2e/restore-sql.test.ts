@@ -8,7 +8,8 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DispatchSink } from '../../src/restore/dispatch.js';
-import { activeEphemeralServers, NoRestoreEngineError } from '../../src/restore/sql/index.js';
+import { NoRestoreEngineError } from '../../src/restore/sql/engine.js';
+import { activeEphemeralServers } from '../../src/restore/sql/ephemeral.js';
 import type { RestoreOptions } from '../../src/restore/types.js';
 import { feed, fixture, manifest, options, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
 

@@ -14,7 +14,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqlRestoreSink } from '../../src/restore/sql/index.js';
+import { createSqlRestoreSink } from '../../src/restore/sql/sink.js';
 import { emulatorSession } from '../helpers/emulator.js';
 import { startHostileMariadb, type HostileMariadb } from '../helpers/mariadb.js';
 import { feed, manifest, options, pidAlive } from '../helpers/restore.js';

@@ -3,7 +3,7 @@
 // "restored, 3 rows". PGlite and MariaDB count a table only while it is a base table still.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DispatchSink } from '../../src/restore/dispatch.js';
-import { createSqlRestoreSink } from '../../src/restore/sql/index.js';
+import { createSqlRestoreSink } from '../../src/restore/sql/sink.js';
 import { startHostileMariadb, type HostileMariadb } from '../helpers/mariadb.js';
 import { feed, options } from '../helpers/restore.js';
 

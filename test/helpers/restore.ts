@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ROOT } from './cli.js';
 import type { FileRestore, RestoreOptions, RestoreSink } from '../../src/restore/types.js';
 import type { ContentSink } from '../../src/pipeline/types.js';
-import { ContentStage } from '../../src/pipeline/inspect.js';
+import { ContentStage } from '../../src/pipeline/content/stage.js';
 
 export const FIXTURES = path.join(ROOT, 'src/emulator/fixtures/restore');
 
@@ -34,7 +34,7 @@ export function options(extra: Partial<RestoreOptions> = {}): RestoreOptions {
 
 /**
  * The bytes into the sink in 8 kB chunks, as the read pipeline hands them over. A content sink (restore-test's
- * DispatchSink) sits under the real content stage (src/pipeline/inspect.ts), as in restore-test: open() with the
+ * DispatchSink) sits under the real content stage (src/pipeline/content/stage.ts), as in restore-test: open() with the
  * kind the one sniffer names, the decoded bytes (a gzip inflated once) and a SQL dump's statements, read once.
  */
 export async function feed(sink: RestoreSink | ContentSink<FileRestore>, bytes: Buffer, chunk = 8192): Promise<FileRestore> {

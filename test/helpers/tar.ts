@@ -1,5 +1,5 @@
 // Tar archives the tests need beyond src/emulator/archives.ts.
-import { tarArchive } from '../../src/emulator/archives.js';
+import { tarArchive } from '../../src/emulator/archive-formats.js';
 
 /** A v7 tar (no ustar magic): the magic, version and owner names cleared, the header checksum written again. */
 export function v7Tar(): Buffer {

@@ -23,7 +23,7 @@ vi.mock('tar-stream', async (importOriginal) => {
 const { readBackups } = await import('../../src/pipeline/index.js');
 const { FingerprintSink } = await import('../../src/catalog/fingerprint.js');
 const { readListing } = await import('../../src/catalog/listing.js');
-const { tarArchive, zipArchive, pseudoRandomBytes } = await import('../../src/emulator/archives.js');
+const { tarArchive, zipArchive, pseudoRandomBytes } = await import('../../src/emulator/archive-formats.js');
 type FileFingerprint = import('../../src/state/catalog.js').FileFingerprint;
 
 const ONION = `${'a'.repeat(56)}.onion`;

@@ -11,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { KINDS, KIND_IDS, SHA256_LINE, encryptionHeader, isGzip, isTarHeader, kindOfFormat, sniffContent, type ContentKind } from '../../src/pipeline/kinds.js';
 import { readBackups } from '../../src/pipeline/index.js';
 import { DispatchSink } from '../../src/restore/dispatch.js';
-import { tarArchive } from '../../src/emulator/archives.js';
+import { tarArchive } from '../../src/emulator/archive-formats.js';
 import type { FileRestore } from '../../src/restore/types.js';
 import { memoryTransfer } from '../helpers/transfer.js';
 import { v7Tar } from '../helpers/tar.js';

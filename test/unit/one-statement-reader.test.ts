@@ -12,29 +12,44 @@ import path from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { memoryTransfer } from '../helpers/transfer.js';
 
-const reads = vi.hoisted(() => ({ bytes: 0, chars: 0 }));
-vi.mock('../../src/pipeline/sql-reader.js', async (importOriginal) => {
-  const m = await importOriginal<typeof import('../../src/pipeline/sql-reader.js')>();
-  // The content stage's reader (bytes in), and the text reader anyone else would parse with.
+const reads = vi.hoisted(() => ({ bytes: 0, chars: 0, inner: false }));
+// The content stage's reader (bytes in): every byte it is given is counted.
+vi.mock('../../src/pipeline/sql-bytes.js', async (importOriginal) => {
+  const m = await importOriginal<typeof import('../../src/pipeline/sql-bytes.js')>();
   class CountedBytesReader extends m.SqlBytesReader {
+    constructor(dialect: ConstructorParameters<typeof m.SqlBytesReader>[0]) {
+      // The text reader it makes for itself (the text between COPY blocks) is its own, not a second parse.
+      reads.inner = true;
+      try {
+        super(dialect);
+      } finally {
+        reads.inner = false;
+      }
+    }
     override push(chunk: Buffer) {
       reads.bytes += chunk.length;
       return super.push(chunk);
     }
   }
+  return { ...m, SqlBytesReader: CountedBytesReader };
+});
+// The text reader anyone else would parse with: what a second parse would read.
+vi.mock('../../src/pipeline/sql-reader.js', async (importOriginal) => {
+  const m = await importOriginal<typeof import('../../src/pipeline/sql-reader.js')>();
   class CountedReader extends m.SqlReader {
+    private readonly ownedByBytesReader = reads.inner;
     override push(text: string) {
-      reads.chars += text.length;
+      if (!this.ownedByBytesReader) reads.chars += text.length;
       return super.push(text);
     }
   }
-  return { ...m, SqlBytesReader: CountedBytesReader, SqlReader: CountedReader };
+  return { ...m, SqlReader: CountedReader };
 });
 
 const { readBackups } = await import('../../src/pipeline/index.js');
 const { FingerprintSink } = await import('../../src/catalog/fingerprint.js');
 const { DispatchSink } = await import('../../src/restore/dispatch.js');
-type SqlEvent = import('../../src/pipeline/sql-reader.js').SqlEvent;
+type SqlEvent = import('../../src/pipeline/sql-events.js').SqlEvent;
 type ContentSink = import('../../src/pipeline/types.js').ContentSink;
 type FileFingerprint = import('../../src/state/catalog.js').FileFingerprint;
 type FileRestore = import('../../src/restore/types.js').FileRestore;

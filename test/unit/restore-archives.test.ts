@@ -108,7 +108,7 @@ describe('file archives', () => {
   });
 
   it('an entry larger than the free space of the folder\'s file system is refused before a byte of it is written', async () => {
-    const { tarHeader } = await import('../../src/emulator/archives.js');
+    const { tarHeader } = await import('../../src/emulator/archive-formats.js');
     // 1 PiB, in the base-256 size field tar uses past 8 GiB; the byte bound is raised past it, so the disk decides.
     const header = tarHeader({ name: 'huge.img', data: Buffer.alloc(0) });
     header.fill(0, 124, 136);
@@ -264,7 +264,7 @@ describe('mongodump archives', () => {
 
 describe('zip archives: bombs', () => {
   it("entries that share stored bytes are refused from the central directory, before a byte is inflated (as verify's check)", async () => {
-    const { hostileArchive } = await import('../../src/emulator/archives.js');
+    const { hostileArchive } = await import('../../src/emulator/hostile-archives.js');
     const sink = new FileArchiveSink('zip', options());
     const started = Date.now();
     const bytes = hostileArchive('zip-bomb');
@@ -277,7 +277,7 @@ describe('zip archives: bombs', () => {
   }, 60_000);
 
   it("a zip's declared sizes past the byte bound are refused before anything is written", async () => {
-    const { hostileArchive } = await import('../../src/emulator/archives.js');
+    const { hostileArchive } = await import('../../src/emulator/hostile-archives.js');
     const sink = new FileArchiveSink('zip', options({ bounds: { ...DEFAULT_BOUNDS, maxExtractBytes: 100 * 1024 * 1024 } }));
     const bytes = hostileArchive('zip-zeros');
     for (let at = 0; at < bytes.length; at += 512 * 1024) await sink.write(bytes.subarray(at, at + 512 * 1024));
@@ -290,7 +290,7 @@ describe('zip archives: bombs', () => {
 
 describe('zip archives', () => {
   async function unzip(entries: Array<{ name: string; data: string }>, o: Partial<RestoreOptions> = {}) {
-    const { zipArchive } = await import('../../src/emulator/archives.js');
+    const { zipArchive } = await import('../../src/emulator/archive-formats.js');
     const bytes = zipArchive(entries.map((e) => ({ name: e.name, data: Buffer.from(e.data), method: 8 as const })));
     const sink = new FileArchiveSink('zip', options(o));
     for (let at = 0; at < bytes.length; at += 500) await sink.write(bytes.subarray(at, at + 500));
@@ -318,7 +318,7 @@ describe('the dispatch: the kind from the content stage, the bytes inflated once
   /** The raw bytes through the pipeline's content stage (inflate once, sniff once) into a DispatchSink. */
   async function through(bytes: Buffer, o: Partial<RestoreOptions> & { encrypted?: boolean } = {}, restartAfter?: number) {
     const { DispatchSink } = await import('../../src/restore/dispatch.js');
-    const { ContentStage } = await import('../../src/pipeline/inspect.js');
+    const { ContentStage } = await import('../../src/pipeline/content/stage.js');
     const fatal: unknown[] = [];
     const sink = new DispatchSink({ ...options(o), encrypted: o.encrypted ?? false, onFatal: (e) => fatal.push(e) });
     const stage = new ContentStage({ encrypted: o.encrypted ?? false, ...(o.bounds ? { bounds: o.bounds } : {}) }, [sink]);
@@ -364,7 +364,7 @@ describe('the dispatch: the kind from the content stage, the bytes inflated once
   });
 
   it("a gzip bomb stops at verify's ratio bound in the one gunzip of the content stage, whatever it holds (the engine gets no more)", async () => {
-    const { hostileArchive } = await import('../../src/emulator/archives.js');
+    const { hostileArchive } = await import('../../src/emulator/hostile-archives.js');
     // 4 GiB of zeros in about 4 MB: refused once past 64 MiB at 200 to 1, long before the end.
     const { result, finding } = await through(hostileArchive('gzip-zeros'));
     expect(finding.verdict).toBe('failed');

@@ -5,7 +5,9 @@
 // same end of every COPY block, the same rows, the same bytes.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { SqlBytesReader, SqlReader, utf8Boundary, type SqlEvent } from '../../src/pipeline/sql-reader.js';
+import { SqlBytesReader, utf8Boundary } from '../../src/pipeline/sql-bytes.js';
+import type { SqlEvent } from '../../src/pipeline/sql-events.js';
+import { SqlReader } from '../../src/pipeline/sql-reader.js';
 import type { SqlDialect } from '../../src/pipeline/kinds.js';
 
 type Norm = { type: string; text: string; line?: number; rows?: number; head?: string };

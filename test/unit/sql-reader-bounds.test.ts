@@ -1,12 +1,12 @@
 // Issue 42 §14 and issue 45 (planted-bug escapes): the SQL reader's bound (BACKUPCTL_RESTORE_MAX_STATEMENT) holds
 // for comments and COPY lines, whatever the chunks, through the content stage that reads every dump
-// (src/pipeline/inspect.ts): the bound error comes, and memory holds the bound, not the comment. Beside it, the
+// (src/pipeline/content/stage.ts): the bound error comes, and memory holds the bound, not the comment. Beside it, the
 // rule of the row counts (more rows than the dump fails as fewer do), whose e2e test is in hostile-pg.test.ts.
 import { createGzip } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
-import { ContentStage } from '../../src/pipeline/inspect.js';
+import { ContentStage } from '../../src/pipeline/content/stage.js';
 import type { ContentSink } from '../../src/pipeline/types.js';
-import type { SqlEvent } from '../../src/pipeline/sql-reader.js';
+import type { SqlEvent } from '../../src/pipeline/sql-events.js';
 import { rowsFailure } from '../../src/restore/sql/sink.js';
 
 /** A content sink that only listens to the statements, as restore-test's SQL engine and the catalog do. */

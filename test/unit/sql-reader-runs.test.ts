@@ -5,7 +5,9 @@
 // quote or a backslash cut at a chunk edge never closes a string, and the events
 // (texts, heads, lines) are the same whatever the chunk size, down to one character.
 import { describe, expect, test } from 'vitest';
-import { countInsertRows, SqlReader, type SqlEvent } from '../../src/pipeline/sql-reader.js';
+import type { SqlEvent } from '../../src/pipeline/sql-events.js';
+import { SqlReader } from '../../src/pipeline/sql-reader.js';
+import { countInsertRows } from '../../src/pipeline/sql-rows.js';
 
 function read(text: string, sizes: number[]): SqlEvent[] {
   const r = new SqlReader('mysql');

@@ -3,8 +3,10 @@
 // each bound named; stopped by the abort signal in the middle of the work.
 import { describe, expect, it } from 'vitest';
 import { Readable } from 'node:stream';
-import { hostileArchive, hostileLength, buildArchive } from '../../src/emulator/archives.js';
-import { inspect, type InspectOptions } from '../../src/pipeline/inspect.js';
+import { buildArchive } from '../../src/emulator/archives.js';
+import { hostileArchive, hostileLength } from '../../src/emulator/hostile-archives.js';
+import type { InspectOptions } from '../../src/pipeline/content/check.js';
+import { inspect } from '../../src/pipeline/content/stage.js';
 
 async function feed(bytes: Buffer, options: InspectOptions = {}) {
   const check = inspect(options);

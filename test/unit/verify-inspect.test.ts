@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
-import { buildArchive, paddedGzip, pseudoRandomBytes, tarArchive, zipArchive } from '../../src/emulator/archives.js';
+import { paddedGzip, pseudoRandomBytes, tarArchive, zipArchive } from '../../src/emulator/archive-formats.js';
+import { buildArchive } from '../../src/emulator/archives.js';
 import { humanSize } from '../../src/emulator/util.js';
-import { inspect, type InspectOptions } from '../../src/pipeline/inspect.js';
+import type { InspectOptions } from '../../src/pipeline/content/check.js';
+import { inspect } from '../../src/pipeline/content/stage.js';
 import { parseStatedSize } from '../../src/util/stated-size.js';
 
 async function feed(bytes: Buffer, chunk: number, options: InspectOptions = {}) {

@@ -5,7 +5,7 @@
 // \connect and their kin never reach it; the restore goes into the scratch
 // database, and a dump that holds several databases is refused.
 import type { SqlDialect } from '../../pipeline/kinds.js';
-import { normalizeName } from '../../pipeline/sql-reader.js';
+import { normalizeName } from '../../pipeline/sql-rows.js';
 import type { TargetCaps } from './target.js';
 
 export type Decision = { action: 'pass' } | { action: 'skip'; kind: string; what: string } | { action: 'rewrite'; text: string; kind: string; what: string } | { action: 'fail'; message: string };

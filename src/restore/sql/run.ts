@@ -3,7 +3,9 @@
 // on the way (the tuples of each INSERT, the lines of each COPY).
 import type { SqlDialect } from '../../pipeline/kinds.js';
 import { NoiseFilter, Warnings } from './noise.js';
-import { countInsertRows, newlines, normalizeName, SqlReader, type SqlEvent } from '../../pipeline/sql-reader.js';
+import type { SqlEvent } from '../../pipeline/sql-events.js';
+import { newlines, SqlReader } from '../../pipeline/sql-reader.js';
+import { countInsertRows, normalizeName } from '../../pipeline/sql-rows.js';
 import { RestoreError, type SqlTarget } from './target.js';
 import { DEFAULT_BOUNDS, statementBoundRefusal } from '../../pipeline/bounds.js';
 

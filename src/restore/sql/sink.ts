@@ -11,7 +11,7 @@ import { StringDecoder } from 'node:string_decoder';
 import { CliError } from '../../errors.js';
 import type { AssertionResult, DumpKind, EngineInfo, FileRestore, RestoreFailure, RestoreOptions, RestoreSink, TableRows } from '../types.js';
 import { KINDS, type SqlDialect } from '../../pipeline/kinds.js';
-import type { SqlEvent } from '../../pipeline/sql-reader.js';
+import type { SqlEvent } from '../../pipeline/sql-events.js';
 import type { StatementWatcher } from '../../pipeline/types.js';
 import type { PipedClient } from './client.js';
 import { NoRestoreEngineError, planEngine, prewarmInto, type EngineOptions, type EnginePlan, type SqlEngine } from './engine.js';
