@@ -97,9 +97,6 @@ export const module: ModuleSpec = {
 export const schemas = { 'restore-test': restoreDocumentSchema };
 
 
-/** Recipes whose backups hold no SQL (--assert cannot apply), and those that hold no file archive (--exec cannot). */
-const NOT_SQL = new Set(['files', 'website', 'mongodb']);
-const NOT_ARCHIVE = new Set(['mysql', 'postgresql', 'mongodb']);
 const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
 async function checkInto(url: string, from: string): Promise<void> {
@@ -186,12 +183,18 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
     const { prewarmSqlEngine } = await import('../restore/sql/sink.js');
     prewarmSqlEngine(o.restore, ctx.signal);
   },
-  checkJob(job, o, label) {
-    if (o.restore.asserts.length && job.recipe && NOT_SQL.has(job.recipe)) {
-      throw new UsageError(`--assert runs SQL in a restored database, but job ${label} backs up ${job.recipe === 'mongodb' ? 'a MongoDB database (checked, not restored)' : 'files (a file archive)'}${job.recipe === 'mongodb' ? '' : ': check it with --exec instead'}`);
+  async checkJob(job, o, label) {
+    if (!job.recipe || (!o.restore.asserts.length && o.restore.exec === undefined)) return;
+    // The engine that restores this recipe's backups says which check it takes (src/restore/registry.ts).
+    const { ENGINES } = await import('../restore/registry.js');
+    const engine = ENGINES.find((e) => e.recipes.includes(job.recipe!));
+    if (!engine) return;
+    const instead = (check: 'assert' | 'exec') => (engine.userCheck === check ? `: check it with --${check} instead` : '');
+    if (o.restore.asserts.length && engine.userCheck !== 'assert') {
+      throw new UsageError(`--assert runs SQL in a restored database, but job ${label} backs up ${engine.backsUp}${instead('exec')}`);
     }
-    if (o.restore.exec !== undefined && job.recipe && NOT_ARCHIVE.has(job.recipe)) {
-      throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up a ${job.recipe === 'mongodb' ? 'MongoDB' : job.recipe === 'mysql' ? 'MySQL' : 'PostgreSQL'} database${job.recipe === 'mongodb' ? '' : ': check it with --assert instead'}`);
+    if (o.restore.exec !== undefined && engine.userCheck !== 'exec') {
+      throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up ${engine.backsUp}${instead('assert')}`);
     }
   },
   noBackup: (label) => `job ${label} has no completed backup to restore`,
@@ -226,8 +229,8 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
   },
   async marks(doc, o) {
     const b = doc.backups[0]!;
-    const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
-    const { restoreMarks } = await import('../restore/view.js');
+    const { restoreMarks, markEngineText } = await import('../restore/view.js');
+    const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => markEngineText(f.engine!)))];
     return { kind: 'restore_test', entries: restoreMarks(doc, { check: o.check, allowUnchecked: o.allowUnchecked, engine: engines.length ? engines.join(', ') : null }) };
   },
   async view() {

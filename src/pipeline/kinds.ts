@@ -1,16 +1,18 @@
 // THE answer to "what is this file" (issue 31 §1): one registry of content
-// kinds and one sniffer. verify's checks (src/pipeline/inspect.ts), the content
-// stage (src/pipeline/content.ts) and restore-test's dispatch
-// (src/restore/dispatch.ts) all read it; nothing else decides a kind.
+// kinds and one sniffer. The content stage calls the sniffer once per file
+// and hands the kind to verify's check and to every sink (restore-test's
+// dispatch, the catalog); nothing else decides a kind.
 //
 // The sniffer sees the first decoded bytes (a gzip is inflated first, once,
 // by the content stage), never the file name. Each kind says:
 //   format   the word verify prints ("tar", "mysqldump", ...; "<format>.gz" inside a gzip)
 //   check    how verify checks it (the check of that name in inspect.ts)
 //   counts   what verify's `entries` / `content_bytes` count
-//   engines  which restore engines take it (restore-test): sql, bson, extract; none = not restorable
-// Adding a kind: an entry here, a test in kinds.test.ts, and (if verify reads
-// it in a new way) a check in inspect.ts; restore-test follows from `engines`.
+// Which restore engine takes a kind is the engine's to say (src/restore/registry.ts:
+// a RestoreEngine lists its kinds); a kind no engine lists is not restorable.
+// Adding a kind: an entry here and its rule in sniffContent, a case in
+// test/unit/kinds-edges.test.ts and test/unit/content-kinds.test.ts, and (if
+// verify reads it in a new way) a check in inspect.ts.
 
 export const KIND_IDS = [
   'mysql',
@@ -33,9 +35,6 @@ export type ContentKind = (typeof KIND_IDS)[number];
 /** The checks verify has (src/pipeline/inspect.ts CHECKS). */
 export type CheckName = 'tar' | 'zip' | 'sql-dump' | 'pg-custom' | 'mongo-archive' | 'sha256sums' | 'encrypted' | 'opaque';
 
-/** The restore engines restore-test has (src/restore/dispatch.ts). */
-export type EngineName = 'sql' | 'bson' | 'extract';
-
 /** The SQL dialects the reader counts and the engines restore. */
 export type SqlDialect = 'postgres' | 'mysql';
 
@@ -47,7 +46,6 @@ export interface KindSpec {
   check: CheckName;
   /** What verify counts in `entries` and `content_bytes`. */
   counts: string;
-  engines: readonly EngineName[];
   /** Encrypted bytes: size and hash only, never restored here. */
   encrypted?: boolean;
   /** The end marker a complete dump carries (sql-dump), and the banner that promises it. */
@@ -65,7 +63,6 @@ export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
     words: 'a MySQL dump',
     check: 'sql-dump',
     counts: 'content_bytes: the SQL bytes; the end marker "-- Dump completed" when the dump opens with its banner',
-    engines: ['sql'],
     statements: 'mysql',
     endMarker: { banner: /^(\/\*M!999999\\- enable the sandbox mode \*\/ ?\r?\n)?-- (MySQL|MariaDB) dump /, marker: '-- Dump completed' },
   },
@@ -74,7 +71,6 @@ export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
     words: 'a PostgreSQL plain dump',
     check: 'sql-dump',
     counts: 'content_bytes: the SQL bytes; the end marker "-- PostgreSQL database dump complete" when the dump opens with its banner',
-    engines: ['sql'],
     statements: 'postgres',
     endMarker: { banner: /^(--\s*\n)?-- PostgreSQL database dump\b/, marker: '-- PostgreSQL database dump complete' },
   },
@@ -83,41 +79,36 @@ export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
     words: 'a PostgreSQL custom-format dump',
     check: 'pg-custom',
     counts: 'entries: the objects of its table of contents; every data block the table of contents announces must follow, whole',
-    engines: ['sql'],
   },
   'mongo-archive': {
     format: 'mongodump',
     words: 'a mongodump archive',
     check: 'mongo-archive',
     counts: 'entries: the documents, every one parsed; each collection\'s CRC-64 against the archive\'s',
-    engines: ['bson'],
   },
   tar: {
     format: 'tar',
     words: 'a tar archive',
     check: 'tar',
     counts: 'entries: the tar entries (every header checksum); content_bytes: the bytes of its files; the end blocks',
-    engines: ['extract'],
   },
   zip: {
     format: 'zip',
     words: 'a zip archive',
     check: 'zip',
     counts: 'entries: the central directory; content_bytes: their declared sizes; every CRC-32',
-    engines: ['extract'],
   },
   sha256sums: {
     format: 'sha256sums',
     words: 'a sha256 list',
     check: 'sha256sums',
     counts: 'entries: its lines (every one parsed); the backup\'s other files are checked against it',
-    engines: [],
   },
-  'openssl-enc': { format: 'openssl-enc', words: 'OpenSSL enc encrypted data', check: 'encrypted', counts: 'size and hash only', engines: [], encrypted: true },
-  age: { format: 'age', words: 'age encrypted data', check: 'encrypted', counts: 'size and hash only', engines: [], encrypted: true },
-  openpgp: { format: 'openpgp', words: 'OpenPGP encrypted data', check: 'encrypted', counts: 'size and hash only', engines: [], encrypted: true },
-  gzip: { format: 'gzip', words: 'a gzip inside a gzip', check: 'opaque', counts: 'size and hash only', engines: [] },
-  unknown: { format: 'data', words: 'data of a kind backupctl does not read', check: 'opaque', counts: 'size and hash only', engines: [] },
+  'openssl-enc': { format: 'openssl-enc', words: 'OpenSSL enc encrypted data', check: 'encrypted', counts: 'size and hash only', encrypted: true },
+  age: { format: 'age', words: 'age encrypted data', check: 'encrypted', counts: 'size and hash only', encrypted: true },
+  openpgp: { format: 'openpgp', words: 'OpenPGP encrypted data', check: 'encrypted', counts: 'size and hash only', encrypted: true },
+  gzip: { format: 'gzip', words: 'a gzip inside a gzip', check: 'opaque', counts: 'size and hash only' },
+  unknown: { format: 'data', words: 'data of a kind backupctl does not read', check: 'opaque', counts: 'size and hash only' },
 };
 
 /** Decoded bytes the sniffer wants before it decides (fewer when the file is shorter). */

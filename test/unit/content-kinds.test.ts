@@ -24,6 +24,7 @@ vi.mock('node:zlib', async (importOriginal) => {
 const { readBackups } = await import('../../src/pipeline/index.js');
 const { KINDS, KIND_IDS, kindOfFormat } = await import('../../src/pipeline/kinds.js');
 const { DispatchSink } = await import('../../src/restore/dispatch.js');
+const { engineOf } = await import('../../src/restore/registry.js');
 const { buildArchive } = await import('../../src/emulator/archives.js');
 const { mongodumpArchive } = await import('../../src/emulator/mongo-archive.js');
 const { createRng } = await import('../../src/emulator/util.js');
@@ -100,7 +101,7 @@ describe('one registry of kinds', () => {
     // verify says "gzip" for a gzip of unknown bytes, "gzip.gz" for a gzip inside one, "tar.gz" for a tar inside one.
     expect([kindOfFormat('gzip'), kindOfFormat('gzip.gz'), kindOfFormat('tar.gz'), kindOfFormat('not-read')]).toEqual(['unknown', 'gzip', 'tar', undefined]);
     // Every kind some engine restores, verify inspects (it has a check that reads it, not "opaque").
-    for (const k of KIND_IDS.filter((k) => KINDS[k].engines.length)) expect(KINDS[k].check).not.toBe('opaque');
+    for (const k of KIND_IDS.filter((k) => engineOf(k))) expect(KINDS[k].check).not.toBe('opaque');
   });
 });
 
@@ -112,13 +113,13 @@ describe('verify and restore-test give the same kind for every fixture', () => {
     expect(kindOfFormat(verified.format)).toBe(kind);
     // The same answer inside restore-test (its check on the way) as in verify alone.
     expect(restored.check.format).toBe(verified.format);
-    if (KINDS[kind].engines.length) {
+    if (engineOf(kind)) {
       // Restorable, so inspected: never "not inspected".
       expect(verified.verdict, verified.reasons.join('; ')).toBe('verified');
     }
-    if (KINDS[kind].engines.includes('extract')) expect(restored.restore).toMatchObject({ kind, verdict: 'extracted' });
-    if (KINDS[kind].engines.includes('bson')) expect(restored.restore).toMatchObject({ kind, verdict: 'structure-checked' });
-    if (!KINDS[kind].engines.length) expect(restored.restore).toMatchObject({ kind, verdict: 'not-restorable' });
+    if (engineOf(kind)?.id === 'files') expect(restored.restore).toMatchObject({ kind, verdict: 'extracted' });
+    if (engineOf(kind)?.id === 'mongo-archive') expect(restored.restore).toMatchObject({ kind, verdict: 'structure-checked' });
+    if (!engineOf(kind)) expect(restored.restore).toMatchObject({ kind, verdict: 'not-restorable' });
   }, 30_000);
 
   it('a pg_dump -Fc cut short, or with a data block missing, fails verify', async () => {
@@ -145,7 +146,7 @@ describe('verify and restore-test give the same kind for every fixture', () => {
 });
 
 describe('one gunzip per file', () => {
-  const gzipped = CASES.filter((c) => c.bytes[0] === 0x1f && c.bytes[1] === 0x8b && c.kind !== 'gzip' && !KINDS[c.kind].engines.includes('sql'));
+  const gzipped = CASES.filter((c) => c.bytes[0] === 0x1f && c.bytes[1] === 0x8b && c.kind !== 'gzip' && engineOf(c.kind)?.lists !== 'tables');
 
   it.each(gzipped)('$name: verify inflates it once, restore-test once', async ({ bytes }) => {
     inflations.count = 0;

@@ -236,7 +236,7 @@ describe('--into URLs', () => {
 describe('engine choice', () => {
   test('auto: an --into of the other dialect is passed over with a note; local binaries next', async () => {
     const plan = await planSqlEngine('mysql', { engine: 'auto', into: 'postgres://u:secret@/postgres?host=/tmp/x' });
-    expect(plan.mode).toBe('local');
+    expect(plan.placement).toBe('local');
     expect(plan.engine.dialect).toBe('mysql');
     expect(plan.notes).toEqual(['--into postgres://u:***@/postgres?host=/tmp/x is not a MySQL server: not used for this dump']);
   });
@@ -249,7 +249,7 @@ describe('engine choice', () => {
     expect((local as { details: string[] }).details).toContain(
       process.getuid?.() === 0 ? '(no account named no-such-account (--run-as))' : '(--run-as no-such-account needs root; the server runs as the current user)',
     );
-    await expect(planSqlEngine('pg-plain', { engine: 'embedded' })).resolves.toMatchObject({ mode: 'embedded', notes: [] });
+    await expect(planSqlEngine('pg-plain', { engine: 'embedded' })).resolves.toMatchObject({ placement: 'embedded', notes: [] });
   });
 
   test('--run-as postgres is refused for PostgreSQL: the machine\'s postgres account reaches the real clusters', async () => {
@@ -262,7 +262,7 @@ describe('issue 28 §9: counts of the tables the dump really loaded; §4: the re
   /** A target that takes everything and runs nothing: SqlRun's counting and bound alone. */
   const sink = (): SqlTarget => ({
     dialect: 'postgres',
-    info: { mode: 'embedded', product: 'test', version: null },
+    info: { name: 'postgres', runs: 'embedded', product: 'test', version: null },
     database: null,
     caps: {},
     dead: false,

@@ -1,6 +1,6 @@
 // The SQL restore engines of `backupctl restore-test` (issue 24 §2-3, issue 28).
 export { createSqlRestoreSink, planSqlEngine, NoRestoreEngineError, dialectOf, SQL_KINDS, SQL_ENGINES } from './sink.js';
-export type { SqlEngine, EnginePlan, EngineOptions, EngineMode } from './engine.js';
+export type { SqlEngine, EnginePlan, EngineOptions } from './engine.js';
 export { SqlReader, countInsertRows, type SqlEvent } from '../../pipeline/sql-reader.js';
 export { parseIntoUrl, describeRaw, IntoUrlError, type ParsedUrl } from './url.js';
 export { activeEphemeralServers } from './ephemeral.js';

@@ -21,9 +21,9 @@ import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import type { Connection, ConnectionOptions } from 'mysql2/promise';
-import type { DumpKind, EngineInfo } from '../types.js';
+import type { DumpKind, EngineInfo, Placement } from '../types.js';
 import type { PipedClient } from './client.js';
-import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
+import type { EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
 import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.js';
 import { serverAccount } from './ephemeral.js';
 import { randomName, redact } from './proc.js';
@@ -301,7 +301,7 @@ export class MysqlTarget implements SqlTarget {
     return this.admin.query({ sql, timeout: CLEANUP_STATEMENT_MS });
   }
 
-  static async open(_client: MyClient, conn: MyConn, mode: EngineInfo['mode'], onClose: () => Promise<void>, opts: MyOpenOptions = {}): Promise<MysqlTarget> {
+  static async open(_client: MyClient, conn: MyConn, runs: Placement, onClose: () => Promise<void>, opts: MyOpenOptions = {}): Promise<MysqlTarget> {
     const admin = await connect(conn);
     let database: string | null = null;
     let throwaway: string | null = null;
@@ -361,7 +361,7 @@ export class MysqlTarget implements SqlTarget {
         login = conn;
         rights = beyond ? `the --into user ${conn.user} itself, trusted (--trust-into-user) with rights beyond the scratch database: ${beyond}` : `the --into user ${conn.user} itself (its grants reach only backupctl_restore_* schemas)`;
       }
-      const info: EngineInfo = { mode, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, rights };
+      const info: EngineInfo = { name: 'mysql', runs, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, rights };
       const target = new MysqlTarget(admin, conn, login, throwaway, throwaway ? name : null, db, info, caps, onClose, opts.signal);
       target.session = await connect(login, db);
       try {
@@ -497,7 +497,7 @@ export class MysqlTarget implements SqlTarget {
     this.session?.destroy();
     this.session = null;
     this.stopCurrent?.();
-    if (this.info.mode !== 'local') {
+    if (this.info.runs !== 'local') {
       // The login first: no new session, and no event of the dump runs as it any more (issue 45.3).
       if (this.throwaway) await this.adminQuery(`DROP USER IF EXISTS ${this.throwaway}`).catch(say(`could not drop the throwaway login ${this.throwaway}`));
       await this.killThreads(id);
@@ -561,7 +561,7 @@ export const mysqlEngine: SqlEngine = {
   kinds: ['mysql'],
   intoDialect: 'mysql',
 
-  async unavailable(mode: EngineMode, _kind: DumpKind, o: EngineOptions): Promise<string | null> {
+  async unavailable(mode: Placement, _kind: DumpKind, o: EngineOptions): Promise<string | null> {
     if (mode === 'embedded') return 'PGlite restores PostgreSQL dumps only';
     const driver = await findMyClient();
     if (!driver) return 'the mysql2 driver is not installed (npm install -g mysql2 beside a global backupctl)';
@@ -580,7 +580,7 @@ export const mysqlEngine: SqlEngine = {
 
   async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
     const driver = (await findMyClient())!;
-    if (plan.mode === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser, env: o.env, signal: x.signal });
+    if (plan.placement === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser, env: o.env, signal: x.signal });
     const started = await startLocalMysql(o.runAs, x.signal, o.env.PATH);
     try {
       if (x.signal.aborted) throw new RestoreError('aborted');
