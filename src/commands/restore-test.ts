@@ -100,7 +100,7 @@ export const schemas = { 'restore-test': restoreDocumentSchema };
 const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
 async function checkInto(url: string, from: string): Promise<void> {
-  const { parseIntoUrl } = await import('../restore/sql/url.js');
+  const { parseIntoUrl } = await import('../restore/servers/url.js');
   try {
     parseIntoUrl(url);
   } catch {
@@ -143,7 +143,7 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
     const fromFile = intoFile !== undefined ? await readIntoFile(intoFile) : undefined;
     const into = intoFlag ?? fromFile ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
     if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : intoFile !== undefined ? '--into-file' : 'BACKUPCTL_RESTORE_URL');
-    if (intoFlag !== undefined && (await import('../restore/sql/url.js')).parseIntoUrl(intoFlag).password !== undefined) {
+    if (intoFlag !== undefined && (await import('../restore/servers/url.js')).parseIntoUrl(intoFlag).password !== undefined) {
       ctx.warn('--into holds a password, which every user of this machine can read in the process list: give the URL in BACKUPCTL_RESTORE_URL or --into-file instead');
     }
     const engine = (v.engine as 'auto' | 'server' | 'local' | 'embedded' | undefined) ?? 'auto';

@@ -10,7 +10,7 @@ import { describe, expect, test } from 'vitest';
 import { NoiseFilter } from '../../src/restore/sql/noise.js';
 import { countInsertRows, SqlReader, type SqlEvent } from '../../src/pipeline/sql-reader.js';
 import { isGzip, sniffContent } from '../../src/pipeline/kinds.js';
-import { parseIntoUrl, describeRaw } from '../../src/restore/sql/url.js';
+import { parseIntoUrl, describeRaw } from '../../src/restore/servers/url.js';
 import { maxStatement, planSqlEngine } from '../../src/restore/sql/sink.js';
 import { firstSchema, SqlRun } from '../../src/restore/sql/run.js';
 import { Warnings } from '../../src/restore/sql/noise.js';
@@ -345,7 +345,7 @@ describe('issue 28 §2: a psql without \\restrict is never given a dump', () => 
 describe('issue 31: psql runs without Debian\'s pg_wrapper in between', () => {
   test('a psql that is a link to pg_wrapper is replaced by the newest /usr/lib/postgresql/<major>/bin/psql; any other psql is kept', async () => {
     const { findPgClients } = await import('../../src/restore/sql/postgres.js');
-    const { postgresBinDirs, isExecutable } = await import('../../src/restore/sql/proc.js');
+    const { postgresBinDirs, isExecutable } = await import('../../src/restore/servers/proc.js');
     const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-fake-wrapper-'));
     try {
       writeFileSync(path.join(dir, 'pg_wrapper'), '#!/bin/sh\necho "psql (PostgreSQL) 15.14"\n', { mode: 0o755 });

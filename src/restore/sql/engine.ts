@@ -13,7 +13,7 @@ import type { DumpKind, Placement, PlacementChoice } from '../types.js';
 import type { SqlDialect } from '../../pipeline/kinds.js';
 import type { PipedClient } from './client.js';
 import type { SqlTarget } from './target.js';
-import { describeRaw, parseIntoUrl, type ParsedUrl } from './url.js';
+import { describeRaw, parseIntoUrl, type ParsedUrl } from '../servers/url.js';
 
 /** What an engine is told when it plans and opens: the command's options and environment. */
 export interface EngineOptions {

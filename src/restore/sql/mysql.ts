@@ -25,11 +25,11 @@ import type { DumpKind, EngineInfo, Placement } from '../types.js';
 import type { PipedClient } from './client.js';
 import type { EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
 import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.js';
-import { serverAccount } from './ephemeral.js';
-import { randomName, redact } from './proc.js';
+import { serverAccount } from '../servers/ephemeral.js';
+import { randomName, redact } from '../servers/proc.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import { folderBytes, maxDiskFromEnv, watchDisk, type DiskOver } from '../disk-budget.js';
-import type { ParsedUrl } from './url.js';
+import type { ParsedUrl } from '../servers/url.js';
 
 /** How to reach a server: never printed (the password is a secret). */
 export interface MyConn {

@@ -14,10 +14,10 @@ import { folderBytes, maxDiskFromEnv, watchDisk, type DiskOver } from '../disk-b
 import { leftoverReason, ownerNote, startIntoGuardian } from './pg-guardian.js';
 import { findPgServer, pgServerAccount, startLocalPostgres } from './pg-local.js';
 import { countTable, dropSession, firstError, lit, psqlQueries, q, restrictLine, rollbackPrepared, type PgBins, type PgConn } from './pg-session.js';
-import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
+import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from '../servers/proc.js';
 import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
-import type { ParsedUrl } from './url.js';
+import type { ParsedUrl } from '../servers/url.js';
 
 export function findPgClients(pathVar?: string): PgBins | null {
   const dirs = postgresBinDirs();

@@ -20,12 +20,12 @@ import { NoRestoreEngineError, planEngine, prewarmInto, type EngineOptions, type
 import { mysqlEngine } from './mysql.js';
 import { Warnings } from './noise.js';
 import { postgresEngine } from './postgres.js';
-import { DEFAULT_PATH, redact } from './proc.js';
+import { DEFAULT_PATH, redact } from '../servers/proc.js';
 import { BOUND_SETTINGS, boundsFromEnv } from '../../pipeline/bounds.js';
 import { SqlRun } from './run.js';
 import { EMPTY_RESTORE, rowsFailure, truthy } from '../db-checks.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget } from './target.js';
-import { parseIntoUrl } from './url.js';
+import { parseIntoUrl } from '../servers/url.js';
 import { whenAborted } from '../../util/abort.js';
 
 export { NoRestoreEngineError };
