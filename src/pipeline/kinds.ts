@@ -18,6 +18,8 @@ export const KIND_IDS = [
   'mysql',
   'pg-plain',
   'pg-custom',
+  'sqlite',
+  'sqlite-dump',
   'mongo-archive',
   'tar',
   'zip',
@@ -79,6 +81,16 @@ export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
     words: 'a PostgreSQL custom-format dump',
     check: 'pg-custom',
     counts: 'entries: the objects of its table of contents; every data block the table of contents announces must follow, whole',
+  },
+  // A SQLite database file ("SQLite format 3\0"): verify has no check of its own (restore-test's PRAGMA integrity_check is one).
+  sqlite: { format: 'sqlite', words: 'a SQLite database', check: 'opaque', counts: 'size and hash only' },
+  // `sqlite3 db .dump`: SQL text in a transaction, its last line COMMIT.
+  'sqlite-dump': {
+    format: 'sqlite-dump',
+    words: 'a SQLite dump',
+    check: 'sql-dump',
+    counts: 'content_bytes: the SQL bytes; the end marker "COMMIT;" when the dump opens as sqlite3 .dump does',
+    endMarker: { banner: /^PRAGMA foreign_keys=OFF;\r?\nBEGIN TRANSACTION;/, marker: 'COMMIT;' },
   },
   'mongo-archive': {
     format: 'mongodump',
@@ -199,6 +211,8 @@ export function sniffContent(head: Buffer, o: { gzip?: boolean } = {}): ContentK
   if (head.length >= 4 && head.readUInt32LE(0) === MONGO_MAGIC) return 'mongo-archive';
   if (head.length >= 4 && (head.readUInt32LE(0) === 0x04034b50 || head.readUInt32LE(0) === 0x06054b50)) return 'zip';
   if (isTarHeader(head)) return 'tar';
+  if (head.length >= 16 && head.toString('latin1', 0, 16) === 'SQLite format 3\0') return 'sqlite';
+  if (KINDS['sqlite-dump'].endMarker!.banner.test(head.toString('latin1', 0, 64))) return 'sqlite-dump';
   const encryption = encryptionHeader(head);
   if (encryption) return encryption.kind;
   const sql = sqlDumpKind(head);

@@ -23,10 +23,11 @@ import type { ContentKind } from '../pipeline/kinds.js';
 import { fileArchiveEngine } from './files.js';
 import { mongoArchiveEngine } from './mongo.js';
 import { mysqlDumpEngine, postgresDumpEngine } from './engines.js';
+import { sqliteEngine } from './sqlite.js';
 import type { EngineId, RestoreEngine } from './types.js';
 
 /** Every engine of restore-test: a new one is its file and its line here. */
-export const ENGINES: readonly RestoreEngine[] = [postgresDumpEngine, mysqlDumpEngine, mongoArchiveEngine, fileArchiveEngine];
+export const ENGINES: readonly RestoreEngine[] = [postgresDumpEngine, mysqlDumpEngine, sqliteEngine, mongoArchiveEngine, fileArchiveEngine];
 
 /** The engine that restores `kind`, or undefined (not restorable). */
 export function engineOf(kind: ContentKind): RestoreEngine | undefined {

@@ -1,5 +1,6 @@
 // The shared shapes of `backupctl restore-test` (issue 24). The engines
-// (src/restore/sql/*), the archive checkers (mongo, files) and the command
+// (registry.ts lists them: sql/* behind engines.ts, sqlite.ts, mongo.ts,
+// files.ts; servers/ holds what server engines share) and the command
 // meet here; nothing in this file does any work.
 //
 // Flow: the one read pipeline (src/pipeline) streams each file's raw bytes

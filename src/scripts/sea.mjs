@@ -6,7 +6,7 @@
 // The blob's main script is src/sea.cjs bundled with src/boot.cjs; the bundle
 // dist/main.cjs, its code cache dist/main.cache, the files start-up reads
 // (dist/startup/, which also give completion and schema the whole command
-// tree) and jq's dist/jq.wasm.gz are assets of the blob under their names in
+// tree), jq's dist/jq.wasm.gz and SQLite's dist/sqlite.wasm.gz are assets of the blob under their names in
 // dist/ (src/util/built-files.ts reads them there). `useCodeCache`
 // puts V8's cache of the small main script in the blob too; the bundle's
 // cache is the build's own (src/boot.cjs), which holds the functions a few
@@ -45,7 +45,7 @@ try {
     minifyWhitespace: true,
     logLevel: 'warning',
   });
-  const assets = { 'main.cjs': path.join(dist, 'main.cjs'), 'main.cache': path.join(dist, 'main.cache'), 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz') };
+  const assets = { 'main.cjs': path.join(dist, 'main.cjs'), 'main.cache': path.join(dist, 'main.cache'), 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz'), 'sqlite.wasm.gz': path.join(dist, 'sqlite.wasm.gz') };
   for (const file of await readdir(path.join(dist, 'startup'))) assets[`startup/${file}`] = path.join(dist, 'startup', file);
   // PGlite, restore-test's embedded engine (an optional package beside an npm install): in the blob, so the
   // executable restores PostgreSQL dumps with no node and no PostgreSQL on the server. Its JavaScript bundled

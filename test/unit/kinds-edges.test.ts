@@ -40,7 +40,7 @@ async function restoreOf(b: Buffer, asserts: string[] = []) {
 
 describe('the registry', () => {
   it('the kinds, in the order restore-test\'s schema lists them', () => {
-    expect([...KIND_IDS]).toEqual(['mysql', 'pg-plain', 'pg-custom', 'mongo-archive', 'tar', 'zip', 'sha256sums', 'openssl-enc', 'age', 'openpgp', 'gzip', 'unknown']);
+    expect([...KIND_IDS]).toEqual(['mysql', 'pg-plain', 'pg-custom', 'sqlite', 'sqlite-dump', 'mongo-archive', 'tar', 'zip', 'sha256sums', 'openssl-enc', 'age', 'openpgp', 'gzip', 'unknown']);
     expect(Object.keys(KINDS)).toEqual([...KIND_IDS]);
   });
 
@@ -50,6 +50,8 @@ describe('the registry', () => {
     mysql: { format: 'mysqldump', words: 'a MySQL dump', check: 'sql-dump', encrypted: undefined, statements: 'mysql', marker: '-- Dump completed' },
     'pg-plain': { format: 'pg_dump', words: 'a PostgreSQL plain dump', check: 'sql-dump', encrypted: undefined, statements: 'postgres', marker: '-- PostgreSQL database dump complete' },
     'pg-custom': { format: 'pg_dump-custom', words: 'a PostgreSQL custom-format dump', check: 'pg-custom', encrypted: undefined, statements: undefined, marker: undefined },
+    sqlite: { format: 'sqlite', words: 'a SQLite database', check: 'opaque', encrypted: undefined, statements: undefined, marker: undefined },
+    'sqlite-dump': { format: 'sqlite-dump', words: 'a SQLite dump', check: 'sql-dump', encrypted: undefined, statements: undefined, marker: 'COMMIT;' },
     'mongo-archive': { format: 'mongodump', words: 'a mongodump archive', check: 'mongo-archive', encrypted: undefined, statements: undefined, marker: undefined },
     tar: { format: 'tar', words: 'a tar archive', check: 'tar', encrypted: undefined, statements: undefined, marker: undefined },
     zip: { format: 'zip', words: 'a zip archive', check: 'zip', encrypted: undefined, statements: undefined, marker: undefined },
@@ -64,6 +66,18 @@ describe('the registry', () => {
   it.each(KIND_IDS)('%s: verify\'s format, restore-test\'s words, the check, the SQL dialect, the end marker', (k) => {
     const s = KINDS[k];
     expect({ format: s.format, words: s.words, check: s.check, encrypted: s.encrypted, statements: s.statements, marker: s.endMarker?.marker }).toStrictEqual(EXPECTED[k]);
+  });
+
+  it('SQLite: the file\'s 16-byte magic, and the first two lines sqlite3 .dump writes', () => {
+    const file = Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(84)]);
+    expect(kindOf(file)).toBe('sqlite');
+    expect(kindOf(file.subarray(0, 15))).toBe('unknown');
+    expect(kindOf(Buffer.from('SQLite format 3\n' + 'x'.repeat(100)))).toBe('unknown');
+    expect(kindOf(Buffer.from('PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\nCREATE TABLE t(a);\nCOMMIT;\n'))).toBe('sqlite-dump');
+    expect(kindOf(Buffer.from('PRAGMA foreign_keys=OFF;\r\nBEGIN TRANSACTION;\r\nCOMMIT;\r\n'))).toBe('sqlite-dump');
+    // Not the dump's opening: another PRAGMA first, or the transaction without the PRAGMA.
+    expect(kindOf(Buffer.from('PRAGMA journal_mode=WAL;\nBEGIN TRANSACTION;\n'))).toBe('unknown');
+    expect(kindOf(Buffer.from('BEGIN TRANSACTION;\nCREATE TABLE t(a);\n'))).toBe('unknown');
   });
 
   it('verify\'s format read back to its kind, inside a gzip too', () => {
