@@ -31,7 +31,9 @@ export const module: ModuleSpec = {
         'headers and the sha256 against verify\'s ledger checked on the way), and restores it while it streams. What a file holds is sniffed from its bytes, never its name: ' +
         'MySQL/MariaDB and PostgreSQL dumps load into a scratch database (--into URL or BACKUPCTL_RESTORE_URL, else a ' +
         'private server started from the local binaries, else PGlite), every table\'s rows are counted against the dump, ' +
-        'and each --assert SQL must return a true first cell. A mongodump archive is parsed document by document and ' +
+        'and each --assert SQL must return a true first cell. A SQLite database file or sqlite3 .dump is restored in memory ' +
+        'inside backupctl (sql.js; no file, server or extension reachable), PRAGMA integrity_check run and every table counted. ' +
+        'backupctl help kinds lists what each kind gets. A mongodump archive is parsed document by document and ' +
         'counted per collection ("structure checked, not restored"). A tar, tar.gz or zip is extracted into a private ' +
         'folder (0700; ".." paths, absolute paths and links leading outside, walked as the file system walks them, are ' +
         'refused), counted against its own listing, within the bounds of docs/verify.md (entries, bytes, free space; ' +

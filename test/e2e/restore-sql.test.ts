@@ -59,7 +59,7 @@ describe('ephemeral local PostgreSQL', () => {
       expect(r.failure).toBeNull();
       expect(r.verdict).toBe('restored');
       expect(r.kind).toBe('pg-plain');
-      expect(r.engine).toMatchObject({ mode: 'local', product: 'PostgreSQL' });
+      expect(r.engine).toMatchObject({ name: 'postgres', runs: 'local', product: 'PostgreSQL' });
       expect(r.engine!.version).toMatch(/^\d+\.\d+/);
       expect(r.database).toMatch(/^backupctl_restore_[0-9a-f]{10}$/);
       expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
@@ -273,7 +273,7 @@ describe('ephemeral local MariaDB', () => {
       const r = await feed(sqlSink(options({ engine: 'local', asserts: ['SELECT COUNT(*) = 150 FROM orders'] })), fixture('shop.mysql.sql.gz'));
       expect(r.failure).toBeNull();
       expect(r.verdict).toBe('restored');
-      expect(r.engine).toMatchObject({ mode: 'local', product: 'MariaDB' });
+      expect(r.engine).toMatchObject({ name: 'mysql', runs: 'local', product: 'MariaDB' });
       expectAllRows(r, manifest.files['shop.mysql.sql.gz']!.tables!);
       expect(r.assertions[0]).toMatchObject({ ok: true, value: '1' });
       const w = r.warnings.join('\n');
@@ -331,7 +331,7 @@ describe('--into a server the test started, with its own user and password', () 
       const r = await feed(sqlSink(options({ engine: 'server', into: pg.url, warn: (l) => warned.push(l) })), fixture('shop.pg.sql.gz'));
       expect(seen.stop()).toEqual({ sampled: expect.any(Number), leaked: [] });
       expect(r.failure).toBeNull();
-      expect(r.engine).toMatchObject({ mode: 'server', product: 'PostgreSQL' });
+      expect(r.engine).toMatchObject({ name: 'postgres', runs: 'server', product: 'PostgreSQL' });
       expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
       expect(pg.admin("SELECT count(*) FROM pg_database WHERE datname LIKE 'backupctl_restore_%'").trim()).toBe('0');
       expect(JSON.stringify(r) + warned.join('')).not.toContain(password);
@@ -357,7 +357,7 @@ describe('--into a server the test started, with its own user and password', () 
       const r = await feed(sqlSink(options({ engine: 'server', into: my.url })), fixture('shop.mysql.sql.gz'));
       expect(seen.stop()).toEqual({ sampled: expect.any(Number), leaked: [] });
       expect(r.failure).toBeNull();
-      expect(r.engine).toMatchObject({ mode: 'server', product: 'MariaDB' });
+      expect(r.engine).toMatchObject({ name: 'mysql', runs: 'server', product: 'MariaDB' });
       expectAllRows(r, manifest.files['shop.mysql.sql.gz']!.tables!);
       expect(my.admin("SHOW DATABASES LIKE 'backupctl_restore_%'").trim()).toBe('');
       expect(my.admin("SHOW DATABASES LIKE 'shop'").trim()).toBe('');
@@ -388,7 +388,7 @@ describe('embedded PGlite', () => {
     async () => {
       const r = await feed(sqlSink(options({ engine: 'embedded', asserts: ['select count(*) = 60 from public.customers'] })), fixture('shop.pg.sql.gz'));
       expect(r.failure).toBeNull();
-      expect(r.engine).toMatchObject({ mode: 'embedded', product: 'PGlite' });
+      expect(r.engine).toMatchObject({ name: 'postgres', runs: 'embedded', product: 'PGlite' });
       expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
       expect(r.assertions[0]!.ok).toBe(true);
       const b = await feed(sqlSink(options({ engine: 'embedded' })), fixture('missing-rows.pg.sql.gz'));
