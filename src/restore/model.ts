@@ -20,7 +20,7 @@ export const DUMP_KINDS = KIND_IDS;
 
 const engineSchema = describe(
   z.object({
-    name: describe(z.enum(['postgres', 'mysql', 'sqlite', 'mongo-archive', 'files']), 'Which engine restored the file (backupctl help kinds says what each does)'),
+    name: describe(z.string(), 'Which engine restored the file: postgres, mysql, sqlite, mongo-archive or files (backupctl help kinds says what each does with each kind)'),
     runs: describe(z.enum(['server', 'local', 'embedded']), 'Where it ran: server: the --into server; local: an ephemeral server from local binaries; embedded: inside backupctl (PGlite, SQLite, the mongodump walker, the extraction)'),
     mode: describe(z.enum(['server', 'local', 'embedded', 'bson', 'extract']), 'Kept for scripts written before name and runs: runs for a database engine, bson for a mongodump archive, extract for a file archive'),
     product: describe(z.string(), 'PostgreSQL, MariaDB, MySQL, PGlite, SQLite, bson, tar, zip'),

@@ -18,8 +18,11 @@ import type { Content, StatementWatcher } from '../pipeline/types.js';
 export type DumpKind = ContentKind;
 
 
-/** Which engine restored a file (FileRestore.engine.name in --json): the ids of src/restore/registry.ts. */
-export type EngineId = 'postgres' | 'mysql' | 'sqlite' | 'mongo-archive' | 'files';
+/**
+ * Which engine restored a file (FileRestore.engine.name in --json): the id of an engine of src/restore/registry.ts
+ * ("postgres", "mysql", "sqlite", "mongo-archive", "files"). A string, so a new engine is its file and its registry line.
+ */
+export type EngineId = string;
 
 /** Where an engine runs: `server` the user's --into, `local` an ephemeral server from this machine's binaries, `embedded` inside backupctl. */
 export type Placement = 'server' | 'local' | 'embedded';
