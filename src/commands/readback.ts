@@ -96,7 +96,7 @@ export interface ReadbackCommand<Doc extends ReadbackDocument, Prep> {
   /** Work that may start before the job is looked up (restore-test: --into's read-only questions). Never throws. */
   warm?(prep: Prep, ctx: Context): Promise<void>;
   /** Refuses flags the job's recipe cannot take (before the key is opened or a backup listed). */
-  checkJob?(job: JobRef, prep: Prep, label: string): void;
+  checkJob?(job: JobRef, prep: Prep, label: string): void | Promise<void>;
   /** Nothing matched (exit 9). */
   noBackup(label: string, selection: BackupSelection): string;
   /** The backups chosen have no file (exit 9). */
@@ -160,7 +160,7 @@ async function runReadback<Doc extends ReadbackDocument, Prep>(
   const { fetchJob } = await import('../backups/job.js');
   const job = await fetchJob(await ctx.client(), o.jobId, ctx.signal);
   const label = sanitize(job.name ?? job.id);
-  cmd.checkJob?.(job, o.prep, label);
+  await cmd.checkJob?.(job, o.prep, label);
   // Decrypt on the way (--private-key, --decrypt-with, or the job's settings): the key is opened before any file is read.
   const decrypt = await (await import('../jobs/decrypt.js')).decryptorFor(ctx, o.values, job);
   // Stage 1 of the read pipeline: the backups (<backup>, --latest, --since, --sample).

@@ -31,7 +31,9 @@ export const module: ModuleSpec = {
         'headers and the sha256 against verify\'s ledger checked on the way), and restores it while it streams. What a file holds is sniffed from its bytes, never its name: ' +
         'MySQL/MariaDB and PostgreSQL dumps load into a scratch database (--into URL or BACKUPCTL_RESTORE_URL, else a ' +
         'private server started from the local binaries, else PGlite), every table\'s rows are counted against the dump, ' +
-        'and each --assert SQL must return a true first cell. A mongodump archive is parsed document by document and ' +
+        'and each --assert SQL must return a true first cell. A SQLite database file or sqlite3 .dump is restored in memory ' +
+        'inside backupctl (sql.js; no file, server or extension reachable), PRAGMA integrity_check run and every table counted. ' +
+        'backupctl help kinds lists what each kind gets. A mongodump archive is parsed document by document and ' +
         'counted per collection ("structure checked, not restored"). A tar, tar.gz or zip is extracted into a private ' +
         'folder (0700; ".." paths, absolute paths and links leading outside, walked as the file system walks them, are ' +
         'refused), counted against its own listing, within the bounds of docs/verify.md (entries, bytes, free space; ' +
@@ -97,13 +99,10 @@ export const module: ModuleSpec = {
 export const schemas = { 'restore-test': restoreDocumentSchema };
 
 
-/** Recipes whose backups hold no SQL (--assert cannot apply), and those that hold no file archive (--exec cannot). */
-const NOT_SQL = new Set(['files', 'website', 'mongodb']);
-const NOT_ARCHIVE = new Set(['mysql', 'postgresql', 'mongodb']);
 const DEFAULT_TIMEOUT_MS = 30 * 60_000;
 
 async function checkInto(url: string, from: string): Promise<void> {
-  const { parseIntoUrl } = await import('../restore/sql/url.js');
+  const { parseIntoUrl } = await import('../restore/servers/url.js');
   try {
     parseIntoUrl(url);
   } catch {
@@ -146,7 +145,7 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
     const fromFile = intoFile !== undefined ? await readIntoFile(intoFile) : undefined;
     const into = intoFlag ?? fromFile ?? (ctx.env.BACKUPCTL_RESTORE_URL || undefined);
     if (into !== undefined) await checkInto(into, intoFlag !== undefined ? '--into' : intoFile !== undefined ? '--into-file' : 'BACKUPCTL_RESTORE_URL');
-    if (intoFlag !== undefined && (await import('../restore/sql/url.js')).parseIntoUrl(intoFlag).password !== undefined) {
+    if (intoFlag !== undefined && (await import('../restore/servers/url.js')).parseIntoUrl(intoFlag).password !== undefined) {
       ctx.warn('--into holds a password, which every user of this machine can read in the process list: give the URL in BACKUPCTL_RESTORE_URL or --into-file instead');
     }
     const engine = (v.engine as 'auto' | 'server' | 'local' | 'embedded' | undefined) ?? 'auto';
@@ -186,12 +185,18 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
     const { prewarmSqlEngine } = await import('../restore/sql/sink.js');
     prewarmSqlEngine(o.restore, ctx.signal);
   },
-  checkJob(job, o, label) {
-    if (o.restore.asserts.length && job.recipe && NOT_SQL.has(job.recipe)) {
-      throw new UsageError(`--assert runs SQL in a restored database, but job ${label} backs up ${job.recipe === 'mongodb' ? 'a MongoDB database (checked, not restored)' : 'files (a file archive)'}${job.recipe === 'mongodb' ? '' : ': check it with --exec instead'}`);
+  async checkJob(job, o, label) {
+    if (!job.recipe || (!o.restore.asserts.length && o.restore.exec === undefined)) return;
+    // The engine that restores this recipe's backups says which check it takes (src/restore/registry.ts).
+    const { ENGINES } = await import('../restore/registry.js');
+    const engine = ENGINES.find((e) => e.recipes.includes(job.recipe!));
+    if (!engine) return;
+    const instead = (check: 'assert' | 'exec') => (engine.userCheck === check ? `: check it with --${check} instead` : '');
+    if (o.restore.asserts.length && engine.userCheck !== 'assert') {
+      throw new UsageError(`--assert runs SQL in a restored database, but job ${label} backs up ${engine.backsUp}${instead('exec')}`);
     }
-    if (o.restore.exec !== undefined && job.recipe && NOT_ARCHIVE.has(job.recipe)) {
-      throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up a ${job.recipe === 'mongodb' ? 'MongoDB' : job.recipe === 'mysql' ? 'MySQL' : 'PostgreSQL'} database${job.recipe === 'mongodb' ? '' : ': check it with --assert instead'}`);
+    if (o.restore.exec !== undefined && engine.userCheck !== 'exec') {
+      throw new UsageError(`--exec runs inside an extracted file archive, but job ${label} backs up ${engine.backsUp}${instead('assert')}`);
     }
   },
   noBackup: (label) => `job ${label} has no completed backup to restore`,
@@ -226,8 +231,8 @@ const restoreTest = readbackHandler<RestoreDocument, Prep>({
   },
   async marks(doc, o) {
     const b = doc.backups[0]!;
-    const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => (f.engine!.mode === 'bson' || f.engine!.mode === 'extract' ? f.engine!.product : `${f.engine!.product}${f.engine!.version ? ` ${f.engine!.version}` : ''} (${f.engine!.mode})`)))];
-    const { restoreMarks } = await import('../restore/view.js');
+    const { restoreMarks, markEngineText } = await import('../restore/view.js');
+    const engines = [...new Set(b.files.filter((f) => f.engine).map((f) => markEngineText(f.engine!)))];
     return { kind: 'restore_test', entries: restoreMarks(doc, { check: o.check, allowUnchecked: o.allowUnchecked, engine: engines.length ? engines.join(', ') : null }) };
   },
   async view() {

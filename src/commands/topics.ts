@@ -1,17 +1,13 @@
-// `backupctl help kinds`: topics whose text comes from what the commands know (cli/help-topics.ts
+// `backupctl help kinds`: topics whose text comes from what the commands know (the kinds, the restore engines) (cli/help-topics.ts
 // holds the rest, and their names: LATER_TOPICS). Loaded only when such a topic is asked for.
-import { KIND_IDS, KINDS, type KindSpec } from '../pipeline/kinds.js';
+import { KIND_IDS, KINDS, type ContentKind } from '../pipeline/kinds.js';
+import { engineOf } from '../restore/registry.js';
 
-/** What restore-test does with a kind, from the registry's engines. */
-function restoreWords(k: KindSpec): string {
-  if (k.engines.includes('sql')) {
-    return k.statements === 'mysql'
-      ? 'loaded into a scratch MySQL/MariaDB database (--into mysql://..., else a local server), every table counted'
-      : `loaded into a scratch PostgreSQL database (--into postgres://..., else a local server, else PGlite)${k.check === 'pg-custom' ? ' through pg_restore' : ''}, every table counted`;
-  }
-  if (k.engines.includes('bson')) return 'parsed document by document and counted per collection (structure-only: not loaded)';
-  if (k.engines.includes('extract')) return 'extracted into a private folder and counted against its own listing; --exec runs inside';
-  if (k.encrypted) return 'not restored: encrypted (decrypted first with --private-key or --decrypt-with)';
+/** What restore-test does with a kind: the words of the engine that takes it (src/restore/registry.ts). */
+function restoreWords(id: ContentKind): string {
+  const engine = engineOf(id);
+  if (engine) return engine.does(id);
+  if (KINDS[id].encrypted) return 'not restored: encrypted (decrypted first with --private-key or --decrypt-with)';
   return 'not restored';
 }
 
@@ -28,7 +24,7 @@ ${KIND_IDS.map((id) => {
   const k = KINDS[id];
   return `  ${k.format}: ${k.words}
     verify:        ${k.counts}
-    restore-test:  ${restoreWords(k)}`;
+    restore-test:  ${restoreWords(id)}`;
 }).join('\n')}
 
 Every file also gets its size against the record's and its sha256 (verify's

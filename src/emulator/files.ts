@@ -53,6 +53,7 @@ export function fileContent(ownerId: string, file: FileRecord, version = 0): Buf
   if (content.text !== undefined) return Buffer.from(content.text);
   if (content.fixture !== undefined) return requireFixture(content.fixture);
   if (content.night !== undefined) return nightBytes(content.night.job, content.night.index);
+  if (content.kind === undefined) throw new Error(`file ${file.name}: no bytes to serve (neither an archive kind nor a fixture)`);
   const length = content.fault === 'wrong-size' ? wrongSize(file.size) : file.size;
   // A sealed file: the archive of the length that seals to exactly the stated length, then sealed.
   const plainLength = content.sealed ? plainLengthFor(length, content.sealed.variant) : undefined;

@@ -10,9 +10,11 @@ import { MINUTE, createRng, fileStamp, nameSeed, uuidFrom, wholeSeconds } from '
 
 const POSTGRESQL = 3;
 const MYSQL = 2;
+/** A SQLite database is backed up as a file: the files recipe, its path the database's. */
+const FILES = 1;
 
 /** Job name -> the fixture its backup serves. */
-export const RESTORE_FIXTURE_JOBS: ReadonlyArray<{ job: string; recipe: number; fixture: string; suffix: string; kind: 'postgres' | 'mysql' }> = [
+export const RESTORE_FIXTURE_JOBS: ReadonlyArray<{ job: string; recipe: number; fixture: string; suffix: string; kind: 'postgres' | 'mysql' | 'sqlite' }> = [
   // pg_dump -Fc: restored with pg_restore.
   { job: 'pg custom', recipe: POSTGRESQL, fixture: 'shop.pgdump', suffix: '.dump', kind: 'postgres' },
   // A mariadb-dump file that restores (the demo's own MySQL job is encrypted).
@@ -26,7 +28,62 @@ export const RESTORE_FIXTURE_JOBS: ReadonlyArray<{ job: string; recipe: number; 
   // The same faults in a MySQL dump: a syntax error at a known line, and --databases (CREATE DATABASE, USE).
   { job: 'broken mysql', recipe: MYSQL, fixture: 'broken.mysql.sql.gz', suffix: '.sql.gz', kind: 'mysql' },
   { job: 'two databases', recipe: MYSQL, fixture: 'two-databases.mysql.sql.gz', suffix: '.sql.gz', kind: 'mysql' },
+  // SQLite (make-sqlite-fixtures.mjs, with the real sqlite3): the database file, its .dump, and the file with a damaged page.
+  { job: 'sqlite file', recipe: FILES, fixture: 'shop.sqlite', suffix: '.sqlite', kind: 'sqlite' },
+  { job: 'sqlite dump', recipe: FILES, fixture: 'shop.sqlite.sql.gz', suffix: '.sql.gz', kind: 'sqlite' },
+  { job: 'sqlite damaged', recipe: FILES, fixture: 'damaged.sqlite', suffix: '.sqlite', kind: 'sqlite' },
 ];
+
+/** Where the hostile SQLite dumps aim (test/e2e/restore-hostile-sqlite.test.ts makes the folder and looks in it afterwards). */
+export const SQLITE_ATTACK_DIR = '/tmp/backupctl-sqlite-attack';
+
+const DUMP_HEAD = 'PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\nCREATE TABLE notes(id INTEGER PRIMARY KEY, body TEXT);\nINSERT INTO notes VALUES(1,\'kept\');\n';
+
+/** The backups of job "sqlite hostile": sqlite3 .dump texts that try to reach beyond their database, by file name. */
+export const SQLITE_HOSTILE_DUMPS: Readonly<Record<string, string>> = {
+  // Another database file, written through ATTACH.
+  attach: `${DUMP_HEAD}ATTACH DATABASE '${SQLITE_ATTACK_DIR}/attached.db' AS loot;\nCREATE TABLE loot.stolen(body TEXT);\nINSERT INTO loot.stolen SELECT body FROM notes;\nCOMMIT;\n`,
+  // Native code, loaded by a function call.
+  'load-extension': `${DUMP_HEAD}SELECT load_extension('${SQLITE_ATTACK_DIR}/evil.so');\nCOMMIT;\n`,
+  // A trigger that writes a file (the sqlite3 shell's writefile) on every insert, then the insert that fires it.
+  'trigger-writefile': `${DUMP_HEAD}CREATE TRIGGER leak AFTER INSERT ON notes BEGIN SELECT writefile('${SQLITE_ATTACK_DIR}/leaked.txt', NEW.body); END;\nINSERT INTO notes VALUES(2,'secret');\nCOMMIT;\n`,
+  // A view, then a copy of the whole database to another file.
+  'view-vacuum-into': `${DUMP_HEAD}CREATE VIEW everything AS SELECT * FROM notes;\nVACUUM INTO '${SQLITE_ATTACK_DIR}/copy.db';\nCOMMIT;\n`,
+};
+
+function addSqliteHostileJob(store: Store, now: number): void {
+  const rng = createRng(nameSeed('sqlite hostile'));
+  const job = store.jobs.insert({
+    id: uuidFrom(rng),
+    name: 'sqlite hostile',
+    recipe_id: FILES,
+    compute: { type: 'ss_agent' },
+    config: { path: '/srv/app/notes.sqlite' },
+    schedules: [],
+    storage: store.storage.size ? [{ storage_id: store.storage.rows[0]!.id, priority: 1 }] : [],
+    encryption_key_id: null,
+    proxy_id: null,
+    last_ran_at: now,
+    created_at: wholeSeconds(now - 60 * MINUTE * 24),
+    updated_at: wholeSeconds(now - 60 * MINUTE * 24),
+  });
+  Object.entries(SQLITE_HOSTILE_DUMPS).forEach(([name, text], i) => {
+    const at = now - (70 + i) * MINUTE;
+    store.backups.insert({
+      id: uuidFrom(rng),
+      job_id: job.id,
+      status: 'completed',
+      tags: makeTags(['manual']),
+      s3_directory: `backups/${jobSlug(job)}/${fileStamp(at)}`,
+      created_at: wholeSeconds(at),
+      started_at: wholeSeconds(at + 5_000),
+      completed_at: wholeSeconds(at + 65_000),
+      monitoring_available: true,
+      encryption_key: null,
+      files: [{ id: uuidFrom(rng), name: `${name}-${fileStamp(at)}.sql`, size: Buffer.byteLength(text), content: { text } }],
+    });
+  });
+}
 
 /** Adds the jobs; none when the fixtures are not beside the code (an installed package leaves them out: they are for tests). */
 export function addRestoreFixtureJobs(store: Store, now: number): void {
@@ -38,7 +95,7 @@ export function addRestoreFixtureJobs(store: Store, now: number): void {
       name: spec.job,
       recipe_id: spec.recipe,
       compute: { type: 'ss_agent' },
-      config: spec.kind === 'postgres' ? { postgres_username: 'app', postgres_database: 'shop' } : { mysql_username: 'app', mysql_database: 'shop' },
+      config: spec.kind === 'postgres' ? { postgres_username: 'app', postgres_database: 'shop' } : spec.kind === 'mysql' ? { mysql_username: 'app', mysql_database: 'shop' } : { path: '/srv/app/shop.sqlite' },
       schedules: [],
       storage: store.storage.size ? [{ storage_id: store.storage.rows[0]!.id, priority: 1 }] : [],
       encryption_key_id: null,
@@ -59,7 +116,8 @@ export function addRestoreFixtureJobs(store: Store, now: number): void {
       completed_at: wholeSeconds(at + 65_000),
       monitoring_available: true,
       encryption_key: null,
-      files: [{ id: uuidFrom(rng), name: `${jobSlug(job)}-${fileStamp(at)}${spec.suffix}`, size: requireFixture(spec.fixture).length, content: { kind: spec.kind, fixture: spec.fixture } }],
+      files: [{ id: uuidFrom(rng), name: `${jobSlug(job)}-${fileStamp(at)}${spec.suffix}`, size: requireFixture(spec.fixture).length, content: { ...(spec.kind === 'sqlite' ? {} : { kind: spec.kind }), fixture: spec.fixture } }],
     });
   });
+  addSqliteHostileJob(store, now);
 }

@@ -216,7 +216,8 @@ export interface FileRecord {
 
 /** A real archive behind a file record, and the damage planted in it, if any. */
 export interface FileContent {
-  kind: ArchiveKind;
+  /** The archive made for it; absent when `fixture` gives the bytes (a SQLite file is no archive the emulator makes). */
+  kind?: ArchiveKind;
   fault?: FileFault;
   /** Made while sent, never held in memory (the benchmark's big .tar.gz). */
   streamed?: boolean;

@@ -1,23 +1,26 @@
 // THE answer to "what is this file" (issue 31 §1): one registry of content
-// kinds and one sniffer. The content stage (src/pipeline/content/stage.ts) sniffs
-// once per file and picks the kind's check from it (src/pipeline/content/); the
-// decryption variants (src/pipeline/decrypt.ts), restore-test's dispatch
-// (src/restore/dispatch.ts) and the catalog's fingerprint read the kind it gives.
+// kinds and one sniffer. The content stage (src/pipeline/content/stage.ts) calls
+// the sniffer once per file and hands the kind to verify's check (src/pipeline/
+// content/) and to every sink (restore-test's dispatch, the catalog); the
+// decryption variants (src/pipeline/decrypt.ts) ask it too; nothing else decides a kind.
 //
 // The sniffer sees the first decoded bytes (a gzip is inflated first, once,
 // by the content stage), never the file name. Each kind says:
 //   format   the word verify prints ("tar", "mysqldump", ...; "<format>.gz" inside a gzip)
 //   check    how verify checks it (the check of that name in src/pipeline/content/stage.ts CHECKS)
 //   counts   what verify's `entries` / `content_bytes` count
-//   engines  which restore engines take it (restore-test): sql, bson, extract; none = not restorable
-// Adding a kind: an entry here and a rule in sniffContent, a case in
-// test/unit/content-kinds.test.ts, and (if verify reads it in a new way) a check
-// of its own in src/pipeline/content/; restore-test follows from `engines`.
+// Which restore engine takes a kind is the engine's to say (src/restore/registry.ts:
+// a RestoreEngine lists its kinds); a kind no engine lists is not restorable.
+// Adding a kind: an entry here and its rule in sniffContent, a case in
+// test/unit/kinds-edges.test.ts and test/unit/content-kinds.test.ts, and (if
+// verify reads it in a new way) a check of its own in src/pipeline/content/.
 
 export const KIND_IDS = [
   'mysql',
   'pg-plain',
   'pg-custom',
+  'sqlite',
+  'sqlite-dump',
   'mongo-archive',
   'tar',
   'zip',
@@ -35,9 +38,6 @@ export type ContentKind = (typeof KIND_IDS)[number];
 /** The checks verify has (src/pipeline/content/stage.ts CHECKS, one file each beside it). */
 export type CheckName = 'tar' | 'zip' | 'sql-dump' | 'pg-custom' | 'mongo-archive' | 'sha256sums' | 'encrypted' | 'opaque';
 
-/** The restore engines restore-test has (src/restore/dispatch.ts). */
-export type EngineName = 'sql' | 'bson' | 'extract';
-
 /** The SQL dialects the reader counts and the engines restore. */
 export type SqlDialect = 'postgres' | 'mysql';
 
@@ -49,7 +49,6 @@ export interface KindSpec {
   check: CheckName;
   /** What verify counts in `entries` and `content_bytes`. */
   counts: string;
-  engines: readonly EngineName[];
   /** Encrypted bytes: size and hash only, never restored here. */
   encrypted?: boolean;
   /** The end marker a complete dump carries (sql-dump), and the banner that promises it. */
@@ -67,7 +66,6 @@ export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
     words: 'a MySQL dump',
     check: 'sql-dump',
     counts: 'content_bytes: the SQL bytes; the end marker "-- Dump completed" when the dump opens with its banner',
-    engines: ['sql'],
     statements: 'mysql',
     endMarker: { banner: /^(\/\*M!999999\\- enable the sandbox mode \*\/ ?\r?\n)?-- (MySQL|MariaDB) dump /, marker: '-- Dump completed' },
   },
@@ -76,7 +74,6 @@ export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
     words: 'a PostgreSQL plain dump',
     check: 'sql-dump',
     counts: 'content_bytes: the SQL bytes; the end marker "-- PostgreSQL database dump complete" when the dump opens with its banner',
-    engines: ['sql'],
     statements: 'postgres',
     endMarker: { banner: /^(--\s*\n)?-- PostgreSQL database dump\b/, marker: '-- PostgreSQL database dump complete' },
   },
@@ -85,41 +82,46 @@ export const KINDS: Readonly<Record<ContentKind, KindSpec>> = {
     words: 'a PostgreSQL custom-format dump',
     check: 'pg-custom',
     counts: 'entries: the objects of its table of contents; every data block the table of contents announces must follow, whole',
-    engines: ['sql'],
+  },
+  // A SQLite database file ("SQLite format 3\0"): verify has no check of its own (restore-test's PRAGMA integrity_check is one).
+  sqlite: { format: 'sqlite', words: 'a SQLite database', check: 'opaque', counts: 'size and hash only' },
+  // `sqlite3 db .dump`: SQL text in a transaction, its last line COMMIT.
+  'sqlite-dump': {
+    format: 'sqlite-dump',
+    words: 'a SQLite dump',
+    check: 'sql-dump',
+    counts: 'content_bytes: the SQL bytes; the end marker "COMMIT;" when the dump opens as sqlite3 .dump does',
+    endMarker: { banner: /^PRAGMA foreign_keys=OFF;\r?\nBEGIN TRANSACTION;/, marker: 'COMMIT;' },
   },
   'mongo-archive': {
     format: 'mongodump',
     words: 'a mongodump archive',
     check: 'mongo-archive',
     counts: 'entries: the documents, every one parsed; each collection\'s CRC-64 against the archive\'s',
-    engines: ['bson'],
   },
   tar: {
     format: 'tar',
     words: 'a tar archive',
     check: 'tar',
     counts: 'entries: the tar entries (every header checksum); content_bytes: the bytes of its files; the end blocks',
-    engines: ['extract'],
   },
   zip: {
     format: 'zip',
     words: 'a zip archive',
     check: 'zip',
     counts: 'entries: the central directory; content_bytes: their declared sizes; every CRC-32',
-    engines: ['extract'],
   },
   sha256sums: {
     format: 'sha256sums',
     words: 'a sha256 list',
     check: 'sha256sums',
     counts: 'entries: its lines (every one parsed); the backup\'s other files are checked against it',
-    engines: [],
   },
-  'openssl-enc': { format: 'openssl-enc', words: 'OpenSSL enc encrypted data', check: 'encrypted', counts: 'size and hash only', engines: [], encrypted: true },
-  age: { format: 'age', words: 'age encrypted data', check: 'encrypted', counts: 'size and hash only', engines: [], encrypted: true },
-  openpgp: { format: 'openpgp', words: 'OpenPGP encrypted data', check: 'encrypted', counts: 'size and hash only', engines: [], encrypted: true },
-  gzip: { format: 'gzip', words: 'a gzip inside a gzip', check: 'opaque', counts: 'size and hash only', engines: [] },
-  unknown: { format: 'data', words: 'data of a kind backupctl does not read', check: 'opaque', counts: 'size and hash only', engines: [] },
+  'openssl-enc': { format: 'openssl-enc', words: 'OpenSSL enc encrypted data', check: 'encrypted', counts: 'size and hash only', encrypted: true },
+  age: { format: 'age', words: 'age encrypted data', check: 'encrypted', counts: 'size and hash only', encrypted: true },
+  openpgp: { format: 'openpgp', words: 'OpenPGP encrypted data', check: 'encrypted', counts: 'size and hash only', encrypted: true },
+  gzip: { format: 'gzip', words: 'a gzip inside a gzip', check: 'opaque', counts: 'size and hash only' },
+  unknown: { format: 'data', words: 'data of a kind backupctl does not read', check: 'opaque', counts: 'size and hash only' },
 };
 
 /** Decoded bytes the sniffer wants before it decides (fewer when the file is shorter). */
@@ -211,6 +213,8 @@ export function sniffContent(head: Buffer, o: { gzip?: boolean } = {}): ContentK
   if (head.length >= 4 && head.readUInt32LE(0) === MONGO_MAGIC) return 'mongo-archive';
   if (head.length >= 4 && (head.readUInt32LE(0) === 0x04034b50 || head.readUInt32LE(0) === 0x06054b50)) return 'zip';
   if (isTarHeader(head)) return 'tar';
+  if (head.length >= 16 && head.toString('latin1', 0, 16) === 'SQLite format 3\0') return 'sqlite';
+  if (KINDS['sqlite-dump'].endMarker!.banner.test(head.toString('latin1', 0, 64))) return 'sqlite-dump';
   const encryption = encryptionHeader(head);
   if (encryption) return encryption.kind;
   const sql = sqlDumpKind(head);

@@ -1,21 +1,19 @@
 // One file's restore engine, chosen by the kind the pipeline's content stage
-// sniffed (src/pipeline/kinds.ts: the one registry, whose `engines` say who
-// takes a kind): mongo archive -> the bson walker, tar/zip -> extraction, SQL
-// -> the SQL engines' seam (engines.ts). The DispatchSink is a ContentSink: it
-// gets the bytes already decoded (the content stage inflated the gzip once,
-// its CRCs checked, the bounds applied), never the raw ones, and sniffs
-// nothing itself. Kinds no engine takes (encrypted, a checksum list, unknown
-// bytes) are drained and said so: "not-restorable".
+// sniffed: the registry (registry.ts) names the engine that takes the kind
+// (PostgreSQL, MySQL/MariaDB, the mongodump walker, file extraction, ...), and
+// its open() makes the sink. The DispatchSink is a ContentSink: it gets the
+// bytes already decoded (the content stage inflated the gzip once, its CRCs
+// checked, the bounds applied), never the raw ones, and sniffs nothing itself.
+// Kinds no engine takes (encrypted, a checksum list, unknown bytes) are
+// drained and said so: "not-restorable".
 import { UsageError } from '../errors.js';
 import { KINDS, type ContentKind } from '../pipeline/kinds.js';
 import type { Content, ContentSink, StatementWatcher } from '../pipeline/types.js';
+import { ENGINES, engineOf } from './registry.js';
 import type { DumpKind, FileRestore, RestoreOptions, RestoreSink } from './types.js';
 
 /** How a message names each kind ("a MySQL dump"): the registry's words. */
 export const KIND_WORDS: Record<DumpKind, string> = Object.fromEntries(Object.entries(KINDS).map(([k, spec]) => [k, spec.words])) as Record<ContentKind, string>;
-
-const isSql = (k: DumpKind) => KINDS[k].engines.includes('sql');
-const isFileArchive = (k: DumpKind) => KINDS[k].engines.includes('extract');
 
 export function notRestorable(kind: DumpKind, message: string, warnings: string[] = []): FileRestore {
   return {
@@ -63,7 +61,7 @@ function notRestorableReason(content: Content): string {
   if (spec.encrypted) return `encrypted (${spec.words}): its bytes cannot be restored here`;
   if (content.kind === 'unknown' && content.encrypted) return 'encrypted: the backup has an encryption key, its bytes cannot be restored here';
   if (content.kind === 'sha256sums') return `not restored: ${spec.words} (verify checks the backup's other files against it)`;
-  return `not restored: ${content.gzip ? 'gzip holding ' : ''}neither a SQL dump, a mongodump archive, a tar nor a zip`;
+  return `not restored: ${content.gzip ? 'gzip holding ' : ''}none of what restore-test restores (${[...new Set(ENGINES.flatMap((e) => e.kinds.map((k) => KIND_WORDS[k])))].join(', ')})`;
 }
 
 /** Picks the engine for one file once the content stage has named its kind; the decoded bytes then go to it. */
@@ -127,27 +125,18 @@ export class DispatchSink implements ContentSink<FileRestore> {
 
   private async create(content: Content): Promise<RestoreSink> {
     const kind = content.kind;
-    const engines = KINDS[kind].engines;
+    const engine = engineOf(kind);
     // Encrypted bytes and a backup's own checksum list are no reason to refuse --assert or --exec.
     const companion = KINDS[kind].encrypted || kind === 'sha256sums' || (kind === 'unknown' && content.encrypted);
     if (companion) return new Drain(notRestorable(kind, notRestorableReason(content)));
-    if (this.o.asserts.length && !isSql(kind)) {
-      throw new UsageError(`--assert runs SQL in a restored database, but this backup holds ${KIND_WORDS[kind]}${isFileArchive(kind) ? ': check it with --exec instead' : ''}`);
+    if (this.o.asserts.length && engine?.userCheck !== 'assert') {
+      throw new UsageError(`--assert runs SQL in a restored database, but this backup holds ${KIND_WORDS[kind]}${engine?.userCheck === 'exec' ? ': check it with --exec instead' : ''}`);
     }
-    if (this.o.exec && isSql(kind)) {
+    if (this.o.exec && engine?.userCheck === 'assert') {
       throw new UsageError(`--exec runs in an extracted file archive, but this backup holds ${KIND_WORDS[kind]}: check it with --assert instead`);
     }
-    if (!engines.length) return new Drain(notRestorable(kind, notRestorableReason(content)));
-    if (engines.includes('bson')) {
-      const { MongoArchiveSink } = await import('./mongo.js');
-      return MongoArchiveSink.create({ allowEmpty: this.o.allowEmpty });
-    }
-    if (engines.includes('extract')) {
-      const { FileArchiveSink } = await import('./files.js');
-      return new FileArchiveSink(kind as 'tar' | 'zip', this.o);
-    }
-    const { sqlRestoreSink } = await import('./engines.js');
-    return sqlRestoreSink(kind as 'mysql' | 'pg-plain' | 'pg-custom', this.o, { fromStage: content.statements === true });
+    if (!engine) return new Drain(notRestorable(kind, notRestorableReason(content)));
+    return engine.open(kind, this.o, content);
   }
 
   restart(): void {

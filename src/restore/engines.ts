@@ -1,26 +1,27 @@
-// The seam to the SQL engines (src/restore/sql/*): a SQL dump's RestoreSink.
-// The engine is planned once, before the sink is made (sql/engine.ts:
-// --into, then local binaries, then embedded PGlite): when none can restore
-// the dump, NoRestoreEngineError (exit 15, naming the ways to get one) is
-// thrown here, so the dispatcher stops the whole run before the rest of the
-// file is read. The sink gets that plan and never chooses again.
+// The two SQL engines of restore-test's registry (registry.ts): PostgreSQL and
+// MySQL/MariaDB dumps, each a RestoreEngine whose sink is made here. Which
+// placement restores the dump is planned once, before the sink is made
+// (sql/engine.ts planEngine: --into, then local binaries, then embedded PGlite
+// for PostgreSQL): when none can, NoRestoreEngineError (exit 15, naming the
+// ways to get one) is thrown from open(), so the dispatcher stops the whole run
+// before the rest of the file is read. The sink gets that plan and never
+// chooses again.
 //
 // The one boundary every SQL engine goes through (docs/restore-tests.md, "An
 // engine's failure is never a bad backup"): the engine is wrapped here, so
 // - an engine that cannot open (a binary missing or exiting, a server that does
 //   not start, a refused login, no right to create the scratch database) is the
-//   engine's failure: not-tested (exit 15), whatever error it threw;
+//   engine's failure: the file's verdict is not-tested (the run exits 15),
+//   whatever error it threw;
 // - a restore that stops with an error is asked one question afterwards: the
-//   engine answers `SELECT 1` on a fresh session, or it does not. An engine that
+//   engine answers `SELECT 1` (on a fresh session: a new psql, a new MySQL
+//   connection; PGlite has one session, asked again), or it does not. An engine that
 //   no longer answers (crashed, killed, its child gone, the connection lost) failed
 //   itself: not-tested. One that answers refused the dump's statement: failed (exit 14).
-import type { DumpKind, FileRestore, RestoreOptions, RestoreSink } from './types.js';
+import type { ContentKind } from '../pipeline/kinds.js';
+import type { FileRestore, RestoreEngine, RestoreOptions, RestoreSink } from './types.js';
 import type { EnginePlan, SqlEngine } from './sql/engine.js';
 import type { SqlTarget } from './sql/target.js';
-
-export type SqlKind = Extract<DumpKind, 'mysql' | 'pg-plain' | 'pg-custom'>;
-
-export { NoRestoreEngineError } from './sql/engine.js';
 
 /** How long the engine has to answer the question after a failed restore. */
 const PROBE_MS = 20_000;
@@ -90,7 +91,7 @@ async function guardEngine(engine: SqlEngine, watch: Watch): Promise<SqlEngine> 
         // A usage or configuration error stops the run as it is; an abort is no failure at all.
         if (x.signal.aborted || e instanceof EngineUnavailableError || (e instanceof CliError && !(e instanceof RestoreError))) throw e;
         const msg = e instanceof Error ? e.message : String(e);
-        throw new EngineUnavailableError(`${engine.product} (${plan.mode}) could not start: ${msg}`);
+        throw new EngineUnavailableError(`${engine.product} (${plan.placement}) could not start: ${msg}`);
       }
       return watchTarget(target, watch);
     },
@@ -117,7 +118,7 @@ class EngineBoundary implements RestoreSink {
   async end(): Promise<FileRestore> {
     const r = await this.inner.end();
     if (r.verdict !== 'failed' || !r.failure || r.failure.untested || this.watch.lost === null) return r;
-    const product = r.engine ? `${r.engine.product} (${r.engine.mode})` : 'the engine';
+    const product = r.engine ? `${r.engine.product} (${r.engine.runs})` : 'the engine';
     return { ...r, failure: { ...r.failure, message: `${product} stopped answering during the restore, so the backup is not judged: ${r.failure.message} (then: ${this.watch.lost})`, untested: true } };
   }
   abort(reason?: unknown): Promise<void> {
@@ -130,7 +131,7 @@ class EngineBoundary implements RestoreSink {
  * (the dispatcher gunzips), streams them into a scratch database, then counts
  * every table's rows against the dump and runs the --assert queries.
  */
-export async function sqlRestoreSink(kind: SqlKind, o: RestoreOptions, x: { fromStage?: boolean } = {}): Promise<RestoreSink> {
+export async function sqlRestoreSink(kind: ContentKind, o: RestoreOptions, x: { fromStage?: boolean } = {}): Promise<RestoreSink> {
   const { planSqlEngine, createSqlRestoreSink } = await import('./sql/sink.js');
   const planned = await planSqlEngine(kind, o);
   const watch: Watch = { erred: false, lost: null };
@@ -138,3 +139,31 @@ export async function sqlRestoreSink(kind: SqlKind, o: RestoreOptions, x: { from
   // Under the content stage (Content.statements): a SQL text dump's statements come from its one reader.
   return new EngineBoundary(createSqlRestoreSink(o, kind, plan, { fromStage: x.fromStage === true }), watch);
 }
+
+/** PostgreSQL dumps (plain and custom format): --into postgres://..., else a local server, else PGlite. */
+export const postgresDumpEngine: RestoreEngine = {
+  id: 'postgres',
+  product: 'PostgreSQL',
+  kinds: ['pg-plain', 'pg-custom'],
+  placements: ['server', 'local', 'embedded'],
+  userCheck: 'assert',
+  lists: 'tables',
+  recipes: ['postgresql'],
+  backsUp: 'a PostgreSQL database',
+  does: (kind) => `loaded into a scratch PostgreSQL database (--into postgres://..., else a local server, else PGlite)${kind === 'pg-custom' ? ' through pg_restore' : ''}, every table counted`,
+  open: (kind, o, content) => sqlRestoreSink(kind, o, { fromStage: content.statements === true }),
+};
+
+/** MySQL and MariaDB dumps: --into mysql://..., else a local MariaDB server. */
+export const mysqlDumpEngine: RestoreEngine = {
+  id: 'mysql',
+  product: 'MySQL/MariaDB',
+  kinds: ['mysql'],
+  placements: ['server', 'local'],
+  userCheck: 'assert',
+  lists: 'tables',
+  recipes: ['mysql'],
+  backsUp: 'a MySQL database',
+  does: () => 'loaded into a scratch MySQL/MariaDB database (--into mysql://..., else a local server), every table counted',
+  open: (kind, o, content) => sqlRestoreSink(kind, o, { fromStage: content.statements === true }),
+};

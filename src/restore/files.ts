@@ -25,7 +25,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { BOUND_SETTINGS, DEFAULT_BOUNDS, diskReserve, type Bounds } from '../pipeline/bounds.js';
-import type { EngineInfo, ExecResult, FileRestore, RestoreOptions, RestoreSink } from './types.js';
+import type { EngineInfo, ExecResult, FileRestore, RestoreEngine, RestoreOptions, RestoreSink } from './types.js';
 import { whenAborted } from '../util/abort.js';
 
 /** Why an entry is refused, or undefined when its name is a safe relative path. */
@@ -582,7 +582,7 @@ export class FileArchiveSink implements RestoreSink {
     }
     if (!this.failure && x.files === 0 && !this.o.allowEmpty) this.failure = 'the archive holds no file (give --allow-empty to accept an empty archive)';
     this.extracted = true;
-    const engine: EngineInfo = { mode: 'extract', product: this.format, version: null };
+    const engine: EngineInfo = { name: 'files', runs: 'embedded', product: this.format, version: null };
     const result: FileRestore = {
       kind: this.format,
       verdict: this.failure ? 'failed' : 'extracted',
@@ -639,3 +639,20 @@ export class FileArchiveSink implements RestoreSink {
     return result;
   }
 }
+
+/** The engine of tar and zip archives (registry.ts): extracted inside backupctl into a private folder. */
+export const fileArchiveEngine: RestoreEngine = {
+  id: 'files',
+  product: 'tar/zip',
+  kinds: ['tar', 'zip'],
+  placements: ['embedded'],
+  userCheck: 'exec',
+  lists: 'files',
+  recipes: ['files', 'website'],
+  backsUp: 'files (a file archive)',
+  does: () => 'extracted into a private folder and counted against its own listing; --exec runs inside',
+  async open(kind, o) {
+    if (kind !== 'tar' && kind !== 'zip') throw new Error(`the file archive engine does not take ${kind}`);
+    return new FileArchiveSink(kind, o);
+  },
+};

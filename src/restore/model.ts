@@ -20,8 +20,10 @@ export const DUMP_KINDS = KIND_IDS;
 
 const engineSchema = describe(
   z.object({
-    mode: describe(z.enum(['server', 'local', 'embedded', 'bson', 'extract']), 'server: --into; local: an ephemeral server; embedded: PGlite; bson: parsed, not restored; extract: a file archive extracted'),
-    product: describe(z.string(), 'PostgreSQL, MariaDB, MySQL, PGlite, bson, tar, zip'),
+    name: describe(z.string(), 'Which engine restored the file: postgres, mysql, sqlite, mongo-archive or files (backupctl help kinds says what each does with each kind)'),
+    runs: describe(z.enum(['server', 'local', 'embedded']), 'Where it ran: server: the --into server; local: an ephemeral server from local binaries; embedded: inside backupctl (PGlite, SQLite, the mongodump walker, the extraction)'),
+    mode: describe(z.enum(['server', 'local', 'embedded', 'bson', 'extract']), 'Kept for scripts written before name and runs: runs for a database engine, bson for a mongodump archive, extract for a file archive'),
+    product: describe(z.string(), 'PostgreSQL, MariaDB, MySQL, PGlite, SQLite, bson, tar, zip'),
     version: z.nullable(z.string()),
     rights: z.optional(describe(z.string(), 'SQL dumps: the rights the dump ran with (a throwaway login owning only the scratch database, the --into user checked or trusted with --trust-into-user, PGlite in a child process)')),
   }),

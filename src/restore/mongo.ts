@@ -4,7 +4,7 @@
 // verify applies to the kind "mongo-archive"; this sink turns what it found
 // into restore-test's FileRestore (one "table" per collection).
 import { MongoArchiveReader } from '../pipeline/mongo-archive.js';
-import type { FileRestore, RestoreSink, TableRows } from './types.js';
+import type { FileRestore, RestoreEngine, RestoreSink, TableRows } from './types.js';
 
 /** Parses a mongodump archive pushed to it in chunks (decompressed). */
 export class MongoArchiveSink implements RestoreSink {
@@ -41,7 +41,7 @@ export class MongoArchiveSink implements RestoreSink {
     return {
       kind: 'mongo-archive',
       verdict: found.failure ? 'failed' : 'structure-checked',
-      engine: { mode: 'bson', product: 'bson', version: null },
+      engine: { name: 'mongo-archive', runs: 'embedded', product: 'bson', version: null },
       database: null,
       tables,
       rows: found.documents,
@@ -55,3 +55,17 @@ export class MongoArchiveSink implements RestoreSink {
     };
   }
 }
+
+/** The engine of a mongodump archive (registry.ts): parsed inside backupctl, never loaded into a MongoDB. */
+export const mongoArchiveEngine: RestoreEngine = {
+  id: 'mongo-archive',
+  product: 'bson',
+  kinds: ['mongo-archive'],
+  placements: ['embedded'],
+  userCheck: null,
+  lists: 'collections',
+  recipes: ['mongodb'],
+  backsUp: 'a MongoDB database (checked, not restored)',
+  does: () => 'parsed document by document and counted per collection (structure-only: not loaded)',
+  open: (_kind, o) => MongoArchiveSink.create({ allowEmpty: o.allowEmpty }),
+};

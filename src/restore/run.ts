@@ -80,7 +80,8 @@ export async function restoreBackup(backup: BackupToRestore, o: RunOptions): Pro
       kind: restore.kind,
       // What kept the file from being tested (the transfer, the scratch server) says nothing of the backup: not-tested.
       verdict: read.check.verdict === 'failed' ? 'failed' : read.check.verdict === 'not-tested' || restore.failure?.untested ? 'not-tested' : restore.verdict,
-      engine: restore.engine,
+      // `mode` as scripts read it before `name` and `runs`: where a database engine ran, else what ran.
+      engine: restore.engine ? { ...restore.engine, mode: restore.engine.name === 'mongo-archive' ? 'bson' : restore.engine.name === 'files' ? 'extract' : restore.engine.runs } : null,
       database: restore.database,
       tables: restore.tables,
       rows: restore.rows,

@@ -1,5 +1,6 @@
 // The shared shapes of `backupctl restore-test` (issue 24). The engines
-// (src/restore/sql/*), the archive checkers (mongo, files) and the command
+// (registry.ts lists them: sql/* behind engines.ts, sqlite.ts, mongo.ts,
+// files.ts; servers/ holds what server engines share) and the command
 // meet here; nothing in this file does any work.
 //
 // Flow: the one read pipeline (src/pipeline) streams each file's raw bytes
@@ -11,21 +12,53 @@
 // counts, --assert, --exec) and returns the FileRestore. Nothing holds a whole
 // dump in memory.
 import type { ContentKind } from '../pipeline/kinds.js';
-import type { StatementWatcher } from '../pipeline/types.js';
+import type { Content, StatementWatcher } from '../pipeline/types.js';
 
 /** What the decoded bytes are: the pipeline's one registry of kinds (verify says the same). */
 export type DumpKind = ContentKind;
 
 
-/** --engine: auto tries server (--into / BACKUPCTL_RESTORE_URL), then local binaries, then embedded PGlite. */
-export type EngineChoice = 'auto' | 'server' | 'local' | 'embedded';
+/**
+ * Which engine restored a file (FileRestore.engine.name in --json): the id of an engine of src/restore/registry.ts
+ * ("postgres", "mysql", "sqlite", "mongo-archive", "files"). A string, so a new engine is its file and its registry line.
+ */
+export type EngineId = string;
 
-/** Which engine restored the file. */
+/** Where an engine runs: `server` the user's --into, `local` an ephemeral server from this machine's binaries, `embedded` inside backupctl. */
+export type Placement = 'server' | 'local' | 'embedded';
+
+/** --engine: auto tries server (--into / BACKUPCTL_RESTORE_URL), then local binaries, then embedded. */
+export type PlacementChoice = 'auto' | Placement;
+
+/** One engine of restore-test (src/restore/registry.ts lists them): what it takes, what it does, where it runs, its sink. */
+export interface RestoreEngine {
+  readonly id: EngineId;
+  /** "PostgreSQL", "SQLite", "tar/zip": how a message names it. */
+  readonly product: string;
+  /** The content kinds it restores (src/pipeline/kinds.ts). */
+  readonly kinds: readonly ContentKind[];
+  /** Where it can run, in the order --engine auto tries them. */
+  readonly placements: readonly Placement[];
+  /** The check a user adds: --assert SQL in the restored database, --exec in the extracted folder, or none. */
+  readonly userCheck: 'assert' | 'exec' | null;
+  /** What its result lists: tables (a database), collections (parsed documents), or files (extracted). */
+  readonly lists: 'tables' | 'collections' | 'files';
+  /** What it does with a kind, in words (help kinds, the docs). */
+  does(kind: ContentKind): string;
+  /** The service's job recipes whose backups it restores ("postgresql", "files"), and how a message says what such a job backs up. */
+  readonly recipes: readonly string[];
+  readonly backsUp: string;
+  /** The sink for one file of `kind`; the decoded bytes (or a SQL text's statements, read once by the stage) go to it. */
+  open(kind: ContentKind, o: RestoreOptions, content: Content): Promise<RestoreSink>;
+}
+
+/** What restored the file. */
 export interface EngineInfo {
-  /** server: the user's --into; local: an ephemeral server started from local binaries; embedded: PGlite;
-   *  bson: mongo archive parsed, not restored; extract: a file archive extracted to a private folder. */
-  mode: 'server' | 'local' | 'embedded' | 'bson' | 'extract';
-  /** "PostgreSQL", "MariaDB", "MySQL", "PGlite", "bson", "tar", "zip" */
+  /** Which engine (registry.ts). */
+  name: EngineId;
+  /** Where it ran. */
+  runs: Placement;
+  /** "PostgreSQL", "MariaDB", "MySQL", "PGlite", "SQLite", "bson", "tar", "zip" */
   product: string;
   /** e.g. "15.18", "10.11.6"; null when not known */
   version: string | null;
@@ -102,7 +135,8 @@ export interface FileRestore {
 
 /** Options every restore sink gets from the command. */
 export interface RestoreOptions {
-  engine: EngineChoice;
+  /** --engine: where the engine may run. */
+  engine: PlacementChoice;
   /** --into URL (postgres://… or mysql://…), or BACKUPCTL_RESTORE_URL. Never printed with its password. */
   into?: string;
   /** --assert SQL, each must return a true first cell. */

@@ -7,12 +7,21 @@ import { sanitize } from '../output/sanitize.js';
 import { wrapHanging } from '../util/wrap.js';
 import { newestMarkAt, type MarkInput, type MarkedBackup } from '../state/marks.js';
 import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
+import { engineById, engineOf } from './registry.js';
+
+/** A database engine (it lists tables) says where it ran; the others (the walker, the extraction) always run inside backupctl. */
+const ranSomewhere = (e: NonNullable<RestoreFileResult['engine']>) => engineById(e.name)?.lists === 'tables';
 
 export function engineText(f: Pick<RestoreFileResult, 'engine'>): string {
   if (!f.engine) return '';
-  const { product, version, mode } = f.engine;
-  const how = mode === 'server' ? ' (--into)' : mode === 'local' ? ' (local)' : mode === 'embedded' ? ' (embedded)' : '';
+  const { product, version, runs } = f.engine;
+  const how = !ranSomewhere(f.engine) ? '' : runs === 'server' ? ' (--into)' : ` (${runs})`;
   return `${product}${version ? ` ${version}` : ''}${how}`;
+}
+
+/** The engine as a restore mark names it: "PostgreSQL 16.4 (local)", "bson", "tar". */
+export function markEngineText(e: NonNullable<RestoreFileResult['engine']>): string {
+  return ranSomewhere(e) ? `${e.product}${e.version ? ` ${e.version}` : ''} (${e.runs})` : e.product;
 }
 
 /** The note of a file: why it failed, else what is worth knowing. */
@@ -35,7 +44,7 @@ export function fileNote(f: RestoreFileResult): string {
 const secs = (n: number) => `${n.toFixed(2)}s`;
 
 /** Files whose tables (collections) mean something: a database dump, restored or tried. */
-const hasTables = (f: RestoreFileResult) => f.verdict !== 'not-restorable' && (f.tables.length > 0 || f.kind === 'mongo-archive' || f.kind === 'pg-plain' || f.kind === 'pg-custom' || f.kind === 'mysql');
+const hasTables = (f: RestoreFileResult) => f.verdict !== 'not-restorable' && (f.tables.length > 0 || engineOf(f.kind)?.lists === 'tables' || engineOf(f.kind)?.lists === 'collections');
 
 /** One row per file, for the table and tsv. */
 export const restoreFileColumns: Column[] = [

@@ -142,7 +142,7 @@ export function restoreStory(doc) {
   const words = done.map((f) => {
     if (f.verdict === 'extracted') return `${plural(f.files ?? 0, 'file')} extracted${f.exec ? ` and --exec \`${f.exec.command}\` passed` : ''}`;
     if (f.verdict === 'structure-checked') return `${plural(f.tables.length, 'collection')} and ${plural(f.rows, 'document')} parsed (structure checked, not restored)`;
-    const engine = f.engine ? ` into ${f.engine.product}${f.engine.version ? ` ${f.engine.version}` : ''} (${f.engine.mode})` : '';
+    const engine = f.engine ? ` into ${f.engine.product}${f.engine.version ? ` ${f.engine.version}` : ''} (${f.engine.runs})` : '';
     return `${plural(f.tables.length, 'table')} and ${plural(f.rows, 'row')} restored${engine}, every row counted`;
   });
   // A recovery time only where data was restored (structure-only has none).

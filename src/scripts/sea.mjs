@@ -6,7 +6,7 @@
 // The blob's main script is src/sea.cjs bundled with src/boot.cjs; the bundle
 // dist/main.cjs, its code cache dist/main.cache, the files start-up reads
 // (dist/startup/, which also give completion and schema the whole command
-// tree) and jq's dist/jq.wasm.gz are assets of the blob under their names in
+// tree), jq's dist/jq.wasm.gz and SQLite's dist/sqlite.wasm.gz are assets of the blob under their names in
 // dist/ (src/util/built-files.ts reads them there). `useCodeCache`
 // puts V8's cache of the small main script in the blob too; the bundle's
 // cache is the build's own (src/boot.cjs), which holds the functions a few
@@ -45,7 +45,7 @@ try {
     minifyWhitespace: true,
     logLevel: 'warning',
   });
-  const assets = { 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz') };
+  const assets = { 'jq.wasm.gz': path.join(dist, 'jq.wasm.gz'), 'sqlite.wasm.gz': path.join(dist, 'sqlite.wasm.gz') };
   // The two bundles (src/scripts/split-bundle.mjs) and their code caches, loaded as src/boot.cjs loads them from dist/.
   for (const file of ['main.cjs', 'main.cache', 'cold.cjs', 'cold.cache']) assets[file] = path.join(dist, file);
   for (const file of await readdir(path.join(dist, 'startup'))) assets[`startup/${file}`] = path.join(dist, 'startup', file);

@@ -10,7 +10,7 @@ import { emulatorSession } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
 import { DispatchSink } from '../../src/restore/dispatch.js';
 import { folderBytes } from '../../src/restore/disk-budget.js';
-import { activeEphemeralServers } from '../../src/restore/sql/ephemeral.js';
+import { activeEphemeralServers } from '../../src/restore/servers/ephemeral.js';
 import type { FileRestore, RestoreOptions } from '../../src/restore/types.js';
 import { feed, options, pidAlive } from '../helpers/restore.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';

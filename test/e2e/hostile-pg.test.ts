@@ -16,7 +16,7 @@ import { emulatorSession } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DispatchSink } from '../../src/restore/dispatch.js';
-import { activeEphemeralServers } from '../../src/restore/sql/ephemeral.js';
+import { activeEphemeralServers } from '../../src/restore/servers/ephemeral.js';
 import { livePglite } from '../../src/restore/sql/pglite.js';
 import type { FileRestore, RestoreOptions } from '../../src/restore/types.js';
 import { feed, options, pidAlive } from '../helpers/restore.js';
@@ -472,7 +472,7 @@ test('the next run finds a folder whose backupctl is gone, stops its server and 
   const gone = spawnSync('/bin/true');
   writeFileSync(path.join(dir, 'data/postmaster.pid'), `${fake.pid}\n${dir}/data\n`);
   writeFileSync(path.join(dir, 'backupctl-owner'), `${gone.pid} 1\n`);
-  const { sweepOrphans } = await import('../../src/restore/sql/ephemeral.js');
+  const { sweepOrphans } = await import('../../src/restore/servers/ephemeral.js');
   const said = await sweepOrphans();
   expect(said).toContain(`stopped an orphaned ephemeral server (pid ${fake.pid}) and removed ${dir}: the backupctl that started it (pid ${gone.pid}) is gone`);
   await until(() => !pidAlive(fake.pid!), 5_000);

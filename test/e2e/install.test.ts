@@ -60,7 +60,7 @@ describe('npm pack, then npm install -g of the tarball', () => {
     // No dist/manifest.json either: the same tree is in dist/startup/ (94 kB saved); the man page gzipped (55 kB saved).
     // No dist/main.cache nor dist/cold.cache (1.3 MB): an installed backupctl writes the V8 code cache of each bundle
     // on its first use, in ~/.cache/backupctl (src/boot.cjs).
-    expect(readdirSync(path.join(installed, 'dist')).sort()).toEqual(['backupctl.1.gz', 'boot.cjs', 'cold.cjs', 'jq.wasm.gz', 'main.cjs', 'startup']);
+    expect(readdirSync(path.join(installed, 'dist')).sort()).toEqual(['backupctl.1.gz', 'boot.cjs', 'cold.cjs', 'jq.wasm.gz', 'main.cjs', 'sqlite.wasm.gz', 'startup']);
     // npm links the page where man finds it: <prefix>/share/man/man1.
     expect(readdirSync(path.join(prefix, 'share', 'man', 'man1'))).toEqual(['backupctl.1.gz']);
     if (spawnSync('man', ['--version'], { stdio: 'ignore' }).status === 0) {

@@ -130,10 +130,10 @@ describe('BACKUPCTL_RESTORE_MAX_DISK (issue 45.5)', () => {
     expect(r, 'still restoring after 150 s').not.toBe('still running');
     if (r === 'still running') return;
     expect(r.verdict).toBe('failed');
-    expect(r.engine).toMatchObject({ mode: 'local' });
+    expect(r.engine).toMatchObject({ name: 'mysql', runs: 'local' });
     expect(r.failure!.message).toMatch(/the dump made .* of data in the data folder of the local MariaDB .*BACKUPCTL_RESTORE_MAX_DISK=100 MiB/);
     expect(Date.now() - t0).toBeLessThan(150_000);
-    const { activeEphemeralServers } = await import('../../src/restore/sql/ephemeral.js');
+    const { activeEphemeralServers } = await import('../../src/restore/servers/ephemeral.js');
     for (const s of activeEphemeralServers()) expect(existsSync(s.dir), s.dir).toBe(false);
   }, T);
 });

@@ -9,7 +9,7 @@ import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { DispatchSink } from '../../src/restore/dispatch.js';
 import { NoRestoreEngineError } from '../../src/restore/sql/engine.js';
-import { activeEphemeralServers } from '../../src/restore/sql/ephemeral.js';
+import { activeEphemeralServers } from '../../src/restore/servers/ephemeral.js';
 import type { RestoreOptions } from '../../src/restore/types.js';
 import { feed, fixture, manifest, options, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
 
@@ -60,7 +60,7 @@ describe('ephemeral local PostgreSQL', () => {
       expect(r.failure).toBeNull();
       expect(r.verdict).toBe('restored');
       expect(r.kind).toBe('pg-plain');
-      expect(r.engine).toMatchObject({ mode: 'local', product: 'PostgreSQL' });
+      expect(r.engine).toMatchObject({ name: 'postgres', runs: 'local', product: 'PostgreSQL' });
       expect(r.engine!.version).toMatch(/^\d+\.\d+/);
       expect(r.database).toMatch(/^backupctl_restore_[0-9a-f]{10}$/);
       expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
@@ -274,7 +274,7 @@ describe('ephemeral local MariaDB', () => {
       const r = await feed(sqlSink(options({ engine: 'local', asserts: ['SELECT COUNT(*) = 150 FROM orders'] })), fixture('shop.mysql.sql.gz'));
       expect(r.failure).toBeNull();
       expect(r.verdict).toBe('restored');
-      expect(r.engine).toMatchObject({ mode: 'local', product: 'MariaDB' });
+      expect(r.engine).toMatchObject({ name: 'mysql', runs: 'local', product: 'MariaDB' });
       expectAllRows(r, manifest.files['shop.mysql.sql.gz']!.tables!);
       expect(r.assertions[0]).toMatchObject({ ok: true, value: '1' });
       const w = r.warnings.join('\n');
@@ -332,7 +332,7 @@ describe('--into a server the test started, with its own user and password', () 
       const r = await feed(sqlSink(options({ engine: 'server', into: pg.url, warn: (l) => warned.push(l) })), fixture('shop.pg.sql.gz'));
       expect(seen.stop()).toEqual({ sampled: expect.any(Number), leaked: [] });
       expect(r.failure).toBeNull();
-      expect(r.engine).toMatchObject({ mode: 'server', product: 'PostgreSQL' });
+      expect(r.engine).toMatchObject({ name: 'postgres', runs: 'server', product: 'PostgreSQL' });
       expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
       expect(pg.admin("SELECT count(*) FROM pg_database WHERE datname LIKE 'backupctl_restore_%'").trim()).toBe('0');
       expect(JSON.stringify(r) + warned.join('')).not.toContain(password);
@@ -358,7 +358,7 @@ describe('--into a server the test started, with its own user and password', () 
       const r = await feed(sqlSink(options({ engine: 'server', into: my.url })), fixture('shop.mysql.sql.gz'));
       expect(seen.stop()).toEqual({ sampled: expect.any(Number), leaked: [] });
       expect(r.failure).toBeNull();
-      expect(r.engine).toMatchObject({ mode: 'server', product: 'MariaDB' });
+      expect(r.engine).toMatchObject({ name: 'mysql', runs: 'server', product: 'MariaDB' });
       expectAllRows(r, manifest.files['shop.mysql.sql.gz']!.tables!);
       expect(my.admin("SHOW DATABASES LIKE 'backupctl_restore_%'").trim()).toBe('');
       expect(my.admin("SHOW DATABASES LIKE 'shop'").trim()).toBe('');
@@ -389,7 +389,7 @@ describe('embedded PGlite', () => {
     async () => {
       const r = await feed(sqlSink(options({ engine: 'embedded', asserts: ['select count(*) = 60 from public.customers'] })), fixture('shop.pg.sql.gz'));
       expect(r.failure).toBeNull();
-      expect(r.engine).toMatchObject({ mode: 'embedded', product: 'PGlite' });
+      expect(r.engine).toMatchObject({ name: 'postgres', runs: 'embedded', product: 'PGlite' });
       expectAllRows(r, manifest.files['shop.pg.sql.gz']!.tables!);
       expect(r.assertions[0]!.ok).toBe(true);
       const b = await feed(sqlSink(options({ engine: 'embedded' })), fixture('missing-rows.pg.sql.gz'));

@@ -62,7 +62,7 @@ describe('a privileged --into (ALL ON *.* WITH GRANT OPTION): the dump runs as a
   it('a clean dump restores as a throwaway login (the result says so) that is dropped with the schema afterwards', async () => {
     const r = await restore('', { asserts: ["SELECT CURRENT_USER() LIKE 'backupctl\\_r\\_%@%'"] });
     expect(r.failure).toBeNull();
-    expect(r.engine).toMatchObject({ mode: 'server', product: 'MariaDB', rights: expect.stringMatching(/^a throwaway login backupctl_r_[0-9a-f]{10} with ALL on backupctl_restore_/) });
+    expect(r.engine).toMatchObject({ name: 'mysql', runs: 'server', product: 'MariaDB', rights: expect.stringMatching(/^a throwaway login backupctl_r_[0-9a-f]{10} with ALL on backupctl_restore_/) });
     expect(r.assertions[0]).toMatchObject({ ok: true, value: '1' });
     expectNothingLeft();
   }, T);

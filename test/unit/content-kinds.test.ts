@@ -24,6 +24,7 @@ vi.mock('node:zlib', async (importOriginal) => {
 const { readBackups } = await import('../../src/pipeline/index.js');
 const { KINDS, KIND_IDS, kindOfFormat } = await import('../../src/pipeline/kinds.js');
 const { DispatchSink } = await import('../../src/restore/dispatch.js');
+const { engineOf } = await import('../../src/restore/registry.js');
 const { buildArchive } = await import('../../src/emulator/archives.js');
 const { mongodumpArchive } = await import('../../src/emulator/mongo-archive.js');
 const { createRng } = await import('../../src/emulator/util.js');
@@ -99,8 +100,10 @@ describe('one registry of kinds', () => {
     for (const k of KIND_IDS.filter((k) => k !== 'gzip')) expect(kindOfFormat(KINDS[k].format)).toBe(k);
     // verify says "gzip" for a gzip of unknown bytes, "gzip.gz" for a gzip inside one, "tar.gz" for a tar inside one.
     expect([kindOfFormat('gzip'), kindOfFormat('gzip.gz'), kindOfFormat('tar.gz'), kindOfFormat('not-read')]).toEqual(['unknown', 'gzip', 'tar', undefined]);
-    // Every kind some engine restores, verify inspects (it has a check that reads it, not "opaque").
-    for (const k of KIND_IDS.filter((k) => KINDS[k].engines.length)) expect(KINDS[k].check).not.toBe('opaque');
+    // Every kind some engine restores, verify inspects (it has a check that reads it, not "opaque"); but a
+    // SQLite database file: verify has no check of its own yet (restore-test's PRAGMA integrity_check is one).
+    for (const k of KIND_IDS.filter((k) => engineOf(k) && k !== 'sqlite')) expect(KINDS[k].check).not.toBe('opaque');
+    expect(KINDS.sqlite.check).toBe('opaque');
   });
 });
 
@@ -112,13 +115,13 @@ describe('verify and restore-test give the same kind for every fixture', () => {
     expect(kindOfFormat(verified.format)).toBe(kind);
     // The same answer inside restore-test (its check on the way) as in verify alone.
     expect(restored.check.format).toBe(verified.format);
-    if (KINDS[kind].engines.length) {
+    if (engineOf(kind) && KINDS[kind].check !== 'opaque') {
       // Restorable, so inspected: never "not inspected".
       expect(verified.verdict, verified.reasons.join('; ')).toBe('verified');
     }
-    if (KINDS[kind].engines.includes('extract')) expect(restored.restore).toMatchObject({ kind, verdict: 'extracted' });
-    if (KINDS[kind].engines.includes('bson')) expect(restored.restore).toMatchObject({ kind, verdict: 'structure-checked' });
-    if (!KINDS[kind].engines.length) expect(restored.restore).toMatchObject({ kind, verdict: 'not-restorable' });
+    if (engineOf(kind)?.id === 'files') expect(restored.restore).toMatchObject({ kind, verdict: 'extracted' });
+    if (engineOf(kind)?.id === 'mongo-archive') expect(restored.restore).toMatchObject({ kind, verdict: 'structure-checked' });
+    if (!engineOf(kind)) expect(restored.restore).toMatchObject({ kind, verdict: 'not-restorable' });
   }, 30_000);
 
   it('a pg_dump -Fc cut short, or with a data block missing, fails verify', async () => {
@@ -145,7 +148,11 @@ describe('verify and restore-test give the same kind for every fixture', () => {
 });
 
 describe('one gunzip per file', () => {
-  const gzipped = CASES.filter((c) => c.bytes[0] === 0x1f && c.bytes[1] === 0x8b && c.kind !== 'gzip' && !KINDS[c.kind].engines.includes('sql'));
+  const gzipped = CASES.filter((c) => c.bytes[0] === 0x1f && c.bytes[1] === 0x8b && c.kind !== 'gzip' && !engineOf(c.kind)?.placements.includes('server'));
+
+  it('covers the engines that run inside backupctl: a SQLite dump among them', () => {
+    expect(gzipped.map((c) => c.kind)).toEqual(expect.arrayContaining(['tar', 'mongo-archive', 'sqlite-dump']));
+  });
 
   it.each(gzipped)('$name: verify inflates it once, restore-test once', async ({ bytes }) => {
     inflations.count = 0;
@@ -153,7 +160,7 @@ describe('one gunzip per file', () => {
     expect(inflations.count).toBe(1);
     inflations.count = 0;
     const { restore } = await restoreOf(bytes);
-    expect(restore?.verdict).toMatch(/^(extracted|structure-checked)$/);
+    expect(restore?.verdict).toMatch(/^(extracted|structure-checked|restored)$/);
     expect(inflations.count).toBe(1);
   });
 });

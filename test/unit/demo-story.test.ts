@@ -111,7 +111,7 @@ describe('restoreStory', () => {
   });
 
   it('a SQL restore: tables, rows, engine and the recovery time', () => {
-    const f = { ...base, kind: 'pg-plain', verdict: 'restored', engine: { mode: 'local', product: 'PostgreSQL', version: '16.4' }, tables: [{}, {}, {}], rows: 412 };
+    const f = { ...base, kind: 'pg-plain', verdict: 'restored', engine: { name: 'postgres', runs: 'local', mode: 'local', product: 'PostgreSQL', version: '16.4' }, tables: [{}, {}, {}], rows: 412 };
     expect(restoreStory(doc([f]))).toBe('Restore the newest backup of shop: 3 tables and 412 rows restored into PostgreSQL 16.4 (local), every row counted; recovery time 1.23 s (exit 0)');
   });
 

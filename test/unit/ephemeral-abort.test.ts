@@ -5,7 +5,7 @@ import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { startServer } from '../../src/restore/sql/ephemeral.js';
+import { startServer } from '../../src/restore/servers/ephemeral.js';
 
 describe('startServer with an aborted signal', () => {
   it('rejects with "aborted", and the process and its folder are gone', async () => {

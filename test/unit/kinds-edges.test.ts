@@ -40,30 +40,44 @@ async function restoreOf(b: Buffer, asserts: string[] = []) {
 
 describe('the registry', () => {
   it('the kinds, in the order restore-test\'s schema lists them', () => {
-    expect([...KIND_IDS]).toEqual(['mysql', 'pg-plain', 'pg-custom', 'mongo-archive', 'tar', 'zip', 'sha256sums', 'openssl-enc', 'age', 'openpgp', 'gzip', 'unknown']);
+    expect([...KIND_IDS]).toEqual(['mysql', 'pg-plain', 'pg-custom', 'sqlite', 'sqlite-dump', 'mongo-archive', 'tar', 'zip', 'sha256sums', 'openssl-enc', 'age', 'openpgp', 'gzip', 'unknown']);
     expect(Object.keys(KINDS)).toEqual([...KIND_IDS]);
   });
 
   // format: verify's word; words: how restore-test's messages name it; check: how verify reads it;
-  // engines: who restores it; statements: the dialect its SQL is read in; marker: the end of a whole dump.
+  // statements: the dialect its SQL is read in; marker: the end of a whole dump.
   const EXPECTED: Record<ContentKind, object> = {
-    mysql: { format: 'mysqldump', words: 'a MySQL dump', check: 'sql-dump', engines: ['sql'], encrypted: undefined, statements: 'mysql', marker: '-- Dump completed' },
-    'pg-plain': { format: 'pg_dump', words: 'a PostgreSQL plain dump', check: 'sql-dump', engines: ['sql'], encrypted: undefined, statements: 'postgres', marker: '-- PostgreSQL database dump complete' },
-    'pg-custom': { format: 'pg_dump-custom', words: 'a PostgreSQL custom-format dump', check: 'pg-custom', engines: ['sql'], encrypted: undefined, statements: undefined, marker: undefined },
-    'mongo-archive': { format: 'mongodump', words: 'a mongodump archive', check: 'mongo-archive', engines: ['bson'], encrypted: undefined, statements: undefined, marker: undefined },
-    tar: { format: 'tar', words: 'a tar archive', check: 'tar', engines: ['extract'], encrypted: undefined, statements: undefined, marker: undefined },
-    zip: { format: 'zip', words: 'a zip archive', check: 'zip', engines: ['extract'], encrypted: undefined, statements: undefined, marker: undefined },
-    sha256sums: { format: 'sha256sums', words: 'a sha256 list', check: 'sha256sums', engines: [], encrypted: undefined, statements: undefined, marker: undefined },
-    'openssl-enc': { format: 'openssl-enc', words: 'OpenSSL enc encrypted data', check: 'encrypted', engines: [], encrypted: true, statements: undefined, marker: undefined },
-    age: { format: 'age', words: 'age encrypted data', check: 'encrypted', engines: [], encrypted: true, statements: undefined, marker: undefined },
-    openpgp: { format: 'openpgp', words: 'OpenPGP encrypted data', check: 'encrypted', engines: [], encrypted: true, statements: undefined, marker: undefined },
-    gzip: { format: 'gzip', words: 'a gzip inside a gzip', check: 'opaque', engines: [], encrypted: undefined, statements: undefined, marker: undefined },
-    unknown: { format: 'data', words: 'data of a kind backupctl does not read', check: 'opaque', engines: [], encrypted: undefined, statements: undefined, marker: undefined },
+    mysql: { format: 'mysqldump', words: 'a MySQL dump', check: 'sql-dump', encrypted: undefined, statements: 'mysql', marker: '-- Dump completed' },
+    'pg-plain': { format: 'pg_dump', words: 'a PostgreSQL plain dump', check: 'sql-dump', encrypted: undefined, statements: 'postgres', marker: '-- PostgreSQL database dump complete' },
+    'pg-custom': { format: 'pg_dump-custom', words: 'a PostgreSQL custom-format dump', check: 'pg-custom', encrypted: undefined, statements: undefined, marker: undefined },
+    sqlite: { format: 'sqlite', words: 'a SQLite database', check: 'opaque', encrypted: undefined, statements: undefined, marker: undefined },
+    'sqlite-dump': { format: 'sqlite-dump', words: 'a SQLite dump', check: 'sql-dump', encrypted: undefined, statements: undefined, marker: 'COMMIT;' },
+    'mongo-archive': { format: 'mongodump', words: 'a mongodump archive', check: 'mongo-archive', encrypted: undefined, statements: undefined, marker: undefined },
+    tar: { format: 'tar', words: 'a tar archive', check: 'tar', encrypted: undefined, statements: undefined, marker: undefined },
+    zip: { format: 'zip', words: 'a zip archive', check: 'zip', encrypted: undefined, statements: undefined, marker: undefined },
+    sha256sums: { format: 'sha256sums', words: 'a sha256 list', check: 'sha256sums', encrypted: undefined, statements: undefined, marker: undefined },
+    'openssl-enc': { format: 'openssl-enc', words: 'OpenSSL enc encrypted data', check: 'encrypted', encrypted: true, statements: undefined, marker: undefined },
+    age: { format: 'age', words: 'age encrypted data', check: 'encrypted', encrypted: true, statements: undefined, marker: undefined },
+    openpgp: { format: 'openpgp', words: 'OpenPGP encrypted data', check: 'encrypted', encrypted: true, statements: undefined, marker: undefined },
+    gzip: { format: 'gzip', words: 'a gzip inside a gzip', check: 'opaque', encrypted: undefined, statements: undefined, marker: undefined },
+    unknown: { format: 'data', words: 'data of a kind backupctl does not read', check: 'opaque', encrypted: undefined, statements: undefined, marker: undefined },
   };
 
-  it.each(KIND_IDS)('%s: verify\'s format, restore-test\'s words, the check, the engines, the SQL dialect, the end marker', (k) => {
+  it.each(KIND_IDS)('%s: verify\'s format, restore-test\'s words, the check, the SQL dialect, the end marker', (k) => {
     const s = KINDS[k];
-    expect({ format: s.format, words: s.words, check: s.check, engines: s.engines, encrypted: s.encrypted, statements: s.statements, marker: s.endMarker?.marker }).toStrictEqual(EXPECTED[k]);
+    expect({ format: s.format, words: s.words, check: s.check, encrypted: s.encrypted, statements: s.statements, marker: s.endMarker?.marker }).toStrictEqual(EXPECTED[k]);
+  });
+
+  it('SQLite: the file\'s 16-byte magic, and the first two lines sqlite3 .dump writes', () => {
+    const file = Buffer.concat([Buffer.from('SQLite format 3\0', 'latin1'), Buffer.alloc(84)]);
+    expect(kindOf(file)).toBe('sqlite');
+    expect(kindOf(file.subarray(0, 15))).toBe('unknown');
+    expect(kindOf(Buffer.from('SQLite format 3\n' + 'x'.repeat(100)))).toBe('unknown');
+    expect(kindOf(Buffer.from('PRAGMA foreign_keys=OFF;\nBEGIN TRANSACTION;\nCREATE TABLE t(a);\nCOMMIT;\n'))).toBe('sqlite-dump');
+    expect(kindOf(Buffer.from('PRAGMA foreign_keys=OFF;\r\nBEGIN TRANSACTION;\r\nCOMMIT;\r\n'))).toBe('sqlite-dump');
+    // Not the dump's opening: another PRAGMA first, or the transaction without the PRAGMA.
+    expect(kindOf(Buffer.from('PRAGMA journal_mode=WAL;\nBEGIN TRANSACTION;\n'))).toBe('unknown');
+    expect(kindOf(Buffer.from('BEGIN TRANSACTION;\nCREATE TABLE t(a);\n'))).toBe('unknown');
   });
 
   it('verify\'s format read back to its kind, inside a gzip too', () => {

@@ -88,6 +88,15 @@ describe('the layout of src/', () => {
     expect([...ALLOWED].filter((key) => !found.has(key))).toEqual([]);
   });
 
+  it('restore/servers/ (what any engine that starts or reaches a server uses) imports no engine: nothing else of restore/', () => {
+    const servers = Object.keys(graph).filter((f) => f.startsWith('restore/servers/'));
+    expect(servers.length).toBeGreaterThanOrEqual(3);
+    const reach = servers.flatMap((f) => graph[f]!.filter((d) => d.startsWith('restore/') && !d.startsWith('restore/servers/')).map((d) => `${f} -> ${d}`));
+    expect(reach).toEqual([]);
+    // And the SQL engines use it from there: no copy of the helpers is left under restore/sql/.
+    expect(Object.keys(graph).filter((f) => /^restore\/sql\/(ephemeral|proc|url)\.ts$/.test(f))).toEqual([]);
+  });
+
   it('finds a fault it is shown (the rule is not vacuous)', () => {
     const saved = graph;
     graph = { ...saved, 'util/probe.ts': ['commands/status.ts'], 'status/probe.ts': ['report/compute.ts'], 'pipeline/probe.ts': ['verify/run.ts'] };

@@ -390,7 +390,7 @@ describe('the dispatch: the kind from the content stage, the bytes inflated once
     ].join('\n');
     const { result, error } = await through(gzipSync(Buffer.from(dump)), { engine: 'embedded' });
     expect(error).toBeUndefined();
-    expect(result).toMatchObject({ kind: 'pg-plain', verdict: 'restored', engine: { mode: 'embedded' }, tables: [{ table: 'public.t', expected: 3, restored: 3 }], rows: 3 });
+    expect(result).toMatchObject({ kind: 'pg-plain', verdict: 'restored', engine: { name: 'postgres', runs: 'embedded' }, tables: [{ table: 'public.t', expected: 3, restored: 3 }], rows: 3 });
   }, 60_000);
 
   it('a SQL dump no engine can restore stops the run with exit 15', async () => {

@@ -4,7 +4,7 @@
 // it; a socket URL keeps its port; and the environment of --exec loses every
 // database password and backupctl secret.
 import { describe, expect, it } from 'vitest';
-import { describeRaw, parseIntoUrl, scrubbedEnv } from '../../src/restore/sql/url.js';
+import { describeRaw, parseIntoUrl, scrubbedEnv } from '../../src/restore/servers/url.js';
 
 describe('parseIntoUrl', () => {
   it('an unencoded @ in the password: the whole password, the host after the last @', () => {

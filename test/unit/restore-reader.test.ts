@@ -12,7 +12,7 @@ import type { SqlEvent } from '../../src/pipeline/sql-events.js';
 import { SqlReader } from '../../src/pipeline/sql-reader.js';
 import { countInsertRows } from '../../src/pipeline/sql-rows.js';
 import { isGzip, sniffContent } from '../../src/pipeline/kinds.js';
-import { parseIntoUrl, describeRaw } from '../../src/restore/sql/url.js';
+import { parseIntoUrl, describeRaw } from '../../src/restore/servers/url.js';
 import { maxStatement, planSqlEngine } from '../../src/restore/sql/sink.js';
 import { firstSchema, SqlRun } from '../../src/restore/sql/run.js';
 import { Warnings } from '../../src/restore/sql/noise.js';
@@ -238,7 +238,7 @@ describe('--into URLs', () => {
 describe('engine choice', () => {
   test('auto: an --into of the other dialect is passed over with a note; local binaries next', async () => {
     const plan = await planSqlEngine('mysql', { engine: 'auto', into: 'postgres://u:secret@/postgres?host=/tmp/x' });
-    expect(plan.mode).toBe('local');
+    expect(plan.placement).toBe('local');
     expect(plan.engine.dialect).toBe('mysql');
     expect(plan.notes).toEqual(['--into postgres://u:***@/postgres?host=/tmp/x is not a MySQL server: not used for this dump']);
   });
@@ -251,7 +251,7 @@ describe('engine choice', () => {
     expect((local as { details: string[] }).details).toContain(
       process.getuid?.() === 0 ? '(no account named no-such-account (--run-as))' : '(--run-as no-such-account needs root; the server runs as the current user)',
     );
-    await expect(planSqlEngine('pg-plain', { engine: 'embedded' })).resolves.toMatchObject({ mode: 'embedded', notes: [] });
+    await expect(planSqlEngine('pg-plain', { engine: 'embedded' })).resolves.toMatchObject({ placement: 'embedded', notes: [] });
   });
 
   test('--run-as postgres is refused for PostgreSQL: the machine\'s postgres account reaches the real clusters', async () => {
@@ -264,7 +264,7 @@ describe('issue 28 §9: counts of the tables the dump really loaded; §4: the re
   /** A target that takes everything and runs nothing: SqlRun's counting and bound alone. */
   const sink = (): SqlTarget => ({
     dialect: 'postgres',
-    info: { mode: 'embedded', product: 'test', version: null },
+    info: { name: 'postgres', runs: 'embedded', product: 'test', version: null },
     database: null,
     caps: {},
     dead: false,
@@ -347,7 +347,7 @@ describe('issue 28 §2: a psql without \\restrict is never given a dump', () => 
 describe('issue 31: psql runs without Debian\'s pg_wrapper in between', () => {
   test('a psql that is a link to pg_wrapper is replaced by the newest /usr/lib/postgresql/<major>/bin/psql; any other psql is kept', async () => {
     const { findPgClients } = await import('../../src/restore/sql/postgres.js');
-    const { postgresBinDirs, isExecutable } = await import('../../src/restore/sql/proc.js');
+    const { postgresBinDirs, isExecutable } = await import('../../src/restore/servers/proc.js');
     const dir = mkdtempSync(path.join(tmpdir(), 'backupctl-fake-wrapper-'));
     try {
       writeFileSync(path.join(dir, 'pg_wrapper'), '#!/bin/sh\necho "psql (PostgreSQL) 15.14"\n', { mode: 0o755 });

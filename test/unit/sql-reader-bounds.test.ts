@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { ContentStage } from '../../src/pipeline/content/stage.js';
 import type { ContentSink } from '../../src/pipeline/types.js';
 import type { SqlEvent } from '../../src/pipeline/sql-events.js';
-import { rowsFailure } from '../../src/restore/sql/sink.js';
+import { rowsFailure } from '../../src/restore/db-checks.js';
 
 /** A content sink that only listens to the statements, as restore-test's SQL engine and the catalog do. */
 function listener(): ContentSink<null> & { errors: string[]; events: number } {

@@ -1,24 +1,23 @@
-// The interface every SQL engine of restore-test implements (issue 28 §10),
-// and the one place that chooses an engine for a dump and says why none fits.
-// An engine (postgres.ts, mysql.ts) says which kinds of dump it restores, why
-// a mode (server: the user's --into, local: an ephemeral server from the
-// machine's binaries, embedded: PGlite) cannot restore one here, and opens a
-// scratch target for the dump: confined as that engine confines it (see
+// The interface the two SQL engines of restore-test implement (issue 28 §10;
+// registry.ts lists them with the other engines), and the one place that
+// chooses where a dump is restored and says why nowhere fits. A SQL engine
+// (postgres.ts, mysql.ts) says which kinds of dump it restores, why a placement
+// (server: the user's --into, local: an ephemeral server from the machine's
+// binaries, embedded: PGlite) cannot restore one here, and opens a scratch
+// target for the dump: confined as that engine confines it (see
 // docs/security.md). Loading, counting, asserting and cleaning up are the
 // SqlTarget's (target.ts). Nothing here reads process.env: the environment is
 // the command's, handed down in EngineOptions.
 import { CliError, ExitCode } from '../../errors.js';
-import type { DumpKind, EngineChoice } from '../types.js';
+import type { DumpKind, Placement, PlacementChoice } from '../types.js';
 import type { SqlDialect } from '../../pipeline/kinds.js';
 import type { PipedClient } from './client.js';
 import type { SqlTarget } from './target.js';
-import { describeRaw, parseIntoUrl, type ParsedUrl } from './url.js';
-
-export type EngineMode = 'server' | 'local' | 'embedded';
+import { describeRaw, parseIntoUrl, type ParsedUrl } from '../servers/url.js';
 
 /** What an engine is told when it plans and opens: the command's options and environment. */
 export interface EngineOptions {
-  engine: EngineChoice;
+  engine: PlacementChoice;
   /** --into (or BACKUPCTL_RESTORE_URL, resolved by the command). */
   into?: string;
   /** --run-as: the account an ephemeral server runs as when backupctl is root. */
@@ -41,11 +40,11 @@ export interface OpenContext {
 /** The engine chosen for one dump. */
 export interface EnginePlan {
   engine: SqlEngine;
-  mode: EngineMode;
+  placement: Placement;
   kind: DumpKind;
   /** Why the modes before this one were passed over (warnings). */
   notes: string[];
-  /** --into, parsed, when mode is server. */
+  /** --into, parsed, when the placement is server. */
   into?: ParsedUrl;
 }
 
@@ -57,8 +56,8 @@ export interface SqlEngine {
   readonly kinds: readonly DumpKind[];
   /** The URL schemes of --into it takes (postgres, mysql). */
   readonly intoDialect: SqlDialect;
-  /** Why `mode` cannot restore `kind` on this machine, or null when it can. Starts nothing, connects nowhere. */
-  unavailable(mode: EngineMode, kind: DumpKind, o: EngineOptions): Promise<string | null>;
+  /** Why the placement `mode` cannot restore `kind` on this machine, or null when it can. Starts nothing, connects nowhere. */
+  unavailable(mode: Placement, kind: DumpKind, o: EngineOptions): Promise<string | null>;
   /** The ways to get an engine when none fits (NoRestoreEngineError's hints). */
   hints(): string[];
   /**
@@ -133,7 +132,7 @@ export async function planEngine(engines: readonly SqlEngine[], kind: DumpKind, 
     }
     if (u.dialect === engine.intoDialect) {
       const why = await engine.unavailable('server', kind, o);
-      if (!why) return { engine, mode: 'server', kind, notes, into: u };
+      if (!why) return { engine, placement: 'server', kind, notes, into: u };
       if (choice === 'server') throw new NoRestoreEngineError(engine, [why]);
       notes.push(`--into: ${why}`);
     } else {
@@ -144,7 +143,7 @@ export async function planEngine(engines: readonly SqlEngine[], kind: DumpKind, 
   for (const mode of ['local', 'embedded'] as const) {
     if (choice !== 'auto' && choice !== mode) continue;
     const why = await engine.unavailable(mode, kind, o);
-    if (!why) return { engine, mode, kind, notes };
+    if (!why) return { engine, placement: mode, kind, notes };
     if (choice === mode) throw new NoRestoreEngineError(engine, [...notes, why]);
     notes.push(why);
   }

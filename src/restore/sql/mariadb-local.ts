@@ -12,8 +12,8 @@ import { mkdir } from 'node:fs/promises';
 import { chown } from 'node:fs/promises';
 import path from 'node:path';
 import { rm } from 'node:fs/promises';
-import { privateDir, serverAccount, startServer, tail, type EphemeralServer } from './ephemeral.js';
-import { DEFAULT_PATH, findBinary, run, SBIN_DIRS } from './proc.js';
+import { privateDir, serverAccount, startServer, tail, type EphemeralServer } from '../servers/ephemeral.js';
+import { DEFAULT_PATH, findBinary, run, SBIN_DIRS } from '../servers/proc.js';
 import { RestoreError } from './target.js';
 
 /** The account an ephemeral MariaDB runs as when we are root: one that owns nothing (never `mysql`). */

@@ -22,16 +22,16 @@ import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import type { Connection, ConnectionOptions } from 'mysql2/promise';
-import type { DumpKind, EngineInfo } from '../types.js';
+import type { DumpKind, EngineInfo, Placement } from '../types.js';
 import type { PipedClient } from './client.js';
-import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
+import type { EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
 import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.js';
-import { serverAccount } from './ephemeral.js';
+import { serverAccount } from '../servers/ephemeral.js';
 import { loginOf, mysqlOwnerNote, startMysqlGuardian, sweepMysqlLeftovers, type AdminSession } from './mysql-guardian.js';
-import { randomName, redact } from './proc.js';
+import { randomName, redact } from '../servers/proc.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
 import { folderBytes, maxDiskFromEnv, watchDisk, type DiskOver } from '../disk-budget.js';
-import type { ParsedUrl } from './url.js';
+import type { ParsedUrl } from '../servers/url.js';
 
 /** How to reach a server: never printed (the password is a secret). */
 export interface MyConn {
@@ -337,7 +337,7 @@ export class MysqlTarget implements SqlTarget {
     return this.admin.query({ sql, timeout: CLEANUP_STATEMENT_MS });
   }
 
-  static async open(_client: MyClient, conn: MyConn, mode: EngineInfo['mode'], onClose: () => Promise<void>, opts: MyOpenOptions = {}): Promise<MysqlTarget> {
+  static async open(_client: MyClient, conn: MyConn, runs: Placement, onClose: () => Promise<void>, opts: MyOpenOptions = {}): Promise<MysqlTarget> {
     const admin = await connect(conn);
     let database: string | null = null;
     let throwaway: string | null = null;
@@ -363,7 +363,7 @@ export class MysqlTarget implements SqlTarget {
       const host = connectionHost(me);
       const session: AdminSession = { rows: (sql) => cells(admin, sql), exec: (sql) => admin.query({ sql, timeout: CLEANUP_STATEMENT_MS }) };
       // What an earlier run, killed, left on this server (issue 45.4): found by name, judged by the note and its age.
-      if (mode === 'server') await sweepMysqlLeftovers(session, opts.warn ?? (() => {}));
+      if (runs === 'server') await sweepMysqlLeftovers(session, opts.warn ?? (() => {}));
       const db = `backupctl_restore_${randomName()}`;
       // Its note says who made it (MariaDB 10.5+; MySQL has no database comment: made without).
       const make = (comment: string) => admin.query(`CREATE DATABASE ${q(db)}${comment}`);
@@ -375,7 +375,7 @@ export class MysqlTarget implements SqlTarget {
       database = db;
       // The login has the database's hex (the sweep knows it by name); the guardian drops both if backupctl is killed.
       const name = loginOf(db)!;
-      const guardian = mode === 'server' ? startMysqlGuardian({ conn, database: db, login: name, hosts: [host], mysql2: mysql2Path() }) : null;
+      const guardian = runs === 'server' ? startMysqlGuardian({ conn, database: db, login: name, hosts: [host], mysql2: mysql2Path() }) : null;
       guarded = guardian;
       const literalGrants = (await cells(admin, 'SELECT @@GLOBAL.partial_revokes').catch(() => [['0']]))[0]?.[0] === '1';
       const password = randomBytes(24).toString('base64url');
@@ -408,7 +408,7 @@ export class MysqlTarget implements SqlTarget {
         login = conn;
         rights = beyond ? `the --into user ${conn.user} itself, trusted (--trust-into-user) with rights beyond the scratch database: ${beyond}` : `the --into user ${conn.user} itself (its grants reach only backupctl_restore_* schemas)`;
       }
-      const info: EngineInfo = { mode, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, rights };
+      const info: EngineInfo = { name: 'mysql', runs, product, version: /^(\d+\.\d+\.\d+)/.exec(full)?.[1] ?? null, rights };
       const target = new MysqlTarget(admin, conn, login, throwaway, throwaway ? name : null, db, info, caps, onClose, opts.signal);
       target.guardian = guarded;
       target.session = await connect(login, db);
@@ -546,7 +546,7 @@ export class MysqlTarget implements SqlTarget {
     this.session?.destroy();
     this.session = null;
     this.stopCurrent?.();
-    if (this.info.mode !== 'local') {
+    if (this.info.runs !== 'local') {
       // The login first: no new session, and no event of the dump runs as it any more (issue 45.3).
       if (this.throwaway) await this.adminQuery(`DROP USER IF EXISTS ${this.throwaway}`).catch(say(`could not drop the throwaway login ${this.throwaway}`));
       await this.killThreads(id);
@@ -614,7 +614,7 @@ export const mysqlEngine: SqlEngine = {
   kinds: ['mysql'],
   intoDialect: 'mysql',
 
-  async unavailable(mode: EngineMode, _kind: DumpKind, o: EngineOptions): Promise<string | null> {
+  async unavailable(mode: Placement, _kind: DumpKind, o: EngineOptions): Promise<string | null> {
     if (mode === 'embedded') return 'PGlite restores PostgreSQL dumps only';
     const driver = await findMyClient();
     if (!driver) return 'the mysql2 driver is not installed (npm install -g mysql2 beside a global backupctl)';
@@ -633,7 +633,7 @@ export const mysqlEngine: SqlEngine = {
 
   async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
     const driver = (await findMyClient())!;
-    if (plan.mode === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser, env: o.env, signal: x.signal, warn: x.warn });
+    if (plan.placement === 'server') return MysqlTarget.open(driver, myConnFromUrl(plan.into!), 'server', async () => {}, { trustIntoUser: o.trustIntoUser, env: o.env, signal: x.signal, warn: x.warn });
     const started = await startLocalMysql(o.runAs, x.signal, o.env.PATH);
     try {
       if (x.signal.aborted) throw new RestoreError('aborted');

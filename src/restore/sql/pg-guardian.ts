@@ -3,7 +3,7 @@
 // (by name prefix and by the note each scratch database and login carries: host, pid, start, time).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { hostname } from 'node:os';
-import { startTime } from './ephemeral.js';
+import { startTime } from '../servers/ephemeral.js';
 
 /** The note (COMMENT ON DATABASE / ROLE) a scratch database and its login carry: who made them, and when. */
 export function ownerNote(now = Date.now()): string {

@@ -4,9 +4,9 @@
 import { randomBytes } from 'node:crypto';
 import { access, chown, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { privateDir, serverAccount, serverEnv, startServer, sweepOrphans, tail, type EphemeralServer } from './ephemeral.js';
+import { privateDir, serverAccount, serverEnv, startServer, sweepOrphans, tail, type EphemeralServer } from '../servers/ephemeral.js';
 import type { PgConn } from './pg-session.js';
-import { DEFAULT_PATH, isExecutable, postgresBinDirs, run } from './proc.js';
+import { DEFAULT_PATH, isExecutable, postgresBinDirs, run } from '../servers/proc.js';
 import { RestoreError } from './target.js';
 
 /** initdb and postgres of one installation: PATH first, then /usr/lib/postgresql/<newest>/bin. */

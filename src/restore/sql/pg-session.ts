@@ -2,8 +2,8 @@
 // psql per batch of queries, and the cleanup of what a test made on a server
 // (the scratch database, its prepared transactions, the throwaway login).
 import { randomBytes } from 'node:crypto';
-import { tail } from './ephemeral.js';
-import { clientEnv, redact, run } from './proc.js';
+import { tail } from '../servers/ephemeral.js';
+import { clientEnv, redact, run } from '../servers/proc.js';
 
 export interface PgConn {
   /** PGHOST, PGPORT, PGUSER, PGPASSWORD, PGSSLMODE...: the password only ever in the environment. */

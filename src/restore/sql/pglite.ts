@@ -237,7 +237,7 @@ export class PGliteTarget implements SqlTarget {
       const caps: TargetCaps = { settings: new Set(o.settings.map((s) => s.toLowerCase())), extensions: new Set(o.extensions) };
       return new PGliteTarget(
         db,
-        { mode: 'embedded', product: 'PGlite', version: o.version?.split(' ')[0] ?? null, rights: 'PGlite superuser, in a child process with an in-memory file system and no environment, killed at --timeout or a signal' },
+        { name: 'postgres', runs: 'embedded', product: 'PGlite', version: o.version?.split(' ')[0] ?? null, rights: 'PGlite superuser, in a child process with an in-memory file system and no environment, killed at --timeout or a signal' },
         caps,
       );
     } catch (e) {

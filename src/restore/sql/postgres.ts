@@ -6,18 +6,18 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { DumpKind, EngineInfo } from '../types.js';
+import type { DumpKind, EngineInfo, Placement } from '../types.js';
 import { PipedClient } from './client.js';
-import type { EngineMode, EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
+import type { EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
 import type { ChildProcess } from 'node:child_process';
 import { folderBytes, maxDiskFromEnv, watchDisk, type DiskOver } from '../disk-budget.js';
 import { leftoverReason, ownerNote, startIntoGuardian } from './pg-guardian.js';
 import { findPgServer, pgServerAccount, startLocalPostgres } from './pg-local.js';
 import { countTable, dropSession, firstError, lit, psqlQueries, q, restrictLine, rollbackPrepared, type PgBins, type PgConn } from './pg-session.js';
-import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from './proc.js';
+import { clientEnv, findBinary, isExecutable, postgresBinDirs, randomName, redact, run } from '../servers/proc.js';
 import { loadPGlite, PGLITE_PACKAGE, PGliteTarget } from './pglite.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget, type TargetCaps } from './target.js';
-import type { ParsedUrl } from './url.js';
+import type { ParsedUrl } from '../servers/url.js';
 
 export function findPgClients(pathVar?: string): PgBins | null {
   const dirs = postgresBinDirs();
@@ -237,7 +237,7 @@ export class PsqlTarget implements SqlTarget {
   static async open(
     bins: PgBins,
     admin: PgConn,
-    mode: EngineInfo['mode'],
+    runs: Placement,
     onClose: (now: boolean) => Promise<void>,
     x: OpenContext,
     opts: { trustIntoUser?: boolean; env?: NodeJS.ProcessEnv; serverDir?: string } = {},
@@ -317,7 +317,7 @@ export class PsqlTarget implements SqlTarget {
         rights: beyond.length ? `the --into user ${user} (--trust-into-user: ${beyond.join(', ')})` : `the --into user ${user}: no superuser, CREATEROLE, REPLICATION, BYPASSRLS or role membership, owns no other database (checked)`,
       };
     }
-    const target = new PsqlTarget(bins, admin, session, database, { mode, product: 'PostgreSQL', version, rights: session.rights }, caps, serverNum, settingsBefore, onClose);
+    const target = new PsqlTarget(bins, admin, session, database, { name: 'postgres', runs, product: 'PostgreSQL', version, rights: session.rights }, caps, serverNum, settingsBefore, onClose);
     // Extensions the dump needs that its login may not create: the administrator makes the allow-listed ones first.
     try {
       if (session.login && t(sup)) {
@@ -378,7 +378,7 @@ export class PsqlTarget implements SqlTarget {
       // Our own first line: psql refuses every client command from here on, the dump's \unrestrict included.
       void this.client.write(restrictLine());
       // backupctl killed (SIGKILL) while the dump runs: the guardian kills this psql and drops what the test made.
-      if (this.info.mode === 'server' && this.client.child.pid !== undefined) {
+      if (this.info.runs === 'server' && this.client.child.pid !== undefined) {
         const login = this.session.login;
         // The throwaway login's password, from the session's own connection settings (not the process environment).
         const { PGPASSWORD: sessionPassword } = this.session.conn.env;
@@ -465,7 +465,7 @@ export class PsqlTarget implements SqlTarget {
    * DROP DATABASE fails while it exists. Rolled back at once, before any check; the test fails.
    */
   private async noPrepared(): Promise<void> {
-    if (this.info.mode !== 'server') return;
+    if (this.info.runs !== 'server') return;
     const { rolledBack, left } = await rollbackPrepared(this.bins.psql, [this.session.conn, { ...this.admin, adminDb: this.database }], this.database);
     const gids = [...rolledBack, ...left];
     if (!gids.length) return;
@@ -525,7 +525,7 @@ export class PsqlTarget implements SqlTarget {
     this.disk?.stop();
     await this.client?.kill();
     // An ephemeral local server goes away with its folder: no DROP needed there.
-    if (this.info.mode !== 'local') {
+    if (this.info.runs !== 'local') {
       if (this.settingsBefore !== null) warnings.push(...(await this.restoreSettings()));
       if (!keep) {
         const why = await dropSession(this.bins, this.admin, this.database, this.session.login, this.serverNum, this.session.conn);
@@ -597,7 +597,7 @@ export const postgresEngine: SqlEngine = {
   kinds: ['pg-plain', 'pg-custom'],
   intoDialect: 'postgres',
 
-  async unavailable(mode: EngineMode, kind: DumpKind, o: EngineOptions): Promise<string | null> {
+  async unavailable(mode: Placement, kind: DumpKind, o: EngineOptions): Promise<string | null> {
     const clients = findPgClients(o.env.PATH);
     if (mode === 'embedded') {
       if (kind === 'pg-custom' && !clients?.pgRestore) return 'a custom-format dump needs pg_restore, even for PGlite';
@@ -621,9 +621,9 @@ export const postgresEngine: SqlEngine = {
   },
 
   async open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget> {
-    if (plan.mode === 'embedded') return PGliteTarget.open(x.signal);
+    if (plan.placement === 'embedded') return PGliteTarget.open(x.signal);
     const bins = findPgClients(o.env.PATH)!;
-    if (plan.mode === 'server') return PsqlTarget.open(bins, pgConnFromUrl(plan.into!), 'server', async () => {}, x, { trustIntoUser: o.trustIntoUser, env: o.env });
+    if (plan.placement === 'server') return PsqlTarget.open(bins, pgConnFromUrl(plan.into!), 'server', async () => {}, x, { trustIntoUser: o.trustIntoUser, env: o.env });
     const started = await startLocalPostgres(o.runAs, x.signal, o.env.PATH, maxDiskFromEnv(o.env));
     for (const line of started.orphans) x.warn(`orphan:${line}`, line);
     try {

@@ -75,7 +75,7 @@ export class SqlRun {
   }
 
   /**
-   * Statements the content stage read (src/pipeline/inspect.ts, ContentSink.statements): the same
+   * Statements the content stage read (src/pipeline/content/stage.ts, ContentSink.statements): the same
    * events feed() makes of the text, read once for every sink of the file (the reader's bound applied there).
    */
   async take(events: readonly SqlEvent[]): Promise<void> {

@@ -1,10 +1,12 @@
 // The RestoreSink of a SQL dump (src/restore/types.ts): decoded bytes in
-// (the caller gunzips and sniffs, restore/dispatch.ts), the engine planned
-// once (engine.ts: --into server, then local binaries, then embedded PGlite)
-// and opened confined (the dump's session reaches only its scratch
-// database), the dump streamed into it with backpressure, then the checks:
-// every table's count(*) against the rows the dump holds, the --assert
-// queries, an empty restore refused.
+// (the pipeline's content stage inflated and sniffed them; dispatch.ts asked
+// the registry for this engine), or a SQL text's statements read once by that
+// stage (ContentSink.statements); the placement planned once (engine.ts:
+// --into server, then local binaries, then embedded PGlite) and opened
+// confined (the dump's session reaches only its scratch database), the dump
+// streamed into it with backpressure, then the checks: every table's
+// count(*) against the rows the dump holds, the --assert queries, an empty
+// restore refused.
 import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
@@ -18,11 +20,12 @@ import { NoRestoreEngineError, planEngine, prewarmInto, type EngineOptions, type
 import { mysqlEngine } from './mysql.js';
 import { Warnings } from './noise.js';
 import { postgresEngine } from './postgres.js';
-import { DEFAULT_PATH, redact } from './proc.js';
+import { DEFAULT_PATH, redact } from '../servers/proc.js';
 import { BOUND_SETTINGS, boundsFromEnv } from '../../pipeline/bounds.js';
 import { SqlRun } from './run.js';
+import { EMPTY_RESTORE, rowsFailure, truthy } from '../db-checks.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget } from './target.js';
-import { parseIntoUrl } from './url.js';
+import { parseIntoUrl } from '../servers/url.js';
 import { whenAborted } from '../../util/abort.js';
 
 export { NoRestoreEngineError };
@@ -72,14 +75,6 @@ function stopsTheRun(e: unknown): boolean {
   return e instanceof NoRestoreEngineError || (e instanceof CliError && !(e instanceof RestoreError));
 }
 
-function truthy(v: string | null): boolean {
-  if (v === null) return false;
-  const s = v.trim().toLowerCase();
-  if (s === 't' || s === 'true' || s === 'yes' || s === 'on') return true;
-  if (s === '' || s === 'f' || s === 'false' || s === 'no' || s === 'off') return false;
-  const n = Number(s);
-  return Number.isFinite(n) && n !== 0;
-}
 
 /** How much of the decoded dump may wait in memory while the engine opens (see SqlSink.write). */
 const SETUP_AHEAD = 8 << 20;
@@ -501,9 +496,9 @@ class SqlSink implements RestoreSink {
     result.failure = this.failure;
     result.verdict = this.failure ? 'failed' : 'restored';
     result.warnings = [...this.warnings.list(), ...closeWarnings].map((w) => redact(w, this.secrets));
-    if (this.options.keep && result.database && result.engine?.mode === 'local') result.warnings.push(`--keep: the scratch database ${result.database} was on an ephemeral local server, which is gone`);
+    if (this.options.keep && result.database && result.engine?.runs === 'local') result.warnings.push(`--keep: the scratch database ${result.database} was on an ephemeral local server, which is gone`);
     // Its name on stderr in every output mode (-q, --check, --json, -o md): where to look, and what to drop when done.
-    if (this.options.keep && result.database && result.engine?.mode === 'server' && !this.aborted) this.options.warn?.(`the scratch database ${result.database} is kept on the --into server (--keep); drop it when done`);
+    if (this.options.keep && result.database && result.engine?.runs === 'server' && !this.aborted) this.options.warn?.(`the scratch database ${result.database} is kept on the --into server (--keep); drop it when done`);
     result.restore_seconds = (Date.now() - this.started) / 1000;
     return result;
   }
@@ -515,7 +510,7 @@ class SqlSink implements RestoreSink {
     result.tables = tables;
     const wrong = rowsFailure(tables);
     if (wrong) this.failure = { message: wrong };
-    if (n === 0 && !this.options.allowEmpty && !this.failure) this.failure = { message: 'the restore left no table (--allow-empty accepts an empty database)' };
+    if (n === 0 && !this.options.allowEmpty && !this.failure) this.failure = { message: EMPTY_RESTORE };
     for (const sql of this.options.asserts) {
       const a: AssertionResult = { sql, ok: false, value: null };
       try {
@@ -556,14 +551,6 @@ class SqlSink implements RestoreSink {
  * (rows lost) nor more (the dump's own code added some: a DO block, a trigger), nor none it can count (a view
  * in its place). The first table that differs, in words; null when every one holds.
  */
-export function rowsFailure(tables: readonly TableRows[]): string | null {
-  const wrong = tables.filter((t) => t.restored !== t.expected);
-  const w = wrong[0];
-  if (!w) return null;
-  if (w.restored === null) return `${w.table}: the dump holds ${w.expected} rows, and the table cannot be counted after the restore`;
-  return `${w.table}: the dump holds ${w.expected} rows, the restored table ${w.restored}` + (wrong.length > 1 ? ` (and ${wrong.length - 1} more tables differ)` : '');
-}
-
 /**
  * A RestoreSink for one SQL dump: hand it the decoded bytes (the caller
  * gunzips) of a dump of `kind` (the caller sniffed it). `plan`: the engine

@@ -1,4 +1,5 @@
-// --into URL (or BACKUPCTL_RESTORE_URL): postgres://user:pass@host:port/db,
+// --into URL (or BACKUPCTL_RESTORE_URL), the server a restore engine of the
+// placement "server" restores into (src/restore/servers/): postgres://user:pass@host:port/db,
 // mysql://user:pass@host:port/db, and the Unix socket forms
 // postgres://user:pass@/db?host=/run/postgresql and
 // mysql://user:pass@localhost/db?socket=/run/mysqld/mysqld.sock. The password

@@ -1,5 +1,6 @@
-// Process helpers of the SQL restore engines: find a server's binaries, run a
-// client and capture what it says, resolve the unprivileged account an
+// Process helpers any restore engine may use (src/restore/servers/: the
+// helpers of engines that start or reach a server): find a server's binaries,
+// run a client and capture what it says, resolve the unprivileged account an
 // ephemeral server runs as, and keep passwords out of every message.
 import { spawn, type SpawnOptions } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

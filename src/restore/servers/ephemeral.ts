@@ -1,4 +1,5 @@
-// Ephemeral local servers (issue 24 §2, engine "local"): a private temporary
+// Ephemeral local servers (issue 24 §2, the placement "local"), for any
+// restore engine that starts a server of its own (src/restore/servers/): a private temporary
 // folder (0700), the server started in it as an unprivileged account when we
 // are root, a Unix socket only, and on stop (or abort, or the process
 // exiting) the server killed and the folder removed.
