@@ -185,6 +185,9 @@ export interface Settings {
    * remembered in the profile for this base URL), `default` (not known yet: probed when first needed).
    */
   providerNamesSource?: 'env' | 'profile' | 'detected' | 'default';
+  /** A PostgreSQL state the team shares ($BACKUPCTL_STATE_URL, else the profile's `state_url`); unset: the state folder. */
+  stateUrl?: string;
+  stateUrlSource?: 'env' | 'profile';
 }
 
 export interface Spinner {

@@ -45,6 +45,16 @@ const common = {
   absWorkingDir: root,
 };
 
+// pg (the PostgreSQL state, src/state/pg.ts) names pg-native for its optional native client, which
+// backupctl never uses: a stub in its place, so the bundle needs no package outside it.
+const noPgNative = {
+  name: 'no-pg-native',
+  setup(b) {
+    b.onResolve({ filter: /^pg-native$/ }, () => ({ path: 'pg-native', namespace: 'no-pg-native' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-pg-native' }, () => ({ contents: 'throw new Error("pg-native is not part of backupctl")', loader: 'js' }));
+  },
+};
+
 await rm(tmp, { recursive: true, force: true });
 await mkdir(tmp, { recursive: true });
 await mkdir(dist, { recursive: true });
@@ -57,7 +67,7 @@ await build({
   // The places that find files next to the bundle (startup/, jq.wasm.gz) use import.meta.url.
   define: { ...common.define, 'import.meta.url': '__backupctlMetaUrl' },
   banner: { js: 'const __backupctlMetaUrl = require("node:url").pathToFileURL(__filename).href;' },
-  plugins: [lazyBuiltins],
+  plugins: [lazyBuiltins, noPgNative],
   // PGlite (27 MB, restore-test's embedded engine) is an optional package the user adds:
   // never bundled, loaded from node_modules on that path only (src/restore/sql/pglite.ts).
   // mysql2 (restore-test's MariaDB/MySQL wire protocol, 1 MB with its encodings) likewise: a clone has it, an

@@ -155,6 +155,7 @@ describe("each command's real --json output is valid against its schema", () => 
     ls: ['file share', ids.tarBackup!],
     find: ['file share', '*', '--since', '2d'],
     diff: ['file share', ids.tarOlder!, ids.tarBackup!],
+    'state migrate': ['--to', path.join(dir, 'state-copy')],
   });
 
   it('covers every command that prints JSON', () => {
