@@ -222,7 +222,7 @@ const exportSetup: Handler = async (input, ctx) => {
 };
 
 /** JSON on stdout, through --jq when given (as render does for other commands; these write their own output). */
-async function printJson(ctx: Context, value: unknown): Promise<void> {
+export async function printJson(ctx: Context, value: unknown): Promise<void> {
   if (ctx.output.jq !== undefined) {
     const { applyJq } = await import('../output/jq.js');
     const { text, error } = await applyJq(value, ctx.output.jq, ctx.io.stdoutIsTTY);
@@ -238,7 +238,7 @@ function dryRunNote(ctx: Context, text: string): Result {
   return { kind: 'empty' };
 }
 
-async function readFileArg(ctx: Context, file: string): Promise<{ text: string; name: string; baseDir: string }> {
+export async function readFileArg(ctx: Context, file: string): Promise<{ text: string; name: string; baseDir: string }> {
   if (file === '-') {
     const chunks: Buffer[] = [];
     for await (const c of ctx.io.stdin) chunks.push(Buffer.from(c as Buffer));
@@ -251,7 +251,7 @@ async function readFileArg(ctx: Context, file: string): Promise<{ text: string; 
   }
 }
 
-function problemsError(name: string, problems: Problem[]): UsageError {
+export function problemsError(name: string, problems: Problem[]): UsageError {
   const n = problems.length;
   return new UsageError(
     `${name}: ${n} problem${n > 1 ? 's' : ''}; nothing was changed`,
@@ -260,7 +260,7 @@ function problemsError(name: string, problems: Problem[]): UsageError {
 }
 
 /** The CLI's own checks of cron expressions and time zones (src/cli/values.ts), as the flags get them. */
-async function cronChecks(): Promise<CheckTools> {
+export async function cronChecks(): Promise<CheckTools> {
   const { cronProblem, canonicalTimezone } = await import('../cli/values.js');
   return {
     cronError: cronProblem,

@@ -215,6 +215,11 @@ export interface Context {
   /** One line on stderr for the user (progress, what was done); service text in it is sanitised and scrubbed. */
   note(message: string): void;
   warn(message: string): void;
+  /**
+   * Runs another command as the runner does (its checks, name look-ups, handler and marks), with the IO
+   * given: `assure run` runs verify and restore-test this way (src/commands/assure.ts). Set by the runner.
+   */
+  runCommand?(o: { spec: import('./spec.js').ManifestCommand; positionals: (string | undefined)[]; options: Record<string, unknown>; globals: Globals; io: IO; signal: AbortSignal }): Promise<void>;
 }
 
 export interface CommandInput {
