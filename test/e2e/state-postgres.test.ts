@@ -65,6 +65,21 @@ describe('marks in a PostgreSQL state', () => {
     expect(dump).not.toContain('superpw');
   });
 
+  it('config set state_url keeps it in the profile, and neither set nor get prints its password', async () => {
+    const dave = member('dave');
+    const set = await cli(dave, ['config', 'set', 'state_url', stateUrl()]);
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stdout + set.stderr).not.toContain('superpw');
+    const get = await cli(dave, ['config', 'get', 'state_url']);
+    expect(get.stdout.trim()).toBe(`postgres://postgres:***@/team_state?host=${pg.dir}`);
+    const s = await cli(dave, ['status', '--json']);
+    expect(s.code, s.stderr).toBe(0);
+    expect(statusDocumentSchema.parse(JSON.parse(s.stdout)).jobs.find((j) => j.name === 'api postgres')!.verify).toMatchObject({ state: 'passed' });
+    const bad = await cli(dave, ['config', 'set', 'state_url', 'http://x:topsecret@host/db']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).not.toContain('topsecret');
+  });
+
   it('an unreachable state database is exit 3 for status and verify, the password never printed, nothing falls back to the folder', async () => {
     const carol = member('carol');
     const gone = `postgres://postgres:hunter2secret@/team_state?host=${path.join(work, 'no-such-socket-dir')}`;
