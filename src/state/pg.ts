@@ -6,7 +6,7 @@
 // What is stored is keyed by the service (src/state/marks.ts serviceKey: base URL and a fingerprint of
 // the token, never the token), so profiles and teams sharing one database never mix. No password or
 // token is ever written; the state URL's password is never printed (src/config/state-url.ts).
-import type { Client, ClientConfig } from 'pg';
+import type { Client, ClientConfig, Pool, PoolClient } from 'pg';
 import { ConfigError } from '../errors.js';
 import { redactStateUrl, withoutPassword } from '../config/state-url.js';
 
@@ -83,18 +83,46 @@ export async function connectState(url: string, timeoutMs = 10_000): Promise<Cli
   return client;
 }
 
-/** Runs `fn` on a connection to the state, then closes it; a database error is exit 3 with the URL redacted. */
-export async function withState<T>(url: string, fn: (client: Client) => Promise<T>, timeoutMs?: number): Promise<T> {
-  const client = await connectState(url, timeoutMs);
+const pools = new Map<string, Pool>();
+
+/** The process's pool of connections to one state (a connection costs an authentication: reused, not made per call). */
+async function poolOf(url: string, timeoutMs: number): Promise<Pool> {
+  let pool = pools.get(url);
+  if (!pool) {
+    const pg = await loadPg();
+    pool = new pg.Pool({ connectionString: url, connectionTimeoutMillis: timeoutMs, application_name: 'backupctl', max: 4, idleTimeoutMillis: 5_000, allowExitOnIdle: true });
+    pool.on('error', () => {});
+    pools.set(url, pool);
+  }
+  return pool;
+}
+
+/** Runs `fn` on a pooled connection to the state; a database error is exit 3 with the URL redacted. */
+export async function withState<T>(url: string, fn: (client: Client) => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const pool = await poolOf(url, timeoutMs);
+  let client: PoolClient;
   try {
+    client = await pool.connect();
+  } catch (err) {
+    throw stateError(url, 'cannot reach', err);
+  }
+  let broken: Error | undefined;
+  try {
+    if (!migrated.has(url)) {
+      await migrate(client);
+      migrated.add(url);
+    }
     return await fn(client);
   } catch (err) {
     if (err instanceof ConfigError) throw err;
     // A database error carries a SQLSTATE `code`; anything else is a bug of ours and goes up as it is.
-    if (typeof (err as { code?: unknown }).code === 'string' || (err as Error).message?.includes('Connection terminated')) throw stateError(url, 'cannot use', err);
+    if (typeof (err as { code?: unknown }).code === 'string' || (err as Error).message?.includes('Connection terminated')) {
+      broken = err as Error;
+      throw stateError(url, 'cannot use', err);
+    }
     throw err;
   } finally {
-    await client.end().catch(() => {});
+    client.release(broken);
   }
 }
 
