@@ -40,6 +40,8 @@ __backupctl_command() {
     '/export') echo 'export' ;;
     '/plan') echo 'plan' ;;
     '/apply') echo 'apply' ;;
+    '/state') echo 'state' ;;
+    '/assure') echo 'assure' ;;
     '/api') echo 'api' ;;
     '/schema') echo 'schema' ;;
     '/completion') echo 'completion' ;;
@@ -154,13 +156,16 @@ __backupctl_command() {
     'backups/delete') echo 'backups delete' ;;
     'backups/remove') echo 'backups delete' ;;
     'backups/urls') echo 'backups urls' ;;
+    'state/migrate') echo 'state migrate' ;;
+    'assure/run') echo 'assure run' ;;
+    'assure/status') echo 'assure status' ;;
   esac
 }
 
 # The subcommands of command $1.
 __backupctl_subcommands() {
   case "$1" in
-    '') echo 'auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply api schema completion emulator version help' ;;
+    '') echo 'auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply state assure api schema completion emulator version help' ;;
     'auth') echo 'login status logout token' ;;
     'profiles') echo 'list use remove delete' ;;
     'config') echo 'get set unset list path' ;;
@@ -183,6 +188,8 @@ __backupctl_subcommands() {
     'restores') echo 'list get' ;;
     'encryption-keys') echo 'create add delete remove' ;;
     'backups') echo 'get delete remove urls' ;;
+    'state') echo 'migrate' ;;
+    'assure') echo 'run status' ;;
   esac
 }
 
@@ -240,6 +247,9 @@ __backupctl_flags() {
     'export') echo '--file -f --only' ;;
     'plan') echo '--file -f --prune --allow-outside-files' ;;
     'apply') echo '--file -f --prune --allow-outside-files --allow-replace --allow-expiry' ;;
+    'state migrate') echo '--to' ;;
+    'assure run') echo '--file -f --concurrency --max-time --shard --lease' ;;
+    'assure status') echo '--file -f --check' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
     'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --bad-night --archive-faults --retention-jobs --changing-files --url-ttl --big-file --dialect --tick --now' ;;
   esac
@@ -570,6 +580,15 @@ __backupctl_flag_value() {
     'export/--only') echo 'none' ;;
     'plan/--file'|'plan/-f') echo 'none' ;;
     'apply/--file'|'apply/-f') echo 'none' ;;
+    'state migrate/--to') echo 'none' ;;
+    'assure run/--file'|'assure run/-f') echo 'none' ;;
+    'assure run/--concurrency') echo 'none' ;;
+    'assure run/--max-time') echo 'none' ;;
+    'assure run/--shard') echo 'none' ;;
+    'assure run/--lease') echo 'none' ;;
+    'assure status/--file'|'assure status/-f') echo 'none' ;;
+    'assure status/--output'|'assure status/-o') echo 'words table json ndjson tsv prometheus' ;;
+    'assure status/--columns') echo 'list job kind window state at rto_met' ;;
     'api/--method'|'api/-X') echo 'words GET POST PUT PATCH DELETE' ;;
     'api/--raw-field'|'api/-f') echo 'none' ;;
     'api/--field'|'api/-F') echo 'none' ;;
@@ -675,7 +694,7 @@ __backupctl_positional() {
     'schema/1') echo 'ids commands' ;;
     'schema/2') echo 'ids commands' ;;
     'completion/0') echo 'words bash zsh fish' ;;
-    'help/0') echo 'words exit-codes environment cron kinds auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply api schema completion emulator version' ;;
+    'help/0') echo 'words exit-codes environment cron kinds auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply state assure api schema completion emulator version' ;;
   esac
 }
 

@@ -69,6 +69,10 @@ function __backupctl_command
             echo 'plan'
         case '/apply'
             echo 'apply'
+        case '/state'
+            echo 'state'
+        case '/assure'
+            echo 'assure'
         case '/api'
             echo 'api'
         case '/schema'
@@ -297,6 +301,12 @@ function __backupctl_command
             echo 'backups delete'
         case 'backups/urls'
             echo 'backups urls'
+        case 'state/migrate'
+            echo 'state migrate'
+        case 'assure/run'
+            echo 'assure run'
+        case 'assure/status'
+            echo 'assure status'
     end
 end
 
@@ -304,7 +314,7 @@ end
 function __backupctl_subcommands
     switch "$argv[1]"
         case ''
-            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'doctor' 'Check which provider names the service answers to (the droplet/volume path both ways)' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i (digitalocean) droplets' 'volumes' 'Snapshot schedules of cloud_i (digitalocean) block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'status' 'Fleet health at a glance: every job, newest backup, next run' 'verify' 'Read backups back and check every file: size, sha256, gzip/tar/zip/dump structure' 'restore-test' 'Restore a backup to prove its data comes back: SQL into a scratch database, archives extracted' 'report' 'Expected runs against actual backups: missed runs, failures, durations, sizes' 'retention' 'Which backups the retention counts keep, by which rule, and when each is predicted to expire' 'scan' 'Read backups into the catalog: a fingerprint of each (listing, entropy, tables) for anomalies, ls, find and diff' 'anomalies' 'Which backup is clean: each backup against its job\'s history (ransomware, mass renames, lost tables)' 'ls' 'List what a backup holds: every path of its archive, from the catalog' 'find' 'Which backups of a job hold a path: newest first' 'diff' 'What changed between two backups of a job: files added, removed, changed; tables and rows' 'restore-file' 'Stream one file or folder out of a tar or zip backup: to stdout or into a new folder' 'export' 'Write the backup set-up (storage, jobs, snapshot schedules) as a YAML file' 'plan' 'Show what apply would change to make the service match a backups file' 'apply' 'Make the service match a backups file' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'version' 'Print the version of backupctl and of the Node.js running it' 'help' 'Show help for a command, or a topic: options, exit-codes, environment, cron, kinds'
+            printf '%s\t%s\n' 'auth' 'Log in, show the login, log out' 'profiles' 'List, switch and remove profiles' 'config' 'Read and change settings of a profile' 'doctor' 'Check which provider names the service answers to (the droplet/volume path both ways)' 'servers' 'Servers reached over SSH' 'ssh-keys' 'RSA keys the service uses to reach servers' 'snapshots' 'Snapshots taken at connected cloud accounts' 'accounts' 'Cloud-provider accounts connected for snapshots' 'resources' 'Disks and servers found in connected accounts (snapshot resources)' 'storage' 'Storage destinations where backups are written' 'droplets' 'Snapshot schedules of cloud_i (digitalocean) droplets' 'volumes' 'Snapshot schedules of cloud_i (digitalocean) block volumes' 'jobs' 'Backup jobs: what is backed up, where, and when' 'restores' 'Restore jobs' 'encryption-keys' 'Public keys that encrypt backups' 'backups' 'Single backups by id: show, delete, signed download URLs' 'status' 'Fleet health at a glance: every job, newest backup, next run' 'verify' 'Read backups back and check every file: size, sha256, gzip/tar/zip/dump structure' 'restore-test' 'Restore a backup to prove its data comes back: SQL into a scratch database, archives extracted' 'report' 'Expected runs against actual backups: missed runs, failures, durations, sizes' 'retention' 'Which backups the retention counts keep, by which rule, and when each is predicted to expire' 'scan' 'Read backups into the catalog: a fingerprint of each (listing, entropy, tables) for anomalies, ls, find and diff' 'anomalies' 'Which backup is clean: each backup against its job\'s history (ransomware, mass renames, lost tables)' 'ls' 'List what a backup holds: every path of its archive, from the catalog' 'find' 'Which backups of a job hold a path: newest first' 'diff' 'What changed between two backups of a job: files added, removed, changed; tables and rows' 'restore-file' 'Stream one file or folder out of a tar or zip backup: to stdout or into a new folder' 'export' 'Write the backup set-up (storage, jobs, snapshot schedules) as a YAML file' 'plan' 'Show what apply would change to make the service match a backups file' 'apply' 'Make the service match a backups file' 'state' 'Where verify and restore-test marks are kept: copy them to a PostgreSQL state the team shares' 'assure' 'Assurance plans: run the verify and restore tests that are due, show how each job is covered' 'api' 'Send any request to the service and print the answer as JSON' 'schema' 'Print the JSON Schema of a command\'s --json output' 'completion' 'Print the shell completion script for bash, zsh or fish' 'emulator' 'Run a local emulator of the backup service (for trying the CLI and for tests)' 'version' 'Print the version of backupctl and of the Node.js running it' 'help' 'Show help for a command, or a topic: options, exit-codes, environment, cron, kinds'
         case 'auth'
             printf '%s\t%s\n' 'login' 'Save an API token for a profile, after checking it with the service' 'status' 'Show the profile, base URL and token in use (token masked)' 'logout' 'Remove the profile\'s stored token' 'token' 'Print the token in use (for scripts)'
         case 'profiles'
@@ -349,6 +359,10 @@ function __backupctl_subcommands
             printf '%s\t%s\n' 'create' 'Upload the public half of an RSA key pair to encrypt backups with' 'add' 'Upload the public half of an RSA key pair to encrypt backups with' 'delete' 'Delete an encryption key' 'remove' 'Delete an encryption key'
         case 'backups'
             printf '%s\t%s\n' 'get' 'Show a backup and its files' 'delete' 'Delete a backup' 'remove' 'Delete a backup' 'urls' 'Print signed download URLs of the files of a backup (valid about an hour)'
+        case 'state'
+            printf '%s\t%s\n' 'migrate' 'Copy the marks of this state to a PostgreSQL state the team shares, or back to a folder'
+        case 'assure'
+            printf '%s\t%s\n' 'run' 'Run the verify and restore tests the assurance plans say are due' 'status' 'How each job meets its assurance plan: a passing test within its window, RTO met'
     end
 end
 
@@ -457,6 +471,12 @@ function __backupctl_flags
             printf '%s\t%s\n' '--file' 'The backups file (YAML), or - for standard input' '-f' 'The backups file (YAML), or - for standard input' '--prune' 'Also delete what the file does not name (in the sections it has)' '--allow-outside-files' 'Let ${file:PATH} read files outside the backups file\'s folder (refused without it, symbolic links included)'
         case 'apply'
             printf '%s\t%s\n' '--file' 'The backups file (YAML), or - for standard input' '-f' 'The backups file (YAML), or - for standard input' '--prune' 'Also delete what the file does not name (in the sections it has)' '--allow-outside-files' 'Let ${file:PATH} read files outside the backups file\'s folder (refused without it, symbolic links included)' '--allow-replace' 'Allow replacing jobs and storage (a replaced job loses the link to its backups)' '--allow-expiry' 'Allow, without a terminal, a lower retention count that makes the next run expire backups or snapshots'
+        case 'state migrate'
+            printf '%s\t%s\n' '--to' 'The state to copy to: postgres://… or a folder'
+        case 'assure run'
+            printf '%s\t%s\n' '--file' 'The backups file with the assurance section' '-f' 'The backups file with the assurance section' '--concurrency' 'Tests at once' '--max-time' 'Start no test after this long, and stop the ones running (e.g. 2h)' '--shard' 'Run only the share i of n of the due tests (1-based; a hash of job and kind)' '--lease' 'With a PostgreSQL state: how long a claimed test is held without news of its runner (default 10m)'
+        case 'assure status'
+            printf '%s\t%s\n' '--file' 'The backups file with the assurance section' '-f' 'The backups file with the assurance section' '--check' 'Exit 9 when a test of a plan is due, failing or slow'
         case 'api'
             printf '%s\t%s\n' '--method' 'HTTP method (default GET, or POST when fields or --input are given)' '-X' 'HTTP method (default GET, or POST when fields or --input are given)' '--raw-field' 'Add a string field; key[sub]=value nests, key[]=value appends' '-f' 'Add a string field; key[sub]=value nests, key[]=value appends' '--field' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '-F' 'Add a typed field: true, false, null and numbers are sent as such; @file reads a file, @- stdin' '--input' 'Send this file (or - for standard input) as the JSON body; fields then go in the query string' '--paginate' 'Follow every page of a list and print one JSON array of the records (ndjson with -o ndjson)'
         case 'emulator'
@@ -1103,6 +1123,24 @@ function __backupctl_flag_value
             echo 'none'
         case 'apply/--file' 'apply/-f'
             echo 'none'
+        case 'state migrate/--to'
+            echo 'none'
+        case 'assure run/--file' 'assure run/-f'
+            echo 'none'
+        case 'assure run/--concurrency'
+            echo 'none'
+        case 'assure run/--max-time'
+            echo 'none'
+        case 'assure run/--shard'
+            echo 'none'
+        case 'assure run/--lease'
+            echo 'none'
+        case 'assure status/--file' 'assure status/-f'
+            echo 'none'
+        case 'assure status/--output' 'assure status/-o'
+            echo 'words table json ndjson tsv prometheus'
+        case 'assure status/--columns'
+            echo 'list job kind window state at rto_met'
         case 'api/--method' 'api/-X'
             echo 'words GET POST PUT PATCH DELETE'
         case 'api/--raw-field' 'api/-f'
@@ -1308,7 +1346,7 @@ function __backupctl_positional
         case 'completion/0'
             echo 'words bash zsh fish'
         case 'help/0'
-            echo 'words exit-codes environment cron kinds auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply api schema completion emulator version'
+            echo 'words exit-codes environment cron kinds auth profiles config doctor servers ssh-keys snapshots accounts resources storage droplets volumes jobs restores encryption-keys backups status verify restore-test report retention scan anomalies ls find diff restore-file export plan apply state assure api schema completion emulator version'
     end
 end
 

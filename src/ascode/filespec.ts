@@ -6,7 +6,7 @@
 import { STORAGE_PROVIDERS } from '../resources/storage.js';
 import { providerAliases } from '../util/providers.js';
 
-export type Check = 'cron' | 'timezone';
+export type Check = 'cron' | 'timezone' | 'duration' | 'sql' | 'expect';
 
 export type FieldNode =
   /** `aliases`: other spellings of an enum value, case-insensitively (`aws` for `cloud_a`), read as the value. */
@@ -107,6 +107,41 @@ export const RESOURCE_FIELDS: Record<string, Field> = {
   retention: f(retention),
 };
 
+/** One validation of a restored backup (docs/assurance.md): exactly one of sql (with expect), table_exists, min_rows. */
+export const VALIDATION_FIELDS: Record<string, Field> = {
+  sql: f({ t: 'string', check: 'sql', description: 'One SELECT (or WITH ... SELECT) statement, run by the restore\'s own confined login; its first column of its first row is compared' }),
+  expect: f({ t: 'string', check: 'expect', description: 'What the sql must give: a value ("42", "t"), or a comparison ("> 0", ">= 1000", "!= 0")' }),
+  table_exists: f({ t: 'string', description: 'A table that must be in the restored database (schema.table or table)' }),
+  min_rows: f({ t: 'object', fields: { table: f({ t: 'string' }, true), rows: f({ t: 'integer', min: 0 }, true) }, description: 'A table that must hold at least this many rows' }),
+};
+
+/** An assurance plan (docs/assurance.md): what must be proven of a job's backups, how often. Local policy: nothing is sent. */
+export const ASSURANCE_FIELDS: Record<string, Field> = {
+  verify_every: f({ t: 'string', check: 'duration', description: 'A verify of the chosen backup at least this often (e.g. 1d)' }),
+  restore_test_every: f({ t: 'string', check: 'duration', description: 'A restore test of the chosen backup at least this often (e.g. 7d)' }),
+  backup: f({ t: 'string', enum: ['latest', 'random'], description: 'Which backup is tested: the newest completed (latest, the default) or one at random within `within`' }),
+  within: f({ t: 'string', check: 'duration', description: 'For backup: random, how far back (default 30d)' }),
+  engine: f({ t: 'string', description: 'restore-test --engine (local, pglite, mongo-parse, ...), or a postgres:// / mysql:// --into URL by ${env:NAME}' }),
+  rto: f({ t: 'string', check: 'duration', description: 'The restore-time budget: a restore test slower than this does not meet the plan' }),
+  validations: f({ t: 'array', items: { t: 'object', fields: VALIDATION_FIELDS, oneOf: ['sql', 'table_exists', 'min_rows'] }, description: 'Checks of the restored data' }),
+};
+
+export interface ValidationEntry {
+  sql?: string;
+  expect?: string;
+  table_exists?: string;
+  min_rows?: { table: string; rows: number };
+}
+export interface AssuranceEntry {
+  verify_every?: string;
+  restore_test_every?: string;
+  backup?: 'latest' | 'random';
+  within?: string;
+  engine?: string;
+  rto?: string;
+  validations?: ValidationEntry[];
+}
+
 export const SECTIONS = ['storage', 'jobs', 'droplets', 'volumes', 'resources'] as const;
 export type Section = (typeof SECTIONS)[number];
 
@@ -119,6 +154,11 @@ export const FILE_NODE: FieldNode = {
     droplets: f({ t: 'map', values: { t: 'object', fields: MACHINE_FIELDS }, description: 'Snapshot schedules of droplets, by name' }),
     volumes: f({ t: 'map', values: { t: 'object', fields: MACHINE_FIELDS }, description: 'Snapshot schedules of volumes, by name' }),
     resources: f({ t: 'map', values: { t: 'object', fields: RESOURCE_FIELDS }, description: 'Snapshot resources, by id (they have no name)' }),
+    assurance: f({
+      t: 'map',
+      values: { t: 'object', fields: ASSURANCE_FIELDS },
+      description: 'Assurance plans (docs/assurance.md), by job name or a glob of names ("* postgres", "*"): local policy for assure run, nothing is sent',
+    }),
   },
 };
 
@@ -177,6 +217,7 @@ export interface BackupsFile {
   droplets?: Record<string, MachineEntry>;
   volumes?: Record<string, MachineEntry>;
   resources?: Record<string, ResourceEntry>;
+  assurance?: Record<string, AssuranceEntry>;
 }
 
 // ---------------------------------------------------------------------------

@@ -6,6 +6,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Node as YamlNo
 import { FILE_NODE, SECRET_REFERENCE, type BackupsFile, type FieldNode } from './filespec.js';
 import { editDistance } from '../util/suggest.js';
 import { CRON_MACROS } from '../util/cron-macros.js';
+import { parseDuration } from '../util/time.js';
 
 export interface Problem {
   line: number;
@@ -109,6 +110,10 @@ export async function parseBackupsFile(text: string, name: string, tools: CheckT
           if (err) problem(node, parts, err);
         }
         if (spec.check === 'cron') crons.push({ node, parts, expr: scalar });
+        if (spec.check === 'duration' || spec.check === 'sql' || spec.check === 'expect') {
+          const err = valueError(spec.check, scalar);
+          if (err) problem(node, parts, err);
+        }
         return;
       }
       case 'integer':
@@ -192,6 +197,22 @@ export async function parseBackupsFile(text: string, name: string, tools: CheckT
       where: (at) => positions.get(at) ?? { line: 1, col: 1 },
     },
   };
+}
+
+/** A comparison of an assurance validation: an operator (or none: equal) and the value. */
+export const EXPECT = /^\s*(=|==|!=|<>|>=|<=|>|<)?\s*(\S(?:.*\S)?)\s*$/;
+
+/** What is wrong with a duration, a validation's SQL or its expected value; undefined when nothing. */
+export function valueError(check: 'duration' | 'sql' | 'expect', value: string): string | undefined {
+  if (check === 'duration') {
+    const ms = parseDuration(value);
+    return ms === undefined || ms <= 0 ? `"${value}" is not a duration: write it as 30m, 12h, 1d or 2w` : undefined;
+  }
+  if (check === 'expect') return EXPECT.test(value) && !/^\s*[=!<>]+\s*$/.test(value) ? undefined : `"${value}" is not an expected value: a value ("42") or a comparison ("> 0", ">= 1000")`;
+  const sql = value.trim().replace(/;\s*$/, '');
+  if (!/^(select|with)\b/i.test(sql)) return 'must be one SELECT statement (or WITH ... SELECT): an assertion reads, it never changes the restored data';
+  if (sql.includes(';')) return 'must be one statement: no ";" inside';
+  return undefined;
 }
 
 function describe(node: YamlNode | null | undefined): string {

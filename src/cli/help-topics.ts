@@ -66,6 +66,10 @@ the environment over the profile. An empty value counts as unset.
                         e.g. 10s; default 30s. A bad value of either exits 3 naming it
   BACKUPCTL_RESTORE_URL scratch server restore-test restores SQL into (as --into), postgres://… or
                         mysql://…; its password is never printed
+  BACKUPCTL_STATE_URL   a PostgreSQL state the team shares, postgres://… (as the profile's state_url):
+                        the verify and restore-test marks and assure run's leases are kept there,
+                        keyed by service; unreachable: exit 3; its password is never printed
+                        (docs/assurance.md)
   BACKUPCTL_RESTORE_MAX_DISK
                         most disk a restore-test may fill (its local server's folder, or the
                         scratch database on --into), e.g. 2GiB; default 10GiB. Past it the restore

@@ -151,6 +151,21 @@ export const schemas = {
       }),
     ),
     summary: z.object({ create: z.int(), update: z.int(), replace: z.int(), delete: z.int() }),
+    /** The assurance plan of each job (docs/assurance.md): local policy, never sent. */
+    assurance: z.array(
+      z.object({
+        job: z.string(),
+        job_id: z.string(),
+        selector: z.string(),
+        verify_every: z.nullable(z.string()),
+        restore_test_every: z.nullable(z.string()),
+        backup: z.enum(['latest', 'random']),
+        within: z.nullable(z.string()),
+        engine: z.nullable(z.string()),
+        rto: z.nullable(z.string()),
+        validations: z.int(),
+      }),
+    ),
   }),
   apply: z.object({ applied: z.array(changeSchema), not_applied: z.array(changeSchema) }),
 };
@@ -207,7 +222,7 @@ const exportSetup: Handler = async (input, ctx) => {
 };
 
 /** JSON on stdout, through --jq when given (as render does for other commands; these write their own output). */
-async function printJson(ctx: Context, value: unknown): Promise<void> {
+export async function printJson(ctx: Context, value: unknown): Promise<void> {
   if (ctx.output.jq !== undefined) {
     const { applyJq } = await import('../output/jq.js');
     const { text, error } = await applyJq(value, ctx.output.jq, ctx.io.stdoutIsTTY);
@@ -223,7 +238,7 @@ function dryRunNote(ctx: Context, text: string): Result {
   return { kind: 'empty' };
 }
 
-async function readFileArg(ctx: Context, file: string): Promise<{ text: string; name: string; baseDir: string }> {
+export async function readFileArg(ctx: Context, file: string): Promise<{ text: string; name: string; baseDir: string }> {
   if (file === '-') {
     const chunks: Buffer[] = [];
     for await (const c of ctx.io.stdin) chunks.push(Buffer.from(c as Buffer));
@@ -236,7 +251,7 @@ async function readFileArg(ctx: Context, file: string): Promise<{ text: string; 
   }
 }
 
-function problemsError(name: string, problems: Problem[]): UsageError {
+export function problemsError(name: string, problems: Problem[]): UsageError {
   const n = problems.length;
   return new UsageError(
     `${name}: ${n} problem${n > 1 ? 's' : ''}; nothing was changed`,
@@ -245,7 +260,7 @@ function problemsError(name: string, problems: Problem[]): UsageError {
 }
 
 /** The CLI's own checks of cron expressions and time zones (src/cli/values.ts), as the flags get them. */
-async function cronChecks(): Promise<CheckTools> {
+export async function cronChecks(): Promise<CheckTools> {
   const { cronProblem, canonicalTimezone } = await import('../cli/values.js');
   return {
     cronError: cronProblem,
@@ -260,6 +275,8 @@ interface Planned {
   /** The backups file as given (for messages), or `-`. */
   fileArg: string;
   recipes: { stateDir: string; baseUrl: string };
+  /** The assurance plan of each job (local policy: shown, never sent). */
+  assurance: import('../ascode/assurance.js').JobPlan[];
 }
 
 /**
@@ -307,8 +324,16 @@ async function planFor(ctx: Context, fileArg: string, opts: { prune: boolean; al
       });
     }
   }
+  let assurance: Planned['assurance'] = [];
+  if (parsed.parsed.file.assurance) {
+    const { resolveAssurance } = await import('../ascode/assurance.js');
+    const jobs = state.jobs ?? (await readState(client, ['jobs'], ctx.signal)).jobs ?? [];
+    const r = resolveAssurance(parsed.parsed, jobs);
+    problems.push(...r.problems);
+    assurance = r.plans;
+  }
   if (problems.length) throw problemsError(name, problems.sort((a, b) => a.line - b.line || a.col - b.col));
-  return { plan, resolved, fileArg, recipes };
+  return { plan, resolved, fileArg, recipes, assurance };
 }
 
 // ---------------------------------------------------------------------------
@@ -417,12 +442,37 @@ async function expiryText(costs: Array<import('../retention/lowering.js').Loweri
   return `\n${costs.map((c) => `${c.target} ${sanitize(JSON.stringify(nameOf(c.id)))}: ${sanitize(costLine(c))}`).join('\n')}\n`;
 }
 
+/** The assurance plans as plan --json shows them. */
+function assuranceJson(plans: Planned['assurance']) {
+  return plans.map((p) => ({
+    job: p.job,
+    job_id: p.job_id,
+    selector: p.plan.selector,
+    verify_every: p.plan.entry.verify_every ?? null,
+    restore_test_every: p.plan.entry.restore_test_every ?? null,
+    backup: p.plan.backup,
+    within: p.plan.backup === 'random' ? (p.plan.entry.within ?? '30d') : null,
+    engine: p.plan.engine,
+    rto: p.plan.entry.rto ?? null,
+    validations: p.plan.validations.length,
+  }));
+}
+
+/** The assurance plans under the plan: local policy, never counted as a change of the service. */
+async function assuranceText(plans: Planned['assurance']): Promise<string> {
+  if (!plans.length) return '';
+  const [{ planLine }, { sanitize }] = await Promise.all([import('../ascode/assurance.js'), import('../output/sanitize.js')]);
+  const lines = ['', `Assurance plans (local policy for assure run; nothing is sent): ${plans.length} job${plans.length === 1 ? '' : 's'} covered.`];
+  for (const p of plans) lines.push(`  ${sanitize(JSON.stringify(p.job))}${p.plan.selector !== p.job ? ` (by "${sanitize(p.plan.selector)}")` : ''}: ${sanitize(planLine(p.plan))}`);
+  return `${lines.join('\n')}\n`;
+}
+
 const planSetup: Handler = async (input, ctx) => {
-  const { plan, resolved } = await planFor(ctx, input.values.file as string, planOptions(input, false));
+  const { plan, resolved, assurance } = await planFor(ctx, input.values.file as string, planOptions(input, false));
   const expiry = await expiryOf(ctx, plan);
   const json = ctx.globals.json || ctx.output.format === 'json' || ctx.output.format === 'ndjson';
-  if (json) await printJson(ctx, { ...planJson(plan, resolved), expiry, summary: (await import('../ascode/plan.js')).summary(plan) });
-  else ctx.io.stdout.write((await planText(plan, ctx.output.color, ctx.io.columns, resolved)) + (await expiryText(expiry, plan)));
+  if (json) await printJson(ctx, { ...planJson(plan, resolved), expiry, summary: (await import('../ascode/plan.js')).summary(plan), assurance: assuranceJson(assurance) });
+  else ctx.io.stdout.write((await planText(plan, ctx.output.color, ctx.io.columns, resolved)) + (await expiryText(expiry, plan)) + (await assuranceText(assurance)));
   if (plan.changes.length) throw new ChangesPendingError();
   return { kind: 'empty' };
 };

@@ -20,13 +20,14 @@ import {
   type JobSettings,
   type ProfileData,
 } from '../config/index.js';
+import { checkStateUrl, redactStateUrl } from '../config/state-url.js';
 
 /** Keys `config get/set` accept. `token` is listed only to explain where it is managed instead. */
-const CONFIG_KEYS = ['base_url', 'output', 'timeout', 'provider_names', 'provider-names', 'token'] as const;
-type SettableKey = 'base_url' | 'output' | 'timeout' | 'provider_names';
+const CONFIG_KEYS = ['base_url', 'output', 'timeout', 'provider_names', 'provider-names', 'state_url', 'token'] as const;
+type SettableKey = 'base_url' | 'output' | 'timeout' | 'provider_names' | 'state_url';
 
 const KEY_HELP =
-  `Setting: base_url (https URL), output (${OUTPUT_FORMATS.join('|')}), timeout (e.g. 30s), provider_names (neutral|published: which provider names and droplet/volume path are sent), ` +
+  `Setting: base_url (https URL), output (${OUTPUT_FORMATS.join('|')}), timeout (e.g. 30s), provider_names (neutral|published: which provider names and droplet/volume path are sent), state_url (postgres://…: a state the team shares, docs/assurance.md; its password never printed), ` +
   `or a job's jobs.<job>.${JOB_SETTING_KEYS.join('|')} ` +
   '(<job> its name or id: how verify, restore-test and download decrypt its backups); the token is managed by `auth login`';
 
@@ -143,6 +144,13 @@ function normalizeValue(key: SettableKey, raw: string): string {
       if (!mode) throw invalidValue(key, raw, 'allowed values: neutral (the interface document\'s tokens, cloud_a), published (the published names, aws)');
       return mode;
     }
+    case 'state_url':
+      try {
+        return checkStateUrl(raw, 'config set state_url');
+      } catch (err) {
+        if (!(err instanceof CliError)) throw err;
+        throw new UsageError(err.message, [`  To go back to the state folder: backupctl config unset ${key}`]);
+      }
     case 'timeout':
       try {
         parseDuration(raw);
@@ -168,11 +176,11 @@ function jobKey(key: string): JobKey | undefined {
 
 function settableKey(key: unknown, verb: Verb): SettableKey | JobKey {
   if (key === 'token') throw refuseToken(verb);
-  if (key === 'base_url' || key === 'output' || key === 'timeout' || key === 'provider_names') return key;
+  if (key === 'base_url' || key === 'output' || key === 'timeout' || key === 'provider_names' || key === 'state_url') return key;
   if (key === 'provider-names') return 'provider_names';
   const job = typeof key === 'string' ? jobKey(key) : undefined;
   if (job) return job;
-  throw new UsageError(`unknown setting ${JSON.stringify(key)}: allowed: base_url, output, timeout, provider_names, jobs.<job>.${JOB_SETTING_KEYS.join('|')}`);
+  throw new UsageError(`unknown setting ${JSON.stringify(key)}: allowed: base_url, output, timeout, provider_names, state_url, jobs.<job>.${JOB_SETTING_KEYS.join('|')}`);
 }
 
 /** A job setting's stored form: a file as an absolute path (cron runs elsewhere), a command as given. */
@@ -187,7 +195,9 @@ const get: Handler = async (input, ctx) => {
   const key = settableKey(input.values.key, 'get');
   const store = await openStore(ctx);
   const profile = resolveProfileName(ctx.globals, ctx.env, store);
-  const value = typeof key === 'string' ? store.profile(profile)[key] : store.profile(profile).jobs?.[key.job]?.[key.setting];
+  const stored = typeof key === 'string' ? store.profile(profile)[key] : store.profile(profile).jobs?.[key.job]?.[key.setting];
+  // A state URL's password is never printed.
+  const value = key === 'state_url' && typeof stored === 'string' ? redactStateUrl(stored) : stored;
   const text = value === undefined ? '' : `${value}\n`;
   // The raw value, for `$(backupctl config get base_url)`, even when the profile's own output is json;
   // JSON only when this command line asks for it.
@@ -240,7 +250,7 @@ const set: Handler = async (input, ctx) => {
   if (key === 'output') await store.setValue(profile, key, value as NonNullable<ProfileData['output']>);
   else if (key === 'provider_names') await store.setValue(profile, key, value as NonNullable<ProfileData['provider_names']>);
   else await store.setValue(profile, key, value);
-  return { kind: 'done', message: `Set ${key} to ${value} in profile ${profile}.`, id: key };
+  return { kind: 'done', message: `Set ${key} to ${key === 'state_url' ? redactStateUrl(value) : value} in profile ${profile}.`, id: key };
 };
 
 /** `config get --json`: the stored value, null when unset. */

@@ -53,6 +53,8 @@ export async function runCommand(o: RunInput): Promise<void> {
   transformValues(spec, values);
   const ctx = createContext({ globals: common, io, env, signal: o.signal, output });
   if (ownFormat) ctx.globals = globals;
+  // A command that runs others (assure run) does so through this runner: one way in, and no import circle.
+  ctx.runCommand = (x) => runCommand({ ...x, env });
   try {
     // The declared checks see only which values are given, so they run before any name is looked up: input
     // refused with exit 2 sends nothing, not even a look-up (the chosen form's request, names unresolved).

@@ -23,6 +23,7 @@ export function loadConfigChecker(): Promise<(value: unknown) => ConfigCheck> {
       output: z.optional(z.enum(OUTPUT_FORMATS as [string, ...string[]])),
       timeout: z.optional(z.union([z.string(), z.number()], { error: 'expected a duration such as "30s" or a number of seconds' })),
       provider_names: z.optional(z.enum(['neutral', 'published'])),
+      state_url: z.optional(z.string()),
       detected_provider_names: z.optional(z.strictObject({ base_url: z.string(), provider_names: z.enum(['neutral', 'published']) })),
       jobs: z.optional(
         z.record(

@@ -4,6 +4,7 @@ import { CliError, ConfigError, UsageError } from '../errors.js';
 import { validateBaseUrl } from './base-url.js';
 import { parseDuration } from './duration.js';
 import { envValue } from './paths.js';
+import { STATE_URL_ENV, checkStateUrl } from './state-url.js';
 import type { ConfigStore } from './store.js';
 import { OUTPUT_FORMATS } from './types.js';
 import { DEFAULT_PROVIDER_NAMES, parseProviderNames, type ProviderNames } from '../util/providers.js';
@@ -149,6 +150,15 @@ export function providerNamesOf(
   return { mode: DEFAULT_PROVIDER_NAMES, source: 'default' };
 }
 
+/** $BACKUPCTL_STATE_URL, else the profile's `state_url`, else none (the state folder). */
+export function resolveStateUrl(input: Pick<ResolveInput, 'env' | 'store'>, profile: string): { url: string; source: 'env' | 'profile' } | undefined {
+  const fromEnv = envValue(input.env, STATE_URL_ENV);
+  if (fromEnv) return { url: checkStateUrl(fromEnv, STATE_URL_ENV), source: 'env' };
+  const stored = input.store.profile(profile).state_url?.trim();
+  if (stored) return { url: checkStateUrl(stored, `state_url of ${profileSource(input.store, profile)}`), source: 'profile' };
+  return undefined;
+}
+
 export function resolveDebug(globals: Globals, env: NodeJS.ProcessEnv): boolean {
   const v = envValue(env, 'BACKUPCTL_DEBUG')?.toLowerCase();
   return globals.debug === true || v === '1' || v === 'true';
@@ -172,6 +182,7 @@ export function resolveSettings(input: ResolveInput): Settings {
   }
   const token = resolveToken(input.env, input.store, profile);
   const names = providerNamesOf(input, profile, base.url);
+  const state = resolveStateUrl(input, profile);
   return {
     profile,
     baseUrl: base.url,
@@ -184,5 +195,6 @@ export function resolveSettings(input: ResolveInput): Settings {
     configFile: input.store.file,
     providerNames: names.mode,
     providerNamesSource: names.source,
+    ...(state ? { stateUrl: state.url, stateUrlSource: state.source } : {}),
   };
 }

@@ -15,6 +15,8 @@ export interface ProfileData {
    * and remembered for this base URL (src/cli/dialect.ts). Written by backupctl, not by `config set`.
    */
   detected_provider_names?: { base_url: string; provider_names: 'neutral' | 'published' };
+  /** A PostgreSQL state the team shares (docs/assurance.md): marks and assurance leases kept there, keyed by service. */
+  state_url?: string;
   /** Per-job settings, by the job's name or id (`config set jobs.<job>.private_key FILE`): docs/verify.md. */
   jobs?: Record<string, JobSettings>;
 }

@@ -185,6 +185,9 @@ export interface Settings {
    * remembered in the profile for this base URL), `default` (not known yet: probed when first needed).
    */
   providerNamesSource?: 'env' | 'profile' | 'detected' | 'default';
+  /** A PostgreSQL state the team shares ($BACKUPCTL_STATE_URL, else the profile's `state_url`); unset: the state folder. */
+  stateUrl?: string;
+  stateUrlSource?: 'env' | 'profile';
 }
 
 export interface Spinner {
@@ -212,6 +215,11 @@ export interface Context {
   /** One line on stderr for the user (progress, what was done); service text in it is sanitised and scrubbed. */
   note(message: string): void;
   warn(message: string): void;
+  /**
+   * Runs another command as the runner does (its checks, name look-ups, handler and marks), with the IO
+   * given: `assure run` runs verify and restore-test this way (src/commands/assure.ts). Set by the runner.
+   */
+  runCommand?(o: { spec: import('./spec.js').ManifestCommand; positionals: (string | undefined)[]; options: Record<string, unknown>; globals: Globals; io: IO; signal: AbortSignal }): Promise<void>;
 }
 
 export interface CommandInput {

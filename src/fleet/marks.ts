@@ -6,7 +6,7 @@
 // (of_newest: false) and never judged. Marks that cannot be read are a
 // warning, not the end of the run: the marks are then unknown.
 import type { Context } from '../contract/context.js';
-import type { KindMarks, MarkKind, MarkedBackup, MarksStore } from '../state/marks.js';
+import type { KindMarks, MarkKind, MarkedBackup, MarksState } from '../state/marks.js';
 import type { RestoreMark, VerifyMark, Warning } from './marks-schema.js';
 
 export type { RestoreMark, VerifyMark, Warning };
@@ -37,18 +37,37 @@ export async function serviceOf(ctx: Pick<Context, 'settings'>): Promise<string>
   return serviceKey(settings.baseUrl, settings.token);
 }
 
-/** Opens the marks of the context's service (for a command that records). */
-export async function openMarks(ctx: Pick<Context, 'settings' | 'env'>): Promise<MarksStore> {
+/**
+ * Opens the marks of the context's service (for a command that records): in the PostgreSQL state the
+ * team shares when the profile or BACKUPCTL_STATE_URL names one (src/state/pg-marks.ts), else in the
+ * state folder. A state database that cannot be reached is exit 3: never a fall-back to the folder.
+ */
+export async function openMarks(ctx: Pick<Context, 'settings' | 'env'>): Promise<MarksState> {
+  const settings = await ctx.settings();
+  const service = await serviceOf(ctx);
+  if (settings.stateUrl) {
+    const { PgMarksStore } = await import('../state/pg-marks.js');
+    return PgMarksStore.open(settings.stateUrl, service, settings.timeoutMs);
+  }
   const [{ MarksStore }, { stateDir }] = await Promise.all([import('../state/marks.js'), import('../config/paths.js')]);
-  return MarksStore.open(stateDir(ctx.env), await serviceOf(ctx));
+  return MarksStore.open(stateDir(ctx.env), service);
 }
 
-/** Reads the marks of the context's service once; a broken or unreadable file is warned about and left out. */
+/** Whether the context keeps its state in a shared database (whose failure is exit 3, never a warning). */
+export async function sharedState(ctx: Pick<Context, 'settings'>): Promise<boolean> {
+  return Boolean((await ctx.settings()).stateUrl);
+}
+
+/**
+ * Reads the marks of the context's service once; a broken or unreadable file is warned about and left out.
+ * A shared state that cannot be reached ends the command (exit 3): the team's verdicts are not guessed.
+ */
 export async function readFleetMarks(ctx: Pick<Context, 'env' | 'warn' | 'settings'>): Promise<FleetMarks> {
-  let store: MarksStore;
+  let store: MarksState;
   try {
     store = await openMarks(ctx);
   } catch (err) {
+    if (await sharedState(ctx)) throw err;
     ctx.warn(`${(err as Error).message}: verify and restore-test marks are not shown`);
     return NO_MARKS;
   }

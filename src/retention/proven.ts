@@ -24,8 +24,10 @@ export interface ProofSource {
  * unreadable marks file is warned about and gives no proofs.
  */
 export async function readProofs(ctx: Pick<Context, 'env' | 'warn' | 'settings'>): Promise<ProofSource> {
-  const { openMarks } = await import('../fleet/marks.js');
+  const { openMarks, sharedState } = await import('../fleet/marks.js');
+  const shared = await sharedState(ctx);
   const store = await openMarks(ctx).catch((err: unknown) => {
+    if (shared) throw err;
     ctx.warn(`${(err as Error).message}: verified and restore-tested backups are not known`);
     return undefined;
   });

@@ -47,6 +47,16 @@ const common = {
   absWorkingDir: root,
 };
 
+// pg (the PostgreSQL state, src/state/pg.ts) names pg-native for its optional native client, which
+// backupctl never uses: a stub in its place, so the bundle needs no package outside it.
+const noPgNative = {
+  name: 'no-pg-native',
+  setup(b) {
+    b.onResolve({ filter: /^pg-native$/ }, () => ({ path: 'pg-native', namespace: 'no-pg-native' }));
+    b.onLoad({ filter: /.*/, namespace: 'no-pg-native' }, () => ({ contents: 'throw new Error("pg-native is not part of backupctl")', loader: 'js' }));
+  },
+};
+
 await rm(tmp, { recursive: true, force: true });
 await mkdir(tmp, { recursive: true });
 await mkdir(dist, { recursive: true });
@@ -67,7 +77,7 @@ const bundleOptions = {
 };
 const metaUrl = 'const __backupctlMetaUrl = require("node:url").pathToFileURL(__filename).href;';
 // First the whole CLI in one bundle, not written: its module graph says where each module goes.
-const whole = await build({ ...bundleOptions, entryPoints: { main: 'src/main.ts' }, outfile: path.join(dist, 'main.cjs'), plugins: [lazyBuiltins], write: false });
+const whole = await build({ ...bundleOptions, entryPoints: { main: 'src/main.ts' }, outfile: path.join(dist, 'main.cjs'), plugins: [lazyBuiltins, noPgNative], write: false });
 await writeFile(path.join(root, '.tmp', 'meta.json'), JSON.stringify(whole.metafile));
 const split = splitGraph(whole.metafile);
 const names = await usedNames(root, whole.metafile, split.cold, split.coreEntries);
@@ -85,6 +95,7 @@ await build({
   plugins: [
     otherBundle({ root, other: split.cold, allowed: new Set(split.coldEntries), ask: '__backupctlCold', side: 'main', table: coreTable(root, whole.metafile, split.coreEntries, names), formats }),
     lazyBuiltins,
+    noPgNative,
   ],
 }).then((r) => writeFile(path.join(root, '.tmp', 'meta-main.json'), JSON.stringify(r.metafile)));
 await build({
@@ -92,7 +103,7 @@ await build({
   stdin: { contents: `module.exports = ${moduleTable(root, split.coldEntries)};\n`, resolveDir: root, sourcefile: 'cold-entry.js', loader: 'js' },
   outfile: path.join(dist, 'cold.cjs'),
   banner: { js: `${metaUrl}\nconst __backupctlCore = (p) => module.core(p);` },
-  plugins: [otherBundle({ root, other: split.hot, allowed: new Set(split.coreEntries), ask: '__backupctlCore', side: 'cold', formats }), lazyBuiltins],
+  plugins: [otherBundle({ root, other: split.hot, allowed: new Set(split.coreEntries), ask: '__backupctlCore', side: 'cold', formats }), lazyBuiltins, noPgNative],
 });
 // The build id on the first line ties each bundle's code cache to this very bundle (src/boot.cjs);
 // cold.cjs's also names main.cjs's, the only main.cjs whose modules it may be linked with.

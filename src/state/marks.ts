@@ -167,7 +167,99 @@ export interface MarkInput {
   mark: Mark;
 }
 
-export class MarksStore {
+/**
+ * The marks of one service, whichever backend keeps them (src/state/open.ts picks one): this
+ * folder's marks.json (MarksStore) or a PostgreSQL state the team shares (src/state/pg-marks.ts).
+ * What is read is read once when opened; `record` writes through and updates what is read.
+ */
+export interface MarksState {
+  readonly service: string;
+  /** Where the marks are kept, for messages: a file, or a state URL without its password. */
+  readonly where: string;
+  backup(backupId: string): BackupMarks | undefined;
+  ofJob(jobId: string): MarkedBackup[];
+  /** Every marked backup of the service (assure status reads them all at once). */
+  all(): MarkedBackup[];
+  record(kind: MarkKind, inputs: readonly MarkInput[]): Promise<void>;
+}
+
+/**
+ * One kind of a backup's marks after a new attempt: of two writers of the same mark, the newer `at`
+ * wins (a late writer of an older attempt changes nothing it has not seen); a not-tested attempt
+ * keeps the conclusive mark before it and says since when the backup went untested.
+ */
+export function mergeMark(prior: KindMarks | undefined, input: Mark): KindMarks {
+  const mark = { ...input };
+  if (prior && prior.last.at > mark.at) {
+    const conclusive = mark.state !== 'not-tested' && (!prior.conclusive || prior.conclusive.at < mark.at) ? (delete mark.since, mark) : prior.conclusive;
+    return { last: prior.last, conclusive };
+  }
+  if (mark.state === 'not-tested') mark.since = prior?.last.state === 'not-tested' ? (prior.last.since ?? prior.last.at) : mark.at;
+  else delete mark.since;
+  return { last: mark, conclusive: mark.state === 'not-tested' ? (prior?.conclusive ?? null) : mark };
+}
+
+/** Reads one backup's marks as stored (JSON from a file or a database row), anything unreadable left out. */
+export function readBackupMarks(b: unknown): BackupMarks | undefined {
+  return cleanBackup(b);
+}
+
+/** Two records of one kind of a backup's marks (from two states) as one: the newer last and the newer conclusive. */
+export function mergeKinds(a: KindMarks | undefined, b: KindMarks): KindMarks {
+  if (!a) return b;
+  const last = a.last.at >= b.last.at ? a.last : b.last;
+  const conclusive = !a.conclusive ? b.conclusive : !b.conclusive ? a.conclusive : a.conclusive.at >= b.conclusive.at ? a.conclusive : b.conclusive;
+  return { last, conclusive };
+}
+
+/** One kind of one backup's marks of one service: what `state migrate` copies between states. */
+export interface MarkRecord {
+  service: string;
+  backup_id: string;
+  kind: MarkKind;
+  job_id: string;
+  created_at: string | null;
+  marks: KindMarks;
+}
+
+/** Every mark of every service in a state folder. */
+export async function readFolderMarks(dir: string): Promise<MarkRecord[]> {
+  const data = await readMarks(path.join(dir, MARKS_FILE));
+  const out: MarkRecord[] = [];
+  for (const [service, s] of Object.entries(data.services)) {
+    for (const [backupId, raw] of Object.entries(s?.backups ?? {})) {
+      const b = cleanBackup(raw);
+      if (!b) continue;
+      for (const kind of MARK_KINDS) {
+        const k = b[kind];
+        if (k) out.push({ service, backup_id: backupId, kind, job_id: b.job_id, created_at: b.created_at, marks: k });
+      }
+    }
+  }
+  return out;
+}
+
+/** Merges marks into a state folder's marks.json (under its lock; the newer mark wins); the number written. */
+export async function writeFolderMarks(dir: string, records: readonly MarkRecord[]): Promise<number> {
+  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
+    throw new ConfigError(`cannot create the state folder ${dir}: ${err.message}`);
+  });
+  const file = path.join(dir, MARKS_FILE);
+  const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
+  return withFileLock(file, async () => {
+    const current = await readMarks(file);
+    for (const r of records) {
+      const service = (current.services[r.service] ??= { backups: {} });
+      const before = cleanBackup(service.backups[r.backup_id]);
+      service.backups[r.backup_id] = { ...(before ?? {}), job_id: r.job_id, created_at: r.created_at ?? before?.created_at ?? null, [r.kind]: mergeKinds(before?.[r.kind], r.marks) };
+    }
+    for (const [, service] of Object.entries(current.services)) for (const job of new Set(records.map((r) => r.job_id))) prune(service, job);
+    await writeFileAtomic(file, `${JSON.stringify(current, null, 1)}\n`, { mode: 0o600, failure: (err) => new ConfigError(`cannot write the marks ${file}: ${err.message}`) });
+    return records.length;
+  });
+}
+
+export class MarksStore implements MarksState {
   private constructor(
     readonly file: string,
     readonly service: string,
@@ -184,6 +276,19 @@ export class MarksStore {
   /** The marks of one backup of this service. */
   backup(backupId: string): BackupMarks | undefined {
     return Object.hasOwn(this.backups, backupId) ? cleanBackup(this.backups[backupId]) : undefined;
+  }
+
+  get where(): string {
+    return this.file;
+  }
+
+  all(): MarkedBackup[] {
+    const found: MarkedBackup[] = [];
+    for (const [id, raw] of Object.entries(this.backups)) {
+      const b = cleanBackup(raw);
+      if (b) found.push({ backup_id: id, ...b });
+    }
+    return found;
   }
 
   /** Every marked backup of a job, newest created first. */
@@ -209,11 +314,7 @@ export class MarksStore {
       const service = (current.services[this.service] ??= { backups: {} });
       for (const input of inputs) {
         const before = cleanBackup(service.backups[input.backupId]);
-        const prior = before?.[kind];
-        const mark = { ...input.mark };
-        if (mark.state === 'not-tested') mark.since = prior?.last.state === 'not-tested' ? (prior.last.since ?? prior.last.at) : mark.at;
-        else delete mark.since;
-        const next: KindMarks = { last: mark, conclusive: mark.state === 'not-tested' ? (prior?.conclusive ?? null) : mark };
+        const next = mergeMark(before?.[kind], input.mark);
         service.backups[input.backupId] = { ...(before ?? {}), job_id: input.jobId, created_at: input.createdAt ?? before?.created_at ?? null, [kind]: next };
         prune(service, input.jobId);
       }

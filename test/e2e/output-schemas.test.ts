@@ -98,6 +98,7 @@ describe("each command's real --json output is valid against its schema", () => 
     expect(exported.code).toBe(0);
     expect(exported.stdout).toMatch(/frequency: \d+/);
     writeFileSync(path.join(dir, 'backups.yaml'), exported.stdout.replace(/frequency: \d+/, 'frequency: 7'));
+    writeFileSync(path.join(dir, 'assure.yaml'), 'version: 1\nassurance:\n  "api postgres":\n    verify_every: 1d\n');
   }, 60_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -155,6 +156,9 @@ describe("each command's real --json output is valid against its schema", () => 
     ls: ['file share', ids.tarBackup!],
     find: ['file share', '*', '--since', '2d'],
     diff: ['file share', ids.tarOlder!, ids.tarBackup!],
+    'state migrate': ['--to', path.join(dir, 'state-copy')],
+    'assure run': ['-f', path.join(dir, 'assure.yaml')],
+    'assure status': ['-f', path.join(dir, 'assure.yaml')],
   });
 
   it('covers every command that prints JSON', () => {
