@@ -10,12 +10,12 @@ import { UsageError } from '../errors.js';
 import { KINDS, type ContentKind } from '../pipeline/kinds.js';
 import type { Content, ContentSink, StatementWatcher } from '../pipeline/types.js';
 import { ENGINES, engineOf } from './registry.js';
-import type { DumpKind, FileRestore, RestoreOptions, RestoreSink } from './types.js';
+import type { FileRestore, RestoreOptions, RestoreSink } from './types.js';
 
 /** How a message names each kind ("a MySQL dump"): the registry's words. */
-export const KIND_WORDS: Record<DumpKind, string> = Object.fromEntries(Object.entries(KINDS).map(([k, spec]) => [k, spec.words])) as Record<ContentKind, string>;
+export const KIND_WORDS: Record<ContentKind, string> = Object.fromEntries(Object.entries(KINDS).map(([k, spec]) => [k, spec.words])) as Record<ContentKind, string>;
 
-export function notRestorable(kind: DumpKind, message: string, warnings: string[] = []): FileRestore {
+export function notRestorable(kind: ContentKind, message: string, warnings: string[] = []): FileRestore {
   return {
     kind,
     verdict: 'not-restorable',
@@ -33,7 +33,7 @@ export function notRestorable(kind: DumpKind, message: string, warnings: string[
   };
 }
 
-export function failedRestore(kind: DumpKind, message: string): FileRestore {
+export function failedRestore(kind: ContentKind, message: string): FileRestore {
   return { ...notRestorable(kind, message), verdict: 'failed', warnings: [], failure: { message } };
 }
 
@@ -67,7 +67,7 @@ function notRestorableReason(content: Content): string {
 /** Picks the engine for one file once the content stage has named its kind; the decoded bytes then go to it. */
 export class DispatchSink implements ContentSink<FileRestore> {
   private inner?: RestoreSink;
-  private kind: DumpKind = 'unknown';
+  private kind: ContentKind = 'unknown';
   private innerError?: unknown;
   private pending: Promise<void> = Promise.resolve();
   /** The engine being made (a server starting): an abort waits for it, then stops it. */
@@ -76,7 +76,7 @@ export class DispatchSink implements ContentSink<FileRestore> {
   constructor(private readonly o: DispatchOptions) {}
 
   /** The kind sniffed, once known. */
-  get sniffed(): DumpKind {
+  get sniffed(): ContentKind {
     return this.kind;
   }
 

@@ -14,8 +14,6 @@
 import type { ContentKind } from '../pipeline/kinds.js';
 import type { Content, StatementWatcher } from '../pipeline/types.js';
 
-/** What the decoded bytes are: the pipeline's one registry of kinds (verify says the same). */
-export type DumpKind = ContentKind;
 
 
 /**
@@ -113,7 +111,7 @@ export type RestoreVerdict =
   | 'not-restorable'; // a kind backupctl does not restore (unknown bytes, encrypted): said, not hidden
 
 export interface FileRestore {
-  kind: DumpKind;
+  kind: ContentKind;
   verdict: RestoreVerdict;
   engine: EngineInfo | null;
   /** The scratch database restored into (kept with --keep), when there is one. */

@@ -9,8 +9,8 @@
 // SqlTarget's (target.ts). Nothing here reads process.env: the environment is
 // the command's, handed down in EngineOptions.
 import { CliError, ExitCode } from '../../errors.js';
-import type { DumpKind, Placement, PlacementChoice } from '../types.js';
-import type { SqlDialect } from '../../pipeline/kinds.js';
+import type { Placement, PlacementChoice } from '../types.js';
+import type { ContentKind, SqlDialect } from '../../pipeline/kinds.js';
 import type { PipedClient } from './client.js';
 import type { SqlTarget } from './target.js';
 import { describeRaw, parseIntoUrl, type ParsedUrl } from '../servers/url.js';
@@ -41,7 +41,7 @@ export interface OpenContext {
 export interface EnginePlan {
   engine: SqlEngine;
   placement: Placement;
-  kind: DumpKind;
+  kind: ContentKind;
   /** Why the modes before this one were passed over (warnings). */
   notes: string[];
   /** --into, parsed, when the placement is server. */
@@ -53,11 +53,11 @@ export interface SqlEngine {
   /** "PostgreSQL", "MySQL/MariaDB": for messages. */
   readonly product: string;
   /** The kinds of dump it restores. */
-  readonly kinds: readonly DumpKind[];
+  readonly kinds: readonly ContentKind[];
   /** The URL schemes of --into it takes (postgres, mysql). */
   readonly intoDialect: SqlDialect;
   /** Why the placement `mode` cannot restore `kind` on this machine, or null when it can. Starts nothing, connects nowhere. */
-  unavailable(mode: Placement, kind: DumpKind, o: EngineOptions): Promise<string | null>;
+  unavailable(mode: Placement, kind: ContentKind, o: EngineOptions): Promise<string | null>;
   /** The ways to get an engine when none fits (NoRestoreEngineError's hints). */
   hints(): string[];
   /**
@@ -67,7 +67,7 @@ export interface SqlEngine {
    */
   open(plan: EnginePlan, o: EngineOptions, x: OpenContext): Promise<SqlTarget>;
   /** A program turning a kind that is not SQL text (pg-custom) into SQL on its stdout, else null. */
-  converter(kind: DumpKind, o: EngineOptions): PipedClient | null;
+  converter(kind: ContentKind, o: EngineOptions): PipedClient | null;
   /**
    * Starts the read-only questions open() asks --into first (the client's version, who the user is
    * and what the server has), so they are answered while the job and its backup are looked up.
@@ -105,7 +105,7 @@ export class NoRestoreEngineError extends CliError {
   }
 }
 
-export function engineFor(engines: readonly SqlEngine[], kind: DumpKind): SqlEngine | null {
+export function engineFor(engines: readonly SqlEngine[], kind: ContentKind): SqlEngine | null {
   return engines.find((e) => e.kinds.includes(kind)) ?? null;
 }
 
@@ -117,7 +117,7 @@ const DIALECT_WORDS: Record<SqlDialect, string> = { postgres: 'PostgreSQL', mysq
  * embedded. Throws NoRestoreEngineError (exit 15) when none can, a usage
  * error (exit 2) for an --into that cannot be read or does not fit.
  */
-export async function planEngine(engines: readonly SqlEngine[], kind: DumpKind, o: EngineOptions): Promise<EnginePlan> {
+export async function planEngine(engines: readonly SqlEngine[], kind: ContentKind, o: EngineOptions): Promise<EnginePlan> {
   const engine = engineFor(engines, kind);
   if (!engine) throw new CliError(`not a SQL dump (${kind})`, ExitCode.usage);
   const notes: string[] = [];

@@ -22,7 +22,8 @@ import { createRequire } from 'node:module';
 import { userInfo } from 'node:os';
 import path from 'node:path';
 import type { Connection, ConnectionOptions } from 'mysql2/promise';
-import type { DumpKind, EngineInfo, Placement } from '../types.js';
+import type { EngineInfo, Placement } from '../types.js';
+import type { ContentKind } from '../../pipeline/kinds.js';
 import type { PipedClient } from './client.js';
 import type { EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
 import { findMyServer, MARIADB_ACCOUNT, startLocalMysql } from './mariadb-local.js';
@@ -614,7 +615,7 @@ export const mysqlEngine: SqlEngine = {
   kinds: ['mysql'],
   intoDialect: 'mysql',
 
-  async unavailable(mode: Placement, _kind: DumpKind, o: EngineOptions): Promise<string | null> {
+  async unavailable(mode: Placement, _kind: ContentKind, o: EngineOptions): Promise<string | null> {
     if (mode === 'embedded') return 'PGlite restores PostgreSQL dumps only';
     const driver = await findMyClient();
     if (!driver) return 'the mysql2 driver is not installed (npm install -g mysql2 beside a global backupctl)';

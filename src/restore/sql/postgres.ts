@@ -6,7 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
-import type { DumpKind, EngineInfo, Placement } from '../types.js';
+import type { EngineInfo, Placement } from '../types.js';
+import type { ContentKind } from '../../pipeline/kinds.js';
 import { PipedClient } from './client.js';
 import type { EngineOptions, EnginePlan, OpenContext, SqlEngine } from './engine.js';
 import type { ChildProcess } from 'node:child_process';
@@ -597,7 +598,7 @@ export const postgresEngine: SqlEngine = {
   kinds: ['pg-plain', 'pg-custom'],
   intoDialect: 'postgres',
 
-  async unavailable(mode: Placement, kind: DumpKind, o: EngineOptions): Promise<string | null> {
+  async unavailable(mode: Placement, kind: ContentKind, o: EngineOptions): Promise<string | null> {
     const clients = findPgClients(o.env.PATH);
     if (mode === 'embedded') {
       if (kind === 'pg-custom' && !clients?.pgRestore) return 'a custom-format dump needs pg_restore, even for PGlite';
@@ -635,7 +636,7 @@ export const postgresEngine: SqlEngine = {
     }
   },
 
-  converter(kind: DumpKind, o: EngineOptions): PipedClient | null {
+  converter(kind: ContentKind, o: EngineOptions): PipedClient | null {
     return kind === 'pg-custom' ? PsqlTarget.archiveConverter(findPgClients(o.env.PATH)!) : null;
   },
 

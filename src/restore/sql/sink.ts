@@ -11,8 +11,8 @@ import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { CliError } from '../../errors.js';
-import type { AssertionResult, DumpKind, EngineInfo, FileRestore, RestoreFailure, RestoreOptions, RestoreSink, TableRows } from '../types.js';
-import { KINDS, type SqlDialect } from '../../pipeline/kinds.js';
+import type { AssertionResult, EngineInfo, FileRestore, RestoreFailure, RestoreOptions, RestoreSink, TableRows } from '../types.js';
+import { KINDS, type ContentKind, type SqlDialect } from '../../pipeline/kinds.js';
 import type { SqlEvent } from '../../pipeline/sql-events.js';
 import type { StatementWatcher } from '../../pipeline/types.js';
 import type { PipedClient } from './client.js';
@@ -28,14 +28,12 @@ import { EngineUnavailableError, RestoreError, type SqlTarget } from './target.j
 import { parseIntoUrl } from '../servers/url.js';
 import { whenAborted } from '../../util/abort.js';
 
-export { NoRestoreEngineError };
-
 /** Every SQL engine: a new one is a file implementing SqlEngine, named here. */
 export const SQL_ENGINES: readonly SqlEngine[] = [postgresEngine, mysqlEngine];
 
-export const SQL_KINDS: readonly DumpKind[] = SQL_ENGINES.flatMap((e) => e.kinds);
+export const SQL_KINDS: readonly ContentKind[] = SQL_ENGINES.flatMap((e) => e.kinds);
 
-export function dialectOf(kind: DumpKind): SqlDialect | null {
+export function dialectOf(kind: ContentKind): SqlDialect | null {
   return SQL_ENGINES.find((e) => e.kinds.includes(kind))?.dialect ?? null;
 }
 
@@ -49,7 +47,7 @@ export function engineOptions(o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs
  * throws NoRestoreEngineError (exit 15) when none can. The only place the
  * engine is chosen (engine.ts planEngine).
  */
-export function planSqlEngine(kind: DumpKind, o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs' | 'trustIntoUser' | 'env'>): Promise<EnginePlan> {
+export function planSqlEngine(kind: ContentKind, o: Pick<RestoreOptions, 'engine' | 'into' | 'runAs' | 'trustIntoUser' | 'env'>): Promise<EnginePlan> {
   return planEngine(SQL_ENGINES, kind, engineOptions(o));
 }
 
@@ -90,7 +88,7 @@ class SqlSink implements RestoreSink {
   private warnings: Warnings;
   private failure: RestoreFailure | null = null;
   private fatal: unknown = null;
-  private kind: DumpKind;
+  private kind: ContentKind;
   private started = 0;
   private reset: Promise<void> | null = null;
   private aborted = false;
@@ -107,7 +105,7 @@ class SqlSink implements RestoreSink {
 
   constructor(
     private readonly options: RestoreOptions,
-    private readonly givenKind: DumpKind,
+    private readonly givenKind: ContentKind,
     private readonly plan?: EnginePlan,
     fromStage = false,
   ) {
@@ -558,7 +556,7 @@ class SqlSink implements RestoreSink {
  * write() rejects with NoRestoreEngineError (exit 15) when no engine can
  * restore the dump.
  */
-export function createSqlRestoreSink(options: RestoreOptions, kind: DumpKind, plan?: EnginePlan, o: { fromStage?: boolean } = {}): RestoreSink {
+export function createSqlRestoreSink(options: RestoreOptions, kind: ContentKind, plan?: EnginePlan, o: { fromStage?: boolean } = {}): RestoreSink {
   return new SqlSink(options, kind, plan, o.fromStage === true);
 }
 
