@@ -8,6 +8,7 @@ import { hostname } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { emulatorSession } from '../helpers/emulator.js';
 import { startCli, until } from '../helpers/spawn.js';
+import { runCli } from '../helpers/cli.js';
 import { DispatchSink } from '../../src/restore/dispatch.js';
 import { folderBytes } from '../../src/restore/disk-budget.js';
 import { activeEphemeralServers } from '../../src/restore/servers/ephemeral.js';
@@ -145,6 +146,31 @@ describe('a killed --into restore (issue 45.4)', () => {
         pg.sql('DROP DATABASE IF EXISTS backupctl_restore_00000dead0');
         pg.sql('DROP ROLE IF EXISTS backupctl_r_00000dead0');
       }
+    },
+    T,
+  );
+});
+
+describe('--keep on an --into server', () => {
+  const { env } = emulatorSession({ seed: 'demo', archiveFaults: true });
+  test(
+    'a database kept with --keep loses its owner note: a later run, its backupctl gone, leaves it and its login',
+    async () => {
+      try {
+        const kept = await runCli(['restore-test', 'pg custom', '--into', pg.url, '--keep', '-q'], { env: env(), timeoutMs: 120_000 });
+        expect(kept.code, kept.stderr).toBe(0);
+        const db = pg.sql("SELECT string_agg(datname, ',') FROM pg_database WHERE datname LIKE 'backupctl\\_restore\\_%'");
+        expect(db).toMatch(/^backupctl_restore_[0-9a-f]+$/);
+        expect(pg.sql(`SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = '${db}'`)).toBe('kept by backupctl restore-test --keep');
+        const later = await runCli(['restore-test', 'pg custom', '--into', pg.url], { env: env(), timeoutMs: 120_000 });
+        expect(later.code, later.stderr).toBe(0);
+        expect(later.stderr).not.toMatch(/left by an earlier restore-test/);
+        expect(pg.sql("SELECT string_agg(datname, ',') FROM pg_database WHERE datname LIKE 'backupctl\\_restore\\_%'")).toBe(db);
+      } finally {
+        for (const db of pg.sql("SELECT string_agg(datname, ' ') FROM pg_database WHERE datname LIKE 'backupctl\\_restore\\_%'").split(' ').filter(Boolean)) pg.sql(`DROP DATABASE IF EXISTS ${db}`);
+        for (const role of pg.sql("SELECT string_agg(rolname, ' ') FROM pg_roles WHERE rolname LIKE 'backupctl\\_r\\_%'").split(' ').filter(Boolean)) pg.sql(`DROP ROLE IF EXISTS ${role}`);
+      }
+      nothingLeft();
     },
     T,
   );

@@ -27,6 +27,9 @@ export function findPgClients(pathVar?: string): PgBins | null {
   return { psql: unwrapped(psql, 'psql', dirs), pgRestore: ((b) => b && unwrapped(b, 'pg_restore', dirs))(findBinary('pg_restore', dirs, pathVar)) };
 }
 
+
+/** The note of a database and login kept with --keep: not backupctl's owner note, so no later sweep takes them. */
+const KEPT_NOTE = 'kept by backupctl restore-test --keep';
 /**
  * Debian's /usr/bin/psql and pg_restore are links to pg_wrapper, a Perl script that picks
  * a version and runs /usr/lib/postgresql/<major>/bin/<name>: 60-90 ms of Perl start-up
@@ -536,7 +539,12 @@ export class PsqlTarget implements SqlTarget {
         }
       } else if (this.session.login) {
         // --keep: the database stays with its owner, which may no longer log in.
-        const r = await psqlQueries(this.bins.psql, this.admin, this.admin.adminDb, [`ALTER ROLE ${q(this.session.login)} NOLOGIN`]).catch(() => null);
+        // Its notes replaced: a later run's sweep (by name, note and a gone backupctl) must never take what was kept on purpose.
+        const r = await psqlQueries(this.bins.psql, this.admin, this.admin.adminDb, [
+          `ALTER ROLE ${q(this.session.login)} NOLOGIN`,
+          `COMMENT ON DATABASE ${q(this.database)} IS ${lit(KEPT_NOTE)}`,
+          `COMMENT ON ROLE ${q(this.session.login)} IS ${lit(KEPT_NOTE)}`,
+        ]).catch(() => null);
         warnings.push(r && r.rows[0] !== null ? `--keep: ${this.database} is kept, owned by ${this.session.login} (no longer a login): drop both when done` : `--keep: could not take the login of ${this.session.login}`);
       }
     }
