@@ -15,3 +15,7 @@ declare module 'undici/lib/core/symbols.js' {
   const symbols: Record<string, symbol>;
   export default symbols;
 }
+declare module 'undici/lib/api/api-connect.js' {
+  const connect: (...args: unknown[]) => unknown;
+  export default connect;
+}

@@ -4,17 +4,19 @@
 // 400 KB. The request API is attached to Dispatcher as undici's own index.js
 // does (`Object.assign(Dispatcher.prototype, api)`), its request() alone: the
 // API client dispatches with a handler of its own, and the transfers and the
-// cron check call request(); stream, pipeline, upgrade and connect (four more
-// modules on every start) are not used.
+// cron check call request(); and connect(), which the proxy agent calls on its
+// proxy's client to open an HTTPS_PROXY tunnel (CONNECT); stream, pipeline and
+// upgrade are not used.
 // The deep paths are undici 7's lib/ layout (package.json has no "exports"
 // map); test/unit/client-pages.test.ts and every e2e test go through them.
 import EnvHttpProxyAgentImpl from 'undici/lib/dispatcher/env-http-proxy-agent.js';
 import DispatcherImpl from 'undici/lib/dispatcher/dispatcher.js';
 import request from 'undici/lib/api/api-request.js';
+import connect from 'undici/lib/api/api-connect.js';
 import symbols from 'undici/lib/core/symbols.js';
 import type { Dispatcher as DispatcherType, EnvHttpProxyAgent as EnvHttpProxyAgentType } from 'undici';
 
-Object.assign(DispatcherImpl.prototype, { request });
+Object.assign(DispatcherImpl.prototype, { request, connect });
 
 import { isLoopbackHost } from '../config/base-url.js';
 
