@@ -144,7 +144,8 @@ export function coreTable(root, metafile, files, usedNames) {
  * importer) is left out, and so handed over whole.
  */
 export async function usedNames(root, metafile, cold, files) {
-  const wanted = new Set(files.filter((f) => f.startsWith('node_modules/') && metafile.inputs[f]?.format === 'esm'));
+  // A package's module, also where node_modules is a link (a copy of the sources, as the install test packs): its real path then.
+  const wanted = new Set(files.filter((f) => /(^|\/)node_modules\//.test(f) && metafile.inputs[f]?.format === 'esm'));
   const result = new Map([...wanted].map((f) => [f, new Set()]));
   if (!wanted.size) return result;
   const { default: ts } = await import('typescript');
