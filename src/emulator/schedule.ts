@@ -5,6 +5,7 @@
 // kept per expression, so seeding again at a nearby instant (a test sweeping
 // the clock) only computes the runs it has not seen yet.
 import { Cron } from 'croner';
+import { cronZone } from '../util/cron-zone.js';
 
 interface Span {
   schedule: Cron;
@@ -43,7 +44,7 @@ export function runsBetween(cron: string, zone: string, from: number, to: number
   const key = `${zone}\n${cron}`;
   let span = spans.get(key);
   if (!span || to < span.from || from > span.to) {
-    const schedule = span?.schedule ?? new Cron(cron, { timezone: zone, paused: true });
+    const schedule = span?.schedule ?? new Cron(cron, { ...cronZone(zone), paused: true });
     span = { schedule, from, to, ...enumerate(schedule, from, to) };
     spans.set(key, span);
   } else {

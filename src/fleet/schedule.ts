@@ -1,6 +1,7 @@
 // A schedule's cron expression in words and its next run, in the schedule's
 // time zone. croner computes run times (time zones and daylight-saving changes
 // included) and cronstrue writes the words; both load only when status runs.
+import { cronZone } from '../util/cron-zone.js';
 
 export interface CronTools {
   /**
@@ -45,7 +46,7 @@ const DAILY_NICKNAMES = new Set(['@daily', '@midnight']);
 function makeCronTools(Cron: CronConstructor, describe: Describe): CronTools {
   // Without a function to call, croner schedules nothing: it only computes.
   const paused = (cron: string, timezone: string | null | undefined) =>
-    new Cron(cron.trim(), { timezone: timezone?.trim() || DEFAULT_TIMEZONE, paused: true });
+    new Cron(cron.trim(), { ...cronZone(timezone?.trim() || DEFAULT_TIMEZONE), paused: true });
   return {
     words(cron, timezone) {
       const expression = cron.trim();
