@@ -5,8 +5,9 @@
 // the real pg_dump and mariadb-dump; manifest.json there says what each holds).
 import { requireFixture, restoreFixture } from './real-dumps.js';
 import { jobSlug } from './routes/backups.js';
-import { makeTags, type Store } from './store.js';
-import { MINUTE, createRng, fileStamp, nameSeed, uuidFrom, wholeSeconds } from './util.js';
+import { type JobRecord, type Store } from './store.js';
+import { MINUTE, createRng, fileStamp, nameSeed } from './util.js';
+import { fixtureBackup, fixtureJob } from './verify-fixtures.js';
 
 const POSTGRESQL = 3;
 const MYSQL = 2;
@@ -53,35 +54,10 @@ export const SQLITE_HOSTILE_DUMPS: Readonly<Record<string, string>> = {
 
 function addSqliteHostileJob(store: Store, now: number): void {
   const rng = createRng(nameSeed('sqlite hostile'));
-  const job = store.jobs.insert({
-    id: uuidFrom(rng),
-    name: 'sqlite hostile',
-    recipe_id: FILES,
-    compute: { type: 'ss_agent' },
-    config: { path: '/srv/app/notes.sqlite' },
-    schedules: [],
-    storage: store.storage.size ? [{ storage_id: store.storage.rows[0]!.id, priority: 1 }] : [],
-    encryption_key_id: null,
-    proxy_id: null,
-    last_ran_at: now,
-    created_at: wholeSeconds(now - 60 * MINUTE * 24),
-    updated_at: wholeSeconds(now - 60 * MINUTE * 24),
-  });
+  const job = fixtureJob(store, rng, 'sqlite hostile', now, { recipe_id: FILES, config: { path: '/srv/app/notes.sqlite' } });
   Object.entries(SQLITE_HOSTILE_DUMPS).forEach(([name, text], i) => {
     const at = now - (70 + i) * MINUTE;
-    store.backups.insert({
-      id: uuidFrom(rng),
-      job_id: job.id,
-      status: 'completed',
-      tags: makeTags(['manual']),
-      s3_directory: `backups/${jobSlug(job)}/${fileStamp(at)}`,
-      created_at: wholeSeconds(at),
-      started_at: wholeSeconds(at + 5_000),
-      completed_at: wholeSeconds(at + 65_000),
-      monitoring_available: true,
-      encryption_key: null,
-      files: [{ id: uuidFrom(rng), name: `${name}-${fileStamp(at)}.sql`, size: Buffer.byteLength(text), content: { text } }],
-    });
+    fixtureBackup(store, rng, job, at, { name: `${name}-${fileStamp(at)}.sql`, size: Buffer.byteLength(text), content: { text } });
   });
 }
 
@@ -90,34 +66,11 @@ export function addRestoreFixtureJobs(store: Store, now: number): void {
   if (!restoreFixture(RESTORE_FIXTURE_JOBS[0]!.fixture)) return;
   RESTORE_FIXTURE_JOBS.forEach((spec, i) => {
     const rng = createRng(nameSeed(spec.job));
-    const job = store.jobs.insert({
-      id: uuidFrom(rng),
-      name: spec.job,
-      recipe_id: spec.recipe,
-      compute: { type: 'ss_agent' },
-      config: spec.kind === 'postgres' ? { postgres_username: 'app', postgres_database: 'shop' } : spec.kind === 'mysql' ? { mysql_username: 'app', mysql_database: 'shop' } : { path: '/srv/app/shop.sqlite' },
-      schedules: [],
-      storage: store.storage.size ? [{ storage_id: store.storage.rows[0]!.id, priority: 1 }] : [],
-      encryption_key_id: null,
-      proxy_id: null,
-      last_ran_at: now,
-      created_at: wholeSeconds(now - 60 * MINUTE * 24),
-      updated_at: wholeSeconds(now - 60 * MINUTE * 24),
-    });
+    const config: JobRecord['config'] = spec.kind === 'postgres' ? { postgres_username: 'app', postgres_database: 'shop' } : spec.kind === 'mysql' ? { mysql_username: 'app', mysql_database: 'shop' } : { path: '/srv/app/shop.sqlite' };
+    const job = fixtureJob(store, rng, spec.job, now, { recipe_id: spec.recipe, config });
     const at = now - (50 + i) * MINUTE;
-    store.backups.insert({
-      id: uuidFrom(rng),
-      job_id: job.id,
-      status: 'completed',
-      tags: makeTags(['manual']),
-      s3_directory: `backups/${jobSlug(job)}/${fileStamp(at)}`,
-      created_at: wholeSeconds(at),
-      started_at: wholeSeconds(at + 5_000),
-      completed_at: wholeSeconds(at + 65_000),
-      monitoring_available: true,
-      encryption_key: null,
-      files: [{ id: uuidFrom(rng), name: `${jobSlug(job)}-${fileStamp(at)}${spec.suffix}`, size: requireFixture(spec.fixture).length, content: { ...(spec.kind === 'sqlite' ? {} : { kind: spec.kind }), fixture: spec.fixture } }],
-    });
+    const content = { ...(spec.kind === 'sqlite' ? {} : { kind: spec.kind }), fixture: spec.fixture };
+    fixtureBackup(store, rng, job, at, { name: `${jobSlug(job)}-${fileStamp(at)}${spec.suffix}`, size: requireFixture(spec.fixture).length, content });
   });
   addSqliteHostileJob(store, now);
 }

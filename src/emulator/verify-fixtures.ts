@@ -22,13 +22,14 @@ export function plantDemoCorruption(store: Store): void {
   if (file?.content) file.content = { ...file.content, fault: 'flipped-byte' };
 }
 
-function fixtureJob(store: Store, rng: Rng, name: string, now: number): JobRecord {
+/** A job of a fixture (no schedule, the first storage); a files job of /data unless `shape` says otherwise. */
+export function fixtureJob(store: Store, rng: Rng, name: string, now: number, shape: { recipe_id?: number; config?: JobRecord['config'] } = {}): JobRecord {
   return store.jobs.insert({
     id: uuidFrom(rng),
     name,
-    recipe_id: 1,
+    recipe_id: shape.recipe_id ?? 1,
     compute: { type: 'ss_agent' },
-    config: { root_path: '/data' },
+    config: shape.config ?? { root_path: '/data' },
     schedules: [],
     storage: store.storage.size ? [{ storage_id: store.storage.rows[0]!.id, priority: 1 }] : [],
     encryption_key_id: null,
@@ -39,9 +40,10 @@ function fixtureJob(store: Store, rng: Rng, name: string, now: number): JobRecor
   });
 }
 
-type FixtureFile = { name: string; size: number; content: FileContent };
+export type FixtureFile = { name: string; size: number; content: FileContent };
 
-function fixtureBackup(store: Store, rng: Rng, job: JobRecord, at: number, file: FixtureFile, more: { files?: FixtureFile[]; encryptionKey?: string } = {}): BackupRecord {
+/** A completed manual backup of `job` made at `at` (started 5 s later, done after a minute) holding `file`. */
+export function fixtureBackup(store: Store, rng: Rng, job: JobRecord, at: number, file: FixtureFile, more: { files?: FixtureFile[]; encryptionKey?: string } = {}): BackupRecord {
   return store.backups.insert({
     id: uuidFrom(rng),
     job_id: job.id,
