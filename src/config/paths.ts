@@ -41,3 +41,14 @@ export function stateDir(env: NodeJS.ProcessEnv): string {
   const home = envValue(env, 'HOME') ?? envValue(env, 'USERPROFILE') ?? homedir();
   return join(home, '.local', 'state', 'backupctl');
 }
+
+/**
+ * Per-user caches that can be made again (the start-up code cache, restore-test's PostgreSQL
+ * template): $XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl.
+ */
+export function cacheDir(env: NodeJS.ProcessEnv): string {
+  const xdg = envValue(env, 'XDG_CACHE_HOME');
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'backupctl');
+  const home = envValue(env, 'HOME') ?? envValue(env, 'USERPROFILE') ?? homedir();
+  return join(home, '.cache', 'backupctl');
+}

@@ -6,6 +6,7 @@ import { access, chown, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { privateDir, serverAccount, serverEnv, startServer, sweepOrphans, tail, type EphemeralServer } from '../servers/ephemeral.js';
 import type { PgConn } from './pg-session.js';
+import { clusterFromTemplate, keepTemplate, templatePath } from './pg-template.js';
 import { DEFAULT_PATH, isExecutable, postgresBinDirs, run } from '../servers/proc.js';
 import { RestoreError } from './target.js';
 
@@ -26,13 +27,14 @@ export function pgServerAccount(runAs: string | undefined): ReturnType<typeof se
 }
 
 /**
- * An ephemeral PostgreSQL: initdb in a private folder, postgres on a Unix
+ * An ephemeral PostgreSQL: initdb (or a copy of the installation's template,
+ * src/restore/sql/pg-template.ts) in a private folder, postgres on a Unix
  * socket there, no TCP, password authentication for every role (the
  * superuser's password random, never written outside the folder). As root it
  * runs as nobody (or --run-as), else as the invoking user.
  */
-export async function startLocalPostgres(runAs: string | undefined, signal: AbortSignal | undefined, pathVar?: string, maxDisk?: number): Promise<{ server: EphemeralServer; conn: PgConn; orphans: string[] }> {
-  const found = findPgServer(pathVar);
+export async function startLocalPostgres(runAs: string | undefined, signal: AbortSignal | undefined, env: NodeJS.ProcessEnv, maxDisk?: number): Promise<{ server: EphemeralServer; conn: PgConn; orphans: string[] }> {
+  const found = findPgServer(env.PATH);
   if (!found) throw new RestoreError('no PostgreSQL server binaries (initdb, postgres)');
   const who = pgServerAccount(runAs);
   if (who.problem) throw new RestoreError(who.problem);
@@ -44,15 +46,19 @@ export async function startLocalPostgres(runAs: string | undefined, signal: Abor
     const pwfile = path.join(dir, 'pw');
     await writeFile(pwfile, `${password}\n`, { mode: 0o600 });
     if (who.account) await chown(pwfile, who.account.uid, who.account.gid);
-    const init = await run(found.initdb, ['-D', data, '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-locale', '-N'], {
-      env: serverEnv(who.account),
-      cwd: dir,
-      timeoutMs: 120_000,
-      signal,
-      ...(who.account ? { uid: who.account.uid, gid: who.account.gid } : {}),
-    });
+    const template = await templatePath(env, found, who.account).catch(() => null);
+    if (!(await clusterFromTemplate(template, found, data, password, who.account, signal))) {
+      const init = await run(found.initdb, ['-D', data, '-U', 'postgres', '-A', 'scram-sha-256', `--pwfile=${pwfile}`, '-E', 'UTF8', '--no-locale', '-N'], {
+        env: serverEnv(who.account),
+        cwd: dir,
+        timeoutMs: 120_000,
+        signal,
+        ...(who.account ? { uid: who.account.uid, gid: who.account.gid } : {}),
+      });
+      if (init.code !== 0) throw new RestoreError(`initdb failed: ${tail(init.stderr || init.stdout)}`);
+      await keepTemplate(template, data);
+    }
     await rm(pwfile, { force: true });
-    if (init.code !== 0) throw new RestoreError(`initdb failed: ${tail(init.stderr || init.stdout)}`);
     await access(path.join(data, 'PG_VERSION'));
     const server = await startServer({
       cmd: found.postgres,

@@ -633,7 +633,7 @@ export const postgresEngine: SqlEngine = {
     if (plan.placement === 'embedded') return PGliteTarget.open(x.signal);
     const bins = findPgClients(o.env.PATH)!;
     if (plan.placement === 'server') return PsqlTarget.open(bins, pgConnFromUrl(plan.into!), 'server', async () => {}, x, { trustIntoUser: o.trustIntoUser, env: o.env });
-    const started = await startLocalPostgres(o.runAs, x.signal, o.env.PATH, maxDiskFromEnv(o.env));
+    const started = await startLocalPostgres(o.runAs, x.signal, o.env, maxDiskFromEnv(o.env));
     for (const line of started.orphans) x.warn(`orphan:${line}`, line);
     try {
       if (x.signal.aborted) throw new RestoreError('aborted');
