@@ -14,6 +14,7 @@
 import type { Document } from 'bson';
 import { Crc64 } from '../util/crc64.js';
 import { MONGO_MAGIC } from './kinds.js';
+import { parsing } from './parses.js';
 
 /** BSON's own limit is 16 MiB; mongodump's metadata may go a little past it. */
 const MAX_DOCUMENT = 16 * 1024 * 1024 + 16 * 1024;
@@ -62,6 +63,7 @@ export class MongoArchiveReader {
 
   write(chunk: Buffer): void {
     if (this.failure) return;
+    if (!this.offset && !this.length) parsing('mongodump');
     this.buffered.push(chunk);
     this.length += chunk.length;
     try {

@@ -27,6 +27,7 @@ import type { Readable } from 'node:stream';
 import { BOUND_SETTINGS, DEFAULT_BOUNDS, diskReserve, type Bounds } from '../pipeline/bounds.js';
 import type { EngineInfo, ExecResult, FileRestore, RestoreEngine, RestoreOptions, RestoreSink } from './types.js';
 import { whenAborted } from '../util/abort.js';
+import { parsing } from '../pipeline/parses.js';
 
 /** Why an entry is refused, or undefined when its name is a safe relative path. */
 export function unsafeEntryName(name: string): string | undefined {
@@ -390,6 +391,7 @@ export class FileArchiveSink implements RestoreSink {
       return;
     }
     const { extract } = await import('tar-stream');
+    parsing('tar');
     // Old (v7) tar headers have no magic (their checksum is still checked): the kind "tar" of src/pipeline/kinds.ts.
     const x = extract({ allowUnknownFormat: true } as Parameters<typeof extract>[0]);
     this.tar = x as unknown as TarWriter;
@@ -504,6 +506,7 @@ export class FileArchiveSink implements RestoreSink {
     let zip: import('yauzl').ZipFile;
     try {
       // Not closed after the listing: the entries are read in a second pass.
+      parsing('zip');
       zip = await yauzl.openPromise(this.zipPath!, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: false });
     } catch (err) {
       this.failure = `zip: ${(err as Error).message}`;

@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ArchiveEntry } from '../types.js';
 import { GuardedCheck, drained, message, type ContentFinding } from './check.js';
 import { feed, type Walk } from './walk.js';
+import { parsing } from '../parses.js';
 
 interface TarHeader {
   name: string;
@@ -67,6 +68,7 @@ export class TarCheck extends GuardedCheck {
 
   private async start(): Promise<void> {
     const { extract } = await import('tar-stream');
+    parsing('tar');
     // Old (v7) headers have no magic: their checksum is still checked.
     const ex = extract({ allowUnknownFormat: true } as Parameters<typeof extract>[0]) as unknown as Writable & NodeJS.EventEmitter;
     ex.on('entry', (header: TarHeader, stream: Readable, next: () => void) => {

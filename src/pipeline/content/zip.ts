@@ -4,6 +4,7 @@ import { BOUND_SETTINGS } from '../bounds.js';
 import type { ArchiveEntry } from '../types.js';
 import { GuardedCheck, boundsOf, message, stopIfAborted, yieldNow, type ContentFinding, type InspectOptions } from './check.js';
 import { feed, type Walk } from './walk.js';
+import { parsing } from '../parses.js';
 
 /**
  * A zip must be read from its end (the central directory) and then entry by
@@ -109,6 +110,7 @@ export class ZipCheck extends GuardedCheck {
       }
     }
     // Not closed after the listing: the entries are read in a second pass.
+    parsing('zip');
     const zip = await yauzl.fromRandomAccessReaderPromise(new Ranges(), total, { lazyEntries: true, autoClose: false });
     const bounds = boundsOf(this.options);
     const signal = this.options.signal;
