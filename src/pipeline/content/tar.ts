@@ -37,7 +37,8 @@ const END_BLOCKS_MISSING = 'tar: no end-of-archive blocks (the archive was cut a
 /**
  * Every header through tar-stream (its checksum), every entry drained, then the
  * two zero blocks: THE walk of a tar. Each entry and its bytes go to the sinks
- * that ask (the fingerprint's listing, entropy, ransom notes); nobody parses the tar again.
+ * that ask (the fingerprint's listing, entropy, ransom notes; restore-test's extraction;
+ * restore-file), waiting for the slowest; nobody parses the tar again.
  */
 export class TarCheck extends GuardedCheck {
   format = 'tar';
@@ -84,7 +85,13 @@ export class TarCheck extends GuardedCheck {
         stream.resume();
         return;
       }
-      stream.on('data', (piece: Buffer) => feed(readers, piece));
+      stream.on('data', (piece: Buffer) => {
+        const held = feed(readers, piece);
+        if (!held) return;
+        // A reader writes the member out (restore-test's extraction): the walk waits for it.
+        stream.pause();
+        void held.then(() => stream.resume());
+      });
       stream.on('end', () => {
         void Promise.all(readers.map((r) => r.end())).then(() => next());
       });
