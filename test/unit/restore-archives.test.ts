@@ -434,3 +434,47 @@ describe('the dispatch: the kind from the content stage, the bytes inflated once
     expect(fatal).toHaveLength(1);
   });
 });
+
+describe("the walk waits for a member's reader (backpressure: restore-test writes members to disk as they come)", () => {
+  it.each(['tar', 'zip'] as const)('%s: no piece is handed on before the reader took the one before it; every byte arrives', async (format) => {
+    const { zipArchive } = await import('../../src/emulator/archive-formats.js');
+    const text = 'backupctl '.repeat(300_000);
+    const bytes = format === 'tar' ? await tarOf([{ name: 'big.txt', data: text }]) : zipArchive([{ name: 'big.txt', data: Buffer.from(text), method: 8 }]);
+    let outstanding = 0;
+    let most = 0;
+    let pieces = 0;
+    let seen = 0;
+    const sink: ContentSink<undefined> = {
+      open: async () => {},
+      write: async () => {},
+      restart: () => {},
+      end: async () => undefined,
+      abort: async () => {},
+      entries: {
+        begin: () => {},
+        close: () => {},
+        entry: () => ({
+          data: (piece) => {
+            outstanding++;
+            most = Math.max(most, outstanding);
+            pieces++;
+            seen += piece.length;
+            // A slow disk: the piece is taken a moment later.
+            return new Promise<void>((resolve) => setTimeout(() => {
+              outstanding--;
+              resolve();
+            }, 1));
+          },
+          end: async () => {},
+        }),
+      },
+    };
+    const stage = new ContentStage({}, [sink]);
+    for (let at = 0; at < bytes.length; at += 64 * 1024) await stage.write(bytes.subarray(at, at + 64 * 1024));
+    await stage.drain();
+    expect((await stage.end()).verdict).toBe('verified');
+    expect(pieces).toBeGreaterThan(3);
+    expect(seen).toBe(text.length);
+    expect(most).toBe(1);
+  });
+});
