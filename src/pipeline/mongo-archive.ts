@@ -1,6 +1,8 @@
 // How a mongodump --archive is read, once for everyone: verify's check of the
-// kind "mongo-archive" (src/pipeline/content/mongo.ts) and restore-test's bson engine
-// (src/restore/mongo.ts) both push the decoded bytes through this reader. The
+// kind "mongo-archive" (src/pipeline/content/mongo.ts) pushes the decoded bytes
+// through this reader, and hands each document it parsed to the content sinks that
+// ask (ContentSink.documents: restore-test's bson engine, src/restore/mongo.ts),
+// which read none themselves. The
 // format, as mongo-tools' archive package writes it:
 //   magic 0x8199e26d (uint32 LE);
 //   the prelude: a header document {version, server_version, tool_version, concurrent_collections},
@@ -14,10 +16,14 @@
 import type { Document } from 'bson';
 import { Crc64 } from '../util/crc64.js';
 import { MONGO_MAGIC } from './kinds.js';
+import { parsing } from './parses.js';
 
 /** BSON's own limit is 16 MiB; mongodump's metadata may go a little past it. */
 const MAX_DOCUMENT = 16 * 1024 * 1024 + 16 * 1024;
 const TERMINATOR = -1;
+
+/** An archive of no collection, refused unless --allow-empty (restore-test's bson engine says it; verify takes it as whole). */
+export const NO_COLLECTION = 'the archive holds no collection (give --allow-empty to accept an empty dump)';
 
 type BsonLib = typeof import('bson');
 
@@ -54,14 +60,19 @@ export class MongoArchiveReader {
   private readonly warnings: string[] = [];
   private serverVersion: string | null = null;
 
-  constructor(private readonly bson: BsonLib) {}
+  constructor(
+    private readonly bson: BsonLib,
+    /** Each document of a collection once parsed and counted (its bytes are the reader's: never keep them). */
+    private readonly onDocument?: (namespace: string, bytes: Buffer) => void,
+  ) {}
 
-  static async create(): Promise<MongoArchiveReader> {
-    return new MongoArchiveReader(await import('bson'));
+  static async create(onDocument?: (namespace: string, bytes: Buffer) => void): Promise<MongoArchiveReader> {
+    return new MongoArchiveReader(await import('bson'), onDocument);
   }
 
   write(chunk: Buffer): void {
     if (this.failure) return;
+    if (!this.offset && !this.length) parsing('mongodump');
     this.buffered.push(chunk);
     this.length += chunk.length;
     try {
@@ -83,7 +94,7 @@ export class MongoArchiveReader {
       else {
         const open = [...this.namespaces.values()].filter((n) => !n.closed).map((n) => n.name);
         if (open.length) failure = `the archive ends before the end of ${open.join(', ')}`;
-        else if (!this.namespaces.size && !allowEmpty) failure = 'the archive holds no collection (give --allow-empty to accept an empty dump)';
+        else if (!this.namespaces.size && !allowEmpty) failure = NO_COLLECTION;
       }
     }
     const namespaces = [...this.namespaces.values()];
@@ -203,6 +214,7 @@ export class MongoArchiveReader {
           this.deserialize(doc);
           this.current!.documents++;
           this.current!.crc.update(doc);
+          this.onDocument?.(this.current!.name, doc);
           break;
         }
       }

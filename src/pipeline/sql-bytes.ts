@@ -1,6 +1,7 @@
 import type { SqlDialect } from './kinds.js';
 import type { SqlEvent } from './sql-events.js';
 import { SqlReader } from './sql-reader.js';
+import { parsing } from './parses.js';
 
 const NL = 10;
 const BACKSLASH = 0x5c;
@@ -45,6 +46,7 @@ export class SqlBytesReader {
   private carry: Buffer | null = null;
 
   constructor(dialect: SqlDialect) {
+    parsing('sql');
     this.reader = new SqlReader(dialect);
   }
 

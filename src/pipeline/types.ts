@@ -53,12 +53,16 @@ export interface Content {
 export interface ContentSink<R = unknown> extends FileSink<R> {
   open(content: Content): Promise<void>;
   /**
-   * Asks for the archive's members (tar, zip) as the kind's check walks them
-   * (src/pipeline/content/tar.ts, zip.ts): a sink that takes them needs no parse of
-   * its own (the catalog's fingerprint). A sink that reads write()'s bytes instead
-   * parses them again (restore-test's tar and zip extraction, src/restore/files.ts).
+   * Asks for the archive's members (tar, zip), each with its bytes, as the kind's check walks
+   * them (src/pipeline/content/tar.ts, zip.ts): the one parse of the archive, for the catalog's
+   * fingerprint, restore-test's extraction (src/restore/files.ts) and restore-file alike. Read after open().
    */
   readonly entries?: EntryWatcher;
+  /**
+   * Asks for the documents of a mongodump archive as the kind's check reads them
+   * (src/pipeline/content/mongo.ts, the one MongoArchiveReader): restore-test's bson engine. Read after open().
+   */
+  readonly documents?: DocumentWatcher;
   /**
    * Asks for the statements of a SQL dump (a kind with KindSpec.statements): the content stage reads
    * them ONCE for every sink that asks, never a second parse. Read after open().
@@ -94,9 +98,13 @@ export interface ArchiveEntry {
   link?: string;
 }
 
-/** The content of one member, piece by piece as the check reads it (shared: never modify), then its end. */
+/**
+ * The content of one member, piece by piece as the check reads it (shared: never modify), then its end.
+ * A `data` that returns a promise holds the walk until it resolves (backpressure: a member of any size
+ * streams through without being held in memory); it must resolve, also when the sink stops or aborts.
+ */
 export interface EntryContent {
-  data(piece: Buffer): void;
+  data(piece: Buffer): void | Promise<void>;
   /**
    * The member was read whole, with the CRC-32 of its content (computed once by
    * the walk: a zip's check computes it anyway); the walk waits for it (backpressure).
@@ -113,8 +121,36 @@ export interface EntryContent {
  */
 export interface EntryWatcher {
   begin(format: 'tar' | 'zip'): void;
+  /**
+   * A zip's central directory was read and passed the check's bounds (entries apart, their count and
+   * declared sizes): its totals, before the first member; the walk waits for it. A tar has no listing.
+   */
+  listed?(total: { entries: number; bytes: number }): void | Promise<void>;
   entry(entry: ArchiveEntry): EntryContent | undefined;
   close(failure?: string): void;
+}
+
+/** What the reader of a mongodump archive found once it ended (src/pipeline/mongo-archive.ts). */
+export interface DocumentsRead {
+  /** The first problem, or undefined when the archive is whole (an archive of no collection is whole here). */
+  failure: string | undefined;
+  /** Every collection, in the archive's order, with the documents it holds. */
+  namespaces: Array<{ name: string; documents: number }>;
+  /** Bytes read. */
+  bytes: number;
+  serverVersion: string | null;
+  warnings: string[];
+}
+
+/**
+ * A content sink's ear on the reading of a mongodump archive: `document` per document, parsed and
+ * counted by the one reader (its bytes shared: never modify, never keep), `close` once the reader
+ * has ended (also when the archive is damaged or cut). Its errors are its own: one that throws is
+ * not called again, the check goes on.
+ */
+export interface DocumentWatcher {
+  document(namespace: string, bytes: Buffer): void;
+  close(read: DocumentsRead): void;
 }
 
 /** One file of a backup, as the record lists it. */

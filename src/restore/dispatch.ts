@@ -3,12 +3,14 @@
 // (PostgreSQL, MySQL/MariaDB, the mongodump walker, file extraction, ...), and
 // its open() makes the sink. The DispatchSink is a ContentSink: it gets the
 // bytes already decoded (the content stage inflated the gzip once, its CRCs
-// checked, the bounds applied), never the raw ones, and sniffs nothing itself.
+// checked, the bounds applied), never the raw ones, and sniffs nothing itself;
+// what the stage parsed (an archive's members, a mongodump's documents, a SQL
+// dump's statements) reaches the engine that asks, which parses nothing again.
 // Kinds no engine takes (encrypted, a checksum list, unknown bytes) are
 // drained and said so: "not-restorable".
 import { UsageError } from '../errors.js';
 import { KINDS, type ContentKind } from '../pipeline/kinds.js';
-import type { Content, ContentSink, StatementWatcher } from '../pipeline/types.js';
+import type { Content, ContentSink, DocumentWatcher, EntryWatcher, StatementWatcher } from '../pipeline/types.js';
 import { ENGINES, engineOf } from './registry.js';
 import type { FileRestore, RestoreOptions, RestoreSink } from './types.js';
 
@@ -112,6 +114,16 @@ export class DispatchSink implements ContentSink<FileRestore> {
         }
       },
     };
+  }
+
+  /** A tar's or zip's members with their bytes, as the check walks them (the file archive engine). Asked after open(). */
+  get entries(): EntryWatcher | undefined {
+    return this.innerError ? undefined : this.inner?.entries;
+  }
+
+  /** A mongodump archive's documents, as the check reads them (the bson engine). Asked after open(). */
+  get documents(): DocumentWatcher | undefined {
+    return this.innerError ? undefined : this.inner?.documents;
   }
 
   async write(chunk: Buffer): Promise<void> {

@@ -7,8 +7,10 @@
 //     nothing more is written.
 //   - The bounds (src/pipeline/bounds.ts): entries and bytes extracted
 //     (BACKUPCTL_RESTORE_MAX_ENTRIES, BACKUPCTL_RESTORE_MAX_BYTES), a zip's
-//     listing (BACKUPCTL_VERIFY_MAX_ZIP_ENTRIES, _INFLATED); before an entry
-//     is written, the file system must have room for it and a reserve.
+//     listing (BACKUPCTL_VERIFY_MAX_ZIP_ENTRIES, _INFLATED, applied by the
+//     check's walk; its declared total against the byte bound and the disk
+//     before the first member); before an entry is written, the file system
+//     must have room for it and a reserve.
 //   - A link is resolved as the file system would resolve it: part by part,
 //     following every link on the way, dangling ones included (`x -> .`, then
 //     `y -> x/x/../..`). A link whose walk leaves the folder at any step is
@@ -18,15 +20,22 @@
 //     realpath) and never follows a link at the last step (O_EXCL|O_NOFOLLOW).
 //   - Devices and FIFOs are not made (a warning).
 // The folder is removed afterwards (end, abort, Ctrl-C), unless --keep.
+// Nothing here parses the archive: the content stage's check walks it once
+// (a tar's headers, a zip's central directory, verify's bounds on both) and
+// hands each member and its bytes over (ContentSink.entries); the rules above
+// are applied to the members as the walk gives them, one after the other.
+// The walk's own bounds (a zip's entries apart, their count, the bytes they
+// inflate to, the gzip ratio) refuse before a member is handed over.
 import { spawn } from 'node:child_process';
 import { constants as fsc } from 'node:fs';
 import { link, lstat, mkdir, mkdtemp, open, readdir, readlink, realpath, rm, statfs, symlink, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Readable } from 'node:stream';
 import { BOUND_SETTINGS, DEFAULT_BOUNDS, diskReserve, type Bounds } from '../pipeline/bounds.js';
+import type { ArchiveEntry as WalkedEntry, EntryContent, EntryWatcher } from '../pipeline/types.js';
 import type { EngineInfo, ExecResult, FileRestore, RestoreEngine, RestoreOptions, RestoreSink } from './types.js';
 import { whenAborted } from '../util/abort.js';
+import { Pipe } from './pipe.js';
 
 /** Why an entry is refused, or undefined when its name is a safe relative path. */
 export function unsafeEntryName(name: string): string | undefined {
@@ -350,26 +359,40 @@ export async function runExec(command: string, cwd: string, timeoutMs: number, s
 
 export type ArchiveFormat = 'tar' | 'zip';
 
-type TarWriter = import('node:stream').Writable;
+/** A zip link's target: its content, a path (PATH_MAX 4096), never a place to hide a bomb in memory. */
+async function linkTarget(bytes: AsyncIterable<Buffer>, name: string): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  for await (const c of bytes) {
+    if ((length += c.length) > 4096) throw new Refused(`refused the link ${JSON.stringify(name)}: its target is longer than 4096 bytes`);
+    chunks.push(Buffer.from(c));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
 
 /**
- * A RestoreSink for a file archive whose bytes (already decompressed) arrive in
- * chunks. A tar is extracted as it streams; a zip must be read from its end, so
- * its bytes go to a private file beside the folder first.
+ * A RestoreSink for a file archive (tar, zip, gzipped or not). It parses nothing: the
+ * content stage's check walks the archive once (src/pipeline/content/tar.ts, zip.ts,
+ * within verify's bounds, a zip from its central directory) and hands this sink each
+ * member with its bytes (ContentSink.entries); each is extracted, one after the other,
+ * through the rules above, and the walk waits for it. write() gets the decoded bytes
+ * too, and ignores them.
  */
 export class FileArchiveSink implements RestoreSink {
   private base?: string;
   private extraction?: Extraction;
-  private tar?: TarWriter;
-  private tarDone?: Promise<void>;
-  private zipFile?: FileHandle;
-  private zipPath?: string;
   private failure?: string;
   private started = 0;
   private aborted = false;
   private generation = 0;
-  /** The folder being made: an abort that comes meanwhile waits for it, then removes it. */
-  private ready?: Promise<void>;
+  /** The folder being made (undefined when it could not be): an abort that comes meanwhile waits for it, then removes it. */
+  private ready?: Promise<Extraction | undefined>;
+  /** The members' extraction, one after the other in the walk's order; never rejects. */
+  private chain: Promise<void> = Promise.resolve();
+  /** The member whose bytes are coming. */
+  private pipe?: Pipe;
+  /** The walk began; `done` once it ended (close), or the sink stopped; `failure`: why the walk stopped early. */
+  private walk?: { done: Promise<void>; end: () => void; failure?: string };
   /** end() has extracted and checked; --exec waits for settle() (the pipeline's verdict on the bytes). */
   private extracted = false;
   private readonly bounds: Bounds;
@@ -381,201 +404,176 @@ export class FileArchiveSink implements RestoreSink {
     this.bounds = o.bounds ?? DEFAULT_BOUNDS;
   }
 
-  private async setUp(): Promise<void> {
-    this.base = await mkdtemp(path.join(tmpdir(), 'backupctl-restore-'));
-    this.extraction = await Extraction.create(this.base, this.bounds);
-    if (this.format === 'zip') {
-      this.zipPath = path.join(this.base, 'archive.zip');
-      this.zipFile = await open(this.zipPath, 'wx', 0o600);
-      return;
-    }
-    const { extract } = await import('tar-stream');
-    // Old (v7) tar headers have no magic (their checksum is still checked): the kind "tar" of src/pipeline/kinds.ts.
-    const x = extract({ allowUnknownFormat: true } as Parameters<typeof extract>[0]);
-    this.tar = x as unknown as TarWriter;
-    // After a restart() this loop belongs to the dropped attempt: it must not touch the next one.
-    const generation = this.generation;
-    const extraction = this.extraction;
-    const fail = (message: string) => {
-      if (generation === this.generation) this.failure ??= message;
-    };
-    this.tarDone = (async () => {
+  /** The walk of the content stage's check (every call guarded here: a watcher that threw would never hear close). */
+  readonly entries: EntryWatcher = {
+    begin: (format) => this.guarded(() => this.begin(format)),
+    listed: (total) => this.listed(total),
+    entry: (e) => {
       try {
-        for await (const entry of x) {
-          const header = entry.header;
-          if (!this.failure && generation === this.generation) {
-            const t = header.type;
-            const type = t === 'file' || t === 'contiguous-file' ? 'file' : t === 'directory' ? 'directory' : t === 'symlink' ? 'symlink' : t === 'link' ? 'link' : 'other';
-            try {
-              await extraction.entry(
-                { name: header.name, type, size: header.size ?? 0, mode: header.mode ?? 0o644, linkname: header.linkname ?? undefined },
-                type === 'file' ? (entry as AsyncIterable<Buffer>) : undefined,
-              );
-            } catch (err) {
-              fail(err instanceof Refused ? err.message : `extracting ${JSON.stringify(header.name)}: ${(err as Error).message}`);
-            }
-          }
-          // After a refusal nothing more is parsed or written: the rest of the bytes are dropped (write()).
-          if (this.failure || generation !== this.generation) break;
-          // What a file entry did not consume (a refused one) is read past.
-          for await (const _ of entry as AsyncIterable<Buffer>) void _;
-        }
+        return this.member(e);
       } catch (err) {
-        fail(`tar: ${(err as Error).message}`);
+        this.failure ??= (err as Error).message;
+        return undefined;
+      }
+    },
+    close: (failure) => this.guarded(() => this.closeWalk(failure)),
+  };
+
+  private guarded(f: () => void): void {
+    try {
+      f();
+    } catch (err) {
+      this.failure ??= (err as Error).message;
+    }
+  }
+
+  private begin(format: 'tar' | 'zip'): void {
+    if (format !== this.format) this.failure ??= `the check walks a ${format}, the engine was opened for a ${this.format}`;
+    if (!this.started) this.started = performance.now();
+    let end!: () => void;
+    const done = new Promise<void>((resolve) => (end = resolve));
+    this.walk = { done, end };
+    const generation = this.generation;
+    this.ready = (async () => {
+      let base: string | undefined;
+      try {
+        base = await mkdtemp(path.join(tmpdir(), 'backupctl-restore-'));
+        const x = await Extraction.create(base, this.bounds);
+        if (generation !== this.generation) throw new Error('restarted');
+        this.base = base;
+        this.extraction = x;
+        return x;
+      } catch (err) {
+        if (generation === this.generation) this.failure ??= `the extraction folder could not be made: ${(err as Error).message}`;
+        else if (base) await rm(base, { recursive: true, force: true });
+        return undefined;
       }
     })();
   }
 
-  private async start(): Promise<void> {
-    this.started = performance.now();
-    this.ready = this.setUp();
-    await this.ready;
+  /** A zip's central directory passed the check's bounds: its declared total within the byte bound and the disk's room, before a byte is written. */
+  private async listed(total: { entries: number; bytes: number }): Promise<void> {
+    const generation = this.generation;
+    const x = await this.ready;
+    if (!x || this.failure || this.aborted || generation !== this.generation) return;
+    try {
+      if (total.bytes > this.bounds.maxExtractBytes) {
+        throw new Refused(`the archive's files extract to more than ${this.bounds.maxExtractBytes} bytes: refused; raise the bound with ${BOUND_SETTINGS.maxExtractBytes}`);
+      }
+      await x.fits(total.bytes, `the ${this.format}`);
+    } catch (err) {
+      if (generation === this.generation) this.failure ??= err instanceof Refused ? err.message : `${this.format}: ${(err as Error).message}`;
+    }
   }
 
-  async write(chunk: Buffer): Promise<void> {
-    if (this.aborted) return;
-    if (!this.started) await this.start();
-    if (this.aborted) return;
-    if (this.zipFile) {
-      if (this.failure) return;
-      try {
-        // The zip waits on disk for its central directory: it takes room too.
-        await this.extraction!.reserve(chunk.length, 'the zip');
-      } catch (err) {
-        this.failure ??= (err as Error).message;
-        return;
-      }
-      await this.zipFile.write(chunk);
-      return;
+  /** One member from the walk: extracted after the one before it; the walk waits for its end. */
+  private member(e: WalkedEntry): EntryContent | undefined {
+    if (this.failure || this.aborted || !this.walk) return undefined;
+    const generation = this.generation;
+    const setup = this.ready;
+    // A file's bytes, and a zip link's target (a tar names it in the header).
+    const pipe = e.type === 'file' || (e.type === 'symlink' && this.format === 'zip') ? new Pipe() : undefined;
+    this.pipe = pipe;
+    const work = this.chain
+      .then(async () => {
+        const x = await setup;
+        if (!x || this.failure || this.aborted || generation !== this.generation) return;
+        try {
+          await this.extractOne(x, e, pipe);
+        } catch (err) {
+          if (generation === this.generation) this.failure ??= err instanceof Refused ? err.message : `extracting ${JSON.stringify(e.path)}: ${(err as Error).message}`;
+        }
+      })
+      .finally(() => pipe?.drop());
+    this.chain = work;
+    return {
+      data: (piece) => pipe?.push(piece),
+      end: async () => {
+        pipe?.finish();
+        await work;
+      },
+    };
+  }
+
+  private async extractOne(x: Extraction, e: WalkedEntry, bytes: Pipe | undefined): Promise<void> {
+    const name = e.path;
+    if (e.type === 'directory') return x.entry({ name, type: 'directory', size: 0, mode: 0o755 }, undefined);
+    if (e.type === 'symlink') {
+      const target = this.format === 'zip' ? await linkTarget(bytes!, name) : (e.link ?? '');
+      return x.entry({ name, type: 'symlink', size: 0, mode: 0o777, linkname: target }, undefined);
     }
-    const x = this.tar!;
-    if (x.destroyed || this.failure) return;
-    if (!x.write(chunk)) await new Promise<void>((resolve) => {
-      const done = () => {
-        x.off('drain', done);
-        x.off('close', done);
-        x.off('error', done);
-        resolve();
-      };
-      x.on('drain', done);
-      x.on('close', done);
-      x.on('error', done);
-    });
+    // A zip states no permission bits unless made on Unix: 0644 then.
+    const mode = this.format === 'zip' ? e.mode & 0o777 || 0o644 : e.mode;
+    return x.entry({ name, type: e.type, size: e.size, mode, linkname: e.link }, e.type === 'file' ? bytes : undefined);
+  }
+
+  /**
+   * The walk ended: whole, or with why it stopped (the member under way, cut short, ends here).
+   * That reason comes after any refusal of the members handed over before (end() waits for them).
+   */
+  private closeWalk(failure?: string): void {
+    if (this.walk && failure) this.walk.failure ??= failure;
+    this.pipe?.drop();
+    this.walk?.end();
+  }
+
+  async write(): Promise<void> {
+    // The bytes themselves are the check's to parse: the members come through `entries`.
+    if (!this.started) this.started = performance.now();
   }
 
   restart(): void {
-    // The transfer starts over (it does so between writes, after the folder was made): the
-    // dropped attempt's folder goes, and the next first byte makes a fresh one.
+    // The transfer starts over: the dropped attempt's folder goes (once its member under way
+    // stopped), and the next walk makes a fresh one.
     this.generation++;
-    const { base, tar, zipFile } = this;
-    tar?.destroy();
+    this.pipe?.drop();
+    this.walk?.end();
+    const { chain, ready } = this;
     void (async () => {
-      await zipFile?.close().catch(() => {});
-      if (base) await rm(base, { recursive: true, force: true });
+      await chain;
+      const x = await ready;
+      if (x) await rm(path.dirname(x.root), { recursive: true, force: true });
     })();
     this.base = undefined;
     this.extraction = undefined;
-    this.tar = undefined;
-    this.tarDone = undefined;
-    this.zipFile = undefined;
     this.failure = undefined;
     this.started = 0;
     this.ready = undefined;
+    this.walk = undefined;
+    this.pipe = undefined;
+    this.chain = Promise.resolve();
   }
 
   private async cleanUp(): Promise<void> {
     const base = this.base;
     this.base = undefined;
-    this.tar?.destroy();
-    await this.zipFile?.close().catch(() => {});
     if (base) await rm(base, { recursive: true, force: true });
   }
 
   async abort(): Promise<void> {
     this.aborted = true;
-    await this.ready?.catch(() => {});
+    this.pipe?.drop();
+    this.walk?.end();
+    // The member under way stops at its next piece; then the folder goes.
+    await this.chain;
+    await this.ready;
     await this.cleanUp();
   }
 
-  private async extractZip(): Promise<void> {
-    await this.zipFile!.close();
-    this.zipFile = undefined;
-    const yauzl = await import('yauzl');
-    let zip: import('yauzl').ZipFile;
-    try {
-      // Not closed after the listing: the entries are read in a second pass.
-      zip = await yauzl.openPromise(this.zipPath!, { lazyEntries: true, validateEntrySizes: true, strictFileNames: false, autoClose: false });
-    } catch (err) {
-      this.failure = `zip: ${(err as Error).message}`;
-      return;
-    }
-    const refusal = (bound: keyof Bounds, words: string) => new Refused(`the zip ${words}: refused; raise the bound with ${BOUND_SETTINGS[bound]}`);
-    try {
-      // First pass, the central directory alone, as verify reads it: the entries apart (20,000 entries sharing one
-      // 8 MiB entry inflate 160 GB from 1 MB), their count and declared sizes within the bounds, the disk room for them.
-      if (zip.entryCount > this.bounds.maxZipEntries) throw refusal('maxZipEntries', `lists ${zip.entryCount} entries, more than ${this.bounds.maxZipEntries}`);
-      const listed: Array<import('yauzl').Entry> = [];
-      const spans: Array<{ start: number; end: number; name: string }> = [];
-      let declared = 0;
-      for await (const entry of zip.eachEntry()) {
-        listed.push(entry);
-        declared += entry.uncompressedSize;
-        spans.push({ start: entry.relativeOffsetOfLocalHeader, end: entry.relativeOffsetOfLocalHeader + 30 + entry.fileNameLength + entry.compressedSize, name: entry.fileName });
-      }
-      spans.sort((p, q) => p.start - q.start);
-      for (let i = 1; i < spans.length; i++) {
-        if (spans[i]!.start < spans[i - 1]!.end) {
-          throw new Refused(`the zip's entries ${JSON.stringify(spans[i - 1]!.name)} and ${JSON.stringify(spans[i]!.name)} overlap (share stored bytes): refused as a decompression bomb`);
-        }
-      }
-      if (declared > this.bounds.maxInflatedBytes) throw refusal('maxInflatedBytes', `entries inflate to more than ${this.bounds.maxInflatedBytes} bytes`);
-      if (declared > this.bounds.maxExtractBytes) throw new Refused(`the archive's files extract to more than ${this.bounds.maxExtractBytes} bytes: refused; raise the bound with ${BOUND_SETTINGS.maxExtractBytes}`);
-      await this.extraction!.fits(declared, 'the zip');
-      for (const entry of listed) {
-        const mode = (entry.externalFileAttributes >>> 16) & 0o170000;
-        const dir = entry.fileName.endsWith('/') || mode === 0o040000;
-        const isLink = mode === 0o120000;
-        if (dir) {
-          await this.extraction!.entry({ name: entry.fileName, type: 'directory', size: 0, mode: 0o755 }, undefined);
-          continue;
-        }
-        const stream = (await zip.openReadStreamPromise(entry)) as Readable;
-        if (isLink) {
-          const chunks: Buffer[] = [];
-          let length = 0;
-          for await (const c of stream as AsyncIterable<Buffer>) {
-            // A link's target is a path (PATH_MAX 4096), never a place to hide a bomb in memory.
-            if ((length += c.length) > 4096) throw new Refused(`refused the link ${JSON.stringify(entry.fileName)}: its target is longer than 4096 bytes`);
-            chunks.push(c);
-          }
-          await this.extraction!.entry({ name: entry.fileName, type: 'symlink', size: 0, mode: 0o777, linkname: Buffer.concat(chunks).toString('utf8') }, undefined);
-          continue;
-        }
-        const perm = (entry.externalFileAttributes >>> 16) & 0o777;
-        await this.extraction!.entry({ name: entry.fileName, type: 'file', size: entry.uncompressedSize, mode: perm || 0o644 }, stream as AsyncIterable<Buffer>);
-      }
-    } catch (err) {
-      this.failure = err instanceof Refused ? err.message : `zip: ${(err as Error).message}`;
-    } finally {
-      zip.close();
-      await rm(this.zipPath!, { force: true });
-    }
-  }
-
-  /**
+/**
    * Extracts what is left, then checks: every link walked again, files and bytes
    * against the listing, an empty archive. --exec does not run here: settle()
    * runs it once the pipeline has judged the bytes. Without --exec (or --keep)
    * the folder is removed now.
    */
   async end(): Promise<FileRestore> {
-    if (!this.started) await this.start();
-    if (this.format === 'zip') await this.extractZip();
-    else {
-      if (!this.tar!.destroyed) this.tar!.end();
-      await this.tarDone;
-    }
-    const x = this.extraction!;
+    if (!this.started) this.started = performance.now();
+    if (!this.walk) this.failure ??= 'no member reached the engine: the content stage did not walk the archive';
+    // The check ends the walk once it has read the last member (a zip: after the last byte).
+    await this.walk?.done;
+    await this.chain;
+    if (this.walk?.failure) this.failure ??= this.walk.failure;
+    const x = (await this.ready) ?? { files: 0, bytes: 0, listedFiles: 0, listedBytes: 0, warnings: [] as string[], checkLinks: async () => {} };
     if (!this.failure) await x.checkLinks().catch((err: Error) => (this.failure = err.message));
     if (!this.failure && (x.files !== x.listedFiles || x.bytes !== x.listedBytes)) {
       this.failure = `extracted ${x.files} files and ${x.bytes} bytes; the archive lists ${x.listedFiles} files and ${x.listedBytes} bytes`;
@@ -608,7 +606,7 @@ export class FileArchiveSink implements RestoreSink {
    * the extraction passed. Then the folder goes (unless --keep).
    */
   async settle(result: FileRestore, passed: boolean): Promise<FileRestore> {
-    if (!this.extracted || !this.base) return result;
+    if (!this.extracted || !this.base || !this.extraction) return result;
     let out = result;
     if (passed && result.verdict !== 'failed' && !result.failure && this.o.exec && !this.aborted) {
       const started = performance.now();

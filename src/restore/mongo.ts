@@ -1,54 +1,83 @@
 // restore-test's bson engine: a mongodump --archive, checked while it streams
-// (structure checked, not restored: Debian packages no MongoDB server). The
-// reading itself is the pipeline's (src/pipeline/mongo-archive.ts), the same
-// verify applies to the kind "mongo-archive"; this sink turns what it found
-// into restore-test's FileRestore (one "table" per collection).
-import { MongoArchiveReader } from '../pipeline/mongo-archive.js';
+// (structure checked, not restored: Debian packages no MongoDB server). It
+// parses nothing: the content stage's check reads the archive once
+// (src/pipeline/mongo-archive.ts, the same verify applies to the kind
+// "mongo-archive") and hands this sink each document it parsed
+// (ContentSink.documents), then how the reading ended. This sink counts the
+// documents per collection as they come, checks its counts against the reader's,
+// and turns them into restore-test's FileRestore (one "table" per collection).
+import { NO_COLLECTION } from '../pipeline/mongo-archive.js';
+import type { DocumentWatcher, DocumentsRead } from '../pipeline/types.js';
 import type { FileRestore, RestoreEngine, RestoreSink, TableRows } from './types.js';
 
-/** Parses a mongodump archive pushed to it in chunks (decompressed). */
+/** Takes the documents of a mongodump archive as the content stage reads them. */
 export class MongoArchiveSink implements RestoreSink {
-  private reader: MongoArchiveReader;
   private started = 0;
+  /** Documents taken, per collection, in the order they came. */
+  private counts = new Map<string, number>();
+  private read?: DocumentsRead;
+  private ended!: Promise<void>;
+  private endNow!: () => void;
 
-  constructor(
-    private readonly bson: typeof import('bson'),
-    private readonly allowEmpty = false,
-  ) {
-    this.reader = new MongoArchiveReader(bson);
+  constructor(private readonly allowEmpty = false) {
+    this.reset();
   }
 
   static async create(options: { allowEmpty?: boolean } = {}): Promise<MongoArchiveSink> {
-    return new MongoArchiveSink(await import('bson'), options.allowEmpty);
+    return new MongoArchiveSink(options.allowEmpty);
   }
 
-  async write(chunk: Buffer): Promise<void> {
+  private reset(): void {
+    this.counts = new Map();
+    this.read = undefined;
+    this.ended = new Promise((resolve) => (this.endNow = resolve));
+  }
+
+  readonly documents: DocumentWatcher = {
+    document: (namespace) => {
+      if (!this.started) this.started = performance.now();
+      this.counts.set(namespace, (this.counts.get(namespace) ?? 0) + 1);
+    },
+    close: (read) => {
+      this.read = read;
+      this.endNow();
+    },
+  };
+
+  async write(): Promise<void> {
     if (!this.started) this.started = performance.now();
-    this.reader.write(chunk);
   }
 
   restart(): void {
-    this.reader = new MongoArchiveReader(this.bson);
+    this.endNow();
+    this.reset();
   }
 
   async abort(): Promise<void> {
-    this.reader = new MongoArchiveReader(this.bson);
+    this.endNow();
   }
 
   async end(): Promise<FileRestore> {
-    const found = this.reader.finish(this.allowEmpty);
-    const tables: TableRows[] = found.namespaces.map((n) => ({ table: n.name, expected: n.documents, restored: n.documents }));
+    // The check closes the reading once the last byte was read (whole, damaged or cut).
+    await this.ended;
+    const read = this.read ?? { failure: 'the content stage handed over no document (the archive was not read)', namespaces: [], bytes: 0, serverVersion: null, warnings: [] };
+    let failure = read.failure;
+    // What this sink counted must be what the reader counted: a document lost on the way is a failure, never hidden.
+    const lost = read.namespaces.find((n) => (this.counts.get(n.name) ?? 0) !== n.documents);
+    if (!failure && lost) failure = `${lost.name}: ${this.counts.get(lost.name) ?? 0} documents reached the engine, the archive holds ${lost.documents}`;
+    if (!failure && !read.namespaces.length && !this.allowEmpty) failure = NO_COLLECTION;
+    const tables: TableRows[] = read.namespaces.map((n) => ({ table: n.name, expected: n.documents, restored: this.counts.get(n.name) ?? 0 }));
     return {
       kind: 'mongo-archive',
-      verdict: found.failure ? 'failed' : 'structure-checked',
+      verdict: failure ? 'failed' : 'structure-checked',
       engine: { name: 'mongo-archive', runs: 'embedded', product: 'bson', version: null },
       database: null,
       tables,
-      rows: found.documents,
+      rows: tables.reduce((n, t) => n + (t.restored ?? 0), 0),
       files: null,
-      bytes: found.bytes,
-      warnings: found.serverVersion ? [`dumped from MongoDB ${found.serverVersion}`, ...found.warnings] : found.warnings,
-      failure: found.failure ? { message: `mongodump archive: ${found.failure}` } : null,
+      bytes: read.bytes,
+      warnings: read.serverVersion ? [`dumped from MongoDB ${read.serverVersion}`, ...read.warnings] : read.warnings,
+      failure: failure ? { message: `mongodump archive: ${failure}` } : null,
       assertions: [],
       exec: null,
       restore_seconds: this.started ? (performance.now() - this.started) / 1000 : 0,

@@ -94,7 +94,7 @@ export class PickSink implements ContentSink<PickResult> {
   async open(_content: Content): Promise<void> {}
 
   async write(_chunk: Buffer): Promise<void> {
-    // The walk hands member bytes over without waiting: the pipeline waits here while too many are queued.
+    // This sink's members queue their bytes (their `data` does not hold the walk): the pipeline waits here while too many are queued.
     if (this.queued > QUEUE_BYTES) await this.chain.catch(() => {});
   }
 

@@ -19,6 +19,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { gunzipSync } from 'node:zlib';
 import type { ContentKind } from '../pipeline/kinds.js';
+import { parsing } from '../pipeline/parses.js';
 import { readBuiltBinary } from '../util/built-files.js';
 import { EMPTY_RESTORE, rowsFailure, truthy } from './db-checks.js';
 import type { AssertionResult, FileRestore, RestoreEngine, RestoreFailure, RestoreOptions, RestoreSink, TableRows } from './types.js';
@@ -175,12 +176,15 @@ class SqliteSink implements RestoreSink {
       if (this.kind === 'sqlite') {
         // A database in WAL mode (file format 2) is read as a rollback-journal one: its -wal file is not in the backup.
         if (bytes.length > 19 && bytes[18] === 2 && bytes[19] === 2) bytes[18] = bytes[19] = 1;
+        parsing('sqlite');
         db = new SQL.Database(new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length));
         firstCell(db, 'SELECT count(*) FROM sqlite_master');
       } else {
         db = new SQL.Database();
         const pageSize = Number(firstCell(db, 'PRAGMA page_size')) || 4096;
         db.exec(`PRAGMA max_page_count = ${Math.floor(MAX_DATABASE_BYTES / pageSize)}`);
+        // SQLite itself reads the dump's statements (sql.js): its one parse.
+        parsing('sqlite');
         const failure = this.runDump(db, bytes.toString('utf8'), expected);
         if (failure) return finish(failure);
       }

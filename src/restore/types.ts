@@ -6,13 +6,15 @@
 // Flow: the one read pipeline (src/pipeline) streams each file's raw bytes
 // through its content stage: a gzip is inflated once there, the one sniffer
 // (src/pipeline/kinds.ts) names the kind, and the decoded bytes go to verify's
-// check and to a DispatchSink (dispatch.ts), which streams them into the engine
-// the kind's registry entry names: a scratch SQL database, the bson walker, or
-// an extraction folder. end() waits for the engine, runs the checks (row
-// counts, --assert, --exec) and returns the FileRestore. Nothing holds a whole
-// dump in memory.
+// check and to a DispatchSink (dispatch.ts), which hands the engine the kind's
+// registry entry names what the check parsed, parsing nothing again: a SQL dump's
+// statements (into a scratch SQL database), a mongodump's documents (the bson
+// walker), a tar's or zip's members and their bytes (an extraction folder); a
+// SQLite file goes as bytes to SQLite. end() waits for the engine, runs the
+// checks (row counts, --assert, --exec) and returns the FileRestore. Nothing
+// holds a whole dump in memory (a SQLite file excepted, up to its bound).
 import type { ContentKind } from '../pipeline/kinds.js';
-import type { Content, StatementWatcher } from '../pipeline/types.js';
+import type { Content, DocumentWatcher, EntryWatcher, StatementWatcher } from '../pipeline/types.js';
 
 
 
@@ -177,6 +179,10 @@ export interface RestoreSink {
   settle?(result: FileRestore, passed: boolean): Promise<FileRestore>;
   /** A SQL dump's statements, read once by the content stage (the sink then reads none itself). */
   readonly statements?: StatementWatcher;
+  /** A tar's or zip's members with their bytes, as the content stage's check walks them (the sink parses no archive). */
+  readonly entries?: EntryWatcher;
+  /** A mongodump archive's documents, as the content stage's check reads them (the sink reads no archive). */
+  readonly documents?: DocumentWatcher;
 }
 
 // Exit codes (src/errors.ts ExitCode): restoreFailed 14, noRestoreEngine 15, verifyFailed 11 (a file failed verify's checks on the way).

@@ -1,5 +1,6 @@
 import { KINDS } from '../kinds.js';
 import { GuardedCheck, message, type ContentFinding } from './check.js';
+import { parsing } from '../parses.js';
 
 /** Table of contents and header past this size are refused as damaged: pg_dump's are kilobytes to a few megabytes. */
 const PG_TOC_LIMIT = 256 * 1024 * 1024;
@@ -34,6 +35,7 @@ export class PgCustomCheck extends GuardedCheck {
   }
 
   protected async take(chunk: Buffer): Promise<void> {
+    if (!this.bytes) parsing('pg-custom');
     this.bytes += chunk.length;
     if (this.unsupported) return;
     this.pending.push(chunk);

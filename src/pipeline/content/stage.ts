@@ -4,12 +4,16 @@
 // concatenated members too; the ratio bound refuses a bomb); the ONE sniffer
 // (src/pipeline/kinds.ts) names the kind of the first decoded bytes; then the
 // decoded bytes go, side by side, to that kind's check and to the content
-// sinks (restore-test's engine): nobody inflates or sniffs again.
+// sinks (restore-test's engine): nobody inflates or sniffs again. What the
+// check parses it hands to the sinks that ask: a tar's or zip's members with
+// their bytes (ContentSink.entries), a mongodump archive's documents
+// (ContentSink.documents), a SQL dump's statements (ContentSink.statements,
+// read here once for them): nobody parses the bytes again either.
 // The checks, one per CheckName of the registry, each in its own file beside
 // this one (check.ts lists them).
 import { createGunzip, type Gunzip } from 'node:zlib';
 import { KINDS, SNIFF_BYTES, encryptionHeader, isGzip, sniffContent, type CheckName, type ContentKind } from '../kinds.js';
-import type { Content, ContentSink } from '../types.js';
+import type { Content, ContentSink, DocumentWatcher } from '../types.js';
 import { writeAll } from '../fan.js';
 import { gzipRatioRefusal } from '../bounds.js';
 import { boundsOf, drained, stopIfAborted, type Check, type ContentFinding, type InspectOptions } from './check.js';
@@ -30,13 +34,13 @@ export function inspect(options: InspectOptions = {}): ContentStage {
 }
 
 /** The checks verify has, by the name the registry gives (src/pipeline/kinds.ts): one per CheckName. */
-const CHECKS: Record<CheckName, (kind: ContentKind, at: { options: InspectOptions; gzip: boolean; head: Buffer; walk?: Walk }) => Check> = {
+const CHECKS: Record<CheckName, (kind: ContentKind, at: { options: InspectOptions; gzip: boolean; head: Buffer; walk?: Walk; documents: DocumentWatcher[] }) => Check> = {
   tar: (_, at) => new TarCheck(at.walk),
   // Inside a gzip the file's own byte ranges are not the zip's: held in memory, up to its limit.
   zip: (_, at) => new ZipCheck(at.gzip ? { ...at.options, readRange: undefined } : at.options, at.walk),
   'sql-dump': (kind) => new DumpCheck(kind),
   'pg-custom': () => new PgCustomCheck(),
-  'mongo-archive': () => new MongoCheck(),
+  'mongo-archive': (_, at) => new MongoCheck(at.documents),
   sha256sums: () => new Sha256ListCheck(),
   encrypted: (kind, at) => new OpaqueCheck(KINDS[kind].format, 'encrypted', `encrypted (${encryptionHeader(at.head)?.what ?? kind}): size and hash only`),
   opaque: (kind, at) => {
@@ -170,7 +174,9 @@ export class ContentStage implements Check {
         this.statements = new Statements(new SqlBytesReader(dialect), boundsOf(this.options).maxStatement, watchers, this.failed);
       }
     }
-    this.check = CHECKS[checkName](kind, { options: this.options, gzip: this.gzip, head, walk: this.walk });
+    // A mongodump archive's documents, as its check reads them, for the sinks that ask.
+    const documents = checkName === 'mongo-archive' ? this.sinks.flatMap((s, i) => (s.documents && !this.failed.has(i) ? [s.documents] : [])) : [];
+    this.check = CHECKS[checkName](kind, { options: this.options, gzip: this.gzip, head, walk: this.walk, documents });
     if (head.length) await this.deliver(head);
   }
 
@@ -194,6 +200,7 @@ export class ContentStage implements Check {
     this.decoded = 0;
     this.head = [];
     this.headLength = 0;
+    if (this.check instanceof MongoCheck) this.check.stop();
     this.check = undefined;
     this.walk?.stop();
     this.walk = undefined;

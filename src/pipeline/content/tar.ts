@@ -3,6 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import type { ArchiveEntry } from '../types.js';
 import { GuardedCheck, drained, message, type ContentFinding } from './check.js';
 import { feed, type Walk } from './walk.js';
+import { parsing } from '../parses.js';
 
 interface TarHeader {
   name: string;
@@ -36,7 +37,8 @@ const END_BLOCKS_MISSING = 'tar: no end-of-archive blocks (the archive was cut a
 /**
  * Every header through tar-stream (its checksum), every entry drained, then the
  * two zero blocks: THE walk of a tar. Each entry and its bytes go to the sinks
- * that ask (the fingerprint's listing, entropy, ransom notes); nobody parses the tar again.
+ * that ask (the fingerprint's listing, entropy, ransom notes; restore-test's extraction;
+ * restore-file), waiting for the slowest; nobody parses the tar again.
  */
 export class TarCheck extends GuardedCheck {
   format = 'tar';
@@ -67,6 +69,7 @@ export class TarCheck extends GuardedCheck {
 
   private async start(): Promise<void> {
     const { extract } = await import('tar-stream');
+    parsing('tar');
     // Old (v7) headers have no magic: their checksum is still checked.
     const ex = extract({ allowUnknownFormat: true } as Parameters<typeof extract>[0]) as unknown as Writable & NodeJS.EventEmitter;
     ex.on('entry', (header: TarHeader, stream: Readable, next: () => void) => {
@@ -82,7 +85,13 @@ export class TarCheck extends GuardedCheck {
         stream.resume();
         return;
       }
-      stream.on('data', (piece: Buffer) => feed(readers, piece));
+      stream.on('data', (piece: Buffer) => {
+        const held = feed(readers, piece);
+        if (!held) return;
+        // A reader writes the member out (restore-test's extraction): the walk waits for it.
+        stream.pause();
+        void held.then(() => stream.resume());
+      });
       stream.on('end', () => {
         void Promise.all(readers.map((r) => r.end())).then(() => next());
       });

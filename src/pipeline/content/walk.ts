@@ -29,10 +29,25 @@ export class Walk {
     }
   }
 
+  /** A zip's listing passed the check's bounds: its totals to every watcher that asks, waited for. */
+  async listed(total: { entries: number; bytes: number }): Promise<void> {
+    await Promise.all(
+      [...this.live].map(async (w) => {
+        if (!w.listed) return;
+        try {
+          await this.guard(w, () => w.listed!(total));
+        } catch {
+          this.live = this.live.filter((x) => x !== w);
+        }
+      }),
+    );
+  }
+
   /**
    * One member: the readers of its content (none when no watcher wants it),
    * as one reader that computes the member's CRC-32 once (unless the check
-   * gives its own: a zip's) and hands every piece on.
+   * gives its own: a zip's) and hands every piece on. Its `data` returns a
+   * promise when a reader holds the walk (backpressure), else undefined.
    */
   entry(entry: ArchiveEntry, computeCrc: boolean): MemberReader[] {
     const readers: Array<{ w: EntryWatcher; r: EntryContent }> = [];
@@ -46,7 +61,12 @@ export class Walk {
       {
         data: (piece) => {
           if (computeCrc) crc = crc32(piece, crc);
-          for (const { w, r } of readers) this.guard(w, () => r.data(piece));
+          let held: Array<Promise<void>> | undefined;
+          for (const { w, r } of readers) {
+            const p = this.guard(w, () => r.data(piece));
+            if (p instanceof Promise) (held ??= []).push(p.catch(() => void (this.live = this.live.filter((x) => x !== w))));
+          }
+          return held && Promise.all(held).then(() => {});
         },
         end: async (given?: number) => {
           await Promise.all(
@@ -76,11 +96,17 @@ export class Walk {
 
 /** The walk's reader of a member: the CRC-32 it computed itself when the check gives none (a tar's). */
 export interface MemberReader {
-  data(piece: Buffer): void;
+  /** A promise when a reader holds the walk until it has taken the piece (backpressure). */
+  data(piece: Buffer): Promise<void> | undefined;
   end(crc?: number): Promise<void>;
 }
 
-/** Hands a piece to every reader of a member. */
-export function feed(readers: readonly MemberReader[], piece: Buffer): void {
-  for (const r of readers) r.data(piece);
+/** Hands a piece to every reader of a member: a promise to wait for when one of them holds the walk. */
+export function feed(readers: readonly MemberReader[], piece: Buffer): Promise<void> | undefined {
+  let held: Array<Promise<void>> | undefined;
+  for (const r of readers) {
+    const p = r.data(piece);
+    if (p) (held ??= []).push(p);
+  }
+  return held && (held.length === 1 ? held[0] : Promise.all(held).then(() => {}));
 }

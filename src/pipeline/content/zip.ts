@@ -4,6 +4,7 @@ import { BOUND_SETTINGS } from '../bounds.js';
 import type { ArchiveEntry } from '../types.js';
 import { GuardedCheck, boundsOf, message, stopIfAborted, yieldNow, type ContentFinding, type InspectOptions } from './check.js';
 import { feed, type Walk } from './walk.js';
+import { parsing } from '../parses.js';
 
 /**
  * A zip must be read from its end (the central directory) and then entry by
@@ -109,6 +110,7 @@ export class ZipCheck extends GuardedCheck {
       }
     }
     // Not closed after the listing: the entries are read in a second pass.
+    parsing('zip');
     const zip = await yauzl.fromRandomAccessReaderPromise(new Ranges(), total, { lazyEntries: true, autoClose: false });
     const bounds = boundsOf(this.options);
     const signal = this.options.signal;
@@ -145,8 +147,11 @@ export class ZipCheck extends GuardedCheck {
       if (declared > bounds.maxInflatedBytes) {
         throw new Error(`its entries inflate to more than ${bounds.maxInflatedBytes} bytes: refused; raise the bound with ${BOUND_SETTINGS.maxInflatedBytes}`);
       }
+      // The listing passed: the sinks that take the members hear its totals first (restore-test's disk room).
+      if (this.walk?.listening) await this.walk.listed({ entries, bytes: declared });
       // Second pass: inflate every entry and check its CRC-32, counting what is inflated; each entry and
-      // its bytes go to the sinks that ask (the fingerprint), member by member.
+      // its bytes go to the sinks that ask (the fingerprint, restore-test's extraction, restore-file),
+      // member by member, waiting for the slowest: this is the zip's one parse, nobody opens it again.
       let inflated = 0;
       for (const entry of listed) {
         stopIfAborted(signal);
@@ -160,7 +165,7 @@ export class ZipCheck extends GuardedCheck {
         try {
           for await (const chunk of stream as AsyncIterable<Buffer>) {
             crc = crc32(chunk, crc);
-            if (readers.length) feed(readers, chunk);
+            if (readers.length) await feed(readers, chunk);
             inflated += chunk.length;
             stopIfAborted(signal);
             if (inflated > bounds.maxInflatedBytes) {

@@ -27,6 +27,7 @@ import { EMPTY_RESTORE, rowsFailure, truthy } from '../db-checks.js';
 import { EngineUnavailableError, RestoreError, type SqlTarget } from './target.js';
 import { parseIntoUrl } from '../servers/url.js';
 import { whenAborted } from '../../util/abort.js';
+import { parsing } from '../../pipeline/parses.js';
 
 /** Every SQL engine: a new one is a file implementing SqlEngine, named here. */
 export const SQL_ENGINES: readonly SqlEngine[] = [postgresEngine, mysqlEngine];
@@ -255,6 +256,7 @@ class SqlSink implements RestoreSink {
     let ready = false;
     const decoder = new StringDecoder('utf8');
     let failed = false;
+    let readsText = false;
     const take = async (chunk: Buffer) => {
       if (failed || this.failure) {
         failed = true;
@@ -263,6 +265,9 @@ class SqlSink implements RestoreSink {
       try {
         if (this.converter) await this.converter.writeBuffer(chunk);
         else {
+          // The dump's text read here (no statements from the content stage): a parse of the file's bytes.
+          if (!readsText) parsing('sql');
+          readsText = true;
           await this.run!.feed(decoder.write(chunk));
           if (this.target!.dead) await this.target!.finish();
         }
