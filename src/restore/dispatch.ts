@@ -12,27 +12,13 @@ import { UsageError } from '../errors.js';
 import { KINDS, type ContentKind } from '../pipeline/kinds.js';
 import type { Content, ContentSink, DocumentWatcher, EntryWatcher, StatementWatcher } from '../pipeline/types.js';
 import { ENGINES, engineOf } from './registry.js';
-import type { FileRestore, RestoreOptions, RestoreSink } from './types.js';
+import { emptyRestore, type FileRestore, type RestoreOptions, type RestoreSink } from './types.js';
 
 /** How a message names each kind ("a MySQL dump"): the registry's words. */
 export const KIND_WORDS: Record<ContentKind, string> = Object.fromEntries(Object.entries(KINDS).map(([k, spec]) => [k, spec.words])) as Record<ContentKind, string>;
 
 export function notRestorable(kind: ContentKind, message: string, warnings: string[] = []): FileRestore {
-  return {
-    kind,
-    verdict: 'not-restorable',
-    engine: null,
-    database: null,
-    tables: [],
-    rows: 0,
-    files: null,
-    bytes: null,
-    warnings: [message, ...warnings],
-    failure: null,
-    assertions: [],
-    exec: null,
-    restore_seconds: 0,
-  };
+  return emptyRestore(kind, { verdict: 'not-restorable', warnings: [message, ...warnings] });
 }
 
 export function failedRestore(kind: ContentKind, message: string): FileRestore {

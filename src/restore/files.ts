@@ -33,7 +33,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { BOUND_SETTINGS, DEFAULT_BOUNDS, diskReserve, type Bounds } from '../pipeline/bounds.js';
 import type { ArchiveEntry as WalkedEntry, EntryContent, EntryWatcher } from '../pipeline/types.js';
-import type { EngineInfo, ExecResult, FileRestore, RestoreEngine, RestoreOptions, RestoreSink } from './types.js';
+import { emptyRestore, type EngineInfo, type ExecResult, type FileRestore, type RestoreEngine, type RestoreOptions, type RestoreSink } from './types.js';
 import { whenAborted } from '../util/abort.js';
 import { Pipe } from './pipe.js';
 
@@ -434,17 +434,22 @@ export class FileArchiveSink implements RestoreSink {
     const done = new Promise<void>((resolve) => (end = resolve));
     this.walk = { done, end };
     const generation = this.generation;
+    // Aborted before the walk reached the archive: no folder is made (nothing would remove it).
+    if (this.aborted) {
+      this.ready = Promise.resolve(undefined);
+      return;
+    }
     this.ready = (async () => {
       let base: string | undefined;
       try {
         base = await mkdtemp(path.join(tmpdir(), 'backupctl-restore-'));
         const x = await Extraction.create(base, this.bounds);
-        if (generation !== this.generation) throw new Error('restarted');
+        if (generation !== this.generation || this.aborted) throw new Error('restarted');
         this.base = base;
         this.extraction = x;
         return x;
       } catch (err) {
-        if (generation === this.generation) this.failure ??= `the extraction folder could not be made: ${(err as Error).message}`;
+        if (generation === this.generation && !this.aborted) this.failure ??= `the extraction folder could not be made: ${(err as Error).message}`;
         else if (base) await rm(base, { recursive: true, force: true });
         return undefined;
       }
@@ -581,21 +586,15 @@ export class FileArchiveSink implements RestoreSink {
     if (!this.failure && x.files === 0 && !this.o.allowEmpty) this.failure = 'the archive holds no file (give --allow-empty to accept an empty archive)';
     this.extracted = true;
     const engine: EngineInfo = { name: 'files', runs: 'embedded', product: this.format, version: null };
-    const result: FileRestore = {
-      kind: this.format,
+    const result = emptyRestore(this.format, {
       verdict: this.failure ? 'failed' : 'extracted',
       engine,
-      database: null,
-      tables: [],
-      rows: 0,
       files: x.files,
       bytes: x.bytes,
       warnings: [...x.warnings],
       failure: this.failure ? { message: this.failure } : null,
-      assertions: [],
-      exec: null,
       restore_seconds: this.started ? (performance.now() - this.started) / 1000 : 0,
-    };
+    });
     if (this.o.exec && !this.failure) return result;
     return this.release(result);
   }

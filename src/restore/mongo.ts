@@ -8,7 +8,7 @@
 // and turns them into restore-test's FileRestore (one "table" per collection).
 import { NO_COLLECTION } from '../pipeline/mongo-archive.js';
 import type { DocumentWatcher, DocumentsRead } from '../pipeline/types.js';
-import type { FileRestore, RestoreEngine, RestoreSink, TableRows } from './types.js';
+import { emptyRestore, type FileRestore, type RestoreEngine, type RestoreSink, type TableRows } from './types.js';
 
 /** Takes the documents of a mongodump archive as the content stage reads them. */
 export class MongoArchiveSink implements RestoreSink {
@@ -67,21 +67,16 @@ export class MongoArchiveSink implements RestoreSink {
     if (!failure && lost) failure = `${lost.name}: ${this.counts.get(lost.name) ?? 0} documents reached the engine, the archive holds ${lost.documents}`;
     if (!failure && !read.namespaces.length && !this.allowEmpty) failure = NO_COLLECTION;
     const tables: TableRows[] = read.namespaces.map((n) => ({ table: n.name, expected: n.documents, restored: this.counts.get(n.name) ?? 0 }));
-    return {
-      kind: 'mongo-archive',
+    return emptyRestore('mongo-archive', {
       verdict: failure ? 'failed' : 'structure-checked',
       engine: { name: 'mongo-archive', runs: 'embedded', product: 'bson', version: null },
-      database: null,
       tables,
       rows: tables.reduce((n, t) => n + (t.restored ?? 0), 0),
-      files: null,
       bytes: read.bytes,
       warnings: read.serverVersion ? [`dumped from MongoDB ${read.serverVersion}`, ...read.warnings] : read.warnings,
       failure: failure ? { message: `mongodump archive: ${failure}` } : null,
-      assertions: [],
-      exec: null,
       restore_seconds: this.started ? (performance.now() - this.started) / 1000 : 0,
-    };
+    });
   }
 }
 

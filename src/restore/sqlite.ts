@@ -22,7 +22,7 @@ import type { ContentKind } from '../pipeline/kinds.js';
 import { parsing } from '../pipeline/parses.js';
 import { readBuiltBinary } from '../util/built-files.js';
 import { EMPTY_RESTORE, rowsFailure, truthy } from './db-checks.js';
-import type { AssertionResult, FileRestore, RestoreEngine, RestoreFailure, RestoreOptions, RestoreSink, TableRows } from './types.js';
+import { emptyRestore, type AssertionResult, type FileRestore, type RestoreEngine, type RestoreFailure, type RestoreOptions, type RestoreSink, type TableRows } from './types.js';
 
 /** The largest file or dump restored in memory; a larger one is not tested (the engine's limit, not the backup's fault). */
 export const SQLITE_MAX_BYTES = 256 * 1024 * 1024;
@@ -139,21 +139,7 @@ class SqliteSink implements RestoreSink {
   }
 
   async end(): Promise<FileRestore> {
-    const result: FileRestore = {
-      kind: this.kind,
-      verdict: 'failed',
-      engine: null,
-      database: null,
-      tables: [],
-      rows: 0,
-      files: null,
-      bytes: null,
-      warnings: [],
-      failure: null,
-      assertions: [],
-      exec: null,
-      restore_seconds: 0,
-    };
+    const result = emptyRestore(this.kind);
     const finish = (failure: RestoreFailure | null): FileRestore => {
       this.chunks = [];
       return { ...result, verdict: failure ? 'failed' : 'restored', failure, rows: result.tables.reduce((n, t) => n + (t.restored ?? t.expected), 0), restore_seconds: this.started ? (performance.now() - this.started) / 1000 : 0 };

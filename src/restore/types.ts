@@ -133,6 +133,26 @@ export interface FileRestore {
   restore_seconds: number;
 }
 
+/** A file's restore with nothing done yet (failed, nothing counted), with `fields` set: the one place the 13 fields are listed. */
+export function emptyRestore(kind: ContentKind, fields: Partial<FileRestore> = {}): FileRestore {
+  return {
+    kind,
+    verdict: 'failed',
+    engine: null,
+    database: null,
+    tables: [],
+    rows: 0,
+    files: null,
+    bytes: null,
+    warnings: [],
+    failure: null,
+    assertions: [],
+    exec: null,
+    restore_seconds: 0,
+    ...fields,
+  };
+}
+
 /** Options every restore sink gets from the command. */
 export interface RestoreOptions {
   /** --engine: where the engine may run. */

@@ -232,6 +232,8 @@ describe('file archives', () => {
     const sink = new FileArchiveSink('tar', options());
     const bytes = await tarOf([{ name: 'a.txt', data: 'z'.repeat(100_000) }]);
     await stageFor(sink).write(bytes.subarray(0, 50_000));
+    // The folder is made as the walk reaches the first member (asynchronously, however loaded the machine).
+    for (let i = 0; i < 250 && readdirSync(tmp).length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
     expect(readdirSync(tmp)).toHaveLength(1);
     await sink.abort();
     expect(readdirSync(tmp)).toEqual([]);

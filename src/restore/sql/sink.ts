@@ -11,7 +11,7 @@ import { once } from 'node:events';
 import { PassThrough, type Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { CliError } from '../../errors.js';
-import type { AssertionResult, EngineInfo, FileRestore, RestoreFailure, RestoreOptions, RestoreSink, TableRows } from '../types.js';
+import { emptyRestore, type AssertionResult, type EngineInfo, type FileRestore, type RestoreFailure, type RestoreOptions, type RestoreSink, type TableRows } from '../types.js';
 import { KINDS, type ContentKind, type SqlDialect } from '../../pipeline/kinds.js';
 import type { SqlEvent } from '../../pipeline/sql-events.js';
 import type { StatementWatcher } from '../../pipeline/types.js';
@@ -459,21 +459,7 @@ class SqlSink implements RestoreSink {
       await this.teardown();
       throw this.fatal;
     }
-    const result: FileRestore = {
-      kind: this.kind,
-      verdict: 'failed',
-      engine: this.target ? this.target.info : null,
-      database: this.target?.database ?? null,
-      tables: [],
-      rows: 0,
-      files: null,
-      bytes: null,
-      warnings: [],
-      failure: null,
-      assertions: [],
-      exec: null,
-      restore_seconds: 0,
-    };
+    const result = emptyRestore(this.kind, { engine: this.target ? this.target.info : null, database: this.target?.database ?? null });
     if (!dialectOf(this.kind)) {
       result.verdict = 'not-restorable';
       result.failure = { message: `not a SQL dump (${this.kind})` };
