@@ -5,6 +5,7 @@
 // acknowledged (--ack), verify's ledger of file hashes, retention's predictions and the memory of each
 // job's schedule timing. Each is merged into what the target holds (the newer record wins; a known hash
 // keeps its first sighting), so a copy run twice changes nothing.
+import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import * as z from 'zod/mini';
 import type { Context, Handler } from '../contract/context.js';
@@ -119,11 +120,7 @@ async function copyState(ctx: Context, from: End, to: End) {
  * the other kinds name, and this profile's) hashes to it; any other is left out with a warning.
  */
 async function copyCatalogs(ctx: Context, from: End, to: End, known: ReadonlySet<string>) {
-  const [{ Catalog, catalogFolderOf }, { PgCatalog, pgCatalogServices }, { readdir }] = await Promise.all([
-    import('../state/catalog.js'),
-    import('../state/pg-catalog.js'),
-    import('node:fs/promises'),
-  ]);
+  const [{ Catalog, catalogFolderOf }, { PgCatalog, pgCatalogServices }] = await Promise.all([import('../state/catalog.js'), import('../state/pg-catalog.js')]);
   let services: string[];
   if (from.url !== undefined) services = await pgCatalogServices(from.url);
   else {
