@@ -58,7 +58,7 @@ const cliB = cliOf(emuB);
 
 /** What a state folder holds, by kind. */
 const folderKinds = (who: Member) =>
-  ['catalog', 'verify-ledger.json', 'retention-predictions.json', 'marks.json'].filter((f) => existsSync(path.join(who.state, 'backupctl', f)));
+  ['catalog', 'verify-ledger.json', 'retention-predictions.json', 'marks.json', 'schedule-timing.json'].filter((f) => existsSync(path.join(who.state, 'backupctl', f)));
 
 /** The newest backup of the crm job (anomalous on the bad night), and the verdict anomalies gives it. */
 async function newestCrm(run: ReturnType<typeof cliOf>, who: Member, env: Record<string, string> = {}, offline = true): Promise<Json> {
@@ -127,6 +127,11 @@ describe('the catalog, acknowledgements, ledger and predictions in a PostgreSQL 
     expect(audit.recorded_at).toBe(generated);
     expect(audit.predictions).toBeGreaterThan(0);
 
+    // report remembers each job's schedule timing in the state.
+    const report = await cli(alice, ['report', '--json'], shared);
+    expect(report.code, report.stderr).toBe(0);
+    expect(Number(pg.sql('SELECT count(*) FROM backupctl.schedule_timings', 'team_kinds'))).toBeGreaterThan(0);
+
     // Nothing of it went to either state folder; without the state URL, Alice's folder knows none of it.
     expect(folderKinds(alice)).toEqual([]);
     expect(folderKinds(bob)).toEqual([]);
@@ -136,7 +141,7 @@ describe('the catalog, acknowledgements, ledger and predictions in a PostgreSQL 
 
     // The database: the schema's version, every row keyed by this service, and no token or password anywhere.
     expect(pg.sql('SELECT max(version) FROM backupctl.schema_version', 'team_kinds')).toBe(String(SCHEMA_VERSION));
-    const tables = ['marks', 'catalog_fingerprints', 'catalog_listings', 'anomaly_acks', 'verify_ledger', 'retention_predictions'];
+    const tables = ['marks', 'catalog_fingerprints', 'catalog_listings', 'anomaly_acks', 'verify_ledger', 'retention_predictions', 'schedule_timings'];
     for (const t of tables) {
       expect(Number(pg.sql(`SELECT count(*) FROM backupctl.${t}`, 'team_kinds')), t).toBeGreaterThan(0);
       expect(pg.sql(`SELECT string_agg(DISTINCT service, ',') FROM backupctl.${t}`, 'team_kinds'), t).toMatch(/^http:\/\/[^,]+ account:[0-9a-f]{16}$/);
@@ -175,13 +180,14 @@ describe('the catalog, acknowledgements, ledger and predictions in a PostgreSQL 
     const seen = await verifyFile(cli, erin);
     const forecast = await cli(erin, ['retention', 'api postgres', '--json']);
     const generated = (JSON.parse(forecast.stdout) as Json[])[0].generated_at;
-    expect(folderKinds(erin)).toEqual(['catalog', 'verify-ledger.json', 'retention-predictions.json', 'marks.json']);
+    expect((await cli(erin, ['report', '--json'])).code).toBe(0);
+    expect(folderKinds(erin)).toEqual(['catalog', 'verify-ledger.json', 'retention-predictions.json', 'marks.json', 'schedule-timing.json']);
 
     const there = await cli(erin, ['state', 'migrate', '--to', urlOf('team_copy'), '--json']);
     expect(there.code, there.stderr).toBe(0);
     const copied = JSON.parse(there.stdout) as Json;
     expect(copied).toMatchObject({ services: 1, acks: 1, marks: 1 });
-    for (const k of ['fingerprints', 'ledger_entries', 'predictions']) expect(copied[k], k).toBeGreaterThan(0);
+    for (const k of ['fingerprints', 'ledger_entries', 'predictions', 'timings']) expect(copied[k], k).toBeGreaterThan(0);
     expect(there.stdout + there.stderr).not.toContain('superpw');
 
     // Frank uses the database: he sees each kind Erin had, through the commands.
@@ -194,7 +200,7 @@ describe('the catalog, acknowledgements, ledger and predictions in a PostgreSQL 
     expect((await auditOf(cli, frank)).recorded_at).toBe(generated);
 
     // Twice: no row added.
-    const rows = () => ['marks', 'catalog_fingerprints', 'catalog_listings', 'anomaly_acks', 'verify_ledger', 'retention_predictions'].map((t) => pg.sql(`SELECT count(*) FROM backupctl.${t}`, 'team_copy'));
+    const rows = () => ['marks', 'catalog_fingerprints', 'catalog_listings', 'anomaly_acks', 'verify_ledger', 'retention_predictions', 'schedule_timings'].map((t) => pg.sql(`SELECT count(*) FROM backupctl.${t}`, 'team_copy'));
     const before = rows();
     const twice = await cli(erin, ['state', 'migrate', '--to', urlOf('team_copy'), '--json']);
     expect(twice.code, twice.stderr).toBe(0);
@@ -205,7 +211,7 @@ describe('the catalog, acknowledgements, ledger and predictions in a PostgreSQL 
     const gina = member('gina');
     const back = await cli(frank, ['state', 'migrate', '--to', path.join(gina.state, 'backupctl'), '--json']);
     expect(back.code, back.stderr).toBe(0);
-    expect(folderKinds(gina)).toEqual(['catalog', 'verify-ledger.json', 'retention-predictions.json', 'marks.json']);
+    expect(folderKinds(gina)).toEqual(['catalog', 'verify-ledger.json', 'retention-predictions.json', 'marks.json', 'schedule-timing.json']);
     expect(await newestCrm(cli, gina)).toMatchObject({ backup_id: night.backup_id, verdict: 'acknowledged', ack: { note: 'erin says fine' } });
     emuA.clearRequests();
     expect((await cli(gina, ['ls', 'file share', share.id, 'config', '--long'])).stdout).toBe(ls.stdout);
