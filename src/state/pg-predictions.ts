@@ -32,18 +32,25 @@ export async function writePgPredictions(url: string, rows: readonly PredictionR
     url,
     (c) =>
       inTransaction(c, async () => {
+        // Target by target, in one order for every writer: each target's insert and prune under its own lock,
+        // so two writers of one target at once keep its newest `keep`, not more.
+        const targets = new Map<string, PredictionRow[]>();
         for (const r of sorted) {
-          await c.query(
-            'INSERT INTO backupctl.retention_predictions (service, target, recorded_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT (service, target, recorded_at) DO NOTHING',
-            [r.service, r.target, r.recorded_at, JSON.stringify(r.record)],
-          );
+          const k = `${r.service}\n${r.target}`;
+          targets.set(k, [...(targets.get(k) ?? []), r]);
         }
-        const targets = new Map(sorted.map((r) => [`${r.service}\n${r.target}`, r]));
-        for (const r of targets.values()) {
+        for (const [k, group] of targets) {
+          await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [TARGET_LOCK, k]);
+          for (const r of group) {
+            await c.query(
+              'INSERT INTO backupctl.retention_predictions (service, target, recorded_at, record) VALUES ($1, $2, $3, $4) ON CONFLICT (service, target, recorded_at) DO NOTHING',
+              [r.service, r.target, r.recorded_at, JSON.stringify(r.record)],
+            );
+          }
           await c.query(
             `DELETE FROM backupctl.retention_predictions WHERE service = $1 AND target = $2 AND recorded_at NOT IN (
                SELECT recorded_at FROM backupctl.retention_predictions WHERE service = $1 AND target = $2 ORDER BY recorded_at DESC LIMIT $3)`,
-            [r.service, r.target, keep],
+            [group[0]!.service, group[0]!.target, keep],
           );
         }
       }),
@@ -51,5 +58,8 @@ export async function writePgPredictions(url: string, rows: readonly PredictionR
   );
   return rows.length;
 }
+
+/** The first key of the advisory locks of prediction targets (the second is a hash of the target). */
+const TARGET_LOCK = 4_407_332;
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -12,6 +12,10 @@ import { withEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
 import { SCHEMA_VERSION } from '../../src/state/pg.js';
+import { PgLedger } from '../../src/state/pg-ledger.js';
+import { PgCatalog } from '../../src/state/pg-catalog.js';
+import { readPgPredictions, writePgPredictions } from '../../src/state/pg-predictions.js';
+import type { BackupFingerprint } from '../../src/state/catalog.js';
 
 type Json = any;
 
@@ -241,4 +245,41 @@ describe('the catalog, acknowledgements, ledger and predictions in a PostgreSQL 
     }
     expect(folderKinds(hal)).toEqual([]);
   }, 240_000);
+});
+
+describe('many writers of one state at once', () => {
+  const S = 'http://127.0.0.1:9 account:0123456789abcdef';
+
+  it('twenty ledgers saving the same file keep the first sighting and the last check; other bytes never replace them', async () => {
+    const at = (i: number) => new Date(Date.UTC(2026, 10, 5, 0, i));
+    const writers = await Promise.all(Array.from({ length: 20 }, () => PgLedger.open(urlOf('team_kinds'), S)));
+    writers.forEach((w, i) => w.record('lw-1', 'db.sql.gz', i === 7 ? 'f'.repeat(64) : 'a'.repeat(64), 100, at(i)));
+    await Promise.all(writers.map((w) => w.save()));
+    const seen = (await PgLedger.open(urlOf('team_kinds'), S)).lookup('lw-1', 'db.sql.gz');
+    // Writer 7 read other bytes: whether it came first or not, the row holds one hash with the earliest time of that hash.
+    if (seen?.sha256 === 'a'.repeat(64)) expect(seen).toEqual({ sha256: 'a'.repeat(64), bytes: 100, first_seen: at(0).toISOString(), last_verified: at(19).toISOString() });
+    else expect(seen).toEqual({ sha256: 'f'.repeat(64), bytes: 100, first_seen: at(7).toISOString(), last_verified: at(7).toISOString() });
+  }, 60_000);
+
+  it('ten writers of one target keep its newest twenty prediction records, none twice', async () => {
+    const rec = (i: number) => ({ service: S, target: 'job:pw-1', recorded_at: new Date(Date.UTC(2026, 10, 1, i)).toISOString(), record: { recorded_at: String(i), counts_from: 'service', predictions: [] } });
+    await Promise.all(Array.from({ length: 10 }, (_, w) => writePgPredictions(urlOf('team_kinds'), Array.from({ length: 5 }, (_, j) => rec(w * 3 + j)), 20)));
+    const rows = (await readPgPredictions(urlOf('team_kinds'), S)).filter((r) => r.target === 'job:pw-1');
+    // Records 0..31, some written by two writers: the newest twenty, each once.
+    expect(rows.map((r) => r.recorded_at)).toEqual(Array.from({ length: 20 }, (_, i) => rec(12 + i).recorded_at));
+  }, 60_000);
+
+  it('ten catalogs writing the same backup at once leave one whole record: its fingerprint and its listings together', async () => {
+    const fp = (n: number): BackupFingerprint => ({
+      version: 1, backup_id: 'cf-1', job_id: 'j9', created_at: '2026-11-01T00:00:00Z', recorded_at: new Date(Date.UTC(2026, 10, 2, 0, n)).toISOString(),
+      recorded_by: 'scan', read_verdict: 'passed', size_bytes: n, duration_s: null,
+      files: Array.from({ length: 1 + (n % 3) }, (_, i) => ({ name: `f${i}.tar.gz`, bytes: n, gzip: true, kind: 'tar' as const, listing: `${i}.ndjson.gz` })),
+    });
+    await Promise.all(Array.from({ length: 10 }, (_, n) => new PgCatalog(urlOf('team_kinds'), S).put(fp(n), fp(n).files.map((f) => ({ name: f.listing!, data: Buffer.from(`writer ${n}`) })))));
+    const c = new PgCatalog(urlOf('team_kinds'), S);
+    const got = (await c.get('cf-1'))!;
+    const bytes = await c.listingBytes(got);
+    expect(bytes.map((b) => b.name)).toEqual(got.files.map((f) => f.listing));
+    expect(new Set(bytes.map((b) => b.data.toString()))).toEqual(new Set([`writer ${got.size_bytes}`]));
+  }, 60_000);
 });
