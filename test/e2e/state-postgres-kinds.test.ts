@@ -11,7 +11,9 @@ import { runCli } from '../helpers/cli.js';
 import { withEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
-import { SCHEMA_VERSION } from '../../src/state/pg.js';
+import { MIGRATIONS, SCHEMA_VERSION } from '../../src/state/pg.js';
+import { serviceKey } from '../../src/state/marks.js';
+import { statusDocumentSchema } from '../../src/status/model.js';
 import { PgLedger } from '../../src/state/pg-ledger.js';
 import { PgCatalog } from '../../src/state/pg-catalog.js';
 import { readPgPredictions, writePgPredictions } from '../../src/state/pg-predictions.js';
@@ -245,6 +247,30 @@ describe('the catalog, acknowledgements, ledger and predictions in a PostgreSQL 
     }
     expect(folderKinds(hal)).toEqual([]);
   }, 240_000);
+});
+
+describe('a state made by an older backupctl', () => {
+  it('a database at schema version 2 (marks and leases only) is migrated to the current version, its marks kept', async () => {
+    pg.sql('CREATE DATABASE team_v2');
+    pg.sql(
+      `CREATE SCHEMA backupctl; CREATE TABLE backupctl.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+       ${MIGRATIONS[0]}; ${MIGRATIONS[1]}; INSERT INTO backupctl.schema_version (version) VALUES (1), (2)`,
+      'team_v2',
+    );
+    const ivy = member('ivy', urlOf('team_v2'));
+    const latest = JSON.parse((await cli(ivy, ['jobs', 'backup', 'latest', 'api postgres', '--json'])).stdout) as Json;
+    const mark = JSON.stringify({ at: new Date().toISOString(), state: 'passed', reason: null, exit_code: 0 }).replace(/'/g, "''");
+    const service = serviceKey(emuA.url, emuA.token).replace(/'/g, "''");
+    pg.sql(`INSERT INTO backupctl.marks VALUES ('${service}', '${latest.id}', 'verify', '${latest.job_id}', '${latest.created_at}', '${mark}', '${mark}')`, 'team_v2');
+    const s = await cli(ivy, ['status', '--json']);
+    expect(s.code, s.stderr).toBe(0);
+    expect(pg.sql('SELECT string_agg(version::text, \',\' ORDER BY version) FROM backupctl.schema_version', 'team_v2')).toBe(Array.from({ length: SCHEMA_VERSION }, (_, i) => i + 1).join(','));
+    expect(statusDocumentSchema.parse(JSON.parse(s.stdout)).jobs.find((j) => j.name === 'api postgres')!.verify).toMatchObject({ backup_id: latest.id, of_newest: true, state: 'passed' });
+    // The new tables are there and used.
+    expect((await verifyFile(cli, ivy)).first_seen).toMatch(/^\d{4}-/);
+    expect(Number(pg.sql('SELECT count(*) FROM backupctl.verify_ledger', 'team_v2'))).toBeGreaterThan(0);
+    expect(folderKinds(ivy)).toEqual([]);
+  }, 120_000);
 });
 
 describe('many writers of one state at once', () => {
