@@ -360,7 +360,7 @@ function __backupctl_subcommands
         case 'backups'
             printf '%s\t%s\n' 'get' 'Show a backup and its files' 'delete' 'Delete a backup' 'remove' 'Delete a backup' 'urls' 'Print signed download URLs of the files of a backup (valid about an hour)'
         case 'state'
-            printf '%s\t%s\n' 'migrate' 'Copy the marks of this state to a PostgreSQL state the team shares, or back to a folder'
+            printf '%s\t%s\n' 'migrate' 'Copy this state to a PostgreSQL state the team shares, or back to a folder'
         case 'assure'
             printf '%s\t%s\n' 'run' 'Run the verify and restore tests the assurance plans say are due' 'status' 'How each job meets its assurance plan: a passing test within its window, RTO met'
     end

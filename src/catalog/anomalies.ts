@@ -349,7 +349,7 @@ export interface JobAnomalies {
   last_clean: { id: string; created_at: string | null } | null;
 }
 
-type Listings = (fp: BackupFingerprint) => Array<{ file: string; path: string }>;
+type Listings = (fp: BackupFingerprint) => Array<{ file: string; path: string }> | Promise<Array<{ file: string; path: string }>>;
 
 /** Judges every fingerprinted backup of a job, oldest first; reports those created at or after `since`. */
 export async function analyzeJob(
@@ -375,8 +375,8 @@ export async function analyzeJob(
     const baseline = clean.slice(-o.thresholds.baseline);
     let change: ListingChange | undefined;
     if (prev) {
-      const a = listings(prev);
-      const b = listings(fp);
+      const a = await listings(prev);
+      const b = await listings(fp);
       if (a.length && b.length) change = await compareListings(backupListing(a), backupListing(b));
     }
     const findings = baseline.length ? judge(fp, baseline, change, o.thresholds) : judge(fp, [], undefined, o.thresholds);

@@ -4,7 +4,7 @@
 // all its files are read. The read's own checks decide the fingerprint's
 // read_verdict: only a backup whose every file verified can join a baseline.
 import type { ContentSink, FileOutcome, PipelineBackup, PipelineFile } from '../pipeline/types.js';
-import type { BackupFingerprint, Catalog, FileFingerprint } from '../state/catalog.js';
+import type { BackupFingerprint, CatalogState as Catalog, FileFingerprint } from '../state/catalog.js';
 import { FingerprintSink } from './fingerprint.js';
 
 /** Seconds between a record's started_at and completed_at, or null. */

@@ -5,15 +5,14 @@
 // per file.
 import type { Context } from '../contract/context.js';
 import type { Backup } from '../backups/record.js';
-import type { BackupFingerprint, Catalog } from '../state/catalog.js';
+import type { BackupFingerprint, CatalogState as Catalog } from '../state/catalog.js';
 import type { Decryptor } from '../pipeline/decrypt.js';
 import { undecrypted } from '../pipeline/encrypted.js';
 
-/** The catalog of the service this profile talks to. */
+/** The catalog of the service this profile talks to: in the state folder, or the PostgreSQL state the team shares (src/state/open.ts). */
 export async function catalogFor(ctx: Context): Promise<Catalog> {
-  const [{ Catalog }, { stateDir }] = await Promise.all([import('../state/catalog.js'), import('../config/paths.js')]);
-  const settings = await ctx.settings();
-  return Catalog.open(stateDir(ctx.env), settings.baseUrl, settings.token);
+  const { openCatalog } = await import('../state/open.js');
+  return openCatalog(ctx);
 }
 
 export interface ScanOptions {

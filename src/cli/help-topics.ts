@@ -67,8 +67,9 @@ the environment over the profile. An empty value counts as unset.
   BACKUPCTL_RESTORE_URL scratch server restore-test restores SQL into (as --into), postgres://… or
                         mysql://…; its password is never printed
   BACKUPCTL_STATE_URL   a PostgreSQL state the team shares, postgres://… (as the profile's state_url):
-                        the verify and restore-test marks and assure run's leases are kept there,
-                        keyed by service; unreachable: exit 3; its password is never printed
+                        the marks, the catalog and --ack, verify's ledger, retention's predictions,
+                        schedule timings and assure run's leases are kept there, keyed by
+                        service; unreachable: exit 3; its password is never printed
                         (docs/assurance.md)
   BACKUPCTL_RESTORE_MAX_DISK
                         most disk a restore-test may fill (its local server's folder, or the
@@ -87,7 +88,9 @@ the environment over the profile. An empty value counts as unset.
                         ~/.local/state/backupctl): run locks named without a slash (--lock NAME),
                         verify's ledger of file hashes (verify-ledger.json) and the verify
                         and restore-test marks of each backup (marks.json), the schedule timings
-                        report has seen (schedule-timing.json)
+                        report has seen (schedule-timing.json), the catalog (catalog/) and
+                        retention's predictions; all but the run locks go to the PostgreSQL
+                        state instead when BACKUPCTL_STATE_URL or state_url names one
   XDG_CACHE_HOME        where a start-up code cache for another node version is kept
                         ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; docs/startup.md)
   BACKUPCTL_NO_CODE_CACHE

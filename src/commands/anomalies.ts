@@ -156,7 +156,7 @@ const anomalies = checkedHandler(checkAnomalies, async (input, ctx, { prometheus
 
 async function runAnomalies(
   ctx: Context,
-  catalog: import('../state/catalog.js').Catalog,
+  catalog: import('../state/catalog.js').CatalogState,
   v: Record<string, unknown>,
   since: string,
   thresholds: Thresholds,

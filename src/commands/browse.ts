@@ -14,7 +14,7 @@ import { checkedHandler } from '../cli/checked.js';
 import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 import type { Backup } from '../backups/record.js';
 import type { Decryptor } from '../pipeline/decrypt.js';
-import type { BackupFingerprint, Catalog } from '../state/catalog.js';
+import type { BackupFingerprint, CatalogState as Catalog } from '../state/catalog.js';
 import { cleanPath, type ListingEntry } from '../catalog/listing.js';
 import { diffSchema, findSchema, lsSchema } from '../catalog/model.js';
 import { sanitize, tsvField } from '../output/sanitize.js';
@@ -145,7 +145,7 @@ async function fingerprintOf(ctx: Context, catalog: Catalog, jobId: string, back
 }
 
 async function listingsOf(ctx: Context, catalog: Catalog, fp: BackupFingerprint, record: Backup, what: string): Promise<Array<{ file: string; path: string }>> {
-  const listings = catalog.listings(fp);
+  const listings = await catalog.listings(fp);
   if (!listings.length) {
     if (undecryptedFp(fp, record)) throw await encryptedError(ctx, String(record.job_id ?? fp.job_id ?? ''), `backup ${sanitize(fp.backup_id)}`);
     const sql = fp.files.some((f) => f.sql);
@@ -256,7 +256,7 @@ const find = checkedHandler(streamsOnly('find'), async (input, ctx) => {
   let first = true;
   if (format === 'json') ctx.io.stdout.write('[');
   for (const fp of newestFirst) {
-    const listings = catalog.listings(fp);
+    const listings = await catalog.listings(fp);
     if (!listings.length) {
       if (undecryptedFp(fp, recordOf.get(fp.backup_id))) sealed++;
       continue;
@@ -306,8 +306,8 @@ const diff = checkedHandler(streamsOnly('diff'), async (input, ctx) => {
   const { backupListing } = await import('../catalog/anomalies.js');
   const stats = d.emptyStats();
   const tables = d.diffTables(a, b);
-  const la = catalog.listings(a);
-  const lb = catalog.listings(b);
+  const la = await catalog.listings(a);
+  const lb = await catalog.listings(b);
   if (!tables && (!la.length || !lb.length)) await (la.length ? listingsOf(ctx, catalog, b, rb, 'compare') : listingsOf(ctx, catalog, a, ra, 'compare'));
   // The text report in a pipe too (tsv has no place for the statistics); scripts take --json-lines or --json.
   const format = v.json_lines === true ? 'ndjson' : ctx.output.format === 'tsv' || ctx.output.quiet ? 'table' : ctx.output.format;

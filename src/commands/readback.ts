@@ -12,7 +12,7 @@ import type { BackupSelection } from '../pipeline/select.js';
 import type { Bounds } from '../pipeline/bounds.js';
 import type { ContentSink, FileOutcome, PipelineBackup, PipelineFile, Progress, UrlSource } from '../pipeline/types.js';
 import type { Decryptor } from '../pipeline/decrypt.js';
-import type { Ledger } from '../state/verify-ledger.js';
+import type { LedgerState as Ledger } from '../state/verify-ledger.js';
 import type { MarkedBackup, MarkInput, MarkKind } from '../state/marks.js';
 import type { ParamSpec } from '../contract/spec.js';
 import { EmptyResultError, UsageError } from '../errors.js';
@@ -179,14 +179,13 @@ async function runReadback<Doc extends ReadbackDocument, Prep>(
   }
 
   const settings = await ctx.settings();
-  const [{ Ledger }, { stateDir }, { signedUrlTransfer }, { SignedUrls, urlMaxAgeFromEnv }] = await Promise.all([
-    import('../state/verify-ledger.js'),
-    import('../config/paths.js'),
+  const [{ openLedger }, { signedUrlTransfer }, { SignedUrls, urlMaxAgeFromEnv }] = await Promise.all([
+    import('../state/open.js'),
     import('../pipeline/transfer.js'),
     import('../pipeline/urls.js'),
   ]);
-  // verify's ledger, per service: "changed since" on the way (a broken ledger is exit 3, left as it is).
-  const ledger = await Ledger.open(stateDir(ctx.env), await (await import('../fleet/marks.js')).serviceOf(ctx));
+  // verify's ledger, per service: "changed since" on the way (a broken ledger, an unreachable state database: exit 3).
+  const ledger = await openLedger(ctx, backups.map((b) => b.id));
   // Fresh signed URLs for files that start late, and after a 403 (src/pipeline/urls.ts).
   const urls = new SignedUrls(ctx, await urlMaxAgeFromEnv(ctx.env));
   // As `jobs backup download`: a bar on a terminal's stderr that can redraw a line (not TERM=dumb), not -q, not --check.

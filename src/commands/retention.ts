@@ -116,9 +116,10 @@ const retention = checkedHandler(checkRetention, async (input, ctx, { md, whatIf
     : [await collect.collectJob(ctx, String(v.job_id))];
   if (!targets.length) throw new EmptyResultError('nothing to forecast: no jobs, scheduled droplets, volumes or resources');
 
-  const [{ stateDir }, audit] = await Promise.all([import('../config/paths.js'), import('../retention/audit.js')]);
-  const dir = stateDir(ctx.env);
-  if (v.audit === true) return auditResult(ctx, targets, dir, md);
+  const [{ stateOf }, audit] = await Promise.all([import('../state/open.js'), import('../retention/audit.js')]);
+  // The state folder, or the PostgreSQL state the team shares (an unreachable one is exit 3, never the folder).
+  const where = await stateOf(ctx);
+  if (v.audit === true) return auditResult(ctx, targets, where, md);
 
   const { buildDocuments } = await import('../retention/forecast.js');
   const [{ readProofs }, { readCleanSource }] = await Promise.all([import('../retention/proven.js'), import('../retention/clean.js')]);
@@ -131,7 +132,10 @@ const retention = checkedHandler(checkRetention, async (input, ctx, { md, whatIf
     cleans: await readCleanSource(ctx),
     guardWithinMs: typeof v.within === 'number' ? v.within : 3 * 86_400_000,
   });
-  await audit.recordPredictions(dir, docs, await predictionService(ctx)).catch((err: unknown) => ctx.warn(`${(err as Error).message}: predictions not recorded`));
+  await audit.recordPredictions(where, docs, where.service).catch((err: unknown) => {
+    if (where.url) throw err;
+    ctx.warn(`${(err as Error).message}: predictions not recorded`);
+  });
 
   const { render } = await import('../output/index.js');
   if (md) {
@@ -173,16 +177,11 @@ const retention = checkedHandler(checkRetention, async (input, ctx, { md, whatIf
   return { kind: 'empty' };
 });
 
-/** The service the predictions are kept under: the marks' key (base URL and account). */
-async function predictionService(ctx: Context): Promise<string> {
-  const [settings, { serviceKey }] = await Promise.all([ctx.settings(), import('../state/marks.js')]);
-  return serviceKey(settings.baseUrl, settings.token);
-}
-
-async function auditResult(ctx: Context, targets: import('../retention/collect.js').Target[], dir: string, md: boolean) {
+/** The predictions are kept under the service: the marks' key (base URL and account). */
+async function auditResult(ctx: Context, targets: import('../retention/collect.js').Target[], where: import('../retention/audit.js').PredictionsWhere & { service: string }, md: boolean) {
   const { audit, readPredictions, recordsOf } = await import('../retention/audit.js');
-  const records = await readPredictions(dir);
-  const service = await predictionService(ctx);
+  const service = where.service;
+  const records = await readPredictions(where, service);
   const results = targets.map((t) => {
     const target = { kind: t.kind, id: t.id, name: t.name };
     return audit(target, recordsOf(records, { target }, service), t.backups);

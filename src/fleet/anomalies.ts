@@ -10,6 +10,7 @@
 import * as z from 'zod/mini';
 import type { Context } from '../contract/context.js';
 import type { Warning } from './marks-schema.js';
+import { ConfigError } from '../errors.js';
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 
@@ -68,6 +69,8 @@ export async function readFleetAnomalies(ctx: Context, window: { since: number; 
     catalog = await catalogFor(ctx);
     acks = await catalog.acks();
   } catch (err) {
+    // A shared state that cannot be reached ends the command (exit 3), as for the marks.
+    if ((await ctx.settings()).stateUrl) throw err;
     ctx.warn(`${(err as Error).message}: anomalies are not shown`);
     return NO_ANOMALIES;
   }
@@ -104,6 +107,7 @@ export async function readFleetAnomalies(ctx: Context, window: { since: number; 
           last_clean: lastClean,
         };
       } catch (err) {
+        if ((await ctx.settings()).stateUrl && err instanceof ConfigError) throw err;
         ctx.warn(`job ${jobId}: the catalog could not be judged (${(err as Error).message}): its anomalies are not shown`);
         return null;
       }

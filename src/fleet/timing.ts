@@ -2,9 +2,8 @@
 // to tell an edit of the schedule from an edit of something else (issue 42.5), and what `apply` records before a
 // retention-only edit.
 import type { Context } from '../contract/context.js';
-import type { ScheduleTimings } from '../state/schedule-timing.js';
+import type { TimingsState as ScheduleTimings } from '../state/schedule-timing.js';
 import { parseServiceTime } from '../util/time.js';
-import { serviceOf } from './marks.js';
 import { jobSchedules, type Rec } from './reader.js';
 
 /** What decides when a job's runs are expected: each schedule's cron or frequency, offset, time zone and state. */
@@ -23,12 +22,15 @@ export function lastChangeOf(job: Rec): number | undefined {
   return changes.length ? Math.max(...changes) : undefined;
 }
 
-/** The timing memory of the context's service; null when it cannot be read (report then reads updated_at alone). */
+/**
+ * The timing memory of the context's service; null when the state folder's cannot be read (report then reads
+ * updated_at alone). A shared state that cannot be reached is exit 3, as for the marks.
+ */
 export async function openTimings(ctx: Pick<Context, 'settings' | 'env'>): Promise<ScheduleTimings | null> {
   try {
-    const [{ ScheduleTimings }, { stateDir }] = await Promise.all([import('../state/schedule-timing.js'), import('../config/paths.js')]);
-    return await ScheduleTimings.open(stateDir(ctx.env), await serviceOf(ctx));
-  } catch {
+    return await (await import('../state/open.js')).openTimings(ctx);
+  } catch (err) {
+    if ((await ctx.settings()).stateUrl) throw err;
     return null;
   }
 }

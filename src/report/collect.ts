@@ -41,7 +41,7 @@ import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } f
 import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
 import type { FleetAnomalies } from '../fleet/anomalies.js';
 import { lastChangeOf, timingOf } from '../fleet/timing.js';
-import type { ScheduleTimings } from '../state/schedule-timing.js';
+import type { TimingsState as ScheduleTimings } from '../state/schedule-timing.js';
 
 export interface ReportOptions {
   /** --job: ids or names; empty for every job. */

@@ -64,14 +64,58 @@ async function read(file: string): Promise<PredictionData> {
   }
 }
 
-export async function readPredictions(stateDir: string): Promise<Record<string, PredictionRecord[]>> {
-  return (await read(path.join(stateDir, PREDICTIONS_FILE))).targets;
+/** Where the predictions are kept: the state folder, or the PostgreSQL state the team shares (src/state/open.ts). */
+export interface PredictionsWhere {
+  dir: string;
+  url?: string;
+  timeoutMs?: number;
 }
 
-/** Adds this run's predictions (service counts only: a what-if predicts nothing the service will do). */
-export async function recordPredictions(stateDir: string, docs: readonly ForecastDocument[], service: string): Promise<void> {
-  const real = docs.filter((d) => d.inputs.counts_from === 'service');
-  if (!real.length) return;
+/** The records of this service (keyed as targetKey), and in a folder also those kept without a service by older versions. */
+export async function readPredictions(where: PredictionsWhere, service: string): Promise<Record<string, PredictionRecord[]>> {
+  if (!where.url) return (await read(path.join(where.dir, PREDICTIONS_FILE))).targets;
+  const { readPgPredictions } = await import('../state/pg-predictions.js');
+  const out: Record<string, PredictionRecord[]> = {};
+  for (const r of await readPgPredictions(where.url, service, where.timeoutMs)) (out[`${r.service} ${r.target}`] ??= []).push(r.record as PredictionRecord);
+  return out;
+}
+
+/** A record as the state database keeps it: service, target (`<kind>:<id>`), recorded_at. */
+export interface PredictionRow {
+  service: string;
+  target: string;
+  recorded_at: string;
+  record: PredictionRecord;
+}
+
+/** A service key ends with ` account:<16 hex digits>` or ` account:no-token` (src/state/marks.ts serviceKey). */
+const SERVICE_TARGET = /^(.* account:(?:[0-9a-f]{16}|no-token)) (\S+:.*)$/;
+
+/** Every record of a state folder that names its service (state migrate; those of older versions name none and stay). */
+export async function readFolderPredictions(dir: string): Promise<PredictionRow[]> {
+  const out: PredictionRow[] = [];
+  for (const [key, records] of Object.entries((await read(path.join(dir, PREDICTIONS_FILE))).targets)) {
+    const m = SERVICE_TARGET.exec(key);
+    if (!m || !Array.isArray(records)) continue;
+    for (const record of records) if (record && typeof record.recorded_at === 'string') out.push({ service: m[1]!, target: m[2]!, recorded_at: record.recorded_at, record });
+  }
+  return out;
+}
+
+/** Adds records to a state folder's file under its lock (a record of the same target and time is there already: skipped), the newest KEEP kept. */
+export async function writeFolderPredictions(dir: string, rows: readonly PredictionRow[]): Promise<number> {
+  await update(dir, (data) => {
+    for (const r of rows) {
+      const key = `${r.service} ${r.target}`;
+      const list = data.targets[key] ?? [];
+      if (!list.some((x) => x.recorded_at === r.recorded_at)) list.push(r.record);
+      data.targets[key] = list.sort((a, b) => a.recorded_at.localeCompare(b.recorded_at)).slice(-KEEP);
+    }
+  });
+  return rows.length;
+}
+
+async function update(stateDir: string, fn: (data: PredictionData) => void): Promise<void> {
   const file = path.join(stateDir, PREDICTIONS_FILE);
   await mkdir(stateDir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
     throw new ConfigError(`cannot create the state folder ${stateDir}: ${err.message}`);
@@ -79,21 +123,40 @@ export async function recordPredictions(stateDir: string, docs: readonly Forecas
   const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
   await withFileLock(file, async () => {
     const data = await read(file);
-    for (const doc of real) {
-      const record: PredictionRecord = {
-        recorded_at: doc.generated_at,
-        counts_from: doc.inputs.counts_from,
-        predictions: doc.backups
-          .filter((b) => b.action !== 'not-counted')
-          .map((b) => ({ id: b.id, created_at: b.created_at, expires_run: b.expires_run, expires_at: b.expires_at })),
-      };
-      const key = targetKey(doc, service);
-      data.targets[key] = [...(data.targets[key] ?? []), record].slice(-KEEP);
-    }
+    fn(data);
     await writeFileAtomic(file, `${JSON.stringify(data, null, 1)}\n`, {
       mode: 0o600,
       failure: (err) => new ConfigError(`cannot write the retention predictions ${file}: ${err.message}`),
     });
+  });
+}
+
+/** Adds this run's predictions (service counts only: a what-if predicts nothing the service will do). */
+export async function recordPredictions(where: PredictionsWhere, docs: readonly ForecastDocument[], service: string): Promise<void> {
+  const real = docs.filter((d) => d.inputs.counts_from === 'service');
+  if (!real.length) return;
+  const rows: PredictionRow[] = real.map((doc) => ({
+    service,
+    target: targetKey(doc),
+    recorded_at: doc.generated_at,
+    record: {
+      recorded_at: doc.generated_at,
+      counts_from: doc.inputs.counts_from,
+      predictions: doc.backups
+        .filter((b) => b.action !== 'not-counted')
+        .map((b) => ({ id: b.id, created_at: b.created_at, expires_run: b.expires_run, expires_at: b.expires_at })),
+    },
+  }));
+  if (where.url) {
+    const { writePgPredictions } = await import('../state/pg-predictions.js');
+    await writePgPredictions(where.url, rows, KEEP, where.timeoutMs);
+    return;
+  }
+  await update(where.dir, (data) => {
+    for (const r of rows) {
+      const key = `${r.service} ${r.target}`;
+      data.targets[key] = [...(data.targets[key] ?? []), r.record].slice(-KEEP);
+    }
   });
 }
 

@@ -90,7 +90,53 @@ export interface Ack {
  * account the token logs in as). The catalog and the marks name a service alike.
  */
 export function catalogFolder(baseUrl: string, token: string | undefined): string {
-  return `${hostOf(baseUrl)}-${createHash('sha256').update(serviceKey(baseUrl, token)).digest('hex').slice(0, 12)}`;
+  return catalogFolderOf(serviceKey(baseUrl, token));
+}
+
+/** A service's folder name from its key (serviceKey: `<base URL> account:<fingerprint>`). */
+export function catalogFolderOf(service: string): string {
+  const url = service.replace(/ account:[^ ]*$/, '');
+  return `${hostOf(url)}-${createHash('sha256').update(service).digest('hex').slice(0, 12)}`;
+}
+
+/** One listing file of a backup, as bytes (what `state migrate` copies). */
+export interface ListingBytes {
+  name: string;
+  data: Buffer;
+}
+
+/**
+ * The catalog of one service, whichever backend keeps it (src/state/open.ts picks one): this
+ * folder's catalog/<service>/ (Catalog) or a PostgreSQL state the team shares (src/state/pg-catalog.ts).
+ */
+export interface CatalogState {
+  /** The service key (src/state/marks.ts serviceKey). */
+  readonly service: string;
+  /** Where it is kept, for messages: a folder, or a state URL without its password. */
+  readonly where: string;
+  /** Where the listing of file number `index` of a backup is written while the backup is read. */
+  listingPath(backupId: string, index: number): string;
+  /** Records a fingerprint, with the listings its files name (written at listingPath). */
+  save(fp: BackupFingerprint): Promise<void>;
+  get(backupId: string): Promise<BackupFingerprint | undefined>;
+  /** Every fingerprint of a job, oldest first (by created_at, then id). */
+  ofJob(jobId: string): Promise<BackupFingerprint[]>;
+  /** Every fingerprint of the service. */
+  all(): Promise<BackupFingerprint[]>;
+  /** The listing files of a backup (local files, read as streams), with the backup file each belongs to. */
+  listings(fp: BackupFingerprint): Promise<Array<{ file: string; path: string }>>;
+  remove(backupId: string): Promise<void>;
+  acks(): Promise<Ack[]>;
+  addAck(ack: Ack): Promise<void>;
+  /** The bytes of a backup's listings (state migrate). */
+  listingBytes(fp: BackupFingerprint): Promise<ListingBytes[]>;
+  /** Records a fingerprint with its listings as bytes (state migrate). */
+  put(fp: BackupFingerprint, listings: readonly ListingBytes[]): Promise<void>;
+}
+
+/** Sorts fingerprints oldest first (by created_at, then id). */
+export function oldestFirst(fps: BackupFingerprint[]): BackupFingerprint[] {
+  return fps.sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.backup_id.localeCompare(b.backup_id));
 }
 
 /**
@@ -123,11 +169,22 @@ async function writeAtomic(file: string, text: string): Promise<void> {
   await rename(tmp, file);
 }
 
-export class Catalog {
+export class Catalog implements CatalogState {
   readonly dir: string;
+  readonly service: string;
 
-  constructor(stateDir: string, baseUrl: string, token: string | undefined) {
-    this.dir = path.join(stateDir, 'catalog', catalogFolder(baseUrl, token));
+  constructor(stateDir: string, baseUrl: string, token: string | undefined, service = serviceKey(baseUrl, token)) {
+    this.service = service;
+    this.dir = path.join(stateDir, 'catalog', catalogFolderOf(this.service));
+  }
+
+  /** The catalog of a service named by its key (state migrate), with no legacy folder adopted. */
+  static ofService(stateDir: string, service: string): Catalog {
+    return new Catalog(stateDir, '', undefined, service);
+  }
+
+  get where(): string {
+    return this.dir;
   }
 
   /**
@@ -173,6 +230,10 @@ export class Catalog {
 
   /** Every fingerprint of a job, oldest first (by created_at, then id). */
   async ofJob(jobId: string): Promise<BackupFingerprint[]> {
+    return oldestFirst((await this.all()).filter((fp) => fp.job_id === jobId));
+  }
+
+  async all(): Promise<BackupFingerprint[]> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -183,14 +244,39 @@ export class Catalog {
     for (const name of names) {
       if (!SAFE_ID.test(name) || name === 'acks.json') continue;
       const fp = await this.get(name);
-      if (fp && fp.job_id === jobId) out.push(fp);
+      if (fp) out.push(fp);
     }
-    return out.sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? '') || a.backup_id.localeCompare(b.backup_id));
+    return oldestFirst(out);
   }
 
   /** The listing files of a backup, with the backup file each belongs to. */
-  listings(fp: BackupFingerprint): Array<{ file: string; path: string }> {
-    return fp.files.flatMap((f) => (f.listing ? [{ file: f.name, path: path.join(this.backupDir(fp.backup_id), f.listing) }] : []));
+  async listings(fp: BackupFingerprint): Promise<Array<{ file: string; path: string }>> {
+    return this.listingFiles(fp);
+  }
+
+  private listingFiles(fp: BackupFingerprint): Array<{ file: string; path: string; name: string }> {
+    return fp.files.flatMap((f) => (f.listing && SAFE_ID.test(f.listing) ? [{ file: f.name, name: f.listing, path: path.join(this.backupDir(fp.backup_id), f.listing) }] : []));
+  }
+
+  async listingBytes(fp: BackupFingerprint): Promise<ListingBytes[]> {
+    const out: ListingBytes[] = [];
+    for (const l of this.listingFiles(fp)) {
+      const data = await readFile(l.path).catch(() => undefined);
+      if (data) out.push({ name: l.name, data });
+    }
+    return out;
+  }
+
+  async put(fp: BackupFingerprint, listings: readonly ListingBytes[]): Promise<void> {
+    for (const l of listings) {
+      if (!SAFE_ID.test(l.name)) continue;
+      const file = path.join(this.backupDir(fp.backup_id), l.name);
+      await mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
+      const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+      await writeFile(tmp, l.data, { mode: 0o600 });
+      await rename(tmp, file);
+    }
+    await this.save(fp);
   }
 
   async remove(backupId: string): Promise<void> {

@@ -34,6 +34,59 @@ export const MIGRATIONS: readonly string[] = [
      done_at timestamptz,
      PRIMARY KEY (service, job_id, kind)
    )`,
+  // 3: the rest of what the state folder held (src/state/open.ts): the catalog's fingerprints and listings
+  // (src/state/pg-catalog.ts), the anomalies accepted as the new normal (--ack), verify's ledger of file
+  // hashes (src/state/pg-ledger.ts), retention's predictions (src/state/pg-predictions.ts) and the memory
+  // of each job's schedule timing. Every row is keyed by the service.
+  `CREATE TABLE backupctl.catalog_fingerprints (
+     service text NOT NULL,
+     backup_id text NOT NULL,
+     job_id text,
+     created_at text,
+     fingerprint jsonb NOT NULL,
+     PRIMARY KEY (service, backup_id)
+   );
+   CREATE INDEX catalog_fingerprints_by_job ON backupctl.catalog_fingerprints (service, job_id);
+   CREATE TABLE backupctl.catalog_listings (
+     service text NOT NULL,
+     backup_id text NOT NULL,
+     name text NOT NULL,
+     sha256 text NOT NULL,
+     data bytea NOT NULL,
+     PRIMARY KEY (service, backup_id, name)
+   );
+   CREATE TABLE backupctl.anomaly_acks (
+     service text NOT NULL,
+     backup_id text NOT NULL,
+     job_id text NOT NULL,
+     at text NOT NULL,
+     note text,
+     PRIMARY KEY (service, backup_id)
+   );
+   CREATE TABLE backupctl.verify_ledger (
+     service text NOT NULL,
+     backup_id text NOT NULL,
+     file_name text NOT NULL,
+     sha256 text NOT NULL,
+     bytes bigint NOT NULL,
+     first_seen text NOT NULL,
+     last_verified text NOT NULL,
+     PRIMARY KEY (service, backup_id, file_name)
+   );
+   CREATE TABLE backupctl.retention_predictions (
+     service text NOT NULL,
+     target text NOT NULL,
+     recorded_at text NOT NULL,
+     record jsonb NOT NULL,
+     PRIMARY KEY (service, target, recorded_at)
+   );
+   CREATE TABLE backupctl.schedule_timings (
+     service text NOT NULL,
+     job_id text NOT NULL,
+     timing text NOT NULL,
+     since bigint NOT NULL,
+     PRIMARY KEY (service, job_id)
+   )`,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

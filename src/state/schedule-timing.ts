@@ -41,7 +41,59 @@ export function timingChangedAt(known: TimingRecord | undefined, timing: string,
   return known && known.timing === timing && known.since <= updatedAt ? known.since : updatedAt;
 }
 
-export class ScheduleTimings {
+/**
+ * The timing memory of one service, whichever backend keeps it (src/state/open.ts picks one): this folder's
+ * schedule-timing.json (ScheduleTimings) or a PostgreSQL state the team shares (src/state/pg-timings.ts).
+ */
+export interface TimingsState {
+  readonly service: string;
+  get(jobId: string): TimingRecord | undefined;
+  changedAt(jobId: string, timing: string, updatedAt: number): number;
+  save(): Promise<void>;
+}
+
+/** One job's record of one service (what `state migrate` copies). */
+export interface TimingRow {
+  service: string;
+  job_id: string;
+  timing: string;
+  since: number;
+}
+
+/** Two records of one job as one: the same timing keeps its first sighting; else the newer timing. */
+export function mergeTiming(known: TimingRecord | undefined, rec: TimingRecord): TimingRecord {
+  if (!known) return rec;
+  if (known.timing === rec.timing) return { timing: rec.timing, since: Math.min(known.since, rec.since) };
+  return known.since > rec.since ? known : rec;
+}
+
+/** Every record of every service in a state folder. */
+export async function readFolderTimings(dir: string): Promise<TimingRow[]> {
+  const data = await readTimings(path.join(dir, TIMING_FILE));
+  return Object.entries(data.services).flatMap(([service, jobs]) =>
+    Object.entries(jobs ?? {})
+      .filter(([, r]) => typeof r?.timing === 'string' && typeof r.since === 'number')
+      .map(([job_id, r]) => ({ service, job_id, timing: r.timing, since: r.since })),
+  );
+}
+
+/** Merges records into a state folder's file under its lock; the number given. */
+export async function writeFolderTimings(dir: string, rows: readonly TimingRow[]): Promise<number> {
+  const file = path.join(dir, TIMING_FILE);
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
+  await withFileLock(file, async () => {
+    const current = await readTimings(file);
+    for (const r of rows) {
+      const own = (current.services[r.service] ??= {});
+      own[r.job_id] = mergeTiming(own[r.job_id], { timing: r.timing, since: r.since });
+    }
+    await writeFileAtomic(file, `${JSON.stringify(current, null, 1)}\n`, { mode: 0o600, failure: (err) => err });
+  });
+  return rows.length;
+}
+
+export class ScheduleTimings implements TimingsState {
   private readonly changes = new Map<string, TimingRecord>();
 
   private constructor(

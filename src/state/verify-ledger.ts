@@ -60,7 +60,81 @@ async function readLedger(file: string): Promise<LedgerData> {
   }
 }
 
-export class Ledger {
+/**
+ * verify's ledger of one service, whichever backend keeps it (src/state/open.ts picks one): this folder's
+ * verify-ledger.json (Ledger) or a PostgreSQL state the team shares (src/state/pg-ledger.ts). What is read is
+ * read when opened; `record` notes bytes read now, `save` writes them (a known hash keeps its first-seen time;
+ * different bytes never replace the reference).
+ */
+export interface LedgerState {
+  readonly service: string;
+  lookup(backupId: string, fileName: string): LedgerEntry | undefined;
+  record(backupId: string, fileName: string, sha256: string, bytes: number, now: Date): void;
+  save(): Promise<void>;
+}
+
+/** One file's entry of one service (what `state migrate` copies). */
+export interface LedgerRecord {
+  service: string;
+  backup_id: string;
+  file_name: string;
+  entry: LedgerEntry;
+}
+
+/** The ledger key split back: the backup id holds no "/" (it names a folder), the file name may. */
+function splitKey(key: string): { backup_id: string; file_name: string } | undefined {
+  const i = key.indexOf('/');
+  return i > 0 ? { backup_id: key.slice(0, i), file_name: key.slice(i + 1) } : undefined;
+}
+
+const isEntry = (e: unknown): e is LedgerEntry =>
+  typeof e === 'object' && e !== null && typeof (e as LedgerEntry).sha256 === 'string' && typeof (e as LedgerEntry).first_seen === 'string';
+
+/** Every entry of every service in a state folder's ledger (entries of older versions, which name no service, are not copied). */
+export async function readFolderLedger(dir: string): Promise<LedgerRecord[]> {
+  const data = await readLedger(path.join(dir, LEDGER_FILE));
+  const out: LedgerRecord[] = [];
+  for (const [service, files] of Object.entries(data.services)) {
+    for (const [key, entry] of Object.entries(files ?? {})) {
+      const k = splitKey(key);
+      if (k && isEntry(entry)) out.push({ service, ...k, entry });
+    }
+  }
+  return out;
+}
+
+/** Merges entries into a state folder's ledger under its lock (a known hash keeps the earlier first-seen; other bytes never replace it). */
+export async function writeFolderLedger(dir: string, records: readonly LedgerRecord[]): Promise<number> {
+  await mkdir(dir, { recursive: true, mode: 0o700 }).catch((err: Error) => {
+    throw new ConfigError(`cannot create the state folder ${dir}: ${err.message}`);
+  });
+  const file = path.join(dir, LEDGER_FILE);
+  const [{ withFileLock }, { writeFileAtomic }] = await Promise.all([import('../config/lock.js'), import('../output/output-file.js')]);
+  return withFileLock(file, async () => {
+    const current = await readLedger(file);
+    for (const r of records) {
+      const own = (current.services[r.service] ??= {});
+      const key = ledgerKey(r.backup_id, r.file_name);
+      own[key] = mergeEntry(own[key], r.entry);
+    }
+    await writeFileAtomic(file, `${JSON.stringify(current, null, 1)}\n`, { mode: 0o600, failure: (err) => new ConfigError(`cannot write the verify ledger ${file}: ${err.message}`) });
+    return records.length;
+  });
+}
+
+/** Two entries of one file as one: the same bytes keep the earlier first-seen and the later last-verified; other bytes, the earlier reference. */
+export function mergeEntry(known: LedgerEntry | undefined, next: LedgerEntry): LedgerEntry {
+  if (!known) return next;
+  if (known.sha256 !== next.sha256) return known.first_seen <= next.first_seen ? known : next;
+  return {
+    sha256: known.sha256,
+    bytes: known.bytes,
+    first_seen: known.first_seen <= next.first_seen ? known.first_seen : next.first_seen,
+    last_verified: known.last_verified >= next.last_verified ? known.last_verified : next.last_verified,
+  };
+}
+
+export class Ledger implements LedgerState {
   private readonly changes = new Map<string, LedgerEntry>();
 
   private constructor(

@@ -4,7 +4,7 @@
 // This module turns the pipeline's file verdicts into the verify document (the
 // command records each backup's mark). Pure of output: the caller renders.
 import { readBackups, type PipelineBackup, type PipelineOptions } from '../pipeline/index.js';
-import type { Ledger } from '../state/verify-ledger.js';
+import type { LedgerState as Ledger } from '../state/verify-ledger.js';
 import type { BackupResult, FileResult, VerifyDocument } from './model.js';
 
 export type BackupToVerify = PipelineBackup;

@@ -9,6 +9,7 @@ import { withEmulator } from '../helpers/emulator.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
 import { statusDocumentSchema } from '../../src/status/model.js';
 import { PgMarksStore } from '../../src/state/pg-marks.js';
+import { SCHEMA_VERSION } from '../../src/state/pg.js';
 import { MARKS_FILE, MarksStore, type Mark } from '../../src/state/marks.js';
 
 let pg: PgServer;
@@ -56,7 +57,7 @@ describe('marks in a PostgreSQL state', () => {
     const local = await cli(alice, ['status', '--json']);
     expect(statusDocumentSchema.parse(JSON.parse(local.stdout)).jobs.find((j) => j.name === 'api postgres')!.verify).toBeNull();
     // The database holds the schema's version, the mark keyed by service, and no token.
-    expect(pg.sql('SELECT max(version) FROM backupctl.schema_version', 'team_state')).toBe('2');
+    expect(pg.sql('SELECT max(version) FROM backupctl.schema_version', 'team_state')).toBe(String(SCHEMA_VERSION));
     const rows = pg.sql("SELECT service || ' ' || kind || ' ' || (last->>'state') FROM backupctl.marks", 'team_state').split('\n');
     expect(rows).toHaveLength(1);
     expect(rows[0]).toMatch(new RegExp(`^${emu.url.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} account:[0-9a-f]{16} verify passed$`));
