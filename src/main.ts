@@ -1,7 +1,9 @@
 // argv -> command -> exit code. The only place that prints errors and exits.
 // Start-up is kept small: `--version` answers before anything else loads, and
 // the command tree is built from dist/startup/ (see startupSource) without loading handlers.
+import { fstatSync, writeSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import type { Writable } from 'node:stream';
 import type { IO } from './contract/context.js';
 import { CliError, ExitCode, InterruptedError } from './errors.js';
 import { scrub } from './util/scrub.js';
@@ -16,10 +18,12 @@ export async function cli(): Promise<void> {
     return;
   }
   // A reader that goes away (`backupctl --help | head -1`) is not an error.
-  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
-  });
-  const code = await run(argv, processIO(), process.env);
+  const io = processIO((stdout) =>
+    stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    }),
+  );
+  const code = await run(argv, io, process.env);
   process.exit(code);
 }
 
@@ -29,23 +33,103 @@ export async function seaChild(): Promise<void> {
   await seaPgliteChild();
 }
 
-export function processIO(): IO {
+/**
+ * The process's streams. stdout into a pipe or a file is written with
+ * fs.writeSync until a caller needs the stream itself (see directStdout);
+ * process.stderr is made when first asked for. `onStdout` gets process.stdout
+ * once it exists.
+ */
+export function processIO(onStdout?: (stdout: NodeJS.WriteStream) => void): IO {
+  let stdoutStream: NodeJS.WriteStream | undefined;
+  const realStdout = (): NodeJS.WriteStream => {
+    if (!stdoutStream) {
+      stdoutStream = process.stdout;
+      onStdout?.(stdoutStream);
+    }
+    return stdoutStream;
+  };
+  const direct = !couldBeTerminal(1);
   return {
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout: direct ? directStdout(realStdout) : realStdout(),
+    // Made on first use: most commands write nothing to stderr.
+    get stderr() {
+      return process.stderr;
+    },
     // process.stdin builds a stream on first use (a few ms): only commands that read it pay.
     get stdin() {
       return process.stdin;
     },
-    stdoutIsTTY: !!process.stdout.isTTY,
-    stderrIsTTY: !!process.stderr.isTTY,
+    stdoutIsTTY: !direct && !!realStdout().isTTY,
+    get stderrIsTTY() {
+      return couldBeTerminal(2) && !!process.stderr.isTTY;
+    },
     // node:tty loads only when this is asked (a prompt, a passphrase): a list into a pipe never needs it.
     get stdinIsTTY() {
       return (createRequire(import.meta.url)('node:tty') as typeof import('node:tty')).isatty(0);
     },
     // Fit a terminal's width; in a pipe or file nothing is cut (unless COLUMNS says a width).
-    columns: process.stdout.isTTY ? process.stdout.columns || 80 : Number(process.env.COLUMNS) || Infinity,
+    columns: !direct && realStdout().isTTY ? realStdout().columns || 80 : Number(process.env.COLUMNS) || Infinity,
   };
+}
+
+/**
+ * False when `fd` is a pipe, a socket or a file, which no terminal is (one
+ * fstat). A character device may be a terminal or /dev/null: only node's
+ * stream for it can tell, and it is made as before.
+ */
+function couldBeTerminal(fd: number): boolean {
+  try {
+    const stat = fstatSync(fd);
+    return !(stat.isFIFO() || stat.isFile() || stat.isSocket());
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * stdout into a pipe or a file, for the commands that only write a few lines
+ * (`--help` above all): making process.stdout for a pipe builds a net.Socket
+ * and loads node's stream modules, a fifth of a `--help` start (docs/startup.md).
+ * write() goes to the descriptor with fs.writeSync, as node writes a pipe or
+ * a file from process.stdout on Linux anyway (synchronously), so nothing is
+ * reordered. Anything else asked of it (events, end, pipe, its state: a list's
+ * writer, a download) makes the real process.stdout and is handed to it, and
+ * every later write goes there too. A write that fails (EPIPE, EAGAIN on a
+ * non-blocking descriptor) is done again by the real stream, which reports it
+ * as it always did; a partial write hands it the rest.
+ */
+function directStdout(real: () => NodeJS.WriteStream): Writable {
+  let switched = false;
+  const stream = (): NodeJS.WriteStream => {
+    switched = true;
+    return real();
+  };
+  const write = (chunk: string | Uint8Array, encoding?: unknown, cb?: unknown): boolean => {
+    if (switched || (typeof encoding === 'string' && encoding !== 'utf8' && encoding !== 'utf-8')) {
+      return (stream().write as (...a: unknown[]) => boolean)(chunk, encoding, cb);
+    }
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, 'utf8') : chunk;
+    let done = 0;
+    try {
+      while (done < bytes.length) done += writeSync(1, bytes, done, bytes.length - done);
+    } catch {
+      return (stream().write as (...a: unknown[]) => boolean)(bytes.subarray(done), cb ?? encoding);
+    }
+    const callback = typeof encoding === 'function' ? encoding : cb;
+    if (typeof callback === 'function') process.nextTick(callback as () => void);
+    return true;
+  };
+  return new Proxy({} as Writable, {
+    get(_target, key) {
+      if (key === 'write' && !switched) return write;
+      const s = stream();
+      const value = Reflect.get(s, key, s) as unknown;
+      return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(s) : value;
+    },
+    set: (_target, key, value) => Reflect.set(stream(), key, value),
+    has: (_target, key) => Reflect.has(stream(), key),
+    getPrototypeOf: () => Reflect.getPrototypeOf(stream()),
+  });
 }
 
 export async function run(argv: string[], io: IO, env: NodeJS.ProcessEnv): Promise<number> {

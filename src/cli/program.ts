@@ -38,6 +38,11 @@ export function buildProgram(manifest: CommandSource, io: IO, run: RunCommand, l
       // Help wraps at the terminal's width; in a pipe at 80 (or $COLUMNS), as man does.
       getOutHelpWidth: () => helpWidth(io.columns),
       getErrHelpWidth: () => helpWidth(io.columns),
+      // backupctl's help and messages carry no colour. commander's default asks process.stdout
+      // and process.stderr, which makes node build them (a net.Socket for a pipe): a fifth of
+      // a `--help` start (docs/startup.md). Without colours commander strips any it finds.
+      getOutHasColors: () => false,
+      getErrHasColors: () => false,
     })
     .showSuggestionAfterError(true)
     .configureHelp({

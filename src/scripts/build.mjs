@@ -182,6 +182,18 @@ await rm(old, { recursive: true, force: true });
 await rm(tmp, { recursive: true, force: true });
 console.error(`built dist/ with ${manifest.commands.length} commands`);
 
+/** dist/cache/<word>.cache: the cache of a process that ran `argvs` alone (src/scripts/train-cache.cjs). */
+function trainWordCache(dir, word, argvs, env) {
+  return new Promise((resolve, reject) => {
+    const args = [path.join(root, 'src', 'scripts', 'train-cache.cjs'), dir, path.join(dir, 'cache', `${word}.cache`), ...argvs.map((a) => JSON.stringify(a))];
+    const child = spawn(process.execPath, args, { stdio: ['ignore', 'ignore', 'pipe'], env });
+    let stderr = '';
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`training the ${word} cache failed (${code}): ${stderr}`))));
+  });
+}
+
 /**
  * dist/main.cache: V8's compiled code for the functions a few common commands
  * run (start-up, --help, lists in every format, a record), made by running
@@ -223,18 +235,20 @@ async function writeCodeCache(dir) {
     };
     const bulk = (await run(['jobs', 'list', '--all', '-o', 'ndjson'])).split('\n').filter(Boolean).map((l) => JSON.parse(l)).find((j) => j.name === 'bulk');
     if (!bulk) throw new Error('training: no bulk job in the emulator');
-    for (const argv of [
-      ['--help'],
-      ['jobs', '--help'],
-      ['servers', 'list', '--json'],
-      ['servers', 'list'],
-      ['servers', 'list', '-o', 'tsv'],
-      ['jobs', 'backup', 'list', bulk.id, '--all', '--page-size', '50', '-o', 'ndjson'],
-      ['jobs', 'backup', 'list', bulk.id, '--all', '--page-size', '50', '--json'],
-      ['jobs', 'get', bulk.id],
-    ]) {
-      await run(argv);
-    }
+    // Each word's own cache (dist/cache/<word>.cache, read instead of main.cache when the command line
+    // starts with it: src/boot.cjs), from its commands below alone, each made in a process of its own.
+    const byWord = {
+      top: [['--help']],
+      servers: [['servers', 'list', '--json'], ['servers', 'list'], ['servers', 'list', '-o', 'tsv']],
+      jobs: [
+        ['jobs', '--help'],
+        ['jobs', 'backup', 'list', bulk.id, '--all', '--page-size', '50', '-o', 'ndjson'],
+        ['jobs', 'backup', 'list', bulk.id, '--all', '--page-size', '50', '--json'],
+        ['jobs', 'get', bulk.id],
+      ],
+    };
+    await Promise.all(Object.entries(byWord).map(([word, argvs]) => trainWordCache(dir, word, argvs, env)));
+    for (const argv of Object.values(byWord).flat()) await run(argv);
     await writeFile(path.join(dir, 'main.cache'), Buffer.concat([Buffer.from(`${id}\n`, 'latin1'), script.createCachedData()]));
     // The cold bundle's cache: what these commands ran of it (status and the help topics), and its top level.
     for (const argv of [['status'], ['help', 'exit-codes']]) await run(argv);

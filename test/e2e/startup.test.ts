@@ -41,9 +41,12 @@ describe('code cache', () => {
     for (const part of ['bin', 'dist', 'package.json']) cpSync(path.join(ROOT, part), path.join(dir, part), { recursive: true });
     return dir;
   }
-  /** What boot.load() reports in that install (a preload-free probe: load() returns cacheUsed). */
-  async function probe(dir: string, env: Record<string, string | undefined> = {}): Promise<{ cacheUsed: boolean }> {
-    const script = `const r = require(${JSON.stringify(path.join(dir, 'dist', 'boot.cjs'))}).load(); process.stdout.write(JSON.stringify({ cacheUsed: r.cacheUsed }));`;
+  /**
+   * What boot.load() reports in that install (a preload-free probe: load() returns cacheUsed), for a
+   * command line `argv` (by default one whose word has no cache of its own: main.cache).
+   */
+  async function probe(dir: string, env: Record<string, string | undefined> = {}, argv: string[] = ['status', '--json']): Promise<{ cacheUsed: boolean }> {
+    const script = `const r = require(${JSON.stringify(path.join(dir, 'dist', 'boot.cjs'))}).load(undefined, { argv: ${JSON.stringify(argv)} }); process.stdout.write(JSON.stringify({ cacheUsed: r.cacheUsed }));`;
     const r = await node(['-e', script], env);
     expect(r.code).toBe(0);
     return JSON.parse(r.stdout) as { cacheUsed: boolean };
@@ -76,6 +79,30 @@ describe('code cache', () => {
     expect(r.stdout).toMatch(/^Usage: backupctl/);
   });
 
+  it("a word the build made a cache for starts with it (dist/cache/<word>.cache), any other with main.cache", async () => {
+    const dir = install('word-caches');
+    // main.cache of another build: a start that reads it compiles from source.
+    const cacheFile = path.join(dir, 'dist', 'main.cache');
+    const data = readFileSync(cacheFile);
+    writeFileSync(cacheFile, Buffer.concat([Buffer.from('0123456789abcdef\n'), data.subarray(data.indexOf(10) + 1)]));
+    const env = { XDG_CACHE_HOME: path.join(work, 'home-words'), BACKUPCTL_NO_CODE_CACHE: '1' };
+    expect(await probe(dir, env, ['--help'])).toEqual({ cacheUsed: true });
+    expect(await probe(dir, env, ['servers', 'list', '--json'])).toEqual({ cacheUsed: true });
+    expect(await probe(dir, env, ['jobs', 'list'])).toEqual({ cacheUsed: true });
+    expect(await probe(dir, env, ['status', '--json'])).toEqual({ cacheUsed: false });
+    // A word's cache of another build is not used either.
+    rmSync(path.join(dir, 'dist', 'cache', 'top.cache'));
+    writeFileSync(path.join(dir, 'dist', 'cache', 'top.cache'), Buffer.concat([Buffer.from('0123456789abcdef\n'), data.subarray(data.indexOf(10) + 1)]));
+    expect(await probe(dir, env, ['--help'])).toEqual({ cacheUsed: false });
+    // And the commands answer the same with their word's cache.
+    for (const args of [['--help'], ['status', '--help']]) {
+      const fresh = await node([path.join(dir, 'bin', 'backupctl.cjs'), ...args], env);
+      const built = await node([BIN, ...args], env);
+      expect(built.code).toBe(0);
+      expect(built.stdout).toBe(fresh.stdout);
+    }
+  });
+
   it('BACKUPCTL_NO_CODE_CACHE=1 writes nothing', async () => {
     const dir = install('no-cache');
     rmSync(path.join(dir, 'dist', 'main.cache'));
@@ -94,7 +121,7 @@ describe('built-ins kept off the start-up path', () => {
     const preload = path.join(work, 'loaded.cjs');
     writeFileSync(
       preload,
-      "process.on('exit', () => process.stderr.write('LOADED ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ') && !m.includes('internal/')).map((m) => m.slice(13)).join(' ') + '\\n'));\n",
+      "process.on('exit', () => require('node:fs').writeSync(2, 'LOADED ' + process.moduleLoadList.filter((m) => m.startsWith('NativeModule ') && !m.includes('internal/')).map((m) => m.slice(13)).join(' ') + '\\n'));\n",
     );
     const r = await node(['-r', preload, BIN, ...args], { ...emulatorEnv(emu), BACKUPCTL_CONFIG_DIR: configDir() });
     return { r, loaded: /LOADED (.*)/.exec(r.stderr)?.[1]?.split(' ') ?? [] };
@@ -116,6 +143,18 @@ describe('built-ins kept off the start-up path', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.split('\n').filter(Boolean).length).toBeGreaterThan(0);
     for (const name of OFF_PATH) expect(loaded).not.toContain(name);
+  });
+
+  it('--help into a pipe makes no stream for stdout or stderr (written with fs.writeSync: no node:net, no tty)', async () => {
+    const { r, loaded } = await builtinsLoaded(['--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Usage: backupctl \[options\] \[command\]\n[^]*\nCommands:\n/);
+    expect(loaded).toContain('fs');
+    for (const name of ['net', 'tty']) expect(loaded).not.toContain(name);
+    // An error's message still reaches stderr, and a list into a pipe still uses the stream.
+    const wrong = await builtinsLoaded(['restore-tset']);
+    expect(wrong.r.code).toBe(2);
+    expect(wrong.r.stderr).toMatch(/^error: unknown command 'restore-tset'\n\(Did you mean restore-test\?\)/);
   });
 
   it('the same CLI still writes the config (crypto and fs.promises load when needed)', async () => {
