@@ -8,7 +8,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Writable, Readable } from 'node:stream';
 import * as z from 'zod/mini';
-import type { Column, Context, Handler, IO, Result } from '../contract/context.js';
+import type { Column, Context, Handler, IO, ProfileView, Result } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import type { JobPlan } from '../ascode/assurance.js';
@@ -54,13 +54,20 @@ export const module: ModuleSpec = {
         'One row per job and kind of test its plan asks for: covered (a passing attempt within the window, the RTO met), ' +
         'slow (passed within the window, over the RTO), due (none within the window), failing (the latest attempt failed), ' +
         'from the marks of the state (shared by the team with a PostgreSQL state). --check exits 9 when a test is not ' +
-        'covered; -o prometheus prints metrics per job.',
-      examples: ['backupctl assure status -f backups.yaml', 'backupctl assure status -f backups.yaml --check -q', 'backupctl assure status -f backups.yaml -o prometheus'],
+        'covered; -o prometheus prints metrics per job. --all-profiles (or --profiles a,b) judges the plans for every profile\'s ' +
+        'jobs and marks: one table with a profile column (--check: exit 9 when a profile has a test not covered).',
+      examples: [
+        'backupctl assure status -f backups.yaml',
+        'backupctl assure status -f backups.yaml --check -q',
+        'backupctl assure status -f backups.yaml -o prometheus',
+        'backupctl assure status -f backups.yaml --all-profiles',
+      ],
       params: [fileParam, { name: 'check', in: 'local', type: 'boolean', description: 'Exit 9 when a test of a plan is due, failing or slow' }],
       output: { kind: 'list', schema: 'assureCoverage', columns: 'assureCoverage', idField: 'job' },
       handler: 'status',
       alsoCalls: ['GET /jobs'],
       extraFormats: ['prometheus'],
+      perProfile: { rows: '', columns: ['job', 'kind', 'window', 'state', 'at'] },
     },
   ],
 };
@@ -331,3 +338,26 @@ const status: Handler = async (input, ctx) => {
 };
 
 export const handlers: Record<string, Handler> = { run, status };
+
+/**
+ * --all-profiles / --profiles a,b: the single-profile view of every profile's rows with a profile
+ * column (table, tsv; -q the jobs). The plans are judged per profile (each its jobs, marks and state);
+ * a profile that could not be read is said under the table. --json stays `{"profiles": [...]}`.
+ */
+export const profileViews: Record<string, ProfileView> = {
+  status: async (outcomes, { io }) => {
+    const [{ tagged, profilesNotRead, notReadLines }, { sanitize }] = await Promise.all([import('../fleet/profiles.js'), import('../output/index.js')]);
+    const rows = outcomes.flatMap((o) => (Array.isArray(o.result) ? tagged(o.result as Array<Record<string, unknown>>, o.profile) : []));
+    const notRead = notReadLines(profilesNotRead(outcomes, Array.isArray), sanitize);
+    // On stderr: stdout carries the rows only (a profile that failed is also named in the exit's message).
+    if (notRead) io.stderr.write(notRead);
+    return {
+      kind: 'list',
+      pages: (async function* () {
+        yield rows;
+      })(),
+      columns: [{ key: 'profile', header: 'Profile' }, ...COVERAGE_COLUMNS],
+      idField: 'job',
+    };
+  },
+};

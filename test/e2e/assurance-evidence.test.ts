@@ -140,3 +140,53 @@ describe('report --assurance: restore testing evidence', () => {
     expect(emu.requests.filter((q) => q.path.includes('/backups'))).toEqual([]);
   });
 });
+
+describe('assure status --all-profiles', () => {
+  const agency = withEmulator();
+  const client = withEmulator({ badNight: true });
+  const cfg = path.join(work, 'profiles-cfg');
+  const state = path.join(work, 'profiles-state');
+  const env = () => ({ BACKUPCTL_CONFIG_DIR: cfg, XDG_STATE_HOME: state });
+
+  it('the single-profile view with a profile column, each profile judged by its own jobs and marks; --check exits 9 for any', async () => {
+    mkdirSync(cfg, { recursive: true, mode: 0o700 });
+    mkdirSync(state, { recursive: true });
+    for (const [name, emu] of [['agency', agency], ['client', client]] as const) {
+      const r = await runCli(['auth', 'login', '--profile', name, '--base-url', emu.url, '--with-token'], { env: env(), input: `${emu.token}\n` });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const plan = file('profiles.yaml', 'version: 1\nassurance:\n  "* postgres":\n    verify_every: 1d\n');
+    // Only the client's jobs are tested: its postgres jobs are covered, the agency's due.
+    const run = await runCli(['--profile', 'client', 'assure', 'run', '-f', plan], { env: env() });
+    expect(run.code, run.stderr).toBe(0);
+
+    const table = await runCli(['assure', 'status', '-f', plan, '--all-profiles', '-o', 'table'], { env: env() });
+    expect(table.code, table.stderr).toBe(0);
+    const lines = table.stdout.trim().split('\n');
+    expect(lines[0]).toMatch(/^Profile\s+Job\s+Test\s+Every\s+State\s+Last proof/);
+    const rows = lines.slice(1).map((l) => l.split(/\s{2,}/).slice(0, 5));
+    expect(rows).toEqual([
+      ['agency', 'api postgres', 'verify', '1d', 'due'],
+      ['client', 'api postgres', 'verify', '1d', 'covered'],
+      ['client', 'crm postgres', 'verify', '1d', 'covered'],
+    ]);
+    const tsv = await runCli(['assure', 'status', '-f', plan, '--profiles', 'client', '-o', 'tsv'], { env: env() });
+    expect(tsv.stdout.split('\n').filter(Boolean).map((l) => l.split('\t').slice(0, 5))).toEqual([
+      ['client', 'api postgres', 'verify', '1d', 'covered'],
+      ['client', 'crm postgres', 'verify', '1d', 'covered'],
+    ]);
+    const json = await runCli(['assure', 'status', '-f', plan, '--all-profiles', '--json'], { env: env() });
+    const { profiles } = JSON.parse(json.stdout) as { profiles: Array<{ profile: string; result: Array<{ job: string; state: string }> }> };
+    expect(profiles.map((p) => [p.profile, p.result.map((r) => r.state)])).toEqual([
+      ['agency', ['due']],
+      ['client', ['covered', 'covered']],
+    ]);
+    const check = await runCli(['assure', 'status', '-f', plan, '--all-profiles', '--check', '-q'], { env: env() });
+    expect(check.code).toBe(9);
+    expect(check.stderr).toContain('[agency] error: 1 test of the plans not covered: verify "api postgres" due');
+    expect(check.stderr).toContain('error: 1 of 2 profiles failed: agency (exit 9)');
+    // -o prometheus is one exposition per profile: refused with several.
+    const prom = await runCli(['assure', 'status', '-f', plan, '--all-profiles', '-o', 'prometheus'], { env: env() });
+    expect(prom.code).toBe(2);
+  }, 120_000);
+});
