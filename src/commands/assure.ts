@@ -96,6 +96,8 @@ const resultSchema = z.object({
   reason: z.nullable(z.string()),
   total_seconds: z.nullable(z.number()),
   rto_met: z.nullable(z.boolean()),
+  /** How long the test itself ran (the verify or restore-test, backup chosen): the rest of the run is scheduling and state. */
+  seconds: z.number(),
 });
 
 export const schemas = {
@@ -248,12 +250,14 @@ const run: Handler = async (input, ctx) => {
       }
       let backup: { id: string; created_at: string | null } | null = null;
       let outcome: { code: number; message: string | null };
+      const began = performance.now();
       try {
         backup = await chooseBackup(ctx, t, Date.now());
         outcome = backup ? await runTest(ctx, t, backup.id, stop.signal) : { code: ExitCode.empty, message: 'no completed backup to test' };
       } catch (e) {
         outcome = { code: e instanceof CliError ? e.exitCode : ExitCode.refused, message: (e as Error).message };
       }
+      const testSeconds = Math.round(performance.now() - began) / 1000;
       if (stop.signal.aborted) {
         await leases?.finish(t, false);
         notRun.push({ job: t.job, kind: t.kind, why: ctx.signal.aborted ? 'interrupted' : 'stopped by --max-time' });
@@ -265,7 +269,7 @@ const run: Handler = async (input, ctx) => {
       // Measured against the budget when restored; a failed test that measured no time did not miss it (it failed).
       const rtoMet = t.kind === 'restore_test' && t.plan.rtoMs !== null && state !== 'not-tested' && (state !== 'failed' || seconds !== null) ? seconds !== null && seconds * 1000 <= t.plan.rtoMs : null;
       await leases?.finish(t, state !== 'not-tested');
-      results.push({ job: t.job, job_id: t.job_id, kind: t.kind, backup_id: backup?.id ?? null, state, exit_code: outcome.code, reason: after?.reason ?? outcome.message, total_seconds: seconds, rto_met: rtoMet });
+      results.push({ job: t.job, job_id: t.job_id, kind: t.kind, backup_id: backup?.id ?? null, state, exit_code: outcome.code, reason: after?.reason ?? outcome.message, total_seconds: seconds, rto_met: rtoMet, seconds: testSeconds });
       ctx.note(`assure: ${label(t)} backup ${backup?.id ?? '(none)'}: ${state}${rtoMet === false ? ' (RTO missed)' : ''} by ${runner}`);
     }
   };

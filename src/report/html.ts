@@ -126,7 +126,7 @@ footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
   .multiples { grid-template-columns: repeat(2, 1fr); }
   /* Every column on the paper: smaller, and cells may wrap (a column past the edge is lost). */
   table { font-size: 6.5pt; }
-  th, td { padding: 2px 2px; }
+  th, td { padding: 2px 1px; }
   th, td { white-space: normal; }
   .strips-scroll, .table-scroll, .chart-scroll { overflow: visible; }
   .chart-scroll svg.chart { max-width: 100%; }
