@@ -17,6 +17,7 @@ import http from 'node:http';
 import { promisify } from 'node:util';
 import { verifyRows } from './verify.mjs';
 import { restoreRows } from './restore.mjs';
+import { assureRows } from './assure.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'bin', 'backupctl.cjs');
@@ -28,6 +29,9 @@ const args = process.argv.slice(2);
 const RUNS = Math.max(20, Number(args[args.indexOf('--runs') + 1]) || 30);
 const WRITE = args.includes('--write');
 const BIG = 10_000;
+/** Rounds of the assure section: `assure run` over 49 due tests, and `status` over 1,000 jobs (~10 s a run on 2 cores). */
+const ASSURE_ROUNDS = 3;
+const ASSURE_RUNS = 5;
 /** Rounds of the verify section (each reads 1 GiB twice: a download, then a verify). */
 const VERIFY_RUNS = 3;
 
@@ -358,6 +362,14 @@ const SECTIONS = {
     await restoreRows({ row, runOnce, env: baseEnv, cli: bin, mb, runs: 3 });
   },
 
+  /**
+   * Restore testing as a fleet policy (issue 44, bench/assure.mjs), against `emulator --fleet-jobs 1000`: the scheduling and
+   * state overhead per assured test with a local PostgreSQL state, and `assure status` against `status` over 1,000 jobs.
+   */
+  async assure() {
+    await assureRows({ row, startEmulator, env: baseEnv, bin, runs: ASSURE_RUNS, rounds: ASSURE_ROUNDS });
+  },
+
   /** The emulator's own throughput (the tests and the bench lean on it). */
   async emulator() {
     const small = await emulator('small');
@@ -406,6 +418,8 @@ if (WRITE) {
     `Recorded on ${new Date().toISOString().slice(0, 10)}: ${machine}. ` +
     (name === 'restore'
       ? 'Medians of 3 rounds of the plain client pipeline and `backupctl restore-test --into` (the built CLI) on the same file and server, alternated; peak RSS is the largest of the rounds. '
+      : name === 'assure'
+      ? `Overhead: the median of ${ASSURE_ROUNDS} rounds of one \`assure run\` (a new PostgreSQL database each round); status: medians of ${ASSURE_RUNS} runs, alternated, after one warm-up round. `
       : name === 'verify'
       ? `Medians of ${VERIFY_RUNS} rounds of a download and a verify of the same file, alternated, after one warm-up round; peak RSS is the largest of the rounds. `
       : `Medians of ${RUNS} runs per command, commands alternated, after two warm-up rounds; peak RSS is the largest of the RSS runs. `) +

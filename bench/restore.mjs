@@ -17,7 +17,7 @@ import path from 'node:path';
 import { serveBackupApi } from './restore-api.mjs';
 
 const isRoot = process.getuid?.() === 0;
-function account(name) {
+export function account(name) {
   if (!isRoot) return null;
   for (const line of readFileSync('/etc/passwd', 'utf8').split('\n')) {
     const f = line.split(':');
@@ -25,18 +25,18 @@ function account(name) {
   }
   throw new Error(`no ${name} account`);
 }
-function sh(cmd, args, opts = {}) {
+export function sh(cmd, args, opts = {}) {
   const r = spawnSync(cmd, args, { encoding: 'utf8', maxBuffer: 1 << 26, ...opts });
   if (r.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${r.stderr}`);
   return r.stdout;
 }
-function privateDir(who) {
+export function privateDir(who) {
   const dir = mkdtempSync('/tmp/backupctl-bench-restore-');
   chmodSync(dir, 0o700);
   if (who) chownSync(dir, who.uid, who.gid);
   return dir;
 }
-function startServer(cmd, args, who, ready) {
+export function startServer(cmd, args, who, ready) {
   const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], ...(who ?? {}) });
   let log = '';
   return new Promise((resolve, reject) => {

@@ -236,7 +236,7 @@ __backupctl_flags() {
     'status') echo '--job --check --strict --max-age --allow-errors --output-file --healthcheck-url --all-profiles --profiles' ;;
     'verify') echo '--latest --since --sample --parallel --strict --check --allow-unchecked --decrypt-with --private-key --private-key-pass-file --skip-catalog --jitter --lock --healthcheck-url --output-file --all-profiles --profiles' ;;
     'restore-test') echo '--latest --into --into-file --engine --assert --exec --keep --allow-empty --run-as --trust-into-user --check --allow-unchecked --decrypt-with --private-key --private-key-pass-file --skip-catalog --jitter --lock --healthcheck-url --output-file' ;;
-    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --healthcheck-url --all-profiles --profiles' ;;
+    'report') echo '--since --until --job --grace --output-file --check --max-missed --min-success --explain --assurance --healthcheck-url --all-profiles --profiles' ;;
     'retention') echo '--droplet --volume --resource --all --simulate --what-if --check --within --audit --now --all-profiles --profiles' ;;
     'scan') echo '--since --rescan --parallel --decrypt-with --private-key --private-key-pass-file' ;;
     'anomalies') echo '--since --check --offline --ack --note --decrypt-with --private-key --private-key-pass-file --jitter --lock --healthcheck-url' ;;
@@ -534,6 +534,7 @@ __backupctl_flag_value() {
     'report/--output-file') echo 'none' ;;
     'report/--max-missed') echo 'none' ;;
     'report/--min-success') echo 'none' ;;
+    'report/--assurance') echo 'none' ;;
     'report/--healthcheck-url') echo 'none' ;;
     'report/--profiles') echo 'none' ;;
     'report/--output'|'report/-o') echo 'words table json ndjson tsv md html' ;;

@@ -28,6 +28,7 @@ export const FILE_SECONDS: Record<string, number> = {
   'test/e2e/matrix-packaging.test.ts': 27,
   'test/e2e/verdicts.test.ts': 26,
   'test/e2e/assure-runners.test.ts': 56,
+  'test/e2e/assurance-evidence.test.ts': 55,
   'test/e2e/state-postgres.test.ts': 30,
   'test/e2e/assurance-plan.test.ts': 15,
   'test/unit/assurance-manifests.test.ts': 1,

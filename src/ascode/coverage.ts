@@ -96,7 +96,8 @@ export function coverage(plans: readonly JobPlan[], marksOf: (jobId: string) => 
       const within = last !== null && Date.parse(last.mark.at) > now - t.windowMs;
       const passing = last !== null && PASSING[t.kind].includes(last.mark.state);
       const seconds = last?.mark.total_seconds ?? null;
-      const rtoMet = t.kind === 'restore_test' && p.plan.rtoMs !== null && last ? seconds !== null && seconds * 1000 <= p.plan.rtoMs : null;
+      // A passing test that measured no time (structure-only) does not meet a budget; a failed one without a time was not measured.
+      const rtoMet = t.kind === 'restore_test' && p.plan.rtoMs !== null && last && (passing || seconds !== null) ? seconds !== null && seconds * 1000 <= p.plan.rtoMs : null;
       const state = last && !passing ? 'failing' : !within ? 'due' : rtoMet === false ? 'slow' : 'covered';
       rows.push({
         job: p.job,
@@ -142,4 +143,24 @@ export function assertionsOf(plan: AssurancePlan): string[] {
     }
   }
   return out;
+}
+
+/** A plan's validation as the plan file writes it, for people (the evidence report). */
+export function validationText(v: AssurancePlan['validations'][number]): string {
+  if (v.sql !== undefined) return `${v.sql.trim()} ${/^\s*(=|==|!=|<>|>=|<=|>|<)/.test(v.expect ?? '') ? (v.expect ?? '').trim() : `= ${(v.expect ?? '').trim()}`}`;
+  if (v.table_exists !== undefined) return `table ${v.table_exists} exists`;
+  if (v.min_rows !== undefined) return `${v.min_rows.table} has at least ${v.min_rows.rows} rows`;
+  return '?';
+}
+
+/**
+ * What a restore test's mark says of each validation of the plan: held (its --assert statement gave
+ * true), failed, or null when that test did not run it (run by hand without it, or stopped before).
+ */
+export function validationsHeld(plan: AssurancePlan, mark: Mark | null): Array<{ validation: string; held: boolean | null }> {
+  const statements = assertionsOf(plan);
+  return plan.validations.map((v, i) => {
+    const found = mark?.assertions?.find((a) => a.sql === statements[i]);
+    return { validation: validationText(v), held: found ? found.ok : null };
+  });
 }

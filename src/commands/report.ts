@@ -66,6 +66,13 @@ export const module: ModuleSpec = {
           description: 'With --check: a job whose success rate is below this percentage (0-100, e.g. 95 or 99.5%) breaks the check',
         },
         { name: 'explain', in: 'local', type: 'boolean', description: 'Print the rules the report follows after the table' },
+        {
+          name: 'assurance',
+          in: 'local',
+          type: 'string',
+          placeholder: 'path',
+          description: 'A backups file with an assurance section: add the restore testing evidence (md, html, --json) of its plans (docs/assurance.md)',
+        },
         ...cronParams.filter((p) => p.name === 'healthcheck_url'),
       ],
       output: { kind: 'object', schema: 'report' },
@@ -128,6 +135,8 @@ const report: Handler = async (input, ctx) => {
     );
   }
 
+  // The plans of --assurance, read before anything else: a bad plan is exit 2 before the fleet is read.
+  const assurance = typeof v.assurance === 'string' ? { file: v.assurance, plans: await (await import('./assure.js')).loadPlans(ctx, v.assurance) } : null;
   const { runCronJob } = await import('../jobs/cron.js');
   return runCronJob(v, ctx, async () => {
     const [{ collectReport }, { loadCronTools }, { readFleetMarks }, { readFleetAnomalies }, { openTimings }] = await Promise.all([
@@ -149,6 +158,12 @@ const report: Handler = async (input, ctx) => {
       timings,
       check,
     });
+    if (assurance) {
+      // The restore testing evidence (issue 44): the plans judged by the marks of the state, now.
+      const [{ openMarks }, { buildEvidence }] = await Promise.all([import('../fleet/marks.js'), import('../report/evidence.js')]);
+      const marks = await openMarks(ctx);
+      doc.assurance = buildEvidence(assurance.file === '-' ? '(stdin)' : assurance.file, assurance.plans, (id) => marks.ofJob(id), Date.parse(doc.generated_at));
+    }
     // The timings first seen by this run, remembered; a failed write costs only the memory.
     await timings?.save().catch(() => {});
     const { renderToOutput } = await import('../output/output-file.js');

@@ -7,6 +7,7 @@ import { HttpError, jsonAnswer, reportInternalError, type Answer, type Reply } f
 import { matchRoute } from './router.js';
 import { type Query, type RouteDef } from './routing.js';
 import { Runtime } from './runtime.js';
+import { addFleetJobs } from './fleet-jobs.js';
 import { seedStore } from './seed.js';
 import { Store } from './store.js';
 import type { EmulatorOptions } from './types.js';
@@ -16,7 +17,7 @@ import { addBadNightJobs } from './bad-night-jobs.js';
 import { isObject } from './validate.js';
 import { addRetentionJobs } from './retention.js';
 
-export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'retentionJobs' | 'dialect' | 'urlTtlMs' | 'badNight'> & {
+export type ServiceOptions = Pick<EmulatorOptions, 'seed' | 'now' | 'tickMs' | 'backupOutcome' | 'bigJob' | 'damagedFiles' | 'bigFile' | 'archiveFaults' | 'retentionJobs' | 'dialect' | 'urlTtlMs' | 'badNight' | 'fleetJobs'> & {
   /** Days of scheduled history to seed (see SeedOptions.historyDays). */
   historyDays?: number;
 };
@@ -99,6 +100,7 @@ export function createService(opts: ServiceOptions = {}): Service {
   if (opts.bigFile) addBigFileJob(store, rt.startedAt, opts.bigFile);
   if (opts.retentionJobs) addRetentionJobs(store, rt.startedAt);
   if (opts.badNight) addBadNightJobs(store, rt.startedAt);
+  if (opts.fleetJobs) addFleetJobs(store, rt.startedAt, opts.fleetJobs);
   if (opts.archiveFaults) {
     addUnsafeArchiveJob(store, rt.startedAt);
     addHostileRestoreJobs(store, rt.startedAt);

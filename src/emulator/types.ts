@@ -97,6 +97,8 @@ export interface EmulatorOptions {
   /** Adds the bad-night jobs (bad-night.ts): "file share", 20 normal nightly tar backups then two nights of ransomware,
    *  "share zip" (the same as a .zip), and "crm postgres", whose newest dump lost 90% of one table's rows. The demo runs with them. */
   badNight?: boolean;
+  /** Adds this many jobs "fleet 0001" ... (fleet-jobs.ts), each with three nights of small file backups: a large fleet for tests and benchmarks. */
+  fleetJobs?: number;
 }
 
 export interface RecordedRequest {

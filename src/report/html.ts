@@ -3,6 +3,7 @@
 // default-src 'none' makes sure), readable on paper. Every text from the
 // service is escaped. It reads the document only.
 import { sanitize } from '../output/sanitize.js';
+import { evidenceHtml } from './evidence-view.js';
 import { durationText } from '../util/duration.js';
 import { dayCells, type DayCell } from './compute.js';
 import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './model.js';
@@ -125,7 +126,7 @@ footer { margin-top: 32px; font-size: 12px; color: var(--muted); }
   .multiples { grid-template-columns: repeat(2, 1fr); }
   /* Every column on the paper: smaller, and cells may wrap (a column past the edge is lost). */
   table { font-size: 6.5pt; }
-  th, td { padding: 2px 2px; }
+  th, td { padding: 2px 1px; }
   th, td { white-space: normal; }
   .strips-scroll, .table-scroll, .chart-scroll { overflow: visible; }
   .chart-scroll svg.chart { max-width: 100%; }
@@ -421,6 +422,7 @@ export function reportHtml(doc: ReportDocument): string {
     const entries = doc[key];
     if (entries) body += section(title, key, entries, since, until);
   }
+  if (doc.assurance) body += evidenceHtml(doc.assurance);
   body += `<footer><h2>Rules</h2><ul>${doc.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul><p>Made by backupctl report; ${doc.jobs.length} job${doc.jobs.length === 1 ? '' : 's'}.</p></footer>`;
   return (
     '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">' +

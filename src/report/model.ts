@@ -14,6 +14,7 @@
 import * as z from 'zod/mini';
 import { restoreMarkSchema, verifyMarkSchema } from '../fleet/marks-schema.js';
 import { jobAnomaliesSchema } from '../fleet/anomalies.js';
+import { evidenceSchema } from './evidence.js';
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 const nullableString = (text: string) => describe(z.nullable(z.string()), text);
@@ -178,6 +179,7 @@ export const reportDocumentSchema = describe(
       )),
       'The thresholds of --check and the jobs that break them; null without --check',
     ),
+    assurance: describe(z.optional(z.nullable(evidenceSchema)), 'The restore testing evidence of the assurance plans of --assurance; null without it'),
   }),
   'backupctl report: expected runs against actual backups over a window',
 );

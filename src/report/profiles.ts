@@ -5,6 +5,20 @@ import type { ProfileOutcome } from '../contract/context.js';
 import { profilesNotRead, tagged } from '../fleet/profiles.js';
 import { totalsOf } from './compute.js';
 import type { ReportDocument } from './model.js';
+import type { Evidence } from './evidence.js';
+
+/** The evidence sections of several profiles as one: each job named "profile: job", the counts added up. */
+function mergeEvidence(parts: ReadonlyArray<{ profile: string; ev: Evidence }>): Evidence {
+  const jobs = parts.flatMap(({ profile, ev }) => ev.jobs.map((j) => ({ ...j, job: `${profile}: ${j.job}` })));
+  const files = [...new Set(parts.map((p) => p.ev.plan_file))];
+  const all = jobs.flatMap((j) => j.tests);
+  return {
+    plan_file: files.join(', '),
+    judged_at: parts[0]!.ev.judged_at,
+    summary: { jobs: jobs.length, covered: jobs.filter((j) => j.covered).length, tests: all.length, tests_covered: all.filter((t) => t.covered).length },
+    jobs,
+  };
+}
 
 function isDocument(v: unknown): v is ReportDocument {
   return typeof v === 'object' && v !== null && Array.isArray((v as ReportDocument).jobs) && typeof (v as ReportDocument).window === 'object';
@@ -20,6 +34,9 @@ export function mergeReport(outcomes: readonly ProfileOutcome[]): { doc: ReportD
   const resources = section('resources');
   const first = read[0]?.result;
   const checks = read.map((o) => o.result.check).filter((c) => c);
+  // The evidence of every profile that was given plans: one section, each job named with its profile.
+  const evidences = read.filter((o) => o.result.assurance);
+  const assurance = evidences.length ? mergeEvidence(evidences.map((o) => ({ profile: o.profile, ev: o.result.assurance! }))) : null;
   const doc: ReportDocument = {
     generated_at: first?.generated_at ?? new Date().toISOString(),
     window: first?.window ?? { since: '', until: '', grace_seconds: 0 },
@@ -41,6 +58,7 @@ export function mergeReport(outcomes: readonly ProfileOutcome[]): { doc: ReportD
           broken: read.flatMap((o) => (o.result.check?.broken ?? []).map((b) => ({ ...b, name: `${o.profile}: ${b.name ?? b.id}` }))),
         }
       : null,
+    assurance,
   };
   return { doc, unreadProfiles: profilesNotRead(outcomes, isDocument) };
 }

@@ -1,6 +1,7 @@
 // The report as text: the terminal table and Markdown (for a ticket or an
 // audit folder). Both read the document only; service text is sanitised
 // (and escaped for Markdown).
+import { evidenceMarkdown } from './evidence-view.js';
 import type { Column } from '../contract/context.js';
 import { displayWidth, humanBytes, relativeTime } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
@@ -357,6 +358,7 @@ export function reportMarkdown(doc: ReportDocument): string {
     if (more) lines.push('', more.trimEnd());
     lines.push('');
   }
+  if (doc.assurance) lines.push(evidenceMarkdown(doc.assurance));
   lines.push('## Rules', '', ...doc.notes.map((n) => `- ${n}`), '');
   return lines.join('\n');
 }

@@ -119,6 +119,8 @@ export function restoreMarks(doc: RestoreDocument, o: { check: boolean; allowUnc
       ...(b.verdict === 'passed' ? { total_seconds: b.total_seconds } : {}),
       ...(b.verdict === 'passed' || b.verdict === 'structure-only' ? { rows: b.rows, tables: b.tables } : {}),
       engine: o.engine,
+      // What each --assert found (assure's validations): the evidence report says which held.
+      ...(b.files.some((f) => f.assertions.length) ? { assertions: b.files.flatMap((f) => f.assertions.map((a) => ({ sql: a.sql, ok: a.ok }))) } : {}),
     },
   }));
 }

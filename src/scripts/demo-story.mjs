@@ -190,3 +190,20 @@ export function statusAnomaliesStory(doc) {
   });
   return `And status? ${parts.join('; ')}`;
 }
+
+/**
+ * The title of the assurance step, from the evidence of `report --assurance --json`: "Restore testing evidence:
+ * crm postgres, restore test of backup 1a2b3c4d (made 2026-05-01 02:30 UTC): held `SELECT ... > 0`; FAILED
+ * `SELECT ... >= 500`: not covered".
+ */
+export function assuranceStory(ev) {
+  const parts = ev.jobs.flatMap((j) =>
+    j.tests.map((t) => {
+      const what = t.kind === 'verify' ? 'verify' : 'restore test';
+      if (!t.backup_id) return `${j.job}: ${t.why}`;
+      const checks = t.assertions.map((a) => `${a.held === true ? 'held' : a.held === false ? 'FAILED' : 'not run'} \`${a.validation}\``);
+      return `${j.job}, ${what} of backup ${t.backup_id.slice(0, 8)} (made ${t.backup_created_at ? `${t.backup_created_at.slice(0, 16).replace('T', ' ')} UTC` : 'when unknown'}): ${checks.length ? checks.join('; ') : t.result}: ${t.covered ? 'covered' : 'not covered'}`;
+    }),
+  );
+  return `Restore testing evidence: ${parts.join('. ')}`;
+}

@@ -8,12 +8,12 @@
 // What the tour says about the fleet is phrased from `status --json` and
 // `report --json` (demo-story.mjs).
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { anomaliesStory, checkRefuses, checkStory, diffStory, reportStory, restoreStory, statusAnomaliesStory, statusStory, verifyStory } from './demo-story.mjs';
+import { anomaliesStory, assuranceStory, checkRefuses, checkStory, diffStory, reportStory, restoreStory, statusAnomaliesStory, statusStory, verifyStory } from './demo-story.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const bin = path.join(root, 'bin', 'backupctl.cjs');
@@ -78,11 +78,12 @@ function shellWord(arg) {
 }
 
 let unexpected = 0;
-/** Shows and runs one command of the tour; `expect` is the exit code it should give. */
-function run(title, args, { input, expect = 0 } = {}) {
+/** Shows and runs one command of the tour; `expect` is the exit code it should give; `cwd` where it runs (a file named by a short path). */
+function run(title, args, { input, expect = 0, cwd } = {}) {
   process.stdout.write(`\n${bold(`# ${title}`)}\n${bold(`$ backupctl ${args.map(shellWord).join(' ')}`)}\n`);
   const r = spawnSync(process.execPath, [bin, ...args], {
     env: childEnv,
+    cwd,
     input,
     stdio: [input === undefined ? 'inherit' : 'pipe', 'inherit', 'inherit'],
   });
@@ -106,6 +107,10 @@ const demo = ['--profile', 'demo'];
 /** Where the tour writes the HTML report; kept when the tour ends (the closing words say where). */
 let reportDir;
 let reportFile;
+/** The assurance plan of the tour (in its state folder), once written; the HTML report then carries its evidence. */
+let planFile;
+/** Whether a PostgreSQL engine restored "api postgres": the assurance plan's restore test needs one. */
+let pgEngine = false;
 try {
   run('Log a "demo" profile in to the emulator (the token comes on stdin)', ['auth', 'login', ...demo, '--base-url', env.BACKUPCTL_BASE_URL, '--with-token'], {
     input: `${env.BACKUPCTL_TOKEN}\n`,
@@ -144,6 +149,7 @@ try {
         continue;
       }
       run(restoreStory(JSON.parse(restoreJson.stdout)), [...demo, 'restore-test', ...args, '-o', 'table']);
+      pgEngine = args[0] === 'api postgres';
       break;
     }
   }
@@ -179,6 +185,36 @@ try {
   // status shows what anomalies found in the catalog, as a warning of the job.
   const anomalousJson = read([...demo, 'status', '--job', 'file share', '--job', 'crm postgres', '--json']);
   if (anomalousJson !== undefined) run(statusAnomaliesStory(JSON.parse(anomalousJson)), [...demo, 'status', '--job', 'file share', '--job', 'crm postgres', '-o', 'table']);
+  // Restore testing as a fleet policy (issue 44): an assurance plan in the backups file, run by `assure run`. Its
+  // restore test of "crm postgres" checks two SQL assertions in the restored data: customers are there (it holds),
+  // and orders are not fewer than 500 (it fails: the newest night lost 90% of them). The tests are due because the
+  // tour's state starts empty; the backup is the newest, whatever the hour. The evidence's words come from report --json.
+  if (pgEngine) {
+    const plan = [
+      'version: 1',
+      'assurance:',
+      '  "crm postgres":',
+      '    restore_test_every: 7d',
+      '    rto: 15m',
+      '    validations:',
+      '      - sql: "SELECT count(*) FROM public.customers"',
+      '        expect: "> 0"',
+      '      - sql: "SELECT count(*) FROM public.orders"',
+      '        expect: ">= 500"',
+      '',
+    ].join('\n');
+    planFile = path.join(tourState, 'assurance.yaml');
+    writeFileSync(planFile, plan);
+    process.stdout.write(`\n${bold('# Restore testing as a policy: an assurance plan in the backups file (assurance.yaml)')}\n${plan}`);
+    run('Run the tests the plan says are due: the restore test checks both assertions in the restored data (exit 9: one failed)', [...demo, 'assure', 'run', '-f', 'assurance.yaml'], {
+      expect: 9,
+      cwd: tourState,
+    });
+    const evidenceJson = read([...demo, 'report', '--since', '1d', '--job', 'crm postgres', '--assurance', planFile, '--json']);
+    if (evidenceJson !== undefined) run(assuranceStory(JSON.parse(evidenceJson).assurance), [...demo, 'assure', 'status', '-f', 'assurance.yaml', '-o', 'table'], { cwd: tourState });
+  } else {
+    process.stdout.write(`\n${bold('# assure run: skipped, its restore test of "crm postgres" needs PostgreSQL (or PGlite) on this machine, as restore-test above')}\n`);
+  }
   const jobs = read([...demo, 'jobs', 'list', '--page-size', '15', '--json']);
   const job = jobs === undefined ? undefined : JSON.parse(jobs)[0]?.name;
   if (job) {
@@ -194,7 +230,18 @@ try {
     run(`Did the schedules keep? ${reportStory(JSON.parse(reportJson))}`, [...demo, 'report', '--since', '30d', '-o', 'table']);
     reportDir = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-report-'));
     reportFile = path.join(reportDir, 'report.html');
-    run('The same report as one HTML file: charts, no network request, printable', [...demo, 'report', '--since', '30d', '-o', 'html', '--output-file', reportFile]);
+    const evidence = planFile ? ['--assurance', planFile] : [];
+    run(`The same report as one HTML file: charts, no network request, printable${planFile ? ', with the restore testing evidence of the plan' : ''}`, [
+      ...demo,
+      'report',
+      '--since',
+      '30d',
+      ...evidence,
+      '-o',
+      'html',
+      '--output-file',
+      reportFile,
+    ]);
     if (existsSync(reportFile)) process.stdout.write(`Open it in a browser: file://${reportFile}\n`);
   }
 } finally {

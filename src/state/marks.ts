@@ -61,6 +61,8 @@ export interface Mark {
   rows?: number;
   tables?: number;
   engine?: string | null;
+  /** restore-test --assert: each statement run in the restored data and whether its first cell was true (assure's validations). */
+  assertions?: Array<{ sql: string; ok: boolean }>;
 }
 
 export interface KindMarks {

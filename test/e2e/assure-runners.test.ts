@@ -1,6 +1,6 @@
 // assure run (issue 44 §2, §4): the due tests run through verify itself, each a mark; runners as
-// processes on one PostgreSQL state split the work by lease, one killed mid-run, every due test done
-// exactly once; --shard splits without a state; a random plan picks different backups and says which.
+// processes on one PostgreSQL state split the work by lease (four runners over 42 due jobs: the demo's
+// and `emulator --fleet-jobs`), one killed mid-run, every due test done exactly once; --shard splits without a state; a random plan picks different backups and says which.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,7 +27,8 @@ afterAll(async () => {
 const stateUrl = () => `postgres://postgres:superpw@/runners?host=${pg.dir}`;
 
 describe('assure run', () => {
-  const emu = withEmulator();
+  // The demo's 8 jobs and 34 fleet jobs: 42 due tests for the runners.
+  const emu = withEmulator({ fleetJobs: 34 });
   const env = (name: string, extra: Record<string, string> = {}) => {
     const home = path.join(work, name);
     mkdirSync(path.join(home, 'cfg'), { recursive: true });
@@ -40,8 +41,9 @@ describe('assure run', () => {
     return p;
   };
 
-  it('three runners as processes on one PostgreSQL state, one killed mid-run: every due test is done exactly once, no mark lost', async () => {
+  it('four runners as processes on one PostgreSQL state over 42 due jobs, one killed mid-run: every due test is done exactly once, no mark lost', async () => {
     const jobs = await jobsOf(emu);
+    expect(jobs.length).toBeGreaterThanOrEqual(40);
     const file = plan('all.yaml', 'version: 1\nassurance:\n  "*":\n    verify_every: 1d\n');
     const lines: string[][] = [];
     const start = (i: number) => {
@@ -61,7 +63,7 @@ describe('assure run', () => {
       child.stdout.resume();
       return { child, done: new Promise<number | null>((r) => child.on('close', (code) => r(code))) };
     };
-    const runners = [0, 1, 2].map(start);
+    const runners = [0, 1, 2, 3].map(start);
     // The first runner dies (SIGKILL: no clean-up) as soon as it has finished one test: it holds its next one.
     await new Promise<void>((resolve) => {
       const t = setInterval(() => {

@@ -65,7 +65,7 @@ describe('npm run demo', () => {
     const tmp = mkdtempSync(path.join(tmpdir(), 'backupctl-demo-tmp-'));
     try {
       const started = Date.now();
-      const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state, TMPDIR: tmp }, 110_000);
+      const r = await runDemo({ DEMO_PORT: '0', BACKUPCTL_CONFIG_DIR: cfg.dir, XDG_STATE_HOME: state, TMPDIR: tmp }, 200_000);
       expect(r.stderr).not.toMatch(/demo: |\n\s+at /);
       expect(r.code).toBe(0);
       const lines = r.stdout.split('\n');
@@ -156,7 +156,7 @@ describe('npm run demo', () => {
       expect(missing.length).toBeGreaterThanOrEqual(4);
       const named = /missed \(([^)]*)\)/.exec(reportTitle)![1]!;
       expect(named.split(/, | and /).sort()).toEqual(missing.sort());
-      expect(lines).toContain('# The same report as one HTML file: charts, no network request, printable');
+      expect(lines).toContain('# The same report as one HTML file: charts, no network request, printable, with the restore testing evidence of the plan');
       // The bad-night jobs missed no run (made an hour before their first night) and the report shows their anomalies.
       // From 02:30 to 03:30 UTC tonight's run is expected and pending (its grace has not ended; the emulator's nights
       // stop an hour before now): 23 expected then.
@@ -209,6 +209,25 @@ describe('npm run demo', () => {
       );
       expect(lines.slice(st).find((l) => l.startsWith('warning: file share: '))).toMatch(/^warning: file share: 2 backups with anomalies not acknowledged .*; the first one's last clean backup [0-9a-f-]{36} /);
 
+      // Issue 44: an assurance plan's restore test of crm postgres (its newest night lost 90% of its orders) checks two
+      // SQL assertions in the restored data: the customers one holds, the orders one fails; the evidence says which.
+      const assure = lines.indexOf('$ backupctl --profile demo assure run -f assurance.yaml');
+      expect(assure, r.stdout.slice(-3000)).toBeGreaterThan(0);
+      expect(lines.slice(assure - 12, assure)).toContain('      - sql: "SELECT count(*) FROM public.orders"');
+      expect(lines[assure + 1]).toMatch(new RegExp(`^restore-test\tcrm postgres\t(${ID})\tfailed$`));
+      const tested = lines[assure + 1]!.split('\t')[2]!;
+      expect(lines[assure + 2]).toBe('(exit 9)');
+      expect(r.stderr).toMatch(/^error: 1 test failed: restore-test "crm postgres"$/m);
+      const evidence = lines.findIndex((l) => l.startsWith('# Restore testing evidence: '));
+      const made = /\(made (\S+ \S+ UTC)\)/.exec(lines[evidence]!)?.[1];
+      expect([newestNight(started), newestNight(Date.now())].map((n) => `${day(n)} 02:30 UTC`)).toContain(made);
+      expect(lines[evidence]).toBe(
+        `# Restore testing evidence: crm postgres, restore test of backup ${tested.slice(0, 8)} (made ${made}): ` +
+          'held `SELECT count(*) FROM public.customers > 0`; FAILED `SELECT count(*) FROM public.orders >= 500`: not covered',
+      );
+      expect(lines[evidence + 1]).toBe('$ backupctl --profile demo assure status -f assurance.yaml -o table');
+      expect(lines[evidence + 3]).toMatch(/^crm postgres\s+restore-test\s+7d\s+failing\s+\S+ \(failed\)\s*$/);
+
       // Issue 25 §11: off a terminal the tour says the emulator stops, never "Ctrl-C to stop", and keeps the
       // HTML report whose path it printed.
       expect(r.stderr).not.toContain('Ctrl-C');
@@ -222,6 +241,7 @@ describe('npm run demo', () => {
       expect(r.stdout).toContain(`Open it in a browser: file://${kept}`);
       expect(existsSync(kept!)).toBe(true);
       expect(readFileSync(kept!, 'utf8')).toMatch(/^<!DOCTYPE html>/i);
+      expect(readFileSync(kept!, 'utf8')).toContain('<tr data-job="crm postgres" data-test="restore_test" data-covered="false">');
 
       // auth status as a person reads it (labels, the token masked), not raw tsv.
       const who = lines.indexOf('$ backupctl --profile demo auth status -o table');
@@ -241,7 +261,7 @@ describe('npm run demo', () => {
       rmSync(state, { recursive: true, force: true });
       rmSync(tmp, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 210_000);
 
   it('on a terminal, keeps the emulator running until Ctrl-C, says so once, and keeps the report', async () => {
     const cfg = tempConfigDir();
@@ -261,7 +281,7 @@ describe('npm run demo', () => {
       };
       child.stdout.on('data', onData);
       child.stderr.on('data', onData);
-      const timer = setTimeout(() => child.kill('SIGKILL'), 110_000);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 200_000);
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
       clearTimeout(timer);
       const text = output.replace(/\u001b\[[0-9;?]*[A-Za-z]/g, '').replace(/\r/g, '');
@@ -279,5 +299,5 @@ describe('npm run demo', () => {
       rmSync(state, { recursive: true, force: true });
       rmSync(tmp, { recursive: true, force: true });
     }
-  }, 120_000);
+  }, 210_000);
 });

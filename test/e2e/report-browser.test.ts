@@ -3,7 +3,7 @@
 // and the test checks that nothing was fetched, nothing was logged as an
 // error, and every chart has a size on screen and on paper; then it renders
 // a PNG of the whole page (kept in the temporary folder named below, to look at).
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -37,7 +37,12 @@ describe('report -o html in headless Chromium', () => {
   it('loads with no console error and no request, every chart has a size on screen and in print, and it renders to a PNG', { timeout: 90_000 }, async () => {
     expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (the Debian package), or set BACKUPCTL_CHROMIUM`).toBe(true);
     const file = path.join(work, 'report.html');
-    const r = await runCli(['report', '--since', '10d', '-o', 'html', '--output-file', file], {
+    // The restore testing evidence (issue 44) as well: a plan, one test of it proven by a verify (a row with a whole backup id).
+    const plan = path.join(work, 'plan.yaml');
+    writeFileSync(plan, 'version: 1\nassurance:\n  "api postgres":\n    verify_every: 1d\n  "shop mysql":\n    verify_every: 1d\n    restore_test_every: 7d\n    rto: 15m\n    validations:\n      - table_exists: orders\n');
+    const verified = await runCli(['verify', 'api postgres', '--latest', '-q'], { env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir } });
+    expect(verified.code, verified.stderr).toBe(0);
+    const r = await runCli(['report', '--since', '10d', '--assurance', plan, '-o', 'html', '--output-file', file], {
       env: { BACKUPCTL_BASE_URL: emu.url, BACKUPCTL_TOKEN: emu.token, BACKUPCTL_CONFIG_DIR: cfg.dir },
     });
     expect(r.stderr).toBe('');
@@ -91,6 +96,9 @@ describe('report -o html in headless Chromium', () => {
       expect(screen).toHaveLength(entries.reduce((n, s) => n + 2 + 2 * s.length, 0));
       expect(screen.filter((b) => !(b.width > 0 && b.height > 0))).toEqual([]);
       expect(await page.locator('#summary .card').count()).toBeGreaterThanOrEqual(6);
+      // The evidence: one row per test of the plans, api postgres's verify covered by the verify above.
+      expect(await page.locator('#assurance tbody tr').count()).toBe(3);
+      expect(await page.locator('#assurance tr[data-job="api postgres"][data-covered="true"]').count()).toBe(1);
       await page.screenshot({ path: path.join(ARTIFACTS, 'report.png'), fullPage: true });
 
       // Issue 25 §8: the date labels over the calendar never overlap (the last two did: "11-25" on "11-26").

@@ -194,7 +194,7 @@ describe('report formats', () => {
     expect(r.code).toBe(0);
     const schema = JSON.parse(r.stdout) as { title: string; properties: Record<string, unknown> };
     expect(schema.title).toBe('backupctl report --json');
-    expect(Object.keys(schema.properties)).toEqual(['generated_at', 'window', 'summary', 'jobs', 'droplets', 'volumes', 'resources', 'notes', 'check']);
+    expect(Object.keys(schema.properties)).toEqual(['generated_at', 'window', 'summary', 'jobs', 'droplets', 'volumes', 'resources', 'notes', 'check', 'assurance']);
   });
 });
 
