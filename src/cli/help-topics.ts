@@ -75,6 +75,8 @@ the environment over the profile. An empty value counts as unset.
                         most disk a restore-test may fill (its local server's folder, or the
                         scratch database on --into), e.g. 2GiB; default 10GiB. Past it the restore
                         stops (docs/restore-tests.md); a bad value exits 3 naming it
+  BACKUPCTL_PG_TEMPLATE 0: restore-test's local PostgreSQL runs initdb each time instead of copying
+                        the installation's template cluster (docs/restore-tests.md)
   BACKUPCTL_PRIVATE_KEY_PASSPHRASE
                         passphrase of the --private-key that decrypts encrypted backups on the
                         way (verify, restore-test, download), when no --private-key-pass-file
@@ -92,7 +94,8 @@ the environment over the profile. An empty value counts as unset.
                         retention's predictions; all but the run locks go to the PostgreSQL
                         state instead when BACKUPCTL_STATE_URL or state_url names one
   XDG_CACHE_HOME        where a start-up code cache for another node version is kept
-                        ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; docs/startup.md)
+                        ($XDG_CACHE_HOME/backupctl, else ~/.cache/backupctl; docs/startup.md),
+                        and restore-test's PostgreSQL template (pg-template/)
   BACKUPCTL_NO_CODE_CACHE
                         1: never write that cache
   BACKUPCTL_SEA_CHILD   internal: set by the single executable on the PGlite child it starts for
