@@ -15,7 +15,7 @@
 // (pipeline/bounds.ts), the token kept out of --debug (http/redact.ts), the stated sizes a
 // transfer is held to (util/stated-size.ts), the marks status and report judge by
 // (state/marks.ts), the anomaly verdicts (catalog/anomalies.ts), the retention forecast
-// (retention/model.ts). docs/development.md "Mutation testing" gives the score of each.
+// (retention/keep-rules.ts). docs/development.md "Mutation testing" gives the score of each.
 /** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
 export default {
   testRunner: 'vitest',
@@ -32,7 +32,7 @@ export default {
     'src/util/stated-size.ts',
     'src/state/marks.ts',
     'src/catalog/anomalies.ts',
-    'src/retention/model.ts',
+    'src/retention/keep-rules.ts',
   ],
   // Each mutant runs only the tests that reached it in the dry run.
   coverageAnalysis: 'perTest',

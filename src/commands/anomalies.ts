@@ -12,7 +12,7 @@ import { checkCronFlags, cronParams } from '../jobs/cron.js';
 import { checkDecryptFlags, decryptParams } from '../jobs/decrypt.js';
 import { jobArg } from '../resources/common.js';
 import type { JobAnomalies, Thresholds } from '../catalog/anomalies.js';
-import { anomaliesSchema, scanSchema } from '../catalog/model.js';
+import { anomaliesSchema, scanSchema } from '../catalog/document.js';
 
 const DEFAULT_SINCE_DAYS = 30;
 

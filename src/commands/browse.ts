@@ -16,7 +16,7 @@ import type { Backup } from '../backups/record.js';
 import type { Decryptor } from '../pipeline/decrypt.js';
 import type { BackupFingerprint, CatalogState as Catalog } from '../state/catalog.js';
 import { cleanPath, type ListingEntry } from '../catalog/listing.js';
-import { diffSchema, findSchema, lsSchema } from '../catalog/model.js';
+import { diffSchema, findSchema, lsSchema } from '../catalog/document.js';
 import { sanitize, tsvField } from '../output/sanitize.js';
 import { encryptedHint, undecrypted } from '../pipeline/encrypted.js';
 import { shownName } from '../restore/pick.js';

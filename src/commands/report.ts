@@ -9,7 +9,7 @@ import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { CliError, ExitCode, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';
 import { parseDatetime } from '../util/time.js';
-import { REPORT_RULES, reportDocumentSchema, type ReportDocument } from '../report/model.js';
+import { REPORT_RULES, reportDocumentSchema, type ReportDocument } from '../report/document.js';
 
 export const module: ModuleSpec = {
   name: 'report',

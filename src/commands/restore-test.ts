@@ -13,7 +13,7 @@ import type { ModuleSpec } from '../contract/spec.js';
 import { jobArg } from '../resources/common.js';
 import { CliError, ExitCode, UsageError, VerificationFailedError } from '../errors.js';
 import { sanitize } from '../output/sanitize.js';
-import { restoreDocumentSchema } from '../restore/model.js';
+import { restoreDocumentSchema } from '../restore/document.js';
 import { READBACK_CALLS, readbackHandler, readbackParams } from './readback.js';
 
 /** Its own -o formats (besides table, json, ndjson, tsv, -q and --check). */
@@ -130,7 +130,7 @@ interface Prep {
   allowUnchecked: boolean;
   restore: Omit<import('../restore/types.js').RestoreOptions, 'signal'>;
 }
-type RestoreDocument = import('../restore/model.js').RestoreDocument;
+type RestoreDocument = import('../restore/document.js').RestoreDocument;
 
 /** restore-test: one backup, the read pipeline with a restore sink per file. */
 const restoreTest = readbackHandler<RestoreDocument, Prep>({

@@ -81,7 +81,7 @@ async function checkRetention(input: CommandInput, ctx: Context) {
   const v = input.values;
   const md = ctx.globals.output?.trim().toLowerCase() === 'md';
   if (md && ctx.globals.json) throw new UsageError('--json and -o md ask for two formats: give one');
-  const { applyWhatIf } = await import('../retention/model.js');
+  const { applyWhatIf } = await import('../retention/keep-rules.js');
   const whatIf = typeof v.what_if === 'string' ? v.what_if : undefined;
   if (whatIf !== undefined) {
     const parsed = applyWhatIf({ hourly: 0, daily: 0, weekly: 0, monthly: 0 }, whatIf);

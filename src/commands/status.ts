@@ -9,7 +9,7 @@ import { FLEET_CALLS, fleetDryRun, onePage } from '../fleet/calls.js';
 import { EmptyResultError, UsageError } from '../errors.js';
 import { cronParams } from '../jobs/cron.js';
 import { parseDuration } from '../util/time.js';
-import { DEFAULT_MAX_AGE_MS, parseMaxAges, statusDocumentSchema, type BackupSummary, type JobStatus, type MachineStatus, type MaxAgeRules, type ResourceStatus, type StatusDocument } from '../status/model.js';
+import { DEFAULT_MAX_AGE_MS, parseMaxAges, statusDocumentSchema, type BackupSummary, type JobStatus, type MachineStatus, type MaxAgeRules, type ResourceStatus, type StatusDocument } from '../status/document.js';
 import { durationText } from '../util/duration.js';
 
 export const module: ModuleSpec = {

@@ -8,7 +8,7 @@ import type { Format, Handler } from '../contract/context.js';
 import type { ModuleSpec } from '../contract/spec.js';
 import { jobArg } from '../resources/common.js';
 import { CliError, ExitCode, UncheckedError, UsageError, VerificationFailedError } from '../errors.js';
-import { verifyDocumentSchema } from '../verify/model.js';
+import { verifyDocumentSchema } from '../verify/document.js';
 import { READBACK_CALLS, readbackHandler, readbackParams } from './readback.js';
 
 /** Its own -o formats (besides table, json, ndjson, tsv, -q and --check). */
@@ -77,7 +77,7 @@ export const module: ModuleSpec = {
 
 export const schemas = { verify: verifyDocumentSchema };
 
-type VerifyDocument = import('../verify/model.js').VerifyDocument;
+type VerifyDocument = import('../verify/document.js').VerifyDocument;
 
 interface Prep {
   parallel: number;

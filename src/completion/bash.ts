@@ -1,6 +1,6 @@
 // The bash script: names of the resources that have them (quoted when they hold a space),
 // ids of the others, from `backupctl __complete` (dynamic.ts).
-import type { CompletionModel, FlagInfo } from './model.js';
+import type { CompletionModel, FlagInfo } from './tree.js';
 import { NAMED_KINDS } from '../cli/resolve.js';
 import { HEADER_NOTE, commandEntries, flagValueEntries, positionalEntries, shCase, sq } from './parts.js';
 

@@ -1,5 +1,5 @@
 // The fish script: names with their ids as descriptions, from `backupctl __complete names`.
-import type { CompletionModel, FlagInfo } from './model.js';
+import type { CompletionModel, FlagInfo } from './tree.js';
 import { HEADER_NOTE, commandEntries, fishSwitch, flagValueEntries, fq, oneLine, positionalEntries } from './parts.js';
 
 export function fishScript(model: CompletionModel): string {

@@ -1,14 +1,14 @@
 // Shell completion (issue 25 §19): one entry point for the scripts of three shells, generated
-// from the manifest (model.ts, parts.ts, bash.ts, zsh.ts, fish.ts); the look-ups the scripts
+// from the manifest (tree.ts, parts.ts, bash.ts, zsh.ts, fish.ts); the look-ups the scripts
 // call at a TAB are in dynamic.ts. `backupctl completion` and `__complete` (src/commands/completion.ts)
 // and the build's --docs step use it.
 import type { Manifest } from '../contract/spec.js';
-import { completionModel } from './model.js';
+import { completionModel } from './tree.js';
 import { bashScript } from './bash.js';
 import { zshScript } from './zsh.js';
 import { fishScript } from './fish.js';
 
-export { completionModel, type CommandNode, type CompletionModel, type FlagInfo, type Values } from './model.js';
+export { completionModel, type CommandNode, type CompletionModel, type FlagInfo, type Values } from './tree.js';
 
 export type Shell = 'bash' | 'zsh' | 'fish';
 export const SHELLS: readonly Shell[] = ['bash', 'zsh', 'fish'];

@@ -1,6 +1,6 @@
 // The pieces the three scripts share: the value specs they read, quoting, and the case tables
 // (command words, flag values, positional arguments) each shell spells its own way.
-import type { CompletionModel, Values } from './model.js';
+import type { CompletionModel, Values } from './tree.js';
 
 export const HEADER_NOTE = 'Generated from the command registry by `npm run docs` (the same as `backupctl completion';
 

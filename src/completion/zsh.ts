@@ -1,5 +1,5 @@
 // The zsh script: names with their ids as descriptions, from `backupctl __complete names`.
-import type { CompletionModel, FlagInfo } from './model.js';
+import type { CompletionModel, FlagInfo } from './tree.js';
 import { HEADER_NOTE, commandEntries, flagValueEntries, oneLine, positionalEntries, shCase, sq } from './parts.js';
 
 export function zshScript(model: CompletionModel): string {

@@ -37,7 +37,7 @@ import { isSuccess } from '../backups/status.js';
 import { newestBackupsRequest, newestSuccessRequests } from '../backups/newest.js';
 import { buildEntry, totalsOf, type AttemptInput, type ReportWindow, type ScheduleInput } from './compute.js';
 import { snapshotScheduleCron } from '../util/snapshot-cron.js';
-import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './model.js';
+import { REPORT_RULES, type EntryKind, type ReportDocument, type ReportEntry } from './document.js';
 import { NO_MARKS, type FleetMarks } from '../fleet/marks.js';
 import type { FleetAnomalies } from '../fleet/anomalies.js';
 import { lastChangeOf, timingOf } from '../fleet/timing.js';

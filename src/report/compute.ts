@@ -35,7 +35,7 @@
 //   unscheduled, and no run is missed.
 import { isSuccess, statusWord } from '../backups/status.js';
 import type { CronTools } from '../fleet/schedule.js';
-import type { EntryKind, ReportAttempt, ReportEntry, ReportRun, ReportSchedule, ReportTotals, RunOutcome } from './model.js';
+import type { EntryKind, ReportAttempt, ReportEntry, ReportRun, ReportSchedule, ReportTotals, RunOutcome } from './document.js';
 
 export interface ReportWindow {
   since: number;

@@ -6,7 +6,7 @@ import { sanitize } from '../output/sanitize.js';
 import { evidenceHtml } from './evidence-view.js';
 import { durationText } from '../util/duration.js';
 import { dayCells, type DayCell } from './compute.js';
-import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './model.js';
+import type { ReportDocument, ReportEntry, ReportTotals, RunOutcome } from './document.js';
 import { acknowledgedLines, anomalyCell, anomalyWarning } from '../fleet/anomalies.js';
 import {
   SECTIONS,

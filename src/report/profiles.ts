@@ -4,7 +4,7 @@
 import type { ProfileOutcome } from '../contract/context.js';
 import { profilesNotRead, tagged } from '../fleet/profiles.js';
 import { totalsOf } from './compute.js';
-import type { ReportDocument } from './model.js';
+import type { ReportDocument } from './document.js';
 import type { Evidence } from './evidence.js';
 
 /** The evidence sections of several profiles as one: each job named "profile: job", the counts added up. */

@@ -8,7 +8,7 @@ import { sanitize } from '../output/sanitize.js';
 import { wordParts, wrapHanging, wrapParts } from '../util/wrap.js';
 import { durationText } from '../util/duration.js';
 import { table, type Palette, type ViewColumn } from '../output/view-table.js';
-import type { ReportDocument, ReportEntry, ReportTotals } from './model.js';
+import type { ReportDocument, ReportEntry, ReportTotals } from './document.js';
 import { acknowledgedLines, anomalyCell, anomalyWarning } from '../fleet/anomalies.js';
 import { profileOf } from '../fleet/profiles.js';
 

@@ -11,7 +11,7 @@ import type { UrlSource } from '../pipeline/types.js';
 import { boundsFromEnv } from '../pipeline/bounds.js';
 import type { Decryptor } from '../pipeline/decrypt.js';
 import { DispatchSink, failedRestore } from './dispatch.js';
-import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
+import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './document.js';
 import type { FileRestore, RestoreOptions } from './types.js';
 import { whenAborted } from '../util/abort.js';
 

@@ -6,7 +6,7 @@ import { displayWidth, humanBytes, whenAndAge } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { wrapHanging } from '../util/wrap.js';
 import { newestMarkAt, type MarkInput, type MarkedBackup } from '../state/marks.js';
-import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './model.js';
+import type { RestoreBackupResult, RestoreDocument, RestoreFileResult } from './document.js';
 import { engineById, engineOf } from './registry.js';
 
 /** A database engine (it lists tables) says where it ran; the others (the walker, the extraction) always run inside backupctl. */

@@ -4,7 +4,7 @@
 import type { Client, Context } from '../contract/context.js';
 import { NotFoundTarget } from './errors.js';
 import { RETENTION_PERIODS, type Counts } from '../backups/retention.js';
-import type { ModelBackup } from './model.js';
+import type { ModelBackup } from './keep-rules.js';
 import { scheduleSpec, type ScheduleSpec } from './runs.js';
 
 export type TargetKind = 'job' | 'droplet' | 'volume' | 'resource';

@@ -3,7 +3,7 @@
 // keep / expire / reasons lists, the optional simulation and the guard.
 // Pure: the caller gives the clock, the runs and the proofs.
 import { RETENTION_PERIODS, type Counts } from '../backups/retention.js';
-import { forecast, simulate, type Run, type Verdict } from './model.js';
+import { forecast, simulate, type Run, type Verdict } from './keep-rules.js';
 import type { Target } from './collect.js';
 import type { Proof } from './proven.js';
 import type { CleanBackup } from './clean.js';

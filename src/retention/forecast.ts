@@ -1,7 +1,7 @@
 // From what was read to the forecast documents: the schedule's future runs
 // (runs.ts), the counts (the service's or --what-if's), the proofs for the guard.
 import { loadCronTools } from '../fleet/schedule.js';
-import { applyWhatIf } from './model.js';
+import { applyWhatIf } from './keep-rules.js';
 import { futureRuns } from './runs.js';
 import { forecastDocument, horizonDays, type ForecastDocument } from './document.js';
 import type { Target } from './collect.js';

@@ -9,7 +9,7 @@ import { DEFAULT_TIMEZONE } from '../fleet/schedule.js';
 import { scheduleBasis, type ScheduleFields } from '../util/schedule-basis.js';
 import { STOPPED_SCHEDULE } from '../fleet/reader.js';
 import { RETENTION_PERIODS, type Period } from '../backups/retention.js';
-import type { Run } from './model.js';
+import type { Run } from './keep-rules.js';
 
 /** A schedule as the forecast needs it: a cron expression in a time zone. */
 export interface ScheduleSpec {

@@ -1,10 +1,10 @@
 // Types of demo-story.mjs, for the tests that check the tour's commentary.
-import type { StatusDocument } from '../status/model.js';
+import type { StatusDocument } from '../status/document.js';
 
 export function ageWords(seconds: number): string;
 export function statusStory(doc: StatusDocument): string;
 export function checkStory(doc: StatusDocument): string;
 export function checkRefuses(doc: StatusDocument): Array<{ label: string; health: string }>;
-export function reportStory(doc: import('../report/model.js').ReportDocument): string;
-export function verifyStory(doc: import('../verify/model.js').VerifyDocument, health?: string): string;
-export function restoreStory(doc: import('../restore/model.js').RestoreDocument): string;
+export function reportStory(doc: import('../report/document.js').ReportDocument): string;
+export function verifyStory(doc: import('../verify/document.js').VerifyDocument, health?: string): string;
+export function restoreStory(doc: import('../restore/document.js').RestoreDocument): string;

@@ -57,7 +57,7 @@ import {
   type ResourceStatus,
   type ScheduleStatus,
   type StatusDocument,
-} from './model.js';
+} from './document.js';
 import { isSuccess } from '../backups/status.js';
 import { newestFirst } from '../backups/newest.js';
 

@@ -3,7 +3,7 @@
 // droplets, volumes, resources, anomalies, relative times) is shown with a profile column.
 import type { ProfileOutcome } from '../contract/context.js';
 import { profilesNotRead, tagged } from '../fleet/profiles.js';
-import type { StatusDocument } from './model.js';
+import type { StatusDocument } from './document.js';
 
 export interface MergedStatus {
   doc: StatusDocument;

@@ -10,7 +10,7 @@ import {
   type JobStatus,
   type SnapshotSummary,
   type StatusDocument,
-} from './model.js';
+} from './document.js';
 
 // The text-format writer moved to src/output/prometheus.ts (issue 25 §17); re-exported for its importers.
 import { Exposition, type Labels } from '../output/prometheus.js';

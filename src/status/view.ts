@@ -9,7 +9,7 @@ import { table, type Palette, type ViewColumn } from '../output/view-table.js';
 import { acknowledgedLines, anomalyCell } from '../fleet/anomalies.js';
 import { wordParts, wrapParts, type Part } from '../util/wrap.js';
 import { profileOf } from '../fleet/profiles.js';
-import type { Health, JobStatus, MachineStatus, ResourceStatus, SnapshotSummary, StatusDocument, BackupSummary } from './model.js';
+import type { Health, JobStatus, MachineStatus, ResourceStatus, SnapshotSummary, StatusDocument, BackupSummary } from './document.js';
 
 // ---------------------------------------------------------------------------
 // Marks

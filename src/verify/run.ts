@@ -5,7 +5,7 @@
 // command records each backup's mark). Pure of output: the caller renders.
 import { readBackups, type PipelineBackup, type PipelineOptions } from '../pipeline/index.js';
 import type { LedgerState as Ledger } from '../state/verify-ledger.js';
-import type { BackupResult, FileResult, VerifyDocument } from './model.js';
+import type { BackupResult, FileResult, VerifyDocument } from './document.js';
 
 export type BackupToVerify = PipelineBackup;
 

@@ -5,7 +5,7 @@ import { displayWidth, humanBytes, whenAndAge } from '../output/format.js';
 import { sanitize } from '../output/sanitize.js';
 import { wrapParts } from '../util/wrap.js';
 import { newestMarkAt, type MarkInput, type MarkedBackup } from '../state/marks.js';
-import type { BackupResult, FileResult, VerifyDocument } from './model.js';
+import type { BackupResult, FileResult, VerifyDocument } from './document.js';
 
 /** The transfer failed before any byte: no size, no format to show ("0 B" would read like an empty file). */
 const notRead = (f: FileResult) => f.format === 'not-read';

@@ -10,7 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { backupsOf, jobIdOf, withEmulator } from '../helpers/emulator.js';
 import { MarksStore, serviceKey } from '../../src/state/marks.js';
-import { reportDocumentSchema } from '../../src/report/model.js';
+import { reportDocumentSchema } from '../../src/report/document.js';
 
 const work = mkdtempSync(path.join(tmpdir(), 'backupctl-evidence-'));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

@@ -14,8 +14,8 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { emulatorSession } from '../helpers/emulator.js';
 import type { EmulatorOptions } from '../../src/emulator/index.js';
-import { reportDocumentSchema, type ReportDocument } from '../../src/report/model.js';
-import { statusDocumentSchema } from '../../src/status/model.js';
+import { reportDocumentSchema, type ReportDocument } from '../../src/report/document.js';
+import { statusDocumentSchema } from '../../src/status/document.js';
 import { reportJobColumns } from '../../src/report/text.js';
 import { MarksStore, serviceKey } from '../../src/state/marks.js';
 

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { reportDocumentSchema, type ReportDocument, type ReportEntry } from '../../src/report/model.js';
+import { reportDocumentSchema, type ReportDocument, type ReportEntry } from '../../src/report/document.js';
 
 let cfg: ReturnType<typeof tempConfigDir>;
 beforeAll(() => {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { apiRequests, withEmulator } from '../helpers/emulator.js';
-import { reportDocumentSchema, type ReportDocument, type ReportEntry } from '../../src/report/model.js';
+import { reportDocumentSchema, type ReportDocument, type ReportEntry } from '../../src/report/document.js';
 
 const emu = withEmulator();
 let cfg: ReturnType<typeof tempConfigDir>;

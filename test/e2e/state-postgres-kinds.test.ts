@@ -13,7 +13,7 @@ import type { Emulator } from '../../src/emulator/index.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
 import { MIGRATIONS, SCHEMA_VERSION } from '../../src/state/pg.js';
 import { serviceKey } from '../../src/state/marks.js';
-import { statusDocumentSchema } from '../../src/status/model.js';
+import { statusDocumentSchema } from '../../src/status/document.js';
 import { PgLedger } from '../../src/state/pg-ledger.js';
 import { PgCatalog } from '../../src/state/pg-catalog.js';
 import { readPgPredictions, writePgPredictions } from '../../src/state/pg-predictions.js';

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { withEmulator } from '../helpers/emulator.js';
 import { startPgServer, type PgServer } from '../helpers/pg-server.js';
-import { statusDocumentSchema } from '../../src/status/model.js';
+import { statusDocumentSchema } from '../../src/status/document.js';
 import { PgMarksStore } from '../../src/state/pg-marks.js';
 import { SCHEMA_VERSION } from '../../src/state/pg.js';
 import { MARKS_FILE, MarksStore, type Mark } from '../../src/state/marks.js';

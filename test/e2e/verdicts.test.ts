@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli, tempConfigDir } from '../helpers/cli.js';
 import { startTestEmulator } from '../helpers/emulator.js';
 import type { Emulator } from '../../src/emulator/index.js';
-import { statusDocumentSchema, type JobStatus, type StatusDocument } from '../../src/status/model.js';
-import { verifyDocumentSchema } from '../../src/verify/model.js';
-import { restoreDocumentSchema } from '../../src/restore/model.js';
+import { statusDocumentSchema, type JobStatus, type StatusDocument } from '../../src/status/document.js';
+import { verifyDocumentSchema } from '../../src/verify/document.js';
+import { restoreDocumentSchema } from '../../src/restore/document.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

@@ -12,7 +12,7 @@ import { CliError, ExitCode } from '../../src/errors.js';
 import { nextPageQuery } from '../../src/http/paging.js';
 import { encodeQuery } from '../../src/http/query.js';
 import { collectStatus } from '../../src/status/collect.js';
-import { parseMaxAges, type StatusDocument } from '../../src/status/model.js';
+import { parseMaxAges, type StatusDocument } from '../../src/status/document.js';
 import { loadCronTools } from '../../src/fleet/schedule.js';
 import { checkStory, statusStory } from '../../src/scripts/demo-story.mjs';
 

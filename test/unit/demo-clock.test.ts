@@ -14,7 +14,7 @@ import { runsBetween } from '../../src/emulator/schedule.js';
 import { snapshotScheduleCron } from '../../src/util/snapshot-cron.js';
 import { HISTORY_DAYS, seedStore } from '../../src/emulator/seed.js';
 import { Store } from '../../src/emulator/store.js';
-import type { StatusDocument } from '../../src/status/model.js';
+import type { StatusDocument } from '../../src/status/document.js';
 import { DAY, HOUR, SWEEP_HISTORY_DAYS, SWEEP_TIMEOUT_MS, statusAt, sweep } from '../helpers/demo-sweep.js';
 
 describe('the demo keeps its story at every minute', () => {

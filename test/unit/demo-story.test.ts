@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { reportStory, restoreStory, verifyStory } from '../../src/scripts/demo-story.mjs';
 import { totalsOf } from '../../src/report/compute.js';
-import type { ReportDocument, ReportEntry, ReportTotals } from '../../src/report/model.js';
+import type { ReportDocument, ReportEntry, ReportTotals } from '../../src/report/document.js';
 
 // Every count zero (the totals of no entry), then the figures given.
 const totals = (t: Partial<ReportTotals>): ReportTotals => ({ ...totalsOf([]), ...t });
@@ -41,7 +41,7 @@ describe('reportStory', () => {
 });
 
 describe('verifyStory', () => {
-  type File = import('../../src/verify/model.js').FileResult;
+  type File = import('../../src/verify/document.js').FileResult;
   const file = (f: Partial<File>): File => ({
     backup_id: 'b1',
     name: 'x',
@@ -59,7 +59,7 @@ describe('verifyStory', () => {
     reasons: [],
     ...f,
   });
-  const verifyDoc = (files: File[]): import('../../src/verify/model.js').VerifyDocument => {
+  const verifyDoc = (files: File[]): import('../../src/verify/document.js').VerifyDocument => {
     const failed = files.filter((f) => f.verdict === 'failed').length;
     const totals = { files_total: files.length, files_failed: failed, files_unchecked: 0, bytes_read: files.length, seconds: 0.1 };
     return {

@@ -7,7 +7,7 @@ import { buildEntry, totalsOf } from '../../src/report/compute.js';
 import { middleCut, reportHtml } from '../../src/report/html.js';
 import { reportMarkdown, reportTable } from '../../src/report/text.js';
 import { plainPalette } from '../../src/output/view-table.js';
-import type { ReportDocument } from '../../src/report/model.js';
+import type { ReportDocument } from '../../src/report/document.js';
 
 let tools: CronTools;
 beforeAll(async () => {

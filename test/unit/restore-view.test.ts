@@ -2,7 +2,7 @@
 // in words, never the service's raw ISO text; a failed --assert said once.
 import { describe, expect, it } from 'vitest';
 import { backupSummaryLine, fileNote } from '../../src/restore/view.js';
-import type { RestoreBackupResult, RestoreFileResult } from '../../src/restore/model.js';
+import type { RestoreBackupResult, RestoreFileResult } from '../../src/restore/document.js';
 
 const backup = (over: Partial<RestoreBackupResult> = {}): RestoreBackupResult =>
   ({

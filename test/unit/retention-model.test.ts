@@ -1,11 +1,11 @@
-// The retention model (src/retention/model.ts) on hand-made inputs, and its
+// The retention model (src/retention/keep-rules.ts) on hand-made inputs, and its
 // invariants under fast-check: never more kept than the counts allow (manual
 // backups aside), and a newer backup never goes before an older one with the
 // same tags.
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { RETENTION_PERIODS as PERIODS, type Counts, type Period } from '../../src/backups/retention.js';
-import { applyWhatIf, forecast, simulate, type ModelBackup, type Run } from '../../src/retention/model.js';
+import { applyWhatIf, forecast, simulate, type ModelBackup, type Run } from '../../src/retention/keep-rules.js';
 
 const DAY = 86_400_000;
 const T0 = Date.UTC(2026, 2, 10, 12); // any instant: nothing below reads a clock

@@ -1,11 +1,11 @@
 // The retention forecast's words and numbers on one small job worked out by hand
-// (src/retention/model.ts): each backup's action, rules, reason and run; what a
+// (src/retention/keep-rules.ts): each backup's action, rules, reason and run; what a
 // simulation removes at each run; and --what-if's parse and its refusals. Written for
-// the survivors of `npm run mutate` on model.ts (issue 31); the invariants are in
+// the survivors of `npm run mutate` on keep-rules.ts (issue 31); the invariants are in
 // retention-model.test.ts.
 import { describe, expect, it } from 'vitest';
 import type { Counts } from '../../src/backups/retention.js';
-import { applyWhatIf, forecast, simulate, type ForecastInput, type ModelBackup } from '../../src/retention/model.js';
+import { applyWhatIf, forecast, simulate, type ForecastInput, type ModelBackup } from '../../src/retention/keep-rules.js';
 
 const H = 3_600_000;
 const b = (id: string, hour: number, tags: string[], status = 'completed'): ModelBackup => ({ id, created_at: hour * H, status, tags });

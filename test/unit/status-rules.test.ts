@@ -13,7 +13,7 @@ import {
   type BackupLike,
   type JobStatus,
   type StatusDocument,
-} from '../../src/status/model.js';
+} from '../../src/status/document.js';
 import { prometheusText } from '../../src/status/prometheus.js';
 import { escapeLabelValue } from '../../src/output/prometheus.js';
 import { statusView, stripText, unicodeMarks } from '../../src/status/view.js';

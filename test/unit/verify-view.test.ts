@@ -2,7 +2,7 @@
 // unit, no raw ISO time, and what was not checked said in words.
 import { describe, expect, it } from 'vitest';
 import { backupSummaryLine, summaryText } from '../../src/verify/view.js';
-import type { BackupResult, VerifyDocument } from '../../src/verify/model.js';
+import type { BackupResult, VerifyDocument } from '../../src/verify/document.js';
 
 const backup = (over: Partial<BackupResult> = {}): BackupResult => ({
   id: '3f2b1c9e-8d4a-4b7e-9c1d-2a5e6f7a8b9c',
