@@ -249,9 +249,9 @@ __backupctl_flags() {
     'apply') echo '--file -f --prune --allow-outside-files --allow-replace --allow-expiry' ;;
     'state migrate') echo '--to' ;;
     'assure run') echo '--file -f --concurrency --max-time --shard --lease' ;;
-    'assure status') echo '--file -f --check' ;;
+    'assure status') echo '--file -f --check --all-profiles --profiles' ;;
     'api') echo '--method -X --raw-field -f --field -F --input --paginate' ;;
-    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --bad-night --archive-faults --retention-jobs --changing-files --url-ttl --big-file --dialect --tick --now' ;;
+    'emulator') echo '--port --token --seed --latency --fault --outcome --big-job --damaged-files --bad-night --archive-faults --retention-jobs --fleet-jobs --changing-files --url-ttl --big-file --dialect --tick --now' ;;
   esac
 }
 
@@ -588,6 +588,7 @@ __backupctl_flag_value() {
     'assure run/--shard') echo 'none' ;;
     'assure run/--lease') echo 'none' ;;
     'assure status/--file'|'assure status/-f') echo 'none' ;;
+    'assure status/--profiles') echo 'none' ;;
     'assure status/--output'|'assure status/-o') echo 'words table json ndjson tsv prometheus' ;;
     'assure status/--columns') echo 'list job kind window state at rto_met' ;;
     'api/--method'|'api/-X') echo 'words GET POST PUT PATCH DELETE' ;;
@@ -601,6 +602,7 @@ __backupctl_flag_value() {
     'emulator/--fault') echo 'none' ;;
     'emulator/--outcome') echo 'words completed failed completed_with_errors' ;;
     'emulator/--big-job') echo 'none' ;;
+    'emulator/--fleet-jobs') echo 'none' ;;
     'emulator/--url-ttl') echo 'none' ;;
     'emulator/--big-file') echo 'none' ;;
     'emulator/--dialect') echo 'words neutral published' ;;

@@ -421,7 +421,10 @@ describe('nothing left behind, at any signal (the built CLI against the emulator
   const serverOf = (pid: number): { pid: number; cwd: string } | null => {
     for (const p of spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean)) {
       try {
-        if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'postgres') return { pid: Number(p), cwd: readlinkSync(`/proc/${p}/cwd`) };
+        // The server, not the single-user step that sets the password of a cluster copied from the template.
+        if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'postgres' && !readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes('--single')) {
+          return { pid: Number(p), cwd: readlinkSync(`/proc/${p}/cwd`) };
+        }
       } catch {
         /* gone */
       }

@@ -233,6 +233,8 @@ describe('restore-test: Ctrl-C in the middle of a restore', () => {
         let cwd = '';
         try {
           name = readFileSync(`/proc/${child}/comm`, 'utf8').trim();
+          // The single-user step that sets the password of a cluster copied from the template is not the server.
+          if (readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').includes('--single')) name = 'postgres --single';
           cwd = readlinkSync(`/proc/${child}/cwd`);
         } catch {
           // gone meanwhile

@@ -22,7 +22,7 @@ async function lines(ctx: ReturnType<typeof run>['ctx']): Promise<string[]> {
 describe('emulator command', () => {
   it('is a local command with the documented flags and no output of its own kind', () => {
     expect(spec).toMatchObject({ path: ['emulator'], local: true, handler: 'emulator', output: { kind: 'none' } });
-    expect(spec.params.map((p) => p.flag ?? p.name)).toEqual(['port', 'token', 'seed', 'latency', 'fault', 'outcome', 'big-job', 'damaged_files', 'bad_night', 'archive_faults', 'retention_jobs', 'changing_files', 'url_ttl', 'big_file', 'dialect', 'tick', 'now']);
+    expect(spec.params.map((p) => p.flag ?? p.name)).toEqual(['port', 'token', 'seed', 'latency', 'fault', 'outcome', 'big-job', 'damaged_files', 'bad_night', 'archive_faults', 'retention_jobs', 'fleet_jobs', 'changing_files', 'url_ttl', 'big_file', 'dialect', 'tick', 'now']);
     expect(spec.params.every((p) => p.in === 'local')).toBe(true);
   });
 

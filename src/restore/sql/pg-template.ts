@@ -72,6 +72,8 @@ export async function clusterFromTemplate(template: string | null, found: PgInst
     // Single-user mode: no socket, no network; the statement on stdin, never in a process's arguments.
     const set = await run(found.postgres, ['--single', '-D', data, '-F', '-c', 'exit_on_error=true', '-c', 'log_min_messages=warning', 'postgres'], {
       env: serverEnv(account),
+      // In the test's private folder, as initdb and the server: never in the user's working folder.
+      cwd: path.dirname(data),
       input: `SET password_encryption = 'scram-sha-256';\nALTER ROLE postgres PASSWORD '${password}';\n`,
       timeoutMs: 60_000,
       signal,
