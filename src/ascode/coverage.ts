@@ -72,14 +72,21 @@ export function parseShard(text: string | undefined): { index: number; count: nu
   return { index, count };
 }
 
+export const COVERAGE_STATES = ['covered', 'slow', 'due', 'failing', 'unchecked', 'not-validated'] as const;
+export type CoverageState = (typeof COVERAGE_STATES)[number];
+
 export interface Coverage {
   job: string;
   job_id: string;
   selector: string;
   kind: MarkKind;
   window: string;
-  /** covered: a passing attempt within the window (and the RTO met); failing: the latest attempt failed; due: none within the window. */
-  state: 'covered' | 'failing' | 'due' | 'slow';
+  /**
+   * covered: a passing attempt within the window (the RTO met, every validation of the plan held); failing: the
+   * latest attempt failed; unchecked: it checked only size and hash (never passing); due: none within the window;
+   * slow: passed over the RTO; not-validated: a restore test passed without running every validation of the plan.
+   */
+  state: CoverageState;
   backup_id: string | null;
   at: string | null;
   result: string | null;
@@ -98,7 +105,9 @@ export function coverage(plans: readonly JobPlan[], marksOf: (jobId: string) => 
       const seconds = last?.mark.total_seconds ?? null;
       // A passing test that measured no time (structure-only) does not meet a budget; a failed one without a time was not measured.
       const rtoMet = t.kind === 'restore_test' && p.plan.rtoMs !== null && last && (passing || seconds !== null) ? seconds !== null && seconds * 1000 <= p.plan.rtoMs : null;
-      const state = last && !passing ? 'failing' : !within ? 'due' : rtoMet === false ? 'slow' : 'covered';
+      let state: CoverageState = last && !passing ? (last.mark.state === 'unchecked' ? 'unchecked' : 'failing') : !within ? 'due' : rtoMet === false ? 'slow' : 'covered';
+      // One judgement for assure status, its --check and metrics, and report's evidence: a plan's validation not run is not proven.
+      if (state === 'covered' && t.kind === 'restore_test' && validationsHeld(p.plan, last?.mark ?? null).some((v) => v.held !== true)) state = 'not-validated';
       rows.push({
         job: p.job,
         job_id: p.job_id,

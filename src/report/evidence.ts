@@ -8,12 +8,12 @@
 import * as z from 'zod/mini';
 import type { JobPlan } from '../ascode/assurance.js';
 import { planLine } from '../ascode/assurance.js';
-import { coverage, latestConclusive, testsOf, validationText, validationsHeld } from '../ascode/coverage.js';
+import { COVERAGE_STATES, coverage, latestConclusive, testsOf, validationText, validationsHeld } from '../ascode/coverage.js';
 import type { MarkedBackup } from '../state/marks.js';
 
 const describe = <T extends z.ZodMiniType>(schema: T, text: string): T => schema.check(z.describe(text)) as T;
 
-export const EVIDENCE_STATES = ['covered', 'slow', 'due', 'failing', 'unchecked', 'not-validated'] as const;
+export const EVIDENCE_STATES = COVERAGE_STATES;
 
 const testSchema = z.object({
   kind: z.enum(['verify', 'restore_test']),
@@ -101,9 +101,7 @@ export function buildEvidence(planFile: string, plans: readonly JobPlan[], marks
       const mark = last?.mark ?? null;
       const restore = t.kind === 'restore_test';
       const assertions = restore ? validationsHeld(p.plan, mark) : [];
-      let state: EvidenceTest['state'] = row.state;
-      if (row.result === 'unchecked') state = 'unchecked';
-      else if (row.state === 'covered' && assertions.some((a) => a.held !== true)) state = 'not-validated';
+      const state: EvidenceTest['state'] = row.state;
       const every = row.window;
       const what = KIND_WORDS[t.kind];
       const when = mark ? `${mark.at.slice(0, 16).replace('T', ' ')} UTC` : '';

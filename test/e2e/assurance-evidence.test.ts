@@ -131,6 +131,36 @@ describe('report --assurance: restore testing evidence', () => {
     expect(JSON.parse(plain.stdout).assurance ?? null).toBeNull();
   }, 120_000);
 
+  it('assure status judges as the report does: a restore test that ran no validation of the plan is not-validated, unchecked is unchecked; neither is covered', async () => {
+    // After the test above: shop mysql's verify was unchecked. Now a restore test of api postgres that passed
+    // without any --assert (run by hand), and a plan that asks for a validation of it.
+    const api = await jobIdOf(emu, 'api postgres');
+    const [newestApi] = await backupsOf(emu, 'api postgres', 'sort=-created_at');
+    const store = await MarksStore.open(path.join(home, 'state', 'backupctl'), serviceKey(emu.url, emu.token));
+    const at = new Date(Date.now() - 3_600_000).toISOString();
+    await store.record('restore_test', [{ backupId: newestApi!.id, jobId: api, createdAt: newestApi!.created_at, mark: { at, state: 'passed', reason: null, exit_code: 0, total_seconds: 4, rows: 10, tables: 1 } }]);
+    const plan = file('validated.yaml', 'version: 1\nassurance:\n  "api postgres":\n    restore_test_every: 7d\n    validations:\n      - table_exists: public.users\n  "shop mysql":\n    verify_every: 1d\n');
+    const status = await runCli(['assure', 'status', '-f', plan, '--json'], { env: env() });
+    expect(status.code, status.stderr).toBe(0);
+    const rows = (JSON.parse(status.stdout) as Array<{ job: string; kind: string; state: string }>).map((r) => [r.job, r.kind, r.state]).sort();
+    expect(rows).toEqual([
+      ['api postgres', 'restore_test', 'not-validated'],
+      ['shop mysql', 'verify', 'unchecked'],
+    ]);
+    const check = await runCli(['assure', 'status', '-f', plan, '--check'], { env: env() });
+    expect(check.code).toBe(9);
+    expect(check.stderr).toContain('restore-test "api postgres" not-validated');
+    expect(check.stderr).toContain('verify "shop mysql" unchecked');
+    const prom = await runCli(['assure', 'status', '-f', plan, '-o', 'prometheus'], { env: env() });
+    expect(prom.stdout).toContain('backupctl_assurance_covered{job="api postgres",test="restore_test"} 0');
+    const r = await runCli(['report', '--since', '7d', '--assurance', plan, '--json'], { env: env() });
+    const ev = reportDocumentSchema.parse(JSON.parse(r.stdout)).assurance!;
+    expect(ev.jobs.map((j) => [j.job, j.tests.map((t) => t.state)])).toEqual([
+      ['api postgres', ['not-validated']],
+      ['shop mysql', ['unchecked']],
+    ]);
+  }, 60_000);
+
   it('refuses a bad plan with exit 2 before reading the fleet', async () => {
     const bad = file('bad.yaml', 'version: 1\nassurance:\n  "crm postgre":\n    verify_every: 1d\n');
     emu.clearRequests();
