@@ -2,7 +2,7 @@
 // "share zip" and "crm postgres", 22 nights each at 02:30 UTC, laid back from the emulator's clock.
 import { BAD_NIGHT_JOBS, NIGHTS, nightBytes, newestNight } from './bad-night.js';
 import { jobSlug } from './routes/backups.js';
-import { scheduleFrequency } from './routes/jobs.js';
+import { activeUtcSchedule } from './routes/jobs.js';
 import { makeTags, type Store } from './store.js';
 import { DAY, HOUR, createRng, fileStamp, randInt, uuidFrom, wholeSeconds } from './util.js';
 
@@ -24,18 +24,7 @@ export function addBadNightJobs(store: Store, now: number): void {
       recipe_id: spec.recipe,
       compute: { type: 'ss_agent' },
       config: spec.config,
-      schedules: [
-        {
-          id: store.newScheduleId(),
-          order: 1,
-          cron: '30 2 * * *',
-          timezone: 'UTC',
-          run_offset: 0,
-          retention: { hourly: 0, daily: 30, weekly: 4, monthly: 3 },
-          status: 'active',
-          ...scheduleFrequency('30 2 * * *'),
-        },
-      ],
+      schedules: [activeUtcSchedule(store, '30 2 * * *', { hourly: 0, daily: 30, weekly: 4, monthly: 3 })],
       storage: store.storage.size ? [{ storage_id: store.storage.rows[0]!.id, priority: 1 }] : [],
       encryption_key_id: null,
       proxy_id: null,

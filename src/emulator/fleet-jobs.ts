@@ -2,7 +2,7 @@
 // backup every night at 01:00 UTC with its three newest nights completed: a fleet as large as a
 // test or a benchmark needs (assure run over 40 due jobs, assure status over 1,000), at any hour.
 import { jobSlug, makeBackupFiles } from './routes/backups.js';
-import { scheduleFrequency } from './routes/jobs.js';
+import { activeUtcSchedule } from './routes/jobs.js';
 import { makeTags, type Store } from './store.js';
 import { DAY, HOUR, createRng, fileStamp, randInt, uuidFrom, wholeSeconds } from './util.js';
 
@@ -25,18 +25,7 @@ export function addFleetJobs(store: Store, now: number, count: number): void {
       recipe_id: 1,
       compute: { type: 'ss_agent' },
       config: { path: `/srv/fleet/${i}` },
-      schedules: [
-        {
-          id: store.newScheduleId(),
-          order: 1,
-          cron: '0 1 * * *',
-          timezone: 'UTC',
-          run_offset: 0,
-          retention: { hourly: 0, daily: 7, weekly: 0, monthly: 0 },
-          status: 'active',
-          ...scheduleFrequency('0 1 * * *'),
-        },
-      ],
+      schedules: [activeUtcSchedule(store, '0 1 * * *', { hourly: 0, daily: 7, weekly: 0, monthly: 0 })],
       storage: store.storage.size ? [{ storage_id: store.storage.rows[0]!.id, priority: 1 }] : [],
       encryption_key_id: null,
       proxy_id: null,

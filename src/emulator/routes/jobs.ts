@@ -6,7 +6,7 @@ import { renderJob } from '../render.js';
 import type { RouteContext, RouteDef } from '../routing.js';
 import type { Runtime } from '../runtime.js';
 import { snapshotScheduleCron } from '../../util/snapshot-cron.js';
-import { FREQUENCIES, type ComputeType, type JobCompute, type JobRecord, type ScheduleRecord } from '../store.js';
+import { FREQUENCIES, type ComputeType, type JobCompute, type JobRecord, type ScheduleRecord, type Store } from '../store.js';
 import { isCronExpression } from '../util.js';
 import { Validation, isObject } from '../validate.js';
 
@@ -24,6 +24,11 @@ export function scheduleFrequency(cron: string, frequency?: string): Pick<Schedu
   if (everyHours) return { frequency_mode: 'hour', frequency: Number(everyHours[1]) };
   if (hour === '*') return { frequency_mode: 'hour', frequency: 1 };
   return { frequency_mode: 'hour', frequency: weekday === '*' ? 24 : 168 };
+}
+
+/** An active schedule in UTC, first in its job, with the retention given (the seeded jobs' nightly schedule). */
+export function activeUtcSchedule(store: Store, cron: string, retention: ScheduleRecord['retention']): ScheduleRecord {
+  return { id: store.newScheduleId(), order: 1, cron, timezone: 'UTC', run_offset: 0, retention, status: 'active', ...scheduleFrequency(cron) };
 }
 
 /** Reads `schedules[]` of a create or update body into schedule records. */
