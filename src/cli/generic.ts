@@ -13,15 +13,24 @@ import { lenient } from './lenient.js';
 import { listField, recordOf } from '../http/shape.js';
 import { tsvField } from '../output/sanitize.js';
 
+/** The page size of a walk of every page when none is given: the largest the service takes (15..100). */
+export const WALK_PAGE_SIZE = 100;
+
 export async function runEndpoint(input: CommandInput, ctx: Context, loadModule: () => Promise<LoadedModule>): Promise<Result> {
-  const { spec, request, values } = input;
-  if (!request) throw new Error(`command ${spec.path.join(' ')} has no endpoint and no handler`);
+  const { spec, values } = input;
+  if (!input.request) throw new Error(`command ${spec.path.join(' ')} has no endpoint and no handler`);
+  const request = input.request;
   const client = await ctx.client();
   const idField = spec.output.idField ?? 'id';
   switch (spec.output.kind) {
     case 'list': {
       // Configuration lists are read whole unless one page is asked for (issue 29).
       const all = values.all === true || (spec.list?.whole === true && values.page === undefined);
+      // A walk of every page asks for the largest page the service gives (100) unless --page-size
+      // says otherwise: the 20 demo servers are one round trip, not two, and 1,000 records 10, not 67.
+      const request = all && input.request!.query?.page_size === undefined && spec.list?.pageSize !== false
+        ? { ...input.request!, query: { ...input.request!.query, page_size: WALK_PAGE_SIZE } }
+        : input.request!;
       // The first page is asked for now; the module (its schemas build on load) loads while
       // the answer travels, and the output layer after it, so a slow service hides both.
       const out = ctx.output;

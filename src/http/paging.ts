@@ -32,7 +32,11 @@ export function nextPageQuery(
   const last = toInt(body.meta?.last_page);
   if (last !== undefined) return current < last ? { ...query, page: current + 1 } : undefined;
   const asked = toInt(query.page_size) ?? DEFAULT_PAGE_SIZE;
-  return received >= asked && received > 0 ? { ...query, page: current + 1 } : undefined;
+  // A page of exactly the default size when more were asked may come from a service that ignores
+  // page_size: the next page is asked for, so the list is never cut silently (an empty page ends it,
+  // a repeated one is caught by samePage).
+  const full = received >= asked || (received === DEFAULT_PAGE_SIZE && asked > DEFAULT_PAGE_SIZE);
+  return full && received > 0 ? { ...query, page: current + 1 } : undefined;
 }
 
 /** The last page number when the answer says it (for fetching the rest concurrently). */

@@ -73,7 +73,7 @@ describe('accounts list', () => {
     const r = await cli(['accounts', 'list', '--provider', 'cloud_e', '--modified-since', '2020-01-01T00:00:00Z', '--sort', '-name', '-q']);
     expect(r.code).toBe(0);
     expect(sent()[0]).toMatchObject({ method: 'GET', path: '/v1/snapshots/accounts' });
-    expect(sent()[0]!.query).toEqual({ provider: 'cloud_e', modified_since: '2020-01-01T00:00:00.000Z', sort: '-name' });
+    expect(sent()[0]!.query).toEqual({ provider: 'cloud_e', modified_since: '2020-01-01T00:00:00.000Z', sort: '-name', page_size: '100' });
     const expected = await serviceAccounts('?provider=cloud_e&modified_since=2020-01-01T00:00:00Z&sort=-name');
     expect(expected.length).toBeGreaterThan(0);
     expect(r.stdout).toBe(expected.map((a) => `${a.id}\n`).join(''));

@@ -89,7 +89,7 @@ describe('droplets list', () => {
   it('sorts by host, and shows the table with its columns', async () => {
     const r = await cli(['droplets', 'list', '--sort', '-host', '-q']);
     expect(r.code).toBe(0);
-    expect(sent()[0]!.query).toEqual({ sort: '-host' });
+    expect(sent()[0]!.query).toEqual({ sort: '-host', page_size: '100' });
     expect(r.stdout).toBe([ids['old-wordpress'], ids.staging, ids['db-primary'], ids['web-01']].map((i) => `${i}\n`).join(''));
     const table = await cli(['droplets', 'list', '-o', 'table']);
     expect(table.code).toBe(0);

@@ -20,9 +20,11 @@ describe('servers', () => {
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines.length).toBe(20);
     expect(lines[0]!.split('\t').length).toBeGreaterThan(4);
-    expect(sent()).toHaveLength(2);
+    // One request: a whole-list walk asks for pages of 100 (the 20 servers were two pages of the default 15).
+    expect(sent()).toHaveLength(1);
     expect(sent()[0]!.method).toBe('GET');
     expect(sent()[0]!.path).toBe('/v1/servers');
+    expect(sent()[0]!.query).toEqual({ page_size: '100' });
     expect(sent()[0]!.headers.authorization).toBe(`Bearer ${emu.token}`);
   });
 
@@ -136,7 +138,7 @@ describe('errors: one line on stderr, nothing on stdout, the documented exit cod
   it('a 401: exit 4 with the service message, token not shown', async () => {
     const r = await cli(['servers', 'list'], { BACKUPCTL_TOKEN: 'wrong-token-123456' });
     expect(r).toMatchObject({ code: 4, stdout: '' });
-    expect(r.stderr.split('\n')[0]).toBe('error: 401 Unauthorized: GET /v1/servers: Unauthenticated.');
+    expect(r.stderr.split('\n')[0]).toBe('error: 401 Unauthorized: GET /v1/servers?page_size=100: Unauthenticated.');
     expect(r.stderr).toContain('The token came from BACKUPCTL_TOKEN');
     expect(r.stderr).not.toContain('wrong-token-123456');
   });

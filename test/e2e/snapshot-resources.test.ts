@@ -72,7 +72,7 @@ describe('resources list', () => {
     const r = await cli(['resources', 'list', '--provider', 'cloud_a', '--modified-since', '2020-01-01T00:00:00Z', '--sort', '-last_synced_at', '-q']);
     expect(r.code).toBe(0);
     expect(sent()[0]!.path).toBe('/v1/snapshots/resources');
-    expect(sent()[0]!.query).toEqual({ provider: 'cloud_a', modified_since: '2020-01-01T00:00:00.000Z', sort: '-last_synced_at' });
+    expect(sent()[0]!.query).toEqual({ provider: 'cloud_a', modified_since: '2020-01-01T00:00:00.000Z', sort: '-last_synced_at', page_size: '100' });
     const expected = await serviceResources('?provider=cloud_a&modified_since=2020-01-01T00:00:00Z&sort=-last_synced_at');
     expect(expected.length).toBeGreaterThan(0);
     expect(r.stdout).toBe(expected.map((x) => `${x.id}\n`).join(''));

@@ -78,7 +78,7 @@ describe('volumes list', () => {
       'volumes', 'list', '--name', 'fra1', '--status', 'active', '--modified-since', '2020-01-01T00:00:00Z', '--sort', '-size', '-q',
     ]);
     expect(r.code).toBe(0);
-    expect(sent()[0]!.query).toEqual({ name: 'fra1', status: 'active', modified_since: '2020-01-01T00:00:00.000Z', sort: '-size' });
+    expect(sent()[0]!.query).toEqual({ name: 'fra1', status: 'active', modified_since: '2020-01-01T00:00:00.000Z', sort: '-size', page_size: '100' });
     expect(r.stdout).toBe(`${ids['uploads-fra1']}\n${ids['pgdata-fra1']}\n`);
   });
 

@@ -36,6 +36,9 @@ describe('the next page', () => {
     ['no page_size asked: the service\'s 15 is a full page', { status: 'ok' }, {}, 15, { status: 'ok', page: 2 }],
     ['no page_size asked: 14 is short', { status: 'ok' }, {}, 14, undefined],
     ['page_size as text', { page_size: '50' }, {}, 50, { page_size: '50', page: 2 }],
+    ['100 asked, 15 came (a service that ignores page_size): the next page is asked for', { page_size: 100 }, { data: [] }, 15, { page_size: 100, page: 2 }],
+    ['100 asked, 16 came: short, stop', { page_size: 100 }, { data: [] }, 16, undefined],
+    ['100 asked, 14 came: short, stop', { page_size: 100 }, { data: [] }, 14, undefined],
     ['no answer at all: by the count', Q, null, 20, { ...Q, page: 2 }],
   ] as [string, Record<string, string | number>, unknown, number, Record<string, string | number> | undefined][])('%s', (_name, query, raw, received, next) => {
     expect(nextPageQuery(query, raw, received)).toEqual(next);
