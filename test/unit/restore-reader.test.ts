@@ -8,6 +8,7 @@ import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, test } from 'vitest';
 import { NoiseFilter } from '../../src/restore/sql/noise.js';
+import { DIALECTS } from '../../src/restore/sql/dialects.js';
 import type { SqlEvent } from '../../src/pipeline/sql-events.js';
 import { SqlReader } from '../../src/pipeline/sql-reader.js';
 import { countInsertRows } from '../../src/pipeline/sql-rows.js';
@@ -170,7 +171,7 @@ describe('the MySQL reader', () => {
 
 describe('the noise filter', () => {
   test('PostgreSQL: owners, privileges, a SET the target lacks, a missing extension and its comment, CREATE DATABASE and \\connect', () => {
-    const f = new NoiseFilter('postgres', { settings: new Set(['statement_timeout']), extensions: new Set(['plpgsql']) }, 'backupctl_restore_x');
+    const f = new NoiseFilter(DIALECTS.postgres, { settings: new Set(['statement_timeout']), extensions: new Set(['plpgsql']) }, 'backupctl_restore_x');
     expect(f.statement('ALTER TABLE public.t OWNER TO someone;')).toMatchObject({ action: 'skip', kind: 'owner' });
     expect(f.statement('GRANT SELECT ON TABLE public.t TO reader;')).toMatchObject({ action: 'skip', kind: 'privileges' });
     expect(f.statement('ALTER DEFAULT PRIVILEGES FOR ROLE x GRANT SELECT ON TABLES TO y;')).toMatchObject({ action: 'skip', kind: 'privileges' });
@@ -188,7 +189,7 @@ describe('the noise filter', () => {
   });
 
   test("MySQL: MySQL 8's utf8mb4_0900_ai_ci on MariaDB, DEFINER, the sandbox line for MySQL's client, USE", () => {
-    const f = new NoiseFilter('mysql', { has0900Collations: false, clientIsMysql: true }, 'backupctl_restore_x');
+    const f = new NoiseFilter(DIALECTS.mysql, { has0900Collations: false, clientIsMysql: true }, 'backupctl_restore_x');
     expect(f.statement('CREATE TABLE `o` (`id` int) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_0900_ai_ci;')).toEqual({
       action: 'rewrite',
       text: 'CREATE TABLE `o` (`id` int) DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;',

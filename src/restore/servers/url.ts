@@ -7,6 +7,29 @@
 // a message: describe() is what may be shown.
 import type { SqlDialect } from '../../pipeline/kinds.js';
 
+/** What a --into URL of one SQL dialect is (part of its description, DIALECTS in src/restore/sql/dialects.ts). */
+export interface UrlRules {
+  /** The URL schemes of a server of this dialect, the first the one examples show. */
+  readonly schemes: readonly string[];
+  /** A URL of this dialect in the examples of a message (its default port shown). */
+  readonly urlExample: string;
+  /** A Unix socket path (?host=/..., a host that is a path) is a folder (PostgreSQL) or the socket file itself (MySQL). */
+  readonly socket: 'folder' | 'file';
+}
+
+/** Each dialect's URL (here, as restore/servers/ imports no engine: test/unit/layers.test.ts); a new dialect's entry is a compile error until written. */
+export const URL_RULES: Readonly<Record<SqlDialect, UrlRules>> = {
+  postgres: { schemes: ['postgres', 'postgresql'], urlExample: 'postgres://user@host:5432/postgres', socket: 'folder' },
+  mysql: { schemes: ['mysql', 'mariadb'], urlExample: 'mysql://user@host:3306/', socket: 'file' },
+};
+
+const URL_DIALECTS = Object.keys(URL_RULES) as SqlDialect[];
+
+/** The dialect of a --into URL scheme (lower case), or undefined. */
+export function dialectOfScheme(scheme: string): SqlDialect | undefined {
+  return URL_DIALECTS.find((d) => URL_RULES[d].schemes.includes(scheme));
+}
+
 export interface ParsedUrl {
   dialect: SqlDialect;
   user?: string;
@@ -32,7 +55,7 @@ function dec(s: string | undefined): string | undefined {
   }
 }
 
-const EXAMPLE = 'a URL such as postgres://user@host:5432/postgres or mysql://user@host:3306/ (the password in BACKUPCTL_RESTORE_URL or --into-file, percent-encoded: @ is %40)';
+const EXAMPLE = `a URL such as ${URL_DIALECTS.map((d) => URL_RULES[d].urlExample).join(' or ')} (the password in BACKUPCTL_RESTORE_URL or --into-file, percent-encoded: @ is %40)`;
 
 /**
  * The parts of a --into URL. The user information ends at the LAST "@" before
@@ -45,10 +68,9 @@ export function parseIntoUrl(raw: string): ParsedUrl {
   const sm = /^([a-z][a-z0-9+.-]*):\/\/([\s\S]*)$/i.exec(text);
   if (!sm) throw new IntoUrlError(`--into must be ${EXAMPLE} (got ${describeRaw(raw)})`);
   const scheme = sm[1]!.toLowerCase();
-  let dialect: SqlDialect;
-  if (scheme === 'postgres' || scheme === 'postgresql') dialect = 'postgres';
-  else if (scheme === 'mysql' || scheme === 'mariadb') dialect = 'mysql';
-  else throw new IntoUrlError(`--into: unknown scheme ${scheme}:// (allowed: postgres://, postgresql://, mysql://, mariadb://)`);
+  const dialect = dialectOfScheme(scheme);
+  if (!dialect) throw new IntoUrlError(`--into: unknown scheme ${scheme}:// (allowed: ${URL_DIALECTS.flatMap((d) => URL_RULES[d].schemes.map((s) => `${s}://`)).join(', ')})`);
+  const rules = URL_RULES[dialect];
   let rest = sm[2]!;
   let userinfo: string | undefined;
   // The query may hold "@" (a socket path): the user information is before the first "?" that follows the last "@" before it.
@@ -89,7 +111,7 @@ export function parseIntoUrl(raw: string): ParsedUrl {
   else if (host) out.host = host;
   if (hp[2]) out.port = Number(hp[2]);
   if (params.host?.startsWith('/')) {
-    if (dialect === 'postgres') out.socketDir = params.host;
+    if (rules.socket === 'folder') out.socketDir = params.host;
     else out.socket = params.host;
     delete params.host;
   }
@@ -103,7 +125,7 @@ export function parseIntoUrl(raw: string): ParsedUrl {
     out.port = Number(params.port);
     delete params.port;
   }
-  if (dialect === 'mysql' && out.socketDir) {
+  if (rules.socket === 'file' && out.socketDir) {
     out.socket = out.socketDir;
     delete out.socketDir;
   }

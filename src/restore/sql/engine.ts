@@ -14,6 +14,7 @@ import type { ContentKind, SqlDialect } from '../../pipeline/kinds.js';
 import type { PipedClient } from './client.js';
 import type { SqlTarget } from './target.js';
 import { describeRaw, parseIntoUrl, type ParsedUrl } from '../servers/url.js';
+import { DIALECTS } from './dialects.js';
 
 /** What an engine is told when it plans and opens: the command's options and environment. */
 export interface EngineOptions {
@@ -49,6 +50,7 @@ export interface EnginePlan {
 }
 
 export interface SqlEngine {
+  /** The dialect of the dumps it restores: what differs between dialects is DIALECTS[dialect] (dialects.ts), not the engine's to branch on. */
   readonly dialect: SqlDialect;
   /** "PostgreSQL", "MySQL/MariaDB": for messages. */
   readonly product: string;
@@ -109,8 +111,6 @@ export function engineFor(engines: readonly SqlEngine[], kind: ContentKind): Sql
   return engines.find((e) => e.kinds.includes(kind)) ?? null;
 }
 
-const DIALECT_WORDS: Record<SqlDialect, string> = { postgres: 'PostgreSQL', mysql: 'MySQL' };
-
 /**
  * Which engine and mode restore a dump of this kind, without starting
  * anything: --into first (auto) or only (server), then local binaries, then
@@ -136,8 +136,8 @@ export async function planEngine(engines: readonly SqlEngine[], kind: ContentKin
       if (choice === 'server') throw new NoRestoreEngineError(engine, [why]);
       notes.push(`--into: ${why}`);
     } else {
-      if (choice === 'server') throw new CliError(`--into is a ${DIALECT_WORDS[u.dialect]} server, and this dump is ${engine.product}`, ExitCode.usage);
-      notes.push(`--into ${describeRaw(o.into)} is not a ${DIALECT_WORDS[engine.intoDialect]} server: not used for this dump`);
+      if (choice === 'server') throw new CliError(`--into is a ${DIALECTS[u.dialect].words} server, and this dump is ${engine.product}`, ExitCode.usage);
+      notes.push(`--into ${describeRaw(o.into)} is not a ${DIALECTS[engine.intoDialect].words} server: not used for this dump`);
     }
   }
   for (const mode of ['local', 'embedded'] as const) {

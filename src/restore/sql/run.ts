@@ -2,6 +2,7 @@
 // statement through the noise filter to the target, rows counted per table
 // on the way (the tuples of each INSERT, the lines of each COPY).
 import type { SqlDialect } from '../../pipeline/kinds.js';
+import { DIALECTS, type DialectRules } from './dialects.js';
 import { NoiseFilter, Warnings } from './noise.js';
 import type { SqlEvent } from '../../pipeline/sql-events.js';
 import { newlines, SqlReader } from '../../pipeline/sql-reader.js';
@@ -15,8 +16,6 @@ const CREATE_TABLE = new RegExp(`^CREATE\\s+(?:(?:GLOBAL|LOCAL)\\s+)?(?:(?:TEMP|
 const DROP_TABLE = new RegExp(`^DROP\\s+(?:TEMPORARY\\s+)?TABLE\\s+(?:IF\\s+EXISTS\\s+)?${QNAME}`, 'i');
 const COPY_TABLE = new RegExp(`^COPY\\s+${QNAME}`, 'i');
 
-
-const QUALIFIED = /^(?:"(?:[^"]|"")+"|`(?:[^`]|``)+`|[^".`\s]+)\s*\./;
 const SET_PATH = /^SET\s+(?:SESSION\s+|LOCAL\s+)?search_path\s*(?:=|TO)\s*([\s\S]*?)\s*;?\s*$/i;
 const SET_CONFIG_PATH = /^SELECT\s+(?:pg_catalog\s*\.\s*)?set_config\s*\(\s*'search_path'\s*,\s*'((?:[^']|'')*)'/i;
 
@@ -44,6 +43,8 @@ export class SqlRun {
   readonly filter: NoiseFilter;
   private readonly tables = new Map<string, CountedTable>();
   private copyTable: CountedTable | null = null;
+  /** What differs between dialects (dialects.ts). */
+  private readonly rules: DialectRules;
 
   /** pg: the schema of unqualified names, from the dump's own SET search_path (null: as the session's default). */
   private schema: string | null = null;
@@ -55,8 +56,9 @@ export class SqlRun {
     /** The reader's memory bound, in characters (BACKUPCTL_RESTORE_MAX_STATEMENT). */
     private readonly maxStatement: number = DEFAULT_BOUNDS.maxStatement,
   ) {
+    this.rules = DIALECTS[dialect];
     this.reader = new SqlReader(dialect);
-    this.filter = new NoiseFilter(dialect, target.caps, target.database ?? 'in memory');
+    this.filter = new NoiseFilter(this.rules, target.caps, target.database ?? 'in memory');
   }
 
   get line(): number {
@@ -84,22 +86,22 @@ export class SqlRun {
 
   /** The tables of the dump with the rows it holds for each. */
   counted(): CountedTable[] {
-    const db = this.dialect === 'mysql' && this.filter.databases.length === 1 ? this.filter.databases[0]! : null;
+    const db = this.rules.databaseNamesTables && this.filter.databases.length === 1 ? this.filter.databases[0]! : null;
     return [...this.tables.values()].map((t) => (db && !t.display.includes('.') ? { ...t, display: `${db}.${t.display}` } : t));
   }
 
   /** pg: an unqualified name as the dump's search_path resolves it. */
   private resolve(raw: string): string {
-    return this.dialect === 'postgres' && this.schema && !QUALIFIED.test(raw) ? `${this.schema}.${raw}` : raw;
+    return this.rules.qualify(raw, this.schema);
   }
 
   private table(given: string): CountedTable {
     const raw = this.resolve(given);
     const display = normalizeName(raw, this.dialect);
-    const key = this.dialect === 'postgres' ? display : display.toLowerCase();
+    const key = this.rules.tableKey(display);
     let t = this.tables.get(key);
     if (!t) {
-      t = { display, sql: this.dialect === 'postgres' ? raw.replace(/\s*\.\s*/g, '.') : display.split('.').pop()!, expected: 0 };
+      t = { display, sql: this.rules.countName(raw, display), expected: 0 };
       this.tables.set(key, t);
     }
     return t;
@@ -185,9 +187,9 @@ export class SqlRun {
 
   /** CREATE TABLE and INSERT: the tables and their rows; DROP TABLE forgets one (mysqldump's stand-ins of views). */
   private track(head: string): void {
-    const h = this.dialect === 'mysql' ? head.replace(/^\/\*M?!\d*\s?/, '') : head;
+    const h = this.rules.openVersionComment(head);
     const c = h.charCodeAt(0) | 0x20;
-    if (c === 115 /* s */ && this.dialect === 'postgres') {
+    if (c === 115 /* s */ && this.rules.searchPath) {
       const m = SET_PATH.exec(h.slice(0, 1000)) ?? SET_CONFIG_PATH.exec(h.slice(0, 1000));
       if (m) this.schema = firstSchema(m[1]!.replace(/''/g, "'"));
       return;
@@ -206,7 +208,7 @@ export class SqlRun {
       const m = DROP_TABLE.exec(h.slice(0, 600));
       if (m) {
         const display = normalizeName(this.resolve(m[1]!), this.dialect);
-        this.tables.delete(this.dialect === 'postgres' ? display : display.toLowerCase());
+        this.tables.delete(this.rules.tableKey(display));
       }
     }
   }
