@@ -42,29 +42,55 @@ export function loadCronTools(): Promise<CronTools> {
 const ANY = new Set(['*', '?']);
 // Nicknames croner and cronstrue both read that mean "once a day".
 const DAILY_NICKNAMES = new Set(['@daily', '@midnight']);
+/** Schedules whose Cron and words are kept (a fleet has a few; a bigger one starts over). */
+const CACHED_SCHEDULES = 1000;
 
 function makeCronTools(Cron: CronConstructor, describe: Describe): CronTools {
-  // Without a function to call, croner schedules nothing: it only computes.
-  const paused = (cron: string, timezone: string | null | undefined) =>
-    new Cron(cron.trim(), { ...cronZone(timezone?.trim() || DEFAULT_TIMEZONE), paused: true });
+  // Without a function to call, croner schedules nothing: it only computes. Such a Cron never runs, so
+  // its nextRun(from) depends on the expression, the zone and `from` alone: one Cron per schedule serves
+  // every call (status asks for each job's runs and next run; parsing the expression cost as much as the runs).
+  const crons = new Map<string, InstanceType<CronConstructor>>();
+  const paused = (cron: string, timezone: string | null | undefined) => {
+    const expression = cron.trim();
+    const zone = timezone?.trim() || DEFAULT_TIMEZONE;
+    const key = `${zone}\u0000${expression}`;
+    let job = crons.get(key);
+    if (!job) {
+      // An unreadable expression or zone throws here, every time it is asked for.
+      job = new Cron(expression, { ...cronZone(zone), paused: true });
+      if (crons.size >= CACHED_SCHEDULES) crons.clear();
+      crons.set(key, job);
+    }
+    return job;
+  };
+  const describeSchedule = (cron: string, timezone: string | null | undefined): string | undefined => {
+    const expression = cron.trim();
+    if (!expression) return undefined;
+    let text: string;
+    try {
+      text = describe(expression, { use24HourTimeFormat: true, throwExceptionOnParseError: true, verbose: false });
+    } catch {
+      return undefined;
+    }
+    const fields = expression.split(/\s+/);
+    // cronstrue says "At 02:00" for every day; with day of month, month and
+    // day of week all open, that is what people call daily.
+    const everyDay =
+      DAILY_NICKNAMES.has(expression.toLowerCase()) || (fields.length === 5 && fields.slice(2).every((f) => ANY.has(f)));
+    let phrase = text.charAt(0).toLowerCase() + text.slice(1);
+    if (everyDay && /^at \d/.test(phrase) && !phrase.includes(',')) phrase = `daily ${phrase}`;
+    return `${phrase} ${timezone?.trim() || DEFAULT_TIMEZONE}`;
+  };
+  // The words of a schedule depend on its expression and zone alone.
+  const said = new Map<string, string | undefined>();
   return {
     words(cron, timezone) {
-      const expression = cron.trim();
-      if (!expression) return undefined;
-      let text: string;
-      try {
-        text = describe(expression, { use24HourTimeFormat: true, throwExceptionOnParseError: true, verbose: false });
-      } catch {
-        return undefined;
-      }
-      const fields = expression.split(/\s+/);
-      // cronstrue says "At 02:00" for every day; with day of month, month and
-      // day of week all open, that is what people call daily.
-      const everyDay =
-        DAILY_NICKNAMES.has(expression.toLowerCase()) || (fields.length === 5 && fields.slice(2).every((f) => ANY.has(f)));
-      let phrase = text.charAt(0).toLowerCase() + text.slice(1);
-      if (everyDay && /^at \d/.test(phrase) && !phrase.includes(',')) phrase = `daily ${phrase}`;
-      return `${phrase} ${timezone?.trim() || DEFAULT_TIMEZONE}`;
+      const key = `${timezone ?? ''}\u0000${cron}`;
+      if (said.has(key)) return said.get(key);
+      const text = describeSchedule(cron, timezone);
+      if (said.size >= CACHED_SCHEDULES) said.clear();
+      said.set(key, text);
+      return text;
     },
     nextRun(cron, timezone, from) {
       try {

@@ -127,3 +127,42 @@ describe('next run', () => {
     expect(runs('0 4 * * *', null, '2026-07-15T12:00:00Z', 1)).toEqual(['2026-07-16T04:00:00.000Z']);
   });
 });
+
+describe('one Cron per schedule', () => {
+  // The tools keep a paused Cron per expression and zone: an answer must not depend on what was asked before.
+  it('answers as a fresh Cron at instants asked out of order, across a clock change', async () => {
+    const { Cron } = await import('croner');
+    const instants = ['2027-03-30T00:00:00Z', '2027-03-27T12:00:00Z', '2027-03-28T00:59:00Z', '2026-10-25T00:30:00Z', '2027-03-28T01:30:00Z', '2027-03-27T12:00:00Z'];
+    for (const [cron, tz] of [['30 2 * * *', 'Europe/Paris'], ['0 */6 * * *', 'UTC'], ['15 1 * * *', 'America/New_York']] as const) {
+      for (const at of instants) {
+        const fresh = new Cron(cron, { timezone: tz, paused: true }).nextRun(new Date(at));
+        expect(tools.nextRun(cron, tz, new Date(at))?.toISOString(), `${cron} ${tz} ${at}`).toBe(fresh?.toISOString());
+      }
+      const from = new Date('2027-03-20T00:00:00Z');
+      const to = new Date('2027-04-02T00:00:00Z');
+      const all: string[] = [];
+      for (let at = new Cron(cron, { timezone: tz, paused: true }).nextRun(new Date(from.getTime() - 1)); at && at <= to; at = new Cron(cron, { timezone: tz, paused: true }).nextRun(at)) {
+        all.push(at.toISOString());
+      }
+      expect(tools.runsBetween(cron, tz, from, to)?.map((d) => d.toISOString())).toEqual(all);
+    }
+  });
+
+  it('is not made of an unreadable expression or zone: each call answers undefined', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(tools.nextRun('61 * * * *', 'UTC', new Date('2027-01-01T00:00:00Z'))).toBeUndefined();
+      expect(tools.nextRun('0 2 * * *', 'Mars/Olympus', new Date('2027-01-01T00:00:00Z'))).toBeUndefined();
+      expect(tools.runsBetween('61 * * * *', 'UTC', new Date('2027-01-01T00:00:00Z'), new Date('2027-01-02T00:00:00Z'))).toBeUndefined();
+      expect(tools.words('61 * * * *')).toBeUndefined();
+    }
+  });
+
+  it('keeps the words of each zone apart', () => {
+    expect([tools.words('0 2 * * *', 'Europe/Paris'), tools.words('0 2 * * *', 'UTC'), tools.words('0 2 * * *'), tools.words('0 2 * * *', 'Europe/Paris')]).toEqual([
+      'daily at 02:00 Europe/Paris',
+      'daily at 02:00 UTC',
+      'daily at 02:00 UTC',
+      'daily at 02:00 Europe/Paris',
+    ]);
+  });
+});
