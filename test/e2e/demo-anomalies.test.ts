@@ -35,5 +35,6 @@ describe('anomalies on the demo with --bad-night', () => {
     );
     expect(flagged).toEqual({ 'file share': 2, 'share zip': 2, 'crm postgres': 1 });
     expect(r.stderr).toMatch(/file share: last clean backup [0-9a-f-]{36}/);
-  });
+    // It reads 40 days of every job: the test waits as long as its CLI may run (it took over 30 s at load 10).
+  }, 180_000);
 });
