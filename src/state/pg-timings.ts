@@ -1,7 +1,7 @@
 // The memory of each job's schedule timing (src/state/schedule-timing.ts) in a PostgreSQL state the team
 // shares: one row per service and job. A save is one transaction of INSERT ... ON CONFLICT: the same timing
 // keeps its first sighting (the smaller `since`), a different one replaces it only when seen later.
-import { mergeTiming, type TimingRecord, type TimingRow, type TimingsState, timingChangedAt } from './schedule-timing.js';
+import { mergeTiming, TimingMemory, type TimingRecord, type TimingRow } from './schedule-timing.js';
 import { inTransaction, withState } from './pg.js';
 
 const UPSERT = `INSERT INTO backupctl.schedule_timings (service, job_id, timing, since) VALUES ($1, $2, $3, $4)
@@ -10,29 +10,23 @@ const UPSERT = `INSERT INTO backupctl.schedule_timings (service, job_id, timing,
     timing = EXCLUDED.timing
   WHERE backupctl.schedule_timings.timing = EXCLUDED.timing OR backupctl.schedule_timings.since <= EXCLUDED.since`;
 
-export class PgTimings implements TimingsState {
-  private readonly changes = new Map<string, TimingRecord>();
-
+export class PgTimings extends TimingMemory {
   private constructor(
     private readonly url: string,
     readonly service: string,
     private readonly known: Map<string, TimingRecord>,
     private readonly timeoutMs?: number,
-  ) {}
+  ) {
+    super();
+  }
 
   static async open(url: string, service: string, timeoutMs?: number): Promise<PgTimings> {
     const r = await withState(url, (c) => c.query<{ job_id: string; timing: string; since: string }>('SELECT job_id, timing, since FROM backupctl.schedule_timings WHERE service = $1', [service]), timeoutMs);
     return new PgTimings(url, service, new Map(r.rows.map((x) => [x.job_id, { timing: x.timing, since: Number(x.since) }])), timeoutMs);
   }
 
-  get(jobId: string): TimingRecord | undefined {
-    return this.changes.get(jobId) ?? this.known.get(jobId);
-  }
-
-  changedAt(jobId: string, timing: string, updatedAt: number): number {
-    const at = timingChangedAt(this.get(jobId), timing, updatedAt);
-    if (at === updatedAt && this.get(jobId)?.timing !== timing) this.changes.set(jobId, { timing, since: updatedAt });
-    return at;
+  protected remembered(jobId: string): TimingRecord | undefined {
+    return this.known.get(jobId);
   }
 
   async save(): Promise<void> {

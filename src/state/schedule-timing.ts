@@ -52,6 +52,27 @@ export interface TimingsState {
   save(): Promise<void>;
 }
 
+/** get and changedAt over this run's new records and what the backend remembers: one rule for both backends. */
+export abstract class TimingMemory implements TimingsState {
+  /** Timings first seen by this run, written by save(). */
+  protected readonly changes = new Map<string, TimingRecord>();
+  abstract readonly service: string;
+  /** The backend's record of the job, before this run. */
+  protected abstract remembered(jobId: string): TimingRecord | undefined;
+  abstract save(): Promise<void>;
+
+  get(jobId: string): TimingRecord | undefined {
+    return this.changes.get(jobId) ?? this.remembered(jobId);
+  }
+
+  /** The last change of the job's timing (timingChangedAt), remembering this timing when it is new. */
+  changedAt(jobId: string, timing: string, updatedAt: number): number {
+    const at = timingChangedAt(this.get(jobId), timing, updatedAt);
+    if (at === updatedAt && this.get(jobId)?.timing !== timing) this.changes.set(jobId, { timing, since: updatedAt });
+    return at;
+  }
+}
+
 /** One job's record of one service (what `state migrate` copies). */
 export interface TimingRow {
   service: string;
@@ -93,29 +114,22 @@ export async function writeFolderTimings(dir: string, rows: readonly TimingRow[]
   return rows.length;
 }
 
-export class ScheduleTimings implements TimingsState {
-  private readonly changes = new Map<string, TimingRecord>();
-
+export class ScheduleTimings extends TimingMemory {
   private constructor(
     readonly file: string,
     readonly service: string,
     private data: TimingData,
-  ) {}
+  ) {
+    super();
+  }
 
   static async open(dir: string, service: string): Promise<ScheduleTimings> {
     const file = path.join(dir, TIMING_FILE);
     return new ScheduleTimings(file, service, await readTimings(file));
   }
 
-  get(jobId: string): TimingRecord | undefined {
-    return this.changes.get(jobId) ?? this.data.services[this.service]?.[jobId];
-  }
-
-  /** The last change of the job's timing (timingChangedAt), remembering this timing when it is new. */
-  changedAt(jobId: string, timing: string, updatedAt: number): number {
-    const at = timingChangedAt(this.get(jobId), timing, updatedAt);
-    if (at === updatedAt && this.get(jobId)?.timing !== timing) this.changes.set(jobId, { timing, since: updatedAt });
-    return at;
+  protected remembered(jobId: string): TimingRecord | undefined {
+    return this.data.services[this.service]?.[jobId];
   }
 
   /** Re-reads the file under its lock, adds this run's records and renames a new file over it. */
