@@ -150,7 +150,9 @@ function compile(bytes, builtCache, file, { cache, env, prefix = 'code', props =
   }
   // The build wrote the bundle inside the function Module.wrap() would put it in (src/scripts/build.mjs).
   const script = new vm.Script(source, {
-    filename: file,
+    // One name wherever the bundle lies: V8 keeps the name a code cache was made with, so a stack trace named
+    // the build's temporary folder (.tmp/dist-<pid>/main.cjs), which no longer exists, whenever the cache was used.
+    filename: `backupctl/dist/${path.basename(file)}`,
     cachedData,
     // The bundle has no import() of its own (esbuild inlines them); should a
     // dependency keep one, it resolves as it would in a required file.

@@ -96,6 +96,9 @@ export function patchSource(file, text, patches) {
 /** The packages conf imports for options backupctl does not use (see the top of this file). */
 const LEFT_OUT = { from: /[\\/]node_modules[\\/]conf[\\/]/, filter: /^(ajv\/dist\/2020\.js|ajv-formats|semver)$/ };
 
+/** The spinners ora uses by default: its only ones in backupctl. */
+const SPINNERS_KEPT = ['dots', 'line'];
+
 export const lazyBuiltins = {
   name: 'lazy-builtins',
   setup(build) {
@@ -111,6 +114,16 @@ export const lazyBuiltins = {
       return { path: args.path, namespace: 'lazy-builtin' };
     });
     build.onLoad({ filter: /.*/, namespace: 'lazy-builtin' }, (args) => ({ contents: STAND_INS[args.path].contents, loader: 'js' }));
+    // ora draws `dots` (`line` where the terminal lacks Unicode) and is never given another name
+    // (src/output/spinner.ts): cli-spinners' other spinners (32 kB of the installed package) are left out.
+    build.onLoad({ filter: /[\\/]node_modules[\\/]cli-spinners[\\/]spinners\.json$/ }, async (args) => {
+      const all = JSON.parse(await readFile(args.path, 'utf8'));
+      const kept = Object.fromEntries(SPINNERS_KEPT.map((name) => {
+        if (!all[name]) throw new Error(`cli-spinners has no spinner ${name}: ora's defaults changed (src/scripts/lazy-builtins.mjs)`);
+        return [name, all[name]];
+      }));
+      return { contents: JSON.stringify(kept), loader: 'json' };
+    });
     build.onResolve({ filter: LEFT_OUT.filter }, (args) => (LEFT_OUT.from.test(args.importer) ? { path: args.path, namespace: 'left-out' } : undefined));
     build.onLoad({ filter: /.*/, namespace: 'left-out' }, (args) => ({ contents: leftOutSource(args.path), loader: 'js' }));
   },

@@ -62,8 +62,10 @@ describe('the single executable, with no node on PATH', () => {
     const r = await sea(['servers', 'list', '--json'], emulatorEnv(emu));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toBe('');
-    // Configuration lists are read whole (issue 29): the demo's 20 servers are two pages of 15.
-    expect(requestsTo(emu, '/v1/servers', 'GET')).toHaveLength(2);
+    // Configuration lists are read whole (issue 29), in pages of 100: the demo's 20 servers are one page.
+    const sent = requestsTo(emu, '/v1/servers', 'GET');
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.query).toEqual({ page_size: '100' });
     const viaNode = await runCli(['servers', 'list', '--json'], { env: emulatorEnv(emu) });
     expect(viaNode.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(JSON.parse(viaNode.stdout));

@@ -58,6 +58,20 @@ describe('code cache', () => {
     expect(existsSync(home)).toBe(false); // nothing written when dist/ has a cache that fits
   });
 
+  it("a stack trace names the bundle as backupctl/dist/main.cjs, not the build's temporary folder, with the cache used", async () => {
+    // An error thrown inside the bundle: the table cold.cjs asks main.cjs for modules, asked for none.
+    const script = `const r = require(${JSON.stringify(path.join(ROOT, 'dist', 'boot.cjs'))}).load();
+      let stack = '';
+      try { r.exports.coreModules(null, null); } catch (e) { stack = String(e.stack); }
+      process.stdout.write(JSON.stringify({ cacheUsed: r.cacheUsed, frame: stack.split('\\n').find((l) => l.includes('main.cjs')) ?? stack }));`;
+    const r = await node(['-e', script], { XDG_CACHE_HOME: path.join(work, 'home-stack') });
+    expect(r.code, r.stderr).toBe(0);
+    const { cacheUsed, frame } = JSON.parse(r.stdout) as { cacheUsed: boolean; frame: string };
+    expect(cacheUsed).toBe(true);
+    expect(frame).toMatch(/\(backupctl\/dist\/main\.cjs:\d+:\d+\)/);
+    expect(frame).not.toContain('.tmp');
+  });
+
   it('a cache from another build is not used; the first run writes one to the cache folder, the next uses it', async () => {
     const dir = install('other-build');
     const cacheFile = path.join(dir, 'dist', 'main.cache');
