@@ -453,8 +453,10 @@ describe('nothing left behind, at any signal (the built CLI against the emulator
   const serverOf = (pid: number): { pid: number; cwd: string } | null => {
     for (const p of childPids(pid)) {
       try {
-        // The server, not the single-user step that sets the password of a cluster copied from the template.
-        if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'postgres' && !readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0').includes('--single')) {
+        // The server, not the single-user step that sets the password of a cluster copied from the template,
+        // nor that step ended and not yet reaped (a zombie: its command line is empty).
+        const cmd = readFileSync(`/proc/${p}/cmdline`, 'utf8').split('\0');
+        if (readFileSync(`/proc/${p}/comm`, 'utf8').trim() === 'postgres' && cmd.includes('-D') && !cmd.includes('--single')) {
           return { pid: Number(p), cwd: readlinkSync(`/proc/${p}/cwd`) };
         }
       } catch {

@@ -228,10 +228,12 @@ describe('restore-test: Ctrl-C in the middle of a restore', () => {
         let name = '';
         let cwd = '';
         try {
-          name = readFileSync(`/proc/${child}/comm`, 'utf8').trim();
+          const comm = readFileSync(`/proc/${child}/comm`, 'utf8').trim();
           // The single-user step that sets the password of a cluster copied from the template is not the server.
-          if (readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').includes('--single')) name = 'postgres --single';
+          const single = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').includes('--single');
           cwd = readlinkSync(`/proc/${child}/cwd`);
+          // Named only when read whole: a child gone between the reads (the short --single step) is not taken for the server.
+          name = single ? 'postgres --single' : comm;
         } catch {
           // gone meanwhile
         }
