@@ -5,9 +5,11 @@
 export const UNKNOWN_FILE_SECONDS = 10;
 
 export const FILE_SECONDS: Record<string, number> = {
-  'test/e2e/hostile-pg.test.ts': 228,
-  'test/e2e/restore-test-sql.test.ts': 157,
   'test/e2e/demo.test.ts': 140,
+  // Issue 42 (pgspeed): the suite-run seconds scaled by the CPU of the file alone, after/before
+  // (docs/development.md, "The PostgreSQL files"): 228 * 91.7/164.6, 157 * 74.1/87.0.
+  'test/e2e/restore-test-sql.test.ts': 134,
+  'test/e2e/hostile-pg.test.ts': 127,
   'test/e2e/doc-examples.test.ts': 94,
   'test/e2e/restore-sql.test.ts': 71,
   'test/e2e/output-schemas.test.ts': 56,

@@ -6,7 +6,6 @@
 // with its exit code and the dump's line, a failed --assert, an unreachable
 // --into, and Ctrl-C in the middle leaving no server process and no folder.
 // No skips: CI installs postgresql and mariadb-server (.ci/run).
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -14,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Emulator } from '../../src/emulator/index.js';
 import { emulatorSession, startTestEmulator } from '../helpers/emulator.js';
 import { manifest, pidAlive, startTestMariadb, startTestPostgres, type TestServer } from '../helpers/restore.js';
-import { startCli, until } from '../helpers/spawn.js';
+import { childPids, startCli, until } from '../helpers/spawn.js';
 
 type Json = any;
 const T = 120_000;
@@ -224,18 +223,17 @@ describe('restore-test: verify\'s ledger on the way', () => {
 describe('restore-test: Ctrl-C in the middle of a restore', () => {
   /** The direct children of a process, with their name and working folder. */
   const children = (pid: number) =>
-    spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
-      .stdout.split('\n')
-      .filter(Boolean)
-      .map((p) => {
-        const child = Number(p);
+    childPids(pid)
+      .map((child) => {
         let name = '';
         let cwd = '';
         try {
-          name = readFileSync(`/proc/${child}/comm`, 'utf8').trim();
+          const comm = readFileSync(`/proc/${child}/comm`, 'utf8').trim();
           // The single-user step that sets the password of a cluster copied from the template is not the server.
-          if (readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').includes('--single')) name = 'postgres --single';
+          const single = readFileSync(`/proc/${child}/cmdline`, 'utf8').split('\0').includes('--single');
           cwd = readlinkSync(`/proc/${child}/cwd`);
+          // Named only when read whole: a child gone between the reads (the short --single step) is not taken for the server.
+          name = single ? 'postgres --single' : comm;
         } catch {
           // gone meanwhile
         }

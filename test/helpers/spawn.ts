@@ -1,6 +1,7 @@
 // The built CLI as a running process the test can watch and signal (Ctrl-C
 // tests): runCli() in ./cli.ts waits for the end, this hands back the child.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
 import { BIN, cleanEnv, type CliResult } from './cli.js';
 
 export interface RunningCli {
@@ -71,4 +72,26 @@ export async function until(check: () => boolean, timeoutMs = 10_000): Promise<v
     if (Date.now() > end) throw new Error('condition never held');
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+/**
+ * The direct children of a process (Linux: /proc/<pid>/task/<tid>/children of each of its threads), what
+ * `pgrep -P <pid>` prints, without a pgrep process per call (tests poll this every few milliseconds).
+ */
+export function childPids(pid: number): number[] {
+  const out: number[] = [];
+  let tasks: string[] = [];
+  try {
+    tasks = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out; // gone
+  }
+  for (const t of tasks) {
+    try {
+      for (const c of readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ')) if (c.trim()) out.push(Number(c));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return out;
 }

@@ -11,7 +11,8 @@
 // not a folder of ours with mode 0700 is never used (and is replaced); any failure falls back to
 // initdb, as before. BACKUPCTL_PG_TEMPLATE=0 turns it off.
 import { createHash, randomBytes } from 'node:crypto';
-import { chmod, chown, cp, lstat, mkdir, readdir, rename, rm, stat, utimes } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { chmod, chown, copyFile, lchown, lstat, mkdir, readdir, readlink, rename, rm, stat, symlink, utimes } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheDir } from '../../config/paths.js';
 import type { Account } from '../servers/proc.js';
@@ -52,11 +53,37 @@ async function usable(template: string): Promise<boolean> {
   }
 }
 
-async function chownTree(dir: string, account: { uid: number; gid: number }): Promise<void> {
-  await chown(dir, account.uid, account.gid);
-  for (const e of await readdir(dir, { withFileTypes: true, recursive: true })) {
-    await chown(path.join(e.parentPath ?? (e as unknown as { path: string }).path, e.name), account.uid, account.gid);
+/**
+ * A copy of the cluster folder `src` at `dst` (which must not exist): folders with their modes, files
+ * (their modes; never over an existing one), links as they are; owned by `owner` when given (root
+ * copying for the server's account). Not fs.cp: for a cluster (about 1000 files, 40 MB) it cost
+ * 1.7 s of CPU per copy, this 0.7 s (5 copies each, measured in one process).
+ */
+async function copyTree(src: string, dst: string, owner: { uid: number; gid: number } | null): Promise<void> {
+  const s = await lstat(src);
+  await mkdir(dst, { mode: 0o700 });
+  const files: Array<[string, string]> = [];
+  for (const e of await readdir(src, { withFileTypes: true })) {
+    const from = path.join(src, e.name);
+    const to = path.join(dst, e.name);
+    if (e.isDirectory()) await copyTree(from, to, owner);
+    else if (e.isFile()) files.push([from, to]);
+    else if (e.isSymbolicLink()) {
+      await symlink(await readlink(from), to);
+      if (owner) await lchown(to, owner.uid, owner.gid);
+    }
   }
+  // A few at a time: the copies run in libuv's threads.
+  for (let i = 0; i < files.length; i += 32) {
+    await Promise.all(
+      files.slice(i, i + 32).map(async ([from, to]) => {
+        await copyFile(from, to, constants.COPYFILE_EXCL);
+        if (owner) await chown(to, owner.uid, owner.gid);
+      }),
+    );
+  }
+  await chmod(dst, s.mode & 0o7777);
+  if (owner) await chown(dst, owner.uid, owner.gid);
 }
 
 /**
@@ -66,9 +93,8 @@ async function chownTree(dir: string, account: { uid: number; gid: number }): Pr
 export async function clusterFromTemplate(template: string | null, found: PgInstall, data: string, password: string, account: Account | null, signal?: AbortSignal): Promise<boolean> {
   if (!template || !(await usable(template))) return false;
   try {
-    await cp(template, data, { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false });
+    await copyTree(template, data, account);
     await chmod(data, 0o700);
-    if (account) await chownTree(data, account);
     // Single-user mode: no socket, no network; the statement on stdin, never in a process's arguments.
     const set = await run(found.postgres, ['--single', '-D', data, '-F', '-c', 'exit_on_error=true', '-c', 'log_min_messages=warning', 'postgres'], {
       env: serverEnv(account),
@@ -101,8 +127,7 @@ export async function keepTemplate(template: string | null, data: string): Promi
   try {
     await mkdir(root, { recursive: true, mode: 0o700 });
     await chmod(root, 0o700);
-    await cp(data, building, { recursive: true, verbatimSymlinks: true });
-    if (process.geteuid?.() === 0) await chownTree(building, { uid: 0, gid: 0 });
+    await copyTree(data, building, process.geteuid?.() === 0 ? { uid: 0, gid: 0 } : null);
     await chmod(building, 0o700);
     // Made meanwhile by another test: that one stays. A folder there that is not usable (another
     // owner, open to others) is replaced.
