@@ -105,6 +105,15 @@ class HttpClient implements Client {
     return this.prefix + req.path + encodeQuery(req.query);
   }
 
+  /**
+   * The path errors name: displayPath without page_size (a page's size never explains a failure, and --debug
+   * shows it), so `GET /v1/servers: 401 ...` reads the same since lists read whole ask for pages of 100.
+   */
+  errorPath(req: RequestSpec): string {
+    const { page_size: _size, ...query } = req.query ?? {};
+    return this.displayPath({ ...req, query });
+  }
+
   private url(req: RequestSpec): string {
     if (/^https?:\/\//.test(req.path)) return req.path;
     return this.origin + this.prefix + req.path + encodeQuery(req.query);
@@ -113,7 +122,7 @@ class HttpClient implements Client {
   /** `o.scan` (pages asked for verbatim): the answer's bytes are kept and its records found in its text (./scan.ts). */
   async request(req: RequestSpec, o: { signal?: AbortSignal; scan?: boolean } = {}): Promise<ApiResponse> {
     const policy = this.opts.retry ?? defaultRetryPolicy;
-    const display = `${req.method} ${this.displayPath(req)}`;
+    const display = `${req.method} ${this.errorPath(req)}`;
     const res = await runWithRetries(req, (attempt, budgetMs) => this.sendOnce(req, attempt, budgetMs, o.signal, o.scan === true), policy, {
       signal: o.signal,
       trace: (line) => this.trace(line),
@@ -242,7 +251,7 @@ class HttpClient implements Client {
     const fetchPage = async (q: Record<string, QueryValue>): Promise<Page> => {
       const one = { ...req, query: q };
       const res: Scanned = await this.request(one, { signal: o.signal, scan: verbatim });
-      const page = toPage(res.body, () => this.displayPath(one), req.method);
+      const page = toPage(res.body, () => this.errorPath(one), req.method);
       // The caller hands these records on untouched: the page keeps their bytes (src/output/verbatim.ts).
       if (res.scanned && page.raw === res.body) keepPage(page.records, res.scanned.text, res.scanned.bytes, res.scanned.spans);
       return page;

@@ -29,8 +29,6 @@ interface Target {
   args: string[];
   /** Path the request goes to (the fault rule is limited to it). */
   path: string;
-  /** The query of the request where it has one, as errors show it after the path. */
-  query?: string;
   /** stderr of a success; undefined where the command's own handler decides it. */
   done: string | undefined;
   /** Status of the successful answer, and whether it has a body. */
@@ -53,8 +51,7 @@ async function firstId(emu: Emulator, listPath: string, pick: 'first' | 'last'):
 async function targetFor(method: Method, emu: Emulator): Promise<Target> {
   switch (method) {
     case 'GET':
-      // A configuration list is read whole, in pages of the largest size (100).
-      return { method, label: 'ssh-keys list', args: ['ssh-keys', 'list'], path: '/v1/ssh-keys', query: '?page_size=100', done: '', okStatus: 200, okHasBody: true };
+      return { method, label: 'ssh-keys list', args: ['ssh-keys', 'list'], path: '/v1/ssh-keys', done: '', okStatus: 200, okHasBody: true };
     case 'PATCH': {
       const id = await firstId(emu, '/v1/ssh-keys', 'last');
       return {
@@ -156,7 +153,7 @@ const STATUS: Record<string, [number, string, string]> = {
   '503': [503, 'Service Unavailable', 'Service Unavailable'],
 };
 
-const display = (t: Target) => `${t.method} ${t.path}${t.query ?? ''}`;
+const display = (t: Target) => `${t.method} ${t.path}`;
 const cutOff = (status: number, hasBody: boolean) =>
   hasBody ? `the answer was cut off (${status} received, the body incomplete)` : 'connection reset by the service';
 const unknown = (t: Target, reason: string) =>

@@ -138,7 +138,7 @@ describe('errors: one line on stderr, nothing on stdout, the documented exit cod
   it('a 401: exit 4 with the service message, token not shown', async () => {
     const r = await cli(['servers', 'list'], { BACKUPCTL_TOKEN: 'wrong-token-123456' });
     expect(r).toMatchObject({ code: 4, stdout: '' });
-    expect(r.stderr.split('\n')[0]).toBe('error: 401 Unauthorized: GET /v1/servers?page_size=100: Unauthenticated.');
+    expect(r.stderr.split('\n')[0]).toBe('error: 401 Unauthorized: GET /v1/servers: Unauthenticated.');
     expect(r.stderr).toContain('The token came from BACKUPCTL_TOKEN');
     expect(r.stderr).not.toContain('wrong-token-123456');
   });

@@ -22,7 +22,7 @@ describe('a refused token (401) says where it came from and what to do', () => {
     const r = await runCli(['servers', 'list'], { env: { ...env(), BACKUPCTL_TOKEN: 'not-the-token' } });
     expect(r.code).toBe(4);
     expect(r.stderr).toBe(
-      'error: 401 Unauthorized: GET /v1/servers?page_size=100: Unauthenticated.\n' +
+      'error: 401 Unauthorized: GET /v1/servers: Unauthenticated.\n' +
         '  The token came from BACKUPCTL_TOKEN (the environment), and the service refused it.\n' +
         '  Check its value, or unset it and run `backupctl auth login`.\n',
     );
